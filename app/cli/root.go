@@ -1,0 +1,143 @@
+// Package cli holds the gatehouse subcommands, one file per command. Each
+// file registers its command in init so commands can be added without
+// touching this file.
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/spf13/cobra"
+)
+
+// Globals are the flags every subcommand takes.
+type Globals struct {
+	DataDir  string
+	Config   string
+	LogLevel string
+
+	Stdout io.Writer
+	Stderr io.Writer
+}
+
+// Logger returns the process logger, writing text to stderr.
+func (g *Globals) Logger() *slog.Logger {
+	level := slog.LevelInfo
+	_ = level.UnmarshalText([]byte(g.LogLevel))
+	return slog.New(slog.NewTextHandler(g.Stderr, &slog.HandlerOptions{Level: level}))
+}
+
+type commandFactory func(*Globals) *cobra.Command
+
+var registered []commandFactory
+
+// register adds a subcommand; called from init in each command file.
+func register(f commandFactory) { registered = append(registered, f) }
+
+// hiddenEntrypoints run before cobra parses anything (for example the
+// sandbox re-exec helper, whose argv belongs to the target program).
+var hiddenEntrypoints = map[string]func(args []string) int{}
+
+// UserError is an error whose message is meant for the person at the
+// terminal: one plain sentence that says what to do. Anything else is
+// treated as a bug and printed with its full chain.
+type UserError struct {
+	Msg string
+	Err error
+}
+
+func (e *UserError) Error() string { return e.Msg }
+func (e *UserError) Unwrap() error { return e.Err }
+
+// userErrorf builds a UserError around an underlying cause.
+func userErrorf(cause error, format string, args ...any) error {
+	return &UserError{Msg: fmt.Sprintf(format, args...), Err: cause}
+}
+
+// exitCodeError lets a command choose its exit status without printing.
+type exitCodeError struct{ code int }
+
+func (e exitCodeError) Error() string { return fmt.Sprintf("exit status %d", e.code) }
+
+func newRoot(g *Globals) *cobra.Command {
+	root := &cobra.Command{
+		Use:           "gatehouse",
+		Short:         "Gatehouse stands between AI coding agents and your computer",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runDefault(cmd, g, args)
+		},
+	}
+	root.SetOut(g.Stdout)
+	root.SetErr(g.Stderr)
+	pf := root.PersistentFlags()
+	pf.StringVar(&g.DataDir, "data", "", "data directory (default $XDG_DATA_HOME/gatehouse)")
+	pf.StringVar(&g.Config, "config", "", "config file (default $XDG_CONFIG_HOME/gatehouse/config.toml)")
+	pf.StringVar(&g.LogLevel, "log-level", "info", "log level: debug, info, warn, error")
+	for _, f := range registered {
+		root.AddCommand(f(g))
+	}
+	return root
+}
+
+// runDefault is what a bare `gatehouse` does. The desktop build replaces it.
+var runDefault = func(cmd *cobra.Command, g *Globals, args []string) error {
+	fmt.Fprintln(g.Stderr, "gatehouse: this build has no desktop window; starting the headless daemon (gatehouse serve).")
+	serve := findCommand(cmd, "serve")
+	if serve == nil {
+		return errors.New("serve command missing")
+	}
+	return serve.RunE(serve, args)
+}
+
+func findCommand(root *cobra.Command, name string) *cobra.Command {
+	for _, c := range root.Commands() {
+		if c.Name() == name {
+			return c
+		}
+	}
+	return nil
+}
+
+// Main runs the CLI and returns the process exit code.
+func Main(args []string) int {
+	if len(args) > 0 {
+		if f, ok := hiddenEntrypoints[args[0]]; ok {
+			return f(args[1:])
+		}
+	}
+	g := &Globals{Stdout: os.Stdout, Stderr: os.Stderr}
+	root := newRoot(g)
+	root.SetArgs(args)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	err := root.ExecuteContext(ctx)
+	return reportError(g.Stderr, err)
+}
+
+func reportError(w io.Writer, err error) int {
+	if err == nil {
+		return 0
+	}
+	var ec exitCodeError
+	if errors.As(err, &ec) {
+		return ec.code
+	}
+	var ue *UserError
+	if errors.As(err, &ue) {
+		fmt.Fprintf(w, "gatehouse: %s\n", ue.Msg)
+		if ue.Err != nil && os.Getenv("GATEHOUSE_DEBUG") != "" {
+			fmt.Fprintf(w, "  detail: %v\n", ue.Err)
+		}
+		return 1
+	}
+	fmt.Fprintf(w, "gatehouse: %v\n", err)
+	return 1
+}

@@ -1,0 +1,17 @@
+module github.com/gatehouse-dev/gatehouse
+
+go 1.26.8
+
+require (
+	github.com/inconshreveable/mousetrap v1.1.0 // indirect
+	github.com/klauspost/compress v1.20.4 // indirect
+	github.com/klauspost/cpuid/v2 v2.0.12 // indirect
+	github.com/landlock-lsm/go-landlock v0.11.2 // indirect
+	github.com/mattn/go-sqlite3 v1.14.53 // indirect
+	github.com/modelcontextprotocol/go-sdk v1.8.0 // indirect
+	github.com/pelletier/go-toml/v2 v2.4.3 // indirect
+	github.com/spf13/cobra v1.10.2 // indirect
+	github.com/spf13/pflag v1.0.9 // indirect
+	github.com/zeebo/blake3 v0.2.4 // indirect
+	golang.org/x/sys v0.50.0 // indirect
+)
