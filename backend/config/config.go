@@ -1,0 +1,133 @@
+// Package config loads the daemon's TOML config file. Flags override it;
+// unknown keys are an error that names the key, so a typo never silently
+// weakens a setting.
+package config
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+
+	"github.com/pelletier/go-toml/v2"
+)
+
+// DefaultListen is the loopback address the daemon binds by default.
+const DefaultListen = "127.0.0.1:7465"
+
+// Config is the whole config file. Every section belongs to one part of
+// the daemon; zero values mean "use the default".
+type Config struct {
+	Listen         string   `toml:"listen"`
+	Data           string   `toml:"data"`
+	Workspaces     []string `toml:"workspaces"`
+	Public         bool     `toml:"public"`
+	AllowedOrigins []string `toml:"allowed_origins"`
+	MaxConnections int      `toml:"max_connections"`
+	Mode           string   `toml:"mode"`
+
+	Sandbox Sandbox `toml:"sandbox"`
+}
+
+// Sandbox picks and tunes the confinement backend.
+type Sandbox struct {
+	Backend string `toml:"backend"` // auto, bwrap, landlock, seatbelt, container, none
+	// Container settings, used when Backend is "container".
+	ContainerCLI   string   `toml:"container_cli"` // docker or podman
+	ContainerImage string   `toml:"container_image"`
+	ContainerArgs  []string `toml:"container_args"` // extra global CLI args
+}
+
+// DefaultPath is $XDG_CONFIG_HOME/gatehouse/config.toml (or the OS equivalent).
+func DefaultPath() (string, error) {
+	dir, err := os.UserConfigDir()
+	if err != nil {
+		return "", fmt.Errorf("find config dir: %w", err)
+	}
+	return filepath.Join(dir, "gatehouse", "config.toml"), nil
+}
+
+// DefaultDataDir is $XDG_DATA_HOME/gatehouse on Linux and
+// ~/Library/Application Support/Gatehouse on macOS.
+func DefaultDataDir() (string, error) {
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", fmt.Errorf("find home dir: %w", err)
+	}
+	if runtime.GOOS == "darwin" {
+		return filepath.Join(home, "Library", "Application Support", "Gatehouse"), nil
+	}
+	if x := os.Getenv("XDG_DATA_HOME"); x != "" && filepath.IsAbs(x) {
+		return filepath.Join(x, "gatehouse"), nil
+	}
+	return filepath.Join(home, ".local", "share", "gatehouse"), nil
+}
+
+// Load reads the config file at path. A missing file at the default path is
+// not an error (explicit=false); a missing file the user named is.
+func Load(path string, explicit bool) (Config, error) {
+	var c Config
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) && !explicit {
+		return c, nil
+	}
+	if err != nil {
+		return c, fmt.Errorf("read config %s: %w", path, err)
+	}
+	return Parse(b, path)
+}
+
+// Parse decodes TOML strictly: unknown keys and type errors name the key and
+// line.
+func Parse(b []byte, name string) (Config, error) {
+	var c Config
+	dec := toml.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&c); err != nil {
+		return c, describe(err, name)
+	}
+	return c, c.Validate()
+}
+
+func describe(err error, name string) error {
+	var strict *toml.StrictMissingError
+	if errors.As(err, &strict) && len(strict.Errors) > 0 {
+		var keys []string
+		for _, e := range strict.Errors {
+			row, _ := e.Position()
+			keys = append(keys, fmt.Sprintf("%q (line %d)", strings.Join(e.Key(), "."), row))
+		}
+		return fmt.Errorf("%s: unknown key %s; remove it or check its spelling: %w", name, strings.Join(keys, ", "), err)
+	}
+	var de *toml.DecodeError
+	if errors.As(err, &de) {
+		row, col := de.Position()
+		return fmt.Errorf("%s:%d:%d: %s: %w", name, row, col, de.String(), err)
+	}
+	return fmt.Errorf("%s: %w", name, err)
+}
+
+var validBackends = map[string]bool{"": true, "auto": true, "bwrap": true, "landlock": true, "seatbelt": true, "container": true, "none": true}
+var validModes = map[string]bool{"": true, "plan": true, "default": true, "accept-edits": true, "unattended": true}
+
+// Validate checks values the decoder cannot.
+func (c Config) Validate() error {
+	if !validBackends[c.Sandbox.Backend] {
+		return fmt.Errorf("sandbox.backend %q is not one of auto, bwrap, landlock, seatbelt, container, none", c.Sandbox.Backend)
+	}
+	if !validModes[c.Mode] {
+		return fmt.Errorf("mode %q is not one of plan, default, accept-edits, unattended", c.Mode)
+	}
+	if c.MaxConnections < 0 {
+		return fmt.Errorf("max_connections must be positive, got %d", c.MaxConnections)
+	}
+	switch c.Sandbox.ContainerCLI {
+	case "", "docker", "podman":
+	default:
+		return fmt.Errorf("sandbox.container_cli %q must be docker or podman", c.Sandbox.ContainerCLI)
+	}
+	return nil
+}

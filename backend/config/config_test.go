@@ -1,0 +1,67 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestParse(t *testing.T) {
+	tests := []struct {
+		name    string
+		in      string
+		wantErr string
+	}{
+		{"empty", ``, ""},
+		{"full", "listen = \"127.0.0.1:0\"\nworkspaces = [\"/tmp/ws\"]\nmode = \"plan\"\n[sandbox]\nbackend = \"bwrap\"\n", ""},
+		{"unknown top key", "listen = \"x\"\nlisten_adress = \"y\"\n", `"listen_adress" (line 2)`},
+		{"unknown nested key", "[sandbox]\nbakend = \"bwrap\"\n", `"sandbox.bakend"`},
+		{"bad type", "max_connections = \"many\"\n", "cfg.toml:1"},
+		{"bad backend", "[sandbox]\nbackend = \"chroot\"\n", "sandbox.backend"},
+		{"bad mode", "mode = \"yolo\"\n", "mode"},
+		{"syntax", "listen = \n", "cfg.toml:1"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Parse([]byte(tt.in), "cfg.toml")
+			if tt.wantErr == "" {
+				if err != nil {
+					t.Fatalf("unexpected error: %v", err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Fatalf("error = %v, want it to mention %q", err, tt.wantErr)
+			}
+		})
+	}
+}
+
+func TestLoadMissing(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "none.toml")
+	if _, err := Load(p, false); err != nil {
+		t.Fatalf("missing default config should be fine: %v", err)
+	}
+	if _, err := Load(p, true); err == nil {
+		t.Fatal("missing explicit config must be an error")
+	}
+	if err := os.WriteFile(p, []byte("public = true\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c, err := Load(p, true)
+	if err != nil || !c.Public {
+		t.Fatalf("Load = %+v, %v", c, err)
+	}
+}
+
+func TestDefaultDataDirXDG(t *testing.T) {
+	t.Setenv("XDG_DATA_HOME", "/x/data")
+	d, err := DefaultDataDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d != "/x/data/gatehouse" && !strings.Contains(d, "Gatehouse") {
+		t.Fatalf("DefaultDataDir = %q", d)
+	}
+}
