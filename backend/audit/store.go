@@ -1,0 +1,115 @@
+package audit
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+
+	"github.com/gatehouse-dev/gatehouse/backend/db"
+)
+
+// ErrClosed is returned by Append after Close.
+var ErrClosed = errors.New("the audit store is closed; restart Gatehouse to record events")
+
+// Options tune the writer. Zero values pick the defaults.
+type Options struct {
+	// MaxBatch is the most events committed in one transaction (default 1000).
+	MaxBatch int
+	// QueueSize is how many appends may wait for the writer before Append
+	// blocks (default 8192).
+	QueueSize int
+}
+
+// Store is the audit timeline over a database opened with db.Open. It is
+// safe for concurrent use.
+type Store struct {
+	db       *sql.DB
+	log      *slog.Logger
+	maxBatch int
+
+	// sendMu is held (shared) by every sender for the duration of its send,
+	// so Close can take it exclusively, after which no send is in flight and
+	// reqs can be closed safely.
+	sendMu sync.RWMutex
+	closed bool
+	reqs   chan *request
+	done   chan struct{}
+
+	subMu sync.Mutex
+	subs  map[*Subscription]struct{}
+	// subsClosed is set by Close; later subscriptions start closed.
+	subsClosed bool
+}
+
+// Open starts the store's writer over sqlDB, which must have been opened
+// (and migrated) with db.Open. The caller keeps ownership of sqlDB.
+func Open(ctx context.Context, sqlDB *sql.DB, logger *slog.Logger, opts Options) (*Store, error) {
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	if opts.MaxBatch <= 0 {
+		opts.MaxBatch = 1000
+	}
+	if opts.QueueSize <= 0 {
+		opts.QueueSize = 8192
+	}
+	seq, hash, err := readHead(ctx, sqlDB)
+	if err != nil {
+		return nil, err
+	}
+	logger.Debug("audit store open", "last_seq", seq, "last_hash", hash)
+	s := &Store{
+		db:       sqlDB,
+		log:      logger,
+		maxBatch: opts.MaxBatch,
+		reqs:     make(chan *request, opts.QueueSize),
+		done:     make(chan struct{}),
+		subs:     map[*Subscription]struct{}{},
+	}
+	go s.writeLoop()
+	return s, nil
+}
+
+// Head returns the last committed seq and hash (0 and GenesisHash when empty).
+func (s *Store) Head(ctx context.Context) (seq int64, hash string, err error) {
+	return readHead(ctx, s.db)
+}
+
+type queryRower interface {
+	QueryRowContext(context.Context, string, ...any) *sql.Row
+}
+
+func readHead(ctx context.Context, q queryRower) (int64, string, error) {
+	var seq int64
+	var raw []byte
+	err := q.QueryRowContext(ctx, "SELECT seq, hash FROM audit_events ORDER BY seq DESC LIMIT 1").Scan(&seq, &raw)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, GenesisHash, nil
+	}
+	if err != nil {
+		return 0, "", db.Classify(fmt.Errorf("read the last audit event: %w", err))
+	}
+	h, err := hexHash(raw)
+	if err != nil {
+		return 0, "", fmt.Errorf("last audit event %d: %w", seq, err)
+	}
+	return seq, h, nil
+}
+
+// Close stops accepting appends, commits everything already accepted, and
+// closes all subscriptions with ErrClosed. It does not close the *sql.DB.
+func (s *Store) Close() error {
+	s.sendMu.Lock()
+	already := s.closed
+	if !already {
+		s.closed = true
+		close(s.reqs)
+	}
+	s.sendMu.Unlock()
+	<-s.done
+	s.closeSubs()
+	return nil
+}

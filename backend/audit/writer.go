@@ -1,0 +1,208 @@
+package audit
+
+import (
+	"context"
+	"database/sql"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/gatehouse-dev/gatehouse/backend/db"
+)
+
+// Result is the outcome of one append.
+type Result struct {
+	Event Event
+	Err   error
+}
+
+type request struct {
+	ctx  context.Context
+	ev   Event
+	done chan Result // buffered 1: the writer never blocks on it
+}
+
+// Append records e and returns it with Seq, Time and hashes filled in, only
+// after the transaction holding it has committed with synchronous=FULL: a
+// returned event survives a crash of the process or the machine.
+//
+// Concurrent callers share transactions. If ctx ends before the writer picks
+// the event up it is not recorded; if it ends during the commit, Append
+// returns ctx.Err() and the event may still be recorded.
+func (s *Store) Append(ctx context.Context, e Event) (Event, error) {
+	ch := s.AppendAsync(ctx, e)
+	select {
+	case r := <-ch:
+		return r.Event, r.Err
+	case <-ctx.Done():
+		return Event{}, ctx.Err()
+	}
+}
+
+// AppendAsync queues e and returns a channel that receives exactly one
+// Result once the event is committed (or has failed). It blocks only while
+// the queue is full. Events from one goroutine keep their order.
+func (s *Store) AppendAsync(ctx context.Context, e Event) <-chan Result {
+	done := make(chan Result, 1)
+	ev, err := prepare(e)
+	if err != nil {
+		done <- Result{Err: err}
+		return done
+	}
+	s.sendMu.RLock()
+	defer s.sendMu.RUnlock()
+	if s.closed {
+		done <- Result{Err: ErrClosed}
+		return done
+	}
+	select {
+	case s.reqs <- &request{ctx: ctx, ev: ev, done: done}:
+	case <-ctx.Done():
+		done <- Result{Err: ctx.Err()}
+	}
+	return done
+}
+
+// writeLoop is the single writer: it takes whatever is queued (up to
+// maxBatch) and commits it in one transaction, so the fsync cost is shared.
+func (s *Store) writeLoop() {
+	defer close(s.done)
+	var (
+		batch []*request
+		h     hasher
+	)
+	for {
+		r, ok := <-s.reqs
+		if !ok {
+			return
+		}
+		batch = append(batch[:0], r)
+		open := true
+	drain:
+		for len(batch) < s.maxBatch {
+			select {
+			case r, ok := <-s.reqs:
+				if !ok {
+					open = false
+					break drain
+				}
+				batch = append(batch, r)
+			default:
+				break drain
+			}
+		}
+		s.commitBatch(batch, &h)
+		clear(batch) // drop references to delivered requests
+		if !open {
+			return
+		}
+	}
+}
+
+// commitBatch writes one batch. On any failure the whole batch is rolled
+// back and every caller gets the error; nothing about the chain is kept in
+// memory, since the head is re-read inside each transaction, so a failed
+// batch cannot leave a stale "last hash" behind.
+func (s *Store) commitBatch(batch []*request, h *hasher) {
+	live := batch[:0:0]
+	for _, r := range batch {
+		if err := r.ctx.Err(); err != nil {
+			r.done <- Result{Err: err}
+			continue
+		}
+		live = append(live, r)
+	}
+	if len(live) == 0 {
+		return
+	}
+	events := make([]Event, len(live))
+	for i, r := range live {
+		events[i] = r.ev
+	}
+	err := s.insert(context.Background(), events, h)
+	if err != nil {
+		err = db.Classify(err)
+		s.log.Error("audit batch not recorded", "events", len(events), "err", err)
+		for _, r := range live {
+			r.done <- Result{Err: err}
+		}
+		return
+	}
+	for i, r := range live {
+		r.done <- Result{Event: events[i]}
+	}
+	s.publish(events)
+}
+
+const insertSQL = `INSERT INTO audit_events
+	(seq, time_ns, session, call_id, kind, actor, payload, prev_hash, hash)
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`
+
+// insert assigns seq, time and hashes to events (in place) and commits them
+// in one transaction. events must come from prepare.
+func (s *Store) insert(ctx context.Context, events []Event, h *hasher) (err error) {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("begin audit batch: %w", err)
+	}
+	defer func() {
+		if err != nil {
+			_ = tx.Rollback()
+		}
+	}()
+	// The head is read under the write lock (transactions begin IMMEDIATE),
+	// so the chain is continued from what is really on disk.
+	seq, prev, err := readHead(ctx, tx)
+	if err != nil {
+		return err
+	}
+	if err := insertEvents(ctx, tx, events, seq, prev, time.Now(), h); err != nil {
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("commit audit batch: %w", err)
+	}
+	return nil
+}
+
+// insertEvents chains events after (seq, prev) and inserts them with one
+// prepared statement. Zero times become now.
+func insertEvents(ctx context.Context, tx *sql.Tx, events []Event, seq int64, prev string, now time.Time, h *hasher) error {
+	stmt, err := tx.PrepareContext(ctx, insertSQL)
+	if err != nil {
+		return fmt.Errorf("prepare audit insert: %w", err)
+	}
+	defer stmt.Close()
+	now = now.UTC()
+	prevRaw, err := hex.DecodeString(prev)
+	if err != nil {
+		return fmt.Errorf("audit head hash: %w", err)
+	}
+	for i := range events {
+		e := &events[i]
+		seq++
+		e.Seq = seq
+		if e.Time.IsZero() {
+			e.Time = now
+		}
+		e.PrevHash = prev
+		hashHex, raw := h.sum(prev, e)
+		e.Hash = hashHex
+		if _, err := stmt.ExecContext(ctx, e.Seq, e.Time.UnixNano(), e.Session, e.CallID, e.Kind, e.Actor,
+			string(e.Payload), prevRaw, raw[:]); err != nil {
+			return fmt.Errorf("insert audit event %d: %w", e.Seq, err)
+		}
+		prev, prevRaw = hashHex, raw[:]
+	}
+	return nil
+}
+
+var errBadHash = errors.New("stored hash is not 32 bytes")
+
+func hexHash(raw []byte) (string, error) {
+	if len(raw) != 32 {
+		return "", errBadHash
+	}
+	return hex.EncodeToString(raw), nil
+}
