@@ -160,4 +160,3 @@ func scanEvent(r scanner) (Event, error) {
 	}
 	return e, nil
 }
-
