@@ -71,9 +71,12 @@ func newRoot(g *Globals) *cobra.Command {
 		Short:         "Gatehouse stands between AI coding agents and your computer",
 		SilenceUsage:  true,
 		SilenceErrors: true,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			return runDefault(cmd, g, args)
-		},
+		Args:          cobra.NoArgs,
+	}
+	var sf serveFlags
+	sf.add(root.Flags())
+	root.RunE = func(cmd *cobra.Command, _ []string) error {
+		return runDefault(cmd, g, &sf)
 	}
 	root.SetOut(g.Stdout)
 	root.SetErr(g.Stderr)
@@ -87,23 +90,11 @@ func newRoot(g *Globals) *cobra.Command {
 	return root
 }
 
-// runDefault is what a bare `gatehouse` does. The desktop build replaces it.
-var runDefault = func(cmd *cobra.Command, g *Globals, args []string) error {
-	fmt.Fprintln(g.Stderr, "gatehouse: this build has no desktop window; starting the headless daemon (gatehouse serve).")
-	serve := findCommand(cmd, "serve")
-	if serve == nil {
-		return errors.New("serve command missing")
-	}
-	return serve.RunE(serve, args)
-}
-
-func findCommand(root *cobra.Command, name string) *cobra.Command {
-	for _, c := range root.Commands() {
-		if c.Name() == name {
-			return c
-		}
-	}
-	return nil
+// runDefault is what a bare `gatehouse` does: the desktop app where the
+// build has one and a display is present, else the headless daemon.
+var runDefault = func(cmd *cobra.Command, g *Globals, f *serveFlags) error {
+	fmt.Fprintln(g.Stderr, "gatehouse: this build has no desktop window; starting the headless daemon (same as `gatehouse serve`).")
+	return runServe(cmd, g, f)
 }
 
 // Main runs the CLI and returns the process exit code.

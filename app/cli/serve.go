@@ -1,0 +1,173 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/gatehouse-dev/gatehouse/backend/config"
+	"github.com/gatehouse-dev/gatehouse/backend/daemon"
+)
+
+// Version is set at build time with -ldflags "-X ...cli.Version=…".
+var Version = "dev"
+
+// serveFlags are shared by `serve` and the desktop app.
+type serveFlags struct {
+	listen     string
+	workspaces []string
+	public     bool
+	origins    []string
+	maxConns   int
+	mode       string
+	queryToken bool
+}
+
+func (f *serveFlags) add(fs *pflag.FlagSet) {
+	fs.StringVar(&f.listen, "listen", config.DefaultListen, "address to listen on (loopback only unless --public); port 0 picks a free port and writes it to DATA/addr")
+	fs.StringArrayVar(&f.workspaces, "workspace", nil, "workspace root agents may work in (repeatable; default: the current directory)")
+	fs.BoolVar(&f.public, "public", false, "allow binding a non-loopback address (tokens are still required)")
+	fs.StringArrayVar(&f.origins, "allow-origin", nil, "extra web origin allowed to call the daemon (repeatable)")
+	fs.IntVar(&f.maxConns, "max-connections", 256, "cap on concurrent TCP connections")
+	fs.StringVar(&f.mode, "mode", "", "default mode for new sessions: plan, default, accept-edits, unattended")
+	fs.BoolVar(&f.queryToken, "test-only-query-token", false, "TEST ONLY: accept tokens in ?access_token= (for conformance tools that cannot send headers)")
+	_ = fs.MarkHidden("test-only-query-token")
+}
+
+// options merges config file, defaults and flags (flags win).
+func (f *serveFlags) options(cmd *cobra.Command, g *Globals) (daemon.Options, error) {
+	cfgPath, explicit := g.Config, g.Config != ""
+	if !explicit {
+		p, err := config.DefaultPath()
+		if err != nil {
+			return daemon.Options{}, err
+		}
+		cfgPath = p
+	}
+	cfg, err := config.Load(cfgPath, explicit)
+	if err != nil {
+		return daemon.Options{}, userErrorf(err, "%v", err)
+	}
+	changed := func(name string) bool {
+		fl := cmd.Flags().Lookup(name)
+		return fl != nil && fl.Changed
+	}
+	o := daemon.Options{
+		Listen: f.listen, Public: f.public, MaxConnections: f.maxConns, Mode: f.mode,
+		AllowedOrigins: append(cfg.AllowedOrigins, f.origins...), QueryToken: f.queryToken, Version: Version,
+	}
+	if !changed("listen") && cfg.Listen != "" {
+		o.Listen = cfg.Listen
+	}
+	if !changed("public") && cfg.Public {
+		o.Public = true
+	}
+	if !changed("max-connections") && cfg.MaxConnections > 0 {
+		o.MaxConnections = cfg.MaxConnections
+	}
+	if !changed("mode") && cfg.Mode != "" {
+		o.Mode = cfg.Mode
+	}
+	switch o.Mode {
+	case "", "plan", "default", "accept-edits", "unattended":
+	default:
+		return o, userErrorf(nil, "--mode %q is not one of plan, default, accept-edits, unattended", o.Mode)
+	}
+	ws := f.workspaces
+	if len(ws) == 0 {
+		ws = cfg.Workspaces
+	}
+	if len(ws) == 0 {
+		wd, err := os.Getwd()
+		if err != nil {
+			return o, err
+		}
+		fmt.Fprintf(g.Stderr, "gatehouse: no --workspace given; agents may work in the current directory %s\n", wd)
+		ws = []string{wd}
+	}
+	for _, w := range ws {
+		abs, err := cleanWorkspace(w)
+		if err != nil {
+			return o, err
+		}
+		o.Workspaces = append(o.Workspaces, abs)
+	}
+	o.DataDir, err = dataDir(g, cfg.Data)
+	return o, err
+}
+
+// cleanWorkspace resolves a workspace root and refuses roots that would hand
+// an agent the whole system.
+func cleanWorkspace(w string) (string, error) {
+	abs, err := filepath.Abs(w)
+	if err != nil {
+		return "", err
+	}
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return "", userErrorf(err, "workspace %s does not exist; create it or pass another --workspace", w)
+	}
+	st, err := os.Stat(real)
+	if err != nil || !st.IsDir() {
+		return "", userErrorf(err, "workspace %s is not a directory", w)
+	}
+	home, _ := os.UserHomeDir()
+	switch real {
+	case "/", "/etc", "/usr", "/bin", "/sbin", "/lib", "/var", "/boot", "/proc", "/sys", "/dev", home:
+		return "", userErrorf(nil, "workspace %s is too broad (it resolves to %s); pass a project directory instead", w, real)
+	}
+	return real, nil
+}
+
+// dataDir resolves --data, then the config file, then the default.
+func dataDir(g *Globals, fromConfig string) (string, error) {
+	d := g.DataDir
+	if d == "" {
+		d = fromConfig
+	}
+	if d == "" {
+		def, err := config.DefaultDataDir()
+		if err != nil {
+			return "", err
+		}
+		d = def
+	}
+	return filepath.Abs(d)
+}
+
+func runServe(cmd *cobra.Command, g *Globals, f *serveFlags) error {
+	opts, err := f.options(cmd, g)
+	if err != nil {
+		return err
+	}
+	if opts.Public {
+		fmt.Fprintln(g.Stderr, "gatehouse: WARNING: --public exposes the daemon beyond this machine. Tokens are still required, but anyone who gets one can run commands here.")
+	}
+	if opts.QueryToken {
+		fmt.Fprintln(g.Stderr, "gatehouse: WARNING: --test-only-query-token accepts tokens in URLs, where they leak into logs and history. Never use it outside tests.")
+	}
+	opts.Logger = g.Logger()
+	if err := daemon.Run(cmd.Context(), opts); err != nil {
+		return userErrorf(err, "%v", err)
+	}
+	return nil
+}
+
+func init() {
+	register(func(g *Globals) *cobra.Command {
+		var f serveFlags
+		cmd := &cobra.Command{
+			Use:   "serve",
+			Short: "Run the Gatehouse daemon headless (no window)",
+			Args:  cobra.NoArgs,
+			RunE: func(cmd *cobra.Command, _ []string) error {
+				return runServe(cmd, g, &f)
+			},
+		}
+		f.add(cmd.Flags())
+		return cmd
+	})
+}

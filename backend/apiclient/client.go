@@ -1,0 +1,172 @@
+// Package apiclient talks to a running daemon's control API over the
+// same-uid unix socket, as the CLI and the tray do.
+package apiclient
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// ErrNoDaemon means nothing answers on the control socket.
+var ErrNoDaemon = errors.New("the Gatehouse daemon is not running; start it with `gatehouse serve` (or open the Gatehouse app)")
+
+// Client is a control API client.
+type Client struct {
+	http *http.Client
+	sock string
+}
+
+// New returns a client for the daemon whose data dir is dataDir.
+func New(dataDir string) *Client {
+	sock := filepath.Join(dataDir, "control.sock")
+	tr := &http.Transport{
+		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+			var d net.Dialer
+			return d.DialContext(ctx, "unix", sock)
+		},
+		MaxIdleConns:    2,
+		IdleConnTimeout: 30 * time.Second,
+	}
+	return &Client{http: &http.Client{Transport: tr}, sock: sock}
+}
+
+// APIError is a non-2xx answer; Msg is the daemon's one-line reason.
+type APIError struct {
+	Status int
+	Msg    string
+}
+
+func (e *APIError) Error() string { return e.Msg }
+
+func (c *Client) do(ctx context.Context, method, path string, in, out any) error {
+	var body io.Reader
+	if in != nil {
+		b, err := json.Marshal(in)
+		if err != nil {
+			return err
+		}
+		body = bytes.NewReader(b)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, "http://gatehouse"+path, body)
+	if err != nil {
+		return err
+	}
+	if in != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return c.dialError(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode/100 != 2 {
+		return decodeError(resp)
+	}
+	if out == nil {
+		return nil
+	}
+	if err := json.NewDecoder(resp.Body).Decode(out); err != nil {
+		return fmt.Errorf("decode %s reply: %w", path, err)
+	}
+	return nil
+}
+
+func (c *Client) dialError(err error) error {
+	if errors.Is(err, syscall.ENOENT) || errors.Is(err, syscall.ECONNREFUSED) {
+		return fmt.Errorf("%w (no answer on %s)", ErrNoDaemon, c.sock)
+	}
+	if errors.Is(err, syscall.EACCES) {
+		return fmt.Errorf("cannot open %s: it belongs to another user; run the CLI as the user who runs the daemon: %w", c.sock, err)
+	}
+	return err
+}
+
+func decodeError(resp *http.Response) error {
+	var e struct {
+		Error string `json:"error"`
+	}
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+	if json.Unmarshal(b, &e) == nil && e.Error != "" {
+		return &APIError{Status: resp.StatusCode, Msg: e.Error}
+	}
+	return &APIError{Status: resp.StatusCode, Msg: fmt.Sprintf("daemon answered %s", resp.Status)}
+}
+
+// Get decodes GET path into out.
+func (c *Client) Get(ctx context.Context, path string, q url.Values, out any) error {
+	if len(q) > 0 {
+		path += "?" + q.Encode()
+	}
+	return c.do(ctx, http.MethodGet, path, nil, out)
+}
+
+// Post sends in as JSON and decodes the reply into out.
+func (c *Client) Post(ctx context.Context, path string, in, out any) error {
+	if in == nil {
+		in = struct{}{}
+	}
+	return c.do(ctx, http.MethodPost, path, in, out)
+}
+
+// Stream reads the SSE stream at path and calls fn with each event's name,
+// id and data until ctx ends, the server closes, or fn returns an error.
+func (c *Client) Stream(ctx context.Context, path string, q url.Values, fn func(event, id string, data []byte) error) error {
+	if len(q) > 0 {
+		path += "?" + q.Encode()
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://gatehouse"+path, nil)
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Accept", "text/event-stream")
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return c.dialError(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode/100 != 2 {
+		return decodeError(resp)
+	}
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 64<<10), 16<<20)
+	var event, id string
+	var data []byte
+	for sc.Scan() {
+		line := sc.Text()
+		switch {
+		case line == "":
+			if data != nil {
+				if err := fn(event, id, data); err != nil {
+					return err
+				}
+			}
+			event, data = "", nil
+		case strings.HasPrefix(line, ":"):
+		case strings.HasPrefix(line, "event:"):
+			event = strings.TrimSpace(line[len("event:"):])
+		case strings.HasPrefix(line, "id:"):
+			id = strings.TrimSpace(line[len("id:"):])
+		case strings.HasPrefix(line, "data:"):
+			if data != nil {
+				data = append(data, '\n')
+			}
+			data = append(data, strings.TrimPrefix(line[len("data:"):], " ")...)
+		}
+	}
+	if err := sc.Err(); err != nil && ctx.Err() == nil {
+		return err
+	}
+	return ctx.Err()
+}

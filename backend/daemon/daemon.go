@@ -1,0 +1,261 @@
+// Package daemon assembles the Gatehouse daemon: data dir, tokens, database,
+// audit store, sessions, and the HTTP servers on loopback TCP and the unix
+// control socket, all behind the gate.
+package daemon
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/gatehouse-dev/gatehouse/backend/api"
+	"github.com/gatehouse-dev/gatehouse/backend/audit"
+	"github.com/gatehouse-dev/gatehouse/backend/db"
+	"github.com/gatehouse-dev/gatehouse/backend/gate"
+	"github.com/gatehouse-dev/gatehouse/backend/listen"
+	"github.com/gatehouse-dev/gatehouse/backend/session"
+	"github.com/gatehouse-dev/gatehouse/backend/token"
+)
+
+// Options configure one daemon.
+type Options struct {
+	Listen         string
+	DataDir        string
+	Workspaces     []string
+	Public         bool
+	AllowedOrigins []string
+	MaxConnections int
+	Mode           string
+	// QueryToken accepts tokens in ?access_token= (test-only: conformance
+	// tooling cannot send headers).
+	QueryToken bool
+	Version    string
+	Logger     *slog.Logger
+	// Ready, if set, is called once the daemon accepts requests.
+	Ready func(*Daemon)
+}
+
+// Daemon is a running daemon.
+type Daemon struct {
+	opts     Options
+	logger   *slog.Logger
+	db       *sql.DB
+	audit    *audit.Store
+	sessions *session.Manager
+	tokens   *token.Set
+	addr     net.Addr
+	handler  http.Handler
+}
+
+// Addr is the bound TCP address.
+func (d *Daemon) Addr() net.Addr { return d.addr }
+
+// Handler is the gated HTTP handler (the desktop app serves it in-process).
+func (d *Daemon) Handler() http.Handler { return d.handler }
+
+// Sessions gives in-process surfaces access to the session switches.
+func (d *Daemon) Sessions() *session.Manager { return d.sessions }
+
+// Run starts the daemon and blocks until ctx is cancelled, then shuts down
+// cleanly: in-flight requests get a grace period, sessions end, the audit
+// store flushes.
+func Run(ctx context.Context, opts Options) (err error) {
+	logger := opts.Logger
+	if opts.MaxConnections <= 0 {
+		opts.MaxConnections = 256
+	}
+	lock, err := prepareDataDir(opts.DataDir)
+	if err != nil {
+		return err
+	}
+	defer lock.Close()
+
+	sqlDB, err := db.Open(ctx, filepath.Join(opts.DataDir, DBFile), logger)
+	if err != nil {
+		return fmt.Errorf("open database: %w", err)
+	}
+	defer sqlDB.Close()
+	store, err := audit.Open(ctx, sqlDB, logger, audit.Options{})
+	if err != nil {
+		return fmt.Errorf("open audit store: %w", err)
+	}
+	defer store.Close()
+
+	d := &Daemon{opts: opts, logger: logger, db: sqlDB, audit: store, tokens: &token.Set{}}
+	if err := ensureTokens(ctx, sqlDB, opts.DataDir, d.tokens); err != nil {
+		return err
+	}
+	// Sessions live under their own context so shutdown can end them after
+	// the servers stop taking requests.
+	sessCtx, stopSessions := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopSessions()
+	d.sessions = session.NewManager(sessCtx, sqlDB, d.Emit, logger)
+	if err := d.sessions.Recover(ctx); err != nil {
+		return err
+	}
+
+	tcp, err := listen.TCP(opts.Listen, opts.Public, opts.MaxConnections)
+	if err != nil {
+		return err
+	}
+	d.addr = tcp.Addr()
+	sock, err := listen.Unix(filepath.Join(opts.DataDir, ControlSocket), logger)
+	if err != nil {
+		tcp.Close()
+		return err
+	}
+	d.handler = d.buildHandler()
+
+	// Requests (SSE streams above all) see this context end at shutdown.
+	reqCtx, stopRequests := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopRequests()
+	servers := []*http.Server{d.newServer(reqCtx), d.newServer(reqCtx)}
+	var wg sync.WaitGroup
+	serveErr := make(chan error, 2)
+	for i, ln := range []net.Listener{tcp, sock} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := servers[i].Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+				serveErr <- err
+			}
+		}()
+	}
+	addrPath := filepath.Join(opts.DataDir, AddrFile)
+	if err := writeFileAtomic(addrPath, []byte(d.addr.String()+"\n")); err != nil {
+		logger.Warn("write addr file", "err", err)
+	}
+	defer os.Remove(addrPath)
+
+	d.Emit(ctx, "system.start", audit.ActorSystem, "", map[string]any{
+		"version": opts.Version, "listen": d.addr.String(), "workspaces": opts.Workspaces, "pid": os.Getpid(),
+	})
+	logger.Info("gatehouse daemon ready", "listen", d.addr.String(), "data", opts.DataDir, "workspaces", opts.Workspaces)
+	if opts.Ready != nil {
+		opts.Ready(d)
+	}
+
+	flush := time.NewTicker(5 * time.Second)
+	defer flush.Stop()
+loop:
+	for {
+		select {
+		case <-ctx.Done():
+			break loop
+		case err = <-serveErr:
+			logger.Error("server stopped", "err", err)
+			break loop
+		case <-flush.C:
+			d.sessions.Flush(ctx)
+		}
+	}
+
+	logger.Info("gatehouse daemon shutting down")
+	stopRequests()
+	shutCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	for _, s := range servers {
+		_ = s.Shutdown(shutCtx)
+	}
+	wg.Wait()
+	for _, info := range d.liveSessions() {
+		d.sessions.End(shutCtx, info, "daemon stopped")
+	}
+	d.Emit(shutCtx, "system.stop", audit.ActorSystem, "", map[string]any{"reason": "signal"})
+	return err
+}
+
+func (d *Daemon) liveSessions() []string {
+	list, err := d.sessions.List(context.Background(), session.ListFilter{Status: session.Active, Limit: 1000})
+	if err != nil {
+		return nil
+	}
+	ids := make([]string, 0, len(list))
+	for _, i := range list {
+		ids = append(ids, i.ID)
+	}
+	return ids
+}
+
+func (d *Daemon) newServer(base context.Context) *http.Server {
+	return &http.Server{
+		Handler:           d.handler,
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		MaxHeaderBytes:    64 << 10,
+		BaseContext:       func(net.Listener) context.Context { return base },
+		ConnContext:       gate.ConnContext,
+		ErrorLog:          slog.NewLogLogger(d.logger.Handler(), slog.LevelDebug),
+	}
+}
+
+func (d *Daemon) port() int {
+	if a, ok := d.addr.(*net.TCPAddr); ok {
+		return a.Port
+	}
+	return 0
+}
+
+func (d *Daemon) buildHandler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		_, _ = w.Write([]byte("ok"))
+	})
+	(&api.Server{Sessions: d.sessions, Audit: d.audit, Logger: d.logger, Status: d.status}).Register(mux)
+	port := strconv.Itoa(d.port())
+	origins := append([]string{"http://127.0.0.1:" + port, "http://localhost:" + port, "http://[::1]:" + port}, d.opts.AllowedOrigins...)
+	var publicHosts []string
+	if d.opts.Public {
+		if h, _, err := net.SplitHostPort(d.opts.Listen); err == nil {
+			publicHosts = append(publicHosts, h)
+		}
+	}
+	g := &gate.Config{
+		Port:           d.port,
+		PublicHosts:    publicHosts,
+		AllowedOrigins: origins,
+		Tokens:         d.tokens,
+		Open:           func(r *http.Request) bool { return r.Method == http.MethodGet && r.URL.Path == "/healthz" },
+		QueryToken:     d.opts.QueryToken,
+		Logger:         d.logger,
+	}
+	return g.Wrap(mux)
+}
+
+func (d *Daemon) status() map[string]any {
+	return map[string]any{
+		"version":    d.opts.Version,
+		"listen":     d.addr.String(),
+		"workspaces": d.opts.Workspaces,
+		"pid":        os.Getpid(),
+	}
+}
+
+// Emit appends an audit event and waits for it to be durable. A failure is
+// logged; callers that must not proceed without a record use Record.
+func (d *Daemon) Emit(ctx context.Context, kind, actor, sess string, payload any) {
+	if err := d.Record(ctx, kind, actor, sess, "", payload); err != nil {
+		d.logger.Error("audit append failed", "kind", kind, "err", err)
+	}
+}
+
+// Record appends an audit event and returns once it is committed.
+func (d *Daemon) Record(ctx context.Context, kind, actor, sess, call string, payload any) error {
+	b, err := json.Marshal(payload)
+	if err != nil {
+		return fmt.Errorf("encode audit payload: %w", err)
+	}
+	_, err = d.audit.Append(context.WithoutCancel(ctx), audit.Event{Kind: kind, Actor: actor, Session: sess, CallID: call, Payload: b})
+	return err
+}

@@ -1,0 +1,149 @@
+package session
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gatehouse-dev/gatehouse/backend/db"
+)
+
+type recorded struct {
+	mu    sync.Mutex
+	kinds []string
+}
+
+func (r *recorded) emit(_ context.Context, kind, _, _ string, _ any) {
+	r.mu.Lock()
+	r.kinds = append(r.kinds, kind)
+	r.mu.Unlock()
+}
+
+func newManager(t *testing.T) (*Manager, *recorded) {
+	t.Helper()
+	d, err := db.Open(context.Background(), filepath.Join(t.TempDir(), "g.db"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { d.Close() })
+	r := &recorded{}
+	return NewManager(context.Background(), d, r.emit, slog.New(slog.NewTextHandler(io.Discard, nil))), r
+}
+
+func TestLifecycle(t *testing.T) {
+	ctx := context.Background()
+	m, rec := newManager(t)
+	l, err := m.Start(ctx, StartRequest{Client: "default", Transport: "http", Workspaces: []string{"/ws"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.SetClientInfo(ctx, l.ID(), "claude-code", "2.1")
+	m.Count(l.ID(), Counters{Calls: 2, Allowed: 1, Denied: 1})
+	if err := m.Admit(ctx, l.ID()); err != nil {
+		t.Fatalf("Admit: %v", err)
+	}
+	m.End(ctx, l.ID(), "client disconnected")
+	if l.Context().Err() == nil {
+		t.Fatal("ended session's context not cancelled")
+	}
+	if err := m.Admit(ctx, l.ID()); !errors.Is(err, ErrNotActive) {
+		t.Fatalf("Admit after end = %v", err)
+	}
+	got, err := m.Lookup(ctx, l.ID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Status != Ended || got.Calls != 2 || got.ClientName != "claude-code" || got.EndedAt == nil || got.Workspaces[0] != "/ws" {
+		t.Fatalf("Lookup = %+v", got)
+	}
+	if _, err := m.Lookup(ctx, "s_nope"); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("Lookup unknown = %v", err)
+	}
+	if len(rec.kinds) != 2 || rec.kinds[0] != "session.start" || rec.kinds[1] != "session.end" {
+		t.Fatalf("events = %v", rec.kinds)
+	}
+}
+
+func TestPauseBlocksUntilResume(t *testing.T) {
+	ctx := context.Background()
+	m, _ := newManager(t)
+	l, _ := m.Start(ctx, StartRequest{Client: "c"})
+	m.Pause(ctx, "human")
+	done := make(chan error, 1)
+	go func() { done <- m.Admit(ctx, l.ID()) }()
+	select {
+	case err := <-done:
+		t.Fatalf("Admit returned while paused: %v", err)
+	case <-time.After(50 * time.Millisecond):
+	}
+	m.Resume(ctx, "human")
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("Admit after resume: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Admit still blocked after resume")
+	}
+}
+
+func TestKillCancelsAndRefusesUntilResume(t *testing.T) {
+	ctx := context.Background()
+	m, rec := newManager(t)
+	a, _ := m.Start(ctx, StartRequest{Client: "a"})
+	b, _ := m.Start(ctx, StartRequest{Client: "b"})
+	m.Pause(ctx, "human")
+	waiting := make(chan error, 1)
+	go func() { waiting <- m.Admit(ctx, a.ID()) }()
+	if n := m.Kill(ctx, "human", "test"); n != 2 {
+		t.Fatalf("Kill stopped %d sessions", n)
+	}
+	for _, l := range []*Live{a, b} {
+		if !errors.Is(context.Cause(l.Context()), ErrKilled) {
+			t.Fatalf("session ctx cause = %v", context.Cause(l.Context()))
+		}
+	}
+	select {
+	case err := <-waiting:
+		if err == nil {
+			t.Fatal("paused call admitted after kill")
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("paused call not released by kill")
+	}
+	if _, err := m.Start(ctx, StartRequest{Client: "c"}); !errors.Is(err, ErrKilled) {
+		t.Fatalf("Start after kill = %v", err)
+	}
+	list, _ := m.List(ctx, ListFilter{Status: Killed})
+	if len(list) != 2 {
+		t.Fatalf("killed sessions listed = %d", len(list))
+	}
+	m.Resume(ctx, "human")
+	if _, err := m.Start(ctx, StartRequest{Client: "c"}); err != nil {
+		t.Fatalf("Start after resume: %v", err)
+	}
+	if st := m.State(); st.Killed || st.Paused || st.Active != 1 {
+		t.Fatalf("State = %+v", st)
+	}
+	_ = rec
+}
+
+func TestRecoverEndsStaleSessions(t *testing.T) {
+	ctx := context.Background()
+	m, _ := newManager(t)
+	l, _ := m.Start(ctx, StartRequest{Client: "a"})
+	// A new manager over the same DB is a restarted daemon.
+	m2 := NewManager(ctx, m.db, m.emit, m.logger)
+	if err := m2.Recover(ctx); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := m2.Lookup(ctx, l.ID())
+	if got.Status != Ended || got.EndReason != "daemon restarted" {
+		t.Fatalf("after recover: %+v", got)
+	}
+}
