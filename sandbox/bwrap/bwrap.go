@@ -1,0 +1,249 @@
+// Package bwrap confines runs with bubblewrap: fresh namespaces (user,
+// PID, network, IPC, UTS, cgroup), system directories read-only, the
+// workspace read-write except its protected paths, a private /tmp and a
+// fresh $HOME. The default backend on Linux.
+package bwrap
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+
+	"github.com/gatehouse-dev/gatehouse/sandbox"
+	"github.com/gatehouse-dev/gatehouse/sandbox/initproc"
+	"github.com/gatehouse-dev/gatehouse/sandbox/launch"
+	"github.com/gatehouse-dev/gatehouse/sandbox/protect"
+)
+
+// Name is the backend's config name.
+const Name = "bwrap"
+
+// Options configure the backend.
+type Options struct {
+	Bwrap  string // bwrap binary; default: found on PATH
+	Helper string // binary implementing __sandbox-init; default os.Executable
+	Home   string // the real $HOME; default os.UserHomeDir
+	Logger *slog.Logger
+}
+
+// Backend runs commands under bubblewrap.
+type Backend struct {
+	opts Options
+	log  *slog.Logger
+}
+
+// New finds bwrap and checks that it can create its namespaces here
+// (it cannot under Ubuntu 24.04's AppArmor userns restriction, in most
+// containers, or on WSL1). The error wraps sandbox.ErrUnavailable.
+func New(ctx context.Context, o Options) (*Backend, error) {
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.Bwrap == "" {
+		p, err := exec.LookPath("bwrap")
+		if err != nil {
+			return nil, fmt.Errorf("%w: bubblewrap is not installed (apt install bubblewrap)", sandbox.ErrUnavailable)
+		}
+		o.Bwrap = p
+	}
+	if o.Helper == "" {
+		h, err := launch.DefaultHelper()
+		if err != nil {
+			return nil, err
+		}
+		o.Helper = h
+	}
+	if o.Home == "" {
+		h, err := os.UserHomeDir()
+		if err != nil {
+			return nil, fmt.Errorf("find home directory: %w", err)
+		}
+		o.Home = h
+	}
+	if err := probe(ctx, o.Bwrap); err != nil {
+		return nil, err
+	}
+	return &Backend{opts: o, log: o.Logger}, nil
+}
+
+var probeCache sync.Map // bwrap path -> error
+
+func probe(ctx context.Context, bin string) error {
+	if v, ok := probeCache.Load(bin); ok {
+		if v == nil {
+			return nil
+		}
+		return v.(error)
+	}
+	out, err := exec.CommandContext(ctx, bin, "--unshare-all", "--die-with-parent",
+		"--ro-bind", "/", "/", "--proc", "/proc", "--dev", "/dev", "--", "/bin/sh", "-c", "exit 0").CombinedOutput()
+	if err != nil {
+		err = fmt.Errorf("%w: bubblewrap cannot create namespaces here (%s); use the landlock backend or allow unprivileged user namespaces",
+			sandbox.ErrUnavailable, firstLine(out, err))
+		probeCache.Store(bin, err)
+		return err
+	}
+	probeCache.Store(bin, nil)
+	return nil
+}
+
+func firstLine(out []byte, err error) string {
+	for i, c := range out {
+		if c == '\n' {
+			out = out[:i]
+			break
+		}
+	}
+	if len(out) > 0 {
+		return string(out)
+	}
+	return err.Error()
+}
+
+// Name implements sandbox.Backend.
+func (b *Backend) Name() string { return Name }
+
+// Open implements sandbox.Backend.
+func (b *Backend) Open(ctx context.Context, s sandbox.SessionSpec) (sandbox.Session, error) {
+	ss, err := sandbox.PrepareSession(s, sandbox.PrepareOptions{Home: b.opts.Home})
+	if err != nil {
+		return nil, err
+	}
+	return &session{b: b, ss: ss}, nil
+}
+
+type session struct {
+	b      *Backend
+	ss     sandbox.SessionSpec
+	mu     sync.Mutex
+	closed bool
+}
+
+func (s *session) Run(ctx context.Context, spec sandbox.Spec) (sandbox.Result, error) {
+	s.mu.Lock()
+	closed := s.closed
+	s.mu.Unlock()
+	if closed {
+		return sandbox.Result{Backend: Name}, sandbox.ErrClosed
+	}
+	p, err := sandbox.Prepare(s.ss, spec, sandbox.PrepareOptions{Home: s.b.opts.Home})
+	if err != nil {
+		return sandbox.Result{Backend: Name}, err
+	}
+	var existing, missing []string
+	for _, w := range p.Workspaces {
+		set := protect.For(w)
+		existing = append(existing, set.Existing...)
+		missing = append(missing, set.Missing...)
+	}
+	held := protect.Shared.Reserve(missing)
+	defer protect.Shared.Release(held)
+
+	l := Layout{
+		Home:      s.b.opts.Home,
+		Protected: append(existing, held...),
+		Hidden:    append(p.Hidden, sandbox.SensitiveSystemFiles()...),
+	}
+	args := Args(p, l)
+	env := sandbox.WithDefaultEnv(p.Env, "HOME", l.Home)
+	env = sandbox.WithDefaultEnv(env, "TMPDIR", "/tmp")
+	env = sandbox.WithDefaultEnv(env, "PATH", sandbox.DefaultPath)
+	return launch.Run(ctx, launch.Command{
+		Backend: Name,
+		Helper:  s.b.opts.Helper,
+		Config: initproc.Config{
+			// bwrap's PID namespace is the supervisor: when its init dies
+			// (it dies with bwrap), the kernel kills everything inside.
+			Rlimits: launch.Rlimits(p.Limits, 0),
+			Path:    s.b.opts.Bwrap,
+			Argv:    append([]string{s.b.opts.Bwrap}, args...),
+		},
+		Env:    env,
+		Dir:    "/",
+		Limits: p.Limits,
+		Stdin:  spec.Stdin,
+		Stdout: spec.Stdout,
+		Stderr: spec.Stderr,
+		Logger: s.b.log,
+	})
+}
+
+func (s *session) Close(ctx context.Context) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.closed = true
+	return nil
+}
+
+// Layout is what Args needs beyond the prepared spec.
+type Layout struct {
+	Home      string   // real home path; a fresh tmpfs is mounted there
+	Protected []string // existing paths (or placeholders) to mount read-only
+	Hidden    []string // paths to cover
+}
+
+// Args builds bwrap's arguments for p. Order matters: later mounts cover
+// earlier ones, so the workspace comes after the fresh $HOME it may sit
+// in, and protected and hidden paths come last.
+func Args(p *sandbox.Prepared, l Layout) []string {
+	a := []string{"--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL"}
+	if p.Network.Mode == sandbox.NetHost {
+		a = append(a, "--share-net")
+	}
+	for _, d := range sandbox.SystemDirs {
+		if target, err := os.Readlink(d); err == nil {
+			a = append(a, "--symlink", target, d) // merged /usr: /bin -> usr/bin
+			continue
+		}
+		a = append(a, "--ro-bind-try", d, d)
+	}
+	if p.Network.Mode == sandbox.NetHost {
+		// /etc/resolv.conf often points here.
+		a = append(a, "--ro-bind-try", "/run/systemd/resolve", "/run/systemd/resolve")
+	}
+	a = append(a, "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp")
+	if l.Home != "" {
+		a = append(a, "--tmpfs", l.Home)
+		for _, f := range sandbox.HomeAllowlist {
+			hp := filepath.Join(l.Home, f)
+			a = append(a, "--ro-bind-try", hp, hp)
+		}
+	}
+	for _, r := range p.ReadOnly {
+		a = append(a, "--ro-bind", r, r)
+	}
+	for _, w := range p.Workspaces {
+		a = append(a, "--bind", w, w)
+	}
+	for _, r := range p.ReadWrite {
+		a = append(a, "--bind", r, r)
+	}
+	for _, pr := range l.Protected {
+		a = append(a, "--ro-bind", pr, pr)
+	}
+	if p.Network.Mode == sandbox.NetProxy {
+		a = append(a, "--bind", p.Network.ProxySocket, p.Network.ProxySocket)
+	}
+	for _, h := range l.Hidden {
+		st, err := os.Lstat(h)
+		switch {
+		case err != nil:
+			continue // nothing there to see
+		case st.IsDir():
+			a = append(a, "--tmpfs", h, "--remount-ro", h)
+		default:
+			a = append(a, "--ro-bind", "/dev/null", h)
+		}
+	}
+	a = append(a, "--chdir", p.Dir, "--")
+	a = append(a, p.Path)
+	return append(a, p.Argv[1:]...)
+}
+
+// IsUnavailable reports whether err says the backend cannot run here.
+func IsUnavailable(err error) bool { return errors.Is(err, sandbox.ErrUnavailable) }

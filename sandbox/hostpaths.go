@@ -1,0 +1,24 @@
+package sandbox
+
+import "path/filepath"
+
+// SystemDirs are mounted (or allowed) read-only in every sandbox so that
+// ordinary tools run. Missing ones are skipped.
+var SystemDirs = []string{
+	"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt", "/nix/store",
+}
+
+// HomeAllowlist are the files under the real $HOME (relative) that a
+// sandbox's fresh $HOME shows read-only.
+var HomeAllowlist = []string{".gitconfig", ".config/git"}
+
+// SensitiveSystemFiles are hidden even though their directory is shared:
+// root's sandbox would otherwise read them.
+func SensitiveSystemFiles() []string {
+	out := []string{
+		"/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/gshadow-",
+		"/etc/sudoers", "/etc/sudoers.d", "/etc/security/opasswd",
+	}
+	keys, _ := filepath.Glob("/etc/ssh/ssh_host_*_key")
+	return append(out, keys...)
+}

@@ -1,0 +1,85 @@
+// Package initproc is the first process of a sandboxed run: the hidden
+// `gatehouse __sandbox-init CONFIG` entry point. It joins the run's
+// cgroup, optionally stays behind as a subreaper that can kill the whole
+// tree, then sets rlimits, applies Landlock and execs the target, so the
+// daemon itself is never restricted.
+package initproc
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+)
+
+// Entry is the hidden subcommand name that runs Main.
+const Entry = "__sandbox-init"
+
+// Rlimit is one resource limit to set before exec.
+type Rlimit struct {
+	Resource int    `json:"r"`
+	Cur      uint64 `json:"c"`
+	Max      uint64 `json:"m"`
+}
+
+// Landlock are the rules applied before exec. Paths that do not exist are
+// skipped.
+type Landlock struct {
+	RODirs  []string `json:"ro_dirs,omitempty"`
+	ROFiles []string `json:"ro_files,omitempty"`
+	RWDirs  []string `json:"rw_dirs,omitempty"`
+	RWFiles []string `json:"rw_files,omitempty"`
+	// DenyNet forbids TCP connect and bind (Landlock ABI 4 and later).
+	DenyNet bool `json:"deny_net,omitempty"`
+}
+
+// Config is everything the helper needs; it travels as JSON in argv so
+// the target's environment stays exactly the allowlist.
+type Config struct {
+	// Supervise keeps this process as parent and subreaper of the run:
+	// it runs the rest of the chain as a child and, on SIGTERM or when
+	// the target exits, kills every remaining descendant.
+	Supervise bool `json:"supervise,omitempty"`
+	// Grace is the SIGTERM-to-SIGKILL wait when supervising.
+	Grace time.Duration `json:"grace,omitempty"`
+	// CgroupProcs is a cgroup.procs file to join first.
+	CgroupProcs string `json:"cgroup,omitempty"`
+	// StatusFD, when non-zero, receives a JSON Status when supervising.
+	StatusFD int       `json:"status_fd,omitempty"`
+	Rlimits  []Rlimit  `json:"rlimits,omitempty"`
+	Landlock *Landlock `json:"landlock,omitempty"`
+	// Path and Argv are the program to exec.
+	Path string   `json:"path"`
+	Argv []string `json:"argv"`
+}
+
+// Status is what a supervising helper reports about the target.
+type Status struct {
+	Exit   int    `json:"exit"`
+	Signal int    `json:"signal,omitempty"`
+	Error  string `json:"error,omitempty"`
+}
+
+// Encode turns c into the helper's single argument.
+func (c Config) Encode() (string, error) {
+	b, err := json.Marshal(c)
+	if err != nil {
+		return "", fmt.Errorf("encode sandbox helper config: %w", err)
+	}
+	return string(b), nil
+}
+
+// Decode parses the helper's argument.
+func Decode(s string) (Config, error) {
+	var c Config
+	if err := json.Unmarshal([]byte(s), &c); err != nil {
+		return c, fmt.Errorf("decode sandbox helper config: %w", err)
+	}
+	if c.Path == "" || len(c.Argv) == 0 {
+		return c, fmt.Errorf("sandbox helper config has no program")
+	}
+	return c, nil
+}
+
+// ExitSetupFailed is the helper's exit status when it could not confine
+// the target; the target never ran.
+const ExitSetupFailed = 125

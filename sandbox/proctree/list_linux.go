@@ -1,0 +1,68 @@
+package proctree
+
+import (
+	"bytes"
+	"os"
+	"strconv"
+)
+
+// List reads the process table from /proc.
+func List() ([]Proc, error) {
+	d, err := os.Open("/proc")
+	if err != nil {
+		return nil, err
+	}
+	defer d.Close()
+	names, err := d.Readdirnames(-1)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Proc, 0, len(names))
+	for _, n := range names {
+		pid, err := strconv.Atoi(n)
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + n + "/stat")
+		if err != nil {
+			continue // exited meanwhile
+		}
+		p, ok := parseStat(pid, b)
+		if ok {
+			out = append(out, p)
+		}
+	}
+	return out, nil
+}
+
+// parseStat reads state and ppid from /proc/PID/stat. The command name
+// may hold spaces and parentheses, so fields start after the last ')'.
+func parseStat(pid int, b []byte) (Proc, bool) {
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 || i+2 >= len(b) {
+		return Proc{}, false
+	}
+	f := bytes.Fields(b[i+2:])
+	if len(f) < 2 {
+		return Proc{}, false
+	}
+	ppid, err := strconv.Atoi(string(f[1]))
+	if err != nil {
+		return Proc{}, false
+	}
+	return Proc{PID: pid, PPID: ppid, Zombie: f[0][0] == 'Z' || f[0][0] == 'X'}, true
+}
+
+// Cmdline returns a process's argv, or nil if it is gone.
+func Cmdline(pid int) []string {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
+	if err != nil || len(b) == 0 {
+		return nil
+	}
+	parts := bytes.Split(bytes.TrimRight(b, "\x00"), []byte{0})
+	out := make([]string, len(parts))
+	for i, p := range parts {
+		out[i] = string(p)
+	}
+	return out
+}

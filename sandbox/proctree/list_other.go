@@ -1,0 +1,41 @@
+//go:build !linux
+
+package proctree
+
+import (
+	"bytes"
+	"os/exec"
+	"strconv"
+	"strings"
+)
+
+// List reads the process table with ps (no /proc outside Linux).
+func List() ([]Proc, error) {
+	out, err := exec.Command("ps", "-axo", "pid=,ppid=,stat=").Output()
+	if err != nil {
+		return nil, err
+	}
+	var procs []Proc
+	for _, line := range bytes.Split(out, []byte("\n")) {
+		f := strings.Fields(string(line))
+		if len(f) < 3 {
+			continue
+		}
+		pid, err1 := strconv.Atoi(f[0])
+		ppid, err2 := strconv.Atoi(f[1])
+		if err1 != nil || err2 != nil {
+			continue
+		}
+		procs = append(procs, Proc{PID: pid, PPID: ppid, Zombie: strings.HasPrefix(f[2], "Z")})
+	}
+	return procs, nil
+}
+
+// Cmdline returns a process's argv as ps shows it, or nil if it is gone.
+func Cmdline(pid int) []string {
+	out, err := exec.Command("ps", "-o", "command=", "-p", strconv.Itoa(pid)).Output()
+	if err != nil {
+		return nil
+	}
+	return strings.Fields(string(out))
+}

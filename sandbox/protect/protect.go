@@ -1,0 +1,123 @@
+// Package protect lists the paths inside a writable workspace that stay
+// read-only (git hooks and config, shell rc files, agent and editor
+// config), and reserves the ones that do not exist yet so a sandbox can
+// mount over them and keep them uncreatable.
+package protect
+
+import (
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+)
+
+// Names are protected paths relative to a workspace root. Each of them,
+// if written by an agent, would run code outside the sandbox later.
+var Names = []string{
+	".git/hooks", ".git/config",
+	".mcp.json", ".vscode", ".idea", ".gatehouse", ".gatehouse.toml",
+	".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile",
+	".zshrc", ".zshenv", ".zprofile", ".zlogin", ".envrc",
+}
+
+// Set is the protected paths of one workspace, split by whether they
+// exist now.
+type Set struct {
+	Existing []string
+	Missing  []string
+}
+
+// For computes the protected paths of workspace ws (absolute, resolved).
+// Any root entry named .gatehouse* is protected too. A .git that is a
+// file (worktree pointer) is protected itself.
+func For(ws string) Set {
+	var s Set
+	seen := map[string]bool{}
+	add := func(p string) {
+		if seen[p] {
+			return
+		}
+		seen[p] = true
+		if _, err := os.Lstat(p); err == nil {
+			s.Existing = append(s.Existing, p)
+		} else {
+			s.Missing = append(s.Missing, p)
+		}
+	}
+	gitDir := false
+	if st, err := os.Lstat(filepath.Join(ws, ".git")); err == nil {
+		if st.IsDir() {
+			gitDir = true
+		} else {
+			add(filepath.Join(ws, ".git"))
+		}
+	}
+	for _, n := range Names {
+		if strings.HasPrefix(n, ".git/") && !gitDir {
+			continue
+		}
+		add(filepath.Join(ws, n))
+	}
+	if ents, err := os.ReadDir(ws); err == nil {
+		for _, e := range ents {
+			if strings.HasPrefix(e.Name(), ".gatehouse") {
+				add(filepath.Join(ws, e.Name()))
+			}
+		}
+	}
+	sort.Strings(s.Existing)
+	sort.Strings(s.Missing)
+	return s
+}
+
+// Placeholders are empty read-only directories created on the host at
+// missing protected paths, so a sandbox has a mount point to cover them
+// with. They are shared between concurrent runs and removed when the
+// last run using them releases them.
+type Placeholders struct {
+	mu   sync.Mutex
+	refs map[string]int
+}
+
+// Shared is the process-wide placeholder registry.
+var Shared = &Placeholders{}
+
+// Reserve creates placeholders for paths (whose parents must exist) and
+// returns the ones it holds; pass them to Release after the run.
+func (r *Placeholders) Reserve(paths []string) []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.refs == nil {
+		r.refs = map[string]int{}
+	}
+	var held []string
+	for _, p := range paths {
+		if r.refs[p] > 0 {
+			r.refs[p]++
+			held = append(held, p)
+			continue
+		}
+		if err := os.Mkdir(p, 0o555); err != nil {
+			continue // exists now, or parent missing: nothing to cover
+		}
+		r.refs[p] = 1
+		held = append(held, p)
+	}
+	return held
+}
+
+// Release drops one hold on each path and removes placeholders nobody
+// holds. os.Remove only removes an empty directory, so nothing a user
+// put there is lost.
+func (r *Placeholders) Release(paths []string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, p := range paths {
+		r.refs[p]--
+		if r.refs[p] <= 0 {
+			delete(r.refs, p)
+			_ = os.Remove(p)
+		}
+	}
+}

@@ -1,0 +1,70 @@
+package protect
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+)
+
+func TestFor(t *testing.T) {
+	ws := t.TempDir()
+	must(t, os.MkdirAll(filepath.Join(ws, ".git", "hooks"), 0o755))
+	must(t, os.WriteFile(filepath.Join(ws, ".git", "config"), nil, 0o644))
+	must(t, os.WriteFile(filepath.Join(ws, ".gatehouse-policy.toml"), nil, 0o644))
+	must(t, os.Mkdir(filepath.Join(ws, ".vscode"), 0o755))
+	s := For(ws)
+	for _, want := range []string{".git/hooks", ".git/config", ".gatehouse-policy.toml", ".vscode"} {
+		if !slices.Contains(s.Existing, filepath.Join(ws, want)) {
+			t.Errorf("existing lacks %s: %v", want, s.Existing)
+		}
+	}
+	for _, want := range []string{".mcp.json", ".idea", ".bashrc"} {
+		if !slices.Contains(s.Missing, filepath.Join(ws, want)) {
+			t.Errorf("missing lacks %s: %v", want, s.Missing)
+		}
+	}
+
+	// Without a .git directory, nothing under .git is listed; a .git file
+	// (worktree pointer) is protected itself.
+	ws2 := t.TempDir()
+	must(t, os.WriteFile(filepath.Join(ws2, ".git"), []byte("gitdir: /x"), 0o644))
+	s2 := For(ws2)
+	if !slices.Contains(s2.Existing, filepath.Join(ws2, ".git")) {
+		t.Errorf(".git file not protected: %v", s2.Existing)
+	}
+	if slices.Contains(s2.Missing, filepath.Join(ws2, ".git/hooks")) {
+		t.Errorf(".git/hooks listed without a .git dir")
+	}
+}
+
+func TestPlaceholdersRefcount(t *testing.T) {
+	ws := t.TempDir()
+	p := filepath.Join(ws, ".mcp.json")
+	r := &Placeholders{}
+	a := r.Reserve([]string{p})
+	b := r.Reserve([]string{p})
+	if len(a) != 1 || len(b) != 1 {
+		t.Fatalf("reserve: %v %v", a, b)
+	}
+	r.Release(a)
+	if _, err := os.Stat(p); err != nil {
+		t.Fatalf("placeholder removed while still held: %v", err)
+	}
+	r.Release(b)
+	if _, err := os.Stat(p); !os.IsNotExist(err) {
+		t.Fatalf("placeholder left behind: %v", err)
+	}
+	// A path that already exists is not taken over.
+	must(t, os.WriteFile(p, []byte("{}"), 0o644))
+	if got := r.Reserve([]string{p}); len(got) != 0 {
+		t.Fatalf("reserved an existing file: %v", got)
+	}
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
