@@ -2,9 +2,13 @@ package audit
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
+
+	"github.com/gatehouse-dev/gatehouse/backend/db"
 )
 
 func TestAppendAssignsSeqAndChains(t *testing.T) {
@@ -66,6 +70,156 @@ func TestConcurrentAppendsShareBatchesAndVerify(t *testing.T) {
 	}
 	rep, err := s.Verify(ctx)
 	if err != nil || !rep.OK || rep.Checked != workers*each {
+		t.Fatalf("Verify = %+v, %v", rep, err)
+	}
+}
+
+func TestChainContinuesAcrossRestart(t *testing.T) {
+	ctx := context.Background()
+	path := t.TempDir() + "/gatehouse.db"
+	var last Event
+	for round := 0; round < 3; round++ {
+		sqlDB := openTestDB(t, path)
+		s, err := Open(ctx, sqlDB, nil, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		seq, head, err := s.Head(ctx)
+		if err != nil || seq != last.Seq || (round > 0 && head != last.Hash) {
+			t.Fatalf("round %d: Head = %d %s %v, want %d %s", round, seq, head, err, last.Seq, last.Hash)
+		}
+		for i := 0; i < 3; i++ {
+			e, err := s.Append(ctx, ev("s", "session.start", "system", `{}`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if e.Seq != last.Seq+1 || (last.Seq > 0 && e.PrevHash != last.Hash) {
+				t.Fatalf("round %d: event %d does not continue the chain after %d", round, e.Seq, last.Seq)
+			}
+			last = e
+		}
+		if err := s.Close(); err != nil {
+			t.Fatal(err)
+		}
+		sqlDB.Close()
+	}
+	s, _ := Open(ctx, openTestDB(t, path), nil, Options{})
+	defer s.Close()
+	rep, err := s.Verify(ctx)
+	if err != nil || !rep.OK || rep.Checked != 9 {
+		t.Fatalf("Verify = %+v, %v", rep, err)
+	}
+}
+
+func TestCloseFlushesAndRejectsLaterAppends(t *testing.T) {
+	s, _, _ := newTestStore(t)
+	ctx := context.Background()
+	var pending []<-chan Result
+	for i := 0; i < 500; i++ {
+		pending = append(pending, s.AppendAsync(ctx, ev("s", "tool.call", "agent:a", `{}`)))
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for i, ch := range pending {
+		if r := <-ch; r.Err != nil || r.Event.Seq != int64(i+1) {
+			t.Fatalf("pending append %d: %+v", i, r)
+		}
+	}
+	if _, err := s.Append(ctx, ev("s", "tool.call", "agent:a", `{}`)); !errors.Is(err, ErrClosed) {
+		t.Fatalf("Append after Close = %v, want ErrClosed", err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatalf("second Close: %v", err)
+	}
+	rep, err := s.Verify(ctx)
+	if err != nil || !rep.OK || rep.Checked != 500 {
+		t.Fatalf("Verify after Close = %+v, %v", rep, err)
+	}
+}
+
+func TestAppendRejectsInvalidWithoutRecording(t *testing.T) {
+	s, _, _ := newTestStore(t)
+	ctx := context.Background()
+	if _, err := s.Append(ctx, ev("s", "tool.call", "agent:a", `not json`)); !errors.Is(err, ErrInvalidEvent) {
+		t.Fatalf("err = %v, want ErrInvalidEvent", err)
+	}
+	if _, err := s.Append(ctx, ev("s", "tool.call", "nobody", `{}`)); !errors.Is(err, ErrInvalidEvent) {
+		t.Fatalf("err = %v, want ErrInvalidEvent", err)
+	}
+	e, err := s.Append(ctx, ev("s", "tool.call", "agent:a", `{}`))
+	if err != nil || e.Seq != 1 {
+		t.Fatalf("valid append after rejects: %+v %v", e, err)
+	}
+}
+
+func TestAppendWithCancelledContextIsNotRecorded(t *testing.T) {
+	s, _, _ := newTestStore(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := s.Append(ctx, ev("s", "tool.call", "agent:a", `{}`)); !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+	// The writer re-checks the context before inserting, so only the second
+	// append is recorded.
+	if e, err := s.Append(context.Background(), ev("s", "tool.call", "agent:a", `{}`)); err != nil || e.Seq != 1 {
+		t.Fatalf("append after a cancelled one: %+v %v", e, err)
+	}
+	rep, err := s.Verify(context.Background())
+	if err != nil || !rep.OK || rep.Checked != 1 {
+		t.Fatalf("Verify = %+v, %v", rep, err)
+	}
+}
+
+// A full disk (simulated by SQLite's max_page_count) fails the append with
+// db.ErrDiskFull, leaves the chain intact, and the store recovers by itself
+// once there is room again.
+func TestDiskFullThenRecovers(t *testing.T) {
+	ctx := context.Background()
+	path := t.TempDir() + "/gatehouse.db"
+	sqlDB := openTestDB(t, path)
+	sqlDB.SetMaxOpenConns(1) // max_page_count is per connection
+	s, err := Open(ctx, sqlDB, nil, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var last Event
+	for i := 0; i < 3; i++ {
+		if last, err = s.Append(ctx, ev("s", "tool.call", "agent:a", `{}`)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var pages int
+	if err := sqlDB.QueryRowContext(ctx, "PRAGMA page_count").Scan(&pages); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sqlDB.ExecContext(ctx, fmt.Sprintf("PRAGMA max_page_count = %d", pages)); err != nil {
+		t.Fatal(err)
+	}
+	big := `{"blob":"` + strings.Repeat("x", 200_000) + `"}`
+	_, err = s.Append(ctx, ev("s", "tool.result", "agent:a", big))
+	if !errors.Is(err, db.ErrDiskFull) {
+		t.Fatalf("Append on a full disk = %v, want db.ErrDiskFull", err)
+	}
+	if err.Error() != db.ErrDiskFull.Error() {
+		t.Fatalf("error text %q is not the plain sentence", err)
+	}
+	if seq, head, _ := s.Head(ctx); seq != last.Seq || head != last.Hash {
+		t.Fatalf("failed batch moved the head to %d %s", seq, head)
+	}
+	if _, err := sqlDB.ExecContext(ctx, "PRAGMA max_page_count = 1073741823"); err != nil {
+		t.Fatal(err)
+	}
+	e, err := s.Append(ctx, ev("s", "tool.result", "agent:a", big))
+	if err != nil {
+		t.Fatalf("Append after space returned: %v", err)
+	}
+	if e.Seq != last.Seq+1 || e.PrevHash != last.Hash {
+		t.Fatalf("chain after recovery: seq %d prev %s, want %d %s", e.Seq, e.PrevHash, last.Seq+1, last.Hash)
+	}
+	rep, err := s.Verify(ctx)
+	if err != nil || !rep.OK || rep.Checked != 4 {
 		t.Fatalf("Verify = %+v, %v", rep, err)
 	}
 }

@@ -129,10 +129,12 @@ func (s *Store) commitBatch(batch []*request, h *hasher) {
 		}
 		return
 	}
+	// Publish first, so that once Append returns, every live subscriber
+	// already holds the event; publishing never blocks.
+	s.publish(events)
 	for i, r := range live {
 		r.done <- Result{Event: events[i]}
 	}
-	s.publish(events)
 }
 
 const insertSQL = `INSERT INTO audit_events
