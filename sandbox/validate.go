@@ -366,4 +366,3 @@ func WithDefaultEnv(env []string, key, value string) []string {
 func indexed(field string, i int) string {
 	return field + "[" + strconv.Itoa(i) + "]"
 }
-

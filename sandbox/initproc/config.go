@@ -24,10 +24,12 @@ type Rlimit struct {
 // Landlock are the rules applied before exec. Paths that do not exist are
 // skipped.
 type Landlock struct {
-	RODirs  []string `json:"ro_dirs,omitempty"`
-	ROFiles []string `json:"ro_files,omitempty"`
-	RWDirs  []string `json:"rw_dirs,omitempty"`
-	RWFiles []string `json:"rw_files,omitempty"`
+	// ListDirs may only be listed (their entries get their own rules).
+	ListDirs []string `json:"list_dirs,omitempty"`
+	RODirs   []string `json:"ro_dirs,omitempty"`
+	ROFiles  []string `json:"ro_files,omitempty"`
+	RWDirs   []string `json:"rw_dirs,omitempty"`
+	RWFiles  []string `json:"rw_files,omitempty"`
 	// DenyNet forbids TCP connect and bind (Landlock ABI 4 and later).
 	DenyNet bool `json:"deny_net,omitempty"`
 }

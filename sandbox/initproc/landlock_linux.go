@@ -28,6 +28,7 @@ func applyLandlock(l Landlock) error {
 		return fmt.Errorf("landlock ABI %d cannot deny network; need ABI 4 (Linux 6.7)", abi)
 	}
 	rules := []landlock.Rule{
+		landlock.PathAccess(llsys.AccessFSReadDir, l.ListDirs...).IgnoreIfMissing(),
 		landlock.RODirs(l.RODirs...).IgnoreIfMissing(),
 		landlock.ROFiles(l.ROFiles...).IgnoreIfMissing(),
 		landlock.RWDirs(l.RWDirs...).WithRefer().IgnoreIfMissing(),

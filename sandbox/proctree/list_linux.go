@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"strconv"
+	"syscall"
 )
 
 // List reads the process table from /proc.
@@ -65,4 +66,42 @@ func Cmdline(pid int) []string {
 		out[i] = string(p)
 	}
 	return out
+}
+
+// UserTasks counts the tasks (threads included, as RLIMIT_NPROC does)
+// owned by uid.
+func UserTasks(uid int) int {
+	d, err := os.Open("/proc")
+	if err != nil {
+		return 0
+	}
+	defer d.Close()
+	names, _ := d.Readdirnames(-1)
+	n := 0
+	for _, name := range names {
+		if _, err := strconv.Atoi(name); err != nil {
+			continue
+		}
+		st, err := os.Stat("/proc/" + name)
+		if err != nil {
+			continue
+		}
+		if sys, ok := st.Sys().(*syscall.Stat_t); !ok || int(sys.Uid) != uid {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + name + "/stat")
+		if err != nil {
+			continue
+		}
+		if i := bytes.LastIndexByte(b, ')'); i >= 0 && i+2 < len(b) {
+			if f := bytes.Fields(b[i+2:]); len(f) > 17 {
+				if t, err := strconv.Atoi(string(f[17])); err == nil {
+					n += t
+					continue
+				}
+			}
+		}
+		n++
+	}
+	return n
 }

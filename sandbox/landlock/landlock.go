@@ -1,0 +1,305 @@
+// Package landlock confines runs with Linux Landlock, for machines where
+// bubblewrap cannot create namespaces (Ubuntu 24.04's AppArmor userns
+// restriction, Docker, WSL). The rules are applied by the re-exec helper
+// (gatehouse __sandbox-init) just before it execs the target, so the
+// daemon is never restricted; a supervising helper stays behind as
+// subreaper so one kill reaches the whole tree.
+//
+// Landlock only adds rights down a directory tree, so "writable
+// workspace except .git/hooks" is expressed by granting each workspace
+// entry separately. Two consequences, both failing closed: new files
+// cannot be created directly in the workspace root or in .git itself
+// (so git commands that write .git/index fail), and there is no private
+// /tmp, only a per-run temporary directory exported as TMPDIR.
+package landlock
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sync"
+
+	"github.com/gatehouse-dev/gatehouse/sandbox"
+	"github.com/gatehouse-dev/gatehouse/sandbox/initproc"
+	"github.com/gatehouse-dev/gatehouse/sandbox/launch"
+	"github.com/gatehouse-dev/gatehouse/sandbox/proctree"
+	"github.com/gatehouse-dev/gatehouse/sandbox/protect"
+)
+
+// Name is the backend's config name.
+const Name = "landlock"
+
+// Options configure the backend.
+type Options struct {
+	Helper string // binary implementing __sandbox-init; default os.Executable
+	Home   string // the real $HOME; default os.UserHomeDir
+	Logger *slog.Logger
+}
+
+// Backend runs commands under Landlock.
+type Backend struct {
+	opts Options
+	abi  int
+}
+
+// New checks the kernel supports Landlock. The error wraps
+// sandbox.ErrUnavailable.
+func New(o Options) (*Backend, error) {
+	abi := initproc.ABI()
+	if abi < 1 {
+		return nil, fmt.Errorf("%w: this kernel has no Landlock (needs Linux 5.13+ with landlock in the lsm= boot list)", sandbox.ErrUnavailable)
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.Helper == "" {
+		h, err := launch.DefaultHelper()
+		if err != nil {
+			return nil, err
+		}
+		o.Helper = h
+	}
+	if o.Home == "" {
+		h, err := os.UserHomeDir()
+		if err != nil {
+			return nil, fmt.Errorf("find home directory: %w", err)
+		}
+		o.Home = h
+	}
+	return &Backend{opts: o, abi: abi}, nil
+}
+
+// ABI is the kernel's Landlock ABI version.
+func (b *Backend) ABI() int { return b.abi }
+
+// Name implements sandbox.Backend.
+func (b *Backend) Name() string { return Name }
+
+// Open implements sandbox.Backend.
+func (b *Backend) Open(ctx context.Context, s sandbox.SessionSpec) (sandbox.Session, error) {
+	ss, err := sandbox.PrepareSession(s, sandbox.PrepareOptions{Home: b.opts.Home})
+	if err != nil {
+		return nil, err
+	}
+	return &session{b: b, ss: ss}, nil
+}
+
+type session struct {
+	b      *Backend
+	ss     sandbox.SessionSpec
+	mu     sync.Mutex
+	closed bool
+}
+
+func (s *session) Run(ctx context.Context, spec sandbox.Spec) (sandbox.Result, error) {
+	s.mu.Lock()
+	closed := s.closed
+	s.mu.Unlock()
+	if closed {
+		return sandbox.Result{Backend: Name}, sandbox.ErrClosed
+	}
+	p, err := sandbox.Prepare(s.ss, spec, sandbox.PrepareOptions{Home: s.b.opts.Home})
+	if err != nil {
+		return sandbox.Result{Backend: Name}, err
+	}
+	if p.Network.Mode != sandbox.NetHost && s.b.abi < 4 {
+		return sandbox.Result{Backend: Name}, fmt.Errorf("%w: Landlock ABI %d cannot block the network; upgrade to Linux 6.7+ or use bwrap", sandbox.ErrUnavailable, s.b.abi)
+	}
+	scratch, err := os.MkdirTemp("", "gatehouse-run-")
+	if err != nil {
+		return sandbox.Result{Backend: Name}, fmt.Errorf("create run directory: %w", err)
+	}
+	defer os.RemoveAll(scratch)
+	home, tmp := filepath.Join(scratch, "home"), filepath.Join(scratch, "tmp")
+	if err := freshHome(s.b.opts.Home, home); err != nil {
+		return sandbox.Result{Backend: Name}, err
+	}
+	if err := os.Mkdir(tmp, 0o700); err != nil {
+		return sandbox.Result{Backend: Name}, fmt.Errorf("create run directory: %w", err)
+	}
+
+	rules := Rules(p, home, tmp)
+	env := sandbox.WithDefaultEnv(p.Env, "HOME", home)
+	env = sandbox.WithDefaultEnv(env, "TMPDIR", tmp)
+	env = sandbox.WithDefaultEnv(env, "PATH", sandbox.DefaultPath)
+	nprocBase := 0
+	if os.Geteuid() != 0 {
+		// Without a user namespace RLIMIT_NPROC counts all of the user's
+		// tasks, so the run gets its limit on top of what already runs.
+		nprocBase = proctree.UserTasks(os.Getuid())
+	}
+	return launch.Run(ctx, launch.Command{
+		Backend: Name,
+		Helper:  s.b.opts.Helper,
+		Config: initproc.Config{
+			Supervise: true,
+			Grace:     p.Limits.GraceOrDefault(),
+			Rlimits:   launch.Rlimits(p.Limits, nprocBase),
+			Landlock:  &rules,
+			Path:      p.Path,
+			Argv:      p.Argv,
+		},
+		Env:    env,
+		Dir:    p.Dir,
+		Limits: p.Limits,
+		Stdin:  spec.Stdin,
+		Stdout: spec.Stdout,
+		Stderr: spec.Stderr,
+		Logger: s.b.opts.Logger,
+	})
+}
+
+func (s *session) Close(ctx context.Context) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.closed = true
+	return nil
+}
+
+// Rules computes the Landlock rules for p with the run's private home
+// and temporary directories.
+func Rules(p *sandbox.Prepared, home, tmp string) initproc.Landlock {
+	l := initproc.Landlock{DenyNet: p.Network.Mode != sandbox.NetHost}
+	special := map[string]access{}
+	for _, h := range append(p.Hidden, sandbox.SensitiveSystemFiles()...) {
+		special[h] = denied
+	}
+	for _, w := range p.Workspaces {
+		for _, pr := range protect.For(w).Existing {
+			if _, hidden := special[pr]; !hidden {
+				special[pr] = readOnly
+			}
+		}
+	}
+	for _, d := range sandbox.SystemDirs {
+		if real, err := filepath.EvalSymlinks(d); err == nil && real == d {
+			carve(d, readOnly, special, &l)
+		}
+	}
+	// Merged-/usr symlinks (/bin -> usr/bin) must resolve: the target is
+	// covered by /usr, the link itself needs no rule.
+	l.RODirs = append(l.RODirs, "/proc", "/sys")
+	l.ListDirs = append(l.ListDirs, "/dev")
+	l.RWFiles = append(l.RWFiles, "/dev/null", "/dev/zero", "/dev/full", "/dev/tty")
+	l.ROFiles = append(l.ROFiles, "/dev/urandom", "/dev/random")
+	l.RODirs = append(l.RODirs, "/dev/fd", "/dev/pts")
+	for _, r := range p.ReadOnly {
+		carve(r, readOnly, special, &l)
+	}
+	for _, w := range p.Workspaces {
+		// The workspace root itself is read-only so protected names that
+		// do not exist yet cannot be created; its entries are writable.
+		special[w] = readOnly
+		carveRoot(w, special, &l)
+	}
+	for _, r := range p.ReadWrite {
+		carve(r, readWrite, special, &l)
+	}
+	if p.Network.Mode == sandbox.NetProxy {
+		l.RWFiles = append(l.RWFiles, p.Network.ProxySocket)
+	}
+	l.RWDirs = append(l.RWDirs, home, tmp)
+	return l
+}
+
+// carveRoot grants a workspace: read on the root, write on each entry
+// except protected and hidden ones.
+func carveRoot(w string, special map[string]access, l *initproc.Landlock) {
+	l.RODirs = append(l.RODirs[:len(l.RODirs):len(l.RODirs)], w)
+	if hasHiddenBelow(w, special) {
+		// A hidden path inside the workspace: even reading must be carved.
+		l.RODirs = l.RODirs[:len(l.RODirs)-1]
+		l.ListDirs = append(l.ListDirs, w)
+	}
+	ents, err := os.ReadDir(w)
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		p := filepath.Join(w, e.Name())
+		if e.Type()&os.ModeSymlink != 0 {
+			continue
+		}
+		a, isSpecial := special[p]
+		if !isSpecial {
+			a = readWrite
+		}
+		if e.IsDir() && hasSpecialBelow(p, special) {
+			carve(p, a, special, l)
+			continue
+		}
+		if a == readOnly && !hasHiddenBelow(w, special) {
+			continue // already readable through the root rule
+		}
+		grant(p, a, e.IsDir(), l)
+	}
+}
+
+func hasHiddenBelow(dir string, special map[string]access) bool {
+	for p, a := range special {
+		if a == denied && len(p) > len(dir) && p[:len(dir)+1] == dir+"/" {
+			return true
+		}
+	}
+	return false
+}
+
+// freshHome makes the run's $HOME with copies of the allowlisted files
+// from the real one, read-only.
+func freshHome(realHome, home string) error {
+	if err := os.Mkdir(home, 0o700); err != nil {
+		return fmt.Errorf("create run home: %w", err)
+	}
+	for _, rel := range sandbox.HomeAllowlist {
+		src := filepath.Join(realHome, rel)
+		if err := copyTree(src, filepath.Join(home, rel)); err != nil {
+			return fmt.Errorf("copy %s into the run's home: %w", rel, err)
+		}
+	}
+	return nil
+}
+
+func copyTree(src, dst string) error {
+	st, err := os.Lstat(src)
+	if err != nil {
+		return nil // absent: nothing to show
+	}
+	switch {
+	case st.IsDir():
+		if err := os.MkdirAll(dst, 0o700); err != nil {
+			return err
+		}
+		ents, err := os.ReadDir(src)
+		if err != nil {
+			return err
+		}
+		for _, e := range ents {
+			if err := copyTree(filepath.Join(src, e.Name()), filepath.Join(dst, e.Name())); err != nil {
+				return err
+			}
+		}
+		return os.Chmod(dst, 0o500)
+	case st.Mode().IsRegular():
+		if err := os.MkdirAll(filepath.Dir(dst), 0o700); err != nil {
+			return err
+		}
+		in, err := os.Open(src)
+		if err != nil {
+			return err
+		}
+		defer in.Close()
+		out, err := os.OpenFile(dst, os.O_CREATE|os.O_WRONLY|os.O_EXCL, 0o400)
+		if err != nil {
+			return err
+		}
+		if _, err := io.Copy(out, in); err != nil {
+			out.Close()
+			return err
+		}
+		return out.Close()
+	}
+	return nil // symlinks and devices are not copied
+}
