@@ -1,0 +1,239 @@
+// Package clitest builds the real gatehouse binary and runs it for
+// integration tests: a daemon with its own data dir and workspace, and CLI
+// invocations against it.
+package clitest
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+var (
+	buildOnce sync.Once
+	binPath   string
+	buildErr  error
+)
+
+// Binary builds gatehouse once per test process and returns its path. The
+// binary lives in a world-readable directory so tests can run it as another
+// user.
+func Binary(t testing.TB) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "gatehouse-bin-")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		os.Chmod(dir, 0o755)
+		binPath = filepath.Join(dir, "gatehouse")
+		_, file, _, _ := runtime.Caller(0)
+		root := filepath.Join(filepath.Dir(file), "..", "..", "..")
+		cmd := exec.Command("go", "build", "-o", binPath, ".")
+		cmd.Dir = root
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=1")
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatalf("build gatehouse: %v", buildErr)
+	}
+	return binPath
+}
+
+// Daemon is a running `gatehouse serve`.
+type Daemon struct {
+	t         testing.TB
+	Bin       string
+	Data      string
+	Workspace string
+	Addr      string
+	Args      []string
+	cmd       *exec.Cmd
+	log       *lockedBuffer
+	exited    chan struct{}
+}
+
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// Start runs a daemon on a free loopback port with fresh dirs.
+func Start(t testing.TB, extra ...string) *Daemon {
+	t.Helper()
+	base := t.TempDir()
+	d := &Daemon{t: t, Bin: Binary(t), Data: filepath.Join(base, "data"), Workspace: filepath.Join(base, "ws")}
+	if err := os.MkdirAll(d.Workspace, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	d.Args = append([]string{"serve", "--listen", "127.0.0.1:0", "--data", d.Data, "--workspace", d.Workspace}, extra...)
+	d.Restart()
+	t.Cleanup(d.Stop)
+	return d
+}
+
+// Env is the environment the daemon and CLI run with: isolated config.
+func (d *Daemon) Env() []string {
+	return append(os.Environ(), "XDG_CONFIG_HOME="+filepath.Join(filepath.Dir(d.Data), "config"), "GATEHOUSE_DEBUG=1")
+}
+
+// Restart starts the daemon process (again) and waits until it is ready.
+func (d *Daemon) Restart() {
+	t := d.t
+	t.Helper()
+	os.Remove(filepath.Join(d.Data, "addr"))
+	d.log = &lockedBuffer{}
+	d.cmd = exec.Command(d.Bin, append(d.Args, "--log-level", "debug")...)
+	d.cmd.Env = d.Env()
+	d.cmd.Stdout, d.cmd.Stderr = d.log, d.log
+	if err := d.cmd.Start(); err != nil {
+		t.Fatalf("start daemon: %v", err)
+	}
+	d.exited = make(chan struct{})
+	go func(c *exec.Cmd, ch chan struct{}) { c.Wait(); close(ch) }(d.cmd, d.exited)
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		b, err := os.ReadFile(filepath.Join(d.Data, "addr"))
+		if err == nil && len(bytes.TrimSpace(b)) > 0 {
+			d.Addr = strings.TrimSpace(string(b))
+			if resp, err := http.Get("http://" + d.Addr + "/healthz"); err == nil {
+				resp.Body.Close()
+				return
+			}
+		}
+		select {
+		case <-d.exited:
+			t.Fatalf("daemon exited during start:\n%s", d.log.String())
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	t.Fatalf("daemon not ready after 30s:\n%s", d.log.String())
+}
+
+// Log is what the daemon printed so far.
+func (d *Daemon) Log() string { return d.log.String() }
+
+// Token reads a token file from the data dir.
+func (d *Daemon) Token(name string) string {
+	b, err := os.ReadFile(filepath.Join(d.Data, name+".token"))
+	if err != nil {
+		d.t.Fatalf("read %s token: %v", name, err)
+	}
+	return strings.TrimSpace(string(b))
+}
+
+// Signal sends sig and waits for exit (up to timeout). It returns the exit
+// state.
+func (d *Daemon) Signal(sig syscall.Signal, timeout time.Duration) *os.ProcessState {
+	d.t.Helper()
+	_ = d.cmd.Process.Signal(sig)
+	select {
+	case <-d.exited:
+	case <-time.After(timeout):
+		d.cmd.Process.Kill()
+		<-d.exited
+		d.t.Fatalf("daemon did not exit within %v after %v:\n%s", timeout, sig, d.log.String())
+	}
+	return d.cmd.ProcessState
+}
+
+// Stop ends the daemon if it still runs.
+func (d *Daemon) Stop() {
+	if d.cmd == nil || d.cmd.Process == nil {
+		return
+	}
+	select {
+	case <-d.exited:
+		return
+	default:
+	}
+	_ = d.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-d.exited:
+	case <-time.After(10 * time.Second):
+		d.cmd.Process.Kill()
+		<-d.exited
+	}
+	if d.t.Failed() {
+		d.t.Logf("daemon log:\n%s", d.log.String())
+	}
+}
+
+// CLI runs `gatehouse --data DATA args...` and returns stdout, stderr and
+// the exit code.
+func (d *Daemon) CLI(ctx context.Context, args ...string) (string, string, int) {
+	d.t.Helper()
+	return Run(ctx, d.t, d.Bin, d.Env(), append([]string{"--data", d.Data}, args...)...)
+}
+
+// Run runs the binary with args.
+func Run(ctx context.Context, t testing.TB, bin string, env []string, args ...string) (string, string, int) {
+	t.Helper()
+	if ctx == nil {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(context.Background(), 60*time.Second)
+		defer cancel()
+	}
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Env = env
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatalf("run %v: %v", args, err)
+	}
+	return out.String(), errb.String(), code
+}
+
+// Request does an HTTP request to the daemon with optional headers.
+func (d *Daemon) Request(method, path string, body io.Reader, hdr map[string]string) (*http.Response, string) {
+	d.t.Helper()
+	req, err := http.NewRequest(method, "http://"+d.Addr+path, body)
+	if err != nil {
+		d.t.Fatal(err)
+	}
+	for k, v := range hdr {
+		if strings.EqualFold(k, "Host") {
+			req.Host = v
+			continue
+		}
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		d.t.Fatalf("%s %s: %v", method, path, err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp, string(b)
+}
