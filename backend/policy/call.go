@@ -1,0 +1,102 @@
+package policy
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Tool names, as exposed over MCP.
+const (
+	ToolRunCommand  = "run_command"
+	ToolReadFile    = "read_file"
+	ToolWriteFile   = "write_file"
+	ToolEditFile    = "edit_file"
+	ToolListDir     = "list_dir"
+	ToolSearchFiles = "search_files"
+	ToolFetchURL    = "fetch_url"
+	ToolAskHuman    = "ask_human"
+)
+
+// toolClass groups tools by what they can do to the machine.
+type toolClass int
+
+const (
+	classUnknown toolClass = iota
+	classRead              // read_file, list_dir, search_files
+	classWrite             // write_file, edit_file
+	classCommand           // run_command
+	classFetch             // fetch_url
+	classHuman             // ask_human
+)
+
+func classOf(tool string) toolClass {
+	switch tool {
+	case ToolReadFile, ToolListDir, ToolSearchFiles:
+		return classRead
+	case ToolWriteFile, ToolEditFile:
+		return classWrite
+	case ToolRunCommand:
+		return classCommand
+	case ToolFetchURL:
+		return classFetch
+	case ToolAskHuman:
+		return classHuman
+	}
+	return classUnknown
+}
+
+// Mode is the session's permission mode.
+type Mode string
+
+const (
+	// ModePlan is read-only: reads inside the workspace and builtin read-only
+	// commands run; writes, edits and every other command are denied.
+	ModePlan Mode = "plan"
+	// ModeDefault allows reads inside the workspace and the harmless-command
+	// allowlist; everything else asks.
+	ModeDefault Mode = "default"
+	// ModeAcceptEdits is ModeDefault plus writes and edits inside the
+	// workspace (protected files such as .git/hooks still ask).
+	ModeAcceptEdits Mode = "accept-edits"
+	// ModeUnattended is for CI: the ModeAcceptEdits baseline, and every ask
+	// becomes deny because nobody is there to answer.
+	ModeUnattended Mode = "unattended"
+)
+
+// ParseMode accepts the mode names above; the empty string means ModeDefault.
+func ParseMode(s string) (Mode, error) {
+	switch m := Mode(strings.TrimSpace(s)); m {
+	case "":
+		return ModeDefault, nil
+	case ModePlan, ModeDefault, ModeAcceptEdits, ModeUnattended:
+		return m, nil
+	}
+	return "", fmt.Errorf("unknown mode %q: use plan, default, accept-edits or unattended", s)
+}
+
+// Call is one tool call, with names already resolved by the caller.
+type Call struct {
+	Tool string
+	// Argv is the command line for run_command, argv[0] as the agent sent it.
+	Argv []string
+	// Binary is argv[0] resolved to an absolute path (see ResolveBinary).
+	Binary string
+	// Cwd is the absolute working directory of run_command.
+	Cwd string
+	// Paths are the absolute, cleaned paths a file tool touches.
+	Paths []string
+	// URL is fetch_url's target.
+	URL string
+}
+
+// Session is what Decide needs to know about the agent's session.
+type Session struct {
+	Mode Mode
+	// Workspaces are absolute, cleaned workspace roots.
+	Workspaces []string
+	// Home is the person's home directory, used for ~ in rules and for
+	// sensitive locations such as ~/.ssh.
+	Home string
+	// Grants are rules the person approved for this session only.
+	Grants []Rule
+}

@@ -1,0 +1,161 @@
+package policy
+
+import "fmt"
+
+func builtinRef(id string) RuleRef { return RuleRef{ID: id, Source: SourceBuiltin} }
+
+// Decide returns the verdict for call c in session s. See the package
+// documentation for the precedence it applies.
+func (p *Policy) Decide(s Session, c Call) Decision {
+	cls := classOf(c.Tool)
+	switch cls {
+	case classHuman:
+		return Decision{Verdict: Allow, Reason: "asking the person is always allowed", Rule: builtinRef("ask-human")}
+	case classUnknown:
+		return Decision{Verdict: Deny, Reason: fmt.Sprintf("%q is not a Gatehouse tool", c.Tool), Rule: builtinRef("unknown-tool")}
+	}
+	mode := s.Mode
+	if mode == "" {
+		mode = ModeDefault
+	}
+	if _, err := ParseMode(string(mode)); err != nil {
+		return Decision{Verdict: Deny, Reason: err.Error(), Rule: builtinRef("unknown-mode")}
+	}
+	a := p.analyze(&s, &c, cls)
+	if cls == classFetch && a.badURL {
+		return Decision{Verdict: Deny, Reason: "the URL could not be parsed; send an absolute http or https URL", Rule: builtinRef("bad-url")}
+	}
+
+	// User rules and session grants: most specific wins, then strictest.
+	var best *Rule
+	consider := func(r *Rule) {
+		if r.c == nil {
+			if r.compile("") != nil {
+				return // a malformed grant grants nothing
+			}
+		}
+		if !r.matches(a) {
+			return
+		}
+		if best == nil || r.c.specificity > best.c.specificity ||
+			(r.c.specificity == best.c.specificity && r.Action > best.Action) {
+			best = r
+		}
+	}
+	for i := range p.user {
+		consider(&p.user[i])
+	}
+	for i := range s.Grants {
+		g := s.Grants[i] // copy: compiling must not race on the caller's slice
+		g.source = SourceGrant
+		if g.Action != Allow {
+			continue
+		}
+		consider(&g)
+	}
+
+	var d Decision
+	if best != nil {
+		d = Decision{Verdict: best.Action, Rule: best.ref(), Reason: ruleReason(best)}
+		if d.Verdict == Allow {
+			for _, k := range a.risks {
+				if sticky(k.Kind) && !best.names(k) {
+					d = Decision{Verdict: Ask, Rule: builtinRef(string(k.Kind)),
+						Reason: fmt.Sprintf("%s; %s does not name it, so it still asks", k.Detail, best.ref())}
+					break
+				}
+			}
+		}
+		if mode == ModePlan && d.Verdict != Deny && !planPermits(a) {
+			d = Decision{Verdict: Deny, Rule: builtinRef("plan-mode"),
+				Reason: "plan mode is read-only; switch modes to let the agent change things"}
+		}
+	} else {
+		d = baseline(mode, a)
+		// An ask names the risk too, so the approval card explains itself.
+		if d.Verdict != Deny {
+			for _, k := range a.risks {
+				if sticky(k.Kind) {
+					d = Decision{Verdict: Ask, Rule: builtinRef(string(k.Kind)), Reason: k.Detail}
+					break
+				}
+			}
+		}
+	}
+
+	// Workspace rules can only raise the verdict.
+	for i := range p.workspace {
+		r := &p.workspace[i]
+		if r.Action > d.Verdict && r.matches(a) {
+			d.Verdict, d.Rule, d.Reason = r.Action, r.ref(), ruleReason(r)
+		}
+	}
+
+	if mode == ModeUnattended && d.Verdict == Ask {
+		d.Verdict = Deny
+		d.Reason = "unattended mode denies what would need approval: " + d.Reason
+	}
+	d.Risks = a.risks
+	return d
+}
+
+// planPermits is plan mode's ceiling: reads, fetches and builtin read-only
+// commands.
+func planPermits(a *analysis) bool {
+	switch a.class {
+	case classRead, classFetch:
+		return true
+	case classCommand:
+		return a.harmless != nil && a.harmless.readOnly
+	}
+	return false
+}
+
+func ruleReason(r *Rule) string {
+	if r.Reason != "" {
+		return r.Reason + " (" + r.ref().String() + ")"
+	}
+	return "matched " + r.ref().String()
+}
+
+// baseline is the mode's answer when no user rule or grant matched.
+func baseline(mode Mode, a *analysis) Decision {
+	deny := func(id, why string) Decision { return Decision{Verdict: Deny, Rule: builtinRef(id), Reason: why} }
+	ask := func(id, why string) Decision { return Decision{Verdict: Ask, Rule: builtinRef(id), Reason: why} }
+	allow := func(id, why string) Decision { return Decision{Verdict: Allow, Rule: builtinRef(id), Reason: why} }
+	plan := mode == ModePlan
+	switch a.class {
+	case classRead:
+		switch {
+		case a.inWorkspace:
+			return allow("workspace-read", "reads inside the workspace are allowed")
+		case plan:
+			return deny("plan-mode", "plan mode only reads inside the workspace")
+		}
+		return ask("outside-workspace", "reading outside the workspace needs approval")
+	case classWrite:
+		switch {
+		case plan:
+			return deny("plan-mode", "plan mode is read-only; switch modes to let the agent edit files")
+		case !a.inWorkspace:
+			return ask("outside-workspace", "writing outside the workspace needs approval")
+		case mode == ModeAcceptEdits || mode == ModeUnattended:
+			return allow("workspace-edit", "edits inside the workspace are allowed in "+string(mode)+" mode")
+		}
+		return ask("workspace-edit", "edits need approval in default mode; accept-edits mode allows them")
+	case classCommand:
+		switch {
+		case a.harmless != nil && (!plan || a.harmless.readOnly):
+			return allow("harmless-command", a.base+" is on the harmless-command list and runs inside the sandbox")
+		case plan:
+			return deny("plan-mode", "plan mode only runs read-only commands; switch modes to run "+a.base)
+		}
+		return ask("command", "running "+a.base+" needs approval")
+	case classFetch:
+		if plan {
+			return deny("plan-mode", "plan mode fetches only domains a rule allows")
+		}
+		return ask("fetch", "fetching from "+a.host+" needs approval; a domains rule can allow it")
+	}
+	return deny("unknown-tool", "unknown tool")
+}

@@ -1,0 +1,273 @@
+package policy
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestDecideTable(t *testing.T) {
+	f := newFixture(t)
+	user, err := Load(f.userFile, []string{f.ws})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bare := Builtin()
+	ws, home := f.ws, f.home
+	in := func(rel string) string { return filepath.Join(ws, rel) }
+	cmd := func(cwd, bin string, argv ...string) Call {
+		return Call{Tool: ToolRunCommand, Binary: bin, Cwd: cwd, Argv: argv}
+	}
+	file := func(tool string, paths ...string) Call { return Call{Tool: tool, Paths: paths} }
+	fetch := func(u string) Call { return Call{Tool: ToolFetchURL, URL: u} }
+	git := func(args ...string) Call { return cmd(ws, "/usr/bin/git", append([]string{"git"}, args...)...) }
+	rm := func(args ...string) Call { return cmd(ws, "/usr/bin/rm", append([]string{"rm"}, args...)...) }
+
+	type tc struct {
+		name   string
+		pol    *Policy
+		mode   Mode
+		call   Call
+		grants []Rule
+		want   Verdict
+		rule   string   // expected RuleRef.ID, when set
+		risk   RiskKind // a risk that must be noted, when set
+	}
+	cases := []tc{
+		// Reads, by mode.
+		{name: "default read in workspace", call: file(ToolReadFile, in("main.go")), want: Allow, rule: "workspace-read"},
+		{name: "plan read in workspace", mode: ModePlan, call: file(ToolReadFile, in("main.go")), want: Allow},
+		{name: "unattended read in workspace", mode: ModeUnattended, call: file(ToolReadFile, in("main.go")), want: Allow},
+		{name: "default read outside asks", call: file(ToolReadFile, "/etc/passwd"), want: Ask, risk: RiskOutsideWorkspace},
+		{name: "plan read outside denied", mode: ModePlan, call: file(ToolReadFile, "/etc/passwd"), want: Deny},
+		{name: "unattended read outside denied", mode: ModeUnattended, call: file(ToolReadFile, "/etc/passwd"), want: Deny},
+		{name: "list_dir in workspace", call: file(ToolListDir, ws), want: Allow},
+		{name: "search_files in workspace", call: file(ToolSearchFiles, in("src")), want: Allow},
+		{name: "read with no paths asks", call: file(ToolReadFile), want: Ask},
+		{name: "prefix sibling is outside", call: file(ToolReadFile, ws+"2/x"), want: Ask},
+		{name: "user rule allows notes", call: file(ToolReadFile, home+"/notes/a/todo.md"), want: Allow, rule: "allow-notes"},
+		{name: "user read rule is per tool", call: file(ToolListDir, home+"/notes"), want: Ask},
+		{name: "plan honours user read rule", mode: ModePlan, call: file(ToolReadFile, home+"/notes/x"), want: Allow},
+
+		// Writes, by mode.
+		{name: "default write asks", call: file(ToolWriteFile, in("main.go")), want: Ask, rule: "workspace-edit"},
+		{name: "accept-edits write allowed", mode: ModeAcceptEdits, call: file(ToolWriteFile, in("main.go")), want: Allow},
+		{name: "accept-edits edit allowed", mode: ModeAcceptEdits, call: file(ToolEditFile, in("a/b.go")), want: Allow},
+		{name: "plan write denied", mode: ModePlan, call: file(ToolWriteFile, in("main.go")), want: Deny, rule: "plan-mode"},
+		{name: "unattended write in workspace", mode: ModeUnattended, call: file(ToolWriteFile, in("main.go")), want: Allow},
+		{name: "accept-edits write outside asks", mode: ModeAcceptEdits, call: file(ToolWriteFile, "/tmp/x"), want: Ask},
+		{name: "unattended write outside denied", mode: ModeUnattended, call: file(ToolWriteFile, "/tmp/x"), want: Deny},
+		{name: "one path outside spoils the write", mode: ModeAcceptEdits, call: file(ToolWriteFile, in("a"), "/tmp/b"), want: Ask},
+		{name: "git hook is protected", mode: ModeAcceptEdits, call: file(ToolWriteFile, in(".git/hooks/pre-commit")), want: Ask, risk: RiskProtected},
+		{name: "git config is protected", mode: ModeAcceptEdits, call: file(ToolEditFile, in(".git/config")), want: Ask, risk: RiskProtected},
+		{name: "agent config is protected", mode: ModeAcceptEdits, call: file(ToolWriteFile, in(".claude/settings.json")), want: Ask, risk: RiskProtected},
+		{name: "workspace policy is protected", mode: ModeAcceptEdits, call: file(ToolWriteFile, in(".gatehouse/policy.toml")), want: Ask},
+		{name: "shell rc is protected", mode: ModeAcceptEdits, call: file(ToolWriteFile, home+"/.bashrc"), want: Ask, risk: RiskProtected},
+		{name: "unattended protected denied", mode: ModeUnattended, call: file(ToolWriteFile, in(".git/hooks/post-checkout")), want: Deny},
+		{name: "reading a git hook is fine", call: file(ToolReadFile, in(".git/hooks/pre-commit")), want: Allow},
+		{name: "workspace denies vendor writes", mode: ModeAcceptEdits, call: file(ToolWriteFile, in("vendor/x/y.go")), want: Deny, rule: "ws-deny-vendor"},
+		{name: "user denies /etc writes", mode: ModeAcceptEdits, call: file(ToolWriteFile, "/etc/hosts"), want: Deny, rule: "deny-etc-writes"},
+
+		// Harmless commands.
+		{name: "ls", call: cmd(ws, "/usr/bin/ls", "ls", "-la"), want: Allow, rule: "harmless-command"},
+		{name: "git status", call: git("status"), want: Allow},
+		{name: "git diff HEAD", call: git("diff", "HEAD~1"), want: Allow},
+		{name: "git diff --output writes", call: git("diff", "--output=/tmp/x"), want: Ask},
+		{name: "git commit is not harmless", call: git("commit", "-m", "x"), want: Ask},
+		{name: "rg", call: cmd(in("src"), "/usr/bin/rg", "rg", "TODO", "."), want: Allow},
+		{name: "rg --pre runs programs", call: cmd(ws, "/usr/bin/rg", "rg", "--pre", "sh", "x"), want: Ask},
+		{name: "find -name", call: cmd(ws, "/usr/bin/find", "find", ".", "-name", "*.go"), want: Allow},
+		{name: "find -delete", call: cmd(ws, "/usr/bin/find", "find", ".", "-delete"), want: Ask},
+		{name: "find -exec is an interpreter", call: cmd(ws, "/usr/bin/find", "find", ".", "-exec", "rm", "{}", ";"), want: Ask, risk: RiskInterpreter},
+		{name: "go test", call: cmd(ws, "/usr/local/go/bin/go", "go", "test", "./..."), want: Allow},
+		{name: "go test -exec", call: cmd(ws, "/usr/local/go/bin/go", "go", "test", "-exec", "x", "./..."), want: Ask},
+		{name: "plan go test denied", mode: ModePlan, call: cmd(ws, "/usr/local/go/bin/go", "go", "test"), want: Deny},
+		{name: "plan cat allowed", mode: ModePlan, call: cmd(ws, "/usr/bin/cat", "cat", "main.go"), want: Allow},
+		{name: "plan git log allowed", mode: ModePlan, call: git("log", "-5"), want: Allow},
+		{name: "plan git commit denied", mode: ModePlan, call: git("commit"), want: Deny},
+		{name: "cat outside workspace asks", call: cmd(ws, "/usr/bin/cat", "cat", "/etc/passwd"), want: Ask, risk: RiskOutsideWorkspace},
+		{name: "cat ../ escapes", call: cmd(ws, "/usr/bin/cat", "cat", "../other/x"), want: Ask},
+		{name: "ls with cwd outside asks", call: cmd("/var", "/usr/bin/ls", "ls"), want: Ask},
+		{name: "./git is not git", call: cmd(ws, in("git"), "./git", "status"), want: Ask, rule: "command"},
+		{name: "git from /tmp is not git", call: cmd(ws, "/tmp/bin/git", "git", "status"), want: Ask},
+		{name: "unknown command asks", call: cmd(ws, "/usr/bin/docker", "docker", "ps"), want: Ask},
+		{name: "unattended unknown command denied", mode: ModeUnattended, call: cmd(ws, "/usr/bin/docker", "docker", "ps"), want: Deny},
+
+		// Destructive patterns.
+		{name: "force push", pol: bare, call: git("push", "--force"), want: Ask, risk: RiskDestructive},
+		{name: "push -f", pol: bare, call: git("push", "-f", "origin", "main"), want: Ask, risk: RiskDestructive},
+		{name: "push --force-with-lease", pol: bare, call: git("push", "--force-with-lease=main"), want: Ask, risk: RiskDestructive},
+		{name: "push +refspec", pol: bare, call: git("push", "origin", "+main"), want: Ask, risk: RiskDestructive},
+		{name: "plain push asks without destructive note", pol: bare, call: git("push"), want: Ask, rule: "command"},
+		{name: "reset --hard", pol: bare, call: git("reset", "--hard", "HEAD~3"), want: Ask, risk: RiskDestructive},
+		{name: "git -C dir reset --hard", pol: bare, call: git("-C", "sub", "reset", "--hard"), want: Ask, risk: RiskDestructive},
+		{name: "clean -fdx", pol: bare, call: git("clean", "-fdx"), want: Ask, risk: RiskDestructive},
+		{name: "accept-edits cannot loosen reset --hard", pol: bare, mode: ModeAcceptEdits, call: git("reset", "--hard"), want: Ask, rule: "destructive"},
+		{name: "unattended reset --hard denied", pol: bare, mode: ModeUnattended, call: git("reset", "--hard"), want: Deny},
+		{name: "rm -rf .", pol: bare, call: rm("-rf", "."), want: Ask, risk: RiskDestructive},
+		{name: "rm -r workspace root", pol: bare, call: cmd("/", "/usr/bin/rm", "rm", "-r", ws), want: Ask, risk: RiskDestructive},
+		{name: "rm -rf *", pol: bare, call: rm("-rf", "*"), want: Ask, risk: RiskDestructive},
+		{name: "rm -fr ~", pol: bare, call: rm("-fr", "~"), want: Ask, risk: RiskDestructive},
+		{name: "rm -R /", pol: bare, call: rm("-R", "--", "/"), want: Ask, risk: RiskDestructive},
+		{name: "rm -rf ancestor of workspace", pol: bare, call: rm("-rf", ".."), want: Ask, risk: RiskDestructive},
+		{name: "rm -rf build is only a command", pol: bare, call: rm("-rf", "build"), want: Ask, rule: "command"},
+		{name: "user deny beats destructive ask", call: git("push", "--force"), want: Deny, rule: "deny-git-push"},
+		{name: "more specific allow beats deny", call: git("push", "origin", "main"), want: Allow, rule: "allow-git-push-origin"},
+		{name: "allow not naming --force still asks", call: git("push", "origin", "--force"), want: Ask, rule: "destructive"},
+		{name: "allow naming --force loosens", call: git("push", "--force", "mine"), want: Allow, rule: "allow-force-push-mine"},
+
+		// Interpreters.
+		{name: "bash", call: cmd(ws, "/usr/bin/bash", "bash", "-c", "ls"), want: Ask, risk: RiskInterpreter},
+		{name: "python3", call: cmd(ws, "/usr/bin/python3", "python3", "x.py"), want: Ask, risk: RiskInterpreter},
+		{name: "python3.12", call: cmd(ws, "/usr/bin/python3.12", "python3.12"), want: Ask, risk: RiskInterpreter},
+		{name: "env", call: cmd(ws, "/usr/bin/env", "env", "FOO=1", "ls"), want: Ask, risk: RiskInterpreter},
+		{name: "xargs", call: cmd(ws, "/usr/bin/xargs", "xargs", "rm"), want: Ask, risk: RiskInterpreter},
+		{name: "make", call: cmd(ws, "/usr/bin/make", "make"), want: Ask, risk: RiskInterpreter},
+		{name: "npx", call: cmd(ws, "/usr/bin/npx", "npx", "cowsay"), want: Ask, risk: RiskInterpreter},
+		{name: "npm exec", call: cmd(ws, "/usr/bin/npm", "npm", "exec", "x"), want: Ask, risk: RiskInterpreter},
+		{name: "sudo", call: cmd(ws, "/usr/bin/sudo", "sudo", "ls"), want: Ask, risk: RiskInterpreter},
+		{name: "git -c is an interpreter", pol: bare, call: git("-c", "core.pager=sh", "log"), want: Ask, risk: RiskInterpreter},
+		{name: "accept-edits cannot loosen bash", mode: ModeAcceptEdits, call: cmd(ws, "/bin/bash", "bash"), want: Ask, rule: "interpreter"},
+		{name: "unattended bash denied", mode: ModeUnattended, call: cmd(ws, "/bin/bash", "bash"), want: Deny},
+		{name: "plan bash denied", mode: ModePlan, call: cmd(ws, "/bin/bash", "bash"), want: Deny},
+		{name: "rule naming python3 allows it", call: cmd(ws, "/usr/bin/python3", "python3", "-m", "pytest", "-q"), want: Allow, rule: "allow-pytest"},
+		{name: "glob rule does not name bash", call: cmd(ws, "/opt/tools/bash", "bash"), want: Ask, rule: "interpreter"},
+		{name: "glob rule allows other tools", call: cmd(ws, "/opt/tools/fmt", "fmt"), want: Allow, rule: "allow-opt-tools"},
+		{name: "rule naming npm allows npm run lint", call: cmd(ws, "/usr/bin/npm", "npm", "run", "lint"), want: Allow},
+		{name: "npm run build still asks", call: cmd(ws, "/usr/bin/npm", "npm", "run", "build"), want: Ask},
+		{name: "rule naming go allows go generate", call: cmd(ws, "/usr/local/go/bin/go", "go", "generate", "./..."), want: Allow},
+		{name: "builtin go generate asks", pol: bare, call: cmd(ws, "/usr/local/go/bin/go", "go", "generate"), want: Ask, risk: RiskInterpreter},
+		{name: "workspace allow for bash ignored", call: cmd(ws, "/usr/bin/bash", "bash"), want: Ask},
+
+		// Sensitive targets.
+		{name: ".env in workspace asks", call: file(ToolReadFile, in(".env")), want: Ask, risk: RiskSensitive},
+		{name: ".env.local asks in accept-edits", mode: ModeAcceptEdits, call: file(ToolReadFile, in("web/.env.local")), want: Ask, risk: RiskSensitive},
+		{name: "plan .env asks", mode: ModePlan, call: file(ToolReadFile, in(".env")), want: Ask},
+		{name: "unattended .env denied", mode: ModeUnattended, call: file(ToolReadFile, in(".env")), want: Deny},
+		{name: "id_rsa", call: file(ToolReadFile, home+"/.ssh/id_rsa"), want: Ask, risk: RiskSensitive},
+		{name: "id_rsa copy in workspace", call: file(ToolReadFile, in("keys/id_rsa.bak")), want: Ask, risk: RiskSensitive},
+		{name: "rule naming .aws allows config", call: file(ToolReadFile, home+"/.aws/config"), want: Allow, rule: "allow-aws-config"},
+		{name: "~/.aws/credentials asks", call: file(ToolReadFile, home+"/.aws/credentials"), want: Ask, risk: RiskSensitive},
+		{name: "cat ~/.ssh key asks", call: cmd(ws, "/usr/bin/cat", "cat", "~/.ssh/id_ed25519"), want: Ask, risk: RiskSensitive},
+		{name: "cat .env asks", call: cmd(ws, "/usr/bin/cat", "cat", "./.env"), want: Ask, risk: RiskSensitive},
+		{name: "curl metadata", call: cmd(ws, "/usr/bin/wget", "wget", "http://169.254.169.254/latest/meta-data/"), want: Deny, risk: RiskSensitive},
+		{name: "curl metadata builtin", pol: bare, call: cmd(ws, "/usr/bin/curl", "curl", "http://169.254.169.254/"), want: Ask, risk: RiskSensitive},
+		{name: "--password argument", call: cmd(ws, "/usr/bin/mysql", "mysql", "--password=hunter2"), want: Ask, risk: RiskSensitive},
+		{name: "echo of a TOKEN asks", call: cmd(ws, "/usr/bin/echo", "echo", "MY_TOKEN"), want: Ask, rule: "sensitive"},
+		{name: "Secret is case-insensitive", pol: bare, call: cmd(ws, "/usr/bin/grep", "grep", "-r", "ClientSecret"), want: Ask, risk: RiskSensitive},
+		{name: "rule naming token allows gh auth token", call: cmd(ws, "/usr/bin/gh", "gh", "auth", "token"), want: Allow, rule: "allow-gh-auth-token"},
+		{name: "tokenizer.go is not sensitive", call: file(ToolReadFile, in("tokenizer.go")), want: Allow},
+		{name: "secrets.yaml is sensitive", call: file(ToolReadFile, in("config/secrets.yaml")), want: Ask, risk: RiskSensitive},
+		{name: "go test of a secrets package", call: cmd(ws, "/usr/local/go/bin/go", "go", "test", "./backend/secrets/..."), want: Allow},
+
+		// fetch_url and domains.
+		{name: "workspace tightens go.dev", call: fetch("https://go.dev/doc/"), want: Ask, rule: "ws-ask-go-dev"},
+		{name: "wildcard domain", call: fetch("https://pkg.golang.org/x"), want: Allow, rule: "allow-docs"},
+		{name: "wildcard excludes apex", call: fetch("https://golang.org/"), want: Ask},
+		{name: "domain case and dot", call: fetch("https://PKG.Golang.ORG./x"), want: Allow},
+		{name: "suffix is not subdomain", call: fetch("https://evilgolang.org/"), want: Ask},
+		{name: "denied domain", call: fetch("https://a.b.evil.example/"), want: Deny, rule: "deny-evil"},
+		{name: "unlisted domain asks", call: fetch("https://example.com/"), want: Ask, rule: "fetch"},
+		{name: "plan fetch unlisted denied", mode: ModePlan, call: fetch("https://example.com/"), want: Deny},
+		{name: "plan fetch allowed domain", mode: ModePlan, call: fetch("https://pkg.golang.org/"), want: Allow},
+		{name: "unattended fetch unlisted denied", mode: ModeUnattended, call: fetch("https://example.com/"), want: Deny},
+		{name: "fetch metadata", pol: bare, call: fetch("http://169.254.169.254/latest/"), want: Ask, risk: RiskSensitive},
+		{name: "allowed domain with token in URL asks", call: fetch("https://pkg.golang.org/?access_token=x"), want: Ask, risk: RiskSensitive},
+		{name: "bad URL denied", call: fetch("::not a url"), want: Deny, rule: "bad-url"},
+
+		// Workspace tighten-only.
+		{name: "user allow gh pr list", call: cmd(ws, "/usr/bin/gh", "gh", "pr", "list"), want: Allow, rule: "allow-gh-pr"},
+		{name: "workspace denies gh pr merge", call: cmd(ws, "/usr/bin/gh", "gh", "pr", "merge", "1"), want: Deny, rule: "ws-deny-merge"},
+		{name: "workspace asks for private reads", call: file(ToolReadFile, in("private/notes.txt")), want: Ask, rule: "ws-ask-private"},
+		{name: "workspace path rule sees command args", call: cmd(ws, "/usr/bin/cat", "cat", "private/x"), want: Ask, rule: "ws-ask-private"},
+
+		// Precedence at equal specificity.
+		{name: "ask beats allow", call: cmd(ws, "/usr/bin/curl", "curl", "https://x"), want: Ask, rule: "ask-curl"},
+		{name: "deny beats allow", call: cmd(ws, "/usr/bin/wget", "wget", "x"), want: Deny, rule: "deny-wget"},
+
+		// Session grants.
+		{name: "grant allows docker ps", call: cmd(ws, "/usr/bin/docker", "docker", "ps", "-a"),
+			grants: []Rule{RuleFromCall(cmd(ws, "/usr/bin/docker", "docker", "ps"), ScopeSession)}, want: Allow},
+		{name: "grant does not reach docker run", call: cmd(ws, "/usr/bin/docker", "docker", "run", "x"),
+			grants: []Rule{RuleFromCall(cmd(ws, "/usr/bin/docker", "docker", "ps"), ScopeSession)}, want: Ask},
+		{name: "grant for a path", mode: ModeDefault, call: file(ToolWriteFile, in("a.go")),
+			grants: []Rule{RuleFromCall(file(ToolWriteFile, in("a.go")), ScopeSession)}, want: Allow},
+		{name: "grant of bash names it", call: cmd(ws, "/usr/bin/bash", "bash", "build.sh"),
+			grants: []Rule{RuleFromCall(cmd(ws, "/usr/bin/bash", "bash", "build.sh"), ScopeSession)}, want: Allow},
+		{name: "grant does not escape workspace deny", mode: ModeAcceptEdits, call: file(ToolWriteFile, in("vendor/a.go")),
+			grants: []Rule{RuleFromCall(file(ToolWriteFile, in("vendor/a.go")), ScopeSession)}, want: Deny},
+		{name: "plan ceiling beats grant", mode: ModePlan, call: file(ToolWriteFile, in("a.go")),
+			grants: []Rule{RuleFromCall(file(ToolWriteFile, in("a.go")), ScopeSession)}, want: Deny},
+		{name: "deny grant is ignored", call: file(ToolReadFile, in("a.go")),
+			grants: []Rule{{Action: Deny, Tool: ToolReadFile}}, want: Allow},
+
+		// Odds and ends.
+		{name: "ask_human in plan", mode: ModePlan, call: Call{Tool: ToolAskHuman}, want: Allow},
+		{name: "ask_human unattended", mode: ModeUnattended, call: Call{Tool: ToolAskHuman}, want: Allow},
+		{name: "unknown tool", call: Call{Tool: "format_disk"}, want: Deny, rule: "unknown-tool"},
+		{name: "unknown mode", mode: "yolo", call: file(ToolReadFile, in("a")), want: Deny, rule: "unknown-mode"},
+	}
+	if len(cases) < 60 {
+		t.Fatalf("only %d cases", len(cases))
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			pol := c.pol
+			if pol == nil {
+				pol = user
+			}
+			s := Session{Mode: c.mode, Workspaces: []string{ws}, Home: home, Grants: c.grants}
+			d := pol.Decide(s, c.call)
+			if d.Verdict != c.want {
+				t.Fatalf("verdict %s, want %s (reason: %s; rule: %s)", d.Verdict, c.want, d.Reason, d.Rule)
+			}
+			if c.rule != "" && d.Rule.ID != c.rule {
+				t.Errorf("rule %s, want id %q (reason: %s)", d.Rule, c.rule, d.Reason)
+			}
+			if c.risk != "" && !hasRisk(d, c.risk) {
+				t.Errorf("risks %+v, want %s", d.Risks, c.risk)
+			}
+			if d.Reason == "" {
+				t.Error("empty reason")
+			}
+		})
+	}
+	t.Logf("%d cases", len(cases))
+}
+
+func hasRisk(d Decision, k RiskKind) bool {
+	for _, r := range d.Risks {
+		if r.Kind == k {
+			return true
+		}
+	}
+	return false
+}
+
+func TestDecisionPointsAtFileAndLine(t *testing.T) {
+	f := newFixture(t)
+	p, err := Load(f.userFile, []string{f.ws})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := Session{Workspaces: []string{f.ws}, Home: f.home}
+	d := p.Decide(s, Call{Tool: ToolFetchURL, URL: "https://x.evil.example/"})
+	if d.Rule.Source != SourceUser || d.Rule.File != f.userFile || d.Rule.Line == 0 {
+		t.Fatalf("rule ref %+v", d.Rule)
+	}
+	line := strings.Split(userPolicyTOML, "\n")[d.Rule.Line-1]
+	if line != "[[rule]]" {
+		t.Fatalf("line %d is %q, want the [[rule]] header", d.Rule.Line, line)
+	}
+	if !strings.Contains(d.Reason, "known bad") {
+		t.Errorf("reason %q lacks the rule's reason", d.Reason)
+	}
+	d = p.Decide(s, Call{Tool: ToolWriteFile, Paths: []string{f.ws + "/vendor/a"}, Cwd: f.ws})
+	if d.Rule.Source != SourceWorkspace || d.Rule.File != filepath.Join(f.ws, WorkspacePolicyFile) {
+		t.Fatalf("workspace rule ref %+v", d.Rule)
+	}
+	notices := p.Notices()
+	if len(notices) != 1 || !strings.Contains(notices[0], "ws-allow-bash") || !strings.Contains(notices[0], "only tighten") {
+		t.Fatalf("notices %q", notices)
+	}
+}

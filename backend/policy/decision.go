@@ -1,0 +1,118 @@
+package policy
+
+import (
+	"fmt"
+	"strconv"
+)
+
+// Verdict is what happens to a call. Its order is strictness: Allow < Ask < Deny.
+type Verdict int
+
+const (
+	Allow Verdict = iota
+	Ask
+	Deny
+)
+
+func (v Verdict) String() string {
+	switch v {
+	case Allow:
+		return "allow"
+	case Ask:
+		return "ask"
+	case Deny:
+		return "deny"
+	}
+	return "verdict(" + strconv.Itoa(int(v)) + ")"
+}
+
+// MarshalText renders the verdict as allow, ask or deny.
+func (v Verdict) MarshalText() ([]byte, error) { return []byte(v.String()), nil }
+
+// UnmarshalText parses allow, ask or deny.
+func (v *Verdict) UnmarshalText(b []byte) error {
+	switch string(b) {
+	case "allow":
+		*v = Allow
+	case "ask":
+		*v = Ask
+	case "deny":
+		*v = Deny
+	default:
+		return fmt.Errorf("action %q is not allow, ask or deny", b)
+	}
+	return nil
+}
+
+// Source says where a rule came from.
+type Source string
+
+const (
+	SourceBuiltin   Source = "builtin"
+	SourceUser      Source = "user"
+	SourceWorkspace Source = "workspace"
+	SourceGrant     Source = "session-grant"
+)
+
+// RuleRef names the rule that decided a call.
+type RuleRef struct {
+	ID     string `json:"id"`
+	Source Source `json:"source"`
+	// File and Line locate user and workspace rules; empty for builtin rules
+	// and grants.
+	File string `json:"file,omitempty"`
+	Line int    `json:"line,omitempty"`
+}
+
+func (r RuleRef) String() string {
+	switch {
+	case r.File != "" && r.Line > 0:
+		return fmt.Sprintf("%s rule %q (%s:%d)", r.Source, r.ID, r.File, r.Line)
+	case r.File != "":
+		return fmt.Sprintf("%s rule %q (%s)", r.Source, r.ID, r.File)
+	}
+	return fmt.Sprintf("%s rule %q", r.Source, r.ID)
+}
+
+// RiskKind classifies a risk note attached to a decision.
+type RiskKind string
+
+const (
+	// RiskInterpreter: the program runs arbitrary code it is given.
+	RiskInterpreter RiskKind = "interpreter"
+	// RiskSensitive: the call touches credentials or a metadata service.
+	RiskSensitive RiskKind = "sensitive"
+	// RiskDestructive: a pattern that discards work (force push, rm -r of the root…).
+	RiskDestructive RiskKind = "destructive"
+	// RiskProtected: a write to a file that configures code execution
+	// (.git/hooks, shell rc files, agent config).
+	RiskProtected RiskKind = "protected"
+	// RiskOutsideWorkspace: the call reaches outside every workspace root.
+	RiskOutsideWorkspace RiskKind = "outside-workspace"
+	// RiskNotRestorable is not set by this package: the checkpoint layer adds
+	// it when it cannot snapshot what a call would change.
+	RiskNotRestorable RiskKind = "not-restorable"
+)
+
+// Risk is one note shown to the person with an approval card.
+type Risk struct {
+	Kind   RiskKind `json:"kind"`
+	Detail string   `json:"detail"`
+	// names are the literal strings a user rule must contain to count as
+	// naming this risk explicitly (see Rule.names).
+	names []string
+	field ruleField
+}
+
+// Decision is Decide's answer.
+type Decision struct {
+	Verdict Verdict `json:"verdict"`
+	Reason  string  `json:"reason"`
+	Rule    RuleRef `json:"rule"`
+	Risks   []Risk  `json:"risks,omitempty"`
+}
+
+// AddRisk appends a note, for layers after policy (e.g. not restorable).
+func (d *Decision) AddRisk(kind RiskKind, detail string) {
+	d.Risks = append(d.Risks, Risk{Kind: kind, Detail: detail})
+}

@@ -1,0 +1,209 @@
+package policy
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/pelletier/go-toml/v2"
+	"github.com/pelletier/go-toml/v2/unstable"
+)
+
+// WorkspacePolicyFile is where a workspace ships its tighten-only policy.
+const WorkspacePolicyFile = ".gatehouse/policy.toml"
+
+// Policy is a loaded, compiled policy. It is immutable and safe for
+// concurrent use.
+type Policy struct {
+	user        []Rule
+	workspace   []Rule
+	trustedDirs map[string]bool
+	notices     []string
+}
+
+// userFile is the schema of the person's policy file.
+type userFile struct {
+	// TrustedBinDirs replaces the directories the harmless-command allowlist
+	// trusts.
+	TrustedBinDirs []string   `toml:"trusted_bin_dirs"`
+	Rules          []fileRule `toml:"rule"`
+}
+
+// workspaceFile is the schema of .gatehouse/policy.toml: rules only.
+type workspaceFile struct {
+	Rules []fileRule `toml:"rule"`
+}
+
+type fileRule struct {
+	ID      string   `toml:"id"`
+	Action  string   `toml:"action"`
+	Tool    string   `toml:"tool"`
+	Binary  string   `toml:"binary"`
+	Args    []string `toml:"args"`
+	Paths   []string `toml:"paths"`
+	Domains []string `toml:"domains"`
+	Reason  string   `toml:"reason"`
+}
+
+// Builtin returns the policy with no user or workspace files.
+func Builtin() *Policy {
+	p := &Policy{trustedDirs: set(defaultTrustedBinDirs...)}
+	return p
+}
+
+// Load reads the user's policy file (a missing file is an empty policy) and
+// each workspace root's .gatehouse/policy.toml. Workspace allow rules are
+// dropped with a notice (see Notices), because a workspace can only tighten.
+func Load(userPath string, workspaceRoots []string) (*Policy, error) {
+	p := Builtin()
+	if userPath != "" {
+		data, err := os.ReadFile(userPath)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+		case err != nil:
+			return nil, fmt.Errorf("cannot read the policy file %s: %w", userPath, err)
+		default:
+			uf, rules, err := parseUser(data, userPath)
+			if err != nil {
+				return nil, err
+			}
+			p.user = rules
+			if len(uf.TrustedBinDirs) > 0 {
+				p.trustedDirs = make(map[string]bool, len(uf.TrustedBinDirs))
+				for _, d := range uf.TrustedBinDirs {
+					if !filepath.IsAbs(d) {
+						return nil, fmt.Errorf("%s: trusted_bin_dirs entry %q must be an absolute path", userPath, d)
+					}
+					p.trustedDirs[filepath.Clean(d)] = true
+				}
+			}
+		}
+	}
+	for _, root := range workspaceRoots {
+		file := filepath.Join(root, WorkspacePolicyFile)
+		data, err := os.ReadFile(file)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("cannot read the workspace policy %s: %w", file, err)
+		}
+		rules, notices, err := parseWorkspace(data, file, filepath.Clean(root))
+		if err != nil {
+			return nil, err
+		}
+		p.workspace = append(p.workspace, rules...)
+		p.notices = append(p.notices, notices...)
+	}
+	return p, nil
+}
+
+// Notices are messages for the person about rules Load ignored.
+func (p *Policy) Notices() []string { return append([]string(nil), p.notices...) }
+
+func parseUser(data []byte, file string) (userFile, []Rule, error) {
+	var uf userFile
+	if err := decodeStrict(data, file, &uf); err != nil {
+		return uf, nil, err
+	}
+	rules, err := buildRules(data, file, uf.Rules, SourceUser, "")
+	return uf, rules, err
+}
+
+func parseWorkspace(data []byte, file, root string) ([]Rule, []string, error) {
+	var wf workspaceFile
+	if err := decodeStrict(data, file, &wf); err != nil {
+		return nil, nil, err
+	}
+	all, err := buildRules(data, file, wf.Rules, SourceWorkspace, root)
+	if err != nil {
+		return nil, nil, err
+	}
+	var keep []Rule
+	var notices []string
+	for _, r := range all {
+		if r.Action == Allow {
+			notices = append(notices, fmt.Sprintf("%s:%d: allow rule %q ignored, because a workspace policy can only tighten (ask or deny)", file, r.line, r.ID))
+			continue
+		}
+		keep = append(keep, r)
+	}
+	return keep, notices, nil
+}
+
+// decodeStrict decodes TOML, rejecting unknown keys, with errors that name
+// the file, line and key.
+func decodeStrict(data []byte, file string, v any) error {
+	dec := toml.NewDecoder(bytes.NewReader(data)).DisallowUnknownFields()
+	err := dec.Decode(v)
+	if err == nil {
+		return nil
+	}
+	var sm *toml.StrictMissingError
+	if errors.As(err, &sm) && len(sm.Errors) > 0 {
+		e := &sm.Errors[0]
+		row, _ := e.Position()
+		return fmt.Errorf("%s:%d: unknown key %q; remove it or check its spelling", file, row, strings.Join(e.Key(), "."))
+	}
+	var de *toml.DecodeError
+	if errors.As(err, &de) {
+		row, col := de.Position()
+		return fmt.Errorf("%s:%d:%d: %s; fix this line and reload", file, row, col, strings.TrimPrefix(de.Error(), "toml: "))
+	}
+	return fmt.Errorf("%s: %w", file, err)
+}
+
+func buildRules(data []byte, file string, frs []fileRule, src Source, base string) ([]Rule, error) {
+	lines := ruleLines(data)
+	rules := make([]Rule, 0, len(frs))
+	for i, fr := range frs {
+		line := 0
+		if i < len(lines) {
+			line = lines[i]
+		}
+		r := Rule{ID: fr.ID, Tool: fr.Tool, Binary: fr.Binary, Args: fr.Args, Paths: fr.Paths,
+			Domains: fr.Domains, Reason: fr.Reason, source: src, file: file, line: line}
+		if r.ID == "" {
+			r.ID = fmt.Sprintf("rule-%d", i+1)
+		}
+		if fr.Action == "" {
+			return nil, fmt.Errorf("%s:%d: rule %q has no action; set action = \"allow\", \"ask\" or \"deny\"", file, line, r.ID)
+		}
+		if err := r.Action.UnmarshalText([]byte(fr.Action)); err != nil {
+			return nil, fmt.Errorf("%s:%d: rule %q: %w", file, line, r.ID, err)
+		}
+		if err := r.compile(base); err != nil {
+			return nil, fmt.Errorf("%s:%d: rule %q: %w", file, line, r.ID, err)
+		}
+		rules = append(rules, r)
+	}
+	return rules, nil
+}
+
+// ruleLines returns the line of each [[rule]] header, in order, so decisions
+// can point at the rule that fired.
+func ruleLines(data []byte) []int {
+	var p unstable.Parser
+	p.Reset(data)
+	var lines []int
+	for p.NextExpression() {
+		e := p.Expression()
+		if e.Kind != unstable.ArrayTable {
+			continue
+		}
+		it := e.Key()
+		if !it.Next() {
+			continue
+		}
+		k := it.Node()
+		if string(k.Data) != "rule" || !it.IsLast() {
+			continue
+		}
+		lines = append(lines, p.Shape(k.Raw).Start.Line)
+	}
+	return lines
+}
