@@ -97,7 +97,7 @@ func TestResolveBinary(t *testing.T) {
 
 	cases := []struct {
 		argv0, cwd, want string
-		wantErr         bool
+		wantErr          bool
 	}{
 		{argv0: "git", cwd: ws, want: filepath.Join(bin, "git")},
 		{argv0: "./git", cwd: ws, want: filepath.Join(ws, "git")},
