@@ -1,0 +1,172 @@
+// Package proof is the doctor battery: real processes that try to break
+// out of a backend (read a canary in $HOME, write outside the workspace
+// and into .git/hooks, reach 127.0.0.1, read host secrets, fork-bomb,
+// outlive a kill) and a row per attempt saying whether the OS refused.
+// `gatehouse doctor` and the Go tests run the same checks.
+package proof
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/gatehouse-dev/gatehouse/sandbox"
+)
+
+// Outcome of one check.
+type Outcome string
+
+const (
+	Pass        Outcome = "PASS"
+	Fail        Outcome = "FAIL"
+	Unavailable Outcome = "UNAVAILABLE"
+)
+
+// Row is one check's result on one backend.
+type Row struct {
+	Backend string
+	Check   string
+	Outcome Outcome
+	Reason  string
+}
+
+// Check names, in battery order.
+const (
+	CheckHomeCanary    = "home canary unreadable"
+	CheckWriteOutside  = "write outside workspace fails"
+	CheckGitHooks      = "write .git/hooks/pre-commit fails"
+	CheckUncreatable   = "create .mcp.json/.vscode fails"
+	CheckNetwork       = "connect 127.0.0.1 fails (network none)"
+	CheckEnvSecrets    = "host env secrets absent"
+	CheckForkBomb      = "fork bomb contained"
+	CheckSleeperKilled = "sleeper killed on time, grandchildren too"
+)
+
+// Checks lists the battery's checks in order.
+var Checks = []string{
+	CheckHomeCanary, CheckWriteOutside, CheckGitHooks, CheckUncreatable,
+	CheckNetwork, CheckEnvSecrets, CheckForkBomb, CheckSleeperKilled,
+}
+
+// Options tune where the battery works.
+type Options struct {
+	// Home is the real home directory the canary is planted in; default
+	// os.UserHomeDir. It must be the home the backend protects.
+	Home string
+	// Scratch is where the test workspace is created; default os.TempDir.
+	Scratch string
+	Logger  *slog.Logger
+}
+
+// ForkBombLimit is the process limit the fork bomb runs under.
+const ForkBombLimit = 64
+
+// SessionLimits are the session limits Run opens its session with (the
+// container backend applies them to the whole container).
+func SessionLimits() sandbox.Limits {
+	l := sandbox.DefaultLimits()
+	l.Processes = ForkBombLimit
+	l.MemoryBytes = 512 << 20
+	return l
+}
+
+// Run executes the battery against b and returns one row per check. It
+// always cleans up after itself: canary, workspace, processes.
+func Run(ctx context.Context, b sandbox.Backend, o Options) []Row {
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.Home == "" {
+		o.Home, _ = os.UserHomeDir()
+	}
+	fail := func(reason string) []Row {
+		rows := make([]Row, 0, len(Checks))
+		for _, c := range Checks {
+			rows = append(rows, Row{Backend: b.Name(), Check: c, Outcome: Fail, Reason: reason})
+		}
+		return rows
+	}
+	root, err := os.MkdirTemp(o.Scratch, "gatehouse-doctor-")
+	if err != nil {
+		return fail(fmt.Sprintf("cannot create a scratch directory: %v", err))
+	}
+	defer os.RemoveAll(root)
+	ws := filepath.Join(root, "ws")
+	outside := filepath.Join(root, "outside")
+	for _, d := range []string{ws, outside, filepath.Join(ws, ".git", "hooks")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return fail(fmt.Sprintf("cannot create the test workspace: %v", err))
+		}
+	}
+	if err := os.WriteFile(filepath.Join(ws, ".git", "config"), []byte(gitConfig), 0o644); err != nil {
+		return fail(fmt.Sprintf("cannot create the test workspace: %v", err))
+	}
+	sess, err := b.Open(ctx, sandbox.SessionSpec{ID: "doctor-" + randHex(4), Workspaces: []string{ws}, Limits: SessionLimits()})
+	if err != nil {
+		return fail(fmt.Sprintf("cannot open a session: %v", err))
+	}
+	defer func() {
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+		defer cancel()
+		_ = sess.Close(cctx)
+	}()
+	e := &env{sess: sess, ws: ws, outside: outside, home: o.Home, log: o.Logger}
+	checks := []func(context.Context, *env) (Outcome, string){
+		checkHomeCanary, checkWriteOutside, checkGitHooks, checkUncreatable,
+		checkNetwork, checkEnvSecrets, checkForkBomb, checkSleeper,
+	}
+	rows := make([]Row, 0, len(checks))
+	for i, c := range checks {
+		out, reason := c(ctx, e)
+		rows = append(rows, Row{Backend: b.Name(), Check: Checks[i], Outcome: out, Reason: reason})
+	}
+	return rows
+}
+
+const gitConfig = "[core]\n\trepositoryformatversion = 0\n"
+
+type env struct {
+	sess    sandbox.Session
+	ws      string
+	outside string
+	home    string
+	log     *slog.Logger
+}
+
+// run executes argv in the workspace with a short default wall limit.
+func (e *env) run(ctx context.Context, argv []string, mod func(*sandbox.Spec)) (sandbox.Result, error) {
+	lim := sandbox.DefaultLimits()
+	lim.Wall = 30 * time.Second
+	lim.Processes = ForkBombLimit
+	lim.MemoryBytes = 512 << 20
+	spec := sandbox.Spec{
+		Argv:   argv,
+		Env:    []string{"PATH=/usr/local/bin:/usr/bin:/bin", "LC_ALL=C"},
+		Limits: lim,
+	}
+	if mod != nil {
+		mod(&spec)
+	}
+	return e.sess.Run(ctx, spec)
+}
+
+func randHex(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// Failed reports whether any row failed.
+func Failed(rows []Row) bool {
+	for _, r := range rows {
+		if r.Outcome == Fail {
+			return true
+		}
+	}
+	return false
+}
