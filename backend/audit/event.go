@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"regexp"
 	"strings"
 	"time"
 	"unicode"
@@ -55,13 +54,40 @@ var (
 	ErrPayloadTooLarge = errors.New("the audit payload is larger than 1 MiB; trim or summarise it before recording it")
 )
 
-var kindPattern = regexp.MustCompile(`^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)*$`)
+// validKind accepts lowercase dotted words: [a-z][a-z0-9_]* separated by '.'.
+// Hand-written because it runs on every append.
+func validKind(k string) bool {
+	if len(k) == 0 || len(k) > maxKindLen {
+		return false
+	}
+	wordStart := true
+	for i := 0; i < len(k); i++ {
+		c := k[i]
+		switch {
+		case c >= 'a' && c <= 'z':
+		case (c >= '0' && c <= '9') || c == '_':
+			if wordStart {
+				return false
+			}
+		case c == '.':
+			if wordStart {
+				return false
+			}
+			wordStart = true
+			continue
+		default:
+			return false
+		}
+		wordStart = false
+	}
+	return !wordStart
+}
 
 // prepare validates e and returns a copy with a canonical payload and a UTC
 // time, ready for the writer. It runs in the caller's goroutine so that the
 // parsing work is spread over appenders instead of serialised in the writer.
 func prepare(e Event) (Event, error) {
-	if len(e.Kind) == 0 || len(e.Kind) > maxKindLen || !kindPattern.MatchString(e.Kind) {
+	if !validKind(e.Kind) {
 		return Event{}, fmt.Errorf("%w: kind %q must be lowercase dotted words such as tool.call", ErrInvalidEvent, e.Kind)
 	}
 	if err := validActor(e.Actor); err != nil {

@@ -223,3 +223,49 @@ func TestDiskFullThenRecovers(t *testing.T) {
 		t.Fatalf("Verify = %+v, %v", rep, err)
 	}
 }
+
+func TestChunkRowsCoversBatches(t *testing.T) {
+	for n := 1; n <= 3*rowsPerInsert+1; n++ {
+		left, chunks := n, 0
+		for left > 0 {
+			rows, k := chunkRows(left)
+			if rows != 1<<k || rows > left || rows > rowsPerInsert {
+				t.Fatalf("chunkRows(%d) = %d, %d", left, rows, k)
+			}
+			left -= rows
+			chunks++
+		}
+		if chunks > n/rowsPerInsert+7 {
+			t.Fatalf("%d rows took %d statements", n, chunks)
+		}
+	}
+}
+
+// Batches of every remainder size go through the power-of-two statements.
+func TestBatchSizesAcrossChunkBoundaries(t *testing.T) {
+	s, _, _ := newTestStore(t)
+	ctx := context.Background()
+	total := 0
+	for _, n := range []int{1, 63, 64, 65, 127, 200} {
+		if err := s.insert(ctx, preparedEvents(t, n), &hasher{}); err != nil {
+			t.Fatalf("batch of %d: %v", n, err)
+		}
+		total += n
+	}
+	rep, err := s.Verify(ctx)
+	if err != nil || !rep.OK || rep.Checked != int64(total) {
+		t.Fatalf("Verify = %+v, %v", rep, err)
+	}
+}
+
+func preparedEvents(t *testing.T, n int) []Event {
+	out := make([]Event, n)
+	for i := range out {
+		e, err := prepare(ev("s", "tool.call", "agent:a", fmt.Sprintf(`{"i":%d}`, i)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[i] = e
+	}
+	return out
+}

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/gatehouse-dev/gatehouse/backend/db"
@@ -137,9 +138,36 @@ func (s *Store) commitBatch(batch []*request, h *hasher) {
 	}
 }
 
-const insertSQL = `INSERT INTO audit_events
-	(seq, time_ns, session, call_id, kind, actor, payload, prev_hash, hash)
-	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`
+const insertColumns = `INSERT INTO audit_events
+	(seq, time_ns, session, call_id, kind, actor, payload, prev_hash, hash) VALUES `
+
+const insertRow = "(?,?,?,?,?,?,?,?,?)"
+
+// rowsPerInsert is the most rows one INSERT statement carries; multi-row
+// statements cut the per-row cost of database/sql and cgo several-fold.
+// 9 columns x 64 rows stays far under SQLite's bound-parameter limit.
+const rowsPerInsert = 64
+
+// insertSQLs[k] inserts 1<<k rows. A batch is split into power-of-two
+// chunks so only these few statements exist, and each connection's statement
+// cache (db.StmtCacheSize) keeps them all prepared.
+var insertSQLs = func() []string {
+	var out []string
+	for n := 1; n <= rowsPerInsert; n *= 2 {
+		out = append(out, insertColumns+strings.TrimSuffix(strings.Repeat(insertRow+",", n), ","))
+	}
+	return out
+}()
+
+// chunkRows returns the largest power of two <= min(n, rowsPerInsert), and its log2.
+func chunkRows(n int) (rows, k int) {
+	rows = 1
+	for rows*2 <= n && rows*2 <= rowsPerInsert {
+		rows *= 2
+		k++
+	}
+	return rows, k
+}
 
 // insert assigns seq, time and hashes to events (in place) and commits them
 // in one transaction. events must come from prepare.
@@ -168,19 +196,15 @@ func (s *Store) insert(ctx context.Context, events []Event, h *hasher) (err erro
 	return nil
 }
 
-// insertEvents chains events after (seq, prev) and inserts them with one
-// prepared statement. Zero times become now.
+// insertEvents chains events after (seq, prev) and inserts them. Zero times
+// become now.
 func insertEvents(ctx context.Context, tx *sql.Tx, events []Event, seq int64, prev string, now time.Time, h *hasher) error {
-	stmt, err := tx.PrepareContext(ctx, insertSQL)
-	if err != nil {
-		return fmt.Errorf("prepare audit insert: %w", err)
-	}
-	defer stmt.Close()
 	now = now.UTC()
 	prevRaw, err := hex.DecodeString(prev)
 	if err != nil {
 		return fmt.Errorf("audit head hash: %w", err)
 	}
+	args := make([]any, 0, 9*min(len(events), rowsPerInsert))
 	for i := range events {
 		e := &events[i]
 		seq++
@@ -191,11 +215,16 @@ func insertEvents(ctx context.Context, tx *sql.Tx, events []Event, seq int64, pr
 		e.PrevHash = prev
 		hashHex, raw := h.sum(prev, e)
 		e.Hash = hashHex
-		if _, err := stmt.ExecContext(ctx, e.Seq, e.Time.UnixNano(), e.Session, e.CallID, e.Kind, e.Actor,
-			string(e.Payload), prevRaw, raw[:]); err != nil {
-			return fmt.Errorf("insert audit event %d: %w", e.Seq, err)
-		}
+		args = append(args, e.Seq, e.Time.UnixNano(), e.Session, e.CallID, e.Kind, e.Actor,
+			string(e.Payload), prevRaw, raw[:])
 		prev, prevRaw = hashHex, raw[:]
+	}
+	for start := 0; start < len(events); {
+		n, k := chunkRows(len(events) - start)
+		if _, err := tx.ExecContext(ctx, insertSQLs[k], args[start*9:(start+n)*9]...); err != nil {
+			return fmt.Errorf("insert audit events %d-%d: %w", events[start].Seq, events[start+n-1].Seq, err)
+		}
+		start += n
 	}
 	return nil
 }

@@ -21,6 +21,9 @@ import (
 // before giving up with SQLITE_BUSY.
 const BusyTimeoutMS = 10000
 
+// StmtCacheSize is how many prepared statements each connection keeps.
+const StmtCacheSize = 64
+
 // Open opens (creating if needed) the database at path, checks that the
 // durability settings took effect, and applies pending migrations.
 //
@@ -77,6 +80,9 @@ func dsn(abs string) string {
 	q.Set("_foreign_keys", "on")
 	q.Set("_busy_timeout", fmt.Sprint(BusyTimeoutMS))
 	q.Set("_txlock", "immediate")
+	// Per-connection prepared-statement cache: hot statements (the audit
+	// insert, the tail queries) skip SQLite's parser after first use.
+	q.Set("_stmt_cache_size", fmt.Sprint(StmtCacheSize))
 	return u.String() + "?" + q.Encode()
 }
 
