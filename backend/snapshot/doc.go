@@ -1,0 +1,35 @@
+// Package snapshot records the files an agent's call may change and puts them
+// back on request. It is the daemon's undo button.
+//
+// Everything lives under one directory the caller hands to Open (the data
+// dir's snapshots/), never inside a workspace, and the user's .git is read as
+// plain files only: git is never run.
+//
+// Layout of that directory:
+//
+//	packs/p-NNNNNNNN.pack  objects written by one checkpoint, appended and fsynced once
+//	packs/p-NNNNNNNN.idx   the pack's index, written after the pack is durable
+//	loose/xx/<hash>        big files cloned with FICLONE where the filesystem allows
+//	sessions/<key>.log     append-only, fsynced checkpoint records of one session
+//	cache/<root>.stat      stat cache of one workspace root (rebuilt if lost)
+//	journal/<id>.json      an in-flight rollback; replayed by Open after a crash
+//
+// Why packs and log files rather than one file per object or SQLite: a first
+// checkpoint of a large workspace writes ~100k objects, and one file (plus
+// fsync) per object is what makes shadow-git slow; one pack per checkpoint
+// costs one fsync. Checkpoint metadata is tiny, append-only and read whole at
+// Open, so a line-per-record log with a checksum per line gives durability
+// (fsync after append, torn tail ignored) without a second storage engine.
+//
+// Objects are keyed by the BLAKE3 hash of their content. Blobs are zstd
+// compressed unless that does not pay. Trees are stored like git trees, so an
+// unchanged subtree is one shared object. A checkpoint's tree for a
+// path-scoped request is the previous tree of the same root with just those
+// paths replaced.
+//
+// Rollback guarantee: Apply writes a journal (fsynced) before it touches the
+// workspace and every step is idempotent, so after a crash at any point Open
+// finishes the rollback: the workspace ends exactly in the target state of
+// the plan. A crash before the journal is durable leaves the workspace
+// untouched.
+package snapshot

@@ -1,0 +1,85 @@
+package snapshot
+
+import (
+	"errors"
+	"fmt"
+	"syscall"
+)
+
+// Sentinel errors; match them with errors.Is.
+var (
+	ErrNotFound         = errors.New("checkpoint not found")
+	ErrWrongSession     = errors.New("checkpoint belongs to another session")
+	ErrWorkspaceMissing = errors.New("workspace is missing")
+	ErrMissingObject    = errors.New("snapshot data is missing")
+	ErrCorruptObject    = errors.New("snapshot data is corrupt")
+	ErrNoSpace          = errors.New("no space left for snapshots")
+	ErrUnreadable       = errors.New("file is unreadable")
+	ErrTooLarge         = errors.New("file is larger than the snapshot size cap")
+	ErrSpecialFile      = errors.New("file is not a regular file, symlink or directory")
+	ErrPlanStale        = errors.New("workspace changed since the rollback preview")
+	ErrBadRequest       = errors.New("bad snapshot request")
+	ErrClosed           = errors.New("snapshot store is closed")
+)
+
+// WorkspaceMissingError says a checkpointed root no longer exists where it was.
+type WorkspaceMissingError struct{ Root string }
+
+func (e *WorkspaceMissingError) Error() string {
+	return fmt.Sprintf("workspace %s no longer exists; if it was moved, move it back or start a new session there", e.Root)
+}
+func (e *WorkspaceMissingError) Unwrap() error { return ErrWorkspaceMissing }
+
+// MissingObjectError names an object a checkpoint needs but the store lacks.
+type MissingObjectError struct {
+	Hash Hash
+	Path string // workspace path that needed it, when known
+}
+
+func (e *MissingObjectError) Error() string {
+	if e.Path != "" {
+		return fmt.Sprintf("snapshot data for %s (object %s) is missing; this checkpoint cannot be restored, pick a newer one", e.Path, e.Hash.Short())
+	}
+	return fmt.Sprintf("snapshot object %s is missing; this checkpoint cannot be restored, pick a newer one", e.Hash.Short())
+}
+func (e *MissingObjectError) Unwrap() error { return ErrMissingObject }
+
+// WrongSessionError rejects a checkpoint id used from another session.
+type WrongSessionError struct{ ID, Session, Owner string }
+
+func (e *WrongSessionError) Error() string {
+	return fmt.Sprintf("checkpoint %s belongs to another session, not %s; pick a checkpoint from this session", e.ID, e.Session)
+}
+func (e *WrongSessionError) Unwrap() error { return ErrWrongSession }
+
+// NoSpaceError reports that the disk holding the store filled up.
+type NoSpaceError struct {
+	Op  string
+	Err error
+}
+
+func (e *NoSpaceError) Error() string {
+	return fmt.Sprintf("the disk holding snapshots is full (%s); free some space or lower the snapshot budget", e.Op)
+}
+func (e *NoSpaceError) Unwrap() []error { return []error{ErrNoSpace, e.Err} }
+
+// PathError ties a problem to one workspace file.
+type PathError struct {
+	Path string
+	Err  error
+}
+
+func (e *PathError) Error() string { return e.Path + ": " + e.Err.Error() }
+func (e *PathError) Unwrap() error { return e.Err }
+
+// classifyIO turns disk-full errnos into NoSpaceError so callers can match
+// ErrNoSpace whatever step failed.
+func classifyIO(op string, err error) error {
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT) {
+		return &NoSpaceError{Op: op, Err: err}
+	}
+	return fmt.Errorf("%s: %w", op, err)
+}

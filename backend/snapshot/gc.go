@@ -1,0 +1,232 @@
+package snapshot
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"sort"
+)
+
+// PruneResult reports what Prune removed.
+type PruneResult struct {
+	Dropped      []string `json:"dropped"` // checkpoint ids
+	FreedBytes   int64    `json:"freed_bytes"`
+	LiveBytes    int64    `json:"live_bytes"`
+	PacksRewrite int      `json:"packs_rewritten"`
+}
+
+// maybePrune starts a background prune when the store may be over budget.
+// Cheap test first: no root can exceed the budget while the whole store is
+// under it.
+func (s *Store) maybePrune() {
+	if s.opts.BudgetBytes < 0 || s.objs.totalBytes() <= s.opts.BudgetBytes {
+		return
+	}
+	if !s.pruneRun.CompareAndSwap(false, true) {
+		return
+	}
+	s.saveWG.Add(1)
+	go func() {
+		defer s.saveWG.Done()
+		defer s.pruneRun.Store(false)
+		if s.closed.Load() {
+			return
+		}
+		if res, err := s.Prune(context.Background()); err != nil {
+			s.log.Warn("snapshot prune failed", "err", err)
+		} else if len(res.Dropped) > 0 {
+			s.log.Info("pruned old checkpoints", "dropped", len(res.Dropped), "freed", res.FreedBytes)
+		}
+	}()
+}
+
+// Prune drops, per workspace root, the oldest checkpoints beyond the byte
+// budget (the newest one always stays), then deletes every object no
+// remaining checkpoint reaches (mark and sweep), rewriting partly dead packs.
+func (s *Store) Prune(ctx context.Context) (PruneResult, error) {
+	s.gcMu.Lock()
+	defer s.gcMu.Unlock()
+	var res PruneResult
+	if s.closed.Load() {
+		return res, ErrClosed
+	}
+	all := s.ix.all() // oldest first
+	drop := map[string]*Checkpoint{}
+	if s.opts.BudgetBytes >= 0 {
+		roots := map[string][]*Checkpoint{}
+		for _, c := range all {
+			for _, r := range c.Roots {
+				roots[r.Root] = append(roots[r.Root], c)
+			}
+		}
+		for root, list := range roots {
+			seen := map[Hash]bool{}
+			var used int64
+			for i := len(list) - 1; i >= 0; i-- {
+				c := list[i]
+				tree, _ := c.tree(root)
+				n, err := s.markSize(tree, seen)
+				if err != nil {
+					return res, err
+				}
+				used += n
+				if used > s.opts.BudgetBytes && i < len(list)-1 {
+					for _, old := range list[:i+1] {
+						drop[old.ID] = old
+					}
+					break
+				}
+			}
+		}
+	}
+	bySession := map[string][]logLine{}
+	for id, c := range drop {
+		bySession[c.Session] = append(bySession[c.Session], logLine{Drop: id})
+		res.Dropped = append(res.Dropped, id)
+	}
+	sort.Strings(res.Dropped)
+	for sess, lines := range bySession {
+		if err := s.ix.append(sess, lines...); err != nil {
+			return res, err
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return res, err
+	}
+	live := map[Hash]bool{}
+	for _, c := range s.ix.all() {
+		for _, r := range c.Roots {
+			if _, err := s.markSize(r.Tree, live); err != nil {
+				return res, err
+			}
+		}
+	}
+	before := s.objs.totalBytes()
+	n, err := s.sweep(live)
+	res.PacksRewrite = n
+	if err != nil {
+		return res, err
+	}
+	s.trees.Clear()
+	s.treeN.Store(0)
+	res.LiveBytes = s.objs.totalBytes()
+	res.FreedBytes = before - res.LiveBytes
+	return res, nil
+}
+
+// markSize marks every object reachable from tree and returns the stored
+// size of those not marked before.
+func (s *Store) markSize(tree Hash, seen map[Hash]bool) (int64, error) {
+	if tree.IsZero() || seen[tree] {
+		return 0, nil
+	}
+	seen[tree] = true
+	var n int64
+	if l, ok := s.objs.loc(tree); ok {
+		n += l.stored
+	}
+	es, err := s.readTree(tree)
+	if err != nil {
+		return n, err
+	}
+	for _, e := range es {
+		switch e.Kind {
+		case KindDir:
+			m, err := s.markSize(e.Hash, seen)
+			n += m
+			if err != nil {
+				return n, err
+			}
+		case KindFile, KindSymlink:
+			if !seen[e.Hash] {
+				seen[e.Hash] = true
+				if l, ok := s.objs.loc(e.Hash); ok {
+					n += l.stored
+				}
+			}
+		}
+	}
+	return n, nil
+}
+
+// sweep removes unmarked objects. Packs that are partly live are copied
+// (live objects only, bytes unchanged) into a new pack first.
+func (s *Store) sweep(live map[Hash]bool) (int, error) {
+	o := s.objs
+	o.mu.Lock()
+	perPack := map[uint32][]idxEnt{}
+	deadPack := map[uint32]bool{}
+	var deadLoose []Hash
+	for h, l := range o.locs {
+		if l.pack == 0 {
+			if !live[h] {
+				deadLoose = append(deadLoose, h)
+			}
+			continue
+		}
+		if live[h] {
+			perPack[l.pack] = append(perPack[l.pack], idxEnt{h, l})
+		} else {
+			deadPack[l.pack] = true
+		}
+	}
+	o.mu.Unlock()
+	rewritten := 0
+	b := o.newBatch()
+	var emptied []uint32
+	for id := range deadPack {
+		for _, e := range perPack[id] {
+			raw, err := o.readStored(e.loc)
+			if err != nil {
+				b.abort()
+				return rewritten, fmt.Errorf("repack snapshot objects: %w", err)
+			}
+			if err := b.putStored(e.h, e.loc, raw); err != nil {
+				b.abort()
+				return rewritten, err
+			}
+		}
+		emptied = append(emptied, id)
+		rewritten++
+	}
+	if err := b.commit(); err != nil {
+		return rewritten, err
+	}
+	o.mu.Lock()
+	for _, id := range emptied {
+		if p := o.packs[id]; p != nil && p.f != nil {
+			p.f.Close()
+		}
+		delete(o.packs, id)
+	}
+	for h, l := range o.locs {
+		if deadPack[l.pack] { // live ones were re-pointed at the new pack by commit
+			delete(o.locs, h)
+		}
+	}
+	for _, h := range deadLoose {
+		if l, ok := o.locs[h]; ok {
+			o.looseBytes -= l.stored
+			delete(o.locs, h)
+		}
+	}
+	o.mu.Unlock()
+	for _, id := range emptied {
+		_ = os.Remove(o.packPath(id, "idx"))
+		_ = os.Remove(o.packPath(id, "pack"))
+	}
+	for _, h := range deadLoose {
+		_ = os.Remove(o.loosePath(h))
+	}
+	return rewritten, syncDir(o.packDir())
+}
+
+func (o *objects) readStored(l objLoc) ([]byte, error) {
+	f, err := o.packFile(l.pack)
+	if err != nil {
+		return nil, err
+	}
+	buf := make([]byte, l.stored)
+	_, err = f.ReadAt(buf, l.off)
+	return buf, err
+}

@@ -1,0 +1,208 @@
+package snapshot
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+)
+
+// index holds every checkpoint record, loaded from the per-session logs.
+// A log line is "<checksum> <json>\n"; a torn last line (crash mid-append)
+// fails its checksum and is ignored, which is safe because the record was
+// never acknowledged.
+type index struct {
+	dir string
+	log *slog.Logger
+
+	mu        sync.RWMutex
+	byID      map[string]*Checkpoint
+	bySession map[string][]*Checkpoint // append order
+	files     map[string]*os.File
+}
+
+type logLine struct {
+	Checkpoint *Checkpoint `json:"cp,omitempty"`
+	Drop       string      `json:"drop,omitempty"` // pruned checkpoint id
+}
+
+func openIndex(dir string, log *slog.Logger) (*index, error) {
+	ix := &index{dir: dir, log: log, byID: map[string]*Checkpoint{}, bySession: map[string][]*Checkpoint{}, files: map[string]*os.File{}}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, classifyIO("create snapshot index", err)
+	}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("read snapshot index: %w", err)
+	}
+	for _, e := range ents {
+		if strings.HasSuffix(e.Name(), ".log") {
+			if err := ix.load(filepath.Join(dir, e.Name())); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return ix, nil
+}
+
+func (ix *index) load(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("read snapshot index: %w", err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64<<10), 64<<20)
+	for n := 1; sc.Scan(); n++ {
+		line := sc.Bytes()
+		sp := bytes.IndexByte(line, ' ')
+		if sp != 16 {
+			ix.log.Warn("skipping damaged checkpoint record", "file", path, "line", n)
+			continue
+		}
+		sum := hashBytes(line[sp+1:])
+		if hex.EncodeToString(sum[:8]) != string(line[:sp]) {
+			ix.log.Warn("skipping damaged checkpoint record", "file", path, "line", n)
+			continue
+		}
+		var ll logLine
+		if err := json.Unmarshal(line[sp+1:], &ll); err != nil {
+			ix.log.Warn("skipping unreadable checkpoint record", "file", path, "line", n, "err", err)
+			continue
+		}
+		ix.apply(ll)
+	}
+	return sc.Err()
+}
+
+func (ix *index) apply(ll logLine) {
+	if c := ll.Checkpoint; c != nil {
+		if _, dup := ix.byID[c.ID]; !dup {
+			ix.byID[c.ID] = c
+			ix.bySession[c.Session] = append(ix.bySession[c.Session], c)
+		}
+	}
+	if ll.Drop != "" {
+		c := ix.byID[ll.Drop]
+		if c == nil {
+			return
+		}
+		delete(ix.byID, ll.Drop)
+		list := ix.bySession[c.Session]
+		for i, x := range list {
+			if x == c {
+				ix.bySession[c.Session] = append(list[:i:i], list[i+1:]...)
+				break
+			}
+		}
+	}
+}
+
+func sessionFile(session string) string {
+	h := hashBytes([]byte(session))
+	return hex.EncodeToString(h[:16]) + ".log"
+}
+
+// append writes records durably (fsync) and only then makes them visible.
+func (ix *index) append(session string, lines ...logLine) error {
+	var buf bytes.Buffer
+	for _, ll := range lines {
+		js, err := json.Marshal(ll)
+		if err != nil {
+			return err
+		}
+		sum := hashBytes(js)
+		buf.WriteString(hex.EncodeToString(sum[:8]))
+		buf.WriteByte(' ')
+		buf.Write(js)
+		buf.WriteByte('\n')
+	}
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	f := ix.files[session]
+	if f == nil {
+		path := filepath.Join(ix.dir, sessionFile(session))
+		_, statErr := os.Stat(path)
+		var err error
+		f, err = os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+		if err != nil {
+			return classifyIO("open checkpoint index", err)
+		}
+		if os.IsNotExist(statErr) {
+			if err := syncDir(ix.dir); err != nil {
+				f.Close()
+				return classifyIO("sync checkpoint index", err)
+			}
+		}
+		ix.files[session] = f
+	}
+	if _, err := f.Write(buf.Bytes()); err != nil {
+		return classifyIO("write checkpoint index", err)
+	}
+	if err := f.Sync(); err != nil {
+		return classifyIO("sync checkpoint index", err)
+	}
+	for _, ll := range lines {
+		ix.apply(ll)
+	}
+	return nil
+}
+
+func (ix *index) get(id string) *Checkpoint {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	return ix.byID[id]
+}
+
+func (ix *index) list(session string) []*Checkpoint {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	return append([]*Checkpoint(nil), ix.bySession[session]...)
+}
+
+func (ix *index) all() []*Checkpoint {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	out := make([]*Checkpoint, 0, len(ix.byID))
+	for _, c := range ix.byID {
+		out = append(out, c)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Time.Before(out[j].Time) })
+	return out
+}
+
+// latestTree is the newest tree of root, preferring the given session.
+func (ix *index) latestTree(session, root string) (Hash, bool) {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	list := ix.bySession[session]
+	for i := len(list) - 1; i >= 0; i-- {
+		if h, ok := list[i].tree(root); ok {
+			return h, true
+		}
+	}
+	var best *Checkpoint
+	var bestTree Hash
+	for _, c := range ix.byID {
+		if h, ok := c.tree(root); ok && (best == nil || c.Time.After(best.Time)) {
+			best, bestTree = c, h
+		}
+	}
+	return bestTree, best != nil
+}
+
+func (ix *index) close() {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	for k, f := range ix.files {
+		f.Close()
+		delete(ix.files, k)
+	}
+}

@@ -1,0 +1,234 @@
+package snapshot
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+)
+
+// statKey is what must be equal for a file to be trusted unchanged without
+// reading it (git's rule, with ctime and inode so in-place rewrites that
+// restore mtime are still caught).
+type statKey struct {
+	mtime, ctime int64
+	ino, dev     uint64
+	size         int64
+	mode         uint32
+}
+
+// node is one entry of a root's stat cache: the tree entry plus the stat it
+// was computed from. Nodes are immutable once built, so a new scan can share
+// unchanged nodes with the old cache and be adopted atomically on commit.
+type node struct {
+	e    Entry
+	st   statKey
+	racy bool // modified too close to the scan to trust the stat next time
+	kids []*node
+	// detail explains an unrestorable entry; not persisted.
+	detail string
+}
+
+func (n *node) child(name string) *node {
+	if n == nil {
+		return nil
+	}
+	i := sort.Search(len(n.kids), func(i int) bool { return n.kids[i].e.Name >= name })
+	if i < len(n.kids) && n.kids[i].e.Name == name {
+		return n.kids[i]
+	}
+	return nil
+}
+
+func (n *node) lookup(rel string) *node {
+	if rel == "" {
+		return n
+	}
+	for _, part := range strings.Split(rel, "/") {
+		n = n.child(part)
+		if n == nil {
+			return nil
+		}
+	}
+	return n
+}
+
+// withPath returns a copy of root where rel is replaced by repl (nil
+// deletes). Ancestors lose their tree hash because it no longer describes
+// them. If an ancestor is not cached the root is returned unchanged, which
+// only means the path is re-read next time.
+func withPath(root *node, parts []string, repl *node) *node {
+	if root == nil || root.e.Kind != KindDir {
+		return root
+	}
+	cp := *root
+	cp.e.Hash = Hash{}
+	name := parts[0]
+	i := sort.Search(len(root.kids), func(i int) bool { return root.kids[i].e.Name >= name })
+	found := i < len(root.kids) && root.kids[i].e.Name == name
+	if len(parts) > 1 {
+		if !found {
+			return root
+		}
+		sub := withPath(root.kids[i], parts[1:], repl)
+		if sub == root.kids[i] {
+			return root
+		}
+		cp.kids = append([]*node(nil), root.kids...)
+		cp.kids[i] = sub
+		return &cp
+	}
+	kids := make([]*node, 0, len(root.kids)+1)
+	kids = append(kids, root.kids[:i]...)
+	if repl != nil {
+		r := *repl
+		r.e.Name = name
+		kids = append(kids, &r)
+	}
+	if found {
+		i++
+	}
+	kids = append(kids, root.kids[i:]...)
+	cp.kids = kids
+	return &cp
+}
+
+const statMagic = "ghstat1\n"
+
+func writeStatCache(path string, root *node) error {
+	tmp := path + ".tmp"
+	f, err := os.OpenFile(tmp, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o600)
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriterSize(f, 1<<20)
+	w.WriteString(statMagic)
+	var tmpb [binary.MaxVarintLen64]byte
+	uv := func(v uint64) { w.Write(tmpb[:binary.PutUvarint(tmpb[:], v)]) }
+	sv := func(v int64) { w.Write(tmpb[:binary.PutVarint(tmpb[:], v)]) }
+	var emit func(n *node)
+	emit = func(n *node) {
+		uv(uint64(len(n.e.Name)))
+		w.WriteString(n.e.Name)
+		w.WriteByte(byte(n.e.Kind))
+		w.WriteByte(byte(n.e.Reason))
+		uv(uint64(n.e.Perm))
+		sv(n.e.Size)
+		w.Write(n.e.Hash[:])
+		sv(n.st.mtime)
+		sv(n.st.ctime)
+		uv(n.st.ino)
+		uv(n.st.dev)
+		sv(n.st.size)
+		uv(uint64(n.st.mode))
+		if n.racy {
+			w.WriteByte(1)
+		} else {
+			w.WriteByte(0)
+		}
+		uv(uint64(len(n.kids)))
+		for _, k := range n.kids {
+			emit(k)
+		}
+	}
+	emit(root)
+	err = w.Flush()
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		// No fsync: a lost or stale cache only costs re-reading files.
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		_ = os.Remove(tmp)
+	}
+	return err
+}
+
+var errBadCache = errors.New("stat cache is damaged")
+
+func readStatCache(path string) (*node, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	if !bytes.HasPrefix(data, []byte(statMagic)) {
+		return nil, errBadCache
+	}
+	r := bytes.NewReader(data[len(statMagic):])
+	uv := func() uint64 {
+		v, e := binary.ReadUvarint(r)
+		if e != nil && err == nil {
+			err = e
+		}
+		return v
+	}
+	sv := func() int64 {
+		v, e := binary.ReadVarint(r)
+		if e != nil && err == nil {
+			err = e
+		}
+		return v
+	}
+	byteAt := func() byte {
+		b, e := r.ReadByte()
+		if e != nil && err == nil {
+			err = e
+		}
+		return b
+	}
+	var read func(depth int) *node
+	read = func(depth int) *node {
+		if depth > 4096 {
+			err = errBadCache
+			return nil
+		}
+		n := &node{}
+		l := uv()
+		if err != nil || l > uint64(r.Len()) {
+			err = errBadCache
+			return nil
+		}
+		name := make([]byte, l)
+		io.ReadFull(r, name)
+		n.e.Name = string(name)
+		n.e.Kind = Kind(byteAt())
+		n.e.Reason = Reason(byteAt())
+		n.e.Perm = uint32(uv())
+		n.e.Size = sv()
+		if _, e := io.ReadFull(r, n.e.Hash[:]); e != nil {
+			err = errBadCache
+			return nil
+		}
+		n.st.mtime, n.st.ctime = sv(), sv()
+		n.st.ino, n.st.dev = uv(), uv()
+		n.st.size = sv()
+		n.st.mode = uint32(uv())
+		n.racy = byteAt() == 1
+		k := uv()
+		if err != nil || k > uint64(r.Len()) {
+			err = errBadCache
+			return nil
+		}
+		if k > 0 {
+			n.kids = make([]*node, k)
+			for i := range n.kids {
+				if n.kids[i] = read(depth + 1); err != nil {
+					return nil
+				}
+			}
+		}
+		return n
+	}
+	root := read(0)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", errBadCache, err)
+	}
+	return root, nil
+}

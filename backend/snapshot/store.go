@@ -1,0 +1,259 @@
+package snapshot
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"sync/atomic"
+
+	"golang.org/x/sys/unix"
+)
+
+// Options tune a Store. The zero value gives the defaults.
+type Options struct {
+	// Exclude are glob patterns never recorded nor touched by rollback (see
+	// excluder for the syntax). Nil means DefaultExcludes(); an empty,
+	// non-nil slice excludes nothing.
+	Exclude []string
+	// MaxFileSize: bigger files are recorded as not restorable. Default 64 MiB.
+	MaxFileSize int64
+	// BudgetBytes caps the stored bytes reachable from one workspace root's
+	// checkpoints; older checkpoints are pruned past it. Default 10 GiB;
+	// negative means unlimited.
+	BudgetBytes int64
+	// CloneMinSize is the size from which files are reflinked into the store
+	// when the filesystem supports it. Default 1 MiB.
+	CloneMinSize int64
+	// Workers bounds parallel file reads. Default 2×GOMAXPROCS.
+	Workers int
+}
+
+func (o Options) withDefaults() Options {
+	if o.Exclude == nil {
+		o.Exclude = DefaultExcludes()
+	}
+	if o.MaxFileSize <= 0 {
+		o.MaxFileSize = 64 << 20
+	}
+	if o.BudgetBytes == 0 {
+		o.BudgetBytes = 10 << 30
+	}
+	if o.CloneMinSize <= 0 {
+		o.CloneMinSize = 1 << 20
+	}
+	if o.Workers <= 0 {
+		o.Workers = 2 * runtime.GOMAXPROCS(0)
+	}
+	return o
+}
+
+// Store is an open snapshot directory. It is safe for concurrent use.
+type Store struct {
+	dir  string
+	opts Options
+	log  *slog.Logger
+	objs *objects
+	ix   *index
+	ex   *excluder
+	lock *os.File
+
+	// gcMu: checkpoints and rollbacks share it; GC takes it exclusively.
+	gcMu sync.RWMutex
+
+	rootsMu sync.Mutex
+	roots   map[string]*rootState
+
+	trees    sync.Map // Hash -> []Entry, bounded by treeN
+	treeN    atomic.Int64
+	saveWG   sync.WaitGroup
+	stamp    *os.File
+	selfDev  uint64
+	selfIno  uint64
+	closed   atomic.Bool
+	pruneRun atomic.Bool
+}
+
+type rootState struct {
+	mu     sync.Mutex
+	loaded bool
+	cache  *node
+	saveMu sync.Mutex
+	gen    atomic.Uint64
+}
+
+// Open opens (creating if needed) the snapshot store in dir and finishes any
+// rollback a crash interrupted.
+func Open(dir string, opts Options, log *slog.Logger) (*Store, error) {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, classifyIO("create snapshot store", err)
+	}
+	lock, err := os.OpenFile(filepath.Join(dir, "lock"), os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return nil, classifyIO("open snapshot store", err)
+	}
+	if err := unix.Flock(int(lock.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+		lock.Close()
+		return nil, fmt.Errorf("snapshot store %s is in use by another process; stop it first: %w", dir, err)
+	}
+	s := &Store{dir: dir, opts: opts.withDefaults(), log: log, lock: lock, roots: map[string]*rootState{}}
+	s.ex = newExcluder(s.opts.Exclude)
+	fail := func(err error) (*Store, error) {
+		lock.Close()
+		return nil, err
+	}
+	for _, d := range []string{"cache", "journal"} {
+		if err := os.MkdirAll(filepath.Join(dir, d), 0o700); err != nil {
+			return fail(classifyIO("create snapshot store", err))
+		}
+	}
+	var st unix.Stat_t
+	if err := unix.Stat(dir, &st); err != nil {
+		return fail(err)
+	}
+	s.selfDev, s.selfIno = uint64(st.Dev), st.Ino
+	if s.stamp, err = os.OpenFile(filepath.Join(dir, "cache", "stamp"), os.O_CREATE|os.O_RDWR, 0o600); err != nil {
+		return fail(classifyIO("open snapshot store", err))
+	}
+	if s.objs, err = openObjects(dir, log); err != nil {
+		return fail(err)
+	}
+	if s.ix, err = openIndex(filepath.Join(dir, "sessions"), log); err != nil {
+		return fail(err)
+	}
+	if err := s.Recover(context.Background()); err != nil {
+		s.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// Close waits for background writes and releases the store.
+func (s *Store) Close() error {
+	if s.closed.Swap(true) {
+		return nil
+	}
+	s.gcMu.Lock()
+	defer s.gcMu.Unlock()
+	s.saveWG.Wait()
+	if s.ix != nil {
+		s.ix.close()
+	}
+	if s.objs != nil {
+		s.objs.close()
+	}
+	if s.stamp != nil {
+		s.stamp.Close()
+	}
+	return s.lock.Close()
+}
+
+// Dir is the store's directory.
+func (s *Store) Dir() string { return s.dir }
+
+func (s *Store) rootState(root string) *rootState {
+	s.rootsMu.Lock()
+	defer s.rootsMu.Unlock()
+	rs := s.roots[root]
+	if rs == nil {
+		rs = &rootState{}
+		s.roots[root] = rs
+	}
+	return rs
+}
+
+func (s *Store) cachePath(root string) string {
+	h := hashBytes([]byte(root))
+	return filepath.Join(s.dir, "cache", h.String()[:32]+".stat")
+}
+
+// ensureLoaded reads the root's stat cache once; rs.mu must be held.
+func (s *Store) ensureLoaded(root string, rs *rootState) {
+	if rs.loaded {
+		return
+	}
+	rs.loaded = true
+	n, err := readStatCache(s.cachePath(root))
+	if err != nil {
+		if !errors.Is(err, os.ErrNotExist) {
+			s.log.Warn("ignoring snapshot stat cache", "root", root, "err", err)
+		}
+		return
+	}
+	rs.cache = n
+}
+
+// adopt installs a committed scan as the root's cache and saves it in the
+// background; a lost save only costs re-reading files later.
+func (s *Store) adopt(root string, rs *rootState, n *node) {
+	if n == nil || n == rs.cache {
+		return
+	}
+	rs.cache = n
+	gen := rs.gen.Add(1)
+	s.saveWG.Add(1)
+	go func() {
+		defer s.saveWG.Done()
+		rs.saveMu.Lock()
+		defer rs.saveMu.Unlock()
+		if rs.gen.Load() != gen {
+			return // a newer cache will be saved
+		}
+		if err := writeStatCache(s.cachePath(root), n); err != nil {
+			s.log.Warn("could not save snapshot stat cache", "root", root, "err", err)
+		}
+	}()
+}
+
+// fsNow returns the filesystem's current timestamp by touching a file in
+// the store, so racy checks compare like with like (the kernel's coarse
+// file clock can lag the wall clock).
+func (s *Store) fsNow() int64 {
+	if _, err := s.stamp.WriteAt([]byte{'x'}, 0); err == nil {
+		var st unix.Stat_t
+		if unix.Fstat(int(s.stamp.Fd()), &st) == nil {
+			return statKeyOf(&st).mtime
+		}
+	}
+	return 0 // everything counts as racy: correct, only slower
+}
+
+func (s *Store) newScanner(ctx context.Context, b *batch, root string, hash bool) *scanner {
+	return &scanner{
+		ctx: ctx, objs: s.objs, b: b, ex: s.ex, maxFile: s.opts.MaxFileSize, cloneMin: s.opts.CloneMinSize,
+		stamp: s.fsNow(), skipDev: s.selfDev, skipIno: s.selfIno, hash: hash,
+		sem: make(chan struct{}, s.opts.Workers), root: root,
+	}
+}
+
+// readTree loads a tree object, memoised (trees are immutable).
+func (s *Store) readTree(h Hash) ([]Entry, error) {
+	if v, ok := s.trees.Load(h); ok {
+		return v.([]Entry), nil
+	}
+	data, err := s.objs.get(h)
+	if err != nil {
+		return nil, err
+	}
+	es, err := decodeTree(data)
+	if err != nil {
+		return nil, err
+	}
+	if s.treeN.Add(1) > 50000 {
+		s.trees.Clear()
+		s.treeN.Store(0)
+	}
+	s.trees.Store(h, es)
+	return es, nil
+}

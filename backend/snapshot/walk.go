@@ -1,0 +1,416 @@
+package snapshot
+
+import (
+	"context"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/zeebo/blake3"
+	"golang.org/x/sys/unix"
+)
+
+// scanner reads one workspace root into nodes, reusing cached nodes whose
+// stat is unchanged and storing new content into a batch. With hash=false it
+// only classifies entries (Preflight).
+type scanner struct {
+	ctx      context.Context
+	objs     *objects
+	b        *batch
+	ex       *excluder
+	maxFile  int64
+	cloneMin int64
+	stamp    int64 // filesystem time at scan start; see racy
+	skipDev  uint64
+	skipIno  uint64
+	hash     bool
+	sem      chan struct{}
+
+	mu     sync.Mutex
+	unrest []NotRestorable
+	root   string
+
+	files, dirs, links, hashed atomic.Int64
+	bytes, hashedBytes         atomic.Int64
+}
+
+func (s *scanner) note(rel string, size int64, r Reason, detail string) {
+	s.mu.Lock()
+	s.unrest = append(s.unrest, NotRestorable{Root: s.root, Path: rel, Size: size, Kind: reasonName(r), Detail: detail})
+	s.mu.Unlock()
+}
+
+// spawn runs f on another goroutine when a slot is free, else inline, so
+// the walk uses all cores without unbounded goroutines or open fds.
+func (s *scanner) spawn(wg *sync.WaitGroup, f func()) {
+	select {
+	case s.sem <- struct{}{}:
+		wg.Add(1)
+		go func() {
+			defer func() { <-s.sem; wg.Done() }()
+			f()
+		}()
+	default:
+		f()
+	}
+}
+
+func joinRel(dir, name string) string {
+	if dir == "" {
+		return name
+	}
+	return dir + "/" + name
+}
+
+func isGone(err error) bool {
+	return errors.Is(err, unix.ENOENT) || errors.Is(err, unix.ENOTDIR)
+}
+
+// readNames lists a directory, sorted.
+func readNames(fd int) ([]string, error) {
+	var names []string
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := unix.ReadDirent(fd, buf)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		if n <= 0 {
+			break
+		}
+		_, _, names = unix.ParseDirent(buf[:n], -1, names)
+	}
+	sort.Strings(names)
+	return names, nil
+}
+
+// scanDir scans the open directory fd (owned and closed here) at rel.
+func (s *scanner) scanDir(fd int, rel string, self Entry, old *node) (*node, error) {
+	defer unix.Close(fd)
+	if err := s.ctx.Err(); err != nil {
+		return nil, err
+	}
+	s.dirs.Add(1)
+	names, err := readNames(fd)
+	if err != nil {
+		return s.unreadable(rel, self.Name, 0, err), nil
+	}
+	kids := make([]*node, len(names))
+	errs := make([]error, len(names))
+	var wg sync.WaitGroup
+	for i, name := range names {
+		var st unix.Stat_t
+		if err := unix.Fstatat(fd, name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+			if !isGone(err) {
+				kids[i] = s.unreadable(joinRel(rel, name), name, 0, err)
+			}
+			continue
+		}
+		childRel := joinRel(rel, name)
+		isDir := st.Mode&unix.S_IFMT == unix.S_IFDIR
+		if s.ex.match(childRel, isDir) {
+			continue
+		}
+		oldKid := old.child(name)
+		if isDir {
+			if uint64(st.Dev) == s.skipDev && st.Ino == s.skipIno {
+				continue // the snapshot store itself; never snapshot it
+			}
+			i, name, perm := i, name, uint32(st.Mode&07777)
+			s.spawn(&wg, func() {
+				kids[i], errs[i] = s.openAndScan(fd, childRel, name, perm, oldKid)
+			})
+			continue
+		}
+		key := statKeyOf(&st)
+		if oldKid != nil && !oldKid.racy && oldKid.st == key && oldKid.e.Name == name && s.reusable(oldKid) {
+			kids[i] = oldKid
+			s.count(oldKid)
+			continue
+		}
+		i, name := i, name
+		s.spawn(&wg, func() {
+			kids[i], errs[i] = s.scanLeaf(fd, childRel, name, &st)
+			if kids[i] != nil {
+				s.count(kids[i])
+			}
+		})
+	}
+	wg.Wait()
+	for _, e := range errs {
+		if e != nil {
+			return nil, e
+		}
+	}
+	out := kids[:0]
+	for _, k := range kids {
+		if k != nil {
+			out = append(out, k)
+			if k.e.Kind == KindUnrestorable {
+				s.note(joinRel(rel, k.e.Name), k.e.Size, k.e.Reason, k.detail)
+			}
+		}
+	}
+	return s.finishDir(self, out, old)
+}
+
+func (s *scanner) count(n *node) {
+	switch n.e.Kind {
+	case KindFile:
+		s.files.Add(1)
+		s.bytes.Add(n.e.Size)
+	case KindSymlink:
+		s.links.Add(1)
+	}
+}
+
+// reusable says a cached node can stand for the file without reading it.
+func (s *scanner) reusable(n *node) bool {
+	switch n.e.Kind {
+	case KindFile, KindSymlink:
+		return !s.hash || s.b.has(n.e.Hash)
+	case KindUnrestorable:
+		return n.e.Reason == ReasonTooLarge
+	}
+	return false
+}
+
+func (s *scanner) openAndScan(parent int, rel, name string, perm uint32, old *node) (*node, error) {
+	fd, err := unix.Openat(parent, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err != nil {
+		if isGone(err) || errors.Is(err, unix.ELOOP) {
+			return nil, nil
+		}
+		return s.unreadable(rel, name, 0, err), nil
+	}
+	return s.scanDir(fd, rel, Entry{Name: name, Kind: KindDir, Perm: perm}, old)
+}
+
+func (s *scanner) unreadable(rel, name string, size int64, err error) *node {
+	return &node{e: Entry{Name: name, Kind: KindUnrestorable, Reason: ReasonUnreadable, Size: size}, detail: err.Error()}
+}
+
+// finishDir builds (or reuses) the directory's tree object.
+func (s *scanner) finishDir(self Entry, kids []*node, old *node) (*node, error) {
+	if old != nil && old.e.Kind == KindDir && old.e.Perm == self.Perm && !old.e.Hash.IsZero() && len(old.kids) == len(kids) {
+		same := true
+		for i := range kids {
+			if kids[i] != old.kids[i] {
+				same = false
+				break
+			}
+		}
+		if same && (!s.hash || s.b.has(old.e.Hash)) {
+			return old, nil
+		}
+	}
+	n := &node{e: self, kids: kids}
+	if !s.hash {
+		return n, nil
+	}
+	es := make([]Entry, len(kids))
+	for i, k := range kids {
+		es[i] = k.e
+	}
+	data := encodeTree(es)
+	n.e.Hash = hashBytes(data)
+	n.e.Size = 0
+	return n, s.b.put(n.e.Hash, data)
+}
+
+// scanLeaf reads a non-directory entry whose stat is st.
+func (s *scanner) scanLeaf(dirfd int, rel, name string, st *unix.Stat_t) (*node, error) {
+	key := statKeyOf(st)
+	perm := uint32(st.Mode & 07777)
+	switch st.Mode & unix.S_IFMT {
+	case unix.S_IFLNK:
+		n := &node{e: Entry{Name: name, Kind: KindSymlink, Perm: perm, Size: st.Size}, st: key, racy: s.isRacy(key)}
+		if !s.hash {
+			return n, nil
+		}
+		target, err := readlinkat(dirfd, name)
+		if err != nil {
+			if isGone(err) {
+				return nil, nil
+			}
+			return s.unreadable(rel, name, st.Size, err), nil
+		}
+		n.e.Hash = hashBytes(target)
+		s.hashed.Add(1)
+		return n, s.b.put(n.e.Hash, target)
+	case unix.S_IFREG:
+		if st.Size > s.maxFile {
+			return &node{e: Entry{Name: name, Kind: KindUnrestorable, Reason: ReasonTooLarge, Perm: perm, Size: st.Size}, st: key}, nil
+		}
+		if !s.hash {
+			if err := unix.Faccessat(dirfd, name, unix.R_OK, unix.AT_EACCESS); err != nil && !isGone(err) {
+				return s.unreadable(rel, name, st.Size, err), nil
+			}
+			return &node{e: Entry{Name: name, Kind: KindFile, Perm: perm, Size: st.Size}, st: key}, nil
+		}
+		return s.hashFile(dirfd, rel, name)
+	default:
+		return &node{e: Entry{Name: name, Kind: KindUnrestorable, Reason: ReasonSpecial, Perm: perm}, st: key}, nil
+	}
+}
+
+// isRacy applies git's racy-timestamp rule: a file changed in the same
+// clock tick as the scan could change again without its stat changing.
+func (s *scanner) isRacy(k statKey) bool { return k.mtime >= s.stamp || k.ctime >= s.stamp }
+
+func (s *scanner) hashFile(dirfd int, rel, name string) (*node, error) {
+	fd, err := unix.Openat(dirfd, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+	if err != nil {
+		if isGone(err) || errors.Is(err, unix.ELOOP) {
+			return nil, nil
+		}
+		return s.unreadable(rel, name, 0, err), nil
+	}
+	defer unix.Close(fd)
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		return s.unreadable(rel, name, 0, err), nil
+	}
+	key := statKeyOf(&st)
+	perm := uint32(st.Mode & 07777)
+	if st.Mode&unix.S_IFMT != unix.S_IFREG {
+		return &node{e: Entry{Name: name, Kind: KindUnrestorable, Reason: ReasonSpecial, Perm: perm}, st: key}, nil
+	}
+	if st.Size > s.maxFile {
+		return &node{e: Entry{Name: name, Kind: KindUnrestorable, Reason: ReasonTooLarge, Perm: perm, Size: st.Size}, st: key}, nil
+	}
+	n := &node{e: Entry{Name: name, Kind: KindFile, Perm: perm}, st: key, racy: s.isRacy(key)}
+	if st.Size >= s.cloneMin && !s.objs.reflinkBroken.Load() {
+		h, size, ok, err := s.cloneFile(fd)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			n.e.Hash, n.e.Size = h, size
+			s.hashed.Add(1)
+			s.hashedBytes.Add(size)
+			return n, nil
+		}
+	}
+	data, err := readAllFd(fd, st.Size, s.maxFile)
+	if err != nil {
+		if errors.Is(err, ErrTooLarge) {
+			return &node{e: Entry{Name: name, Kind: KindUnrestorable, Reason: ReasonTooLarge, Perm: perm, Size: int64(len(data))}, st: key}, nil
+		}
+		return s.unreadable(rel, name, st.Size, err), nil
+	}
+	var after unix.Stat_t
+	if unix.Fstat(fd, &after) != nil || statKeyOf(&after) != key {
+		n.racy = true // changed while we read it: never trust this stat
+	}
+	n.e.Size = int64(len(data))
+	n.e.Hash = hashBytes(data)
+	s.hashed.Add(1)
+	s.hashedBytes.Add(n.e.Size)
+	return n, s.b.put(n.e.Hash, data)
+}
+
+// readAllFd reads a regular file expected to be size bytes, tolerating
+// growth up to limit. The spare byte of capacity lets the EOF read land
+// without reallocating in the common case.
+func readAllFd(fd int, size, limit int64) ([]byte, error) {
+	buf := make([]byte, 0, size+1)
+	for {
+		if len(buf) == cap(buf) {
+			if int64(len(buf)) > limit {
+				return buf, ErrTooLarge
+			}
+			buf = append(buf, make([]byte, 64<<10)...)[:len(buf)]
+		}
+		n, err := unix.Pread(fd, buf[len(buf):cap(buf)], int64(len(buf)))
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		if n == 0 {
+			if int64(len(buf)) > limit {
+				return buf, ErrTooLarge
+			}
+			return buf, nil
+		}
+		buf = buf[:len(buf)+n]
+	}
+}
+
+// cloneFile reflinks a big file into the store, hashing the clone so the
+// key matches the stored bytes even if the workspace file changes. ok=false
+// means the filesystem cannot reflink; the caller copies instead.
+func (s *scanner) cloneFile(src int) (Hash, int64, bool, error) {
+	dir := s.objs.looseDir()
+	tmp, err := os.CreateTemp(dir, "clone-*")
+	if err != nil {
+		return Hash{}, 0, false, classifyIO("create snapshot object", err)
+	}
+	keep := false
+	defer func() {
+		if !keep {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	if err := reflink(int(tmp.Fd()), src); err != nil {
+		s.objs.reflinkBroken.Store(true)
+		return Hash{}, 0, false, nil
+	}
+	hs := blake3.New()
+	size, err := io.Copy(hs, tmp)
+	if err != nil {
+		return Hash{}, 0, false, classifyIO("read snapshot clone", err)
+	}
+	var h Hash
+	copy(h[:], hs.Sum(nil))
+	if !s.b.claim(h) {
+		return h, size, true, nil
+	}
+	if err := tmp.Sync(); err != nil {
+		return Hash{}, 0, false, classifyIO("sync snapshot object", err)
+	}
+	tmp.Close()
+	dst := s.objs.loosePath(h)
+	if err := os.MkdirAll(filepath.Dir(dst), 0o700); err != nil {
+		return Hash{}, 0, false, classifyIO("create snapshot object", err)
+	}
+	if err := os.Rename(tmp.Name(), dst); err != nil {
+		return Hash{}, 0, false, classifyIO("store snapshot object", err)
+	}
+	keep = true
+	s.b.addLoose(h, size)
+	return h, size, true, nil
+}
+
+func readlinkat(dirfd int, name string) ([]byte, error) {
+	for size := 256; ; size *= 2 {
+		buf := make([]byte, size)
+		n, err := unix.Readlinkat(dirfd, name, buf)
+		if err != nil {
+			return nil, err
+		}
+		if n < size {
+			return buf[:n], nil
+		}
+	}
+}
+
+// splitRel splits a clean slash path into its parent and name.
+func splitRel(rel string) (string, string) {
+	i := strings.LastIndexByte(rel, '/')
+	if i < 0 {
+		return "", rel
+	}
+	return rel[:i], rel[i+1:]
+}
