@@ -517,7 +517,6 @@ func (b *batch) abortLocked() {
 	b.ents = nil
 }
 
-
 // writeFileSync writes data to path via a temp file, fsyncing the file
 // before the rename so the name never points at partial data.
 func writeFileSync(path string, data []byte) error {

@@ -352,7 +352,7 @@ func (s *Store) finishPlan(p *Plan, root string, decs []decision) error {
 		if eqEntry(d.cur, d.target) {
 			continue
 		}
-		if !parentsStayDirs(final, d.path) {
+		if !parentsAllow(final, d.path, d.target != nil) {
 			continue // something above it is kept as a non-directory
 		}
 		if t := d.target; t != nil && t.Kind == KindUnrestorable ||
@@ -389,7 +389,13 @@ func (s *Store) finishPlan(p *Plan, root string, decs []decision) error {
 	return nil
 }
 
-func parentsStayDirs(final map[string]*Entry, path string) bool {
+// parentsAllow reports whether path can take its target given the final
+// state of its ancestors: deleting is always possible, creating needs every
+// ancestor the plan decides on to end up a directory.
+func parentsAllow(final map[string]*Entry, path string, exists bool) bool {
+	if !exists {
+		return true
+	}
 	for i := strings.LastIndexByte(path, '/'); i > 0; i = strings.LastIndexByte(path[:i], '/') {
 		if e, ok := final[path[:i]]; ok && (e == nil || e.Kind != KindDir) {
 			return false

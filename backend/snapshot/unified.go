@@ -157,7 +157,10 @@ func unifiedDiff(path string, a, b []byte) (string, bool) {
 	var out strings.Builder
 	fmt.Fprintf(&out, "--- a/%s\n+++ b/%s\n", path, path)
 	// Walk ops, emitting hunks around changes.
-	type pos struct{ op editOp; ai, bi int }
+	type pos struct {
+		op     editOp
+		ai, bi int
+	}
 	seq := make([]pos, len(ops))
 	ai, bi := 0, 0
 	for i, op := range ops {
