@@ -95,7 +95,8 @@ func (p *canonParser) value(dst []byte, depth int) ([]byte, error) {
 				return append(dst, lit...), nil
 			}
 		}
-		return nil, p.errorf("unexpected character %q", c)
+		// The offending byte is not quoted: payloads may hold secrets.
+		return nil, p.errorf("unexpected character")
 	}
 }
 
@@ -151,7 +152,7 @@ func (p *canonParser) object(dst []byte, depth int) ([]byte, error) {
 	for i, m := range members {
 		if i > 0 {
 			if m.key == members[i-1].key {
-				return nil, fmt.Errorf("%w: duplicate key %q", errNotJSON, m.key)
+				return nil, fmt.Errorf("%w: an object has the same key twice", errNotJSON)
 			}
 			dst = append(dst, ',')
 		}
@@ -344,7 +345,7 @@ func (p *canonParser) number(dst []byte) ([]byte, error) {
 	}
 	f, err := strconv.ParseFloat(string(lit), 64)
 	if err != nil {
-		return nil, p.errorf("number %s is out of range", lit)
+		return nil, p.errorf("number out of range")
 	}
 	if f == 0 {
 		return append(dst, '0'), nil

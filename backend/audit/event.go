@@ -1,4 +1,3 @@
-// Package audit is Gatehouse's append-only, hash-chained event timeline.
 package audit
 
 import (
