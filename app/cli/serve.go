@@ -1,7 +1,9 @@
 package cli
 
 import (
+	"context"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 
@@ -10,6 +12,8 @@ import (
 
 	"github.com/gatehouse-dev/gatehouse/backend/config"
 	"github.com/gatehouse-dev/gatehouse/backend/daemon"
+	"github.com/gatehouse-dev/gatehouse/sandbox"
+	"github.com/gatehouse-dev/gatehouse/sandbox/bwrap"
 )
 
 // Version is set at build time with -ldflags "-X ...cli.Version=…".
@@ -96,7 +100,16 @@ func (f *serveFlags) options(cmd *cobra.Command, g *Globals) (daemon.Options, er
 		o.Workspaces = append(o.Workspaces, abs)
 	}
 	o.DataDir, err = dataDir(g, cfg.Data)
-	return o, err
+	if err != nil {
+		return o, err
+	}
+	dir, err := os.UserConfigDir()
+	if err != nil {
+		return o, err
+	}
+	o.PolicyPath = filepath.Join(dir, "gatehouse", "policy.toml")
+	o.SandboxName = cfg.Sandbox.Backend
+	return o, nil
 }
 
 // cleanWorkspace resolves a workspace root and refuses roots that would hand
@@ -138,6 +151,20 @@ func dataDir(g *Globals, fromConfig string) (string, error) {
 	return filepath.Abs(d)
 }
 
+// sandboxBackend picks the confinement backend. It fails closed: a
+// configured backend that is missing is an error, never a silent downgrade.
+func sandboxBackend(ctx context.Context, name string, logger *slog.Logger) (sandbox.Backend, error) {
+	switch name {
+	case "", "auto", "bwrap":
+		b, err := bwrap.New(ctx, bwrap.Options{Logger: logger})
+		if err != nil {
+			return nil, userErrorf(err, "the bubblewrap sandbox is not available (%v); install it (apt-get install bubblewrap) and run `gatehouse doctor`", err)
+		}
+		return b, nil
+	}
+	return nil, userErrorf(nil, "sandbox backend %q is not available in this build; run `gatehouse doctor` to see which backends work here", name)
+}
+
 func runServe(cmd *cobra.Command, g *Globals, f *serveFlags) error {
 	opts, err := f.options(cmd, g)
 	if err != nil {
@@ -150,6 +177,11 @@ func runServe(cmd *cobra.Command, g *Globals, f *serveFlags) error {
 		fmt.Fprintln(g.Stderr, "gatehouse: WARNING: --test-only-query-token accepts tokens in URLs, where they leak into logs and history. Never use it outside tests.")
 	}
 	opts.Logger = g.Logger()
+	sb, err := sandboxBackend(cmd.Context(), opts.SandboxName, opts.Logger)
+	if err != nil {
+		return err
+	}
+	opts.Sandbox = sb
 	if err := daemon.Run(cmd.Context(), opts); err != nil {
 		return userErrorf(err, "%v", err)
 	}

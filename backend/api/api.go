@@ -14,6 +14,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/gatehouse-dev/gatehouse/backend/approval"
 	"github.com/gatehouse-dev/gatehouse/backend/audit"
 	"github.com/gatehouse-dev/gatehouse/backend/db"
 	"github.com/gatehouse-dev/gatehouse/backend/gate"
@@ -22,9 +23,12 @@ import (
 
 // Server holds what the handlers need.
 type Server struct {
-	Sessions *session.Manager
-	Audit    *audit.Store
-	Logger   *slog.Logger
+	Sessions  *session.Manager
+	Audit     *audit.Store
+	Approvals *approval.Broker
+	// Kill stops everything: approvals first, then sessions.
+	Kill   func(ctx context.Context, actor, reason string) int
+	Logger *slog.Logger
 	// Status adds daemon facts (version, sandbox backend) to GET /status.
 	Status func() map[string]any
 }
@@ -40,6 +44,7 @@ func (s *Server) Register(mux *http.ServeMux) {
 	mux.HandleFunc("POST /api/v1/kill", s.kill)
 	mux.HandleFunc("POST /api/v1/pause", s.pause)
 	mux.HandleFunc("POST /api/v1/resume", s.resume)
+	s.registerApprovals(mux)
 	mux.HandleFunc("/api/v1/", func(w http.ResponseWriter, r *http.Request) {
 		gate.Error(w, http.StatusNotFound, fmt.Sprintf("no route %s %s; see GET /api/v1/status and the README for the control API", r.Method, r.URL.Path))
 	})
@@ -150,7 +155,7 @@ func (s *Server) kill(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	n := s.Sessions.Kill(r.Context(), actor(r), req.reason("killed by human"))
+	n := s.Kill(r.Context(), actor(r), req.reason("killed by human"))
 	writeJSON(w, http.StatusOK, map[string]any{"killed_sessions": n, "state": s.Sessions.State()})
 }
 

@@ -19,12 +19,16 @@ import (
 	"time"
 
 	"github.com/gatehouse-dev/gatehouse/backend/api"
+	"github.com/gatehouse-dev/gatehouse/backend/approval"
 	"github.com/gatehouse-dev/gatehouse/backend/audit"
 	"github.com/gatehouse-dev/gatehouse/backend/db"
 	"github.com/gatehouse-dev/gatehouse/backend/gate"
 	"github.com/gatehouse-dev/gatehouse/backend/listen"
+	"github.com/gatehouse-dev/gatehouse/backend/mcpserver"
 	"github.com/gatehouse-dev/gatehouse/backend/session"
 	"github.com/gatehouse-dev/gatehouse/backend/token"
+	"github.com/gatehouse-dev/gatehouse/backend/toolcall"
+	"github.com/gatehouse-dev/gatehouse/sandbox"
 )
 
 // Options configure one daemon.
@@ -41,20 +45,29 @@ type Options struct {
 	QueryToken bool
 	Version    string
 	Logger     *slog.Logger
+	// Sandbox confines run_command; nil refuses commands with advice.
+	Sandbox     sandbox.Backend
+	SandboxName string // as configured, for messages
+	// PolicyPath is the user's policy file.
+	PolicyPath string
+	// ApprovalTimeout denies unanswered approvals (default 120 s).
+	ApprovalTimeout time.Duration
 	// Ready, if set, is called once the daemon accepts requests.
 	Ready func(*Daemon)
 }
 
 // Daemon is a running daemon.
 type Daemon struct {
-	opts     Options
-	logger   *slog.Logger
-	db       *sql.DB
-	audit    *audit.Store
-	sessions *session.Manager
-	tokens   *token.Set
-	addr     net.Addr
-	handler  http.Handler
+	opts      Options
+	logger    *slog.Logger
+	db        *sql.DB
+	audit     *audit.Store
+	sessions  *session.Manager
+	approvals *approval.Broker
+	runner    *toolcall.Runner
+	tokens    *token.Set
+	addr      net.Addr
+	handler   http.Handler
 }
 
 // Addr is the bound TCP address.
@@ -101,6 +114,24 @@ func Run(ctx context.Context, opts Options) (err error) {
 	defer stopSessions()
 	d.sessions = session.NewManager(sessCtx, sqlDB, d.Emit, logger)
 	if err := d.sessions.Recover(ctx); err != nil {
+		return err
+	}
+	d.approvals = approval.New(sqlDB, d.emitCall, logger, opts.ApprovalTimeout)
+	if err := d.approvals.ExpireStale(ctx); err != nil {
+		return err
+	}
+	pol, err := toolcall.LoadPolicy(opts.PolicyPath, opts.Workspaces)
+	if err != nil {
+		return fmt.Errorf("load policy: %w", err)
+	}
+	for _, n := range pol.Get().Notices() {
+		logger.Warn("policy notice", "notice", n)
+	}
+	d.runner, err = toolcall.New(toolcall.Deps{
+		Sessions: d.sessions, Approvals: d.approvals, Policy: pol, Record: d.Record,
+		Sandbox: opts.Sandbox, Hidden: []string{opts.DataDir}, Logger: logger,
+	})
+	if err != nil {
 		return err
 	}
 
@@ -212,7 +243,12 @@ func (d *Daemon) buildHandler() http.Handler {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		_, _ = w.Write([]byte("ok"))
 	})
-	(&api.Server{Sessions: d.sessions, Audit: d.audit, Logger: d.logger, Status: d.status}).Register(mux)
+	(&api.Server{Sessions: d.sessions, Audit: d.audit, Approvals: d.approvals, Kill: d.Kill, Logger: d.logger, Status: d.status}).Register(mux)
+	mcpSrv := mcpserver.New(mcpserver.Config{
+		Sessions: d.sessions, Tokens: d.tokens, Runner: d.runner, Workspaces: d.opts.Workspaces,
+		Mode: d.opts.Mode, Version: d.opts.Version, Logger: d.logger,
+	})
+	mux.Handle("/mcp", mcpSrv.Handler())
 	port := strconv.Itoa(d.port())
 	origins := append([]string{"http://127.0.0.1:" + port, "http://localhost:" + port, "http://[::1]:" + port}, d.opts.AllowedOrigins...)
 	var publicHosts []string
@@ -233,12 +269,31 @@ func (d *Daemon) buildHandler() http.Handler {
 	return g.Wrap(mux)
 }
 
+// Kill is the kill switch: deny every pending approval, then stop every
+// session (which cancels every call and sandboxed process tree).
+func (d *Daemon) Kill(ctx context.Context, actor, reason string) int {
+	d.approvals.DenyAll(ctx, "system:kill", "all agents were stopped by the kill switch")
+	return d.sessions.Kill(ctx, actor, reason)
+}
+
+func (d *Daemon) emitCall(ctx context.Context, kind, actor, sess, call string, payload any) {
+	if err := d.Record(ctx, kind, actor, sess, call, payload); err != nil {
+		d.logger.Error("audit append failed", "kind", kind, "err", err)
+	}
+}
+
 func (d *Daemon) status() map[string]any {
+	backend := "none configured"
+	if d.opts.Sandbox != nil {
+		backend = d.opts.Sandbox.Name()
+	}
 	return map[string]any{
-		"version":    d.opts.Version,
-		"listen":     d.addr.String(),
-		"workspaces": d.opts.Workspaces,
-		"pid":        os.Getpid(),
+		"sandbox":           backend,
+		"pending_approvals": len(d.approvals.Pending()),
+		"version":           d.opts.Version,
+		"listen":            d.addr.String(),
+		"workspaces":        d.opts.Workspaces,
+		"pid":               os.Getpid(),
 	}
 }
 

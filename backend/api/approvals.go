@@ -1,0 +1,58 @@
+package api
+
+import (
+	"errors"
+	"net/http"
+	"strings"
+
+	"github.com/gatehouse-dev/gatehouse/backend/approval"
+)
+
+func (s *Server) registerApprovals(mux *http.ServeMux) {
+	mux.HandleFunc("GET /api/v1/approvals", s.listApprovals)
+	mux.HandleFunc("POST /api/v1/approvals/{id}", s.decideApproval)
+}
+
+func (s *Server) listApprovals(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, map[string]any{"approvals": s.Approvals.Pending(), "timeout_s": int(s.Approvals.Timeout().Seconds())})
+}
+
+type decisionRequest struct {
+	Decision string `json:"decision"`
+	Scope    string `json:"scope"`
+	Message  string `json:"message"`
+}
+
+func (s *Server) decideApproval(w http.ResponseWriter, r *http.Request) {
+	var req decisionRequest
+	if err := decodeBody(r, &req); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	d := approval.Decision{Scope: approval.Scope(req.Scope), Message: strings.TrimSpace(req.Message)}
+	switch req.Decision {
+	case "allow":
+		d.Allow = true
+	case "deny":
+	default:
+		s.fail(w, r, &httpError{http.StatusBadRequest, `decision must be "allow" or "deny"`})
+		return
+	}
+	if len(d.Message) > 4096 {
+		s.fail(w, r, &httpError{http.StatusBadRequest, "message is longer than 4096 characters"})
+		return
+	}
+	ar, err := s.Approvals.Decide(r.Context(), r.PathValue("id"), d)
+	switch {
+	case errors.Is(err, approval.ErrNotFound):
+		s.fail(w, r, &httpError{http.StatusNotFound, err.Error()})
+		return
+	case errors.Is(err, approval.ErrBadScope):
+		s.fail(w, r, &httpError{http.StatusBadRequest, err.Error()})
+		return
+	case err != nil:
+		s.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"approval": ar, "decision": req.Decision, "scope": d.Scope})
+}

@@ -1,0 +1,279 @@
+// Package approval holds calls that policy answered "ask" until the person
+// decides. Requests are persisted and published; decisions arrive only
+// through the control API (never MCP); a timeout, the kill switch or the end
+// of the session deny.
+package approval
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/gatehouse-dev/gatehouse/backend/session"
+)
+
+// DefaultTimeout denies an unanswered request.
+const DefaultTimeout = 120 * time.Second
+
+// Kind separates a call approval from an ask_human question.
+type Kind string
+
+const (
+	KindCall     Kind = "call"
+	KindQuestion Kind = "question"
+)
+
+// Scope is how far an allow reaches.
+type Scope string
+
+const (
+	ScopeOnce    Scope = "once"
+	ScopeSession Scope = "session"
+	ScopeAlways  Scope = "always"
+)
+
+// Risk is one risk note on the card.
+type Risk struct {
+	Kind   string `json:"kind"`
+	Detail string `json:"detail"`
+}
+
+// Request is the card the person sees. Everything in it is already redacted.
+type Request struct {
+	ID        string         `json:"id"`
+	Kind      Kind           `json:"kind"`
+	Session   string         `json:"session"`
+	CallID    string         `json:"call_id"`
+	Actor     string         `json:"actor"`
+	Tool      string         `json:"tool"`
+	Args      map[string]any `json:"args,omitempty"`
+	Argv      []string       `json:"argv,omitempty"`
+	Binary    string         `json:"binary,omitempty"`
+	Paths     []string       `json:"paths,omitempty"`
+	URL       string         `json:"url,omitempty"`
+	Diff      string         `json:"diff,omitempty"`
+	Question  string         `json:"question,omitempty"`
+	Reason    string         `json:"reason"`
+	Rule      string         `json:"rule"`
+	Risks     []Risk         `json:"risks,omitempty"`
+	// AlwaysRule is the policy snippet "Always allow" would write.
+	AlwaysRule string    `json:"always_rule,omitempty"`
+	CreatedAt  time.Time `json:"created_at"`
+	ExpiresAt  time.Time `json:"expires_at"`
+}
+
+// Decision is the person's answer (or the system's, on timeout or kill).
+type Decision struct {
+	Allow   bool   `json:"allow"`
+	Scope   Scope  `json:"scope"`
+	Message string `json:"message,omitempty"` // deny reason, or the answer to a question
+	By      string `json:"by"`                // human, or system:timeout / system:kill / system:session-ended
+}
+
+var (
+	ErrNotFound = errors.New("no pending approval with that id; it may have been decided or expired already")
+	ErrBadScope = errors.New("scope must be once, session or always")
+)
+
+// Emitter records an audit event.
+type Emitter func(ctx context.Context, kind, actor, session, call string, payload any)
+
+// Broker is the approval queue.
+type Broker struct {
+	db      *sql.DB
+	emit    Emitter
+	logger  *slog.Logger
+	timeout time.Duration
+
+	mu      sync.Mutex
+	pending map[string]*waiter
+}
+
+type waiter struct {
+	req  Request
+	done chan Decision // buffered 1; written once under mu
+}
+
+// New returns a broker. timeout <= 0 means DefaultTimeout.
+func New(db *sql.DB, emit Emitter, logger *slog.Logger, timeout time.Duration) *Broker {
+	if timeout <= 0 {
+		timeout = DefaultTimeout
+	}
+	return &Broker{db: db, emit: emit, logger: logger, timeout: timeout, pending: map[string]*waiter{}}
+}
+
+// Timeout is the automatic-deny delay.
+func (b *Broker) Timeout() time.Duration { return b.timeout }
+
+// ExpireStale marks requests left pending by a previous daemon as expired:
+// nobody is waiting for them any more.
+func (b *Broker) ExpireStale(ctx context.Context) error {
+	rows, err := b.db.QueryContext(ctx, `SELECT id, session, call_id FROM approvals WHERE status='pending'`)
+	if err != nil {
+		return fmt.Errorf("find stale approvals: %w", err)
+	}
+	type stale struct{ id, sess, call string }
+	var list []stale
+	for rows.Next() {
+		var s stale
+		if err := rows.Scan(&s.id, &s.sess, &s.call); err != nil {
+			rows.Close()
+			return err
+		}
+		list = append(list, s)
+	}
+	rows.Close()
+	for _, s := range list {
+		if _, err := b.db.ExecContext(ctx, `UPDATE approvals SET status='expired', decided_by='system:restart', decided_ns=? WHERE id=?`, time.Now().UnixNano(), s.id); err != nil {
+			return fmt.Errorf("expire approval: %w", err)
+		}
+		b.emit(ctx, "approval.expired", "system", s.sess, s.call, map[string]any{"approval": s.id, "reason": "daemon restarted"})
+	}
+	return nil
+}
+
+func newID() string {
+	buf := make([]byte, 8)
+	_, _ = rand.Read(buf)
+	return "a_" + hex.EncodeToString(buf)
+}
+
+// Ask files req and blocks until a decision, the timeout, or ctx ends (the
+// session was killed or ended, or the agent gave up). Anything but an
+// explicit allow is a deny.
+func (b *Broker) Ask(ctx context.Context, req Request) (Decision, error) {
+	if req.Kind == "" {
+		req.Kind = KindCall
+	}
+	req.ID = newID()
+	req.CreatedAt = time.Now().UTC()
+	req.ExpiresAt = req.CreatedAt.Add(b.timeout)
+	body, err := json.Marshal(req)
+	if err != nil {
+		return Decision{}, err
+	}
+	if _, err := b.db.ExecContext(ctx, `INSERT INTO approvals (id, session, call_id, kind, request, status, created_ns, expires_ns) VALUES (?,?,?,?,?, 'pending', ?, ?)`,
+		req.ID, req.Session, req.CallID, string(req.Kind), string(body), req.CreatedAt.UnixNano(), req.ExpiresAt.UnixNano()); err != nil {
+		return Decision{}, fmt.Errorf("file approval request: %w", err)
+	}
+	w := &waiter{req: req, done: make(chan Decision, 1)}
+	b.mu.Lock()
+	b.pending[req.ID] = w
+	b.mu.Unlock()
+	// Published after it is pending, so a UI that reacts at once can decide.
+	b.emit(ctx, "approval.requested", "policy", req.Session, req.CallID, req)
+
+	timer := time.NewTimer(b.timeout)
+	defer timer.Stop()
+	select {
+	case d := <-w.done:
+		return d, nil
+	case <-timer.C:
+		return b.resolve(context.WithoutCancel(ctx), req.ID, Decision{Allow: false, Scope: ScopeOnce, By: "system:timeout",
+			Message: fmt.Sprintf("nobody answered within %s, so the call was denied", b.timeout)})
+	case <-ctx.Done():
+		by := "system:session-ended"
+		msg := "the session ended before anyone answered"
+		if errors.Is(context.Cause(ctx), session.ErrKilled) {
+			by, msg = "system:kill", "all agents were stopped by the kill switch"
+		}
+		return b.resolve(context.WithoutCancel(ctx), req.ID, Decision{Allow: false, Scope: ScopeOnce, By: by, Message: msg})
+	}
+}
+
+// resolve settles a pending request exactly once. If someone else settled
+// it first, their decision wins and is returned.
+func (b *Broker) resolve(ctx context.Context, id string, d Decision) (Decision, error) {
+	b.mu.Lock()
+	w, ok := b.pending[id]
+	if ok {
+		delete(b.pending, id)
+	}
+	b.mu.Unlock()
+	if !ok {
+		return Decision{}, ErrNotFound
+	}
+	status := "denied"
+	switch {
+	case d.Allow && w.req.Kind == KindQuestion:
+		status = "answered"
+	case d.Allow:
+		status = "allowed"
+	case d.By == "system:timeout":
+		status = "expired"
+	}
+	if _, err := b.db.ExecContext(ctx, `UPDATE approvals SET status=?, scope=?, message=?, decided_by=?, decided_ns=? WHERE id=?`,
+		status, string(d.Scope), d.Message, d.By, time.Now().UnixNano(), id); err != nil {
+		b.logger.Error("record approval decision", "approval", id, "err", err)
+	}
+	actor := "system"
+	if d.By == "human" {
+		actor = "human"
+	}
+	b.emit(ctx, "approval.decided", actor, w.req.Session, w.req.CallID, map[string]any{
+		"approval": id, "status": status, "scope": d.Scope, "message": d.Message, "by": d.By,
+	})
+	w.done <- d
+	return d, nil
+}
+
+// Decide is the person's answer, from the control API only.
+func (b *Broker) Decide(ctx context.Context, id string, d Decision) (Request, error) {
+	switch d.Scope {
+	case "":
+		d.Scope = ScopeOnce
+	case ScopeOnce, ScopeSession, ScopeAlways:
+	default:
+		return Request{}, ErrBadScope
+	}
+	b.mu.Lock()
+	w, ok := b.pending[id]
+	b.mu.Unlock()
+	if !ok {
+		return Request{}, ErrNotFound
+	}
+	if w.req.Kind == KindQuestion && d.Scope != ScopeOnce {
+		d.Scope = ScopeOnce
+	}
+	d.By = "human"
+	if _, err := b.resolve(ctx, id, d); err != nil {
+		return Request{}, err
+	}
+	return w.req, nil
+}
+
+// Pending lists open requests, oldest first.
+func (b *Broker) Pending() []Request {
+	b.mu.Lock()
+	out := make([]Request, 0, len(b.pending))
+	for _, w := range b.pending {
+		out = append(out, w.req)
+	}
+	b.mu.Unlock()
+	sortByCreated(out)
+	return out
+}
+
+// DenyAll denies every pending request (the kill switch).
+func (b *Broker) DenyAll(ctx context.Context, by, msg string) int {
+	b.mu.Lock()
+	ids := make([]string, 0, len(b.pending))
+	for id := range b.pending {
+		ids = append(ids, id)
+	}
+	b.mu.Unlock()
+	n := 0
+	for _, id := range ids {
+		if _, err := b.resolve(ctx, id, Decision{Allow: false, Scope: ScopeOnce, By: by, Message: msg}); err == nil {
+			n++
+		}
+	}
+	return n
+}

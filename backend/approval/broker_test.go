@@ -1,0 +1,159 @@
+package approval
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gatehouse-dev/gatehouse/backend/db"
+	"github.com/gatehouse-dev/gatehouse/backend/session"
+)
+
+type events struct {
+	mu    sync.Mutex
+	kinds []string
+}
+
+func (e *events) emit(_ context.Context, kind, _, _, _ string, _ any) {
+	e.mu.Lock()
+	e.kinds = append(e.kinds, kind)
+	e.mu.Unlock()
+}
+
+func newBroker(t *testing.T, timeout time.Duration) (*Broker, *events) {
+	t.Helper()
+	d, err := db.Open(context.Background(), filepath.Join(t.TempDir(), "g.db"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { d.Close() })
+	ev := &events{}
+	return New(d, ev.emit, slog.New(slog.NewTextHandler(io.Discard, nil)), timeout), ev
+}
+
+// waitPending returns the first pending request once it is filed.
+func waitPending(t *testing.T, b *Broker) Request {
+	t.Helper()
+	for i := 0; i < 1000; i++ {
+		if p := b.Pending(); len(p) > 0 {
+			return p[0]
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	t.Fatal("no pending request appeared")
+	return Request{}
+}
+
+func TestDecisions(t *testing.T) {
+	tests := []struct {
+		name     string
+		decision Decision
+		wantOK   bool
+		scope    Scope
+	}{
+		{"allow once", Decision{Allow: true}, true, ScopeOnce},
+		{"allow session", Decision{Allow: true, Scope: ScopeSession}, true, ScopeSession},
+		{"allow always", Decision{Allow: true, Scope: ScopeAlways}, true, ScopeAlways},
+		{"deny with message", Decision{Allow: false, Message: "use the test db"}, false, ScopeOnce},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b, ev := newBroker(t, time.Minute)
+			got := make(chan Decision, 1)
+			go func() {
+				d, err := b.Ask(context.Background(), Request{Session: "s", CallID: "c", Tool: "run_command", Argv: []string{"make"}})
+				if err != nil {
+					t.Error(err)
+				}
+				got <- d
+			}()
+			req := waitPending(t, b)
+			if _, err := b.Decide(context.Background(), req.ID, tt.decision); err != nil {
+				t.Fatal(err)
+			}
+			d := <-got
+			if d.Allow != tt.wantOK || d.Scope != tt.scope || d.By != "human" || d.Message != tt.decision.Message {
+				t.Fatalf("decision = %+v", d)
+			}
+			if _, err := b.Decide(context.Background(), req.ID, tt.decision); !errors.Is(err, ErrNotFound) {
+				t.Fatalf("second decision = %v, want ErrNotFound", err)
+			}
+			if len(ev.kinds) != 2 || ev.kinds[0] != "approval.requested" || ev.kinds[1] != "approval.decided" {
+				t.Fatalf("events = %v", ev.kinds)
+			}
+		})
+	}
+}
+
+func TestBadScope(t *testing.T) {
+	b, _ := newBroker(t, time.Minute)
+	go b.Ask(context.Background(), Request{Session: "s"})
+	req := waitPending(t, b)
+	if _, err := b.Decide(context.Background(), req.ID, Decision{Allow: true, Scope: "forever"}); !errors.Is(err, ErrBadScope) {
+		t.Fatalf("err = %v", err)
+	}
+	b.DenyAll(context.Background(), "system:kill", "cleanup")
+}
+
+func TestTimeoutDenies(t *testing.T) {
+	b, _ := newBroker(t, 50*time.Millisecond)
+	d, err := b.Ask(context.Background(), Request{Session: "s"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Allow || d.By != "system:timeout" {
+		t.Fatalf("decision after timeout = %+v", d)
+	}
+	var status string
+	b.db.QueryRow(`SELECT status FROM approvals`).Scan(&status)
+	if status != "expired" {
+		t.Fatalf("status = %q", status)
+	}
+}
+
+func TestKillAndSessionEnd(t *testing.T) {
+	b, _ := newBroker(t, time.Minute)
+	ctx, cancel := context.WithCancelCause(context.Background())
+	got := make(chan Decision, 2)
+	go func() { d, _ := b.Ask(ctx, Request{Session: "s"}); got <- d }()
+	waitPending(t, b)
+	cancel(session.ErrKilled)
+	if d := <-got; d.Allow || d.By != "system:kill" {
+		t.Fatalf("after kill: %+v", d)
+	}
+	go func() { d, _ := b.Ask(context.Background(), Request{Session: "s"}); got <- d }()
+	go func() { d, _ := b.Ask(context.Background(), Request{Session: "t"}); got <- d }()
+	for len(b.Pending()) < 2 {
+		time.Sleep(5 * time.Millisecond)
+	}
+	if n := b.DenyAll(context.Background(), "system:kill", "stopped"); n != 2 {
+		t.Fatalf("DenyAll = %d", n)
+	}
+	for i := 0; i < 2; i++ {
+		if d := <-got; d.Allow {
+			t.Fatal("allowed after DenyAll")
+		}
+	}
+}
+
+func TestExpireStaleOnRestart(t *testing.T) {
+	b, ev := newBroker(t, time.Minute)
+	go b.Ask(context.Background(), Request{Session: "s", CallID: "c1"})
+	waitPending(t, b)
+	// A new broker over the same DB is a restarted daemon.
+	b2 := New(b.db, ev.emit, b.logger, time.Minute)
+	if err := b2.ExpireStale(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	var status, by string
+	b.db.QueryRow(`SELECT status, decided_by FROM approvals`).Scan(&status, &by)
+	if status != "expired" || by != "system:restart" {
+		t.Fatalf("status %q by %q", status, by)
+	}
+	b.DenyAll(context.Background(), "system:kill", "cleanup")
+}

@@ -1,0 +1,228 @@
+// Package mcpserver serves the agent-facing MCP endpoint (Streamable HTTP at
+// /mcp, stateful). Each MCP session is a Gatehouse session; every tool call
+// goes through toolcall.Runner. Nothing here can approve, kill, roll back or
+// change policy: those are control-API-only.
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/gatehouse-dev/gatehouse/backend/session"
+	"github.com/gatehouse-dev/gatehouse/backend/token"
+	"github.com/gatehouse-dev/gatehouse/backend/toolcall"
+)
+
+// Config wires the server to the daemon.
+type Config struct {
+	Sessions   *session.Manager
+	Tokens     *token.Set
+	Runner     *toolcall.Runner
+	Workspaces []string
+	Mode       string
+	Version    string
+	Logger     *slog.Logger
+	// IdleTimeout closes MCP sessions with no requests for this long.
+	IdleTimeout time.Duration
+}
+
+// Server is the MCP endpoint.
+type Server struct {
+	cfg     Config
+	server  *mcp.Server
+	handler http.Handler
+
+	mu     sync.Mutex
+	states map[string]*toolcall.State // by MCP session id
+}
+
+// TransportHeader lets the stdio bridge mark its sessions.
+const TransportHeader = "X-Gatehouse-Transport"
+
+// New builds the MCP server and its HTTP handler.
+func New(cfg Config) *Server {
+	if cfg.IdleTimeout <= 0 {
+		cfg.IdleTimeout = 6 * time.Hour
+	}
+	s := &Server{cfg: cfg, states: map[string]*toolcall.State{}}
+	s.server = mcp.NewServer(&mcp.Implementation{Name: "gatehouse", Title: "Gatehouse", Version: cfg.Version}, &mcp.ServerOptions{
+		Instructions: instructions,
+		Logger:       cfg.Logger,
+		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
+	})
+	s.server.AddReceivingMiddleware(s.sessionMiddleware)
+	for _, t := range cfg.Runner.Tools() {
+		s.server.AddTool(&mcp.Tool{
+			Name:        t.Name,
+			Title:       t.Title,
+			Description: t.Description,
+			InputSchema: t.Schema,
+			Annotations: &mcp.ToolAnnotations{Title: t.Title, ReadOnlyHint: t.ReadOnly, OpenWorldHint: boolPtr(t.Name == "fetch_url")},
+		}, s.callHandler(t.Name))
+	}
+	stream := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.server }, &mcp.StreamableHTTPOptions{
+		Logger:              cfg.Logger,
+		SessionTimeout:      cfg.IdleTimeout,
+		MaxRequestBodyBytes: toolcall.MaxArgsBytes + 64<<10,
+	})
+	// The gate already checked the agent token; this hands the SDK the
+	// token's identity so a session cannot be used with another token.
+	verify := func(ctx context.Context, tok string, r *http.Request) (*auth.TokenInfo, error) {
+		e, ok := cfg.Tokens.Match(tok, token.Agent)
+		if !ok {
+			return nil, auth.ErrInvalidToken
+		}
+		return &auth.TokenInfo{UserID: e.ID, Extra: map[string]any{"name": e.Name}, Expiration: time.Now().Add(24 * time.Hour)}, nil
+	}
+	bearer := auth.RequireBearerToken(verify, nil)
+	s.handler = queryTokenToHeader(bearer(stream))
+	return s
+}
+
+func boolPtr(b bool) *bool { return &b }
+
+// Handler serves /mcp.
+func (s *Server) Handler() http.Handler { return s.handler }
+
+// queryTokenToHeader supports the test-only query-token mode: the gate has
+// already admitted the request, so moving the token into the header only
+// lets the SDK read the same identity.
+func queryTokenToHeader(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") == "" {
+			if tok := r.URL.Query().Get("access_token"); tok != "" {
+				r = r.Clone(r.Context())
+				r.Header.Set("Authorization", "Bearer "+tok)
+			}
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// sessionMiddleware opens a Gatehouse session when an MCP session
+// initializes, and ends it when the MCP session closes.
+func (s *Server) sessionMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if method != "initialize" {
+			return next(ctx, method, req)
+		}
+		if st := s.cfg.Sessions.State(); st.Killed {
+			return nil, errors.New(session.ErrKilled.Error())
+		}
+		res, err := next(ctx, method, req)
+		if err != nil {
+			return res, err
+		}
+		ss, ok := req.GetSession().(*mcp.ServerSession)
+		if !ok {
+			return res, nil
+		}
+		if err := s.open(ctx, ss, req); err != nil {
+			s.cfg.Logger.Error("open session", "err", err)
+			ss.Close()
+			return nil, err
+		}
+		return res, nil
+	}
+}
+
+func (s *Server) open(ctx context.Context, ss *mcp.ServerSession, req mcp.Request) error {
+	client, transport := "unknown", "http"
+	if ex := req.GetExtra(); ex != nil {
+		if ex.TokenInfo != nil {
+			if n, ok := ex.TokenInfo.Extra["name"].(string); ok && n != "" {
+				client = n
+			}
+		}
+		if ex.Header.Get(TransportHeader) == "stdio" {
+			transport = "stdio"
+		}
+	}
+	var name, version string
+	var canElicit bool
+	if p, ok := req.GetParams().(*mcp.InitializeParams); ok && p != nil {
+		if p.ClientInfo != nil {
+			name, version = p.ClientInfo.Name, p.ClientInfo.Version
+		}
+		canElicit = p.Capabilities != nil && p.Capabilities.Elicitation != nil
+	}
+	live, err := s.cfg.Sessions.Start(ctx, session.StartRequest{
+		Client: client, ClientName: name, ClientVersion: version, Transport: transport,
+		Workspaces: s.cfg.Workspaces, Mode: s.cfg.Mode,
+	})
+	if err != nil {
+		return err
+	}
+	st := &toolcall.State{Live: live, Workspaces: s.cfg.Workspaces}
+	if canElicit {
+		st.Elicit = func(ctx context.Context, q string) (string, error) { return elicit(ctx, ss, q) }
+	}
+	s.mu.Lock()
+	s.states[ss.ID()] = st
+	s.mu.Unlock()
+	// The session ends when the client goes away or Gatehouse kills it.
+	go func() {
+		done := make(chan struct{})
+		go func() { _ = ss.Wait(); close(done) }()
+		select {
+		case <-done:
+			s.cfg.Sessions.End(context.Background(), live.ID(), "client disconnected")
+		case <-live.Context().Done():
+			ss.Close()
+			<-done
+		}
+		st.Close(context.Background())
+		s.mu.Lock()
+		delete(s.states, ss.ID())
+		s.mu.Unlock()
+	}()
+	return nil
+}
+
+func elicit(ctx context.Context, ss *mcp.ServerSession, question string) (string, error) {
+	res, err := ss.Elicit(ctx, &mcp.ElicitParams{
+		Message: question,
+		RequestedSchema: map[string]any{
+			"type":       "object",
+			"properties": map[string]any{"answer": map[string]any{"type": "string", "title": "Your answer"}},
+			"required":   []string{"answer"},
+		},
+	})
+	if err != nil {
+		return "", err
+	}
+	if res.Action != "accept" {
+		return "", errors.New("the person declined to answer")
+	}
+	a, _ := res.Content["answer"].(string)
+	return a, nil
+}
+
+func (s *Server) callHandler(name string) mcp.ToolHandler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		s.mu.Lock()
+		st := s.states[req.Session.ID()]
+		s.mu.Unlock()
+		if st == nil {
+			return nil, errors.New("this MCP session is not open in Gatehouse (it ended or was killed); reconnect")
+		}
+		var args json.RawMessage
+		if req.Params != nil {
+			args = req.Params.Arguments
+		}
+		res := s.cfg.Runner.Call(ctx, st, name, args)
+		out := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: res.Text}}, IsError: res.IsError}
+		if res.Structured != nil {
+			out.StructuredContent = res.Structured
+		}
+		return out, nil
+	}
+}

@@ -1,0 +1,191 @@
+package toolcall
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/gatehouse-dev/gatehouse/backend/policy"
+	"github.com/gatehouse-dev/gatehouse/sandbox"
+)
+
+// DefaultCommandTimeout applies when the agent gives none.
+const DefaultCommandTimeout = 120 * time.Second
+
+type runCommandArgs struct {
+	Argv     []string `json:"argv"`
+	Cwd      string   `json:"cwd"`
+	TimeoutS int      `json:"timeout_s"`
+	Stdin    *string  `json:"stdin"`
+}
+
+func (r *Runner) runCommandTool() *Tool {
+	return &Tool{
+		Name:  "run_command",
+		Title: "Run a command",
+		Description: "Run a program with arguments inside the Gatehouse sandbox (no network, writes only in the workspace). " +
+			"argv is an array, not a shell string: to use pipes or redirection, run [\"sh\", \"-c\", \"...\"], which needs the person's approval.",
+		Schema:  json.RawMessage(schemaRunCommand),
+		Prepare: r.prepareRunCommand,
+	}
+}
+
+func (r *Runner) prepareRunCommand(ctx context.Context, st *State, raw json.RawMessage) (*Plan, error) {
+	var a runCommandArgs
+	if err := json.Unmarshal(raw, &a); err != nil {
+		return nil, errorf("invalid arguments: %v", err)
+	}
+	for i, arg := range a.Argv {
+		if strings.IndexByte(arg, 0) >= 0 {
+			return nil, errorf("argv[%d] contains a NUL byte", i)
+		}
+	}
+	if a.Argv[0] == "" {
+		return nil, errorf("argv[0] is empty; name the program to run")
+	}
+	cwd := st.Workspaces[0]
+	if a.Cwd != "" {
+		c := a.Cwd
+		if !filepath.IsAbs(c) {
+			c = filepath.Join(st.Workspaces[0], c)
+		}
+		real, err := filepath.EvalSymlinks(c)
+		if err != nil {
+			return nil, errorf("cwd %s does not exist", a.Cwd)
+		}
+		if !insideAny(real, st.Workspaces) {
+			return nil, errorf("cwd %s is outside the workspace %s", a.Cwd, strings.Join(st.Workspaces, ", "))
+		}
+		cwd = real
+	}
+	bin, err := policy.ResolveBinary(a.Argv[0], sandbox.DefaultPath, cwd)
+	if err != nil {
+		return nil, errorf("%s: command not found in the sandbox PATH (%s)", a.Argv[0], sandbox.DefaultPath)
+	}
+	timeout := DefaultCommandTimeout
+	if a.TimeoutS > 0 {
+		timeout = time.Duration(a.TimeoutS) * time.Second
+	}
+	call := policy.Call{Tool: policy.ToolRunCommand, Argv: a.Argv, Binary: bin, Cwd: cwd}
+	plan := &Plan{Call: call, Summary: map[string]any{"cwd": cwd, "timeout_s": int(timeout / time.Second)}}
+	plan.Run = func(ctx context.Context) (Output, error) {
+		return r.execute(ctx, st, plan.Call, a, timeout)
+	}
+	return plan, nil
+}
+
+func insideAny(p string, roots []string) bool {
+	for _, root := range roots {
+		if p == root || strings.HasPrefix(p, root+string(filepath.Separator)) {
+			return true
+		}
+	}
+	return false
+}
+
+// sandboxSession opens the session's sandbox on first use (for containers,
+// that starts the session's container).
+func (r *Runner) sandboxSession(ctx context.Context, st *State) (sandbox.Session, error) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.sandbox != nil {
+		return st.sandbox, nil
+	}
+	if r.deps.Sandbox == nil {
+		return nil, errors.New("no sandbox is configured; run `gatehouse doctor` to see which backends work here")
+	}
+	sb, err := r.deps.Sandbox.Open(st.Live.Context(), sandbox.SessionSpec{
+		ID: st.Live.ID(), Workspaces: st.Workspaces, Hidden: r.deps.Hidden, Limits: sandbox.DefaultLimits(),
+	})
+	if err != nil {
+		return nil, fmt.Errorf("could not start the sandbox: %w", err)
+	}
+	st.sandbox = sb
+	return sb, nil
+}
+
+func (r *Runner) execute(ctx context.Context, st *State, call policy.Call, a runCommandArgs, timeout time.Duration) (Output, error) {
+	sb, err := r.sandboxSession(ctx, st)
+	if err != nil {
+		return Output{}, err
+	}
+	env := []string{"PATH=" + sandbox.DefaultPath, "LANG=C.UTF-8", "TERM=dumb", "NO_COLOR=1", "GIT_TERMINAL_PROMPT=0"}
+	if r.deps.EnvFor != nil {
+		for k, v := range r.deps.EnvFor(call.Binary) {
+			env = append(env, k+"="+v)
+		}
+	}
+	limits := sandbox.DefaultLimits()
+	limits.Wall = timeout
+	spec := sandbox.Spec{Argv: a.Argv, Dir: call.Cwd, Env: env, Hidden: r.deps.Hidden, Network: sandbox.Network{Mode: sandbox.NetNone}, Limits: limits}
+	if a.Stdin != nil {
+		spec.Stdin = strings.NewReader(*a.Stdin)
+	}
+	sess, callID := st.Live.ID(), callIDFrom(ctx)
+	r.record(ctx, "exec.started", "system", sess, callID, map[string]any{"argv": redactAll(r.redact, a.Argv), "cwd": call.Cwd, "backend": r.deps.Sandbox.Name()})
+	res, err := sb.Run(ctx, spec)
+	if err != nil {
+		return Output{}, err
+	}
+	fin := map[string]any{
+		"exit_code": res.ExitCode, "signal": res.Signal, "duration_ms": res.Duration.Milliseconds(),
+		"stdout_bytes": len(res.Stdout), "stderr_bytes": len(res.Stderr), "killed": res.Killed, "kill_reason": string(res.KillReason),
+		"backend": res.Backend,
+	}
+	if len(res.Violations) > 0 {
+		fin["violations"] = res.Violations
+	}
+	r.record(ctx, "exec.finished", "system", sess, callID, fin)
+	stdout, stderr := r.redact(string(res.Stdout)), r.redact(string(res.Stderr))
+	var b strings.Builder
+	switch {
+	case res.Killed:
+		fmt.Fprintf(&b, "killed (%s) after %s\n", res.KillReason, res.Duration.Round(time.Millisecond))
+	case res.Signal != "":
+		fmt.Fprintf(&b, "terminated by signal %s\n", res.Signal)
+	default:
+		fmt.Fprintf(&b, "exit code %d\n", res.ExitCode)
+	}
+	if stdout != "" {
+		fmt.Fprintf(&b, "--- stdout ---\n%s", stdout)
+		if !strings.HasSuffix(stdout, "\n") {
+			b.WriteByte('\n')
+		}
+	}
+	if stderr != "" {
+		fmt.Fprintf(&b, "--- stderr ---\n%s", stderr)
+	}
+	return Output{
+		Text:    b.String(),
+		IsError: res.ExitCode != 0 || res.Killed,
+		Structured: map[string]any{
+			"exit_code": res.ExitCode, "signal": res.Signal, "stdout": stdout, "stderr": stderr,
+			"stdout_truncated": res.StdoutTruncated, "stderr_truncated": res.StderrTruncated,
+			"duration_ms": res.Duration.Milliseconds(), "killed": res.Killed, "kill_reason": string(res.KillReason),
+		},
+		OutputBytes: int64(len(res.Stdout) + len(res.Stderr)),
+	}, nil
+}
+
+func redactAll(f func(string) string, in []string) []string {
+	out := make([]string, len(in))
+	for i, s := range in {
+		out[i] = f(s)
+	}
+	return out
+}
+
+type callIDKey struct{}
+
+func withCallID(ctx context.Context, id string) context.Context {
+	return context.WithValue(ctx, callIDKey{}, id)
+}
+
+func callIDFrom(ctx context.Context) string {
+	id, _ := ctx.Value(callIDKey{}).(string)
+	return id
+}

@@ -1,0 +1,385 @@
+// Package toolcall is the path every tool call takes: admit (pause/kill),
+// validate, decide (policy), ask the person, checkpoint, run confined,
+// redact and bound the output, and record each step in the audit log.
+package toolcall
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/gatehouse-dev/gatehouse/backend/approval"
+	"github.com/gatehouse-dev/gatehouse/backend/policy"
+	"github.com/gatehouse-dev/gatehouse/backend/session"
+	"github.com/gatehouse-dev/gatehouse/sandbox"
+)
+
+// MaxArgsBytes bounds a call's arguments (the HTTP gate caps the body too).
+const MaxArgsBytes = 10 << 20
+
+// Recorder appends an audit event and returns once it is durable.
+type Recorder func(ctx context.Context, kind, actor, sess, call string, payload any) error
+
+// Deps is what the runner needs from the daemon.
+type Deps struct {
+	Sessions  *session.Manager
+	Approvals *approval.Broker
+	Policy    *PolicyHolder
+	Record    Recorder
+	// Redact removes secrets from text before it leaves the daemon.
+	Redact func(string) string
+	// EnvFor returns configured secrets to inject for a binary.
+	EnvFor  func(binary string) map[string]string
+	Sandbox sandbox.Backend
+	// Hidden are host paths never visible in a sandbox (the data dir).
+	Hidden []string
+	Logger *slog.Logger
+}
+
+// Runner executes tool calls.
+type Runner struct {
+	deps  Deps
+	tools map[string]*Tool
+	order []string
+	seq   atomic.Int64
+}
+
+// Tool is one MCP tool.
+type Tool struct {
+	Name        string
+	Title       string
+	Description string
+	Schema      json.RawMessage
+	ReadOnly    bool
+	resolved    *jsonschema.Resolved
+	// Prepare turns validated arguments into a policy call and the work.
+	Prepare func(ctx context.Context, st *State, args json.RawMessage) (*Plan, error)
+}
+
+// Plan is a validated call, ready for policy.
+type Plan struct {
+	Call policy.Call
+	// Card fields shown on an approval.
+	Diff     string
+	Question string
+	Summary  map[string]any
+	// AskAnyway forces an approval whatever policy says (ask_human).
+	Run func(ctx context.Context) (Output, error)
+}
+
+// Output is what a tool produced, before redaction.
+type Output struct {
+	Text       string
+	Structured map[string]any
+	IsError    bool
+	// External marks content from outside the workspace (a web page, a file
+	// elsewhere); it is labelled as data for the model.
+	External     string // "", "file" or "web"
+	Source       string
+	OutputBytes  int64
+	CPU          time.Duration
+	ExecFinished map[string]any // for the exec.finished audit row
+}
+
+// Result goes back to the agent.
+type Result struct {
+	CallID     string
+	Text       string
+	Structured map[string]any
+	IsError    bool
+}
+
+// New builds a runner with the built-in tools.
+func New(deps Deps) (*Runner, error) {
+	r := &Runner{deps: deps, tools: map[string]*Tool{}}
+	for _, t := range builtinTools(r) {
+		var s jsonschema.Schema
+		if err := json.Unmarshal(t.Schema, &s); err != nil {
+			return nil, fmt.Errorf("tool %s schema: %w", t.Name, err)
+		}
+		res, err := s.Resolve(nil)
+		if err != nil {
+			return nil, fmt.Errorf("tool %s schema: %w", t.Name, err)
+		}
+		t.resolved = res
+		r.tools[t.Name] = t
+		r.order = append(r.order, t.Name)
+	}
+	return r, nil
+}
+
+// Tools lists the tools in registration order.
+func (r *Runner) Tools() []*Tool {
+	out := make([]*Tool, 0, len(r.order))
+	for _, n := range r.order {
+		out = append(out, r.tools[n])
+	}
+	return out
+}
+
+// State is one agent session's view: its live record, workspace, sandbox
+// session and the grants the person gave for this session.
+type State struct {
+	Live       *session.Live
+	Workspaces []string
+	Elicit     func(ctx context.Context, question string) (string, error) // nil when the client cannot
+
+	mu      sync.Mutex
+	grants  []policy.Rule
+	sandbox sandbox.Session
+}
+
+// AddGrant remembers an "allow for this session".
+func (s *State) AddGrant(r policy.Rule) {
+	s.mu.Lock()
+	s.grants = append(s.grants, r)
+	s.mu.Unlock()
+}
+
+func (s *State) policySession(home string) policy.Session {
+	info := s.Live.Snapshot()
+	mode, err := policy.ParseMode(info.Mode)
+	if err != nil {
+		mode = policy.ModeDefault
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return policy.Session{Mode: mode, Workspaces: s.Workspaces, Home: home, Grants: append([]policy.Rule(nil), s.grants...)}
+}
+
+// Close releases the session's sandbox (the container, if any).
+func (s *State) Close(ctx context.Context) {
+	s.mu.Lock()
+	sb := s.sandbox
+	s.sandbox = nil
+	s.mu.Unlock()
+	if sb != nil {
+		_ = sb.Close(ctx)
+	}
+}
+
+func (r *Runner) newCallID() string {
+	b := make([]byte, 4)
+	_, _ = rand.Read(b)
+	return fmt.Sprintf("c_%d_%s", r.seq.Add(1), hex.EncodeToString(b))
+}
+
+// toolError is a failure the agent should see as a tool error.
+type toolError struct{ msg string }
+
+func (e *toolError) Error() string { return e.msg }
+
+func errorf(format string, a ...any) error { return &toolError{msg: fmt.Sprintf(format, a...)} }
+
+// Call runs one tool call through the whole gate. ctx is the MCP request's
+// context; it is additionally cancelled when the session ends or is killed.
+func (r *Runner) Call(ctx context.Context, st *State, name string, raw json.RawMessage) Result {
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	stop := context.AfterFunc(st.Live.Context(), func() { cancel(context.Cause(st.Live.Context())) })
+	defer stop()
+
+	sess := st.Live.ID()
+	actor := st.Live.Actor()
+	callID := r.newCallID()
+	ctx = withCallID(ctx, callID)
+	r.deps.Sessions.Count(sess, session.Counters{Calls: 1})
+	fail := func(kind string, err error) Result {
+		msg := r.redact(err.Error())
+		r.deps.Sessions.Count(sess, session.Counters{Errors: 1})
+		r.record(ctx, kind, "system", sess, callID, map[string]any{"tool": name, "error": msg})
+		return Result{CallID: callID, Text: msg, IsError: true}
+	}
+	if err := r.deps.Record(ctx, "tool.call", actor, sess, callID, map[string]any{"tool": name, "args": r.argsForAudit(raw)}); err != nil {
+		// No audit row, no call.
+		r.deps.Logger.Error("audit tool.call", "err", err)
+		return Result{CallID: callID, Text: "Gatehouse could not record this call in its audit log, so it did not run it: " + err.Error(), IsError: true}
+	}
+	if err := r.deps.Sessions.Admit(ctx, sess); err != nil {
+		return fail("tool.refused", err)
+	}
+	t, ok := r.tools[name]
+	if !ok {
+		return fail("tool.invalid", errorf("unknown tool %q; call tools/list to see what exists", name))
+	}
+	if err := validate(t, raw); err != nil {
+		return fail("tool.invalid", err)
+	}
+	r.record(ctx, "tool.validated", "system", sess, callID, map[string]any{"tool": name})
+	plan, err := t.Prepare(ctx, st, raw)
+	if err != nil {
+		return fail("tool.invalid", err)
+	}
+	if err := r.authorize(ctx, st, t, plan, callID); err != nil {
+		return fail("tool.denied", err)
+	}
+	out, err := plan.Run(ctx)
+	if err != nil {
+		if cause := context.Cause(ctx); cause != nil && errors.Is(cause, session.ErrKilled) {
+			err = session.ErrKilled
+		}
+		return fail("tool.error", err)
+	}
+	return r.finish(ctx, st, t, callID, out)
+}
+
+func validate(t *Tool, raw json.RawMessage) error {
+	if len(raw) > MaxArgsBytes {
+		return errorf("arguments are larger than 10 MiB")
+	}
+	if len(raw) == 0 {
+		raw = json.RawMessage(`{}`)
+	}
+	var inst any
+	if err := json.Unmarshal(raw, &inst); err != nil {
+		return errorf("arguments are not valid JSON: %v", err)
+	}
+	if err := t.resolved.Validate(inst); err != nil {
+		return errorf("invalid arguments for %s: %v", t.Name, err)
+	}
+	return nil
+}
+
+// finish redacts, bounds and labels the output, then records the result.
+func (r *Runner) finish(ctx context.Context, st *State, t *Tool, callID string, out Output) Result {
+	sess := st.Live.ID()
+	text := r.redact(out.Text)
+	if out.External != "" {
+		text = WrapExternal(out.External, out.Source, text)
+	}
+	text, truncated := bound(text, MaxResultBytes)
+	structured := redactMap(r.redact, out.Structured)
+	r.deps.Sessions.Count(sess, session.Counters{OutputBytes: int64(len(text)), CPUMillis: out.CPU.Milliseconds()})
+	if out.IsError {
+		r.deps.Sessions.Count(sess, session.Counters{Errors: 1})
+	}
+	preview, _ := bound(text, 2048)
+	r.record(ctx, "tool.result", "system", sess, callID, map[string]any{
+		"tool": t.Name, "is_error": out.IsError, "bytes": len(text), "truncated": truncated, "preview": preview,
+	})
+	return Result{CallID: callID, Text: text, Structured: structured, IsError: out.IsError}
+}
+
+// MaxResultBytes bounds what one call returns to the model.
+const MaxResultBytes = 256 << 10
+
+func bound(s string, n int) (string, bool) {
+	if len(s) <= n {
+		return s, false
+	}
+	cut := n
+	for cut > 0 && (s[cut]&0xC0) == 0x80 {
+		cut--
+	}
+	return s[:cut] + fmt.Sprintf("\n[gatehouse: output truncated, %d of %d bytes shown]", cut, len(s)), true
+}
+
+func (r *Runner) redact(s string) string {
+	if r.deps.Redact == nil {
+		return s
+	}
+	return r.deps.Redact(s)
+}
+
+func redactMap(redact func(string) string, m map[string]any) map[string]any {
+	if m == nil || redact == nil {
+		return m
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		return m
+	}
+	var out map[string]any
+	if json.Unmarshal([]byte(redactJSONStrings(redact, b)), &out) != nil {
+		return m
+	}
+	return out
+}
+
+// redactJSONStrings redacts inside string values only, so the JSON stays valid.
+func redactJSONStrings(redact func(string) string, b []byte) string {
+	var v any
+	if json.Unmarshal(b, &v) != nil {
+		return string(b)
+	}
+	v = walkStrings(v, redact)
+	out, _ := json.Marshal(v)
+	return string(out)
+}
+
+func walkStrings(v any, f func(string) string) any {
+	switch x := v.(type) {
+	case string:
+		return f(x)
+	case []any:
+		for i := range x {
+			x[i] = walkStrings(x[i], f)
+		}
+	case map[string]any:
+		for k := range x {
+			x[k] = walkStrings(x[k], f)
+		}
+	}
+	return v
+}
+
+// argsForAudit keeps the audit row bounded and free of secrets.
+func (r *Runner) argsForAudit(raw json.RawMessage) any {
+	if len(raw) > 64<<10 {
+		return map[string]any{"truncated": true, "bytes": len(raw), "head": r.redact(string(raw[:4096]))}
+	}
+	var v any
+	if json.Unmarshal(raw, &v) != nil {
+		return map[string]any{"invalid_json": true, "bytes": len(raw)}
+	}
+	return walkStrings(v, func(s string) string {
+		s = r.redact(s)
+		if len(s) > 8192 {
+			return s[:8192] + "…"
+		}
+		return s
+	})
+}
+
+func (r *Runner) record(ctx context.Context, kind, actor, sess, call string, payload any) {
+	if err := r.deps.Record(context.WithoutCancel(ctx), kind, actor, sess, call, payload); err != nil {
+		r.deps.Logger.Error("audit append", "kind", kind, "err", err)
+	}
+}
+
+// WrapExternal labels content from outside the workspace as data. A closing
+// tag inside the content is neutralised so it cannot end the wrapper early.
+func WrapExternal(kind, source, content string) string {
+	content = neutralise(content)
+	return fmt.Sprintf("<external_document kind=%q source=%q>\n%s\n</external_document>", kind, neutralise(source), content)
+}
+
+func neutralise(s string) string {
+	lower := strings.ToLower(s)
+	if !strings.Contains(lower, "external_document") {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		j := strings.Index(strings.ToLower(s[i:]), "external_document")
+		if j < 0 {
+			b.WriteString(s[i:])
+			break
+		}
+		b.WriteString(s[i : i+j])
+		// A zero-width joiner breaks the tag name for any parser.
+		b.WriteString("external\u200d_document")
+		i += j + len("external_document")
+	}
+	return b.String()
+}
