@@ -6,12 +6,14 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/gatehouse-dev/gatehouse/backend/config"
 	"github.com/gatehouse-dev/gatehouse/backend/daemon"
+	"github.com/gatehouse-dev/gatehouse/backend/secrets"
 	"github.com/gatehouse-dev/gatehouse/sandbox"
 	"github.com/gatehouse-dev/gatehouse/sandbox/bwrap"
 )
@@ -109,6 +111,8 @@ func (f *serveFlags) options(cmd *cobra.Command, g *Globals) (daemon.Options, er
 	}
 	o.PolicyPath = filepath.Join(dir, "gatehouse", "policy.toml")
 	o.SandboxName = cfg.Sandbox.Backend
+	o.Secrets = secrets.Config{Secrets: cfg.Secret}
+	o.ApprovalTimeout = time.Duration(cfg.ApprovalTimeoutS) * time.Second
 	return o, nil
 }
 

@@ -13,6 +13,8 @@ import (
 	"strings"
 
 	"github.com/pelletier/go-toml/v2"
+
+	"github.com/gatehouse-dev/gatehouse/backend/secrets"
 )
 
 // DefaultListen is the loopback address the daemon binds by default.
@@ -30,6 +32,11 @@ type Config struct {
 	Mode           string   `toml:"mode"`
 
 	Sandbox Sandbox `toml:"sandbox"`
+	// Secret entries are injected into matching commands and redacted
+	// from everything that leaves the daemon.
+	Secret []secrets.Secret `toml:"secret"`
+	// ApprovalTimeoutS denies unanswered approvals after this many seconds.
+	ApprovalTimeoutS int `toml:"approval_timeout_s"`
 }
 
 // Sandbox picks and tunes the confinement backend.
@@ -120,6 +127,9 @@ func (c Config) Validate() error {
 	}
 	if !validModes[c.Mode] {
 		return fmt.Errorf("mode %q is not one of plan, default, accept-edits, unattended", c.Mode)
+	}
+	if c.ApprovalTimeoutS < 0 {
+		return fmt.Errorf("approval_timeout_s must be positive, got %d", c.ApprovalTimeoutS)
 	}
 	if c.MaxConnections < 0 {
 		return fmt.Errorf("max_connections must be positive, got %d", c.MaxConnections)

@@ -25,6 +25,7 @@ import (
 	"github.com/gatehouse-dev/gatehouse/backend/gate"
 	"github.com/gatehouse-dev/gatehouse/backend/listen"
 	"github.com/gatehouse-dev/gatehouse/backend/mcpserver"
+	"github.com/gatehouse-dev/gatehouse/backend/secrets"
 	"github.com/gatehouse-dev/gatehouse/backend/session"
 	"github.com/gatehouse-dev/gatehouse/backend/token"
 	"github.com/gatehouse-dev/gatehouse/backend/toolcall"
@@ -52,6 +53,8 @@ type Options struct {
 	PolicyPath string
 	// ApprovalTimeout denies unanswered approvals (default 120 s).
 	ApprovalTimeout time.Duration
+	// Secrets are injected into matching commands and redacted everywhere.
+	Secrets secrets.Config
 	// Ready, if set, is called once the daemon accepts requests.
 	Ready func(*Daemon)
 }
@@ -66,6 +69,8 @@ type Daemon struct {
 	approvals *approval.Broker
 	runner    *toolcall.Runner
 	tokens    *token.Set
+	secrets   *secrets.Store
+	redactor  *secrets.Redactor
 	addr      net.Addr
 	handler   http.Handler
 }
@@ -108,6 +113,13 @@ func Run(ctx context.Context, opts Options) (err error) {
 	if err := ensureTokens(ctx, sqlDB, opts.DataDir, d.tokens); err != nil {
 		return err
 	}
+	secretStore, err := secrets.Open(opts.Secrets, os.LookupEnv)
+	if err != nil {
+		// The secrets that resolved still load; the rest is reported.
+		logger.Warn("some configured secrets could not be loaded", "err", err)
+	}
+	d.secrets = secretStore
+	d.redactor = secrets.NewRedactor(secretStore.Values(), secrets.HostSecrets(os.Environ()), d.tokenValues())
 	// Sessions live under their own context so shutdown can end them after
 	// the servers stop taking requests.
 	sessCtx, stopSessions := context.WithCancel(context.WithoutCancel(ctx))
@@ -130,6 +142,7 @@ func Run(ctx context.Context, opts Options) (err error) {
 	d.runner, err = toolcall.New(toolcall.Deps{
 		Sessions: d.sessions, Approvals: d.approvals, Policy: pol, Record: d.Record,
 		Sandbox: opts.Sandbox, Hidden: []string{opts.DataDir}, Logger: logger,
+		Redact: d.redactor.String, EnvFor: secretStore.EnvFor,
 	})
 	if err != nil {
 		return err
@@ -204,6 +217,18 @@ loop:
 	}
 	d.Emit(shutCtx, "system.stop", audit.ActorSystem, "", map[string]any{"reason": "signal"})
 	return err
+}
+
+// tokenValues lets the redactor hide our own tokens should one ever reach
+// output (the data dir is hidden from sandboxes; this is a second line).
+func (d *Daemon) tokenValues() []secrets.Value {
+	var out []secrets.Value
+	for _, f := range []struct{ file, name string }{{AgentToken, "GATEHOUSE_AGENT_TOKEN"}, {ControlToken, "GATEHOUSE_CONTROL_TOKEN"}} {
+		if tok, err := token.ReadFile(filepath.Join(d.opts.DataDir, f.file)); err == nil {
+			out = append(out, secrets.Value{Name: f.name, Value: tok})
+		}
+	}
+	return out
 }
 
 func (d *Daemon) liveSessions() []string {
@@ -310,6 +335,12 @@ func (d *Daemon) Record(ctx context.Context, kind, actor, sess, call string, pay
 	b, err := json.Marshal(payload)
 	if err != nil {
 		return fmt.Errorf("encode audit payload: %w", err)
+	}
+	// Nothing secret reaches the audit log, whoever built the payload.
+	if d.redactor != nil {
+		if rb, err := d.redactor.JSON(b); err == nil {
+			b = rb
+		}
 	}
 	_, err = d.audit.Append(context.WithoutCancel(ctx), audit.Event{Kind: kind, Actor: actor, Session: sess, CallID: call, Payload: b})
 	return err

@@ -220,6 +220,8 @@ func (s *Server) callHandler(name string) mcp.ToolHandler {
 		}
 		res := s.cfg.Runner.Call(ctx, st, name, args)
 		out := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: res.Text}}, IsError: res.IsError}
+		// The call id ties the agent's view to the audit timeline.
+		out.Meta = mcp.Meta{"gatehouse/call_id": res.CallID}
 		if res.Structured != nil {
 			out.StructuredContent = res.Structured
 		}

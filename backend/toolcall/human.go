@@ -55,6 +55,7 @@ func (r *Runner) askHumanTool() *Tool {
 func builtinTools(r *Runner) []*Tool {
 	tools := []*Tool{r.runCommandTool()}
 	tools = append(tools, r.fileTools()...)
+	tools = append(tools, r.fetchURLTool())
 	tools = append(tools, r.askHumanTool())
 	return tools
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/gatehouse-dev/gatehouse/backend/approval"
+	"github.com/gatehouse-dev/gatehouse/backend/netguard"
 	"github.com/gatehouse-dev/gatehouse/backend/policy"
 	"github.com/gatehouse-dev/gatehouse/backend/session"
 	"github.com/gatehouse-dev/gatehouse/sandbox"
@@ -41,6 +42,8 @@ type Deps struct {
 	// EnvFor returns configured secrets to inject for a binary.
 	EnvFor  func(binary string) map[string]string
 	Sandbox sandbox.Backend
+	// Fetch tunes fetch_url (size cap, timeout); CheckHost is set per call.
+	Fetch netguard.Options
 	// Hidden are host paths never visible in a sandbox (the data dir).
 	Hidden []string
 	Logger *slog.Logger

@@ -1,0 +1,126 @@
+package cli
+
+import (
+	"fmt"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/gatehouse-dev/gatehouse/backend/approval"
+)
+
+func init() {
+	register(func(g *Globals) *cobra.Command {
+		var asJSON bool
+		cmd := &cobra.Command{
+			Use:   "approvals",
+			Short: "List calls waiting for your decision",
+			Args:  cobra.NoArgs,
+			RunE: func(cmd *cobra.Command, _ []string) error {
+				c, err := client(g)
+				if err != nil {
+					return err
+				}
+				var out struct {
+					Approvals []approval.Request `json:"approvals"`
+				}
+				if err := c.Get(cmd.Context(), "/api/v1/approvals", nil, &out); err != nil {
+					return apiErr(err)
+				}
+				if asJSON {
+					return printJSON(g.Stdout, out.Approvals)
+				}
+				if len(out.Approvals) == 0 {
+					fmt.Fprintln(g.Stdout, "Nothing is waiting for you.")
+					return nil
+				}
+				tw := tabwriter.NewWriter(g.Stdout, 0, 4, 2, ' ', 0)
+				fmt.Fprintln(tw, "ID\tAGENT\tTOOL\tWHAT\tWHY\tDENIED IN")
+				for _, a := range out.Approvals {
+					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", a.ID, a.Actor, a.Tool, what(a), a.Reason, time.Until(a.ExpiresAt).Round(time.Second))
+				}
+				return tw.Flush()
+			},
+		}
+		cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+		return cmd
+	})
+	register(func(g *Globals) *cobra.Command {
+		var session, always bool
+		cmd := &cobra.Command{
+			Use:   "approve ID",
+			Short: "Allow a waiting call (once, for the session, or always)",
+			Args:  cobra.ExactArgs(1),
+			RunE: func(cmd *cobra.Command, args []string) error {
+				scope := "once"
+				switch {
+				case session && always:
+					return userErrorf(nil, "choose one of --session or --always")
+				case session:
+					scope = "session"
+				case always:
+					scope = "always"
+				}
+				return decide(cmd, g, args[0], "allow", scope, "")
+			},
+		}
+		cmd.Flags().BoolVar(&session, "session", false, "also allow the same command or path for the rest of this session")
+		cmd.Flags().BoolVar(&always, "always", false, "write an allow rule to your policy file")
+		return cmd
+	})
+	register(func(g *Globals) *cobra.Command {
+		var msg string
+		cmd := &cobra.Command{
+			Use:   "deny ID",
+			Short: "Deny a waiting call; the message goes back to the agent",
+			Args:  cobra.ExactArgs(1),
+			RunE: func(cmd *cobra.Command, args []string) error {
+				return decide(cmd, g, args[0], "deny", "once", msg)
+			},
+		}
+		cmd.Flags().StringVarP(&msg, "message", "m", "", "tell the agent why, or what to do instead")
+		return cmd
+	})
+}
+
+func what(a approval.Request) string {
+	switch {
+	case len(a.Argv) > 0:
+		return strings.Join(a.Argv, " ")
+	case a.URL != "":
+		return a.URL
+	case len(a.Paths) > 0:
+		return strings.Join(a.Paths, ", ")
+	case a.Question != "":
+		return a.Question
+	}
+	return ""
+}
+
+func decide(cmd *cobra.Command, g *Globals, id, decision, scope, msg string) error {
+	c, err := client(g)
+	if err != nil {
+		return err
+	}
+	var out struct {
+		Approval approval.Request `json:"approval"`
+	}
+	if err := c.Post(cmd.Context(), "/api/v1/approvals/"+id, map[string]string{"decision": decision, "scope": scope, "message": msg}, &out); err != nil {
+		return apiErr(err)
+	}
+	verb := "Allowed"
+	if decision == "deny" {
+		verb = "Denied"
+	}
+	fmt.Fprintf(g.Stdout, "%s %s (%s)", verb, what(out.Approval), out.Approval.Tool)
+	if decision == "allow" && scope != "once" {
+		fmt.Fprintf(g.Stdout, " for %s", map[string]string{"session": "the rest of this session", "always": "always"}[scope])
+		if scope == "always" && out.Approval.AlwaysRule != "" {
+			fmt.Fprintf(g.Stdout, "; rule written:\n%s", out.Approval.AlwaysRule)
+		}
+	}
+	fmt.Fprintln(g.Stdout)
+	return nil
+}

@@ -1,0 +1,70 @@
+package clitest
+
+import (
+	"bytes"
+	"encoding/json"
+	"time"
+)
+
+// Approval is the part of a pending approval tests look at.
+type Approval struct {
+	ID       string   `json:"id"`
+	Session  string   `json:"session"`
+	CallID   string   `json:"call_id"`
+	Tool     string   `json:"tool"`
+	Argv     []string `json:"argv"`
+	Reason   string   `json:"reason"`
+	Question string   `json:"question"`
+}
+
+// WaitApproval polls the control API until an approval is pending.
+func (d *Daemon) WaitApproval(timeout time.Duration) Approval {
+	d.t.Helper()
+	deadline := time.Now().Add(timeout)
+	for time.Now().Before(deadline) {
+		_, body := d.Request("GET", "/api/v1/approvals", nil, d.Control())
+		var out struct {
+			Approvals []Approval `json:"approvals"`
+		}
+		if err := json.Unmarshal([]byte(body), &out); err != nil {
+			d.t.Fatalf("approvals: %v %s", err, body)
+		}
+		if len(out.Approvals) > 0 {
+			return out.Approvals[0]
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	d.t.Fatalf("no approval appeared within %v", timeout)
+	return Approval{}
+}
+
+// Decide answers an approval through the control API.
+func (d *Daemon) Decide(id, decision, scope, message string) int {
+	d.t.Helper()
+	b, _ := json.Marshal(map[string]string{"decision": decision, "scope": scope, "message": message})
+	h := d.Control()
+	h["Content-Type"] = "application/json"
+	resp, body := d.Request("POST", "/api/v1/approvals/"+id, bytes.NewReader(b), h)
+	if resp.StatusCode != 200 {
+		d.t.Logf("decide %s: %d %s", id, resp.StatusCode, body)
+	}
+	return resp.StatusCode
+}
+
+// Control is the header set for control API requests.
+func (d *Daemon) Control() map[string]string {
+	return map[string]string{"Authorization": "Bearer " + d.Token("control")}
+}
+
+// Events returns the audit events (oldest first) as raw maps.
+func (d *Daemon) Events(query string) []map[string]any {
+	d.t.Helper()
+	_, body := d.Request("GET", "/api/v1/events?limit=1000&"+query, nil, d.Control())
+	var out struct {
+		Events []map[string]any `json:"events"`
+	}
+	if err := json.Unmarshal([]byte(body), &out); err != nil {
+		d.t.Fatalf("events: %v %s", err, body)
+	}
+	return out.Events
+}
