@@ -1,7 +1,9 @@
 package audit
 
 import (
+	"encoding/json"
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -72,6 +74,14 @@ func FuzzCanonicalizeIdempotent(f *testing.F) {
 		c, err := Canonicalize(in)
 		if err != nil {
 			return
+		}
+		// Whatever we accept, encoding/json accepts, with the same meaning.
+		var a, b any
+		if json.Unmarshal(in, &a) != nil || json.Unmarshal(c, &b) != nil {
+			t.Fatalf("accepted %q as %q, which encoding/json rejects", in, c)
+		}
+		if !reflect.DeepEqual(a, b) {
+			t.Fatalf("canonical form changed the value: %q -> %q", in, c)
 		}
 		again, err := Canonicalize(c)
 		if err != nil || string(again) != string(c) {

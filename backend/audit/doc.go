@@ -15,6 +15,6 @@
 //
 // Append returns once the event is durable. One writer goroutine batches
 // concurrent appends into shared transactions; committed events are then
-// fanned out to Subscribe-rs without ever waiting for them. Query, Last,
+// fanned out to subscribers (Subscribe) without ever waiting for them. Query, Last,
 // Export and Verify read from the database directly.
 package audit
