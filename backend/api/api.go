@@ -19,6 +19,7 @@ import (
 	"github.com/gatehouse-dev/gatehouse/backend/db"
 	"github.com/gatehouse-dev/gatehouse/backend/gate"
 	"github.com/gatehouse-dev/gatehouse/backend/session"
+	"github.com/gatehouse-dev/gatehouse/backend/toolcall"
 )
 
 // Server holds what the handlers need.
@@ -28,6 +29,12 @@ type Server struct {
 	Approvals *approval.Broker
 	// Kill stops everything: approvals first, then sessions.
 	Kill   func(ctx context.Context, actor, reason string) int
+	Policy *toolcall.PolicyHolder
+	Tokens Tokens
+	// Connect describes how agents reach the daemon (URL, default token).
+	Connect func() map[string]any
+	// Emit records an audit event for a control action.
+	Emit   func(ctx context.Context, kind, actor, session string, payload any)
 	Logger *slog.Logger
 	// Status adds daemon facts (version, sandbox backend) to GET /status.
 	Status func() map[string]any
@@ -45,6 +52,9 @@ func (s *Server) Register(mux *http.ServeMux) {
 	mux.HandleFunc("POST /api/v1/pause", s.pause)
 	mux.HandleFunc("POST /api/v1/resume", s.resume)
 	s.registerApprovals(mux)
+	s.registerPolicy(mux)
+	s.registerTokens(mux)
+	mux.HandleFunc("POST /api/v1/sessions/{id}/mode", s.setMode)
 	mux.HandleFunc("/api/v1/", func(w http.ResponseWriter, r *http.Request) {
 		gate.Error(w, http.StatusNotFound, fmt.Sprintf("no route %s %s; see GET /api/v1/status and the README for the control API", r.Method, r.URL.Path))
 	})

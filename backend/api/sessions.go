@@ -1,6 +1,7 @@
 package api
 
 import (
+	"errors"
 	"net/http"
 	"strconv"
 	"time"
@@ -48,4 +49,30 @@ func (s *Server) getSession(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusOK, info)
+}
+
+func (s *Server) setMode(w http.ResponseWriter, r *http.Request) {
+	var req struct {
+		Mode string `json:"mode"`
+	}
+	if err := decodeBody(r, &req); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	switch req.Mode {
+	case "plan", "default", "accept-edits", "unattended":
+	default:
+		s.fail(w, r, &httpError{http.StatusBadRequest, "mode must be plan, default, accept-edits or unattended"})
+		return
+	}
+	id := r.PathValue("id")
+	if err := s.Sessions.SetMode(r.Context(), id, req.Mode, actor(r)); err != nil {
+		if errors.Is(err, session.ErrNotActive) {
+			s.fail(w, r, &httpError{http.StatusConflict, "that session is not active; modes apply to live sessions"})
+			return
+		}
+		s.fail(w, r, err)
+		return
+	}
+	s.getSession(w, r)
 }

@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"net"
 	"net/http"
@@ -51,6 +52,8 @@ type Options struct {
 	SandboxName string // as configured, for messages
 	// PolicyPath is the user's policy file.
 	PolicyPath string
+	// UI is the built web UI served at /; nil serves a hint instead.
+	UI fs.FS
 	// ApprovalTimeout denies unanswered approvals (default 120 s).
 	ApprovalTimeout time.Duration
 	// Secrets are injected into matching commands and redacted everywhere.
@@ -68,6 +71,7 @@ type Daemon struct {
 	sessions  *session.Manager
 	approvals *approval.Broker
 	runner    *toolcall.Runner
+	policy    *toolcall.PolicyHolder
 	tokens    *token.Set
 	secrets   *secrets.Store
 	redactor  *secrets.Redactor
@@ -139,6 +143,7 @@ func Run(ctx context.Context, opts Options) (err error) {
 	for _, n := range pol.Get().Notices() {
 		logger.Warn("policy notice", "notice", n)
 	}
+	d.policy = pol
 	d.runner, err = toolcall.New(toolcall.Deps{
 		Sessions: d.sessions, Approvals: d.approvals, Policy: pol, Record: d.Record,
 		Sandbox: opts.Sandbox, Hidden: []string{opts.DataDir}, Logger: logger,
@@ -268,12 +273,16 @@ func (d *Daemon) buildHandler() http.Handler {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		_, _ = w.Write([]byte("ok"))
 	})
-	(&api.Server{Sessions: d.sessions, Audit: d.audit, Approvals: d.approvals, Kill: d.Kill, Logger: d.logger, Status: d.status}).Register(mux)
+	(&api.Server{
+		Sessions: d.sessions, Audit: d.audit, Approvals: d.approvals, Kill: d.Kill, Logger: d.logger, Status: d.status,
+		Policy: d.policy, Tokens: &tokenStore{db: d.db, set: d.tokens}, Connect: d.connectInfo, Emit: d.Emit,
+	}).Register(mux)
 	mcpSrv := mcpserver.New(mcpserver.Config{
 		Sessions: d.sessions, Tokens: d.tokens, Runner: d.runner, Workspaces: d.opts.Workspaces,
 		Mode: d.opts.Mode, Version: d.opts.Version, Logger: d.logger,
 	})
 	mux.Handle("/mcp", mcpSrv.Handler())
+	mux.Handle("GET /", uiHandler(d.opts.UI))
 	port := strconv.Itoa(d.port())
 	origins := append([]string{"http://127.0.0.1:" + port, "http://localhost:" + port, "http://[::1]:" + port}, d.opts.AllowedOrigins...)
 	var publicHosts []string
@@ -287,11 +296,23 @@ func (d *Daemon) buildHandler() http.Handler {
 		PublicHosts:    publicHosts,
 		AllowedOrigins: origins,
 		Tokens:         d.tokens,
-		Open:           func(r *http.Request) bool { return r.Method == http.MethodGet && r.URL.Path == "/healthz" },
+		Open:           isUIPath,
 		QueryToken:     d.opts.QueryToken,
 		Logger:         d.logger,
 	}
 	return g.Wrap(mux)
+}
+
+// connectInfo tells the Connect screen how agents reach this daemon.
+func (d *Daemon) connectInfo() map[string]any {
+	tok, _ := token.ReadFile(filepath.Join(d.opts.DataDir, AgentToken))
+	return map[string]any{
+		"mcp_url":        "http://" + d.addr.String() + "/mcp",
+		"ui_url":         "http://" + d.addr.String() + "/",
+		"agent_token":    tok,
+		"bridge_command": "gatehouse --data " + d.opts.DataDir + " mcp",
+		"data_dir":       d.opts.DataDir,
+	}
 }
 
 // Kill is the kill switch: deny every pending approval, then stop every

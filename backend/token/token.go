@@ -14,6 +14,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"time"
 )
 
 // Kind separates the capabilities; they are never interchangeable.
@@ -48,6 +49,8 @@ type Entry struct {
 	Kind Kind
 	Name string // client name for agent tokens, e.g. "default" or "claude-code"
 	Hash [sha256.Size]byte
+	// Expires, when set, ends the token's validity (browser logins).
+	Expires time.Time
 }
 
 // Set holds the active token hashes. Safe for concurrent use.
@@ -67,13 +70,14 @@ func (s *Set) Replace(entries []Entry) {
 // compared in constant time so timing reveals nothing about near misses.
 func (s *Set) Match(presented string, want Kind) (Entry, bool) {
 	h := Hash(presented)
+	now := time.Now()
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	var found Entry
 	ok := 0
 	for _, e := range s.entries {
 		eq := subtle.ConstantTimeCompare(h[:], e.Hash[:])
-		if eq == 1 && e.Kind == want {
+		if eq == 1 && e.Kind == want && (e.Expires.IsZero() || now.Before(e.Expires)) {
 			found = e
 			ok = 1
 		}

@@ -89,7 +89,13 @@ func (l *lockedBuffer) String() string {
 func Start(t testing.TB, extra ...string) *Daemon {
 	t.Helper()
 	base := t.TempDir()
-	d := &Daemon{t: t, Bin: Binary(t), Data: filepath.Join(base, "data"), Workspace: filepath.Join(base, "ws")}
+	return StartWith(t, filepath.Join(base, "data"), filepath.Join(base, "ws"), extra...)
+}
+
+// StartWith runs a daemon with the given data dir and workspace.
+func StartWith(t testing.TB, data, ws string, extra ...string) *Daemon {
+	t.Helper()
+	d := &Daemon{t: t, Bin: Binary(t), Data: data, Workspace: ws}
 	if err := os.MkdirAll(d.Workspace, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -101,7 +107,7 @@ func Start(t testing.TB, extra ...string) *Daemon {
 
 // Env is the environment the daemon and CLI run with: isolated config.
 func (d *Daemon) Env() []string {
-	return append(os.Environ(), "XDG_CONFIG_HOME="+filepath.Join(filepath.Dir(d.Data), "config"), "GATEHOUSE_DEBUG=1")
+	return append(os.Environ(), "XDG_CONFIG_HOME="+filepath.Join(filepath.Dir(d.Workspace), "config"), "GATEHOUSE_DEBUG=1")
 }
 
 // Restart starts the daemon process (again) and waits until it is ready.

@@ -1,0 +1,62 @@
+//go:build integration
+
+package cli_test
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/gatehouse-dev/gatehouse/app/cli/clitest"
+)
+
+// TestDiskFull puts the data dir on a tiny tmpfs, fills it, and checks that
+// a tool call is refused with a clear message (never run unaudited), the
+// daemon survives, and everything works again once space is freed.
+func TestDiskFull(t *testing.T) {
+	if os.Getuid() != 0 {
+		t.Fatal("this test mounts a tmpfs and must run as root (make test runs it so)")
+	}
+	mnt := t.TempDir()
+	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=16m", "tmpfs", mnt).CombinedOutput(); err != nil {
+		t.Fatalf("mount tmpfs: %v %s", err, out)
+	}
+	t.Cleanup(func() { exec.Command("umount", "-l", mnt).Run() })
+	ws := t.TempDir()
+	d := clitest.StartWith(t, filepath.Join(mnt, "data"), ws)
+	s := d.MCP(context.Background(), "disk-full")
+	if r := call(t, s, "run_command", map[string]any{"argv": []string{"true"}}); r.IsError {
+		t.Fatalf("before: %s", clitest.Text(t, r))
+	}
+	filler := filepath.Join(mnt, "filler")
+	exec.Command("dd", "if=/dev/zero", "of="+filler, "bs=1M", "count=64").Run() // stops at ENOSPC
+
+	var sawDiskFull bool
+	for i := 0; i < 200 && !sawDiskFull; i++ {
+		r, err := s.CallTool(context.Background(), &mcp.CallToolParams{Name: "run_command", Arguments: map[string]any{"argv": []string{"echo", strings.Repeat("x", 4000)}}})
+		if err != nil {
+			t.Fatalf("call with full disk: transport error %v", err)
+		}
+		if r.IsError && strings.Contains(clitest.Text(t, r), "full") {
+			sawDiskFull = true
+		}
+	}
+	if !sawDiskFull {
+		t.Fatal("no call reported the full disk")
+	}
+	if resp, _ := d.Request("GET", "/healthz", nil, nil); resp.StatusCode != 200 {
+		t.Fatal("daemon died on a full disk")
+	}
+	os.Remove(filler)
+	if r := call(t, s, "run_command", map[string]any{"argv": []string{"true"}}); r.IsError {
+		t.Fatalf("after freeing space: %s", clitest.Text(t, r))
+	}
+	if out, _, code := d.CLI(nil, "audit", "verify"); code != 0 {
+		t.Fatalf("verify after disk full: %s", out)
+	}
+}
