@@ -172,6 +172,7 @@ func readLines(ctx context.Context, f *os.File, req ReadRequest, res ReadResult)
 		if inWindow {
 			keep = DefaultReadBytes - out.Len()
 		}
+		before := out.Len()
 		n, full, eof, err := readLine(br, &out, keep)
 		if err != nil {
 			return ReadResult{}, fmt.Errorf("cannot read %s: %w", res.Path, err)
@@ -180,6 +181,12 @@ func readLines(ctx context.Context, f *os.File, req ReadRequest, res ReadResult)
 			break
 		}
 		line++
+		if inWindow && !full && res.Lines > 0 {
+			// The line does not fit in what is left; it starts the next read.
+			out.Truncate(before)
+			res.Truncated, res.NextOffset = true, line
+			break
+		}
 		if inWindow {
 			res.Lines++
 			if !full {

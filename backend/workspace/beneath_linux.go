@@ -39,8 +39,10 @@ func openBeneath(dirfd int, rel string, flags int, mode uint32) (int, error) {
 	if forceWalk || !haveOpenat2() {
 		return walkOpen(dirfd, rel, flags, mode)
 	}
+	// No O_NOFOLLOW: RESOLVE_NO_SYMLINKS already refuses a final symlink
+	// with ELOOP, while O_PATH|O_NOFOLLOW would open the link itself.
 	how := unix.OpenHow{
-		Flags:   uint64(flags | unix.O_CLOEXEC | unix.O_NOFOLLOW),
+		Flags:   uint64(flags | unix.O_CLOEXEC),
 		Resolve: unix.RESOLVE_BENEATH | unix.RESOLVE_NO_MAGICLINKS | unix.RESOLVE_NO_SYMLINKS,
 	}
 	if flags&unix.O_CREAT != 0 {

@@ -325,3 +325,28 @@ func TestDirWalk(t *testing.T) {
 		t.Fatalf("OpenFile(..) = %v", err)
 	}
 }
+
+// The parent directory itself swapped for a symlink: every kind of open
+// reports a symlink, whichever way the kernel walks.
+func TestParentSwapIsSymlinkError(t *testing.T) {
+	bothModes(t, func(t *testing.T) {
+		ws, outside := tree(t)
+		r := newRoots(t, ws)
+		p, err := r.Resolve("src/pkg/a.go")
+		must(t, err)
+		must(t, os.Rename(ws+"/src/pkg", ws+"/src/pkg.orig"))
+		must(t, os.Symlink(outside, ws+"/src/pkg"))
+		if _, err := r.Lstat(p); !errors.Is(err, ErrSymlink) {
+			t.Errorf("Lstat = %v", err)
+		}
+		if err := r.MkdirAll(p.Parent(), 0o755); !errors.Is(err, ErrSymlink) {
+			t.Errorf("MkdirAll = %v", err)
+		}
+		if _, err := r.CreateAtomic(p, 0o644); !errors.Is(err, ErrSymlink) {
+			t.Errorf("CreateAtomic = %v", err)
+		}
+		if _, err := r.OpenDir(p.Parent()); !errors.Is(err, ErrSymlink) {
+			t.Errorf("OpenDir = %v", err)
+		}
+	})
+}
