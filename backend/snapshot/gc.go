@@ -109,6 +109,15 @@ func (s *Store) Prune(ctx context.Context) (PruneResult, error) {
 	}
 	s.trees.Clear()
 	s.treeN.Store(0)
+	s.rootsMu.Lock()
+	for _, rs := range s.roots {
+		rs.mu.Lock()
+		if rs.cache != nil {
+			rs.cache = dropSwept(rs.cache, s.objs.has)
+		}
+		rs.mu.Unlock()
+	}
+	s.rootsMu.Unlock()
 	res.LiveBytes = s.objs.totalBytes()
 	res.FreedBytes = before - res.LiveBytes
 	return res, nil
@@ -229,4 +238,36 @@ func (o *objects) readStored(l objLoc) ([]byte, error) {
 	buf := make([]byte, l.stored)
 	_, err = f.ReadAt(buf, l.off)
 	return buf, err
+}
+
+// dropSwept returns n without the cached entries whose objects GC removed,
+// so a later scan re-reads those files instead of trusting a dead hash.
+func dropSwept(n *node, has func(Hash) bool) *node {
+	switch n.e.Kind {
+	case KindFile, KindSymlink:
+		if !has(n.e.Hash) {
+			return nil
+		}
+		return n
+	case KindDir:
+		changed := false
+		kids := make([]*node, 0, len(n.kids))
+		for _, k := range n.kids {
+			nk := dropSwept(k, has)
+			if nk != k {
+				changed = true
+			}
+			if nk != nil {
+				kids = append(kids, nk)
+			}
+		}
+		if !changed && (n.e.Hash.IsZero() || has(n.e.Hash)) {
+			return n
+		}
+		cp := *n
+		cp.kids = kids
+		cp.e.Hash = Hash{} // no longer describes a stored tree
+		return &cp
+	}
+	return n
 }

@@ -71,10 +71,14 @@ func isGone(err error) bool {
 	return errors.Is(err, unix.ENOENT) || errors.Is(err, unix.ENOTDIR)
 }
 
+var direntBufs = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
+
 // readNames lists a directory, sorted.
 func readNames(fd int) ([]string, error) {
 	var names []string
-	buf := make([]byte, 32<<10)
+	bp := direntBufs.Get().(*[]byte)
+	defer direntBufs.Put(bp)
+	buf := *bp
 	for {
 		n, err := unix.ReadDirent(fd, buf)
 		if err == unix.EINTR {
@@ -173,10 +177,12 @@ func (s *scanner) count(n *node) {
 }
 
 // reusable says a cached node can stand for the file without reading it.
+// Cached hashes are always stored: caches are adopted only after their
+// batch commits, and GC strips swept hashes from them (dropSwept).
 func (s *scanner) reusable(n *node) bool {
 	switch n.e.Kind {
 	case KindFile, KindSymlink:
-		return !s.hash || s.b.has(n.e.Hash)
+		return true
 	case KindUnrestorable:
 		return n.e.Reason == ReasonTooLarge
 	}
@@ -208,7 +214,7 @@ func (s *scanner) finishDir(self Entry, kids []*node, old *node) (*node, error) 
 				break
 			}
 		}
-		if same && (!s.hash || s.b.has(old.e.Hash)) {
+		if same {
 			return old, nil
 		}
 	}
