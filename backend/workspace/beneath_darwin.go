@@ -13,3 +13,8 @@ func openBeneath(dirfd int, rel string, flags int, mode uint32) (int, error) {
 	}
 	return walkOpen(dirfd, rel, flags, mode)
 }
+
+// Darwin has no openat2; these keep the tests' mode switch portable.
+var forceWalk bool
+
+func haveOpenat2() bool { return false }

@@ -55,7 +55,7 @@ func (p Path) Join(name string) (Path, error) {
 
 // Parent returns the directory holding p (p itself for a root).
 func (p Path) Parent() Path {
-	q := Path{Input: path.Dir(p.display()), Abs: path.Dir(p.Abs), Root: p.Root, Inside: p.Inside, Exists: true}
+	q := Path{Input: path.Dir(p.display()), Abs: path.Dir(p.Abs), Root: p.Root, Inside: p.Inside, Exists: p.Exists}
 	if p.Inside {
 		q.Rel = path.Dir(p.Rel)
 		if p.Rel == "." {
