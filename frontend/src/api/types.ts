@@ -1,0 +1,173 @@
+// Shapes of the control API (backend/api). Optional fields are the ones the
+// daemon omits when empty.
+
+export interface DaemonState {
+  paused: boolean;
+  killed: boolean;
+  active_sessions: number;
+}
+
+export interface Status {
+  state: DaemonState;
+  sandbox?: string;
+  version?: string;
+  listen?: string;
+  workspaces?: string[];
+  pending_approvals?: number;
+  pid?: number;
+}
+
+export type Mode = 'default' | 'plan' | 'accept-edits' | 'unattended';
+export const MODES: readonly Mode[] = ['plan', 'default', 'accept-edits', 'unattended'];
+
+export interface Session {
+  id: string;
+  client: string;
+  client_name: string;
+  client_version: string;
+  transport: string;
+  workspaces: string[] | null;
+  mode: Mode;
+  started_at: string;
+  ended_at?: string;
+  status: 'active' | 'ended' | 'killed';
+  end_reason?: string;
+  calls: number;
+  allowed: number;
+  asked: number;
+  denied: number;
+  errors: number;
+  output_bytes: number;
+  cpu_ms: number;
+}
+
+export interface AuditEvent {
+  seq: number;
+  time: string;
+  session: string;
+  call_id: string;
+  kind: string;
+  actor: string;
+  payload: Record<string, unknown> | null;
+  prev_hash: string;
+  hash: string;
+}
+
+export interface EventPage {
+  events: AuditEvent[];
+  next_after: number;
+}
+
+export interface Risk {
+  kind: string;
+  detail: string;
+}
+
+export interface ApprovalRequest {
+  id: string;
+  kind: 'call' | 'question';
+  session: string;
+  call_id: string;
+  actor: string;
+  tool: string;
+  args?: Record<string, unknown>;
+  argv?: string[];
+  binary?: string;
+  paths?: string[];
+  url?: string;
+  diff?: string;
+  question?: string;
+  reason: string;
+  rule: string;
+  risks?: Risk[];
+  always_rule?: string;
+  created_at: string;
+  expires_at: string;
+}
+
+export type Decision = 'allow' | 'deny';
+export type Scope = 'once' | 'session' | 'always';
+
+export interface Checkpoint {
+  id: string;
+  session: string;
+  call_id: string;
+  phase: 'pre' | 'post';
+  time: string;
+  files: number;
+  changed: number;
+  not_restorable: string[] | null;
+}
+
+export interface RollbackPlan {
+  restore: string[] | null;
+  delete: string[] | null;
+  recreate: string[] | null;
+  conflicts: unknown[] | null;
+  external_edits: unknown[] | null;
+  diff: string;
+}
+
+export interface RollbackRequest {
+  checkpoint?: string;
+  call?: string;
+  dry_run: boolean;
+  force: boolean;
+}
+
+export interface PolicyRule {
+  id: string;
+  action: string;
+  tool?: string | string[];
+  binary?: string | string[];
+  args?: unknown;
+  paths?: string | string[];
+  domains?: string | string[];
+  reason?: string;
+  source: string;
+  file?: string;
+  line?: number;
+}
+
+export interface PolicyDoc {
+  file: string;
+  text: string;
+  rules: PolicyRule[];
+  notices: unknown[] | null;
+}
+
+export interface PolicyTestRequest {
+  tool: string;
+  argv?: string[];
+  path?: string;
+  url?: string;
+  mode: Mode;
+}
+
+export interface PolicyVerdict {
+  verdict: 'allow' | 'ask' | 'deny';
+  reason: string;
+  rule?: Partial<PolicyRule> | null;
+  risks?: Risk[] | null;
+}
+
+export interface ConnectInfo {
+  mcp_url: string;
+  agent_token: string;
+  bridge_command: string;
+  data_dir: string;
+}
+
+export interface AgentToken {
+  id: string;
+  kind: string;
+  name: string;
+  created_at: string;
+  revoked_at?: string;
+}
+
+export interface NewToken {
+  id: string;
+  name: string;
+  token: string;
+}

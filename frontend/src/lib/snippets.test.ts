@@ -1,0 +1,34 @@
+import { describe, expect, it } from 'vitest';
+import { clientConfigs, shellQuote } from './snippets';
+
+const p = { mcpUrl: 'http://127.0.0.1:7465/mcp', token: 'gh_agent_abc', bridgeCommand: 'gatehouse mcp' };
+const byId = (id: string) => clientConfigs(p).find((c) => c.id === id)!;
+
+describe('clientConfigs', () => {
+  it('Claude Code: HTTP with header, and the stdio bridge', () => {
+    const [http, stdio] = byId('claude').snippets;
+    expect(http!.text).toBe(`claude mcp add --transport http gatehouse http://127.0.0.1:7465/mcp --header 'Authorization: Bearer gh_agent_abc'`);
+    expect(stdio!.text).toBe('claude mcp add gatehouse -- gatehouse mcp');
+  });
+
+  it('Codex: TOML with the token in an env var, plus the stdio form', () => {
+    const s = byId('codex').snippets;
+    expect(s[0]!.text).toBe('[mcp_servers.gatehouse]\nurl = "http://127.0.0.1:7465/mcp"\nbearer_token_env_var = "GATEHOUSE_AGENT_TOKEN"\n');
+    expect(s[1]!.text).toBe('export GATEHOUSE_AGENT_TOKEN=gh_agent_abc');
+    expect(s[2]!.text).toBe('[mcp_servers.gatehouse]\ncommand = "gatehouse"\nargs = ["mcp"]\n');
+  });
+
+  it('JSON clients parse and carry the bearer header', () => {
+    const g = JSON.parse(byId('gemini').snippets[0]!.text);
+    expect(g.mcpServers.gatehouse).toEqual({ httpUrl: p.mcpUrl, headers: { Authorization: 'Bearer gh_agent_abc' } });
+    const c = JSON.parse(byId('cursor').snippets[0]!.text);
+    expect(c.mcpServers.gatehouse.url).toBe(p.mcpUrl);
+    const v = JSON.parse(byId('vscode').snippets[0]!.text);
+    expect(v.servers.gatehouse).toEqual({ type: 'http', url: p.mcpUrl, headers: { Authorization: 'Bearer gh_agent_abc' } });
+  });
+
+  it('quotes awkward tokens for the shell', () => {
+    expect(shellQuote("a'b c")).toBe(`'a'\\''b c'`);
+    expect(shellQuote('plain-token_1')).toBe('plain-token_1');
+  });
+});

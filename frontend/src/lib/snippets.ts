@@ -1,0 +1,107 @@
+// Ready-to-paste MCP client configuration for the Connect screen.
+
+export interface Snippet {
+  label: string;
+  /** Where it goes: a shell, or a file path. */
+  where: string;
+  text: string;
+}
+
+export interface ClientConfig {
+  id: string;
+  name: string;
+  note?: string;
+  snippets: Snippet[];
+}
+
+export interface ConnectParams {
+  mcpUrl: string;
+  token: string;
+  bridgeCommand: string;
+}
+
+// Shell single-quoting: safe for any token or URL characters.
+export function shellQuote(s: string): string {
+  return /^[A-Za-z0-9_./:@=+-]+$/.test(s) ? s : `'${s.replaceAll("'", `'\\''`)}'`;
+}
+
+function tomlString(s: string): string {
+  return JSON.stringify(s); // TOML basic strings share JSON's escapes for these characters
+}
+
+function bridgeArgv(cmd: string): string[] {
+  return cmd.trim().split(/\s+/).filter(Boolean);
+}
+
+export const TOKEN_ENV = 'GATEHOUSE_AGENT_TOKEN';
+
+export function clientConfigs(p: ConnectParams): ClientConfig[] {
+  const auth = `Bearer ${p.token}`;
+  const [cmd = 'gatehouse', ...args] = bridgeArgv(p.bridgeCommand);
+  const json = (v: unknown) => JSON.stringify(v, null, 2);
+  return [
+    {
+      id: 'claude',
+      name: 'Claude Code',
+      snippets: [
+        {
+          label: 'HTTP (daemon already running)',
+          where: 'shell',
+          text: `claude mcp add --transport http gatehouse ${shellQuote(p.mcpUrl)} --header ${shellQuote(`Authorization: ${auth}`)}`,
+        },
+        { label: 'stdio bridge (reads the token itself)', where: 'shell', text: `claude mcp add gatehouse -- ${[cmd, ...args].map(shellQuote).join(' ')}` },
+      ],
+    },
+    {
+      id: 'codex',
+      name: 'Codex',
+      note: `Codex reads HTTP bearer tokens from an environment variable; export ${TOKEN_ENV} before starting it, or use the stdio form.`,
+      snippets: [
+        {
+          label: 'HTTP',
+          where: '~/.codex/config.toml',
+          text: `[mcp_servers.gatehouse]\nurl = ${tomlString(p.mcpUrl)}\nbearer_token_env_var = "${TOKEN_ENV}"\n`,
+        },
+        { label: 'Environment', where: 'shell', text: `export ${TOKEN_ENV}=${shellQuote(p.token)}` },
+        {
+          label: 'stdio bridge',
+          where: '~/.codex/config.toml',
+          text: `[mcp_servers.gatehouse]\ncommand = ${tomlString(cmd)}\nargs = [${args.map(tomlString).join(', ')}]\n`,
+        },
+      ],
+    },
+    {
+      id: 'gemini',
+      name: 'Gemini CLI',
+      snippets: [
+        {
+          label: 'HTTP',
+          where: '~/.gemini/settings.json',
+          text: json({ mcpServers: { gatehouse: { httpUrl: p.mcpUrl, headers: { Authorization: auth } } } }),
+        },
+      ],
+    },
+    {
+      id: 'cursor',
+      name: 'Cursor',
+      snippets: [
+        {
+          label: 'HTTP',
+          where: '~/.cursor/mcp.json',
+          text: json({ mcpServers: { gatehouse: { url: p.mcpUrl, headers: { Authorization: auth } } } }),
+        },
+      ],
+    },
+    {
+      id: 'vscode',
+      name: 'VS Code',
+      snippets: [
+        {
+          label: 'HTTP',
+          where: '.vscode/mcp.json',
+          text: json({ servers: { gatehouse: { type: 'http', url: p.mcpUrl, headers: { Authorization: auth } } } }),
+        },
+      ],
+    },
+  ];
+}
