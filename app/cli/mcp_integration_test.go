@@ -27,6 +27,19 @@ func call(t *testing.T, s *mcp.ClientSession, name string, args map[string]any) 
 	return res
 }
 
+type outcome struct {
+	res *mcp.CallToolResult
+	err error
+}
+
+// callAsync is call for goroutines: it reports instead of failing the test.
+func callAsync(s *mcp.ClientSession, name string, args map[string]any) outcome {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	res, err := s.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+	return outcome{res, err}
+}
+
 func kinds(events []map[string]any) []string {
 	var out []string
 	for _, e := range events {
@@ -78,7 +91,9 @@ func TestMCPAllowAskDeny(t *testing.T) {
 	}
 
 	done := make(chan *mcp.CallToolResult, 1)
-	go func() { done <- call(t, s, "run_command", map[string]any{"argv": []string{"sh", "-c", "echo approved-output"}}) }()
+	go func() {
+		done <- call(t, s, "run_command", map[string]any{"argv": []string{"sh", "-c", "echo approved-output"}})
+	}()
 	a := d.WaitApproval(30 * time.Second)
 	if a.Tool != "run_command" || len(a.Argv) != 3 || a.Argv[0] != "sh" {
 		t.Fatalf("approval card: %+v", a)
@@ -206,10 +221,18 @@ func TestMCPBadInput(t *testing.T) {
 			}
 		})
 	}
-	t.Run("10 MiB argument", func(t *testing.T) {
-		r, err := s.CallTool(context.Background(), &mcp.CallToolParams{Name: "run_command", Arguments: map[string]any{"argv": []string{"echo", big}}})
+	t.Run("9 MiB argument", func(t *testing.T) {
+		r, err := s.CallTool(context.Background(), &mcp.CallToolParams{Name: "run_command", Arguments: map[string]any{"argv": []string{"echo", big[:9<<20]}}})
+		if err != nil || !r.IsError || !strings.Contains(clitest.Text(t, r), "invalid arguments") {
+			t.Fatalf("9 MiB argument: %v %v", err, r)
+		}
+	})
+	t.Run("11 MiB request", func(t *testing.T) {
+		// Over the 10 MiB body cap: refused at the door, before parsing.
+		s2 := d.MCP(context.Background(), "huge")
+		r, err := s2.CallTool(context.Background(), &mcp.CallToolParams{Name: "run_command", Arguments: map[string]any{"argv": []string{"echo", big}}})
 		if err == nil && !r.IsError {
-			t.Fatal("11 MiB argument accepted")
+			t.Fatal("11 MiB request accepted")
 		}
 	})
 	// Every refusal left an audit row, and no command ran.
@@ -221,6 +244,7 @@ func TestMCPBadInput(t *testing.T) {
 		t.Fatalf("bad input reached exec: %v", ex)
 	}
 	// The daemon is fine.
+	s = d.MCP(context.Background(), "after-bad-input")
 	if r := call(t, s, "run_command", map[string]any{"argv": []string{"true"}}); r.IsError {
 		t.Fatalf("daemon unhealthy after bad input: %s", clitest.Text(t, r))
 	}
@@ -231,9 +255,9 @@ func TestMCPBadInput(t *testing.T) {
 func TestKillStopsEverything(t *testing.T) {
 	d := clitest.Start(t)
 	s := d.MCP(context.Background(), "killable")
-	running := make(chan *mcp.CallToolResult, 1)
+	running := make(chan outcome, 1)
 	go func() {
-		running <- call(t, s, "run_command", map[string]any{"argv": []string{"sh", "-c", "sleep 1000 & sleep 1000"}, "timeout_s": 900})
+		running <- callAsync(s, "run_command", map[string]any{"argv": []string{"sh", "-c", "sleep 1000 & sleep 1000"}, "timeout_s": 900})
 	}()
 	a := d.WaitApproval(30 * time.Second)
 	d.Decide(a.ID, "allow", "once", "")
@@ -243,19 +267,22 @@ func TestKillStopsEverything(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	s2 := d.MCP(context.Background(), "waiting")
-	pending := make(chan *mcp.CallToolResult, 1)
-	go func() { pending <- call(t, s2, "run_command", map[string]any{"argv": []string{"sh", "-c", "echo later"}}) }()
+	pending := make(chan outcome, 1)
+	go func() {
+		pending <- callAsync(s2, "run_command", map[string]any{"argv": []string{"sh", "-c", "echo later"}})
+	}()
 	d.WaitApproval(30 * time.Second)
 
 	start := time.Now()
 	if out, _, code := d.CLI(nil, "kill", "--reason", "test"); code != 0 {
 		t.Fatalf("kill: %s", out)
 	}
-	for _, ch := range []chan *mcp.CallToolResult{running, pending} {
+	for _, ch := range []chan outcome{running, pending} {
 		select {
-		case r := <-ch:
-			if !r.IsError {
-				t.Fatalf("call succeeded after kill: %s", clitest.Text(t, r))
+		case o := <-ch:
+			// A killed session either answers with an error or is closed.
+			if o.err == nil && !o.res.IsError {
+				t.Fatalf("call succeeded after kill: %s", clitest.Text(t, o.res))
 			}
 		case <-time.After(20 * time.Second):
 			t.Fatal("call still running 20s after kill")

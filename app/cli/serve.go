@@ -14,6 +14,7 @@ import (
 	"github.com/gatehouse-dev/gatehouse/backend/config"
 	"github.com/gatehouse-dev/gatehouse/backend/daemon"
 	"github.com/gatehouse-dev/gatehouse/backend/secrets"
+	"github.com/gatehouse-dev/gatehouse/frontend"
 	"github.com/gatehouse-dev/gatehouse/sandbox"
 	"github.com/gatehouse-dev/gatehouse/sandbox/bwrap"
 )
@@ -186,6 +187,7 @@ func runServe(cmd *cobra.Command, g *Globals, f *serveFlags) error {
 		return err
 	}
 	opts.Sandbox = sb
+	opts.UI = frontend.Dist()
 	if err := daemon.Run(cmd.Context(), opts); err != nil {
 		return userErrorf(err, "%v", err)
 	}

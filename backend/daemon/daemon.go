@@ -282,7 +282,7 @@ func (d *Daemon) buildHandler() http.Handler {
 		Mode: d.opts.Mode, Version: d.opts.Version, Logger: d.logger,
 	})
 	mux.Handle("/mcp", mcpSrv.Handler())
-	mux.Handle("GET /", uiHandler(d.opts.UI))
+	mux.Handle("/", uiHandler(d.opts.UI))
 	port := strconv.Itoa(d.port())
 	origins := append([]string{"http://127.0.0.1:" + port, "http://localhost:" + port, "http://[::1]:" + port}, d.opts.AllowedOrigins...)
 	var publicHosts []string

@@ -21,11 +21,13 @@ func isUIPath(r *http.Request) bool {
 }
 
 func uiHandler(ui fs.FS) http.Handler {
-	if ui == nil {
-		return http.NotFoundHandler()
-	}
 	files := http.FileServerFS(ui)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !isUIPath(r) {
+			w.Header().Set("Allow", "GET, HEAD")
+			http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+			return
+		}
 		if r.URL.Path == "/" {
 			if _, err := fs.Stat(ui, "index.html"); err != nil {
 				w.Header().Set("Content-Type", "text/plain; charset=utf-8")

@@ -8,6 +8,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"sync"
@@ -19,6 +20,7 @@ import (
 	"github.com/gatehouse-dev/gatehouse/backend/session"
 	"github.com/gatehouse-dev/gatehouse/backend/token"
 	"github.com/gatehouse-dev/gatehouse/backend/toolcall"
+	"github.com/gatehouse-dev/gatehouse/backend/workspace"
 )
 
 // Config wires the server to the daemon.
@@ -161,7 +163,12 @@ func (s *Server) open(ctx context.Context, ss *mcp.ServerSession, req mcp.Reques
 	if err != nil {
 		return err
 	}
-	st := &toolcall.State{Live: live, Workspaces: s.cfg.Workspaces}
+	roots, err := workspace.New(s.cfg.Workspaces...)
+	if err != nil {
+		s.cfg.Sessions.End(ctx, live.ID(), "workspace unavailable")
+		return fmt.Errorf("open the workspace: %w", err)
+	}
+	st := &toolcall.State{Live: live, Workspaces: s.cfg.Workspaces, Roots: roots}
 	if canElicit {
 		st.Elicit = func(ctx context.Context, q string) (string, error) { return elicit(ctx, ss, q) }
 	}

@@ -1,4 +1,204 @@
 package toolcall
 
-// fileTools are added as the file operations land.
-func (r *Runner) fileTools() []*Tool { return nil }
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/gatehouse-dev/gatehouse/backend/fsops"
+	"github.com/gatehouse-dev/gatehouse/backend/policy"
+	"github.com/gatehouse-dev/gatehouse/backend/workspace"
+)
+
+// fileTools are the workspace file tools. Paths resolve against the
+// session's roots with .. and symlinks resolved before the policy sees them,
+// and every open is confined to the root by the kernel.
+func (r *Runner) fileTools() []*Tool {
+	return []*Tool{
+		{Name: "read_file", Title: "Read a file", ReadOnly: true, Schema: json.RawMessage(schemaReadFile), Prepare: r.prepareRead,
+			Description: "Read a text file by lines (offset is the first line, from 1), or bytes with unit=bytes; binary files report their size and can be read as base64. Reports the total size. Files outside the workspace need approval and come back inside <external_document kind=\"file\">."},
+		{Name: "write_file", Title: "Write a file", Schema: json.RawMessage(schemaWriteFile), Prepare: r.prepareWrite,
+			Description: "Create or replace a file in the workspace with the given content (atomic; keeps the file's mode). Checkpointed first, so it can be undone."},
+		{Name: "edit_file", Title: "Edit a file", Schema: json.RawMessage(schemaEditFile), Prepare: r.prepareEdit,
+			Description: "Replace exact text in a workspace file. old must match exactly once unless replace_all is true. Returns the diff."},
+		{Name: "list_dir", Title: "List a directory", ReadOnly: true, Schema: json.RawMessage(schemaListDir), Prepare: r.prepareList,
+			Description: "List a workspace directory (depth 1 to 5), skipping what .gitignore hides."},
+		{Name: "search_files", Title: "Search files", ReadOnly: true, Schema: json.RawMessage(schemaSearchFiles), Prepare: r.prepareSearch,
+			Description: "Search workspace files for an RE2 regular expression, optionally only files matching a glob such as **/*.go; skips ignored and binary files. Results are capped."},
+	}
+}
+
+func decode(raw json.RawMessage, v any) error {
+	if err := json.Unmarshal(raw, v); err != nil {
+		return errorf("invalid arguments: %v", err)
+	}
+	return nil
+}
+
+func toMap(v any) map[string]any {
+	b, _ := json.Marshal(v)
+	var m map[string]any
+	_ = json.Unmarshal(b, &m)
+	return m
+}
+
+func (r *Runner) prepareRead(ctx context.Context, st *State, raw json.RawMessage) (*Plan, error) {
+	var a struct {
+		Path   string `json:"path"`
+		Offset int64  `json:"offset"`
+		Limit  int64  `json:"limit"`
+		Unit   string `json:"unit"`
+		Base64 bool   `json:"base64"`
+	}
+	if err := decode(raw, &a); err != nil {
+		return nil, err
+	}
+	p, err := st.Roots.ResolveOutside(a.Path)
+	if err != nil {
+		return nil, errorf("%v", err)
+	}
+	plan := &Plan{Call: policy.Call{Tool: policy.ToolReadFile, Paths: []string{p.Abs}}}
+	plan.Run = func(ctx context.Context) (Output, error) {
+		// Policy (and the person, for outside paths) has cleared this path.
+		res, err := fsops.ReadFile(ctx, st.Roots, fsops.ReadRequest{Path: p, Unit: a.Unit, Offset: a.Offset, Limit: a.Limit, Base64: a.Base64, AllowOutside: !p.Inside})
+		if err != nil {
+			return Output{}, errorf("%v", err)
+		}
+		out := Output{Text: readText(res), Structured: toMap(res), OutputBytes: res.Bytes}
+		if !p.Inside {
+			out.External, out.Source = "file", p.Abs
+		}
+		return out, nil
+	}
+	return plan, nil
+}
+
+func readText(res fsops.ReadResult) string {
+	switch {
+	case res.Content != "":
+		return res.Content
+	case res.Base64 != "":
+		return res.Base64
+	case res.Note != "":
+		return res.Note
+	}
+	return ""
+}
+
+func (r *Runner) prepareWrite(ctx context.Context, st *State, raw json.RawMessage) (*Plan, error) {
+	var a struct {
+		Path    string `json:"path"`
+		Content string `json:"content"`
+	}
+	if err := decode(raw, &a); err != nil {
+		return nil, err
+	}
+	p, err := st.Roots.Resolve(a.Path)
+	if err != nil {
+		return nil, errorf("%v", err)
+	}
+	pv, err := fsops.PreviewWrite(ctx, st.Roots, p, []byte(a.Content))
+	if err != nil {
+		return nil, errorf("%v", err)
+	}
+	plan := &Plan{Call: policy.Call{Tool: policy.ToolWriteFile, Paths: []string{p.Abs}}, Diff: pv.Diff.Text,
+		Summary: map[string]any{"created": pv.Created, "bytes": pv.NewBytes}}
+	plan.Mutates = []workspace.Path{p}
+	plan.Run = func(ctx context.Context) (Output, error) {
+		res, err := fsops.WriteFile(ctx, st.Roots, p, []byte(a.Content))
+		if err != nil {
+			return Output{}, errorf("%v", err)
+		}
+		verb := "updated"
+		if res.Created {
+			verb = "created"
+		}
+		return Output{Text: "wrote " + res.Path + " (" + verb + ")", Structured: toMap(res)}, nil
+	}
+	return plan, nil
+}
+
+func (r *Runner) prepareEdit(ctx context.Context, st *State, raw json.RawMessage) (*Plan, error) {
+	var a struct {
+		Path       string `json:"path"`
+		Old        string `json:"old"`
+		New        string `json:"new"`
+		ReplaceAll bool   `json:"replace_all"`
+	}
+	if err := decode(raw, &a); err != nil {
+		return nil, err
+	}
+	p, err := st.Roots.Resolve(a.Path)
+	if err != nil {
+		return nil, errorf("%v", err)
+	}
+	pv, err := fsops.PreviewEdit(ctx, st.Roots, p, a.Old, a.New, a.ReplaceAll)
+	if err != nil {
+		return nil, errorf("%v", err)
+	}
+	plan := &Plan{Call: policy.Call{Tool: policy.ToolEditFile, Paths: []string{p.Abs}}, Diff: pv.Diff.Text,
+		Summary: map[string]any{"replacements": pv.Replacements}}
+	plan.Mutates = []workspace.Path{p}
+	plan.Run = func(ctx context.Context) (Output, error) {
+		res, err := fsops.EditFile(ctx, st.Roots, p, a.Old, a.New, a.ReplaceAll)
+		if err != nil {
+			return Output{}, errorf("%v", err)
+		}
+		return Output{Text: res.Diff.Text, Structured: toMap(res)}, nil
+	}
+	return plan, nil
+}
+
+func (r *Runner) prepareList(ctx context.Context, st *State, raw json.RawMessage) (*Plan, error) {
+	var a struct {
+		Path  string `json:"path"`
+		Depth int    `json:"depth"`
+	}
+	if err := decode(raw, &a); err != nil {
+		return nil, err
+	}
+	if a.Path == "" {
+		a.Path = "."
+	}
+	p, err := st.Roots.Resolve(a.Path)
+	if err != nil {
+		return nil, errorf("%v", err)
+	}
+	plan := &Plan{Call: policy.Call{Tool: policy.ToolListDir, Paths: []string{p.Abs}}}
+	plan.Run = func(ctx context.Context) (Output, error) {
+		res, err := fsops.ListDir(ctx, st.Roots, p, fsops.ListOptions{Depth: a.Depth})
+		if err != nil {
+			return Output{}, errorf("%v", err)
+		}
+		b, _ := json.MarshalIndent(res, "", " ")
+		return Output{Text: string(b), Structured: toMap(res)}, nil
+	}
+	return plan, nil
+}
+
+func (r *Runner) prepareSearch(ctx context.Context, st *State, raw json.RawMessage) (*Plan, error) {
+	var a struct {
+		Pattern string `json:"pattern"`
+		Path    string `json:"path"`
+		Glob    string `json:"glob"`
+	}
+	if err := decode(raw, &a); err != nil {
+		return nil, err
+	}
+	if a.Path == "" {
+		a.Path = "."
+	}
+	p, err := st.Roots.Resolve(a.Path)
+	if err != nil {
+		return nil, errorf("%v", err)
+	}
+	plan := &Plan{Call: policy.Call{Tool: policy.ToolSearchFiles, Paths: []string{p.Abs}}}
+	plan.Run = func(ctx context.Context) (Output, error) {
+		res, err := fsops.SearchFiles(ctx, st.Roots, fsops.SearchRequest{Pattern: a.Pattern, Path: p, Glob: a.Glob})
+		if err != nil {
+			return Output{}, errorf("%v", err)
+		}
+		b, _ := json.MarshalIndent(res, "", " ")
+		return Output{Text: string(b), Structured: toMap(res)}, nil
+	}
+	return plan, nil
+}

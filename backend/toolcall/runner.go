@@ -22,6 +22,7 @@ import (
 	"github.com/gatehouse-dev/gatehouse/backend/netguard"
 	"github.com/gatehouse-dev/gatehouse/backend/policy"
 	"github.com/gatehouse-dev/gatehouse/backend/session"
+	"github.com/gatehouse-dev/gatehouse/backend/workspace"
 	"github.com/gatehouse-dev/gatehouse/sandbox"
 )
 
@@ -76,8 +77,10 @@ type Plan struct {
 	Diff     string
 	Question string
 	Summary  map[string]any
-	// AskAnyway forces an approval whatever policy says (ask_human).
-	Run func(ctx context.Context) (Output, error)
+	// Mutates lists the workspace paths a file tool will change (for its
+	// checkpoint); run_command checkpoints the whole workspace.
+	Mutates []workspace.Path
+	Run     func(ctx context.Context) (Output, error)
 }
 
 // Output is what a tool produced, before redaction.
@@ -135,6 +138,7 @@ func (r *Runner) Tools() []*Tool {
 type State struct {
 	Live       *session.Live
 	Workspaces []string
+	Roots      *workspace.Roots
 	Elicit     func(ctx context.Context, question string) (string, error) // nil when the client cannot
 
 	mu      sync.Mutex
@@ -168,6 +172,9 @@ func (s *State) Close(ctx context.Context) {
 	s.mu.Unlock()
 	if sb != nil {
 		_ = sb.Close(ctx)
+	}
+	if s.Roots != nil {
+		_ = s.Roots.Close()
 	}
 }
 

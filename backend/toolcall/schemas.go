@@ -20,8 +20,10 @@ const (
   "type": "object",
   "properties": {
     "path": {"type": "string", "minLength": 1, "maxLength": 4096, "description": "File path, relative to the workspace root or absolute."},
-    "offset": {"type": "integer", "minimum": 0, "description": "First line to return (0-based)."},
-    "limit": {"type": "integer", "minimum": 1, "maximum": 100000, "description": "How many lines to return."}
+    "offset": {"type": "integer", "minimum": 0, "description": "First line to return, from 1 (or first byte, from 0, with unit=bytes)."},
+    "limit": {"type": "integer", "minimum": 1, "maximum": 4194304, "description": "How many lines (or bytes) to return."},
+    "unit": {"type": "string", "enum": ["lines", "bytes"]},
+    "base64": {"type": "boolean", "description": "Return binary content as base64 (unit=bytes)."}
   },
   "required": ["path"],
   "additionalProperties": false
