@@ -46,7 +46,7 @@ func (s *Store) Apply(ctx context.Context, p *Plan) (Result, error) {
 		return res, nil
 	}
 	scopes := opScopes(p.Ops)
-	before, err := s.checkpointLocked(ctx, p.Session, res.CallID, Pre, scopes, nil)
+	before, err := s.checkpointLocked(ctx, p.Session, res.CallID, Pre, scopes)
 	if err != nil {
 		return res, fmt.Errorf("checkpoint before rollback: %w", err)
 	}
@@ -67,10 +67,20 @@ func (s *Store) Apply(ctx context.Context, p *Plan) (Result, error) {
 	}
 	skipped, err := s.runOps(ctx, j)
 	if err != nil {
-		// The journal stays: the next Open finishes the rollback.
-		return res, fmt.Errorf("rollback stopped part way; it will be finished when the store is reopened: %w", err)
+		// Put back what was there (all of it is in the Before checkpoint)
+		// rather than leave a half-restored workspace. If even that fails,
+		// the journal stays and the next Open finishes the rollback.
+		back := &journal{ID: j.ID, Session: j.Session, CallID: j.CallID}
+		for _, op := range j.Ops {
+			back.Ops = append(back.Ops, Op{Root: op.Root, Path: op.Path, Target: op.Expect})
+		}
+		if _, rerr := s.runOps(context.WithoutCancel(ctx), back); rerr != nil {
+			return res, fmt.Errorf("rollback stopped part way and could not be undone; it will be finished when the store is reopened: %w", errors.Join(err, rerr))
+		}
+		s.removeJournal(j.ID)
+		return res, fmt.Errorf("rollback failed and the workspace was put back as it was: %w", err)
 	}
-	after, err := s.checkpointLocked(ctx, p.Session, res.CallID, Post, scopes, nil)
+	after, err := s.checkpointLocked(ctx, p.Session, res.CallID, Post, scopes)
 	if err != nil {
 		return res, fmt.Errorf("checkpoint after rollback: %w", err)
 	}
@@ -231,16 +241,29 @@ func (s *Store) runRootOps(ctx context.Context, rootfd int, j *journal, idx []in
 		d, _ := splitRel(op.Path)
 		dirs[d] = true
 	}
+	dirList := make([]string, 0, len(dirs))
 	for d := range dirs {
-		fd, _, err := openDirChain(rootfd, d)
-		if err != nil {
-			continue // removed on purpose
-		}
-		_ = unix.Fsync(fd)
-		if fd != rootfd {
-			unix.Close(fd)
-		}
+		dirList = append(dirList, d)
 	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(s.opts.Workers, len(dirList)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := int(next.Add(1) - 1); i < len(dirList); i = int(next.Add(1) - 1) {
+				fd, _, err := openDirChain(rootfd, dirList[i])
+				if err != nil {
+					continue // removed on purpose
+				}
+				_ = unix.Fsync(fd)
+				if fd != rootfd {
+					unix.Close(fd)
+				}
+			}
+		}()
+	}
+	wg.Wait()
 	prog.mark("done")
 	return skipped, nil
 }

@@ -33,7 +33,7 @@ func (s *Store) Checkpoint(ctx context.Context, req Request) (Checkpoint, error)
 	}
 	s.gcMu.RLock()
 	defer s.gcMu.RUnlock()
-	return s.checkpointLocked(ctx, req.Session, req.CallID, req.Phase, scopes, nil)
+	return s.checkpointLocked(ctx, req.Session, req.CallID, req.Phase, scopes)
 }
 
 // rootScope is one root and, when path-scoped, its root-relative paths.
@@ -104,9 +104,8 @@ func topmost(rels []string) []string {
 	return out
 }
 
-// checkpointLocked does the work; gcMu must be held (read). overlays, when
-// set, supplies known entries instead of scanning (used after rollback).
-func (s *Store) checkpointLocked(ctx context.Context, session, callID string, phase Phase, scopes []rootScope, _ any) (Checkpoint, error) {
+// checkpointLocked does the work; gcMu must be held (read).
+func (s *Store) checkpointLocked(ctx context.Context, session, callID string, phase Phase, scopes []rootScope) (Checkpoint, error) {
 	start := time.Now()
 	states := make([]*rootState, len(scopes))
 	for i, sc := range scopes { // sorted by root: a fixed lock order

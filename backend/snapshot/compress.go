@@ -19,7 +19,9 @@ type codec struct {
 
 func newCodec() (*codec, error) {
 	enc, err := zstd.NewWriter(nil,
-		zstd.WithEncoderLevel(zstd.SpeedFastest),
+		// Default level: the first checkpoint has time to spare against
+		// shadow git, and store size is a target too.
+		zstd.WithEncoderLevel(zstd.SpeedDefault),
 		zstd.WithEncoderConcurrency(runtime.GOMAXPROCS(0)),
 		zstd.WithEncoderCRC(false)) // content is verified by its BLAKE3 key instead
 	if err != nil {

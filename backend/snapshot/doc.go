@@ -27,6 +27,13 @@
 // path-scoped request is the previous tree of the same root with just those
 // paths replaced.
 //
+// Speed: a checkpoint lstat()s every file (in parallel) and re-reads only
+// those whose size, mtime, ctime, inode or mode changed, or that were
+// modified in the same clock tick as the scan that cached them (git's racy
+// rule). A path-scoped checkpoint touches only its paths. No file watcher
+// is used: inotify misses writes through mmap and through hard links
+// elsewhere, and a missed change here is a silent wrong rollback.
+//
 // Rollback guarantee: Apply writes a journal (fsynced) before it touches the
 // workspace and every step is idempotent, so after a crash at any point Open
 // finishes the rollback: the workspace ends exactly in the target state of

@@ -111,7 +111,7 @@ func (s *Store) Recover(ctx context.Context) error {
 			errs = append(errs, fmt.Errorf("finish interrupted rollback %s: %w", j.ID, err))
 			continue
 		}
-		if _, err := s.checkpointLocked(ctx, j.Session, j.CallID, Post, opScopes(j.Ops), nil); err != nil {
+		if _, err := s.checkpointLocked(ctx, j.Session, j.CallID, Post, opScopes(j.Ops)); err != nil {
 			s.log.Warn("could not checkpoint after recovered rollback", "rollback", j.ID, "err", err)
 		}
 		s.removeJournal(j.ID)

@@ -90,7 +90,10 @@ type span struct {
 }
 
 // Plan previews a rollback. It reads the current workspace but changes
-// nothing in it.
+// nothing in it. An unforced plan reads only the paths recorded calls (and
+// the gaps between them) changed, so its ExternalEdits cover those paths;
+// a forced plan reads the whole workspace and lists every external edit it
+// will overwrite.
 func (s *Store) Plan(ctx context.Context, req RollbackRequest) (*Plan, error) {
 	if req.Session == "" || (req.To == "") == (req.UndoCall == "") {
 		return nil, fmt.Errorf("%w: a rollback needs a session and exactly one of a checkpoint or a call to undo", ErrBadRequest)
@@ -239,7 +242,20 @@ func (s *Store) planTo(ctx context.Context, p *Plan, root string, t *Checkpoint,
 			last = h
 		}
 	}
-	cur, _, err := s.scanCurrent(ctx, p.Session, root, nil)
+	// Unforced, only paths some call or gap changed can change: every other
+	// path is the same in T and in the last checkpoint, and whatever the
+	// person did to it since is kept anyway. So read just those paths.
+	// Forced, the workspace must end up exactly as T: read everything.
+	var rels []string
+	if !p.Request.Force {
+		rels = []string{}
+		for _, sp := range spans {
+			for path := range sp.paths {
+				rels = append(rels, path)
+			}
+		}
+	}
+	cur, _, err := s.scanCurrent(ctx, p.Session, root, rels)
 	if err != nil {
 		return err
 	}

@@ -176,8 +176,15 @@ func TestExternalEditsKeptUnlessForced(t *testing.T) {
 			for _, e := range p.ExternalEdits {
 				ext = append(ext, e.Path)
 			}
-			if strings.Join(ext, ",") != "README.md,run.sh,src/pkg1/file1.go" {
-				t.Errorf("external edits = %v", ext)
+			// Unforced plans read only what calls and gaps touched: run.sh
+			// (edited after the last call, never by the agent) is kept
+			// without being read. Forced plans read and list everything.
+			wantExt := "README.md,src/pkg1/file1.go"
+			if force {
+				wantExt = "README.md,run.sh,src/pkg1/file1.go"
+			}
+			if strings.Join(ext, ",") != wantExt {
+				t.Errorf("external edits = %v, want %s", ext, wantExt)
 			}
 			got := readState(t, ws)
 			if force {
@@ -480,6 +487,9 @@ func TestPruneKeepsNewestAndFreesSpace(t *testing.T) {
 	if len(list) != 2 || list[1].ID != cps[4].ID {
 		t.Fatalf("remaining = %d", len(list))
 	}
+	// The stat cache no longer vouches for swept content: an unchanged
+	// checkpoint right after the prune stays restorable.
+	mustCheckpoint(t, s, Request{Session: "s", CallID: "after-prune", Phase: Pre, Roots: []string{ws}})
 	// What remains is still restorable, also after a reopen.
 	s.Close()
 	s = openStore(t, data, Options{BudgetBytes: -1})
@@ -489,5 +499,37 @@ func TestPruneKeepsNewestAndFreesSpace(t *testing.T) {
 	rollbackTo(t, s, RollbackRequest{Session: "s", To: want.ID})
 	if st, _ := os.Stat(filepath.Join(ws, "data.bin")); st.Size() != 200_000 {
 		t.Fatalf("restored size %d", st.Size())
+	}
+}
+
+// A rollback that fails part way puts the workspace back as it was.
+func TestApplyFailureRevertsWorkspace(t *testing.T) {
+	ws, data := t.TempDir(), t.TempDir()
+	seedWorkspace(t, ws)
+	s := openStore(t, data, Options{})
+	ctx := context.Background()
+	pre := mustCheckpoint(t, s, Request{Session: "s", CallID: "c", Phase: Pre, Roots: []string{ws}})
+	must(t, os.Remove(filepath.Join(ws, "src/pkg0/file0.go")))
+	writeFile(t, ws, "agent-made.txt", "agent\n", 0o644)
+	mustCheckpoint(t, s, Request{Session: "s", CallID: "c", Phase: Post, Roots: []string{ws}})
+	p, err := s.Plan(ctx, RollbackRequest{Session: "s", To: pre.ID})
+	must(t, err)
+	// Someone swaps the directory the restored file goes into for a
+	// symlink: the write must fail rather than follow it.
+	must(t, os.Rename(filepath.Join(ws, "src/pkg0"), filepath.Join(ws, "elsewhere")))
+	must(t, os.Symlink(filepath.Join(ws, "elsewhere"), filepath.Join(ws, "src/pkg0")))
+	before := readState(t, ws)
+	_, err = s.Apply(ctx, p)
+	if err == nil || !strings.Contains(err.Error(), "put back") {
+		t.Fatalf("err = %v, want a reverted failure", err)
+	}
+	if d := diffState(before, readState(t, ws)); d != "" {
+		t.Fatalf("workspace not put back:\n%s", d)
+	}
+	if _, err := os.Stat(filepath.Join(ws, "elsewhere/file0.go")); !os.IsNotExist(err) {
+		t.Fatalf("rollback wrote through the symlink")
+	}
+	if left, _ := filepath.Glob(filepath.Join(data, "journal", "*.json")); len(left) != 0 {
+		t.Fatalf("journal left: %v", left)
 	}
 }

@@ -33,6 +33,7 @@ type report struct {
 	TenOurs, TenGit           time.Duration
 	RollbackOurs, RollbackGit time.Duration
 	RollbackPlan              time.Duration
+	StatFloor                 time.Duration
 	SizeOurs, SizeGit         int64
 }
 
@@ -191,6 +192,20 @@ func run(ctx context.Context, cfg config, out io.Writer, log *slog.Logger) (*rep
 	}
 	rep.RollbackOurs, rep.RollbackGit, rep.RollbackPlan = median(a), median(b), median(plans)
 
+	// Reference: the cost of just stat'ing every file once (find), which
+	// bounds any checkpoint that must notice every change.
+	a = nil
+	for range cfg.Runs {
+		d, err := timed(func() error {
+			return exec.CommandContext(ctx, "find", wsDir, "-printf", "%s %T@ %C@ %i\n").Run()
+		})
+		if err != nil {
+			return nil, fmt.Errorf("find: %w", err)
+		}
+		a = append(a, d)
+	}
+	rep.StatFloor = median(a)
+
 	// 5. Store size: ours as is, shadow git after git gc.
 	store.Close()
 	if err := g.git(ctx, "gc", "-q"); err != nil {
@@ -218,6 +233,7 @@ func printReport(out io.Writer, cfg config, r *report) {
 	row("checkpoint after 10 files change", r.TenOurs, r.TenGit, "<= 120 ms")
 	row("rollback of 100 files (git: reset)", r.RollbackOurs, r.RollbackGit, "<= 150 ms")
 	fmt.Fprintf(out, "%-34s %12s\n", "  of which plan (preview)", ms(r.RollbackPlan))
+	fmt.Fprintf(out, "%-34s %12s\n", "stat floor (find -printf, 1 core)", ms(r.StatFloor))
 	fmt.Fprintf(out, "%-34s %12s %12s %8.3f  %s\n", "store size (git after gc)", mib(r.SizeOurs), mib(r.SizeGit),
 		float64(r.SizeOurs)/float64(max(r.SizeGit, 1)), "ratio <= 1")
 }
