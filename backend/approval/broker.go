@@ -47,22 +47,22 @@ type Risk struct {
 
 // Request is the card the person sees. Everything in it is already redacted.
 type Request struct {
-	ID        string         `json:"id"`
-	Kind      Kind           `json:"kind"`
-	Session   string         `json:"session"`
-	CallID    string         `json:"call_id"`
-	Actor     string         `json:"actor"`
-	Tool      string         `json:"tool"`
-	Args      map[string]any `json:"args,omitempty"`
-	Argv      []string       `json:"argv,omitempty"`
-	Binary    string         `json:"binary,omitempty"`
-	Paths     []string       `json:"paths,omitempty"`
-	URL       string         `json:"url,omitempty"`
-	Diff      string         `json:"diff,omitempty"`
-	Question  string         `json:"question,omitempty"`
-	Reason    string         `json:"reason"`
-	Rule      string         `json:"rule"`
-	Risks     []Risk         `json:"risks,omitempty"`
+	ID       string         `json:"id"`
+	Kind     Kind           `json:"kind"`
+	Session  string         `json:"session"`
+	CallID   string         `json:"call_id"`
+	Actor    string         `json:"actor"`
+	Tool     string         `json:"tool"`
+	Args     map[string]any `json:"args,omitempty"`
+	Argv     []string       `json:"argv,omitempty"`
+	Binary   string         `json:"binary,omitempty"`
+	Paths    []string       `json:"paths,omitempty"`
+	URL      string         `json:"url,omitempty"`
+	Diff     string         `json:"diff,omitempty"`
+	Question string         `json:"question,omitempty"`
+	Reason   string         `json:"reason"`
+	Rule     string         `json:"rule"`
+	Risks    []Risk         `json:"risks,omitempty"`
 	// AlwaysRule is the policy snippet "Always allow" would write.
 	AlwaysRule string    `json:"always_rule,omitempty"`
 	CreatedAt  time.Time `json:"created_at"`
