@@ -105,3 +105,18 @@ func UserTasks(uid int) int {
 	}
 	return n
 }
+
+// EnvironHas reports whether a process's environment holds entry
+// (KEY=VALUE). Only the process's owner (or root) can read it.
+func EnvironHas(pid int, entry string) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
+	if err != nil {
+		return false
+	}
+	for _, e := range bytes.Split(b, []byte{0}) {
+		if string(e) == entry {
+			return true
+		}
+	}
+	return false
+}

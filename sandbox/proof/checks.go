@@ -79,9 +79,17 @@ func checkUncreatable(ctx context.Context, e *env) (Outcome, string) {
 	if err != nil {
 		return Fail, fmt.Sprintf("run failed: %v", err)
 	}
+	// A backend may keep an empty read-only placeholder directory there
+	// while a session is open; anything else means the write got through.
 	for _, n := range []string{".mcp.json", ".vscode", ".bashrc"} {
-		if _, err := os.Lstat(filepath.Join(e.ws, n)); err == nil {
-			return Fail, "the sandbox created " + n + " (or left a placeholder)"
+		p := filepath.Join(e.ws, n)
+		st, err := os.Lstat(p)
+		if err != nil {
+			continue
+		}
+		ents, _ := os.ReadDir(p)
+		if !st.IsDir() || len(ents) > 0 {
+			return Fail, "the sandbox created " + n
 		}
 	}
 	return Pass, "creation refused: " + firstLine(r.Stderr)
@@ -154,7 +162,11 @@ func checkEnvSecrets(ctx context.Context, e *env) (Outcome, string) {
 
 func checkForkBomb(ctx context.Context, e *env) (Outcome, string) {
 	marker := "gatehouse-bomb-" + randHex(6)
+	envMark := "GATEHOUSE_BOMB=" + marker
 	isBomb := func(pid int) bool {
+		if proctree.EnvironHas(pid, envMark) {
+			return true
+		}
 		for _, a := range proctree.Cmdline(pid) {
 			if a == marker {
 				return true
@@ -192,6 +204,7 @@ func checkForkBomb(ctx context.Context, e *env) (Outcome, string) {
 		s.Limits.Wall = 4 * time.Second
 		s.Limits.Grace = time.Second
 		s.Limits.Processes = ForkBombLimit
+		s.Env = append(s.Env, envMark)
 	})
 	took := time.Since(start)
 	close(stop)

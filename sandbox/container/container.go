@@ -1,0 +1,366 @@
+// Package container confines runs in a docker or podman container: one
+// long-lived container per session, started at Open and used through
+// `exec` for every run. The workspace is bind-mounted at the same path;
+// the root is read-only, there is no network, only the env allowlist
+// reaches the process, and the container is removed at Close.
+//
+// Limits: memory, processes and open files apply to the whole container
+// (from SessionSpec.Limits); wall time, output caps and the kill apply
+// per run. A kill stops every process in the container but its init,
+// so concurrent runs in one session die together.
+package container
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/gatehouse-dev/gatehouse/sandbox"
+	"github.com/gatehouse-dev/gatehouse/sandbox/protect"
+)
+
+// Name is the backend's config name.
+const Name = "container"
+
+// Options configure the backend. The image needs sh and kill (busybox
+// is enough): each run is wrapped so its leftovers can be killed.
+type Options struct {
+	// CLI is "docker" or "podman" (a name on PATH or a path).
+	CLI string
+	// Image must contain the tools the agent runs, plus sleep and kill.
+	Image string
+	// GlobalArgs go before every subcommand, e.g. podman's
+	// --runtime runc --cgroup-manager=cgroupfs.
+	GlobalArgs []string
+	// RunArgs are extra flags for `run`, e.g. --ulimit nofile=1024:1024,
+	// --userns=keep-id for rootless podman.
+	RunArgs []string
+	// KeepAlive is the container's main process; default DefaultKeepAlive.
+	KeepAlive []string
+	Logger    *slog.Logger
+}
+
+// DefaultKeepAlive is the container's init: it ignores SIGCHLD so the
+// kernel reaps the orphans a kill leaves behind (no zombies filling the
+// pids limit), and exits on SIGTERM.
+var DefaultKeepAlive = []string{"sh", "-c", `trap "" CHLD; trap "exit 0" TERM; while :; do sleep 3600; done`}
+
+// Backend runs commands in containers.
+type Backend struct {
+	opts Options
+	cli  string
+}
+
+// New checks the CLI is installed and answers. The error wraps
+// sandbox.ErrUnavailable.
+func New(ctx context.Context, o Options) (*Backend, error) {
+	if o.CLI == "" {
+		o.CLI = "podman"
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if len(o.KeepAlive) == 0 {
+		o.KeepAlive = DefaultKeepAlive
+	}
+	cli, err := exec.LookPath(o.CLI)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s is not installed (install it, or choose another sandbox backend)", sandbox.ErrUnavailable, o.CLI)
+	}
+	if o.Image == "" {
+		return nil, fmt.Errorf("%w: no container image configured; set one in the sandbox config", sandbox.ErrUnavailable)
+	}
+	b := &Backend{opts: o, cli: cli}
+	if out, err := b.command(ctx, "version").CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("%w: %s does not answer (%s)", sandbox.ErrUnavailable, o.CLI, lastLine(out, err))
+	}
+	return b, nil
+}
+
+// Name implements sandbox.Backend.
+func (b *Backend) Name() string { return Name }
+
+func (b *Backend) command(ctx context.Context, args ...string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, b.cli, append(append([]string{}, b.opts.GlobalArgs...), args...)...)
+	cmd.Env = os.Environ() // the CLI itself needs the user's config, not the sandbox
+	return cmd
+}
+
+func (b *Backend) isPodman() bool { return strings.Contains(filepath.Base(b.cli), "podman") }
+
+var unsafeName = regexp.MustCompile(`[^a-zA-Z0-9_.-]`)
+
+// Open implements sandbox.Backend: it starts the session's container.
+func (b *Backend) Open(ctx context.Context, s sandbox.SessionSpec) (sandbox.Session, error) {
+	ss, err := sandbox.PrepareSession(s, sandbox.PrepareOptions{})
+	if err != nil {
+		return nil, err
+	}
+	for _, w := range ss.Workspaces {
+		if strings.ContainsAny(w, ",:") {
+			return nil, &sandbox.SpecError{Field: "workspace", Value: w, Err: sandbox.ErrBadSpec}
+		}
+	}
+	var rnd [4]byte
+	_, _ = rand.Read(rnd[:])
+	name := "gatehouse-" + unsafeName.ReplaceAllString(ss.ID, "_") + "-" + hex.EncodeToString(rnd[:])
+	var protected, missing []string
+	for _, w := range ss.Workspaces {
+		set := protect.For(w)
+		protected = append(protected, set.Existing...)
+		missing = append(missing, set.Missing...)
+	}
+	held := protect.Shared.Reserve(missing)
+	args := b.runArgs(name, ss, append(protected, held...))
+	out, err := b.command(ctx, args...).CombinedOutput()
+	if err != nil {
+		protect.Shared.Release(held)
+		_ = b.command(context.WithoutCancel(ctx), b.rmArgs(name)...).Run()
+		return nil, fmt.Errorf("start session container: %s: %w", lastLine(out, err), err)
+	}
+	return &session{b: b, ss: ss, name: name, held: held}, nil
+}
+
+func (b *Backend) runArgs(name string, ss sandbox.SessionSpec, protected []string) []string {
+	a := []string{"run", "-d", "--name", name, "--label", "gatehouse.session=" + ss.ID,
+		"--network", "none", "--read-only", "--cap-drop", "ALL",
+		"--security-opt", "no-new-privileges", "--workdir", ss.Workspaces[0]}
+	l := ss.Limits
+	if l.Processes > 0 {
+		a = append(a, "--pids-limit", strconv.Itoa(l.Processes))
+	}
+	if l.MemoryBytes > 0 {
+		a = append(a, "--memory", strconv.FormatInt(l.MemoryBytes, 10))
+	}
+	if l.FileSizeBytes > 0 {
+		a = append(a, "--ulimit", "fsize="+strconv.FormatInt(l.FileSizeBytes, 10))
+	}
+	for _, w := range ss.Workspaces {
+		a = append(a, "--mount", "type=bind,source="+w+",target="+w)
+	}
+	for _, p := range protected {
+		if strings.ContainsAny(p, ",:") {
+			continue
+		}
+		a = append(a, "--mount", "type=bind,source="+p+",target="+p+",readonly")
+	}
+	for _, h := range ss.Hidden {
+		st, err := os.Lstat(h)
+		if err != nil || strings.ContainsAny(h, ",:") {
+			continue
+		}
+		inside := false
+		for _, w := range ss.Workspaces {
+			inside = inside || sandbox.Within(h, w)
+		}
+		if !inside {
+			continue // never mounted, so never visible
+		}
+		if st.IsDir() {
+			a = append(a, "--mount", "type=tmpfs,target="+h+",tmpfs-size=1k,tmpfs-mode=0")
+		} else {
+			a = append(a, "--mount", "type=bind,source=/dev/null,target="+h+",readonly")
+		}
+	}
+	a = append(a, b.opts.RunArgs...)
+	a = append(a, b.opts.Image)
+	return append(a, b.opts.KeepAlive...)
+}
+
+func (b *Backend) rmArgs(name string) []string {
+	if b.isPodman() {
+		return []string{"rm", "-f", "-t", "0", name}
+	}
+	return []string{"rm", "-f", name}
+}
+
+// runWrapper runs the target, then kills whatever it left behind (kill
+// -1 spares only init and the caller), since an exec has no PID
+// namespace of its own. Runs in one session are serialized for this.
+const runWrapper = `command -v -- "$1" >/dev/null 2>&1 || { echo "gatehouse: executable file $1 not found" >&2; exit 127; }
+"$@"; rc=$?; kill -9 -1 2>/dev/null; exit $rc`
+
+type session struct {
+	b    *Backend
+	run  sync.Mutex // one run at a time: a run's cleanup kills the container's processes
+	ss   sandbox.SessionSpec
+	name string
+	held []string
+
+	mu     sync.Mutex
+	closed bool
+}
+
+func (s *session) Run(ctx context.Context, spec sandbox.Spec) (sandbox.Result, error) {
+	res := sandbox.Result{Backend: Name}
+	s.run.Lock()
+	defer s.run.Unlock()
+	s.mu.Lock()
+	closed := s.closed
+	s.mu.Unlock()
+	if closed {
+		return res, sandbox.ErrClosed
+	}
+	p, err := sandbox.Prepare(s.ss, spec, sandbox.PrepareOptions{SkipLookup: true})
+	if err != nil {
+		return res, err
+	}
+	if p.Network.Mode != sandbox.NetNone {
+		return res, &sandbox.SpecError{Field: "network", Value: string(p.Network.Mode), Err: fmt.Errorf("%w: the container backend has no network", sandbox.ErrBadSpec)}
+	}
+	if len(p.ReadOnly) > 0 || len(p.ReadWrite) > 0 {
+		return res, &sandbox.SpecError{Field: "read_write", Value: "", Err: fmt.Errorf("%w: the container backend mounts only the session's workspaces", sandbox.ErrBadSpec)}
+	}
+	env := sandbox.WithDefaultEnv(p.Env, "HOME", "/tmp")
+	env = sandbox.WithDefaultEnv(env, "TMPDIR", "/tmp")
+	env = sandbox.WithDefaultEnv(env, "PATH", sandbox.DefaultPath)
+
+	args := []string{"exec", "-i", "--workdir", p.Dir}
+	// Values go through a 0600 file, not argv, which every user can read.
+	envFile, err := os.CreateTemp("", "gatehouse-env-")
+	if err != nil {
+		return res, fmt.Errorf("write run environment: %w", err)
+	}
+	defer os.Remove(envFile.Name())
+	for _, e := range env {
+		if strings.ContainsAny(e, "\n\r") {
+			args = append(args, "--env", e)
+			continue
+		}
+		fmt.Fprintln(envFile, e)
+	}
+	if err := envFile.Close(); err != nil {
+		return res, fmt.Errorf("write run environment: %w", err)
+	}
+	args = append(args, "--env-file", envFile.Name(), s.name, "sh", "-c", runWrapper, "sh")
+	args = append(args, p.Argv...)
+
+	limits := p.Limits
+	stdout := sandbox.NewCapture(limits.OutputCap(), spec.Stdout)
+	stderr := sandbox.NewCapture(limits.OutputCap(), spec.Stderr)
+	cmd := s.b.command(context.WithoutCancel(ctx), args...)
+	cmd.Stdin = spec.Stdin
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.WaitDelay = 2 * time.Second
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		return res, fmt.Errorf("start %s exec: %w", s.b.opts.CLI, err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	var wall <-chan time.Time
+	if limits.Wall > 0 {
+		t := time.NewTimer(limits.Wall)
+		defer t.Stop()
+		wall = t.C
+	}
+	select {
+	case <-done:
+	case <-ctx.Done():
+		res.Killed, res.KillReason = true, sandbox.KillCanceled
+		s.terminate(ctx, cmd, limits.GraceOrDefault(), done)
+	case <-wall:
+		res.Killed, res.KillReason = true, sandbox.KillTimeout
+		s.terminate(ctx, cmd, limits.GraceOrDefault(), done)
+	}
+	res.Duration = time.Since(start)
+	res.Stdout, res.StdoutTruncated = stdout.Bytes(), stdout.Truncated()
+	res.Stderr, res.StderrTruncated = stderr.Bytes(), stderr.Truncated()
+	res.ExitCode = -1
+	if ps := cmd.ProcessState; ps != nil {
+		res.ExitCode = ps.ExitCode()
+	}
+	if res.ExitCode == 127 && !res.Killed && notFound(res.Stderr) {
+		return res, &sandbox.SpecError{Field: "argv[0]", Value: p.Argv[0], Err: sandbox.ErrNotFound}
+	}
+	return res, nil
+}
+
+// notFound recognises the runtime's "no such program" message, which
+// means the target never started.
+func notFound(stderr []byte) bool {
+	return bytes.Contains(stderr, []byte("executable file")) && bytes.Contains(stderr, []byte("not found"))
+}
+
+// terminate signals every process in the container except its init
+// (kill -1 from inside a PID namespace), waits the grace period, then
+// SIGKILLs them. If the container cannot run kill, it is removed and the
+// session closed: a run must never outlive its kill.
+func (s *session) terminate(ctx context.Context, cmd *exec.Cmd, grace time.Duration, done <-chan error) {
+	bg := context.WithoutCancel(ctx)
+	kill := func(sig string) error {
+		c, cancel := context.WithTimeout(bg, 30*time.Second)
+		defer cancel()
+		out, err := s.b.command(c, "exec", s.name, "kill", "-"+sig, "-1").CombinedOutput()
+		if err != nil && !bytes.Contains(out, []byte("No such process")) {
+			return fmt.Errorf("%s: %w", lastLine(out, err), err)
+		}
+		return nil
+	}
+	termErr := kill("15")
+	t := time.NewTimer(grace)
+	defer t.Stop()
+	exited := false
+	select {
+	case <-done:
+		exited = true
+	case <-t.C:
+	}
+	if err := kill("9"); err != nil || termErr != nil {
+		s.b.opts.Logger.Warn("sandbox: cannot kill inside the container; removing it", "container", s.name, "err", errors.Join(termErr, err))
+		_ = s.close(bg)
+	}
+	if !exited {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		<-done
+	}
+}
+
+// Close removes the container. It waits for a run in progress.
+func (s *session) Close(ctx context.Context) error {
+	s.run.Lock()
+	defer s.run.Unlock()
+	return s.close(ctx)
+}
+
+func (s *session) close(ctx context.Context) error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil
+	}
+	s.closed = true
+	s.mu.Unlock()
+	defer protect.Shared.Release(s.held)
+	c, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
+	defer cancel()
+	if out, err := s.b.command(c, s.b.rmArgs(s.name)...).CombinedOutput(); err != nil {
+		return fmt.Errorf("remove session container %s: %s: %w", s.name, lastLine(out, err), err)
+	}
+	return nil
+}
+
+func lastLine(out []byte, err error) string {
+	s := strings.TrimSpace(string(out))
+	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
+		s = s[i+1:]
+	}
+	if s == "" && err != nil {
+		return err.Error()
+	}
+	return s
+}
