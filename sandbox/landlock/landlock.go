@@ -16,7 +16,6 @@ package landlock
 import (
 	"context"
 	"fmt"
-	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -114,7 +113,7 @@ func (s *session) Run(ctx context.Context, spec sandbox.Spec) (sandbox.Result, e
 	}
 	defer os.RemoveAll(scratch)
 	home, tmp := filepath.Join(scratch, "home"), filepath.Join(scratch, "tmp")
-	if err := freshHome(s.b.opts.Home, home); err != nil {
+	if err := sandbox.FreshHome(s.b.opts.Home, home); err != nil {
 		return sandbox.Result{Backend: Name}, err
 	}
 	if err := os.Mkdir(tmp, 0o700); err != nil {
@@ -245,61 +244,4 @@ func hasHiddenBelow(dir string, special map[string]access) bool {
 		}
 	}
 	return false
-}
-
-// freshHome makes the run's $HOME with copies of the allowlisted files
-// from the real one, read-only.
-func freshHome(realHome, home string) error {
-	if err := os.Mkdir(home, 0o700); err != nil {
-		return fmt.Errorf("create run home: %w", err)
-	}
-	for _, rel := range sandbox.HomeAllowlist {
-		src := filepath.Join(realHome, rel)
-		if err := copyTree(src, filepath.Join(home, rel)); err != nil {
-			return fmt.Errorf("copy %s into the run's home: %w", rel, err)
-		}
-	}
-	return nil
-}
-
-func copyTree(src, dst string) error {
-	st, err := os.Lstat(src)
-	if err != nil {
-		return nil // absent: nothing to show
-	}
-	switch {
-	case st.IsDir():
-		if err := os.MkdirAll(dst, 0o700); err != nil {
-			return err
-		}
-		ents, err := os.ReadDir(src)
-		if err != nil {
-			return err
-		}
-		for _, e := range ents {
-			if err := copyTree(filepath.Join(src, e.Name()), filepath.Join(dst, e.Name())); err != nil {
-				return err
-			}
-		}
-		return os.Chmod(dst, 0o500)
-	case st.Mode().IsRegular():
-		if err := os.MkdirAll(filepath.Dir(dst), 0o700); err != nil {
-			return err
-		}
-		in, err := os.Open(src)
-		if err != nil {
-			return err
-		}
-		defer in.Close()
-		out, err := os.OpenFile(dst, os.O_CREATE|os.O_WRONLY|os.O_EXCL, 0o400)
-		if err != nil {
-			return err
-		}
-		if _, err := io.Copy(out, in); err != nil {
-			out.Close()
-			return err
-		}
-		return out.Close()
-	}
-	return nil // symlinks and devices are not copied
 }

@@ -42,3 +42,13 @@ func Cmdline(pid int) []string {
 
 // EnvironHas cannot read other processes' environments outside Linux.
 func EnvironHas(pid int, entry string) bool { return false }
+
+// UserTasks counts the processes owned by uid (threads are not visible
+// through ps here, so this undercounts; it only widens RLIMIT_NPROC).
+func UserTasks(uid int) int {
+	out, err := exec.Command("ps", "-U", strconv.Itoa(uid), "-o", "pid=").Output()
+	if err != nil {
+		return 0
+	}
+	return bytes.Count(out, []byte("\n"))
+}

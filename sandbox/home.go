@@ -1,0 +1,65 @@
+package sandbox
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+)
+
+// FreshHome makes the run's $HOME with copies of the allowlisted files
+// from the real one, read-only.
+func FreshHome(realHome, home string) error {
+	if err := os.Mkdir(home, 0o700); err != nil {
+		return fmt.Errorf("create run home: %w", err)
+	}
+	for _, rel := range HomeAllowlist {
+		src := filepath.Join(realHome, rel)
+		if err := copyTree(src, filepath.Join(home, rel)); err != nil {
+			return fmt.Errorf("copy %s into the run's home: %w", rel, err)
+		}
+	}
+	return nil
+}
+
+func copyTree(src, dst string) error {
+	st, err := os.Lstat(src)
+	if err != nil {
+		return nil // absent: nothing to show
+	}
+	switch {
+	case st.IsDir():
+		if err := os.MkdirAll(dst, 0o700); err != nil {
+			return err
+		}
+		ents, err := os.ReadDir(src)
+		if err != nil {
+			return err
+		}
+		for _, e := range ents {
+			if err := copyTree(filepath.Join(src, e.Name()), filepath.Join(dst, e.Name())); err != nil {
+				return err
+			}
+		}
+		return os.Chmod(dst, 0o500)
+	case st.Mode().IsRegular():
+		if err := os.MkdirAll(filepath.Dir(dst), 0o700); err != nil {
+			return err
+		}
+		in, err := os.Open(src)
+		if err != nil {
+			return err
+		}
+		defer in.Close()
+		out, err := os.OpenFile(dst, os.O_CREATE|os.O_WRONLY|os.O_EXCL, 0o400)
+		if err != nil {
+			return err
+		}
+		if _, err := io.Copy(out, in); err != nil {
+			out.Close()
+			return err
+		}
+		return out.Close()
+	}
+	return nil // symlinks and devices are not copied
+}

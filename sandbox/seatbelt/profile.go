@@ -1,0 +1,96 @@
+// Package seatbelt confines runs on macOS with sandbox-exec and a
+// deny-by-default profile generated from the Spec. The profile text is
+// covered by golden tests on every platform; running it needs macOS.
+package seatbelt
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/gatehouse-dev/gatehouse/sandbox"
+	"github.com/gatehouse-dev/gatehouse/sandbox/protect"
+)
+
+// systemRead are readable in every profile (macOS system locations).
+var systemRead = []string{
+	"/usr", "/bin", "/sbin", "/System", "/Library/Apple", "/Library/Developer/CommandLineTools",
+	"/private/etc", "/etc", "/opt/homebrew", "/usr/local", "/Applications/Xcode.app",
+	"/private/var/db/timezone", "/dev",
+}
+
+// Profile renders the SBPL profile for p with the run's fresh home and
+// temporary directories. Later rules win in SBPL, so denials for
+// protected and hidden paths come after the grants they carve from;
+// being path rules, they also cover paths that do not exist yet.
+func Profile(p *sandbox.Prepared, home, tmp string) string {
+	var b strings.Builder
+	w := func(format string, a ...any) { fmt.Fprintf(&b, format+"\n", a...) }
+	w("(version 1)")
+	w("(deny default)")
+	w("(allow process-fork)")
+	w("(allow process-exec)")
+	w("(allow signal (target same-sandbox))")
+	w("(allow sysctl-read)")
+	w("(allow mach-lookup (global-name \"com.apple.system.opendirectoryd.libinfo\") (global-name \"com.apple.system.logger\"))")
+	w("(allow ipc-posix-shm-read-data ipc-posix-shm-write-data)")
+	w("(allow file-read-metadata)")
+	w("(allow file-read*")
+	for _, d := range systemRead {
+		w("  (subpath %s)", quote(d))
+	}
+	for _, r := range p.ReadOnly {
+		w("  (subpath %s)", quote(r))
+	}
+	w(")")
+	w("(allow file-write-data (literal \"/dev/null\") (literal \"/dev/zero\") (literal \"/dev/tty\"))")
+	w("(allow file-read* file-write*")
+	for _, ws := range p.Workspaces {
+		w("  (subpath %s)", quote(ws))
+	}
+	for _, r := range p.ReadWrite {
+		w("  (subpath %s)", quote(r))
+	}
+	w("  (subpath %s)", quote(home))
+	w("  (subpath %s)", quote(tmp))
+	w(")")
+	w("(deny file-write*")
+	for _, ws := range p.Workspaces {
+		for _, n := range protect.Names {
+			w("  (subpath %s)", quote(filepath.Join(ws, n)))
+		}
+		w("  (regex %s)", quote("^"+regexQuote(ws)+"/\\.gatehouse"))
+	}
+	w(")")
+	if len(p.Hidden) > 0 {
+		w("(deny file-read* file-write*")
+		for _, h := range p.Hidden {
+			w("  (subpath %s)", quote(h))
+		}
+		w(")")
+	}
+	switch p.Network.Mode {
+	case sandbox.NetHost:
+		w("(allow network*)")
+		w("(allow mach-lookup (global-name \"com.apple.dnssd.service\"))")
+	case sandbox.NetProxy:
+		w("(allow network-outbound (remote unix-socket (path-literal %s)))", quote(p.Network.ProxySocket))
+	}
+	return b.String()
+}
+
+// quote makes an SBPL string literal.
+func quote(s string) string {
+	return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(s) + `"`
+}
+
+func regexQuote(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if strings.ContainsRune(`\.+*?()|[]{}^$`, r) {
+			b.WriteRune('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}

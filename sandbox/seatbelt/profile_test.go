@@ -1,0 +1,53 @@
+package seatbelt
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/gatehouse-dev/gatehouse/sandbox"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+func TestProfileGolden(t *testing.T) {
+	tests := []struct {
+		name string
+		p    sandbox.Prepared
+	}{
+		{"network-none", sandbox.Prepared{
+			Workspaces: []string{"/Users/ann/src/app"},
+			Hidden:     []string{"/Users/ann/Library/Application Support/Gatehouse"},
+			Network:    sandbox.Network{Mode: sandbox.NetNone},
+		}},
+		{"network-host-extra-paths", sandbox.Prepared{
+			Workspaces: []string{"/Users/ann/src/we\"ird"},
+			ReadOnly:   []string{"/Users/ann/go/pkg/mod"},
+			ReadWrite:  []string{"/Users/ann/.cache/go-build"},
+			Network:    sandbox.Network{Mode: sandbox.NetHost},
+		}},
+		{"network-proxy", sandbox.Prepared{
+			Workspaces: []string{"/Users/ann/src/app"},
+			Network:    sandbox.Network{Mode: sandbox.NetProxy, ProxySocket: "/tmp/gh/proxy.sock"},
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := Profile(&tc.p, "/private/tmp/gatehouse-run-1/home", "/private/tmp/gatehouse-run-1/tmp")
+			golden := filepath.Join("testdata", tc.name+".sb")
+			if *update {
+				if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatalf("read golden (run with -update to create): %v", err)
+			}
+			if got != string(want) {
+				t.Errorf("profile differs from %s; got:\n%s", golden, got)
+			}
+		})
+	}
+}

@@ -1,0 +1,135 @@
+package seatbelt
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sync"
+
+	"github.com/gatehouse-dev/gatehouse/sandbox"
+	"github.com/gatehouse-dev/gatehouse/sandbox/initproc"
+	"github.com/gatehouse-dev/gatehouse/sandbox/launch"
+)
+
+// Name is the backend's config name.
+const Name = "seatbelt"
+
+// Options configure the backend.
+type Options struct {
+	SandboxExec string // default /usr/bin/sandbox-exec
+	Helper      string // binary implementing __sandbox-init; default os.Executable
+	Home        string // the real $HOME; default os.UserHomeDir
+	Logger      *slog.Logger
+}
+
+// Backend runs commands under sandbox-exec.
+type Backend struct{ opts Options }
+
+// New finds sandbox-exec; outside macOS it is unavailable.
+func New(o Options) (*Backend, error) {
+	if runtime.GOOS != "darwin" {
+		return nil, fmt.Errorf("%w: seatbelt exists only on macOS", sandbox.ErrUnavailable)
+	}
+	if o.SandboxExec == "" {
+		o.SandboxExec = "/usr/bin/sandbox-exec"
+	}
+	if _, err := exec.LookPath(o.SandboxExec); err != nil {
+		return nil, fmt.Errorf("%w: %s not found", sandbox.ErrUnavailable, o.SandboxExec)
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.Helper == "" {
+		h, err := launch.DefaultHelper()
+		if err != nil {
+			return nil, err
+		}
+		o.Helper = h
+	}
+	if o.Home == "" {
+		h, err := os.UserHomeDir()
+		if err != nil {
+			return nil, fmt.Errorf("find home directory: %w", err)
+		}
+		o.Home = h
+	}
+	return &Backend{opts: o}, nil
+}
+
+// Name implements sandbox.Backend.
+func (b *Backend) Name() string { return Name }
+
+// Open implements sandbox.Backend.
+func (b *Backend) Open(ctx context.Context, s sandbox.SessionSpec) (sandbox.Session, error) {
+	ss, err := sandbox.PrepareSession(s, sandbox.PrepareOptions{Home: b.opts.Home})
+	if err != nil {
+		return nil, err
+	}
+	return &session{b: b, ss: ss}, nil
+}
+
+type session struct {
+	b      *Backend
+	ss     sandbox.SessionSpec
+	mu     sync.Mutex
+	closed bool
+}
+
+func (s *session) Run(ctx context.Context, spec sandbox.Spec) (sandbox.Result, error) {
+	s.mu.Lock()
+	closed := s.closed
+	s.mu.Unlock()
+	if closed {
+		return sandbox.Result{Backend: Name}, sandbox.ErrClosed
+	}
+	p, err := sandbox.Prepare(s.ss, spec, sandbox.PrepareOptions{Home: s.b.opts.Home})
+	if err != nil {
+		return sandbox.Result{Backend: Name}, err
+	}
+	scratch, err := os.MkdirTemp("", "gatehouse-run-")
+	if err != nil {
+		return sandbox.Result{Backend: Name}, fmt.Errorf("create run directory: %w", err)
+	}
+	defer os.RemoveAll(scratch)
+	if real, err := filepath.EvalSymlinks(scratch); err == nil {
+		scratch = real // /tmp is /private/tmp on macOS; profiles match real paths
+	}
+	home, tmp := filepath.Join(scratch, "home"), filepath.Join(scratch, "tmp")
+	if err := sandbox.FreshHome(s.b.opts.Home, home); err != nil {
+		return sandbox.Result{Backend: Name}, err
+	}
+	if err := os.Mkdir(tmp, 0o700); err != nil {
+		return sandbox.Result{Backend: Name}, fmt.Errorf("create run directory: %w", err)
+	}
+	env := sandbox.WithDefaultEnv(p.Env, "HOME", home)
+	env = sandbox.WithDefaultEnv(env, "TMPDIR", tmp)
+	env = sandbox.WithDefaultEnv(env, "PATH", sandbox.DefaultPath)
+	argv := append([]string{s.b.opts.SandboxExec, "-p", Profile(p, home, tmp), "--", p.Path}, p.Argv[1:]...)
+	return launch.Run(ctx, launch.Command{
+		Backend: Name,
+		Helper:  s.b.opts.Helper,
+		Config: initproc.Config{
+			Rlimits: launch.Rlimits(p.Limits, 0),
+			Path:    s.b.opts.SandboxExec,
+			Argv:    argv,
+		},
+		Env:    env,
+		Dir:    p.Dir,
+		Limits: p.Limits,
+		Stdin:  spec.Stdin,
+		Stdout: spec.Stdout,
+		Stderr: spec.Stderr,
+		Logger: s.b.opts.Logger,
+	})
+}
+
+func (s *session) Close(ctx context.Context) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.closed = true
+	return nil
+}
