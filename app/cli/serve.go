@@ -14,6 +14,7 @@ import (
 	"github.com/gatehouse-dev/gatehouse/backend/config"
 	"github.com/gatehouse-dev/gatehouse/backend/daemon"
 	"github.com/gatehouse-dev/gatehouse/backend/secrets"
+	"github.com/gatehouse-dev/gatehouse/backend/toolcall"
 	"github.com/gatehouse-dev/gatehouse/frontend"
 	"github.com/gatehouse-dev/gatehouse/sandbox"
 	"github.com/gatehouse-dev/gatehouse/sandbox/bwrap"
@@ -114,6 +115,7 @@ func (f *serveFlags) options(cmd *cobra.Command, g *Globals) (daemon.Options, er
 	o.SandboxName = cfg.Sandbox.Backend
 	o.Secrets = secrets.Config{Secrets: cfg.Secret}
 	o.ApprovalTimeout = time.Duration(cfg.ApprovalTimeoutS) * time.Second
+	o.Limits = limits(cfg.Limits)
 	return o, nil
 }
 
@@ -208,4 +210,24 @@ func init() {
 		f.add(cmd.Flags())
 		return cmd
 	})
+}
+
+// limits applies the config's budgets over the defaults (-1 disables one).
+func limits(c config.Limits) toolcall.Limits {
+	l := toolcall.DefaultLimits()
+	pick := func(v int64, cur *int64) {
+		switch {
+		case v < 0:
+			*cur = 0
+		case v > 0:
+			*cur = v
+		}
+	}
+	pick(c.MaxCalls, &l.MaxCalls)
+	pick(c.OutputMiB<<20, &l.OutputBytes)
+	wall, exec := int64(l.Wall/time.Minute), int64(l.ExecTime/time.Minute)
+	pick(c.WallMinutes, &wall)
+	pick(c.ExecMinutes, &exec)
+	l.Wall, l.ExecTime = time.Duration(wall)*time.Minute, time.Duration(exec)*time.Minute
+	return l
 }

@@ -28,6 +28,8 @@ type Kind string
 const (
 	KindCall     Kind = "call"
 	KindQuestion Kind = "question"
+	// KindLimit asks to extend a session's spent budget.
+	KindLimit Kind = "limit"
 )
 
 // Scope is how far an allow reaches.

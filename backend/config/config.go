@@ -35,6 +35,7 @@ type Config struct {
 	// Secret entries are injected into matching commands and redacted
 	// from everything that leaves the daemon.
 	Secret []secrets.Secret `toml:"secret"`
+	Limits Limits           `toml:"limits"`
 	// ApprovalTimeoutS denies unanswered approvals after this many seconds.
 	ApprovalTimeoutS int `toml:"approval_timeout_s"`
 }
@@ -46,6 +47,14 @@ type Sandbox struct {
 	ContainerCLI   string   `toml:"container_cli"` // docker or podman
 	ContainerImage string   `toml:"container_image"`
 	ContainerArgs  []string `toml:"container_args"` // extra global CLI args
+}
+
+// Limits are per-session budgets; zero keeps the default, -1 disables one.
+type Limits struct {
+	MaxCalls    int64 `toml:"max_calls"`
+	WallMinutes int64 `toml:"wall_minutes"`
+	ExecMinutes int64 `toml:"exec_minutes"`
+	OutputMiB   int64 `toml:"output_mib"`
 }
 
 // DefaultPath is $XDG_CONFIG_HOME/gatehouse/config.toml (or the OS equivalent).

@@ -52,6 +52,8 @@ type Options struct {
 	SandboxName string // as configured, for messages
 	// PolicyPath is the user's policy file.
 	PolicyPath string
+	// Limits are each session's budgets.
+	Limits toolcall.Limits
 	// UI is the built web UI served at /; nil serves a hint instead.
 	UI fs.FS
 	// ApprovalTimeout denies unanswered approvals (default 120 s).
@@ -279,7 +281,7 @@ func (d *Daemon) buildHandler() http.Handler {
 	}).Register(mux)
 	mcpSrv := mcpserver.New(mcpserver.Config{
 		Sessions: d.sessions, Tokens: d.tokens, Runner: d.runner, Workspaces: d.opts.Workspaces,
-		Mode: d.opts.Mode, Version: d.opts.Version, Logger: d.logger,
+		Mode: d.opts.Mode, Version: d.opts.Version, Logger: d.logger, Limits: d.opts.Limits,
 	})
 	mux.Handle("/mcp", mcpSrv.Handler())
 	mux.Handle("/", uiHandler(d.opts.UI))

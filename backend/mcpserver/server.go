@@ -32,6 +32,8 @@ type Config struct {
 	Mode       string
 	Version    string
 	Logger     *slog.Logger
+	// Limits are each new session's budgets.
+	Limits toolcall.Limits
 	// IdleTimeout closes MCP sessions with no requests for this long.
 	IdleTimeout time.Duration
 }
@@ -168,7 +170,7 @@ func (s *Server) open(ctx context.Context, ss *mcp.ServerSession, req mcp.Reques
 		s.cfg.Sessions.End(ctx, live.ID(), "workspace unavailable")
 		return fmt.Errorf("open the workspace: %w", err)
 	}
-	st := &toolcall.State{Live: live, Workspaces: s.cfg.Workspaces, Roots: roots}
+	st := toolcall.NewState(live, s.cfg.Workspaces, roots, s.cfg.Limits)
 	if canElicit {
 		st.Elicit = func(ctx context.Context, q string) (string, error) { return elicit(ctx, ss, q) }
 	}

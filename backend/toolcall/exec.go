@@ -168,6 +168,8 @@ func (r *Runner) execute(ctx context.Context, st *State, call policy.Call, a run
 			"duration_ms": res.Duration.Milliseconds(), "killed": res.Killed, "kill_reason": string(res.KillReason),
 		},
 		OutputBytes: int64(len(res.Stdout) + len(res.Stderr)),
+		// The sandbox reports wall time; it stands in for CPU time here.
+		CPU: res.Duration,
 	}, nil
 }
 

@@ -144,6 +144,13 @@ type State struct {
 	mu      sync.Mutex
 	grants  []policy.Rule
 	sandbox sandbox.Session
+	limits  Limits
+	limitMu sync.Mutex
+}
+
+// NewState makes a session's state with the given budgets.
+func NewState(live *session.Live, workspaces []string, roots *workspace.Roots, limits Limits) *State {
+	return &State{Live: live, Workspaces: workspaces, Roots: roots, limits: limits}
 }
 
 // AddGrant remembers an "allow for this session".
@@ -216,6 +223,9 @@ func (r *Runner) Call(ctx context.Context, st *State, name string, raw json.RawM
 		return Result{CallID: callID, Text: "Gatehouse could not record this call in its audit log, so it did not run it: " + err.Error(), IsError: true}
 	}
 	if err := r.deps.Sessions.Admit(ctx, sess); err != nil {
+		return fail("tool.refused", err)
+	}
+	if err := r.checkLimits(ctx, st); err != nil {
 		return fail("tool.refused", err)
 	}
 	t, ok := r.tools[name]

@@ -3,7 +3,7 @@ CREATE TABLE approvals (
 	id          TEXT PRIMARY KEY,
 	session     TEXT NOT NULL,
 	call_id     TEXT NOT NULL,
-	kind        TEXT NOT NULL CHECK (kind IN ('call', 'question')),
+	kind        TEXT NOT NULL CHECK (kind IN ('call', 'question', 'limit')),
 	request     TEXT NOT NULL,            -- JSON card shown to the person (redacted)
 	status      TEXT NOT NULL CHECK (status IN ('pending', 'allowed', 'denied', 'expired', 'answered')),
 	scope       TEXT NOT NULL DEFAULT '',

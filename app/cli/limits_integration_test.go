@@ -1,0 +1,54 @@
+//go:build integration
+
+package cli_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gatehouse-dev/gatehouse/app/cli/clitest"
+)
+
+// TestSessionBudget: a session that spends its call budget waits on a card;
+// extending lets it go on, ending it stops the session. Both are audited.
+func TestSessionBudget(t *testing.T) {
+	base := t.TempDir()
+	cfgDir := filepath.Join(base, "config", "gatehouse")
+	os.MkdirAll(cfgDir, 0o700)
+	os.WriteFile(filepath.Join(cfgDir, "config.toml"), []byte("[limits]\nmax_calls = 2\n"), 0o600)
+	d := clitest.StartWith(t, filepath.Join(base, "data"), filepath.Join(base, "ws"))
+	s := d.MCP(context.Background(), "budget")
+	for i := 0; i < 2; i++ {
+		if r := call(t, s, "list_dir", map[string]any{}); r.IsError {
+			t.Fatalf("call %d: %s", i, clitest.Text(t, r))
+		}
+	}
+	done := make(chan outcome, 1)
+	go func() { done <- callAsync(s, "list_dir", map[string]any{}) }()
+	a := d.WaitApproval(30 * time.Second)
+	if a.Tool != "limit" || !strings.Contains(a.Reason, "2 tool calls") {
+		t.Fatalf("limit card: %+v", a)
+	}
+	d.Decide(a.ID, "allow", "once", "")
+	if o := <-done; o.err != nil || o.res.IsError {
+		t.Fatalf("after extending: %v %v", o.err, o.res)
+	}
+	// The budget doubled to 6 calls; spend it and end the session this time.
+	for i := 0; i < 3; i++ {
+		call(t, s, "list_dir", map[string]any{})
+	}
+	go func() { done <- callAsync(s, "list_dir", map[string]any{}) }()
+	a = d.WaitApproval(30 * time.Second)
+	d.Decide(a.ID, "deny", "once", "")
+	if o := <-done; o.err == nil && !o.res.IsError {
+		t.Fatal("call ran after the person ended the session")
+	}
+	ev := strings.Join(kinds(d.Events("kind=limit.")), ",")
+	if ev != "limit.reached,limit.extended,limit.reached" {
+		t.Fatalf("limit events: %s", ev)
+	}
+}
