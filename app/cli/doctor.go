@@ -1,0 +1,111 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"log/slog"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/gatehouse-dev/gatehouse/sandbox/choose"
+	"github.com/gatehouse-dev/gatehouse/sandbox/proof"
+)
+
+type doctorFlags struct {
+	backend      string
+	containerCLI string
+	image        string
+	globalArgs   []string
+	runArgs      []string
+}
+
+func init() {
+	register(func(g *Globals) *cobra.Command {
+		f := &doctorFlags{}
+		cmd := &cobra.Command{
+			Use:   "doctor",
+			Short: "Prove on this machine that the sandbox refuses what it must",
+			Long: "doctor runs real escape attempts (read a canary in $HOME, write outside the workspace\n" +
+				"and into .git/hooks, reach 127.0.0.1, read host secrets, fork-bomb, outlive a kill)\n" +
+				"under every sandbox backend available here and prints one row per attempt.\n" +
+				"It exits non-zero if the selected backend fails any row.",
+			Args: cobra.NoArgs,
+			RunE: func(cmd *cobra.Command, args []string) error { return runDoctor(cmd, g, f) },
+		}
+		fl := cmd.Flags()
+		fl.StringVar(&f.backend, "backend", "auto", "backend that must pass: auto, bwrap, landlock, seatbelt, container, none")
+		fl.StringVar(&f.containerCLI, "container-cli", "podman", "container CLI: docker or podman")
+		fl.StringVar(&f.image, "container-image", "", "image for the container backend (it is tested only when set)")
+		fl.StringArrayVar(&f.globalArgs, "container-global-arg", nil, "flag passed before every container CLI subcommand (repeatable)")
+		fl.StringArrayVar(&f.runArgs, "container-run-arg", nil, "extra flag for the container `run` (repeatable)")
+		return cmd
+	})
+}
+
+func runDoctor(cmd *cobra.Command, g *Globals, f *doctorFlags) error {
+	ctx := cmd.Context()
+	// Backend chatter would interleave with the table; keep warnings only.
+	log := slog.New(slog.NewTextHandler(g.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	opts := choose.Options{}
+	opts.Container.CLI = f.containerCLI
+	opts.Container.Image = f.image
+	opts.Container.GlobalArgs = f.globalArgs
+	opts.Container.RunArgs = f.runArgs
+
+	selected, selErr := choose.New(ctx, f.backend, opts, log)
+	selectedName := f.backend
+	if selErr == nil {
+		selectedName = selected.Name()
+	}
+
+	var rows []proof.Row
+	tested := map[string]bool{}
+	for _, st := range choose.Available(ctx, opts, log) {
+		if !st.Available {
+			rows = append(rows, proof.Row{Backend: st.Name, Check: "-", Outcome: proof.Unavailable, Reason: st.Reason})
+			continue
+		}
+		fmt.Fprintf(g.Stderr, "gatehouse doctor: testing %s…\n", st.Name)
+		rows = append(rows, proof.Run(ctx, st.Backend, proof.Options{Logger: log})...)
+		tested[st.Name] = true
+	}
+	if selErr == nil && !tested[selectedName] {
+		// "none" is never probed by Available; test it when it is chosen.
+		rows = append(rows, proof.Run(ctx, selected, proof.Options{Logger: log})...)
+	}
+	printDoctorTable(g.Stdout, rows, selectedName)
+
+	if selErr != nil {
+		return userErrorf(selErr, "the selected sandbox backend %q cannot run here: %v", f.backend, selErr)
+	}
+	if doctorFailed(rows, selectedName) {
+		fmt.Fprintf(g.Stderr, "gatehouse: the %s sandbox failed a check above; do not rely on it until every row passes.\n", selectedName)
+		return exitCodeError{code: 1}
+	}
+	return nil
+}
+
+// doctorFailed reports whether the selected backend failed a row.
+func doctorFailed(rows []proof.Row, selected string) bool {
+	for _, r := range rows {
+		if r.Backend == selected && r.Outcome == proof.Fail {
+			return true
+		}
+	}
+	return false
+}
+
+func printDoctorTable(w io.Writer, rows []proof.Row, selected string) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "BACKEND\tCHECK\tRESULT\tREASON")
+	for _, r := range rows {
+		name := r.Backend
+		if name == selected {
+			name += " *"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", name, r.Check, r.Outcome, r.Reason)
+	}
+	_ = tw.Flush()
+	fmt.Fprintln(w, "* selected backend")
+}

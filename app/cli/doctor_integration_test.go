@@ -1,0 +1,56 @@
+//go:build integration
+
+package cli
+
+import (
+	"bytes"
+	"context"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gatehouse-dev/gatehouse/app/cli/clitest"
+	"github.com/gatehouse-dev/gatehouse/sandbox/proof"
+)
+
+// The real binary, as a user would run it: every backend here passes
+// every row, and the table shows it.
+func TestDoctorBinary(t *testing.T) {
+	bin := clitest.Binary(t)
+	for _, backend := range []string{"bwrap", "landlock"} {
+		t.Run(backend, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+			defer cancel()
+			var out, errb bytes.Buffer
+			cmd := exec.CommandContext(ctx, bin, "doctor", "--backend", backend)
+			cmd.Stdout, cmd.Stderr = &out, &errb
+			err := cmd.Run()
+			t.Logf("stdout:\n%s\nstderr:\n%s", out.String(), errb.String())
+			if err != nil {
+				t.Fatalf("doctor --backend %s: %v", backend, err)
+			}
+			for _, c := range proof.Checks {
+				if !strings.Contains(out.String(), c) {
+					t.Errorf("table lacks check %q", c)
+				}
+			}
+			if n := strings.Count(out.String(), "PASS"); n < 2*len(proof.Checks) {
+				t.Errorf("want every row of bwrap and landlock to PASS, saw %d PASS", n)
+			}
+		})
+	}
+}
+
+// A backend that is named but missing fails closed with a fix.
+func TestDoctorMissingBackendFailsClosed(t *testing.T) {
+	bin := clitest.Binary(t)
+	cmd := exec.Command(bin, "doctor", "--backend", "container", "--container-cli", "no-such-docker", "--container-image", "x")
+	out, err := cmd.CombinedOutput()
+	if err == nil {
+		t.Fatalf("doctor with a missing backend exited 0:\n%s", out)
+	}
+	if !strings.Contains(string(out), "to fix") {
+		t.Errorf("no fix in the message:\n%s", out)
+	}
+}
