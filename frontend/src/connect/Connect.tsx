@@ -1,0 +1,191 @@
+// Connect: paste-ready MCP configuration per client, and per-client agent
+// tokens (create, shown once; revoke).
+
+import { useState } from 'preact/hooks';
+import type { AgentToken, ConnectInfo, NewToken } from '../api/types';
+import { clientConfigs } from '../lib/snippets';
+import { when } from '../lib/format';
+import { api, reportError } from '../state/app';
+import { Code, CopyButton, Empty, ErrorLine } from '../ui/common';
+import { useLoad } from '../ui/hooks';
+
+export function Connect() {
+  const info = useLoad<ConnectInfo>('/api/v1/connect');
+  const [client, setClient] = useState('claude');
+  const [fresh, setFresh] = useState<NewToken | null>(null);
+
+  if (info.error?.notFound) {
+    return (
+      <section class="screen" aria-labelledby="connect-h">
+        <h1 id="connect-h">Connect an agent</h1>
+        <Empty title="Connection details are not available from this daemon yet">
+          <p>
+            Use the stdio bridge, which finds the daemon and its token by itself: <code>claude mcp add gatehouse -- gatehouse mcp</code>
+          </p>
+        </Empty>
+        <Tokens onCreated={setFresh} fresh={fresh} />
+      </section>
+    );
+  }
+
+  const d = info.data;
+  // A token created here is used in the snippets, so they can be pasted as-is.
+  const configs = d ? clientConfigs({ mcpUrl: d.mcp_url, token: fresh?.token ?? d.agent_token, bridgeCommand: d.bridge_command || 'gatehouse mcp' }) : [];
+  const current = configs.find((c) => c.id === client) ?? configs[0];
+
+  return (
+    <section class="screen" aria-labelledby="connect-h">
+      <h1 id="connect-h">Connect an agent</h1>
+      {info.error && <ErrorLine message={info.error.message} />}
+      {d && (
+        <>
+          <p>
+            MCP endpoint <code>{d.mcp_url}</code>. Agents authenticate with an agent token: it opens <code>/mcp</code> only and can never approve, roll back or change policy.
+            {fresh ? (
+              <strong> These snippets use the token “{fresh.name}” you just created.</strong>
+            ) : (
+              ' These snippets use the default agent token; create one per client below to revoke them separately.'
+            )}
+          </p>
+          <div class="tabs" role="tablist" aria-label="MCP client">
+            {configs.map((c) => (
+              <button
+                key={c.id}
+                type="button"
+                role="tab"
+                id={`tab-${c.id}`}
+                aria-selected={c.id === current?.id}
+                aria-controls="client-panel"
+                class={`tab${c.id === current?.id ? ' selected' : ''}`}
+                onClick={() => setClient(c.id)}
+              >
+                {c.name}
+              </button>
+            ))}
+          </div>
+          {current && (
+            <div id="client-panel" role="tabpanel" aria-labelledby={`tab-${current.id}`} class="client-panel">
+              {current.note && <p class="muted">{current.note}</p>}
+              {current.snippets.map((s) => (
+                <div key={s.label} class="snippet">
+                  <h3>
+                    {s.label} <span class="muted small">{s.where}</span>
+                  </h3>
+                  <Code text={s.text} label={`${current.name} ${s.label}`} />
+                </div>
+              ))}
+            </div>
+          )}
+          <p class="muted small">
+            Data directory: <code>{d.data_dir}</code>
+          </p>
+        </>
+      )}
+      <Tokens onCreated={setFresh} fresh={fresh} />
+    </section>
+  );
+}
+
+function Tokens({ onCreated, fresh }: { onCreated(t: NewToken): void; fresh: NewToken | null }) {
+  const tokens = useLoad<{ tokens: AgentToken[] }>('/api/v1/tokens');
+  const [name, setName] = useState('');
+  const [confirm, setConfirm] = useState<string | null>(null);
+
+  const create = async (e: Event) => {
+    e.preventDefault();
+    if (!name.trim()) return;
+    try {
+      const t = await api.post<NewToken>('/api/v1/tokens', { name: name.trim() });
+      onCreated(t);
+      setName('');
+      tokens.reload();
+    } catch (err) {
+      reportError(err);
+    }
+  };
+
+  const revoke = async (id: string) => {
+    setConfirm(null);
+    try {
+      await api.del(`/api/v1/tokens/${encodeURIComponent(id)}`);
+      tokens.reload();
+    } catch (err) {
+      reportError(err);
+    }
+  };
+
+  if (tokens.error?.notFound) {
+    return (
+      <>
+        <h2>Agent tokens</h2>
+        <p class="muted">Per-client tokens are not available from this daemon yet.</p>
+      </>
+    );
+  }
+
+  return (
+    <>
+      <h2>Agent tokens</h2>
+      {tokens.error && <ErrorLine message={tokens.error.message} />}
+      {fresh && (
+        <div class="notice ok" role="status">
+          <p>
+            Token for <strong>{fresh.name}</strong>, shown only now — copy it into the client’s configuration:
+          </p>
+          <div class="code">
+            <pre class="token">{fresh.token}</pre>
+            <CopyButton text={fresh.token} />
+          </div>
+        </div>
+      )}
+      <form class="inline-form" onSubmit={create}>
+        <label for="token-name">New token for</label>
+        <input id="token-name" value={name} placeholder="e.g. cursor" maxLength={64} onInput={(e) => setName(e.currentTarget.value)} />
+        <button type="submit" class="btn primary" disabled={!name.trim()}>
+          Create token
+        </button>
+      </form>
+      {tokens.data && (
+        <table class="tokens">
+          <thead>
+            <tr>
+              <th scope="col">Name</th>
+              <th scope="col">Kind</th>
+              <th scope="col">Created</th>
+              <th scope="col">
+                <span class="sr-only">Actions</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {tokens.data.tokens.map((t) => (
+              <tr key={t.id} class={t.revoked_at ? 'revoked' : ''}>
+                <td>{t.name}</td>
+                <td>{t.kind}</td>
+                <td>{when(t.created_at)}</td>
+                <td class="actions-cell">
+                  {t.revoked_at ? (
+                    <span class="muted">revoked {when(t.revoked_at)}</span>
+                  ) : t.kind === 'control' ? null : confirm === t.id ? (
+                    <>
+                      <button type="button" class="btn small danger" onClick={() => revoke(t.id)}>
+                        Revoke now
+                      </button>
+                      <button type="button" class="btn small" onClick={() => setConfirm(null)}>
+                        Keep
+                      </button>
+                    </>
+                  ) : (
+                    <button type="button" class="btn small" onClick={() => setConfirm(t.id)}>
+                      Revoke…
+                    </button>
+                  )}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </>
+  );
+}

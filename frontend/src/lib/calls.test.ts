@@ -1,0 +1,40 @@
+import { describe, expect, it } from 'vitest';
+import type { AuditEvent } from '../api/types';
+import { groupCalls } from './calls';
+
+let seq = 0;
+const ev = (call: string, kind: string, payload: Record<string, unknown> = {}): AuditEvent => ({
+  seq: ++seq,
+  time: `t${seq}`,
+  session: 's',
+  call_id: call,
+  kind,
+  actor: 'x',
+  payload,
+  prev_hash: '',
+  hash: '',
+});
+
+describe('groupCalls', () => {
+  it('folds each call into one row in call order', () => {
+    const calls = groupCalls([
+      ev('', 'session.start'),
+      ev('c1', 'tool.call', { tool: 'run_command', args: { argv: ['ls'] } }),
+      ev('c1', 'policy.decision', { tool: 'run_command', verdict: 'allow' }),
+      ev('c2', 'tool.call', { tool: 'write_file', args: { path: 'a' } }),
+      ev('c2', 'policy.decision', { verdict: 'ask' }),
+      ev('c2', 'approval.requested', {}),
+      ev('c1', 'exec.finished', { exit_code: 0 }),
+      ev('c1', 'tool.result', { tool: 'run_command', is_error: false }),
+      ev('c2', 'approval.decided', { status: 'denied' }),
+      ev('c2', 'tool.denied', { tool: 'write_file' }),
+      ev('c3', 'tool.call', { tool: 'read_file', args: { path: 'b' } }),
+      ev('c3', 'approval.requested', {}),
+    ]);
+    expect(calls.map((c) => [c.id, c.target, c.verdict, c.approval, c.outcome, c.exitCode])).toEqual([
+      ['c1', 'run_command ls', 'allow', '', 'ok', 0],
+      ['c2', 'write_file a', 'ask', 'denied', 'denied', null],
+      ['c3', 'read_file b', '', '', 'waiting', null],
+    ]);
+  });
+});

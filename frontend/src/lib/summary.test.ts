@@ -1,0 +1,34 @@
+import { describe, expect, it } from 'vitest';
+import type { AuditEvent } from '../api/types';
+import { callTarget, family, summarize } from './summary';
+
+const ev = (kind: string, payload: Record<string, unknown>): AuditEvent => ({ seq: 1, time: '', session: 's', call_id: 'c', kind, actor: 'system', payload, prev_hash: '', hash: '' });
+
+describe('summarize', () => {
+  it('shows argv with quoting for spaced args', () => {
+    expect(summarize(ev('tool.call', { tool: 'run_command', args: { argv: ['sh', '-c', 'echo hi'] } }))).toBe('run_command sh -c "echo hi"');
+    expect(summarize(ev('tool.call', { tool: 'read_file', args: { path: 'a.txt' } }))).toBe('read_file a.txt');
+  });
+  it('covers decisions and approvals', () => {
+    expect(summarize(ev('policy.decision', { tool: 'run_command', verdict: 'ask', reason: 'not on the list' }))).toBe('ask run_command — not on the list');
+    expect(summarize(ev('approval.decided', { status: 'denied', scope: 'once', by: 'human', message: 'no' }))).toBe('denied by human: no');
+    expect(summarize(ev('approval.decided', { status: 'allowed', scope: 'session', by: 'human' }))).toBe('allowed (session) by human');
+    expect(summarize(ev('approval.requested', { kind: 'call', tool: 'run_command', argv: ['git', 'push'] }))).toBe('waiting for approval: run_command git push');
+  });
+  it('covers exec and results', () => {
+    expect(summarize(ev('exec.finished', { exit_code: 0, duration_ms: 12, stdout_bytes: 5, stderr_bytes: 0 }))).toBe('exit 0 in 12 ms, 5 B out, 0 B err');
+    expect(summarize(ev('exec.finished', { killed: true, kill_reason: 'kill switch', duration_ms: 3 }))).toContain('killed (kill switch)');
+    expect(summarize(ev('tool.result', { tool: 'run_command', is_error: false, bytes: 4, preview: 'hi\nthere' }))).toBe('run_command ok, 4 B: hi there');
+  });
+  it('falls back to reason or fields for unknown kinds', () => {
+    expect(summarize(ev('system.kill', { reason: 'stopped' }))).toBe('stopped');
+    expect(summarize(ev('x.y', { a: 1, b: 'two' }))).toBe('a=1 b=two');
+    expect(summarize({ ...ev('x.y', {}), payload: null })).toBe('');
+  });
+  it('family and callTarget', () => {
+    expect(family('tool.call')).toBe('tool');
+    expect(family('odd')).toBe('odd');
+    expect(callTarget('fetch_url', { url: 'https://x' })).toBe('fetch_url https://x');
+    expect(callTarget('list_dir', null)).toBe('list_dir');
+  });
+});

@@ -1,0 +1,69 @@
+// One-line summaries of audit events for timeline rows and call lists.
+
+import type { AuditEvent } from '../api/types';
+
+const str = (v: unknown): string => (typeof v === 'string' ? v : v === undefined || v === null ? '' : JSON.stringify(v));
+const num = (v: unknown): number | undefined => (typeof v === 'number' ? v : undefined);
+
+function argvText(v: unknown): string {
+  return Array.isArray(v) ? v.map((a) => (typeof a === 'string' && /\s/.test(a) ? JSON.stringify(a) : str(a))).join(' ') : '';
+}
+
+/** What a tool call asked for, from its args: argv, path or URL. */
+export function callTarget(tool: string, args: unknown): string {
+  if (!args || typeof args !== 'object') return tool;
+  const a = args as Record<string, unknown>;
+  const what = a.argv !== undefined ? argvText(a.argv) : str(a.path ?? a.url ?? a.query ?? a.pattern ?? a.question ?? '');
+  return what ? `${tool} ${what}` : tool;
+}
+
+export function summarize(e: AuditEvent): string {
+  const p = e.payload ?? {};
+  switch (e.kind) {
+    case 'tool.call':
+      return callTarget(str(p.tool), p.args);
+    case 'tool.invalid':
+      return `${str(p.tool)} rejected: ${str(p.error)}`;
+    case 'tool.denied':
+      return `${str(p.tool)} denied${p.error ? ': ' + str(p.error) : ''}`;
+    case 'tool.error':
+      return `${str(p.tool)} failed${p.error ? ': ' + str(p.error) : ''}`;
+    case 'tool.result': {
+      const b = num(p.bytes);
+      const head = `${str(p.tool)} ${p.is_error ? 'error' : 'ok'}${b !== undefined ? `, ${b} B` : ''}${p.truncated ? ' (truncated)' : ''}`;
+      return p.preview ? `${head}: ${str(p.preview).replace(/\s+/g, ' ').slice(0, 160)}` : head;
+    }
+    case 'policy.decision':
+      return `${str(p.verdict)} ${str(p.tool)}${p.reason ? ' — ' + str(p.reason) : ''}`;
+    case 'approval.requested':
+      return p.kind === 'question' ? `asks the human: ${str(p.question)}` : `waiting for approval: ${p.argv ? `${str(p.tool)} ${argvText(p.argv)}` : str(p.tool)}`;
+    case 'approval.decided': {
+      const scope = p.scope && p.scope !== 'once' ? ` (${str(p.scope)})` : '';
+      return `${str(p.status)}${scope} by ${str(p.by)}${p.message ? ': ' + str(p.message) : ''}`;
+    }
+    case 'approval.expired':
+      return `expired${p.reason ? ': ' + str(p.reason) : ''}`;
+    case 'exec.started':
+      return `${argvText(p.argv)}${p.backend ? ` [${str(p.backend)}]` : ''}`;
+    case 'exec.finished': {
+      const status = p.killed ? `killed${p.kill_reason ? ' (' + str(p.kill_reason) + ')' : ''}` : p.signal ? `signal ${str(p.signal)}` : `exit ${str(p.exit_code)}`;
+      return `${status} in ${str(p.duration_ms)} ms, ${str(p.stdout_bytes ?? 0)} B out, ${str(p.stderr_bytes ?? 0)} B err`;
+    }
+    case 'session.start':
+      return [str(p.client_name ?? p.client), str(p.client_version), p.transport ? `(${str(p.transport)})` : ''].filter(Boolean).join(' ') || 'session started';
+    case 'session.mode':
+      return `mode ${str(p.from ?? '')}${p.from ? ' → ' : ''}${str(p.mode ?? p.to)}`;
+    default: {
+      // Unknown kinds still say something: their reason or first fields.
+      if (p.reason) return str(p.reason);
+      const keys = Object.keys(p).slice(0, 3);
+      return keys.map((k) => `${k}=${str(p[k]).slice(0, 40)}`).join(' ');
+    }
+  }
+}
+
+/** The family of a kind, "tool.call" → "tool". */
+export function family(kind: string): string {
+  const i = kind.indexOf('.');
+  return i < 0 ? kind : kind.slice(0, i);
+}

@@ -1,0 +1,257 @@
+// One session: facts, live mode switch, and its calls with checkpoints,
+// diffs and rollback.
+
+import { useEffect, useMemo, useState } from 'preact/hooks';
+import { ApiError, query } from '../api/client';
+import { MODES, type AuditEvent, type Checkpoint, type EventPage, type Mode, type Session } from '../api/types';
+import { groupCalls, type CallSummary } from '../lib/calls';
+import { clock, duration, when, bytes } from '../lib/format';
+import { api, liveEvents, reportError } from '../state/app';
+import { Diff } from '../ui/Diff';
+import { Empty, ErrorLine } from '../ui/common';
+import { useLoad, useNow } from '../ui/hooks';
+import { href } from '../ui/router';
+import { RollbackPreview, type RollbackTarget } from './RollbackPreview';
+
+// Enough for any realistic session; beyond it the timeline has the rest.
+const MAX_EVENTS = 20_000;
+
+const MODE_HELP: Record<Mode, string> = {
+  plan: 'read-only: the agent may look but not change anything',
+  default: 'reads allowed, edits and commands ask',
+  'accept-edits': 'edits inside the workspace allowed without asking',
+  unattended: 'runs what policy allows, denies what would ask',
+};
+
+function useSessionEvents(id: string) {
+  const [events, setEvents] = useState<AuditEvent[]>([]);
+  const [error, setError] = useState('');
+  const [capped, setCapped] = useState(false);
+  useEffect(() => {
+    let stop = false;
+    setEvents([]);
+    const all: AuditEvent[] = [];
+    (async () => {
+      let after = 0;
+      while (!stop && all.length < MAX_EVENTS) {
+        const page = await api.get<EventPage>('/api/v1/events' + query({ session: id, after, limit: 1000 }));
+        all.push(...page.events);
+        if (page.events.length < 1000) break;
+        after = page.events[page.events.length - 1]!.seq;
+      }
+      if (!stop) {
+        setEvents([...all]);
+        setCapped(all.length >= MAX_EVENTS);
+      }
+    })().catch((err: unknown) => !stop && setError(err instanceof Error ? err.message : String(err)));
+    const off = liveEvents.on((batch) => {
+      const mine = batch.filter((e) => e.session === id);
+      if (mine.length) setEvents((ev) => [...ev, ...mine.filter((e) => e.seq > (ev[ev.length - 1]?.seq ?? 0))]);
+    });
+    return () => {
+      stop = true;
+      off();
+    };
+  }, [id]);
+  return { events, error, capped };
+}
+
+export function SessionDetail({ id }: { id: string }) {
+  const sess = useLoad<Session>(`/api/v1/sessions/${encodeURIComponent(id)}`);
+  const cps = useLoad<{ checkpoints: Checkpoint[] }>(`/api/v1/sessions/${encodeURIComponent(id)}/checkpoints`);
+  const { events, error, capped } = useSessionEvents(id);
+  const calls = useMemo(() => groupCalls(events), [events]);
+  const [modeBusy, setModeBusy] = useState(false);
+  const [modeErr, setModeErr] = useState('');
+  const now = useNow();
+
+  // Counters and checkpoints move as calls finish.
+  useEffect(() => {
+    let t: ReturnType<typeof setTimeout> | undefined;
+    const off = liveEvents.on((batch) => {
+      if (!batch.some((e) => e.session === id)) return;
+      clearTimeout(t);
+      t = setTimeout(() => (sess.reload(), cps.reload()), 400);
+    });
+    return () => (off(), clearTimeout(t));
+  }, [id, sess.reload, cps.reload]);
+
+  const byCall = useMemo(() => {
+    const m = new Map<string, Checkpoint[]>();
+    for (const c of cps.data?.checkpoints ?? []) m.set(c.call_id, [...(m.get(c.call_id) ?? []), c]);
+    return m;
+  }, [cps.data]);
+
+  const setMode = async (mode: Mode) => {
+    setModeBusy(true);
+    setModeErr('');
+    try {
+      await api.post<Session>(`/api/v1/sessions/${encodeURIComponent(id)}/mode`, { mode });
+      sess.reload();
+    } catch (err) {
+      setModeErr(err instanceof ApiError && err.notFound && /no route|does not offer/.test(err.message) ? 'Changing the mode live is not available from this daemon yet.' : (err as Error).message);
+    } finally {
+      setModeBusy(false);
+    }
+  };
+
+  if (sess.error?.notFound) {
+    return (
+      <section class="screen">
+        <p>
+          <a href={href('sessions')}>← Sessions</a>
+        </p>
+        <Empty title="No such session">
+          <p>{sess.error.message}</p>
+        </Empty>
+      </section>
+    );
+  }
+  const s = sess.data;
+  const cpUnavailable = cps.error?.notFound ?? false;
+
+  return (
+    <section class="screen" aria-labelledby="session-h">
+      <p>
+        <a href={href('sessions')}>← Sessions</a>
+      </p>
+      <div class="screen-head">
+        <h1 id="session-h">
+          {s ? s.client_name || s.client || 'Session' : 'Session'} <span class="muted mono">{id}</span>
+        </h1>
+        {s && <span class={`status st-${s.status}`}>{s.status}</span>}
+      </div>
+      {sess.error && <ErrorLine message={sess.error.message} />}
+      {s && (
+        <div class="session-facts">
+          <dl class="facts-grid">
+            <dt>Client</dt>
+            <dd>
+              {s.client_name || s.client} {s.client_version} <span class="muted">via {s.transport}</span>
+            </dd>
+            <dt>Workspaces</dt>
+            <dd>{(s.workspaces ?? []).map((w) => <code key={w} class="block">{w}</code>)}</dd>
+            <dt>Started</dt>
+            <dd>
+              {when(s.started_at)} · {duration((s.ended_at ? Date.parse(s.ended_at) : now) - Date.parse(s.started_at))}
+              {s.end_reason && <span class="muted"> · {s.end_reason}</span>}
+            </dd>
+            <dt>Calls</dt>
+            <dd>
+              {s.calls} calls: {s.allowed} allowed, {s.asked} asked, {s.denied} denied, {s.errors} errors · {bytes(s.output_bytes)} output · {s.cpu_ms} ms CPU
+            </dd>
+          </dl>
+          <div class="mode-box">
+            <label for="mode-select">Mode</label>
+            <select id="mode-select" value={s.mode} disabled={modeBusy || s.status !== 'active'} onChange={(e) => void setMode(e.currentTarget.value as Mode)}>
+              {MODES.map((m) => (
+                <option key={m} value={m}>
+                  {m}
+                </option>
+              ))}
+            </select>
+            <p class="muted small">{MODE_HELP[s.mode] ?? ''}</p>
+            {s.status !== 'active' && <p class="muted small">The session has ended; its mode can no longer change.</p>}
+            {modeErr && <ErrorLine message={modeErr} />}
+          </div>
+        </div>
+      )}
+      <div class="screen-head">
+        <h2>Calls</h2>
+        <a class="muted" href={href('timeline', `session=${encodeURIComponent(id)}`)}>
+          All events in the timeline →
+        </a>
+      </div>
+      {error && <ErrorLine message={error} />}
+      {capped && <p class="notice info">Showing the first {MAX_EVENTS.toLocaleString()} events of this session; the timeline has the rest.</p>}
+      {cpUnavailable && <p class="notice info">Checkpoints and rollback are not available from this daemon yet.</p>}
+      {cps.error && !cpUnavailable && <ErrorLine message={cps.error.message} />}
+      {calls.length === 0 ? (
+        <Empty title="No calls in this session yet" />
+      ) : (
+        <ol class="calls">
+          {calls.map((c) => (
+            <CallRow key={c.id} session={id} call={c} checkpoints={byCall.get(c.id) ?? []} rollbackAvailable={!cpUnavailable} onRolledBack={cps.reload} />
+          ))}
+        </ol>
+      )}
+    </section>
+  );
+}
+
+function CallRow({ session, call, checkpoints, rollbackAvailable, onRolledBack }: { session: string; call: CallSummary; checkpoints: Checkpoint[]; rollbackAvailable: boolean; onRolledBack(): void }) {
+  const [diff, setDiff] = useState<string | null>(null);
+  const [diffErr, setDiffErr] = useState('');
+  const [rollback, setRollback] = useState<RollbackTarget | null>(null);
+  const pre = checkpoints.find((c) => c.phase === 'pre');
+  const post = checkpoints.find((c) => c.phase === 'post');
+  const changed = checkpoints.reduce((n, c) => Math.max(n, c.changed), 0);
+  const notRestorable = checkpoints.flatMap((c) => c.not_restorable ?? []);
+
+  const loadDiff = async () => {
+    if (diff !== null) return setDiff(null);
+    try {
+      const r = await api.get<{ diff: string }>(`/api/v1/sessions/${encodeURIComponent(session)}/calls/${encodeURIComponent(call.id)}/diff`);
+      setDiff(r.diff);
+      setDiffErr('');
+    } catch (err) {
+      if (err instanceof ApiError && err.notFound) setDiffErr('No diff is available for this call.');
+      else reportError(err);
+    }
+  };
+
+  return (
+    <li class={`call o-${call.outcome}`} data-call={call.id}>
+      <div class="call-line">
+        <span class="c-time">{clock(call.time)}</span>
+        <code class="c-target" title={call.target}>
+          {call.target || call.id}
+        </code>
+        <span class={`verdict v-${call.verdict || 'none'}`}>{call.verdict || '—'}</span>
+        {call.approval && <span class="muted">{call.approval}</span>}
+        <span class={`outcome o-${call.outcome}`}>
+          {call.outcome}
+          {call.exitCode !== null && call.exitCode !== 0 ? ` (exit ${call.exitCode})` : ''}
+        </span>
+      </div>
+      {checkpoints.length > 0 && (
+        <div class="call-tools">
+          <span class="muted small">
+            checkpoints: {checkpoints.map((c) => c.phase).join(' + ')}
+            {changed > 0 && ` · ${changed} file${changed === 1 ? '' : 's'} changed`}
+          </span>
+          {notRestorable.length > 0 && <span class="badge warn">not restorable: {notRestorable.length}</span>}
+          <button type="button" class="btn small" aria-expanded={diff !== null} onClick={loadDiff}>
+            {diff !== null ? 'Hide diff' : 'Diff'}
+          </button>
+          {rollbackAvailable && (post || pre) && (
+            <button
+              type="button"
+              class="btn small"
+              onClick={() => setRollback({ checkpoint: (post ?? pre)!.id, title: post ? 'Roll back to right after this call' : 'Roll back to right before this call' })}
+            >
+              Rollback to here
+            </button>
+          )}
+          {rollbackAvailable && pre && post && (
+            <button type="button" class="btn small" onClick={() => setRollback({ call: call.id, title: 'Undo only this call' })}>
+              Undo this call
+            </button>
+          )}
+        </div>
+      )}
+      {diffErr && <p class="muted small">{diffErr}</p>}
+      {diff !== null && (diff ? <Diff text={diff} label={`Changes made by ${call.id}`} /> : <p class="muted small">This call changed no files.</p>)}
+      {rollback && (
+        <RollbackPreview
+          session={session}
+          target={rollback}
+          onClose={(done) => {
+            setRollback(null);
+            if (done) onRolledBack();
+          }}
+        />
+      )}
+    </li>
+  );
+}

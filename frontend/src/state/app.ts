@@ -1,0 +1,211 @@
+// The app's shared state and the actions that change it. Screens read the
+// store; the live feed keeps it current.
+
+import { ApiClient, ApiError, query } from '../api/client';
+import { EventFeed, type FeedState } from '../api/feed';
+import { browserEnv, forgetToken, takeToken, type Auth } from '../api/token';
+import type { ApprovalRequest, AuditEvent, Decision, EventPage, Scope, Status } from '../api/types';
+import { createStore, Emitter } from './store';
+
+export interface Notice {
+  id: number;
+  message: string;
+  tone: 'error' | 'info';
+}
+
+export interface AppState {
+  auth: Auth;
+  conn: FeedState;
+  status: Status | null;
+  /** Pending approvals, oldest first. */
+  approvals: ApprovalRequest[];
+  approvalTimeoutS: number;
+  notices: Notice[];
+  /** Highest audit seq seen. */
+  newestSeq: number;
+  booted: boolean;
+}
+
+/** When a live approval.requested arrived, for the latency metric. */
+export interface Arrival {
+  receivedAt: number; // performance.now()
+  eventTime: number; // epoch ms of the audit event
+}
+
+const env = browserEnv();
+
+export const store = createStore<AppState>({
+  auth: takeToken(env),
+  conn: 'connecting',
+  status: null,
+  approvals: [],
+  approvalTimeoutS: 120,
+  notices: [],
+  newestSeq: 0,
+  booted: false,
+});
+
+export const api = new ApiClient({
+  token: () => {
+    const a = store.get().auth;
+    return a.kind === 'token' ? a.token : null;
+  },
+  onUnauthorized: () => {
+    if (store.get().auth.kind !== 'token') return;
+    forgetToken(env);
+    feed?.stop();
+    store.set({ auth: { kind: 'missing' }, booted: false });
+  },
+});
+
+/** Every live audit event batch, for the timeline and session views. */
+export const liveEvents = new Emitter<AuditEvent[]>();
+export const arrivals = new Map<string, Arrival>();
+
+let feed: EventFeed | null = null;
+let noticeSeq = 0;
+
+export function notify(message: string, tone: Notice['tone'] = 'error'): void {
+  store.set((s) => {
+    // The same sentence twice is one banner, not a stack.
+    if (s.notices.some((n) => n.message === message)) return {};
+    return { notices: [...s.notices.slice(-3), { id: ++noticeSeq, message, tone }] };
+  });
+}
+
+export function dismiss(id: number): void {
+  store.set((s) => ({ notices: s.notices.filter((n) => n.id !== id) }));
+}
+
+/** Reports a failed action in the banner; unreachable-daemon errors show as "Reconnecting…" instead. */
+export function reportError(err: unknown): void {
+  if (err instanceof DOMException && err.name === 'AbortError') return;
+  if (err instanceof ApiError && err.status === 401) return; // the login screen says it
+  notify(err instanceof Error ? err.message : String(err));
+}
+
+export async function refreshStatus(): Promise<void> {
+  try {
+    store.set({ status: await api.get<Status>('/api/v1/status') });
+  } catch (err) {
+    if (!(err instanceof ApiError && err.unreachable)) reportError(err);
+  }
+}
+
+export async function refreshApprovals(): Promise<void> {
+  try {
+    const r = await api.get<{ approvals: ApprovalRequest[]; timeout_s: number }>('/api/v1/approvals');
+    store.set({ approvals: sortApprovals(r.approvals ?? []), approvalTimeoutS: r.timeout_s });
+  } catch (err) {
+    if (!(err instanceof ApiError && err.unreachable)) reportError(err);
+  }
+}
+
+function sortApprovals(list: ApprovalRequest[]): ApprovalRequest[] {
+  return [...list].sort((a, b) => a.created_at.localeCompare(b.created_at));
+}
+
+let statusTimer: ReturnType<typeof setTimeout> | undefined;
+function refreshStatusSoon(): void {
+  // Bursts of session/system events cost one status request.
+  clearTimeout(statusTimer);
+  statusTimer = setTimeout(() => void refreshStatus(), 150);
+}
+
+function applyEvents(batch: AuditEvent[], receivedAt: number): void {
+  let approvals = store.get().approvals;
+  let changed = false;
+  for (const e of batch) {
+    const p = e.payload ?? {};
+    switch (e.kind) {
+      case 'approval.requested': {
+        const req = p as unknown as ApprovalRequest;
+        if (req.id && !approvals.some((a) => a.id === req.id)) {
+          arrivals.set(req.id, { receivedAt, eventTime: Date.parse(e.time) });
+          approvals = [...approvals, req];
+          changed = true;
+        }
+        break;
+      }
+      case 'approval.decided':
+      case 'approval.expired': {
+        const id = typeof p.approval === 'string' ? p.approval : '';
+        if (approvals.some((a) => a.id === id)) {
+          approvals = approvals.filter((a) => a.id !== id);
+          arrivals.delete(id);
+          changed = true;
+        }
+        break;
+      }
+      default:
+        if (e.kind.startsWith('system.') || e.kind.startsWith('session.')) refreshStatusSoon();
+    }
+  }
+  const newest = batch[batch.length - 1]?.seq ?? 0;
+  store.set({ newestSeq: Math.max(store.get().newestSeq, newest), ...(changed ? { approvals: sortApprovals(approvals) } : {}) });
+  liveEvents.emit(batch);
+}
+
+export async function boot(): Promise<void> {
+  if (store.get().auth.kind === 'missing') return;
+  feed?.stop();
+  // Resume point first, then the snapshots: events between the two are
+  // replayed by the stream and applied idempotently.
+  let after = 0;
+  try {
+    const page = await api.get<EventPage>('/api/v1/events' + query({ order: 'desc', limit: 1 }));
+    after = page.events[0]?.seq ?? 0;
+  } catch (err) {
+    if (!(err instanceof ApiError && err.unreachable)) reportError(err);
+    else store.set({ conn: 'reconnecting' });
+  }
+  store.set({ newestSeq: after });
+  await Promise.all([refreshStatus(), refreshApprovals()]);
+  store.set({ booted: true });
+  feed = new EventFeed(api, after, {
+    events: applyEvents,
+    state: (conn) => store.set({ conn }),
+    reconnected: () => {
+      void refreshStatus();
+      void refreshApprovals();
+    },
+  });
+  feed.start();
+}
+
+/** Takes a #token=… that arrived after load and (re)starts. */
+export function signInFromUrl(): void {
+  store.set({ auth: takeToken(env) });
+  void boot();
+}
+
+export async function decide(id: string, decision: Decision, scope: Scope, message = ''): Promise<boolean> {
+  try {
+    await api.post(`/api/v1/approvals/${encodeURIComponent(id)}`, { decision, scope, message });
+    // Drop the card now; the approval.decided event confirms it.
+    store.set((s) => ({ approvals: s.approvals.filter((a) => a.id !== id) }));
+    return true;
+  } catch (err) {
+    if (err instanceof ApiError && err.notFound) {
+      // Decided elsewhere or expired meanwhile: the card is stale.
+      store.set((s) => ({ approvals: s.approvals.filter((a) => a.id !== id) }));
+    }
+    reportError(err);
+    return false;
+  }
+}
+
+async function switchState(path: 'kill' | 'pause' | 'resume', reason: string): Promise<void> {
+  try {
+    const r = await api.post<{ state: Status['state'] }>(`/api/v1/${path}`, { reason, via: 'ui' });
+    store.set((s) => ({ status: s.status ? { ...s.status, state: r.state } : s.status }));
+    if (path === 'kill') void refreshApprovals();
+    refreshStatusSoon();
+  } catch (err) {
+    reportError(err);
+  }
+}
+
+export const killAll = () => switchState('kill', 'stopped from the Gatehouse window');
+export const pauseAll = () => switchState('pause', '');
+export const resumeAll = () => switchState('resume', '');

@@ -1,0 +1,193 @@
+// Row sources for the virtual timeline, newest event at row 0.
+//
+// SeqSource (no filter): audit seqs are dense, so row i is seq top-i and the
+// scrollbar spans the whole log at once; rows load in fixed seq blocks as
+// they scroll into view (keyset paging with after=).
+//
+// ListSource (filtered): matches are sparse, so rows are the matches found so
+// far; older pages load (before=) as the list end nears, and text search keeps
+// scanning until the viewport is full or the log is exhausted.
+
+import { query } from '../api/client';
+import type { AuditEvent, EventPage } from '../api/types';
+import { type Filter, matches } from './filter';
+
+export interface Getter {
+  get<T>(path: string): Promise<T>;
+}
+
+export type Row = AuditEvent | 'gap' | null; // null: still loading
+
+export interface RowSource {
+  readonly count: number;
+  row(i: number): Row;
+  /** Rows [start, end) are visible: load what they need. */
+  ensure(start: number, end: number): void;
+  /** Adds live events; returns how many rows were inserted at the top. */
+  live(batch: AuditEvent[]): number;
+  /** Short progress line, or '' when idle. */
+  readonly progress: string;
+  readonly error: string;
+}
+
+export const BLOCK = 200;
+const MAX_INFLIGHT = 3;
+const RETRY_MS = 2000;
+
+export class SeqSource implements RowSource {
+  private cache = new Map<number, AuditEvent>();
+  // Per block: the top seq when it was fetched (rows up to it that are
+  // still missing are gaps), or 'loading'.
+  private blocks = new Map<number, number | 'loading'>();
+  private failedAt = new Map<number, number>();
+  private inflight = 0;
+  error = '';
+
+  constructor(
+    private top: number,
+    private readonly api: Getter,
+    private readonly changed: () => void,
+  ) {}
+
+  get count(): number {
+    return this.top;
+  }
+  get progress(): string {
+    return this.inflight > 0 ? 'Loading…' : '';
+  }
+
+  row(i: number): Row {
+    const seq = this.top - i;
+    const e = this.cache.get(seq);
+    if (e) return e;
+    const b = this.blocks.get(Math.floor((seq - 1) / BLOCK));
+    return typeof b === 'number' && seq <= b ? 'gap' : null;
+  }
+
+  ensure(start: number, end: number): void {
+    if (end <= start) return;
+    const hi = this.top - start; // newest seq in view
+    const lo = Math.max(1, this.top - end + 1);
+    const now = Date.now();
+    // Newest first: that is where the eye is.
+    for (let b = Math.floor((hi - 1) / BLOCK); b >= Math.floor((lo - 1) / BLOCK) && this.inflight < MAX_INFLIGHT; b--) {
+      if (this.blocks.has(b) || now - (this.failedAt.get(b) ?? 0) < RETRY_MS) continue;
+      void this.load(b);
+    }
+  }
+
+  private async load(b: number): Promise<void> {
+    this.blocks.set(b, 'loading');
+    this.inflight++;
+    const fetchedTop = this.top;
+    try {
+      const page = await this.api.get<EventPage>('/api/v1/events' + query({ after: b * BLOCK, limit: BLOCK, order: 'asc' }));
+      for (const e of page.events) if (e.seq > b * BLOCK && e.seq <= (b + 1) * BLOCK) this.cache.set(e.seq, e);
+      this.blocks.set(b, fetchedTop);
+      this.error = '';
+    } catch (err) {
+      this.blocks.delete(b);
+      this.failedAt.set(b, Date.now());
+      this.error = err instanceof Error ? err.message : String(err);
+    } finally {
+      this.inflight--;
+      this.changed();
+    }
+  }
+
+  live(batch: AuditEvent[]): number {
+    const before = this.top;
+    for (const e of batch) {
+      this.cache.set(e.seq, e);
+      if (e.seq > this.top) this.top = e.seq;
+    }
+    return this.top - before;
+  }
+}
+
+export class ListSource implements RowSource {
+  private rows: AuditEvent[] = [];
+  private seen = new Set<number>();
+  private oldest = 0; // before= for the next page; 0 = start from the newest
+  private exhausted = false;
+  private loading = false;
+  private scanned = 0;
+  private failedAt = 0;
+  private wanted = 0;
+  error = '';
+
+  constructor(
+    private readonly filter: Filter,
+    private readonly api: Getter,
+    private readonly changed: () => void,
+  ) {}
+
+  get count(): number {
+    return this.rows.length;
+  }
+
+  get progress(): string {
+    if (this.exhausted) return this.filter.text.trim() ? `${this.rows.length} matches in ${this.scanned.toLocaleString()} events` : '';
+    if (this.filter.text.trim()) return `Searching… ${this.scanned.toLocaleString()} events scanned`;
+    return this.loading ? 'Loading…' : '';
+  }
+
+  get done(): boolean {
+    return this.exhausted;
+  }
+
+  row(i: number): Row {
+    return this.rows[i] ?? null;
+  }
+
+  ensure(_start: number, end: number): void {
+    this.wanted = Math.max(this.wanted, end);
+    if (this.exhausted || this.loading || Date.now() - this.failedAt < RETRY_MS) return;
+    // Keep a screenful of slack below the viewport.
+    if (this.rows.length < end + 100) void this.loadMore();
+  }
+
+  private async loadMore(): Promise<void> {
+    this.loading = true;
+    const text = this.filter.text.trim() !== '';
+    const limit = text ? 1000 : 500;
+    try {
+      const page = await this.api.get<EventPage>(
+        '/api/v1/events' +
+          query({ order: 'desc', limit, before: this.oldest || undefined, session: this.filter.session, kind: this.filter.kind, actor: this.filter.actor }),
+      );
+      for (const e of page.events) {
+        this.scanned++;
+        if (!this.seen.has(e.seq) && matches(this.filter, e)) {
+          this.seen.add(e.seq);
+          this.rows.push(e);
+        }
+      }
+      const last = page.events[page.events.length - 1];
+      if (last) this.oldest = last.seq;
+      if (page.events.length < limit || this.oldest <= 1) this.exhausted = true;
+      this.error = '';
+    } catch (err) {
+      this.failedAt = Date.now();
+      this.error = err instanceof Error ? err.message : String(err);
+    } finally {
+      this.loading = false;
+      this.changed();
+    }
+    // A sparse text search may need several pages to fill the screen.
+    if (!this.error && !this.exhausted && !this.loading && this.rows.length < this.wanted + 100) void this.loadMore();
+  }
+
+  live(batch: AuditEvent[]): number {
+    const fresh: AuditEvent[] = [];
+    for (const e of batch) {
+      if (this.seen.has(e.seq) || !matches(this.filter, e)) continue;
+      this.seen.add(e.seq);
+      fresh.push(e);
+    }
+    if (fresh.length === 0) return 0;
+    fresh.reverse();
+    this.rows = fresh.concat(this.rows);
+    return fresh.length;
+  }
+}

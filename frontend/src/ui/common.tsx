@@ -1,0 +1,49 @@
+// Small building blocks used across screens.
+
+import type { ComponentChildren } from 'preact';
+import { useState } from 'preact/hooks';
+
+export function CopyButton({ text, label = 'Copy' }: { text: string; label?: string }) {
+  const [done, setDone] = useState<'ok' | 'fail' | null>(null);
+  const copy = async () => {
+    try {
+      await navigator.clipboard.writeText(text);
+      setDone('ok');
+    } catch {
+      // Clipboard needs a secure context or permission; the text stays selectable.
+      setDone('fail');
+    }
+    setTimeout(() => setDone(null), 1500);
+  };
+  return (
+    <button type="button" class="btn small" onClick={copy} aria-live="polite">
+      {done === 'ok' ? 'Copied' : done === 'fail' ? 'Select and copy' : label}
+    </button>
+  );
+}
+
+export function Empty({ title, children }: { title: string; children?: ComponentChildren }) {
+  return (
+    <div class="empty">
+      <h2>{title}</h2>
+      {children}
+    </div>
+  );
+}
+
+export function ErrorLine({ message }: { message: string }) {
+  return (
+    <p class="error-line" role="alert">
+      {message}
+    </p>
+  );
+}
+
+export function Code({ text, label }: { text: string; label?: string }) {
+  return (
+    <div class="code">
+      <pre tabIndex={0} aria-label={label}>{text}</pre>
+      <CopyButton text={text} />
+    </div>
+  );
+}
