@@ -147,7 +147,7 @@ func Run(ctx context.Context, opts Options) (err error) {
 	}
 	d.policy = pol
 	d.runner, err = toolcall.New(toolcall.Deps{
-		Sessions: d.sessions, Approvals: d.approvals, Policy: pol, Record: d.Record,
+		Sessions: d.sessions, Approvals: d.approvals, Policy: pol, Record: d.Record, RecordAsync: d.RecordAsync,
 		Sandbox: opts.Sandbox, Hidden: []string{opts.DataDir}, Logger: logger,
 		Redact: d.redactor.String, EnvFor: secretStore.EnvFor,
 	})
@@ -355,9 +355,33 @@ func (d *Daemon) Emit(ctx context.Context, kind, actor, sess string, payload any
 
 // Record appends an audit event and returns once it is committed.
 func (d *Daemon) Record(ctx context.Context, kind, actor, sess, call string, payload any) error {
+	e, err := d.event(kind, actor, sess, call, payload)
+	if err != nil {
+		return err
+	}
+	_, err = d.audit.Append(context.WithoutCancel(ctx), e)
+	return err
+}
+
+// RecordAsync queues an audit event without waiting for the commit.
+func (d *Daemon) RecordAsync(ctx context.Context, kind, actor, sess, call string, payload any) {
+	e, err := d.event(kind, actor, sess, call, payload)
+	if err != nil {
+		d.logger.Error("audit event", "kind", kind, "err", err)
+		return
+	}
+	done := d.audit.AppendAsync(context.WithoutCancel(ctx), e)
+	go func() {
+		if res := <-done; res.Err != nil {
+			d.logger.Error("audit append failed", "kind", kind, "err", res.Err)
+		}
+	}()
+}
+
+func (d *Daemon) event(kind, actor, sess, call string, payload any) (audit.Event, error) {
 	b, err := json.Marshal(payload)
 	if err != nil {
-		return fmt.Errorf("encode audit payload: %w", err)
+		return audit.Event{}, fmt.Errorf("encode audit payload: %w", err)
 	}
 	// Nothing secret reaches the audit log, whoever built the payload.
 	if d.redactor != nil {
@@ -365,6 +389,5 @@ func (d *Daemon) Record(ctx context.Context, kind, actor, sess, call string, pay
 			b = rb
 		}
 	}
-	_, err = d.audit.Append(context.WithoutCancel(ctx), audit.Event{Kind: kind, Actor: actor, Session: sess, CallID: call, Payload: b})
-	return err
+	return audit.Event{Kind: kind, Actor: actor, Session: sess, CallID: call, Payload: b}, nil
 }

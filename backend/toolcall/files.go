@@ -14,15 +14,15 @@ import (
 // and every open is confined to the root by the kernel.
 func (r *Runner) fileTools() []*Tool {
 	return []*Tool{
-		{Name: "read_file", Title: "Read a file", ReadOnly: true, Schema: json.RawMessage(schemaReadFile), Prepare: r.prepareRead,
+		{Name: "read_file", Title: "Read a file", ReadOnly: true, LocalRead: true, Schema: json.RawMessage(schemaReadFile), Prepare: r.prepareRead,
 			Description: "Read a text file by lines (offset is the first line, from 1), or bytes with unit=bytes; binary files report their size and can be read as base64. Reports the total size. Files outside the workspace need approval and come back inside <external_document kind=\"file\">."},
 		{Name: "write_file", Title: "Write a file", Schema: json.RawMessage(schemaWriteFile), Prepare: r.prepareWrite,
 			Description: "Create or replace a file in the workspace with the given content (atomic; keeps the file's mode). Checkpointed first, so it can be undone."},
 		{Name: "edit_file", Title: "Edit a file", Schema: json.RawMessage(schemaEditFile), Prepare: r.prepareEdit,
 			Description: "Replace exact text in a workspace file. old must match exactly once unless replace_all is true. Returns the diff."},
-		{Name: "list_dir", Title: "List a directory", ReadOnly: true, Schema: json.RawMessage(schemaListDir), Prepare: r.prepareList,
+		{Name: "list_dir", Title: "List a directory", ReadOnly: true, LocalRead: true, Schema: json.RawMessage(schemaListDir), Prepare: r.prepareList,
 			Description: "List a workspace directory (depth 1 to 5), skipping what .gitignore hides."},
-		{Name: "search_files", Title: "Search files", ReadOnly: true, Schema: json.RawMessage(schemaSearchFiles), Prepare: r.prepareSearch,
+		{Name: "search_files", Title: "Search files", ReadOnly: true, LocalRead: true, Schema: json.RawMessage(schemaSearchFiles), Prepare: r.prepareSearch,
 			Description: "Search workspace files for an RE2 regular expression, optionally only files matching a glob such as **/*.go; skips ignored and binary files. Results are capped."},
 	}
 }

@@ -38,6 +38,9 @@ type Deps struct {
 	Approvals *approval.Broker
 	Policy    *PolicyHolder
 	Record    Recorder
+	// RecordAsync queues an event behind earlier ones without waiting; a
+	// later Record returning means it is durable too (one ordered writer).
+	RecordAsync func(ctx context.Context, kind, actor, sess, call string, payload any)
 	// Redact removes secrets from text before it leaves the daemon.
 	Redact func(string) string
 	// EnvFor returns configured secrets to inject for a binary.
@@ -65,7 +68,10 @@ type Tool struct {
 	Description string
 	Schema      json.RawMessage
 	ReadOnly    bool
-	resolved    *jsonschema.Resolved
+	// LocalRead tools only read the workspace: no effect happens before
+	// the result, so only the result's audit row needs to wait.
+	LocalRead bool
+	resolved  *jsonschema.Resolved
 	// Prepare turns validated arguments into a policy call and the work.
 	Prepare func(ctx context.Context, st *State, args json.RawMessage) (*Plan, error)
 }
@@ -214,10 +220,16 @@ func (r *Runner) Call(ctx context.Context, st *State, name string, raw json.RawM
 	fail := func(kind string, err error) Result {
 		msg := r.redact(err.Error())
 		r.deps.Sessions.Count(sess, session.Counters{Errors: 1})
-		r.record(ctx, kind, "system", sess, callID, map[string]any{"tool": name, "error": msg})
+		r.recordSync(ctx, kind, "system", sess, callID, map[string]any{"tool": name, "error": msg})
 		return Result{CallID: callID, Text: msg, IsError: true}
 	}
-	if err := r.deps.Record(ctx, "tool.call", actor, sess, callID, map[string]any{"tool": name, "args": r.argsForAudit(raw)}); err != nil {
+	t, known := r.tools[name]
+	callEvent := map[string]any{"tool": name, "args": r.argsForAudit(raw)}
+	if known && t.LocalRead {
+		// Nothing leaves the daemon before the result is durable, and that
+		// wait covers this row too (one ordered writer).
+		r.record(ctx, "tool.call", actor, sess, callID, callEvent)
+	} else if err := r.deps.Record(ctx, "tool.call", actor, sess, callID, callEvent); err != nil {
 		// No audit row, no call.
 		r.deps.Logger.Error("audit tool.call", "err", err)
 		return Result{CallID: callID, Text: "Gatehouse could not record this call in its audit log, so it did not run it: " + err.Error(), IsError: true}
@@ -228,8 +240,7 @@ func (r *Runner) Call(ctx context.Context, st *State, name string, raw json.RawM
 	if err := r.checkLimits(ctx, st); err != nil {
 		return fail("tool.refused", err)
 	}
-	t, ok := r.tools[name]
-	if !ok {
+	if !known {
 		return fail("tool.invalid", errorf("unknown tool %q; call tools/list to see what exists", name))
 	}
 	if err := validate(t, raw); err != nil {
@@ -284,9 +295,13 @@ func (r *Runner) finish(ctx context.Context, st *State, t *Tool, callID string, 
 		r.deps.Sessions.Count(sess, session.Counters{Errors: 1})
 	}
 	preview, _ := bound(text, 2048)
-	r.record(ctx, "tool.result", "system", sess, callID, map[string]any{
+	if err := r.deps.Record(context.WithoutCancel(ctx), "tool.result", "system", sess, callID, map[string]any{
 		"tool": t.Name, "is_error": out.IsError, "bytes": len(text), "truncated": truncated, "preview": preview,
-	})
+	}); err != nil {
+		// No audit row, no answer.
+		r.deps.Logger.Error("audit tool.result", "err", err)
+		return Result{CallID: callID, Text: "Gatehouse could not record this call's result in its audit log, so it withheld it: " + err.Error(), IsError: true}
+	}
 	return Result{CallID: callID, Text: text, Structured: structured, IsError: out.IsError}
 }
 
@@ -371,7 +386,17 @@ func (r *Runner) argsForAudit(raw json.RawMessage) any {
 	})
 }
 
+// record queues an intermediate event; the call's final event waits for
+// durability of everything before it.
 func (r *Runner) record(ctx context.Context, kind, actor, sess, call string, payload any) {
+	if r.deps.RecordAsync != nil {
+		r.deps.RecordAsync(context.WithoutCancel(ctx), kind, actor, sess, call, payload)
+		return
+	}
+	r.recordSync(ctx, kind, actor, sess, call, payload)
+}
+
+func (r *Runner) recordSync(ctx context.Context, kind, actor, sess, call string, payload any) {
 	if err := r.deps.Record(context.WithoutCancel(ctx), kind, actor, sess, call, payload); err != nil {
 		r.deps.Logger.Error("audit append", "kind", kind, "err", err)
 	}
