@@ -1,0 +1,165 @@
+//go:build integration
+
+package proof
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gatehouse-dev/gatehouse/sandbox"
+	"github.com/gatehouse-dev/gatehouse/sandbox/bwrap"
+	"github.com/gatehouse-dev/gatehouse/sandbox/landlock"
+	"github.com/gatehouse-dev/gatehouse/sandbox/proctree"
+)
+
+// nativeBackends are the backends every user of this machine can run.
+func nativeBackends(t *testing.T) []sandbox.Backend {
+	t.Helper()
+	bw, err := bwrap.New(context.Background(), bwrap.Options{})
+	if err != nil {
+		t.Fatalf("bwrap backend unavailable (install bubblewrap and allow user namespaces): %v", err)
+	}
+	ll, err := landlock.New(landlock.Options{})
+	if err != nil {
+		t.Fatalf("landlock backend unavailable: %v", err)
+	}
+	return []sandbox.Backend{bw, ll}
+}
+
+func allBackends(t *testing.T) []sandbox.Backend {
+	bs := nativeBackends(t)
+	if os.Getenv(unprivEnv) == "" {
+		bs = append(bs, newPodman(t))
+	}
+	return bs
+}
+
+func openSession(t *testing.T, b sandbox.Backend, ws string) sandbox.Session {
+	t.Helper()
+	s, err := b.Open(context.Background(), sandbox.SessionSpec{ID: "t", Workspaces: []string{ws}, Limits: SessionLimits()})
+	if err != nil {
+		t.Fatalf("%s: open: %v", b.Name(), err)
+	}
+	t.Cleanup(func() { _ = s.Close(context.Background()) })
+	return s
+}
+
+// Bad input is refused with a typed error before anything runs: each
+// spec would create a marker file if it ran.
+func TestBadInputRefusedBeforeRunning(t *testing.T) {
+	for _, b := range allBackends(t) {
+		t.Run(b.Name(), func(t *testing.T) {
+			root := t.TempDir()
+			ws := filepath.Join(root, "ws")
+			outside := filepath.Join(root, "outside")
+			must(t, os.MkdirAll(ws, 0o755), os.MkdirAll(outside, 0o755), os.Symlink(outside, filepath.Join(ws, "link")))
+			s := openSession(t, b, ws)
+			touch := []string{"sh", "-c", "touch " + filepath.Join(ws, "ran")}
+			tests := []struct {
+				name string
+				spec sandbox.Spec
+				want error
+			}{
+				{"empty argv", sandbox.Spec{}, sandbox.ErrEmptyArgv},
+				{"NUL", sandbox.Spec{Argv: append(touch, "a\x00b")}, sandbox.ErrNUL},
+				{"cwd outside", sandbox.Spec{Argv: touch, Dir: outside}, sandbox.ErrOutsideWorkspace},
+				{"dotdot", sandbox.Spec{Argv: touch, Dir: "../outside"}, sandbox.ErrPathEscape},
+				{"symlink", sandbox.Spec{Argv: touch, Dir: "link"}, sandbox.ErrPathEscape},
+				{"not on PATH", sandbox.Spec{Argv: []string{"gatehouse-no-such-program"}}, sandbox.ErrNotFound},
+			}
+			for _, tc := range tests {
+				_, err := s.Run(context.Background(), tc.spec)
+				if !errors.Is(err, tc.want) {
+					t.Errorf("%s: got %v, want %v", tc.name, err, tc.want)
+				}
+			}
+			if _, err := os.Stat(filepath.Join(ws, "ran")); err == nil {
+				t.Fatal("a rejected spec ran")
+			}
+			// A workspace that is a symlink to / never opens a session.
+			must(t, os.Symlink("/", filepath.Join(root, "slash")))
+			if _, err := b.Open(context.Background(), sandbox.SessionSpec{ID: "x", Workspaces: []string{filepath.Join(root, "slash")}}); !errors.Is(err, sandbox.ErrUnsafeWorkspace) {
+				t.Errorf("workspace symlink to /: got %v", err)
+			}
+		})
+	}
+}
+
+// Cancelling the context (the daemon's kill switch) kills the whole
+// tree, including a grandchild that left with setsid, and Run returns.
+func TestCancelKillsWholeTree(t *testing.T) {
+	for _, b := range allBackends(t) {
+		t.Run(b.Name(), func(t *testing.T) {
+			s := openSession(t, b, t.TempDir())
+			marks := []string{strconv.Itoa(700000 + os.Getpid()%1000), strconv.Itoa(800000 + os.Getpid()%1000)}
+			ctx, cancel := context.WithCancel(context.Background())
+			go func() {
+				deadline := time.Now().Add(60 * time.Second)
+				for time.Now().Before(deadline) && countSleepers(marks) < 2 {
+					time.Sleep(20 * time.Millisecond)
+				}
+				cancel()
+			}()
+			lim := sandbox.DefaultLimits()
+			lim.Grace = time.Second
+			r, err := s.Run(ctx, sandbox.Spec{
+				Argv:   []string{"sh", "-c", "setsid sleep " + marks[0] + " & sleep " + marks[1] + "; exit 0"},
+				Env:    []string{"PATH=/usr/bin:/bin"},
+				Limits: lim,
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !r.Killed || r.KillReason != sandbox.KillCanceled {
+				t.Errorf("result %+v: want killed for cancel", r)
+			}
+			deadline := time.Now().Add(10 * time.Second)
+			for countSleepers(marks) > 0 {
+				if time.Now().After(deadline) {
+					t.Fatalf("sleepers survived the kill")
+				}
+				time.Sleep(50 * time.Millisecond)
+			}
+		})
+	}
+}
+
+func countSleepers(marks []string) int {
+	return killMatching(func(pid int) bool {
+		a := proctree.Cmdline(pid)
+		return len(a) == 2 && strings.HasSuffix(a[0], "sleep") && (a[1] == marks[0] || a[1] == marks[1])
+	}, 0)
+}
+
+// Output beyond the cap is dropped with a marker, not buffered.
+func TestOutputCapped(t *testing.T) {
+	for _, b := range nativeBackends(t) {
+		t.Run(b.Name(), func(t *testing.T) {
+			s := openSession(t, b, t.TempDir())
+			lim := sandbox.DefaultLimits()
+			lim.OutputBytes = 4096
+			r, err := s.Run(context.Background(), sandbox.Spec{Argv: []string{"head", "-c", "10000000", "/dev/zero"}, Limits: lim})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !r.StdoutTruncated || len(r.Stdout) > 4096+100 || !strings.Contains(string(r.Stdout), "output truncated") {
+				t.Fatalf("stdout %d bytes, truncated=%v", len(r.Stdout), r.StdoutTruncated)
+			}
+		})
+	}
+}
+
+func must(t *testing.T, errs ...error) {
+	t.Helper()
+	for _, err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+}
