@@ -64,6 +64,10 @@ func TestRealDiskFullThenRecovers(t *testing.T) {
 	if !errors.Is(fullErr, db.ErrDiskFull) {
 		t.Fatalf("Append on a full disk = %v, want db.ErrDiskFull", fullErr)
 	}
+	var se *db.StorageError
+	if errors.As(fullErr, &se) {
+		t.Logf("full disk surfaced as: %v", se.Err)
+	}
 	if seq, head, err := s.Head(ctx); err != nil || seq != last.Seq || head != last.Hash {
 		t.Fatalf("after the failed append Head = %d %s %v, want %d %s", seq, head, err, last.Seq, last.Hash)
 	}

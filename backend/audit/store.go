@@ -27,6 +27,7 @@ type Options struct {
 // safe for concurrent use.
 type Store struct {
 	db       *sql.DB
+	wconn    *sql.Conn // the writer's own connection, held for the store's life
 	log      *slog.Logger
 	maxBatch int
 
@@ -45,7 +46,9 @@ type Store struct {
 }
 
 // Open starts the store's writer over sqlDB, which must have been opened
-// (and migrated) with db.Open. The caller keeps ownership of sqlDB.
+// (and migrated) with db.Open. The caller keeps ownership of sqlDB; the
+// store holds one of its connections for the writer until Close, so the pool
+// must allow at least two.
 func Open(ctx context.Context, sqlDB *sql.DB, logger *slog.Logger, opts Options) (*Store, error) {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
@@ -61,8 +64,13 @@ func Open(ctx context.Context, sqlDB *sql.DB, logger *slog.Logger, opts Options)
 		return nil, err
 	}
 	logger.Debug("audit store open", "last_seq", seq, "last_hash", hash)
+	wconn, err := sqlDB.Conn(ctx)
+	if err != nil {
+		return nil, db.Classify(fmt.Errorf("connect the audit writer: %w", err))
+	}
 	s := &Store{
 		db:       sqlDB,
+		wconn:    wconn,
 		log:      logger,
 		maxBatch: opts.MaxBatch,
 		reqs:     make(chan *request, opts.QueueSize),
@@ -111,5 +119,11 @@ func (s *Store) Close() error {
 	s.sendMu.Unlock()
 	<-s.done
 	s.closeSubs()
+	if already {
+		return nil
+	}
+	if err := s.wconn.Close(); err != nil {
+		return fmt.Errorf("close the audit writer connection: %w", err)
+	}
 	return nil
 }

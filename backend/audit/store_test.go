@@ -178,7 +178,6 @@ func TestDiskFullThenRecovers(t *testing.T) {
 	ctx := context.Background()
 	path := t.TempDir() + "/gatehouse.db"
 	sqlDB := openTestDB(t, path)
-	sqlDB.SetMaxOpenConns(1) // max_page_count is per connection
 	s, err := Open(ctx, sqlDB, nil, Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -194,7 +193,8 @@ func TestDiskFullThenRecovers(t *testing.T) {
 	if err := sqlDB.QueryRowContext(ctx, "PRAGMA page_count").Scan(&pages); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := sqlDB.ExecContext(ctx, fmt.Sprintf("PRAGMA max_page_count = %d", pages)); err != nil {
+	// max_page_count is per connection: set it on the writer's.
+	if _, err := s.wconn.ExecContext(ctx, fmt.Sprintf("PRAGMA max_page_count = %d", pages)); err != nil {
 		t.Fatal(err)
 	}
 	big := `{"blob":"` + strings.Repeat("x", 200_000) + `"}`
@@ -208,7 +208,7 @@ func TestDiskFullThenRecovers(t *testing.T) {
 	if seq, head, _ := s.Head(ctx); seq != last.Seq || head != last.Hash {
 		t.Fatalf("failed batch moved the head to %d %s", seq, head)
 	}
-	if _, err := sqlDB.ExecContext(ctx, "PRAGMA max_page_count = 1073741823"); err != nil {
+	if _, err := s.wconn.ExecContext(ctx, "PRAGMA max_page_count = 1073741823"); err != nil {
 		t.Fatal(err)
 	}
 	e, err := s.Append(ctx, ev("s", "tool.result", "agent:a", big))

@@ -170,35 +170,45 @@ func chunkRows(n int) (rows, k int) {
 }
 
 // insert assigns seq, time and hashes to events (in place) and commits them
-// in one transaction. events must come from prepare.
+// in one transaction on the writer's own connection. Transactions are driven
+// by hand so that a failed COMMIT can be followed by an explicit ROLLBACK on
+// the same connection, as SQLite advises after SQLITE_FULL or SQLITE_IOERR;
+// database/sql's Tx would hand the connection back with the transaction
+// possibly still open.
 func (s *Store) insert(ctx context.Context, events []Event, h *hasher) (err error) {
-	tx, err := s.db.BeginTx(ctx, nil)
-	if err != nil {
+	if _, err := s.wconn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
+		// A transaction left open by an earlier failure would make every
+		// BEGIN fail; clear it so the next batch can start.
+		_, _ = s.wconn.ExecContext(ctx, "ROLLBACK")
 		return fmt.Errorf("begin audit batch: %w", err)
 	}
 	defer func() {
 		if err != nil {
-			_ = tx.Rollback()
+			_, _ = s.wconn.ExecContext(context.Background(), "ROLLBACK")
 		}
 	}()
-	// The head is read under the write lock (transactions begin IMMEDIATE),
-	// so the chain is continued from what is really on disk.
-	seq, prev, err := readHead(ctx, tx)
+	// The head is read under the write lock, so the chain is continued from
+	// what is really on disk, whatever happened to earlier batches.
+	seq, prev, err := readHead(ctx, s.wconn)
 	if err != nil {
 		return err
 	}
-	if err := insertEvents(ctx, tx, events, seq, prev, time.Now(), h); err != nil {
+	if err := insertEvents(ctx, s.wconn, events, seq, prev, time.Now(), h); err != nil {
 		return err
 	}
-	if err := tx.Commit(); err != nil {
+	if _, err := s.wconn.ExecContext(ctx, "COMMIT"); err != nil {
 		return fmt.Errorf("commit audit batch: %w", err)
 	}
 	return nil
 }
 
+type execer interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+}
+
 // insertEvents chains events after (seq, prev) and inserts them. Zero times
 // become now.
-func insertEvents(ctx context.Context, tx *sql.Tx, events []Event, seq int64, prev string, now time.Time, h *hasher) error {
+func insertEvents(ctx context.Context, tx execer, events []Event, seq int64, prev string, now time.Time, h *hasher) error {
 	now = now.UTC()
 	prevRaw, err := hex.DecodeString(prev)
 	if err != nil {
