@@ -42,6 +42,9 @@ func (s *Store) Apply(ctx context.Context, p *Plan) (Result, error) {
 	}
 	s.gcMu.RLock()
 	defer s.gcMu.RUnlock()
+	if s.closed.Load() {
+		return res, ErrClosed
+	}
 	if len(p.Ops) == 0 {
 		return res, nil
 	}

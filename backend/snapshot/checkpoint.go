@@ -33,6 +33,9 @@ func (s *Store) Checkpoint(ctx context.Context, req Request) (Checkpoint, error)
 	}
 	s.gcMu.RLock()
 	defer s.gcMu.RUnlock()
+	if s.closed.Load() {
+		return Checkpoint{}, ErrClosed
+	}
 	return s.checkpointLocked(ctx, req.Session, req.CallID, req.Phase, scopes)
 }
 

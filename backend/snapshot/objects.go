@@ -333,17 +333,6 @@ type idxEnt struct {
 
 func (o *objects) newBatch() *batch { return &batch{o: o, seen: map[Hash]struct{}{}} }
 
-// has reports whether h is stored or already queued in this batch.
-func (b *batch) has(h Hash) bool {
-	if b.o.has(h) {
-		return true
-	}
-	b.mu.Lock()
-	_, ok := b.seen[h]
-	b.mu.Unlock()
-	return ok
-}
-
 // claim marks h as being written; false means someone already has it.
 func (b *batch) claim(h Hash) bool {
 	if b.o.has(h) {

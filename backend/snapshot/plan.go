@@ -100,6 +100,9 @@ func (s *Store) Plan(ctx context.Context, req RollbackRequest) (*Plan, error) {
 	}
 	s.gcMu.RLock()
 	defer s.gcMu.RUnlock()
+	if s.closed.Load() {
+		return nil, ErrClosed
+	}
 	p := &Plan{ID: newPlanID(), Session: req.Session, Request: req, Created: time.Now().UTC()}
 	cps := s.ix.list(req.Session)
 	if req.To != "" {
@@ -259,8 +262,14 @@ func (s *Store) planTo(ctx context.Context, p *Plan, root string, t *Checkpoint,
 	if err != nil {
 		return err
 	}
+	// Paths T did not record because they were excluded then are not
+	// "absent in T": never delete them, even if the excludes changed since.
+	tEx := newExcluder(t.Excludes)
 	var decs []decision
 	err = s.diffTrees(tTree, cur, "", func(pc pathChange) error {
+		if pc.old == nil && tEx.matchesAncestor(pc.path, pc.new.Kind == KindDir) {
+			return nil
+		}
 		d := decision{path: pc.path, cur: pc.new, target: pc.old}
 		lastE, err := s.entryAt(last, pc.path)
 		if err != nil {

@@ -144,9 +144,13 @@ func (s *Store) Close() error {
 	if s.closed.Swap(true) {
 		return nil
 	}
+	// Let in-flight calls finish, then background saves and prunes (a prune
+	// needs gcMu itself and returns at once once closed is set).
+	s.gcMu.Lock()
+	s.gcMu.Unlock()
+	s.saveWG.Wait()
 	s.gcMu.Lock()
 	defer s.gcMu.Unlock()
-	s.saveWG.Wait()
 	if s.ix != nil {
 		s.ix.close()
 	}

@@ -533,3 +533,24 @@ func TestApplyFailureRevertsWorkspace(t *testing.T) {
 		t.Fatalf("journal left: %v", left)
 	}
 }
+
+// A forced rollback never deletes what the target checkpoint excluded,
+// even when the store's excludes changed in between.
+func TestForcedRollbackKeepsFormerlyExcluded(t *testing.T) {
+	ws, data := t.TempDir(), t.TempDir()
+	seedWorkspace(t, ws)
+	writeFile(t, ws, "node_modules/dep/index.js", "dep", 0o644)
+	s := openStore(t, data, Options{})
+	pre := mustCheckpoint(t, s, Request{Session: "s", CallID: "c", Phase: Pre, Roots: []string{ws}})
+	writeFile(t, ws, "README.md", "agent\n", 0o644)
+	mustCheckpoint(t, s, Request{Session: "s", CallID: "c", Phase: Post, Roots: []string{ws}})
+	s.Close()
+	s = openStore(t, data, Options{Exclude: []string{}}) // now nothing is excluded
+	rollbackTo(t, s, RollbackRequest{Session: "s", To: pre.ID, Force: true})
+	if b, _ := os.ReadFile(filepath.Join(ws, "node_modules/dep/index.js")); string(b) != "dep" {
+		t.Fatal("formerly excluded file deleted by a forced rollback")
+	}
+	if b, _ := os.ReadFile(filepath.Join(ws, "README.md")); string(b) != "# demo\n\nline two\n" {
+		t.Fatal("README not restored")
+	}
+}
