@@ -1,6 +1,9 @@
 package sandbox
 
-import "path/filepath"
+import (
+	"os"
+	"path/filepath"
+)
 
 // SystemDirs are mounted (or allowed) read-only in every sandbox so that
 // ordinary tools run. Missing ones are skipped.
@@ -13,8 +16,12 @@ var SystemDirs = []string{
 var HomeAllowlist = []string{".gitconfig", ".config/git"}
 
 // SensitiveSystemFiles are hidden even though their directory is shared:
-// root's sandbox would otherwise read them.
+// root's sandbox would otherwise read them. Other users cannot read them
+// anyway, so for them the list is empty (and Landlock needs fewer rules).
 func SensitiveSystemFiles() []string {
+	if os.Geteuid() != 0 {
+		return nil
+	}
 	out := []string{
 		"/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/gshadow-",
 		"/etc/sudoers", "/etc/sudoers.d", "/etc/security/opasswd",

@@ -122,11 +122,14 @@ func (g *Group) waitEmpty() error {
 // not yet reaped processes can hold it briefly, so it retries.
 func (g *Group) Remove() error {
 	var err error
-	for i := 0; i < 200; i++ {
+	wait := 50 * time.Microsecond
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
 		if err = os.Remove(g.Dir); err == nil || errors.Is(err, os.ErrNotExist) {
 			return nil
 		}
-		time.Sleep(5 * time.Millisecond)
+		time.Sleep(wait)
+		wait = min(2*wait, 20*time.Millisecond)
 	}
 	return fmt.Errorf("remove cgroup: %w", err)
 }

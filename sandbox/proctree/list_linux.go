@@ -120,3 +120,50 @@ func EnvironHas(pid int, entry string) bool {
 	}
 	return false
 }
+
+// descendantsByChildren walks the kernel's per-thread children lists
+// (/proc/PID/task/TID/children), which costs a few reads for a small
+// tree instead of a scan of every process. ok is false when the kernel
+// lacks the lists (CONFIG_PROC_CHILDREN), so the caller falls back.
+func descendantsByChildren(root int) (pids []int, ok bool) {
+	if _, err := os.Stat("/proc/self/task/" + strconv.Itoa(os.Getpid()) + "/children"); err != nil {
+		return nil, false
+	}
+	queue := []int{root}
+	seen := map[int]bool{root: true}
+	for len(queue) > 0 {
+		pid := queue[0]
+		queue = queue[1:]
+		tasks, err := os.ReadDir("/proc/" + strconv.Itoa(pid) + "/task")
+		if err != nil {
+			continue // exited meanwhile
+		}
+		for _, t := range tasks {
+			b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/task/" + t.Name() + "/children")
+			if err != nil {
+				continue
+			}
+			for _, f := range bytes.Fields(b) {
+				c, err := strconv.Atoi(string(f))
+				if err != nil || seen[c] {
+					continue
+				}
+				seen[c] = true
+				queue = append(queue, c)
+				if !isZombie(c) {
+					pids = append(pids, c)
+				}
+			}
+		}
+	}
+	return pids, true
+}
+
+func isZombie(pid int) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return true // gone
+	}
+	p, ok := parseStat(pid, b)
+	return ok && p.Zombie
+}

@@ -16,6 +16,9 @@ type Proc struct {
 
 // Descendants returns the live (non-zombie) descendants of root.
 func Descendants(root int) ([]int, error) {
+	if pids, ok := descendantsByChildren(root); ok {
+		return pids, nil
+	}
 	procs, err := List()
 	if err != nil {
 		return nil, err

@@ -1,0 +1,157 @@
+package proof
+
+import (
+	"context"
+	"io"
+	"os/exec"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/gatehouse-dev/gatehouse/sandbox"
+	"github.com/gatehouse-dev/gatehouse/sandbox/bwrap"
+	"github.com/gatehouse-dev/gatehouse/sandbox/landlock"
+)
+
+func median(d []time.Duration) time.Duration {
+	s := slices.Clone(d)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
+func bareTrue(b *testing.B) time.Duration {
+	start := time.Now()
+	if err := exec.Command("/bin/true").Run(); err != nil {
+		b.Fatal(err)
+	}
+	return time.Since(start)
+}
+
+// benchTrue measures a sandboxed /bin/true against a bare exec of it,
+// interleaved in the same run so machine noise hits both alike.
+func benchTrue(b *testing.B, be sandbox.Backend) {
+	ctx := context.Background()
+	s, err := be.Open(ctx, sandbox.SessionSpec{ID: "bench", Workspaces: []string{b.TempDir()}, Limits: SessionLimits()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close(ctx)
+	spec := sandbox.Spec{Argv: []string{"/bin/true"}, Limits: sandbox.DefaultLimits()}
+	var bare, boxed []time.Duration
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		bare = append(bare, bareTrue(b))
+		start := time.Now()
+		r, err := s.Run(ctx, spec)
+		if err != nil || r.ExitCode != 0 {
+			b.Fatalf("run: %v exit %d %s", err, r.ExitCode, r.Stderr)
+		}
+		boxed = append(boxed, time.Since(start))
+	}
+	b.StopTimer()
+	mb, ms := median(bare), median(boxed)
+	b.ReportMetric(float64(ms.Microseconds())/1000, "ms-median")
+	b.ReportMetric(float64(mb.Microseconds())/1000, "ms-bare-median")
+	b.ReportMetric(float64((ms-mb).Microseconds())/1000, "ms-added")
+	b.ReportMetric(float64(ms)/float64(mb), "x-bare")
+}
+
+func BenchmarkTrueBwrap(b *testing.B) {
+	be, err := bwrap.New(context.Background(), bwrap.Options{})
+	if err != nil {
+		b.Fatalf("bwrap unavailable: %v", err)
+	}
+	benchTrue(b, be)
+}
+
+func BenchmarkTrueLandlock(b *testing.B) {
+	be, err := landlock.New(landlock.Options{})
+	if err != nil {
+		b.Fatalf("landlock unavailable: %v", err)
+	}
+	benchTrue(b, be)
+}
+
+func BenchmarkTrueContainerExec(b *testing.B) {
+	benchTrue(b, newPodman(b))
+}
+
+// BenchmarkContainerColdStart is one session's container start, first
+// exec and removal.
+func BenchmarkContainerColdStart(b *testing.B) {
+	be := newPodman(b)
+	ctx := context.Background()
+	var bare, cold []time.Duration
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		bare = append(bare, bareTrue(b))
+		start := time.Now()
+		s, err := be.Open(ctx, sandbox.SessionSpec{ID: "cold", Workspaces: []string{b.TempDir()}, Limits: SessionLimits()})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := s.Run(ctx, sandbox.Spec{Argv: []string{"true"}, Limits: sandbox.DefaultLimits()}); err != nil {
+			b.Fatal(err)
+		}
+		cold = append(cold, time.Since(start))
+		if err := s.Close(ctx); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(median(cold).Microseconds())/1000, "ms-start+exec-median")
+	b.ReportMetric(float64(median(cold))/float64(median(bare)), "x-bare")
+}
+
+const streamBytes = 100 << 20
+
+// BenchmarkCapture100MiB streams 100 MiB of stdout through the capture
+// path (1 MiB cap, truncated without buffering the rest), bare and
+// inside bwrap, against a bare exec writing to io.Discard.
+func BenchmarkCapture100MiB(b *testing.B) {
+	be, err := bwrap.New(context.Background(), bwrap.Options{})
+	if err != nil {
+		b.Fatalf("bwrap unavailable: %v", err)
+	}
+	ctx := context.Background()
+	s, err := be.Open(ctx, sandbox.SessionSpec{ID: "stream", Workspaces: []string{b.TempDir()}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close(ctx)
+	argv := []string{"head", "-c", "104857600", "/dev/zero"}
+	var discard, capture, boxed time.Duration
+	b.SetBytes(streamBytes)
+	for i := 0; i < b.N; i++ {
+		start := time.Now()
+		cmd := exec.Command(argv[0], argv[1:]...)
+		cmd.Stdout = io.Discard
+		if err := cmd.Run(); err != nil {
+			b.Fatal(err)
+		}
+		discard += time.Since(start)
+
+		start = time.Now()
+		c := sandbox.NewCapture(sandbox.DefaultOutputBytes, nil)
+		cmd = exec.Command(argv[0], argv[1:]...)
+		cmd.Stdout = c
+		if err := cmd.Run(); err != nil {
+			b.Fatal(err)
+		}
+		capture += time.Since(start)
+		if c.Total() != streamBytes || !c.Truncated() {
+			b.Fatalf("captured %d bytes", c.Total())
+		}
+
+		start = time.Now()
+		r, err := s.Run(ctx, sandbox.Spec{Argv: argv, Limits: sandbox.DefaultLimits()})
+		if err != nil || !r.StdoutTruncated {
+			b.Fatalf("run: %v truncated=%v", err, r.StdoutTruncated)
+		}
+		boxed += time.Since(start)
+	}
+	mibps := func(d time.Duration) float64 { return float64(b.N) * 100 / d.Seconds() }
+	b.ReportMetric(mibps(discard), "MiB/s-bare-discard")
+	b.ReportMetric(mibps(capture), "MiB/s-capture")
+	b.ReportMetric(mibps(boxed), "MiB/s-bwrap-capture")
+	b.ReportMetric(float64(capture)/float64(discard), "x-bare")
+}
