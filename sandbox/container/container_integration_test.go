@@ -1,0 +1,65 @@
+//go:build integration
+
+package container
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gatehouse-dev/gatehouse/sandbox"
+)
+
+// Close removes the container and the placeholders it held.
+func TestCloseRemovesContainerAndPlaceholders(t *testing.T) {
+	bb, err := exec.LookPath("busybox")
+	if err != nil {
+		t.Fatalf("busybox is required (apt install busybox-static): %v", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	o := Options{
+		CLI: "podman", Image: "localhost/gatehouse-busybox:test",
+		GlobalArgs: []string{"--runtime", "runc", "--cgroup-manager=cgroupfs"},
+		RunArgs:    []string{"--ulimit", "nofile=4096:4096", "--ulimit", "nproc=4096:4096"},
+	}
+	b, err := New(ctx, o)
+	if err != nil {
+		t.Fatalf("podman backend: %v", err)
+	}
+	if err := b.BuildBusyboxImage(ctx, bb, o.Image); err != nil {
+		t.Fatal(err)
+	}
+	ws := t.TempDir()
+	s, err := b.Open(ctx, sandbox.SessionSpec{ID: "close-test", Workspaces: []string{ws}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := s.(*session).name
+	r, err := s.Run(ctx, sandbox.Spec{Argv: []string{"sh", "-c", "echo hi > out.txt; cat out.txt"}})
+	if err != nil || strings.TrimSpace(string(r.Stdout)) != "hi" {
+		t.Fatalf("run: %v %q %q", err, r.Stdout, r.Stderr)
+	}
+	if _, err := os.Stat(filepath.Join(ws, ".mcp.json")); err != nil {
+		t.Fatalf("placeholder missing while the session is open: %v", err)
+	}
+	if err := s.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if out, _ := b.command(ctx, "ps", "-a", "--filter", "name="+name, "--format", "{{.Names}}").Output(); strings.Contains(string(out), name) {
+		t.Errorf("container %s still exists", name)
+	}
+	ents, _ := os.ReadDir(ws)
+	for _, e := range ents {
+		if e.Name() != "out.txt" {
+			t.Errorf("left behind in the workspace: %s", e.Name())
+		}
+	}
+	if _, err := s.Run(ctx, sandbox.Spec{Argv: []string{"true"}}); err != sandbox.ErrClosed {
+		t.Errorf("run after close: %v", err)
+	}
+}
