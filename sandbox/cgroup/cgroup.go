@@ -49,6 +49,7 @@ func New(name string, maxPids int) (*Group, error) {
 	} else {
 		return nil, ErrUnsupported
 	}
+	sweep(parent)
 	dir := filepath.Join(parent, name)
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("create cgroup: %w", err)
@@ -132,4 +133,22 @@ func (g *Group) Remove() error {
 		wait = min(2*wait, 20*time.Millisecond)
 	}
 	return fmt.Errorf("remove cgroup: %w", err)
+}
+
+// sweep removes run cgroups left by a process that died before cleaning
+// up. Only old ones: a fresh empty one may be waiting for its helper to
+// join. rmdir refuses non-empty cgroups, so live runs are safe.
+func sweep(parent string) {
+	ents, err := os.ReadDir(parent)
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		if !e.IsDir() || !strings.HasPrefix(e.Name(), "run-") {
+			continue
+		}
+		if info, err := e.Info(); err == nil && time.Since(info.ModTime()) > 10*time.Minute {
+			_ = os.Remove(filepath.Join(parent, e.Name()))
+		}
+	}
 }
