@@ -35,7 +35,7 @@ func TestRunLogsUnconfined(t *testing.T) {
 			t.Errorf("env: %s", r.Stdout)
 		}
 	}
-	if n := strings.Count(logs.String(), "UNCONFINED run"); n != 2 {
+	if n := strings.Count(logs.String(), "UNCONFINED run: the command has your full rights"); n != 2 {
 		t.Errorf("UNCONFINED logged %d times, want 2:\n%s", n, logs.String())
 	}
 }
