@@ -14,6 +14,7 @@ import (
 	"github.com/gatehouse-dev/gatehouse/backend/config"
 	"github.com/gatehouse-dev/gatehouse/backend/daemon"
 	"github.com/gatehouse-dev/gatehouse/backend/secrets"
+	"github.com/gatehouse-dev/gatehouse/backend/snapshot"
 	"github.com/gatehouse-dev/gatehouse/backend/toolcall"
 	"github.com/gatehouse-dev/gatehouse/frontend"
 	"github.com/gatehouse-dev/gatehouse/sandbox"
@@ -116,6 +117,8 @@ func (f *serveFlags) options(cmd *cobra.Command, g *Globals) (daemon.Options, er
 	o.Secrets = secrets.Config{Secrets: cfg.Secret}
 	o.ApprovalTimeout = time.Duration(cfg.ApprovalTimeoutS) * time.Second
 	o.Limits = limits(cfg.Limits)
+	o.SnapshotsDisabled = cfg.Snapshots.Disabled
+	o.Snapshots = snapshot.Options{Exclude: cfg.Snapshots.Exclude, MaxFileSize: cfg.Snapshots.MaxFileMiB << 20, BudgetBytes: cfg.Snapshots.BudgetMiB << 20}
 	return o, nil
 }
 

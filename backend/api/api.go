@@ -19,6 +19,7 @@ import (
 	"github.com/gatehouse-dev/gatehouse/backend/db"
 	"github.com/gatehouse-dev/gatehouse/backend/gate"
 	"github.com/gatehouse-dev/gatehouse/backend/session"
+	"github.com/gatehouse-dev/gatehouse/backend/snapshot"
 	"github.com/gatehouse-dev/gatehouse/backend/toolcall"
 )
 
@@ -28,9 +29,10 @@ type Server struct {
 	Audit     *audit.Store
 	Approvals *approval.Broker
 	// Kill stops everything: approvals first, then sessions.
-	Kill   func(ctx context.Context, actor, reason string) int
-	Policy *toolcall.PolicyHolder
-	Tokens Tokens
+	Kill      func(ctx context.Context, actor, reason string) int
+	Policy    *toolcall.PolicyHolder
+	Snapshots *snapshot.Store
+	Tokens    Tokens
 	// Connect describes how agents reach the daemon (URL, default token).
 	Connect func() map[string]any
 	// Emit records an audit event for a control action.
@@ -54,6 +56,7 @@ func (s *Server) Register(mux *http.ServeMux) {
 	s.registerApprovals(mux)
 	s.registerPolicy(mux)
 	s.registerTokens(mux)
+	s.registerRollback(mux)
 	mux.HandleFunc("POST /api/v1/sessions/{id}/mode", s.setMode)
 	mux.HandleFunc("/api/v1/", func(w http.ResponseWriter, r *http.Request) {
 		gate.Error(w, http.StatusNotFound, fmt.Sprintf("no route %s %s; see GET /api/v1/status and the README for the control API", r.Method, r.URL.Path))

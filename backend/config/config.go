@@ -34,8 +34,9 @@ type Config struct {
 	Sandbox Sandbox `toml:"sandbox"`
 	// Secret entries are injected into matching commands and redacted
 	// from everything that leaves the daemon.
-	Secret []secrets.Secret `toml:"secret"`
-	Limits Limits           `toml:"limits"`
+	Secret    []secrets.Secret `toml:"secret"`
+	Limits    Limits           `toml:"limits"`
+	Snapshots Snapshots        `toml:"snapshots"`
 	// ApprovalTimeoutS denies unanswered approvals after this many seconds.
 	ApprovalTimeoutS int `toml:"approval_timeout_s"`
 }
@@ -55,6 +56,15 @@ type Limits struct {
 	WallMinutes int64 `toml:"wall_minutes"`
 	ExecMinutes int64 `toml:"exec_minutes"`
 	OutputMiB   int64 `toml:"output_mib"`
+}
+
+// Snapshots tunes checkpoints.
+type Snapshots struct {
+	// Disabled runs mutating calls without checkpoints (audited as such).
+	Disabled   bool     `toml:"disabled"`
+	Exclude    []string `toml:"exclude"`
+	MaxFileMiB int64    `toml:"max_file_mib"`
+	BudgetMiB  int64    `toml:"budget_mib"`
 }
 
 // DefaultPath is $XDG_CONFIG_HOME/gatehouse/config.toml (or the OS equivalent).

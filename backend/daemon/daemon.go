@@ -28,6 +28,7 @@ import (
 	"github.com/gatehouse-dev/gatehouse/backend/mcpserver"
 	"github.com/gatehouse-dev/gatehouse/backend/secrets"
 	"github.com/gatehouse-dev/gatehouse/backend/session"
+	"github.com/gatehouse-dev/gatehouse/backend/snapshot"
 	"github.com/gatehouse-dev/gatehouse/backend/token"
 	"github.com/gatehouse-dev/gatehouse/backend/toolcall"
 	"github.com/gatehouse-dev/gatehouse/sandbox"
@@ -52,6 +53,9 @@ type Options struct {
 	SandboxName string // as configured, for messages
 	// PolicyPath is the user's policy file.
 	PolicyPath string
+	// Snapshots tunes checkpoints; Disabled runs calls uncheckpointed.
+	Snapshots         snapshot.Options
+	SnapshotsDisabled bool
 	// Limits are each session's budgets.
 	Limits toolcall.Limits
 	// UI is the built web UI served at /; nil serves a hint instead.
@@ -74,6 +78,7 @@ type Daemon struct {
 	approvals *approval.Broker
 	runner    *toolcall.Runner
 	policy    *toolcall.PolicyHolder
+	snapshots *snapshot.Store
 	tokens    *token.Set
 	secrets   *secrets.Store
 	redactor  *secrets.Redactor
@@ -146,10 +151,18 @@ func Run(ctx context.Context, opts Options) (err error) {
 		logger.Warn("policy notice", "notice", n)
 	}
 	d.policy = pol
+	if !opts.SnapshotsDisabled {
+		// Open also finishes a rollback a crash interrupted.
+		d.snapshots, err = snapshot.Open(filepath.Join(opts.DataDir, "snapshots"), opts.Snapshots, logger)
+		if err != nil {
+			return fmt.Errorf("open the checkpoint store: %w", err)
+		}
+		defer d.snapshots.Close()
+	}
 	d.runner, err = toolcall.New(toolcall.Deps{
 		Sessions: d.sessions, Approvals: d.approvals, Policy: pol, Record: d.Record, RecordAsync: d.RecordAsync,
 		Sandbox: opts.Sandbox, Hidden: []string{opts.DataDir}, Logger: logger,
-		Redact: d.redactor.String, EnvFor: secretStore.EnvFor,
+		Redact: d.redactor.String, EnvFor: secretStore.EnvFor, Snapshots: d.snapshots,
 	})
 	if err != nil {
 		return err
@@ -277,7 +290,7 @@ func (d *Daemon) buildHandler() http.Handler {
 	})
 	(&api.Server{
 		Sessions: d.sessions, Audit: d.audit, Approvals: d.approvals, Kill: d.Kill, Logger: d.logger, Status: d.status,
-		Policy: d.policy, Tokens: &tokenStore{db: d.db, set: d.tokens}, Connect: d.connectInfo, Emit: d.Emit,
+		Policy: d.policy, Snapshots: d.snapshots, Tokens: &tokenStore{db: d.db, set: d.tokens}, Connect: d.connectInfo, Emit: d.Emit,
 	}).Register(mux)
 	mcpSrv := mcpserver.New(mcpserver.Config{
 		Sessions: d.sessions, Tokens: d.tokens, Runner: d.runner, Workspaces: d.opts.Workspaces,

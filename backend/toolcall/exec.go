@@ -71,7 +71,7 @@ func (r *Runner) prepareRunCommand(ctx context.Context, st *State, raw json.RawM
 		timeout = time.Duration(a.TimeoutS) * time.Second
 	}
 	call := policy.Call{Tool: policy.ToolRunCommand, Argv: a.Argv, Binary: bin, Cwd: cwd}
-	plan := &Plan{Call: call, Summary: map[string]any{"cwd": cwd, "timeout_s": int(timeout / time.Second)}}
+	plan := &Plan{Call: call, MutatesAll: true, Summary: map[string]any{"cwd": cwd, "timeout_s": int(timeout / time.Second)}}
 	plan.Run = func(ctx context.Context) (Output, error) {
 		return r.execute(ctx, st, plan.Call, a, timeout)
 	}

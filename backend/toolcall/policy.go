@@ -67,6 +67,7 @@ func (r *Runner) authorize(ctx context.Context, st *State, t *Tool, plan *Plan, 
 		return errorf("Denied by Gatehouse policy: %s (%s). Do not retry the same call; ask the person if it is needed.", dec.Reason, dec.Rule)
 	}
 	r.deps.Sessions.Count(sess, session.Counters{Asked: 1})
+	risks = append(risks, r.notRestorable(ctx, st, plan)...)
 	always := policy.RuleFromCall(plan.Call, policy.ScopeAlways)
 	req := approval.Request{
 		Kind: approval.KindCall, Session: sess, CallID: callID, Actor: st.Live.Actor(), Tool: t.Name,

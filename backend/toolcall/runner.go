@@ -22,6 +22,7 @@ import (
 	"github.com/gatehouse-dev/gatehouse/backend/netguard"
 	"github.com/gatehouse-dev/gatehouse/backend/policy"
 	"github.com/gatehouse-dev/gatehouse/backend/session"
+	"github.com/gatehouse-dev/gatehouse/backend/snapshot"
 	"github.com/gatehouse-dev/gatehouse/backend/workspace"
 	"github.com/gatehouse-dev/gatehouse/sandbox"
 )
@@ -46,6 +47,9 @@ type Deps struct {
 	// EnvFor returns configured secrets to inject for a binary.
 	EnvFor  func(binary string) map[string]string
 	Sandbox sandbox.Backend
+	// Snapshots checkpoints the workspace around mutating calls; nil runs
+	// calls uncheckpointed (and says so in the audit log).
+	Snapshots *snapshot.Store
 	// Fetch tunes fetch_url (size cap, timeout); CheckHost is set per call.
 	Fetch netguard.Options
 	// Hidden are host paths never visible in a sandbox (the data dir).
@@ -84,9 +88,10 @@ type Plan struct {
 	Question string
 	Summary  map[string]any
 	// Mutates lists the workspace paths a file tool will change (for its
-	// checkpoint); run_command checkpoints the whole workspace.
-	Mutates []workspace.Path
-	Run     func(ctx context.Context) (Output, error)
+	// checkpoint); MutatesAll (run_command) checkpoints the whole workspace.
+	Mutates    []workspace.Path
+	MutatesAll bool
+	Run        func(ctx context.Context) (Output, error)
 }
 
 // Output is what a tool produced, before redaction.
@@ -254,7 +259,14 @@ func (r *Runner) Call(ctx context.Context, st *State, name string, raw json.RawM
 	if err := r.authorize(ctx, st, t, plan, callID); err != nil {
 		return fail("tool.denied", err)
 	}
+	if err := r.checkpoint(ctx, st, plan, snapshot.Pre); err != nil {
+		return fail("tool.refused", errorf("Gatehouse could not checkpoint the workspace before this call, so it did not run it: %v", err))
+	}
 	out, err := plan.Run(ctx)
+	// After, whatever happened: a failed command may have changed files.
+	if cerr := r.checkpoint(context.WithoutCancel(ctx), st, plan, snapshot.Post); cerr != nil {
+		r.deps.Logger.Warn("post-call checkpoint", "err", cerr)
+	}
 	if err != nil {
 		if cause := context.Cause(ctx); cause != nil && errors.Is(cause, session.ErrKilled) {
 			err = session.ErrKilled

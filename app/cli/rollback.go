@@ -1,0 +1,142 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/gatehouse-dev/gatehouse/backend/snapshot"
+)
+
+func init() {
+	register(func(g *Globals) *cobra.Command {
+		var asJSON bool
+		cmd := &cobra.Command{
+			Use:   "checkpoints SESSION",
+			Short: "List a session's checkpoints (one before and one after each changing call)",
+			Args:  cobra.ExactArgs(1),
+			RunE: func(cmd *cobra.Command, args []string) error {
+				c, err := client(g)
+				if err != nil {
+					return err
+				}
+				var out struct {
+					Checkpoints []snapshot.Checkpoint `json:"checkpoints"`
+				}
+				if err := c.Get(cmd.Context(), "/api/v1/sessions/"+url.PathEscape(args[0])+"/checkpoints", nil, &out); err != nil {
+					return apiErr(err)
+				}
+				if asJSON {
+					return printJSON(g.Stdout, out.Checkpoints)
+				}
+				if len(out.Checkpoints) == 0 {
+					fmt.Fprintln(g.Stdout, "No checkpoints: this session has not changed anything yet.")
+					return nil
+				}
+				tw := tabwriter.NewWriter(g.Stdout, 0, 4, 2, ' ', 0)
+				fmt.Fprintln(tw, "CHECKPOINT\tCALL\tPHASE\tTIME\tFILES\tNOT RESTORABLE")
+				for _, cp := range out.Checkpoints {
+					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d\n", cp.ID, cp.CallID, cp.Phase, cp.Time.Local().Format("15:04:05"), cp.Stats.Files, len(cp.NotRestorable))
+				}
+				return tw.Flush()
+			},
+		}
+		cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+		return cmd
+	})
+	register(func(g *Globals) *cobra.Command {
+		var to, call string
+		var dryRun, force, asJSON bool
+		cmd := &cobra.Command{
+			Use:   "rollback SESSION [--to CHECKPOINT | --call CALL]",
+			Short: "Put the workspace back as it was before a call, or undo one call",
+			Long: `Without --to or --call, rolls back to the session's first checkpoint (before its
+first changing call). Files you edited yourself since the last call are kept
+unless you pass --force. The current state is checkpointed first, so a
+rollback can itself be undone.`,
+			Args: cobra.ExactArgs(1),
+			RunE: func(cmd *cobra.Command, args []string) error {
+				c, err := client(g)
+				if err != nil {
+					return err
+				}
+				sess := url.PathEscape(args[0])
+				if to != "" && call != "" {
+					return userErrorf(nil, "give either --to or --call, not both")
+				}
+				if to == "" && call == "" {
+					var list struct {
+						Checkpoints []snapshot.Checkpoint `json:"checkpoints"`
+					}
+					if err := c.Get(cmd.Context(), "/api/v1/sessions/"+sess+"/checkpoints", nil, &list); err != nil {
+						return apiErr(err)
+					}
+					if len(list.Checkpoints) == 0 {
+						return userErrorf(nil, "session %s has no checkpoints; nothing to roll back", args[0])
+					}
+					to = list.Checkpoints[0].ID
+				}
+				var out struct {
+					Plan    snapshot.Plan   `json:"plan"`
+					Summary rollbackSummary `json:"summary"`
+					Applied bool            `json:"applied"`
+					Result  snapshot.Result `json:"result"`
+				}
+				req := map[string]any{"checkpoint": to, "call": call, "dry_run": dryRun, "force": force}
+				if err := c.Post(cmd.Context(), "/api/v1/sessions/"+sess+"/rollback", req, &out); err != nil {
+					return apiErr(err)
+				}
+				if asJSON {
+					b, _ := json.MarshalIndent(out, "", "  ")
+					fmt.Fprintln(g.Stdout, string(b))
+					return nil
+				}
+				printPlan(g, out.Summary, dryRun)
+				if out.Applied {
+					fmt.Fprintf(g.Stdout, "Rolled back: %d restored, %d deleted, %d recreated. Undo with: gatehouse rollback %s --call %s\n",
+						out.Result.Restored, out.Result.Deleted, out.Result.Recreated, args[0], out.Result.CallID)
+				}
+				return nil
+			},
+		}
+		f := cmd.Flags()
+		f.StringVar(&to, "to", "", "checkpoint to return to (see gatehouse checkpoints)")
+		f.StringVar(&call, "call", "", "undo only this call's changes")
+		f.BoolVar(&dryRun, "dry-run", false, "show what would change, change nothing")
+		f.BoolVar(&force, "force", false, "also overwrite files edited outside Gatehouse (and, for --call, later calls' changes)")
+		f.BoolVar(&asJSON, "json", false, "print the plan and result as JSON")
+		return cmd
+	})
+}
+
+type rollbackSummary struct {
+	Restore       []string `json:"restore"`
+	Delete        []string `json:"delete"`
+	Recreate      []string `json:"recreate"`
+	Conflicts     []string `json:"conflicts"`
+	ExternalEdits []string `json:"external_edits"`
+	Diff          string   `json:"diff"`
+}
+
+func printPlan(g *Globals, s rollbackSummary, dryRun bool) {
+	line := func(label string, paths []string) {
+		if len(paths) > 0 {
+			fmt.Fprintf(g.Stdout, "%s (%d): %s\n", label, len(paths), strings.Join(paths, ", "))
+		}
+	}
+	if dryRun {
+		fmt.Fprintln(g.Stdout, "Dry run; nothing was changed.")
+	}
+	line("restore", s.Restore)
+	line("delete", s.Delete)
+	line("recreate", s.Recreate)
+	line("kept: edited outside Gatehouse (use --force to overwrite)", s.ExternalEdits)
+	line("kept: changed again by a later call (use --force to overwrite)", s.Conflicts)
+	if dryRun && s.Diff != "" {
+		fmt.Fprint(g.Stdout, s.Diff)
+	}
+}

@@ -1,0 +1,69 @@
+package toolcall
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/gatehouse-dev/gatehouse/backend/approval"
+	"github.com/gatehouse-dev/gatehouse/backend/snapshot"
+)
+
+// checkpoint records the workspace before or after a mutating call:
+// write_file/edit_file their own paths, run_command every root.
+func (r *Runner) checkpoint(ctx context.Context, st *State, plan *Plan, phase snapshot.Phase) error {
+	if !plan.MutatesAll && len(plan.Mutates) == 0 {
+		return nil
+	}
+	sess, callID := st.Live.ID(), callIDFrom(ctx)
+	if r.deps.Snapshots == nil {
+		if phase == snapshot.Pre {
+			r.record(ctx, "checkpoint.skipped", "system", sess, callID, map[string]any{"reason": "checkpoints are off; this call cannot be rolled back"})
+		}
+		return nil
+	}
+	req := snapshot.Request{Session: sess, CallID: callID, Phase: phase, Roots: st.Workspaces}
+	if !plan.MutatesAll {
+		for _, p := range plan.Mutates {
+			req.Paths = append(req.Paths, p.Abs)
+		}
+	}
+	cp, err := r.deps.Snapshots.Checkpoint(ctx, req)
+	if err != nil {
+		r.record(ctx, "checkpoint.failed", "system", sess, callID, map[string]any{"phase": phase, "error": err.Error()})
+		return err
+	}
+	payload := map[string]any{
+		"checkpoint": cp.ID, "phase": cp.Phase, "files": cp.Stats.Files, "hashed": cp.Stats.Hashed,
+		"new_bytes": cp.Stats.NewBytes, "duration_ms": cp.Stats.Duration.Milliseconds(), "scoped": len(req.Paths) > 0,
+	}
+	if n := len(cp.NotRestorable); n > 0 {
+		payload["not_restorable"] = cp.NotRestorable[:min(n, 20)]
+	}
+	r.record(ctx, "checkpoint.created", "system", sess, callID, payload)
+	return nil
+}
+
+// notRestorable warns on the approval card about files a rollback could
+// not bring back (too large, unreadable, special files).
+func (r *Runner) notRestorable(ctx context.Context, st *State, plan *Plan) []approval.Risk {
+	if r.deps.Snapshots == nil || (!plan.MutatesAll && len(plan.Mutates) == 0) {
+		return nil
+	}
+	var paths []string
+	for _, p := range plan.Mutates {
+		paths = append(paths, p.Abs)
+	}
+	list, err := r.deps.Snapshots.Preflight(ctx, st.Workspaces, paths)
+	if err != nil {
+		return []approval.Risk{{Kind: "not-restorable", Detail: "could not check what a rollback would cover: " + err.Error()}}
+	}
+	var out []approval.Risk
+	for i, n := range list {
+		if i == 5 {
+			out = append(out, approval.Risk{Kind: "not-restorable", Detail: fmt.Sprintf("and %d more files", len(list)-5)})
+			break
+		}
+		out = append(out, approval.Risk{Kind: "not-restorable", Detail: fmt.Sprintf("%s/%s (%s) cannot be restored by a rollback", n.Root, n.Path, n.Kind)})
+	}
+	return out
+}
