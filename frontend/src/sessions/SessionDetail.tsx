@@ -86,8 +86,7 @@ export function SessionDetail({ id }: { id: string }) {
     setModeBusy(true);
     setModeErr('');
     try {
-      await api.post<Session>(`/api/v1/sessions/${encodeURIComponent(id)}/mode`, { mode });
-      sess.reload();
+      sess.set(await api.post<Session>(`/api/v1/sessions/${encodeURIComponent(id)}/mode`, { mode }));
     } catch (err) {
       setModeErr(err instanceof ApiError && err.notFound && /no route|does not offer/.test(err.message) ? 'Changing the mode live is not available from this daemon yet.' : (err as Error).message);
     } finally {

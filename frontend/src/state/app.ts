@@ -4,7 +4,7 @@
 import { ApiClient, ApiError, query } from '../api/client';
 import { EventFeed, type FeedState } from '../api/feed';
 import { browserEnv, forgetToken, takeToken, type Auth } from '../api/token';
-import type { ApprovalRequest, AuditEvent, Decision, EventPage, Scope, Status } from '../api/types';
+import type { ApprovalRequest, AuditEvent, Decision, EventPage, Scope, Session, Status } from '../api/types';
 import { createStore, Emitter } from './store';
 
 export interface Notice {
@@ -24,6 +24,8 @@ export interface AppState {
   /** Highest audit seq seen. */
   newestSeq: number;
   booted: boolean;
+  /** Session id → client name, to say who is asking on approval cards. */
+  clients: Record<string, string>;
 }
 
 /** When a live approval.requested arrived, for the latency metric. */
@@ -43,6 +45,7 @@ export const store = createStore<AppState>({
   notices: [],
   newestSeq: 0,
   booted: false,
+  clients: {},
 });
 
 export const api = new ApiClient({
@@ -101,6 +104,17 @@ export async function refreshApprovals(): Promise<void> {
   }
 }
 
+async function refreshClients(): Promise<void> {
+  try {
+    const r = await api.get<{ sessions: Session[] }>('/api/v1/sessions?status=active&limit=1000');
+    const clients: Record<string, string> = {};
+    for (const s of r.sessions ?? []) clients[s.id] = s.client_name || s.client;
+    store.set((s) => ({ clients: { ...s.clients, ...clients } }));
+  } catch {
+    // Names are a nicety; cards fall back to the actor.
+  }
+}
+
 function sortApprovals(list: ApprovalRequest[]): ApprovalRequest[] {
   return [...list].sort((a, b) => a.created_at.localeCompare(b.created_at));
 }
@@ -137,6 +151,12 @@ function applyEvents(batch: AuditEvent[], receivedAt: number): void {
         }
         break;
       }
+      case 'session.start': {
+        const name = String(p.client_name || p.client || '');
+        if (name && e.session) store.set((s) => ({ clients: { ...s.clients, [e.session]: name } }));
+        refreshStatusSoon();
+        break;
+      }
       default:
         if (e.kind.startsWith('system.') || e.kind.startsWith('session.')) refreshStatusSoon();
     }
@@ -160,7 +180,7 @@ export async function boot(): Promise<void> {
     else store.set({ conn: 'reconnecting' });
   }
   store.set({ newestSeq: after });
-  await Promise.all([refreshStatus(), refreshApprovals()]);
+  await Promise.all([refreshStatus(), refreshApprovals(), refreshClients()]);
   store.set({ booted: true });
   feed = new EventFeed(api, after, {
     events: applyEvents,
@@ -168,6 +188,7 @@ export async function boot(): Promise<void> {
     reconnected: () => {
       void refreshStatus();
       void refreshApprovals();
+      void refreshClients();
     },
   });
   feed.start();

@@ -83,7 +83,8 @@ function CurrentScreen({ screen, arg }: { screen: Screen; arg: string }) {
     case 'approvals':
       return <Approvals />;
     case 'timeline':
-      return <Timeline arg={arg} />;
+      // Keyed: following a link to another filter starts a fresh view.
+      return <Timeline key={arg} arg={arg} />;
     case 'sessions':
       return arg ? <SessionDetail id={arg} /> : <Sessions />;
     case 'policy':

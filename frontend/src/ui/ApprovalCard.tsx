@@ -2,6 +2,7 @@
 // risks, and the four answers. Rendering cost is kept small because the
 // time from event to card is measured.
 
+import { memo } from 'preact/compat';
 import { useLayoutEffect, useRef, useState } from 'preact/hooks';
 import type { ApprovalRequest } from '../api/types';
 import { countdown, countdownLabel } from '../lib/countdown';
@@ -11,22 +12,30 @@ import { metrics, pushSample } from '../state/metrics';
 import { arrivals } from '../state/app';
 import { Diff } from './Diff';
 import { riskInfo } from './risks';
+import { useNow } from './hooks';
 import { href } from './router';
+
+export interface CardActions {
+  arm(id: string, action: Armed | 'always' | null): void;
+  focus(id: string): void;
+  allow(id: string, scope: 'once' | 'session' | 'always'): void;
+  deny(id: string, message: string): void;
+  answer(id: string, text: string): void;
+}
 
 export interface CardProps {
   req: ApprovalRequest;
-  now: number;
+  client: string;
   armed: Armed | 'always' | null;
   active: boolean;
   busy: boolean;
-  onArm(action: Armed | 'always' | null): void;
-  onFocus(): void;
-  onAllow(scope: 'once' | 'session' | 'always'): void;
-  onDeny(message: string): void;
-  onAnswer(text: string): void;
+  /** Stable across renders, so an unchanged card is skipped. */
+  actions: CardActions;
 }
 
-export function ApprovalCard(p: CardProps) {
+// Memoized: a new card arriving re-renders only itself, which keeps the time
+// from event to card small with a long queue.
+export const ApprovalCard = memo(function ApprovalCard(p: CardProps) {
   const { req } = p;
   const ref = useRef<HTMLElement>(null);
   const denyRef = useRef<HTMLInputElement>(null);
@@ -53,7 +62,7 @@ export function ApprovalCard(p: CardProps) {
     else if (p.armed === 'answer') answerRef.current?.focus();
   }, [p.armed, p.active]);
 
-  const cd = countdown(Date.parse(req.expires_at), p.now);
+  const a = p.actions;
   const titleId = `ap-${req.id}-title`;
   const question = req.kind === 'question';
   const risks = req.risks ?? [];
@@ -66,12 +75,12 @@ export function ApprovalCard(p: CardProps) {
       data-kind={req.kind}
       tabIndex={-1}
       aria-labelledby={titleId}
-      onFocusCapture={p.onFocus}
+      onFocusCapture={() => a.focus(req.id)}
     >
       <header class="card-head">
         <h3 id={titleId}>
           {question ? 'Question from ' : ''}
-          <span class="agent">{actorName(req.actor)}</span>
+          <span class="agent">{p.client || actorName(req.actor)}</span>
           {!question && (
             <>
               {' wants '}
@@ -82,9 +91,7 @@ export function ApprovalCard(p: CardProps) {
         <a class="muted session-link" href={href('sessions', req.session)} title={req.session}>
           session {shortId(req.session)}
         </a>
-        <span class={`countdown ${cd.urgency}`} role="timer" aria-label={countdownLabel(cd)} title="The call is denied automatically when this reaches 0:00">
-          {cd.text}
-        </span>
+        <Countdown expiresAt={req.expires_at} />
       </header>
 
       {question ? <p class="question">{req.question}</p> : <Details req={req} />}
@@ -101,7 +108,7 @@ export function ApprovalCard(p: CardProps) {
             return (
               <li key={i} class={`risk risk-${r.kind}`}>
                 <span class="badge">{info.label}</span> {info.meaning}
-                {r.detail && <span class="muted"> {r.detail}</span>}
+                {r.detail && r.detail !== req.reason && <span class="muted"> {r.detail}</span>}
               </li>
             );
           })}
@@ -121,10 +128,10 @@ export function ApprovalCard(p: CardProps) {
             placeholder="Type the answer; Enter sends it, Shift+Enter adds a line"
           />
           <div class="actions">
-            <button type="button" class="btn primary" disabled={p.busy || answer.trim() === ''} onClick={() => p.onAnswer(answer)}>
+            <button type="button" class="btn primary" disabled={p.busy || answer.trim() === ''} onClick={() => a.answer(req.id, answer)}>
               Send answer
             </button>
-            <button type="button" class="btn" disabled={p.busy} onClick={() => p.onDeny('')}>
+            <button type="button" class="btn" disabled={p.busy} onClick={() => a.deny(req.id, '')}>
               Decline to answer
             </button>
           </div>
@@ -132,14 +139,14 @@ export function ApprovalCard(p: CardProps) {
       ) : (
         <>
           <div class="actions" role="group" aria-label="Decision">
-            <button type="button" class={`btn primary${p.armed === 'once' ? ' armed' : ''}`} disabled={p.busy} onClick={() => p.onAllow('once')} aria-keyshortcuts="a">
+            <button type="button" class={`btn primary${p.armed === 'once' ? ' armed' : ''}`} disabled={p.busy} onClick={() => a.allow(req.id, 'once')} aria-keyshortcuts="a">
               Allow once <kbd>a</kbd>
             </button>
-            <button type="button" class={`btn${p.armed === 'session' ? ' armed' : ''}`} disabled={p.busy} onClick={() => p.onAllow('session')} aria-keyshortcuts="s">
+            <button type="button" class={`btn${p.armed === 'session' ? ' armed' : ''}`} disabled={p.busy} onClick={() => a.allow(req.id, 'session')} aria-keyshortcuts="s">
               Allow for session <kbd>s</kbd>
             </button>
             {req.always_rule && (
-              <button type="button" class={`btn${p.armed === 'always' ? ' armed' : ''}`} disabled={p.busy} aria-expanded={p.armed === 'always'} onClick={() => p.onArm(p.armed === 'always' ? null : 'always')}>
+              <button type="button" class={`btn${p.armed === 'always' ? ' armed' : ''}`} disabled={p.busy} aria-expanded={p.armed === 'always'} onClick={() => a.arm(req.id, p.armed === 'always' ? null : 'always')}>
                 Always allow…
               </button>
             )}
@@ -155,9 +162,9 @@ export function ApprovalCard(p: CardProps) {
                 value={message}
                 placeholder="Message to the agent (optional)"
                 onInput={(e) => setMessage(e.currentTarget.value)}
-                onFocus={() => p.onArm('deny')}
+                onFocus={() => a.arm(req.id, 'deny')}
               />
-              <button type="button" class={`btn danger${p.armed === 'deny' ? ' armed' : ''}`} disabled={p.busy} onClick={() => p.onDeny(message)} aria-keyshortcuts="d">
+              <button type="button" class={`btn danger${p.armed === 'deny' ? ' armed' : ''}`} disabled={p.busy} onClick={() => a.deny(req.id, message)} aria-keyshortcuts="d">
                 Deny <kbd>d</kbd>
               </button>
             </span>
@@ -166,10 +173,10 @@ export function ApprovalCard(p: CardProps) {
             <div class="always">
               <p>This rule will be added to your policy file, and calls like this will run without asking:</p>
               <pre class="rule-snippet">{req.always_rule}</pre>
-              <button type="button" class="btn primary" disabled={p.busy} onClick={() => p.onAllow('always')}>
+              <button type="button" class="btn primary" disabled={p.busy} onClick={() => a.allow(req.id, 'always')}>
                 Write rule and allow
               </button>
-              <button type="button" class="btn" onClick={() => p.onArm(null)}>
+              <button type="button" class="btn" onClick={() => a.arm(req.id, null)}>
                 Cancel
               </button>
             </div>
@@ -182,6 +189,16 @@ export function ApprovalCard(p: CardProps) {
         </>
       )}
     </article>
+  );
+});
+
+// Its own component so the once-a-second tick re-renders only this span.
+function Countdown({ expiresAt }: { expiresAt: string }) {
+  const cd = countdown(Date.parse(expiresAt), useNow());
+  return (
+    <span class={`countdown ${cd.urgency}`} role="timer" aria-label={countdownLabel(cd)} title="The call is denied automatically when this reaches 0:00">
+      {cd.text}
+    </span>
   );
 }
 

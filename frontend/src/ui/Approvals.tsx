@@ -1,14 +1,13 @@
 // The approval queue: oldest first, one card per pending call, driven by
 // keyboard (a / s / d, Enter, Esc, j / k) or mouse.
 
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import type { Scope } from '../api/types';
 import { keyEffect, keyTarget, type Armed } from '../lib/keys';
 import { decide, store } from '../state/app';
 import { useStore } from '../state/store';
-import { ApprovalCard } from './ApprovalCard';
+import { ApprovalCard, type CardActions } from './ApprovalCard';
 import { Empty } from './common';
-import { useNow } from './hooks';
 import { href } from './router';
 
 type ArmState = { id: string; action: Armed | 'always' } | null;
@@ -17,7 +16,7 @@ export function Approvals() {
   const approvals = useStore(store, (s) => s.approvals);
   const paused = useStore(store, (s) => s.status?.state.paused ?? false);
   const timeout = useStore(store, (s) => s.approvalTimeoutS);
-  const now = useNow();
+  const clients = useStore(store, (s) => s.clients);
   const [activeId, setActiveId] = useState<string | null>(null);
   const [armed, setArmed] = useState<ArmState>(null);
   const [busy, setBusy] = useState<Set<string>>(new Set());
@@ -31,28 +30,38 @@ export function Approvals() {
     listRef.current?.querySelector<HTMLElement>(`[data-approval-id="${CSS.escape(id)}"]`)?.focus();
   };
 
-  const run = async (id: string, fn: () => Promise<boolean>) => {
-    if (busy.has(id)) return;
-    const idx = approvals.findIndex((a) => a.id === id);
-    setBusy((b) => new Set(b).add(id));
-    setArmed(null);
-    const ok = await fn();
-    setBusy((b) => {
-      const n = new Set(b);
-      n.delete(id);
-      return n;
-    });
-    // Keep the keyboard flow going on the next card.
-    if (ok) {
-      const next = store.get().approvals;
-      const target = next[Math.min(idx, next.length - 1)];
-      if (target) focusCard(target.id);
-    }
-  };
+  // Handlers read the latest state through a ref so `actions` stays one
+  // object for the life of the screen and memoized cards are not re-rendered.
+  const latest = useRef({ approvals, busy });
+  latest.current = { approvals, busy };
 
-  const allow = (id: string, scope: Scope) => run(id, () => decide(id, 'allow', scope));
-  const deny = (id: string, message: string) => run(id, () => decide(id, 'deny', 'once', message));
-  const answer = (id: string, text: string) => run(id, () => decide(id, 'allow', 'once', text));
+  const actions: CardActions = useMemo(() => {
+    const run = async (id: string, fn: () => Promise<boolean>) => {
+      if (latest.current.busy.has(id)) return;
+      const idx = latest.current.approvals.findIndex((a) => a.id === id);
+      setBusy((b) => new Set(b).add(id));
+      setArmed(null);
+      const ok = await fn();
+      setBusy((b) => {
+        const n = new Set(b);
+        n.delete(id);
+        return n;
+      });
+      // Keep the keyboard flow going on the next card.
+      if (ok) {
+        const next = store.get().approvals;
+        const target = next[Math.min(idx, next.length - 1)];
+        if (target) focusCard(target.id);
+      }
+    };
+    return {
+      arm: (id, action) => setArmed(action ? { id, action } : null),
+      focus: (id) => setActiveId(id),
+      allow: (id, scope: Scope) => void run(id, () => decide(id, 'allow', scope)),
+      deny: (id, message) => void run(id, () => decide(id, 'deny', 'once', message)),
+      answer: (id, text) => void run(id, () => decide(id, 'allow', 'once', text)),
+    };
+  }, []);
 
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
@@ -85,11 +94,11 @@ export function Approvals() {
         }
         case 'confirm': {
           const el = listRef.current?.querySelector<HTMLElement>(`[data-approval-id="${CSS.escape(req.id)}"]`);
-          if (eff.action === 'deny') void deny(req.id, el?.querySelector<HTMLInputElement>('[data-keyrole="deny-message"]')?.value ?? '');
+          if (eff.action === 'deny') actions.deny(req.id, el?.querySelector<HTMLInputElement>('[data-keyrole="deny-message"]')?.value ?? '');
           else if (eff.action === 'answer') {
             const text = el?.querySelector<HTMLTextAreaElement>('[data-keyrole="answer"]')?.value ?? '';
-            if (text.trim()) void answer(req.id, text);
-          } else void allow(req.id, eff.action);
+            if (text.trim()) actions.answer(req.id, text);
+          } else actions.allow(req.id, eff.action);
           break;
         }
       }
@@ -131,15 +140,11 @@ export function Approvals() {
           <ApprovalCard
             key={req.id}
             req={req}
-            now={now}
+            client={clients[req.session] ?? ''}
             active={active?.id === req.id}
             armed={armed?.id === req.id ? armed.action : null}
             busy={busy.has(req.id)}
-            onFocus={() => setActiveId(req.id)}
-            onArm={(action) => setArmed(action ? { id: req.id, action } : null)}
-            onAllow={(scope) => void allow(req.id, scope)}
-            onDeny={(msg) => void deny(req.id, msg)}
-            onAnswer={(text) => void answer(req.id, text)}
+            actions={actions}
           />
         ))}
       </div>

@@ -32,6 +32,8 @@ export interface Loaded<T> {
   error: ApiError | null;
   loading: boolean;
   reload: () => void;
+  /** Replaces the data with a fresher copy (e.g. a POST's reply). */
+  set: (data: T) => void;
 }
 
 /** GETs path (when non-null) and re-GETs on reload(). Stale replies are dropped. */
@@ -54,5 +56,6 @@ export function useLoad<T>(path: string | null): Loaded<T> {
     return () => ctl.abort();
   }, [path, gen]);
   const reload = useCallback(() => setGen((g) => g + 1), []);
-  return { ...state, reload };
+  const set = useCallback((data: T) => setState({ data, error: null, loading: false }), []);
+  return { ...state, reload, set };
 }

@@ -1,0 +1,318 @@
+// End-to-end: a real `gatehouse serve`, Debian's Chromium driven by
+// playwright-core, and a real MCP client (the agent) from Node.
+//
+//   GATEHOUSE_BIN=/path/to/gatehouse node e2e/run.mjs
+//
+// Prints one PASS/FAIL line per scenario, measured latencies, and
+// "N passed, N failed, N skipped". Screenshots go to <repo>/test-results/.
+
+import { mkdirSync, existsSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startDaemon } from './lib/daemon.mjs';
+import { CHROMIUM, launch } from './lib/browser.mjs';
+import { connectAgent, resultText } from './lib/mcp.mjs';
+import { assert, createHarness, notAvailable, percentile } from './lib/harness.mjs';
+import { serveSyntheticEvents } from './lib/synthetic.mjs';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const outDir = resolve(here, '..', '..', 'test-results');
+mkdirSync(outDir, { recursive: true });
+
+const bin = process.env.GATEHOUSE_BIN;
+if (!bin || !existsSync(bin)) {
+  console.error(`e2e: set GATEHOUSE_BIN to the built gatehouse binary (got ${JSON.stringify(bin)}); e.g. make build && GATEHOUSE_BIN=$PWD/bin/gatehouse npm run e2e`);
+  console.log('0 passed, 1 failed, 0 skipped');
+  process.exit(1);
+}
+if (!existsSync(CHROMIUM)) {
+  console.error(`e2e: no Chromium at ${CHROMIUM}; install it with: apt-get install -y chromium (or set CHROMIUM_PATH)`);
+  console.log('0 passed, 1 failed, 0 skipped');
+  process.exit(1);
+}
+
+const CARD_P95_BUDGET_MS = Number(process.env.CARD_P95_BUDGET_MS ?? 100);
+const LIVE_BUDGET_MS = 1000;
+const TIMELINE_EVENTS = 100_000;
+
+const t = createHarness();
+const shot = (page, name) => page.screenshot({ path: join(outDir, `e2e-${name}.png`), fullPage: false }).catch(() => {});
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+let daemon = await startDaemon(bin);
+const browser = await launch();
+const page = await browser.newPage();
+const pageErrors = [];
+page.on('pageerror', (e) => pageErrors.push(e.message));
+let agent;
+
+const cards = () => page.locator('[data-approval-id]');
+async function waitCard(predicate = '') {
+  const sel = `[data-approval-id]${predicate}`;
+  await page.waitForSelector(sel, { timeout: 10_000 });
+  return page.locator(sel).first();
+}
+
+try {
+  await t.step('login link: token moves to sessionStorage and leaves the address bar', async () => {
+    await page.goto(`${daemon.base}/#token=${daemon.control}`);
+    await page.waitForSelector('text=Nothing is waiting for you');
+    assert(!page.url().includes(daemon.control), `token still in URL: ${page.url()}`);
+    const stored = await page.evaluate(() => sessionStorage.getItem('gatehouse.control-token'));
+    assert(stored === daemon.control, 'token not in sessionStorage');
+    await page.waitForSelector('.conn-live', { timeout: 5000 });
+    assert((await page.title()) === 'Gatehouse', `title ${await page.title()}`);
+    await shot(page, '01-empty');
+  });
+
+  await t.step('without a token the page says to run gatehouse open', async () => {
+    const other = await browser.newPage();
+    await other.goto(`${daemon.base}/`);
+    await other.waitForSelector('text=gatehouse open');
+    await shot(other, '02-login');
+    await other.close();
+  });
+
+  agent = await connectAgent(daemon);
+
+  await t.step('allow once from the card: the agent gets the command output', async () => {
+    const t0 = Date.now();
+    const call = agent.call('run_command', { argv: ['sh', '-c', 'echo approved-by-ui'] });
+    const card = await waitCard();
+    t.note(`MCP call → card visible: ${Date.now() - t0} ms (includes policy and MCP round trip)`);
+    const chips = await card.locator('.argv li').allTextContents();
+    assert(JSON.stringify(chips) === JSON.stringify(['sh', '-c', 'echo approved-by-ui']), `argv chips ${JSON.stringify(chips)}`);
+    assert((await page.title()) === '(1) Gatehouse', `title ${await page.title()}`);
+    assert(await card.locator('.risk-interpreter').count(), 'interpreter risk badge missing');
+    assert((await card.getAttribute('data-rendered-at')) !== null, 'data-rendered-at missing');
+    await shot(page, '03-card');
+    await card.getByRole('button', { name: /Allow once/ }).click();
+    const res = await call;
+    assert(!res.isError && resultText(res).includes('approved-by-ui'), `agent got ${JSON.stringify(res)}`);
+    await page.waitForFunction(() => document.querySelectorAll('[data-approval-id]').length === 0);
+  });
+
+  await t.step('deny by keyboard with a typed message: the agent sees the message', async () => {
+    const call = agent.call('run_command', { argv: ['sh', '-c', 'echo must-not-run'] });
+    const card = await waitCard();
+    await card.getByRole('button', { name: /Always allow/ }).click();
+    const rule = await card.locator('.rule-snippet').textContent();
+    assert(rule && rule.includes('[[rule]]'), `always rule not shown: ${rule}`);
+    await card.getByRole('button', { name: 'Cancel' }).click();
+    await page.locator('body').click({ position: { x: 5, y: 800 } });
+    await page.keyboard.press('d');
+    const focused = await page.evaluate(() => document.activeElement?.getAttribute('data-keyrole'));
+    assert(focused === 'deny-message', `d focused ${focused}`);
+    await page.keyboard.type('use the test runner instead');
+    await page.keyboard.press('Enter');
+    const res = await call;
+    const text = resultText(res);
+    assert(res.isError && text.includes('use the test runner instead') && !text.includes('must-not-run\n'), `agent got ${JSON.stringify(res)}`);
+  });
+
+  await t.step('keyboard allow: a arms, Enter confirms', async () => {
+    const call = agent.call('run_command', { argv: ['sh', '-c', 'echo keyboard-ok'] });
+    await waitCard();
+    await page.keyboard.press('a');
+    await page.waitForSelector('.btn.primary.armed');
+    assert((await cards().count()) === 1, 'a alone must not decide');
+    await page.keyboard.press('Enter');
+    const res = await call;
+    assert(resultText(res).includes('keyboard-ok'), `agent got ${JSON.stringify(res)}`);
+  });
+
+  await t.step('ask_human: the typed answer reaches the agent', async () => {
+    const call = agent.call('ask_human', { question: 'Which branch should I push to?' });
+    const card = await waitCard('[data-kind="question"]');
+    await card.locator('textarea').fill('release-2');
+    await card.locator('textarea').press('Enter');
+    const res = await call;
+    assert(resultText(res).includes('release-2'), `agent got ${JSON.stringify(res)}`);
+  });
+
+  await t.step(`card latency: 20 live cards, p95 from event to DOM ≤ ${CARD_P95_BUDGET_MS} ms`, async () => {
+    await page.evaluate(() => {
+      window.__gatehouseMetrics.cardLatencies.length = 0;
+      window.__gatehouseMetrics.cardReceiveLatencies.length = 0;
+    });
+    const calls = [];
+    for (let i = 0; i < 20; i++) {
+      calls.push(agent.call('run_command', { argv: ['sh', '-c', `echo burst-${i}`] }));
+      await sleep(60); // spaced so each card is its own event, as in real use
+    }
+    await page.waitForFunction(() => document.querySelectorAll('[data-approval-id]').length === 20, null, { timeout: 20_000 });
+    await shot(page, '04-twenty-cards');
+    const m = await page.evaluate(() => window.__gatehouseMetrics);
+    const p95 = percentile(m.cardLatencies, 95);
+    const p95recv = percentile(m.cardReceiveLatencies, 95);
+    t.note(`card latency (server event → card in DOM): p95 ${p95} ms, max ${Math.max(...m.cardLatencies)} ms over ${m.cardLatencies.length} cards`);
+    t.note(`card latency (bytes received → card in DOM): p95 ${p95recv} ms`);
+    const pending = (await daemon.api('GET', '/api/v1/approvals')).json.approvals;
+    for (const a of pending) await daemon.api('POST', `/api/v1/approvals/${a.id}`, { decision: 'deny', scope: 'once', message: 'cleanup' });
+    await Promise.allSettled(calls);
+    assert(m.cardLatencies.length >= 20, `only ${m.cardLatencies.length} samples`);
+    assert(p95 <= CARD_P95_BUDGET_MS, `p95 ${p95} ms over budget ${CARD_P95_BUDGET_MS} ms`);
+  });
+
+  await t.step(`timeline shows a new event live within ${LIVE_BUDGET_MS} ms`, async () => {
+    await page.goto(`${daemon.base}/#/timeline`);
+    await page.waitForSelector('.tl-row[data-seq]');
+    const maxSeq = await page.evaluate(() => Math.max(...[...document.querySelectorAll('.tl-row[data-seq]')].map((r) => Number(r.dataset.seq))));
+    // Record when each newer row enters the DOM, by the page's clock.
+    await page.evaluate((after) => {
+      window.__seen = {};
+      new MutationObserver(() => {
+        for (const r of document.querySelectorAll('.tl-row[data-seq]')) {
+          const s = Number(r.dataset.seq);
+          if (s > after && !window.__seen[s]) window.__seen[s] = Date.now();
+        }
+      }).observe(document.querySelector('.vlist'), { childList: true, subtree: true, attributes: true, attributeFilter: ['data-seq'] });
+    }, maxSeq);
+    const res = await agent.call('list_dir', { path: '.' });
+    assert(!res.isError, `list_dir failed: ${resultText(res)}`);
+    await page.waitForFunction((after) => Object.keys(window.__seen).some((s) => Number(s) > after), maxSeq, { timeout: 5000 });
+    await sleep(300);
+    const seen = await page.evaluate(() => window.__seen);
+    const events = (await daemon.api('GET', `/api/v1/events?after=${maxSeq}&limit=100`)).json.events;
+    const lags = events.filter((e) => seen[e.seq]).map((e) => seen[e.seq] - Date.parse(e.time));
+    assert(lags.length > 0, 'no new rows matched');
+    const worst = Math.max(...lags);
+    t.note(`timeline live lag (event time → row in DOM): worst ${worst} ms over ${lags.length} events`);
+    await shot(page, '05-timeline');
+    assert(worst <= LIVE_BUDGET_MS, `row appeared ${worst} ms after its event`);
+    await page.locator('.tl-row[data-seq]').first().click();
+    await page.waitForSelector('.event-detail .payload');
+    await shot(page, '06-event-detail');
+  });
+
+  await t.step('timeline filters: kind family and text search', async () => {
+    await page.goto(`${daemon.base}/#/timeline/kind=exec.`);
+    await page.waitForSelector('.tl-row[data-seq]');
+    const kinds = await page.locator('.tl-row[data-seq]').evaluateAll((rs) => rs.map((r) => r.dataset.kind));
+    assert(kinds.length > 0 && kinds.every((k) => k.startsWith('exec.')), `kinds ${kinds}`);
+    await page.goto(`${daemon.base}/#/timeline/q=keyboard-ok`);
+    await page.waitForFunction(() => document.querySelector('.tl-foot')?.textContent?.includes('matches'));
+    const n = await page.locator('.tl-row[data-seq]').count();
+    assert(n > 0, 'search found nothing');
+  });
+
+  await t.step('sessions: history row, detail with calls, live mode change', async () => {
+    await page.goto(`${daemon.base}/#/sessions`);
+    const link = page.locator('table.sessions tbody tr a').first();
+    await link.waitFor();
+    await link.click();
+    await page.waitForSelector('.calls .call');
+    await shot(page, '07-session');
+    const id = decodeURIComponent(page.url().split('/').pop());
+    const sel = page.locator('#mode-select');
+    const modeIs = async (want) => {
+      const deadline = Date.now() + 5000;
+      let mode;
+      while (Date.now() < deadline) {
+        mode = (await daemon.api('GET', `/api/v1/sessions/${id}`)).json?.mode;
+        if (mode === want) return;
+        const errText = await page.locator('.mode-box .error-line').textContent({ timeout: 50 }).catch(() => null);
+        if (errText && /not available/.test(errText)) notAvailable(`POST /api/v1/sessions/{id}/mode: ${errText}`);
+        await sleep(100);
+      }
+      throw new Error(`mode is ${mode}, want ${want}`);
+    };
+    await sel.selectOption('plan');
+    await modeIs('plan');
+    await page.waitForFunction(() => document.querySelector('#mode-select')?.value === 'plan' && !document.querySelector('#mode-select')?.disabled);
+    await sel.selectOption('default');
+    await modeIs('default');
+  });
+
+  await t.step('rollback from the Sessions view: undo a write after a dry-run preview', async () => {
+    const call = agent.call('write_file', { path: 'rollback-me.txt', content: 'temporary\n' });
+    const card = await waitCard();
+    await card.getByRole('button', { name: /Allow once/ }).click();
+    const res = await call;
+    assert(!res.isError, `write failed: ${resultText(res)}`);
+    const sessions = (await daemon.api('GET', '/api/v1/sessions?status=active')).json.sessions;
+    const id = sessions[0].id;
+    const cps = await daemon.api('GET', `/api/v1/sessions/${id}/checkpoints`);
+    if (cps.status === 404) notAvailable(`GET /api/v1/sessions/{id}/checkpoints answered 404: ${cps.text.trim()}`);
+    const probe = await daemon.api('POST', `/api/v1/sessions/${id}/rollback`, { checkpoint: '', call: '', dry_run: true, force: false });
+    if (probe.status === 404 && /no route/.test(probe.text)) notAvailable(`POST /api/v1/sessions/{id}/rollback answered 404: ${probe.text.trim()}`);
+    await page.goto(`${daemon.base}/#/sessions/${encodeURIComponent(id)}`);
+    const row = page.locator('.call', { hasText: 'rollback-me.txt' }).last();
+    await row.getByRole('button', { name: 'Undo this call' }).click();
+    const panel = row.locator('.rollback');
+    await page.waitForFunction(() => {
+      const p = document.querySelector('.rollback')?.getAttribute('data-rollback-phase');
+      return p && p !== 'planning';
+    });
+    const phase = await panel.getAttribute('data-rollback-phase');
+    if (phase === 'unavailable') notAvailable('the rollback route answered 404 in the UI');
+    assert(phase === 'plan', `rollback preview phase ${phase}: ${await panel.textContent()}`);
+    await shot(page, '08-rollback-preview');
+    const { existsSync: exists } = await import('node:fs');
+    assert(exists(join(daemon.workspace, 'rollback-me.txt')), 'dry run must not change files');
+    await panel.getByRole('button', { name: 'Confirm rollback' }).click();
+    await page.waitForSelector('[data-rollback-phase="done"]');
+    assert(!exists(join(daemon.workspace, 'rollback-me.txt')), 'file still there after undo');
+  });
+
+  await t.step('kill switch stops a call waiting for approval', async () => {
+    await page.goto(`${daemon.base}/#/approvals`);
+    const call = agent.call('run_command', { argv: ['sh', '-c', 'echo never'] });
+    await waitCard();
+    await page.getByRole('button', { name: 'Stop all agents' }).click();
+    await page.getByRole('button', { name: 'Yes, stop everything' }).click();
+    const started = Date.now();
+    const res = await call.catch((e) => ({ isError: true, content: [{ type: 'text', text: String(e) }] }));
+    t.note(`kill → waiting call answered in ${Date.now() - started} ms`);
+    assert(res.isError, `call was not stopped: ${JSON.stringify(res)}`);
+    await page.waitForSelector('.state.killed');
+    await page.waitForFunction(() => document.querySelectorAll('[data-approval-id]').length === 0);
+    await shot(page, '09-killed');
+    await page.getByRole('button', { name: 'Resume agents' }).click();
+    await page.waitForSelector('.state.killed', { state: 'detached' });
+  });
+
+  await t.step(`timeline first paint with ${TIMELINE_EVENTS.toLocaleString()} events, and a jump to the middle`, async () => {
+    const perf = await browser.newPage();
+    await serveSyntheticEvents(perf, TIMELINE_EVENTS);
+    await perf.goto(`${daemon.base}/#token=${daemon.control}`);
+    await perf.waitForSelector('.conn-live');
+    await perf.evaluate(() => (location.hash = '#/timeline'));
+    await perf.waitForFunction(() => window.__gatehouseMetrics?.timelineFirstPaintMs !== undefined, null, { timeout: 10_000 });
+    const m = await perf.evaluate(() => window.__gatehouseMetrics);
+    const domRows = await perf.locator('.tl-row').count();
+    t.note(`timeline first paint: ${m.timelineFirstPaintMs} ms for ${m.timelineFirstPaintRows.toLocaleString()} events (${domRows} rows in the DOM)`);
+    assert(m.timelineFirstPaintRows === TIMELINE_EVENTS, `rows ${m.timelineFirstPaintRows}`);
+    assert(domRows < 200, `${domRows} rows rendered: not virtualized`);
+    const t0 = Date.now();
+    await perf.locator('.vlist').evaluate((el) => (el.scrollTop = el.scrollHeight / 2));
+    await perf.waitForFunction(() => [...document.querySelectorAll('.tl-row[data-seq]')].some((r) => Math.abs(Number(r.dataset.seq) - 50_000) < 100));
+    t.note(`timeline jump to event ~50,000: rows shown in ${Date.now() - t0} ms`);
+    await shot(perf, '10-timeline-100k');
+    await perf.close();
+  });
+
+  await t.step('daemon restart: "Reconnecting…" then live again', async () => {
+    await page.goto(`${daemon.base}/#/approvals`);
+    await page.waitForSelector('.conn-live');
+    await agent.close();
+    const { addr, data, workspace } = daemon;
+    await daemon.stop();
+    await page.waitForSelector('text=Reconnecting…', { timeout: 10_000 });
+    await shot(page, '11-reconnecting');
+    daemon = await startDaemon(bin, { reuse: { addr, data, workspace } });
+    await page.waitForSelector('.conn-live', { timeout: 20_000 });
+    await page.waitForSelector('text=Reconnecting…', { state: 'detached' });
+  });
+
+  await t.step('no uncaught errors in the page', async () => {
+    assert(pageErrors.length === 0, pageErrors.join('\n'));
+  });
+} finally {
+  await agent?.close();
+  await browser.close().catch(() => {});
+  await daemon.stop();
+}
+
+const failed = t.summary();
+process.exit(failed ? 1 : 0);
