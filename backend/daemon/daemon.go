@@ -92,6 +92,10 @@ func (d *Daemon) Addr() net.Addr { return d.addr }
 // Handler is the gated HTTP handler (the desktop app serves it in-process).
 func (d *Daemon) Handler() http.Handler { return d.handler }
 
+// LocalHandler serves the desktop window in the same process, with the
+// control capability and no network in between.
+func (d *Daemon) LocalHandler() http.Handler { return gate.InProcess(d.mux) }
+
 // Sessions gives in-process surfaces access to the session switches.
 func (d *Daemon) Sessions() *session.Manager { return d.sessions }
 
@@ -315,6 +319,7 @@ func (d *Daemon) buildHandler() http.Handler {
 		QueryToken:     d.opts.QueryToken,
 		Logger:         d.logger,
 	}
+	d.mux = mux
 	return g.Wrap(mux)
 }
 

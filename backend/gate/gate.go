@@ -223,3 +223,20 @@ func (w *statusWriter) Flush() {
 
 // Unwrap lets http.ResponseController reach the real writer.
 func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// InProcess serves requests that never crossed a network: the desktop
+// window's own asset server calls the daemon in the same process. They act
+// with the control capability; the security headers and body cap still
+// apply, and /mcp is not offered (agents always come through the gate).
+func InProcess(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		setSecurityHeaders(w.Header())
+		if k, ok := Family(r.URL.Path); ok && k == token.Agent {
+			Error(w, http.StatusNotFound, "agents connect to /mcp over the network, not through the desktop window")
+			return
+		}
+		r.Body = http.MaxBytesReader(w, r.Body, MaxBodyBytes)
+		p := Principal{Kind: token.Control, Name: "desktop", Via: "in-process"}
+		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), principalKey{}, p)))
+	})
+}

@@ -174,3 +174,28 @@ func TestUnixSocketIsControlOnly(t *testing.T) {
 		t.Fatal("ConnContext did not tag unix conn")
 	}
 }
+
+func TestInProcess(t *testing.T) {
+	h := InProcess(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p, _ := FromContext(r.Context())
+		io.WriteString(w, string(p.Kind)+":"+p.Via)
+	}))
+	for _, c := range []struct {
+		path string
+		code int
+		body string
+	}{
+		{"/api/v1/sessions", 200, "control:in-process"},
+		{"/", 200, "control:in-process"},
+		{"/mcp", 404, ""},
+	} {
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, httptest.NewRequest("GET", c.path, nil))
+		if w.Code != c.code || (c.body != "" && w.Body.String() != c.body) {
+			t.Errorf("%s: %d %q", c.path, w.Code, w.Body.String())
+		}
+		if w.Header().Get("X-Frame-Options") != "DENY" {
+			t.Errorf("%s: security headers missing", c.path)
+		}
+	}
+}
