@@ -84,6 +84,7 @@ type Daemon struct {
 	redactor  *secrets.Redactor
 	addr      net.Addr
 	handler   http.Handler
+	mux       http.Handler
 }
 
 // Addr is the bound TCP address.
