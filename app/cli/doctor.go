@@ -47,11 +47,29 @@ func runDoctor(cmd *cobra.Command, g *Globals, f *doctorFlags) error {
 	ctx := cmd.Context()
 	// Backend chatter would interleave with the table; keep warnings only.
 	log := slog.New(slog.NewTextHandler(g.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	opts := choose.Options{}
-	opts.Container.CLI = f.containerCLI
-	opts.Container.Image = f.image
-	opts.Container.GlobalArgs = f.globalArgs
-	opts.Container.RunArgs = f.runArgs
+	// The configured backend is the one that must pass, unless a flag says
+	// otherwise.
+	cfg, err := loadConfig(g)
+	if err != nil {
+		return err
+	}
+	opts := chooseOptions(cfg.Sandbox)
+	changed := cmd.Flags().Changed
+	if !changed("backend") && cfg.Sandbox.Backend != "" {
+		f.backend = cfg.Sandbox.Backend
+	}
+	if changed("container-cli") || opts.Container.CLI == "" {
+		opts.Container.CLI = f.containerCLI
+	}
+	if changed("container-image") {
+		opts.Container.Image = f.image
+	}
+	if changed("container-global-arg") {
+		opts.Container.GlobalArgs = f.globalArgs
+	}
+	if changed("container-run-arg") {
+		opts.Container.RunArgs = f.runArgs
+	}
 
 	selected, selErr := choose.New(ctx, f.backend, opts, log)
 	selectedName := f.backend

@@ -18,7 +18,7 @@ import (
 	"github.com/gatehouse-dev/gatehouse/backend/toolcall"
 	"github.com/gatehouse-dev/gatehouse/frontend"
 	"github.com/gatehouse-dev/gatehouse/sandbox"
-	"github.com/gatehouse-dev/gatehouse/sandbox/bwrap"
+	"github.com/gatehouse-dev/gatehouse/sandbox/choose"
 )
 
 // Version is set at build time with -ldflags "-X ...cli.Version=…".
@@ -46,25 +46,19 @@ func (f *serveFlags) add(fs *pflag.FlagSet) {
 	_ = fs.MarkHidden("test-only-query-token")
 }
 
-// options merges config file, defaults and flags (flags win).
-func (f *serveFlags) options(cmd *cobra.Command, g *Globals) (daemon.Options, error) {
-	cfgPath, explicit := g.Config, g.Config != ""
-	if !explicit {
-		p, err := config.DefaultPath()
-		if err != nil {
-			return daemon.Options{}, err
-		}
-		cfgPath = p
-	}
-	cfg, err := config.Load(cfgPath, explicit)
+// options merges config file, defaults and flags (flags win). The config
+// is returned too: the CLI builds the sandbox from it.
+func (f *serveFlags) options(cmd *cobra.Command, g *Globals) (daemon.Options, config.Config, error) {
+	var o daemon.Options
+	cfg, err := loadConfig(g)
 	if err != nil {
-		return daemon.Options{}, userErrorf(err, "%v", err)
+		return o, cfg, err
 	}
 	changed := func(name string) bool {
 		fl := cmd.Flags().Lookup(name)
 		return fl != nil && fl.Changed
 	}
-	o := daemon.Options{
+	o = daemon.Options{
 		Listen: f.listen, Public: f.public, MaxConnections: f.maxConns, Mode: f.mode,
 		AllowedOrigins: append(cfg.AllowedOrigins, f.origins...), QueryToken: f.queryToken, Version: Version,
 	}
@@ -83,7 +77,7 @@ func (f *serveFlags) options(cmd *cobra.Command, g *Globals) (daemon.Options, er
 	switch o.Mode {
 	case "", "plan", "default", "accept-edits", "unattended":
 	default:
-		return o, userErrorf(nil, "--mode %q is not one of plan, default, accept-edits, unattended", o.Mode)
+		return o, cfg, userErrorf(nil, "--mode %q is not one of plan, default, accept-edits, unattended", o.Mode)
 	}
 	ws := f.workspaces
 	if len(ws) == 0 {
@@ -92,7 +86,7 @@ func (f *serveFlags) options(cmd *cobra.Command, g *Globals) (daemon.Options, er
 	if len(ws) == 0 {
 		wd, err := os.Getwd()
 		if err != nil {
-			return o, err
+			return o, cfg, err
 		}
 		fmt.Fprintf(g.Stderr, "gatehouse: no --workspace given; agents may work in the current directory %s\n", wd)
 		ws = []string{wd}
@@ -100,26 +94,42 @@ func (f *serveFlags) options(cmd *cobra.Command, g *Globals) (daemon.Options, er
 	for _, w := range ws {
 		abs, err := cleanWorkspace(w)
 		if err != nil {
-			return o, err
+			return o, cfg, err
 		}
 		o.Workspaces = append(o.Workspaces, abs)
 	}
 	o.DataDir, err = dataDir(g, cfg.Data)
 	if err != nil {
-		return o, err
+		return o, cfg, err
 	}
 	dir, err := os.UserConfigDir()
 	if err != nil {
-		return o, err
+		return o, cfg, err
 	}
 	o.PolicyPath = filepath.Join(dir, "gatehouse", "policy.toml")
-	o.SandboxName = cfg.Sandbox.Backend
 	o.Secrets = secrets.Config{Secrets: cfg.Secret}
 	o.ApprovalTimeout = time.Duration(cfg.ApprovalTimeoutS) * time.Second
 	o.Limits = limits(cfg.Limits)
 	o.SnapshotsDisabled = cfg.Snapshots.Disabled
 	o.Snapshots = snapshot.Options{Exclude: cfg.Snapshots.Exclude, MaxFileSize: cfg.Snapshots.MaxFileMiB << 20, BudgetBytes: cfg.Snapshots.BudgetMiB << 20}
-	return o, nil
+	return o, cfg, nil
+}
+
+// loadConfig reads --config, or the default config file when present.
+func loadConfig(g *Globals) (config.Config, error) {
+	path, explicit := g.Config, g.Config != ""
+	if !explicit {
+		p, err := config.DefaultPath()
+		if err != nil {
+			return config.Config{}, err
+		}
+		path = p
+	}
+	cfg, err := config.Load(path, explicit)
+	if err != nil {
+		return cfg, userErrorf(err, "%v", err)
+	}
+	return cfg, nil
 }
 
 // cleanWorkspace resolves a workspace root and refuses roots that would hand
@@ -163,20 +173,25 @@ func dataDir(g *Globals, fromConfig string) (string, error) {
 
 // sandboxBackend picks the confinement backend. It fails closed: a
 // configured backend that is missing is an error, never a silent downgrade.
-func sandboxBackend(ctx context.Context, name string, logger *slog.Logger) (sandbox.Backend, error) {
-	switch name {
-	case "", "auto", "bwrap":
-		b, err := bwrap.New(ctx, bwrap.Options{Logger: logger})
-		if err != nil {
-			return nil, userErrorf(err, "the bubblewrap sandbox is not available (%v); install it (apt-get install bubblewrap) and run `gatehouse doctor`", err)
-		}
-		return b, nil
+func sandboxBackend(ctx context.Context, sb config.Sandbox, logger *slog.Logger) (sandbox.Backend, error) {
+	b, err := choose.New(ctx, sb.Backend, chooseOptions(sb), logger)
+	if err != nil {
+		return nil, userErrorf(err, "the sandbox is not available: %v (run `gatehouse doctor` to see which backends work here)", err)
 	}
-	return nil, userErrorf(nil, "sandbox backend %q is not available in this build; run `gatehouse doctor` to see which backends work here", name)
+	return b, nil
+}
+
+func chooseOptions(sb config.Sandbox) choose.Options {
+	var o choose.Options
+	o.Container.CLI = sb.ContainerCLI
+	o.Container.Image = sb.ContainerImage
+	o.Container.GlobalArgs = sb.ContainerArgs
+	o.Container.RunArgs = sb.ContainerRun
+	return o
 }
 
 func runServe(cmd *cobra.Command, g *Globals, f *serveFlags) error {
-	opts, err := f.options(cmd, g)
+	opts, cfg, err := f.options(cmd, g)
 	if err != nil {
 		return err
 	}
@@ -187,7 +202,7 @@ func runServe(cmd *cobra.Command, g *Globals, f *serveFlags) error {
 		fmt.Fprintln(g.Stderr, "gatehouse: WARNING: --test-only-query-token accepts tokens in URLs, where they leak into logs and history. Never use it outside tests.")
 	}
 	opts.Logger = g.Logger()
-	sb, err := sandboxBackend(cmd.Context(), opts.SandboxName, opts.Logger)
+	sb, err := sandboxBackend(cmd.Context(), cfg.Sandbox, opts.Logger)
 	if err != nil {
 		return err
 	}

@@ -47,7 +47,8 @@ type Sandbox struct {
 	// Container settings, used when Backend is "container".
 	ContainerCLI   string   `toml:"container_cli"` // docker or podman
 	ContainerImage string   `toml:"container_image"`
-	ContainerArgs  []string `toml:"container_args"` // extra global CLI args
+	ContainerArgs  []string `toml:"container_args"`     // extra global CLI args, e.g. --runtime runc
+	ContainerRun   []string `toml:"container_run_args"` // extra `run` flags, e.g. --ulimit nofile=1024
 }
 
 // Limits are per-session budgets; zero keeps the default, -1 disables one.

@@ -49,8 +49,8 @@ type Options struct {
 	Version    string
 	Logger     *slog.Logger
 	// Sandbox confines run_command; nil refuses commands with advice.
-	Sandbox     sandbox.Backend
-	SandboxName string // as configured, for messages
+	Sandbox       sandbox.Backend
+
 	// PolicyPath is the user's policy file.
 	PolicyPath string
 	// Snapshots tunes checkpoints; Disabled runs calls uncheckpointed.
