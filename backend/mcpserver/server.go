@@ -46,6 +46,8 @@ type Server struct {
 
 	mu     sync.Mutex
 	states map[string]*toolcall.State // by MCP session id
+
+	stateless statelessSessions
 }
 
 // TransportHeader lets the stdio bridge mark its sessions.
@@ -56,7 +58,7 @@ func New(cfg Config) *Server {
 	if cfg.IdleTimeout <= 0 {
 		cfg.IdleTimeout = 6 * time.Hour
 	}
-	s := &Server{cfg: cfg, states: map[string]*toolcall.State{}}
+	s := &Server{cfg: cfg, states: map[string]*toolcall.State{}, stateless: statelessSessions{byID: map[string]*statelessEntry{}}}
 	s.server = mcp.NewServer(&mcp.Implementation{Name: "gatehouse", Title: "Gatehouse", Version: cfg.Version}, &mcp.ServerOptions{
 		Instructions: instructions,
 		Logger:       cfg.Logger,
@@ -72,10 +74,25 @@ func New(cfg Config) *Server {
 			Annotations: &mcp.ToolAnnotations{Title: t.Title, ReadOnlyHint: t.ReadOnly, OpenWorldHint: boolPtr(t.Name == "fetch_url")},
 		}, s.callHandler(t.Name))
 	}
-	stream := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.server }, &mcp.StreamableHTTPOptions{
+	getServer := func(*http.Request) *mcp.Server { return s.server }
+	stateful := mcp.NewStreamableHTTPHandler(getServer, &mcp.StreamableHTTPOptions{
 		Logger:              cfg.Logger,
 		SessionTimeout:      cfg.IdleTimeout,
 		MaxRequestBodyBytes: toolcall.MaxArgsBytes + 64<<10,
+	})
+	// The same endpoint also answers 2026-07-28 clients, which have no
+	// sessions; the SDK serves them only from a stateless handler.
+	stateless := mcp.NewStreamableHTTPHandler(getServer, &mcp.StreamableHTTPOptions{
+		Logger:              cfg.Logger,
+		Stateless:           true,
+		MaxRequestBodyBytes: toolcall.MaxArgsBytes + 64<<10,
+	})
+	stream := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if isStateless(r) {
+			stateless.ServeHTTP(w, r)
+			return
+		}
+		stateful.ServeHTTP(w, r)
 	})
 	// The gate already checked the agent token; this hands the SDK the
 	// token's identity so a session cannot be used with another token.
@@ -220,6 +237,12 @@ func (s *Server) callHandler(name string) mcp.ToolHandler {
 		s.mu.Lock()
 		st := s.states[req.Session.ID()]
 		s.mu.Unlock()
+		if st == nil && req.Session.ID() == "" {
+			var err error
+			if st, err = s.statelessState(ctx, req); err != nil {
+				return nil, err
+			}
+		}
 		if st == nil {
 			return nil, errors.New("this MCP session is not open in Gatehouse (it ended or was killed); reconnect")
 		}
