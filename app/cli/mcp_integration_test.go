@@ -293,10 +293,17 @@ func TestKillStopsEverything(t *testing.T) {
 	if out != "" {
 		t.Fatalf("sandboxed processes survived the kill: %s", out)
 	}
-	// New sessions are refused until resume.
+	// New sessions are refused until resume, whichever protocol revision.
 	c := mcp.NewClient(&mcp.Implementation{Name: "after-kill", Version: "1"}, nil)
-	if _, err := c.Connect(context.Background(), d.MCPTransport(), nil); err == nil {
+	if _, err := c.Connect(context.Background(), d.MCPTransport(), &mcp.ClientSessionOptions{ProtocolVersion: clitest.StatefulProtocol}); err == nil {
 		t.Fatal("new session accepted while killed")
+	}
+	if s4, err := c.Connect(context.Background(), d.MCPTransport(), &mcp.ClientSessionOptions{ProtocolVersion: "2026-07-28"}); err == nil {
+		r, err := s4.CallTool(context.Background(), &mcp.CallToolParams{Name: "list_dir", Arguments: map[string]any{}})
+		if err == nil && !r.IsError {
+			t.Fatal("stateless call accepted while killed")
+		}
+		s4.Close()
 	}
 	d.CLI(nil, "resume")
 	s3 := d.MCP(context.Background(), "after-resume")

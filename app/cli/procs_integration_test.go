@@ -3,6 +3,7 @@
 package cli_test
 
 import (
+	"encoding/json"
 	"os/exec"
 	"strings"
 )
@@ -17,4 +18,9 @@ func pgrep(pattern string) (string, error) {
 		}
 	}
 	return strings.Join(lines, "\n"), err
+}
+
+func mustJSON(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
 }

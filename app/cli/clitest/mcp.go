@@ -16,6 +16,10 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 	return http.DefaultTransport.RoundTrip(r)
 }
 
+// StatefulProtocol is the session-based MCP revision most agents speak
+// today; TestStatelessClient covers the 2026-07-28 one.
+const StatefulProtocol = "2025-11-25"
+
 // MCP connects a real MCP client to the daemon with the agent token.
 func (d *Daemon) MCP(ctx context.Context, name string) *mcp.ClientSession {
 	d.t.Helper()
@@ -24,7 +28,7 @@ func (d *Daemon) MCP(ctx context.Context, name string) *mcp.ClientSession {
 		Endpoint:   "http://" + d.Addr + "/mcp",
 		HTTPClient: &http.Client{Transport: bearer{d.Token("agent")}},
 		MaxRetries: -1,
-	}, nil)
+	}, &mcp.ClientSessionOptions{ProtocolVersion: StatefulProtocol})
 	if err != nil {
 		d.t.Fatalf("connect MCP client: %v", err)
 	}
