@@ -9,7 +9,8 @@ export function notAvailable(what) {
   throw new NotAvailable(what);
 }
 
-export function createHarness() {
+/** onFail(name) runs after a failed step (e.g. a screenshot). */
+export function createHarness({ onFail } = {}) {
   const results = [];
   const notes = [];
   return {
@@ -36,6 +37,7 @@ export function createHarness() {
         } else {
           results.push({ name, status: 'failed', why: err?.stack ?? String(err) });
           console.log(`FAIL ${name} (${Date.now() - started} ms)\n     ${String(err?.stack ?? err).split('\n').join('\n     ')}`);
+          await onFail?.(name);
         }
       } finally {
         clearTimeout(timer);

@@ -88,24 +88,42 @@ export interface ApprovalRequest {
 export type Decision = 'allow' | 'deny';
 export type Scope = 'once' | 'session' | 'always';
 
+export interface NotRestorable {
+  root?: string;
+  path: string;
+  size?: number;
+  kind?: string;
+  detail?: string;
+}
+
 export interface Checkpoint {
   id: string;
   session: string;
   call_id: string;
   phase: 'pre' | 'post';
   time: string;
-  files: number;
-  changed: number;
-  not_restorable: string[] | null;
+  stats?: { files: number; bytes: number };
+  not_restorable?: (NotRestorable | string)[] | null;
 }
 
-export interface RollbackPlan {
-  restore: string[] | null;
-  delete: string[] | null;
-  recreate: string[] | null;
-  conflicts: unknown[] | null;
-  external_edits: unknown[] | null;
+/** A path the rollback leaves alone or must overwrite (conflict, external edit). */
+export type Held = string | { root?: string; path: string; calls?: string[]; forced?: boolean };
+
+/** The grouped view of a rollback plan the UI shows. */
+export interface RollbackSummary {
+  restore: string[];
+  delete: string[];
+  recreate: string[];
+  conflicts: Held[];
+  external_edits: Held[];
   diff: string;
+}
+
+/** Reply of POST /rollback: `summary` is the grouped plan; older daemons put those fields on `plan`. */
+export interface RollbackReply {
+  plan: Partial<RollbackSummary> & { id?: string };
+  summary?: Partial<RollbackSummary>;
+  applied: boolean;
 }
 
 export interface RollbackRequest {
@@ -120,7 +138,7 @@ export interface PolicyRule {
   action: string;
   tool?: string | string[];
   binary?: string | string[];
-  args?: unknown;
+  args?: string[] | string;
   paths?: string | string[];
   domains?: string | string[];
   reason?: string;

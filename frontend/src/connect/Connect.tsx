@@ -30,7 +30,7 @@ export function Connect() {
 
   const d = info.data;
   // A token created here is used in the snippets, so they can be pasted as-is.
-  const configs = d ? clientConfigs({ mcpUrl: d.mcp_url, token: fresh?.token ?? d.agent_token, bridgeCommand: d.bridge_command || 'gatehouse mcp' }) : [];
+  const configs = d ? clientConfigs({ mcpUrl: d.mcp_url, token: fresh?.token ?? d.agent_token, bridgeCommand: d.bridge_command || 'gatehouse mcp', dataDir: d.data_dir }) : [];
   const current = configs.find((c) => c.id === client) ?? configs[0];
 
   return (

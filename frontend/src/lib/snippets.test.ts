@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { clientConfigs, shellQuote } from './snippets';
+import { bridgeArgv, clientConfigs, shellQuote } from './snippets';
 
 const p = { mcpUrl: 'http://127.0.0.1:7465/mcp', token: 'gh_agent_abc', bridgeCommand: 'gatehouse mcp' };
 const byId = (id: string) => clientConfigs(p).find((c) => c.id === id)!;
@@ -30,5 +30,15 @@ describe('clientConfigs', () => {
   it('quotes awkward tokens for the shell', () => {
     expect(shellQuote("a'b c")).toBe(`'a'\\''b c'`);
     expect(shellQuote('plain-token_1')).toBe('plain-token_1');
+  });
+});
+
+describe('bridge command', () => {
+  it('keeps a data dir with spaces as one argument, quoted for the shell', () => {
+    const dir = '/Users/a/Library/Application Support/Gatehouse';
+    expect(bridgeArgv(`gatehouse --data ${dir} mcp`, dir)).toEqual(['gatehouse', '--data', dir, 'mcp']);
+    const c = clientConfigs({ ...p, bridgeCommand: `gatehouse --data ${dir} mcp`, dataDir: dir });
+    expect(c.find((x) => x.id === 'claude')!.snippets[1]!.text).toBe(`claude mcp add gatehouse -- gatehouse --data '${dir}' mcp`);
+    expect(c.find((x) => x.id === 'codex')!.snippets[2]!.text).toContain(`args = ["--data", "${dir}", "mcp"]`);
   });
 });

@@ -17,7 +17,10 @@ export interface ClientConfig {
 export interface ConnectParams {
   mcpUrl: string;
   token: string;
+  /** e.g. "gatehouse --data /home/u/.local/share/gatehouse mcp" (unquoted). */
   bridgeCommand: string;
+  /** Lets a data dir with spaces stay one argument. */
+  dataDir?: string;
 }
 
 // Shell single-quoting: safe for any token or URL characters.
@@ -29,15 +32,23 @@ function tomlString(s: string): string {
   return JSON.stringify(s); // TOML basic strings share JSON's escapes for these characters
 }
 
-function bridgeArgv(cmd: string): string[] {
-  return cmd.trim().split(/\s+/).filter(Boolean);
+// The daemon sends the bridge command as one unquoted string; the data dir
+// (which may hold spaces, as on macOS) is known separately and kept whole.
+export function bridgeArgv(cmd: string, dataDir = ''): string[] {
+  const mark = '\u0000';
+  const masked = dataDir ? cmd.split(dataDir).join(mark) : cmd;
+  return masked
+    .trim()
+    .split(/\s+/)
+    .filter(Boolean)
+    .map((a) => a.split(mark).join(dataDir));
 }
 
 export const TOKEN_ENV = 'GATEHOUSE_AGENT_TOKEN';
 
 export function clientConfigs(p: ConnectParams): ClientConfig[] {
   const auth = `Bearer ${p.token}`;
-  const [cmd = 'gatehouse', ...args] = bridgeArgv(p.bridgeCommand);
+  const [cmd = 'gatehouse', ...args] = bridgeArgv(p.bridgeCommand, p.dataDir);
   const json = (v: unknown) => JSON.stringify(v, null, 2);
   return [
     {

@@ -19,7 +19,11 @@ function matcher(r: PolicyRule): string {
   const parts: string[] = [];
   if (r.tool) parts.push(`tool ${list(r.tool)}`);
   if (r.binary) parts.push(`binary ${list(r.binary)}`);
-  if (r.args !== undefined && r.args !== null && r.args !== '') parts.push(`args ${typeof r.args === 'string' ? r.args : JSON.stringify(r.args)}`);
+  if (Array.isArray(r.args) && r.args.length) {
+    // The built-in harmless list is long: show the start, count the rest.
+    const shown = r.args.slice(0, 8).map(String).join(', ');
+    parts.push(`args ${shown}${r.args.length > 8 ? `, … (+${r.args.length - 8} more)` : ''}`);
+  } else if (typeof r.args === 'string' && r.args) parts.push(`args ${r.args}`);
   if (r.paths) parts.push(`paths ${list(r.paths)}`);
   if (r.domains) parts.push(`domains ${list(r.domains)}`);
   return parts.join(' · ') || 'everything';
@@ -119,7 +123,7 @@ export function Policy() {
                     <span class={`verdict v-${r.action}`}>{r.action}</span>
                   </td>
                   <td>
-                    <code>{matcher(r)}</code>
+                    <code title={Array.isArray(r.args) ? r.args.join(', ') : undefined}>{matcher(r)}</code>
                     {r.id && <div class="muted small">{r.id}</div>}
                   </td>
                   <td>{r.reason}</td>

@@ -4,7 +4,8 @@
 
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError } from '../api/client';
-import type { RollbackPlan, RollbackRequest } from '../api/types';
+import type { Held, RollbackReply, RollbackRequest, RollbackSummary } from '../api/types';
+import { heldPath, isEmpty, rollbackSummary } from '../lib/rollback';
 import { api } from '../state/app';
 import { Diff } from '../ui/Diff';
 import { ErrorLine } from '../ui/common';
@@ -16,19 +17,16 @@ export interface RollbackTarget {
   title: string;
 }
 
-type Phase = { kind: 'planning' } | { kind: 'plan'; plan: RollbackPlan } | { kind: 'applying'; plan: RollbackPlan } | { kind: 'done' } | { kind: 'unavailable' } | { kind: 'error'; message: string };
+type Phase =
+  | { kind: 'planning' }
+  | { kind: 'plan'; plan: RollbackSummary }
+  | { kind: 'applying'; plan: RollbackSummary }
+  | { kind: 'done' }
+  | { kind: 'unavailable' }
+  | { kind: 'error'; message: string };
 
-function describe(v: unknown): string {
-  if (typeof v === 'string') return v;
-  if (v && typeof v === 'object') {
-    const o = v as Record<string, unknown>;
-    if (typeof o.path === 'string') return [o.root, o.path].filter(Boolean).join('/') + (o.reason ? ` — ${String(o.reason)}` : o.kind ? ` (${String(o.kind)})` : '');
-  }
-  return JSON.stringify(v);
-}
-
-function PathList({ title, items }: { title: string; items: unknown[] | null | undefined }) {
-  if (!items || items.length === 0) return null;
+function PathList({ title, items }: { title: string; items: Held[] }) {
+  if (items.length === 0) return null;
   return (
     <div class="plan-group">
       <h4>
@@ -37,7 +35,7 @@ function PathList({ title, items }: { title: string; items: unknown[] | null | u
       <ul>
         {items.map((p, i) => (
           <li key={i}>
-            <code>{describe(p)}</code>
+            <code>{heldPath(p)}</code>
           </li>
         ))}
       </ul>
@@ -59,16 +57,16 @@ export function RollbackPreview({ session, target, onClose }: { session: string;
   useEffect(() => {
     setPhase({ kind: 'planning' });
     api
-      .post<{ plan: RollbackPlan }>(path, body(true))
-      .then((r) => setPhase({ kind: 'plan', plan: r.plan }))
+      .post<RollbackReply>(path, body(true))
+      .then((r) => setPhase({ kind: 'plan', plan: rollbackSummary(r) }))
       .catch(fail);
     // A new plan when the force choice changes: forced plans list more.
   }, [target.checkpoint, target.call, force]);
 
-  const apply = async (plan: RollbackPlan) => {
+  const apply = async (plan: RollbackSummary) => {
     setPhase({ kind: 'applying', plan });
     try {
-      const r = await api.post<{ applied: boolean }>(path, body(false));
+      const r = await api.post<RollbackReply>(path, body(false));
       setPhase(r.applied ? { kind: 'done' } : { kind: 'error', message: 'The daemon did not apply the rollback; preview it again.' });
     } catch (err) {
       fail(err);
@@ -76,8 +74,8 @@ export function RollbackPreview({ session, target, onClose }: { session: string;
   };
 
   const plan = phase.kind === 'plan' || phase.kind === 'applying' ? phase.plan : null;
-  const nothing = plan && !plan.restore?.length && !plan.delete?.length && !plan.recreate?.length;
-  const risky = plan && ((plan.conflicts?.length ?? 0) > 0 || (plan.external_edits?.length ?? 0) > 0);
+  const nothing = plan && isEmpty(plan);
+  const risky = plan && (plan.conflicts.length > 0 || plan.external_edits.length > 0);
 
   return (
     <div class="rollback" role="region" aria-label={target.title} data-rollback-phase={phase.kind}>
@@ -116,7 +114,7 @@ export function RollbackPreview({ session, target, onClose }: { session: string;
       )}
       <div class="actions">
         {plan && !nothing && (
-          <button type="button" class="btn danger" disabled={phase.kind === 'applying' || ((plan.conflicts?.length ?? 0) > 0 && !force)} onClick={() => apply(plan)}>
+          <button type="button" class="btn danger" disabled={phase.kind === 'applying' || (plan.conflicts.length > 0 && !force)} onClick={() => apply(plan)}>
             {phase.kind === 'applying' ? 'Rolling back…' : 'Confirm rollback'}
           </button>
         )}

@@ -184,8 +184,7 @@ function CallRow({ session, call, checkpoints, rollbackAvailable, onRolledBack }
   const [rollback, setRollback] = useState<RollbackTarget | null>(null);
   const pre = checkpoints.find((c) => c.phase === 'pre');
   const post = checkpoints.find((c) => c.phase === 'post');
-  const changed = checkpoints.reduce((n, c) => Math.max(n, c.changed), 0);
-  const notRestorable = checkpoints.flatMap((c) => c.not_restorable ?? []);
+  const notRestorable = checkpoints.flatMap((c) => c.not_restorable ?? []).map((n) => (typeof n === 'string' ? n : n.path));
 
   const loadDiff = async () => {
     if (diff !== null) return setDiff(null);
@@ -217,9 +216,12 @@ function CallRow({ session, call, checkpoints, rollbackAvailable, onRolledBack }
         <div class="call-tools">
           <span class="muted small">
             checkpoints: {checkpoints.map((c) => c.phase).join(' + ')}
-            {changed > 0 && ` · ${changed} file${changed === 1 ? '' : 's'} changed`}
           </span>
-          {notRestorable.length > 0 && <span class="badge warn">not restorable: {notRestorable.length}</span>}
+          {notRestorable.length > 0 && (
+            <span class="badge warn" title={notRestorable.join('\n')}>
+              not restorable: {notRestorable.length}
+            </span>
+          )}
           <button type="button" class="btn small" aria-expanded={diff !== null} onClick={loadDiff}>
             {diff !== null ? 'Hide diff' : 'Diff'}
           </button>

@@ -74,6 +74,8 @@ export function Timeline({ arg }: { arg: string }) {
     setActive(0);
     setUnseen(0);
     if (scrollRef.current) scrollRef.current.scrollTop = 0;
+    // A filtered view has no rows to trigger loading until its first page.
+    source.ensure(0, 50);
   }, [source]);
 
   // Live rows arrive at the top; keep the rows being read where they are.
@@ -217,7 +219,7 @@ export function Timeline({ arg }: { arg: string }) {
             <span class="c-session">Session</span>
             <span class="c-sum">What</span>
           </div>
-          {source.count === 0 && !source.progress ? (
+          {source.count === 0 && source.done ? (
             <Empty title={filtered ? 'No matching events' : 'No events yet'}>
               <p>{filtered ? 'Nothing in the audit log matches these filters.' : 'Every call an agent makes will show up here as it happens.'}</p>
             </Empty>

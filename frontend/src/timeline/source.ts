@@ -27,6 +27,8 @@ export interface RowSource {
   live(batch: AuditEvent[]): number;
   /** Short progress line, or '' when idle. */
   readonly progress: string;
+  /** False while a filtered view may still find its first rows. */
+  readonly done: boolean;
   readonly error: string;
 }
 
@@ -52,6 +54,7 @@ export class SeqSource implements RowSource {
   get count(): number {
     return this.top;
   }
+  readonly done = true;
   get progress(): string {
     return this.inflight > 0 ? 'Loading…' : '';
   }

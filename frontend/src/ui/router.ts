@@ -18,7 +18,8 @@ export function parseRoute(hash: string): Route {
 }
 
 export function href(screen: Screen, arg = ''): string {
-  return `#/${screen}${arg ? '/' + encodeURIComponent(arg) : ''}`;
+  // "=" and "&" stay readable: filter args look like "kind=tool.&q=git".
+  return `#/${screen}${arg ? '/' + encodeURIComponent(arg).replace(/%3D/g, '=').replace(/%26/g, '&') : ''}`;
 }
 
 export function useRoute(): Route {
