@@ -47,7 +47,20 @@ export function Connect() {
               ' These snippets use the default agent token; create one per client below to revoke them separately.'
             )}
           </p>
-          <div class="tabs" role="tablist" aria-label="MCP client">
+          <div
+            class="tabs"
+            role="tablist"
+            aria-label="MCP client"
+            onKeyDown={(e) => {
+              // Arrow keys move between tabs (the ARIA tabs pattern).
+              const i = configs.findIndex((c) => c.id === current?.id);
+              const d = e.key === 'ArrowRight' ? 1 : e.key === 'ArrowLeft' ? -1 : 0;
+              if (!d) return;
+              const next = configs[(i + d + configs.length) % configs.length]!;
+              setClient(next.id);
+              document.getElementById(`tab-${next.id}`)?.focus();
+            }}
+          >
             {configs.map((c) => (
               <button
                 key={c.id}
@@ -56,6 +69,7 @@ export function Connect() {
                 id={`tab-${c.id}`}
                 aria-selected={c.id === current?.id}
                 aria-controls="client-panel"
+                tabIndex={c.id === current?.id ? 0 : -1}
                 class={`tab${c.id === current?.id ? ' selected' : ''}`}
                 onClick={() => setClient(c.id)}
               >

@@ -127,7 +127,7 @@ export function Policy() {
                     {r.id && <div class="muted small">{r.id}</div>}
                   </td>
                   <td>{r.reason}</td>
-                  <td class="path">
+                  <td class="from">
                     {r.source}
                     {r.file && (
                       <div class="muted small">
