@@ -13,7 +13,8 @@ export interface TokenEnv {
   desktop: boolean;
 }
 
-export type Auth = { kind: 'desktop' } | { kind: 'token'; token: string } | { kind: 'missing' };
+/** `expired`: a token was in use and the daemon stopped accepting it. */
+export type Auth = { kind: 'desktop' } | { kind: 'token'; token: string } | { kind: 'missing'; expired?: boolean };
 
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]', '::1']);
 

@@ -57,7 +57,7 @@ export const api = new ApiClient({
     if (store.get().auth.kind !== 'token') return;
     forgetToken(env);
     feed?.stop();
-    store.set({ auth: { kind: 'missing' }, booted: false });
+    store.set({ auth: { kind: 'missing', expired: true }, booted: false });
   },
 });
 

@@ -25,6 +25,7 @@ const NAV: { screen: Screen; label: string }[] = [
 
 export function App() {
   const auth = useStore(store, (s) => s.auth.kind);
+  const expired = useStore(store, (s) => s.auth.kind === 'missing' && s.auth.expired === true);
   const pending = useStore(store, (s) => s.approvals.length);
   const route = useRoute();
 
@@ -32,7 +33,7 @@ export function App() {
     document.title = pending > 0 ? `(${pending}) Gatehouse` : 'Gatehouse';
   }, [pending]);
 
-  if (auth === 'missing') return <Login />;
+  if (auth === 'missing') return <Login expired={expired} />;
 
   return (
     <div class="app">
