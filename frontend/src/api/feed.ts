@@ -19,7 +19,10 @@ export interface FeedHandlers {
   reconnected(): void;
 }
 
-// The daemon sends ": ping" every 15 s; two missed pings mean a stalled stream.
+// The daemon sends ": live" at once and ": ping" every 15 s: no first byte
+// within FIRST_BYTE_MS means the stream is buffered somewhere (some webview
+// transports do that), two missed pings mean it stalled.
+const FIRST_BYTE_MS = 5_000;
 const STALL_MS = 35_000;
 const POLL_WAIT_S = 25;
 // While long-polling, try the stream again now and then.
@@ -96,15 +99,15 @@ export class EventFeed {
     signal.addEventListener('abort', onAbort, { once: true });
     let stall: ReturnType<typeof setTimeout> | undefined;
     let stalled = false;
-    const arm = () => {
+    const arm = (ms: number) => {
       clearTimeout(stall);
       stall = setTimeout(() => {
         stalled = true;
         ctl.abort();
-      }, STALL_MS);
+      }, ms);
     };
     try {
-      arm();
+      arm(FIRST_BYTE_MS);
       const res = await this.api.raw('/api/v1/events/stream' + query({ after: this.after }), {
         signal: ctl.signal,
         headers: { Accept: 'text/event-stream' },
@@ -117,7 +120,7 @@ export class EventFeed {
       for (;;) {
         const { value, done } = await reader.read();
         if (done) break;
-        arm();
+        arm(STALL_MS);
         if (!sawBytes) {
           sawBytes = true;
           this.setState('live');

@@ -63,6 +63,17 @@ export const api = new ApiClient({
 
 /** Every live audit event batch, for the timeline and session views. */
 export const liveEvents = new Emitter<AuditEvent[]>();
+
+// The newest events, kept so the timeline opens with rows already in hand.
+const RECENT = 300;
+let recent: AuditEvent[] = [];
+export function recentEvents(): readonly AuditEvent[] {
+  return recent;
+}
+function remember(batch: AuditEvent[]): void {
+  recent = recent.concat(batch);
+  if (recent.length > RECENT) recent = recent.slice(-RECENT);
+}
 export const arrivals = new Map<string, Arrival>();
 
 let feed: EventFeed | null = null;
@@ -163,6 +174,7 @@ function applyEvents(batch: AuditEvent[], receivedAt: number): void {
   }
   const newest = batch[batch.length - 1]?.seq ?? 0;
   store.set({ newestSeq: Math.max(store.get().newestSeq, newest), ...(changed ? { approvals: sortApprovals(approvals) } : {}) });
+  remember(batch);
   liveEvents.emit(batch);
 }
 
@@ -173,8 +185,9 @@ export async function boot(): Promise<void> {
   // replayed by the stream and applied idempotently.
   let after = 0;
   try {
-    const page = await api.get<EventPage>('/api/v1/events' + query({ order: 'desc', limit: 1 }));
+    const page = await api.get<EventPage>('/api/v1/events' + query({ order: 'desc', limit: RECENT }));
     after = page.events[0]?.seq ?? 0;
+    recent = page.events.reverse();
   } catch (err) {
     if (!(err instanceof ApiError && err.unreachable)) reportError(err);
     else store.set({ conn: 'reconnecting' });

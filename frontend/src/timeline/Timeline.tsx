@@ -6,7 +6,7 @@ import type { AuditEvent, Session } from '../api/types';
 import { clock, shortId } from '../lib/format';
 import { family, summarize } from '../lib/summary';
 import { scrollTopFor } from '../lib/virtual';
-import { api, liveEvents, store } from '../state/app';
+import { api, liveEvents, recentEvents, store } from '../state/app';
 import { metrics } from '../state/metrics';
 import { useLoad } from '../ui/hooks';
 import { Empty, ErrorLine } from '../ui/common';
@@ -67,7 +67,7 @@ export function Timeline({ arg }: { arg: string }) {
     const changed = () => {
       if (!frame) frame = requestAnimationFrame(() => ((frame = 0), redraw(0)));
     };
-    return isUnfiltered(filter) ? new SeqSource(store.get().newestSeq, api, changed) : new ListSource(filter, api, changed);
+    return isUnfiltered(filter) ? new SeqSource(store.get().newestSeq, api, changed, recentEvents()) : new ListSource(filter, api, changed);
   }, [key]);
 
   useEffect(() => {

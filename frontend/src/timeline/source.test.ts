@@ -64,6 +64,18 @@ describe('SeqSource', () => {
     expect(s.row(1)).toBe('gap');
   });
 
+  it('shows seeded events without a request', async () => {
+    const { api, requests } = fakeApi(1000);
+    const s = new SeqSource(1000, api, () => {}, [ev(998), ev(999), ev(1000)]);
+    s.ensure(0, 3);
+    await flush();
+    expect(requests).toEqual([]);
+    expect((s.row(2) as AuditEvent).seq).toBe(998);
+    s.ensure(0, 4);
+    await flush();
+    expect(requests).toHaveLength(1);
+  });
+
   it('live events grow the top and report inserted rows', () => {
     const s = new SeqSource(10, fakeApi(10).api, () => {});
     expect(s.live([ev(11), ev(12)])).toBe(2);

@@ -45,11 +45,15 @@ export class SeqSource implements RowSource {
   private inflight = 0;
   error = '';
 
+  /** seed: events already in hand (the newest ones), shown without a request. */
   constructor(
     private top: number,
     private readonly api: Getter,
     private readonly changed: () => void,
-  ) {}
+    seed: readonly AuditEvent[] = [],
+  ) {
+    for (const e of seed) if (e.seq <= top) this.cache.set(e.seq, e);
+  }
 
   get count(): number {
     return this.top;
@@ -74,9 +78,15 @@ export class SeqSource implements RowSource {
     const now = Date.now();
     // Newest first: that is where the eye is.
     for (let b = Math.floor((hi - 1) / BLOCK); b >= Math.floor((lo - 1) / BLOCK) && this.inflight < MAX_INFLIGHT; b--) {
-      if (this.blocks.has(b) || now - (this.failedAt.get(b) ?? 0) < RETRY_MS) continue;
+      if (this.blocks.has(b) || now - (this.failedAt.get(b) ?? 0) < RETRY_MS || this.covered(b, lo, hi)) continue;
       void this.load(b);
     }
+  }
+
+  // True when every visible seq of block b is already cached (e.g. seeded).
+  private covered(b: number, lo: number, hi: number): boolean {
+    for (let s = Math.max(lo, b * BLOCK + 1); s <= Math.min(hi, (b + 1) * BLOCK); s++) if (!this.cache.has(s)) return false;
+    return true;
   }
 
   private async load(b: number): Promise<void> {
