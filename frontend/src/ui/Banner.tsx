@@ -11,8 +11,10 @@ export function Banner() {
     <div class="banners">
       {conn === 'reconnecting' && (
         <div class="banner warn" role="status">
-          Reconnecting… The Gatehouse daemon is not answering; this page retries on its own. If it does not come back, start it again (<code>gatehouse serve</code> or the
-          desktop app).
+          <span>
+            Reconnecting… The Gatehouse daemon is not answering; this page retries on its own. If it does not come back, start it again (<code>gatehouse serve</code> or
+            the desktop app).
+          </span>
         </div>
       )}
       {notices.map((n) => (

@@ -21,6 +21,9 @@ export function StatusBar() {
   }, [confirmKill]);
 
   const st = status?.state;
+  // Pause/resume cannot work while the daemon is unreachable. The kill switch
+  // stays enabled whatever the UI believes: a failed kill shows its error.
+  const down = conn === 'reconnecting';
   const act = async (fn: () => Promise<void>) => {
     setBusy(true);
     await fn();
@@ -52,11 +55,11 @@ export function StatusBar() {
       </ul>
       <div class="switches">
         {st?.paused || st?.killed ? (
-          <button type="button" class="btn" disabled={busy || !status} onClick={() => act(resumeAll)}>
+          <button type="button" class="btn" disabled={busy || !status || down} onClick={() => act(resumeAll)}>
             Resume agents
           </button>
         ) : (
-          <button type="button" class="btn" disabled={busy || !status} onClick={() => act(pauseAll)} title="New calls wait until you resume; nothing is stopped">
+          <button type="button" class="btn" disabled={busy || !status || down} onClick={() => act(pauseAll)} title="New calls wait until you resume; nothing is stopped">
             Pause
           </button>
         )}
