@@ -49,7 +49,7 @@ type Options struct {
 	Version    string
 	Logger     *slog.Logger
 	// Sandbox confines run_command; nil refuses commands with advice.
-	Sandbox       sandbox.Backend
+	Sandbox sandbox.Backend
 
 	// PolicyPath is the user's policy file.
 	PolicyPath string
@@ -85,6 +85,7 @@ type Daemon struct {
 	addr      net.Addr
 	handler   http.Handler
 	mux       http.Handler
+	mcp       *mcpserver.Server
 }
 
 // Addr is the bound TCP address.
@@ -240,6 +241,7 @@ loop:
 	for _, info := range d.liveSessions() {
 		d.sessions.End(shutCtx, info, "daemon stopped")
 	}
+	d.mcp.Shutdown(shutCtx)
 	d.Emit(shutCtx, "system.stop", audit.ActorSystem, "", map[string]any{"reason": "signal"})
 	return err
 }
@@ -297,11 +299,11 @@ func (d *Daemon) buildHandler() http.Handler {
 		Sessions: d.sessions, Audit: d.audit, Approvals: d.approvals, Kill: d.Kill, Logger: d.logger, Status: d.status,
 		Policy: d.policy, Snapshots: d.snapshots, Tokens: &tokenStore{db: d.db, set: d.tokens}, Connect: d.connectInfo, Emit: d.Emit,
 	}).Register(mux)
-	mcpSrv := mcpserver.New(mcpserver.Config{
+	d.mcp = mcpserver.New(mcpserver.Config{
 		Sessions: d.sessions, Tokens: d.tokens, Runner: d.runner, Workspaces: d.opts.Workspaces,
 		Mode: d.opts.Mode, Version: d.opts.Version, Logger: d.logger, Limits: d.opts.Limits,
 	})
-	mux.Handle("/mcp", mcpSrv.Handler())
+	mux.Handle("/mcp", d.mcp.Handler())
 	mux.Handle("/", uiHandler(d.opts.UI))
 	port := strconv.Itoa(d.port())
 	origins := append([]string{"http://127.0.0.1:" + port, "http://localhost:" + port, "http://[::1]:" + port}, d.opts.AllowedOrigins...)

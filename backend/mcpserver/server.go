@@ -260,3 +260,22 @@ func (s *Server) callHandler(name string) mcp.ToolHandler {
 		return out, nil
 	}
 }
+
+// Shutdown releases every session's sandbox (containers above all) before
+// the daemon exits, instead of leaving it to the per-session goroutines.
+func (s *Server) Shutdown(ctx context.Context) {
+	s.mu.Lock()
+	states := make([]*toolcall.State, 0, len(s.states))
+	for _, st := range s.states {
+		states = append(states, st)
+	}
+	s.mu.Unlock()
+	s.stateless.mu.Lock()
+	for _, e := range s.stateless.byID {
+		states = append(states, e.st)
+	}
+	s.stateless.mu.Unlock()
+	for _, st := range states {
+		st.Close(ctx)
+	}
+}

@@ -95,6 +95,9 @@ func (r *Runner) sandboxSession(ctx context.Context, st *State) (sandbox.Session
 	if st.sandbox != nil {
 		return st.sandbox, nil
 	}
+	if st.closed {
+		return nil, errors.New("this session has ended")
+	}
 	if r.deps.Sandbox == nil {
 		return nil, errors.New("no sandbox is configured; run `gatehouse doctor` to see which backends work here")
 	}

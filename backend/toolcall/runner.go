@@ -157,6 +157,7 @@ type State struct {
 	sandbox sandbox.Session
 	limits  Limits
 	limitMu sync.Mutex
+	closed  bool
 }
 
 // NewState makes a session's state with the given budgets.
@@ -185,6 +186,11 @@ func (s *State) policySession(home string) policy.Session {
 // Close releases the session's sandbox (the container, if any).
 func (s *State) Close(ctx context.Context) {
 	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return
+	}
+	s.closed = true
 	sb := s.sandbox
 	s.sandbox = nil
 	s.mu.Unlock()
