@@ -5,6 +5,7 @@ import { ApiClient, ApiError, query } from '../api/client';
 import { EventFeed, type FeedState } from '../api/feed';
 import { browserEnv, forgetToken, takeToken, type Auth } from '../api/token';
 import type { ApprovalRequest, AuditEvent, Decision, EventPage, Scope, Session, Status } from '../api/types';
+import { backoffMs, sleep } from '../lib/backoff';
 import { createStore, Emitter } from './store';
 
 export interface Notice {
@@ -182,15 +183,21 @@ export async function boot(): Promise<void> {
   if (store.get().auth.kind === 'missing') return;
   feed?.stop();
   // Resume point first, then the snapshots: events between the two are
-  // replayed by the stream and applied idempotently.
+  // replayed by the stream and applied idempotently. Until the daemon answers
+  // there is no resume point, so keep trying rather than replay all history.
   let after = 0;
-  try {
-    const page = await api.get<EventPage>('/api/v1/events' + query({ order: 'desc', limit: RECENT }));
-    after = page.events[0]?.seq ?? 0;
-    recent = page.events.reverse();
-  } catch (err) {
-    if (!(err instanceof ApiError && err.unreachable)) reportError(err);
-    else store.set({ conn: 'reconnecting' });
+  for (let attempt = 0; ; attempt++) {
+    try {
+      const page = await api.get<EventPage>('/api/v1/events' + query({ order: 'desc', limit: RECENT }));
+      after = page.events[0]?.seq ?? 0;
+      recent = page.events.reverse();
+      break;
+    } catch (err) {
+      if (store.get().auth.kind === 'missing') return; // 401: the login screen took over
+      if (err instanceof ApiError && err.unreachable) store.set({ conn: 'reconnecting' });
+      else reportError(err);
+      await sleep(backoffMs(attempt));
+    }
   }
   store.set({ newestSeq: after });
   await Promise.all([refreshStatus(), refreshApprovals(), refreshClients()]);
