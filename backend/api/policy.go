@@ -44,16 +44,8 @@ func (s *Server) putPolicy(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, &httpError{http.StatusRequestEntityTooLarge, "the policy file may be at most 1 MiB"})
 		return
 	}
-	if err := policy.ValidateUserFile([]byte(req.Text), filepath.Base(s.Policy.UserPath)); err != nil {
+	if err := policy.WriteUserFile(s.Policy.UserPath, []byte(req.Text)); err != nil {
 		s.fail(w, r, &httpError{http.StatusBadRequest, err.Error()})
-		return
-	}
-	if err := os.MkdirAll(filepath.Dir(s.Policy.UserPath), 0o700); err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	if err := writeAtomic(s.Policy.UserPath, []byte(req.Text)); err != nil {
-		s.fail(w, r, err)
 		return
 	}
 	if err := s.Policy.Reload(); err != nil {
@@ -119,32 +111,4 @@ func (s *Server) testPolicy(w http.ResponseWriter, r *http.Request) {
 	home, _ := os.UserHomeDir()
 	dec := s.Policy.Get().Decide(policy.Session{Mode: mode, Workspaces: ws, Home: home}, call)
 	writeJSON(w, http.StatusOK, dec)
-}
-
-func writeAtomic(path string, b []byte) error {
-	mode := os.FileMode(0o600)
-	if st, err := os.Stat(path); err == nil {
-		mode = st.Mode().Perm()
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(b); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Chmod(mode); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }

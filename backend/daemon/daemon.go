@@ -21,6 +21,7 @@ import (
 
 	"github.com/gatehouse-dev/gatehouse/backend/api"
 	"github.com/gatehouse-dev/gatehouse/backend/approval"
+	"github.com/gatehouse-dev/gatehouse/backend/atomicfile"
 	"github.com/gatehouse-dev/gatehouse/backend/audit"
 	"github.com/gatehouse-dev/gatehouse/backend/db"
 	"github.com/gatehouse-dev/gatehouse/backend/gate"
@@ -202,7 +203,7 @@ func Run(ctx context.Context, opts Options) (err error) {
 		}()
 	}
 	addrPath := filepath.Join(opts.DataDir, AddrFile)
-	if err := writeFileAtomic(addrPath, []byte(d.addr.String()+"\n")); err != nil {
+	if err := atomicfile.Write(addrPath, []byte(d.addr.String()+"\n"), 0o600); err != nil {
 		logger.Warn("write addr file", "err", err)
 	}
 	defer os.Remove(addrPath)

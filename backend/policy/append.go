@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+
+	"github.com/gatehouse-dev/gatehouse/backend/atomicfile"
 )
 
 // appendMu serialises AppendRule inside this process; fileLock covers other
@@ -66,37 +68,35 @@ func AppendRule(userPath string, r Rule) error {
 }
 
 func writeAtomic(target string, data []byte, mode fs.FileMode) error {
-	dir := filepath.Dir(target)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(target)+".*.tmp")
-	if err != nil {
-		return fmt.Errorf("cannot write next to the policy file %s: %w", target, err)
-	}
-	name := tmp.Name()
-	fail := func(err error) error {
-		tmp.Close()
-		os.Remove(name)
+	if err := atomicfile.Write(target, data, mode); err != nil {
 		return fmt.Errorf("cannot write the policy file %s: %w", target, err)
-	}
-	if err := tmp.Chmod(mode); err != nil {
-		return fail(err)
-	}
-	if _, err := tmp.Write(data); err != nil {
-		return fail(err)
-	}
-	if err := tmp.Sync(); err != nil {
-		return fail(err)
-	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(name)
-		return fmt.Errorf("cannot write the policy file %s: %w", target, err)
-	}
-	if err := os.Rename(name, target); err != nil {
-		os.Remove(name)
-		return fmt.Errorf("cannot replace the policy file %s: %w", target, err)
-	}
-	if d, err := os.Open(dir); err == nil {
-		_ = d.Sync() // make the rename durable; not fatal where unsupported
-		d.Close()
 	}
 	return nil
+}
+
+// WriteUserFile replaces the user's policy file with data after checking
+// that it loads, under the same locks as AppendRule.
+func WriteUserFile(userPath string, data []byte) error {
+	if err := ValidateUserFile(data, filepath.Base(userPath)); err != nil {
+		return err
+	}
+	appendMu.Lock()
+	defer appendMu.Unlock()
+	target := userPath
+	if resolved, err := filepath.EvalSymlinks(userPath); err == nil {
+		target = resolved
+	}
+	if err := os.MkdirAll(filepath.Dir(target), 0o700); err != nil {
+		return fmt.Errorf("cannot create the policy directory: %w", err)
+	}
+	unlock, err := lockFile(target + ".lock")
+	if err != nil {
+		return fmt.Errorf("cannot lock the policy file %s: %w", target, err)
+	}
+	defer unlock()
+	mode := fs.FileMode(0o600)
+	if st, err := os.Stat(target); err == nil {
+		mode = st.Mode().Perm()
+	}
+	return writeAtomic(target, data, mode)
 }
