@@ -17,11 +17,6 @@ export class SSEParser {
   private lastId = '';
   private hasData = false;
 
-  /** lastEventId is the id that would be sent on reconnect. */
-  get lastEventId(): string {
-    return this.lastId;
-  }
-
   push(chunk: string): SSEMessage[] {
     const out: SSEMessage[] = [];
     let text = chunk;

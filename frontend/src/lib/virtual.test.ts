@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { blocksFor, listWindow, scrollTopFor } from './virtual';
+import { listWindow, scrollTopFor } from './virtual';
 
 const base = { rowHeight: 28, viewportHeight: 560, overscan: 5 };
 
@@ -45,14 +45,5 @@ describe('listWindow', () => {
       const w = listWindow({ ...base, count, scrollTop: st, overscan: 0, ...(maxPx ? { maxPx } : {}) });
       expect(w.start).toBe(1_234_567);
     }
-  });
-});
-
-describe('blocksFor', () => {
-  it('lists the blocks a row range touches', () => {
-    expect(blocksFor(0, 10, 200)).toEqual([0]);
-    expect(blocksFor(195, 230, 200)).toEqual([0, 1]);
-    expect(blocksFor(400, 400, 200)).toEqual([]);
-    expect(blocksFor(199, 200, 200)).toEqual([0]);
   });
 });

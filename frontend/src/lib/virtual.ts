@@ -53,11 +53,3 @@ export function scrollTopFor(index: number, count: number, rowHeight: number, vi
   const { ratio } = geometry(count, rowHeight, viewportHeight, maxPx);
   return (Math.max(0, Math.min(index, count - 1)) * rowHeight) / ratio;
 }
-
-/** Block indices (of blockSize rows) that rows [start, end) touch. */
-export function blocksFor(start: number, end: number, blockSize: number): number[] {
-  const out: number[] = [];
-  if (end <= start) return out;
-  for (let b = Math.floor(start / blockSize); b <= Math.floor((end - 1) / blockSize); b++) out.push(b);
-  return out;
-}

@@ -12,11 +12,11 @@ import { useLoad } from '../ui/hooks';
 import { Empty, ErrorLine } from '../ui/common';
 import { href } from '../ui/router';
 import { EventDetail } from './EventDetail';
-import { type Filter, filterFromParams, filterToParams, isUnfiltered } from './filter';
+import { type Filter, NO_FILTER, filterFromParams, filterToParams, isUnfiltered } from './filter';
 import { ListSource, SeqSource, type Row, type RowSource } from './source';
 import { VirtualList } from './VirtualList';
 
-export const ROW_HEIGHT = 28;
+const ROW_HEIGHT = 28;
 
 const KINDS: { value: string; label: string }[] = [
   { value: '', label: 'All kinds' },
@@ -196,7 +196,7 @@ export function Timeline({ arg }: { arg: string }) {
             class="btn small"
             onClick={() => {
               setText('');
-              setFilter({ session: '', kind: '', actor: '', text: '' });
+              setFilter(NO_FILTER);
             }}
           >
             Clear filters
