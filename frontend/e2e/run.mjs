@@ -224,6 +224,60 @@ try {
     await modeIs('default');
   });
 
+  await t.step('policy: tester verdict, validation error on save, a saved rule takes effect', async () => {
+    await page.goto(`${daemon.base}/#/policy`);
+    const probe = await daemon.api('GET', '/api/v1/policy');
+    if (probe.status === 404) notAvailable('GET /api/v1/policy answered 404');
+    await page.waitForSelector('table.rules tbody tr');
+    await page.locator('.tester input').fill('git push --force');
+    await page.getByRole('button', { name: 'Check' }).click();
+    await page.waitForSelector('.verdict-box .v-ask');
+    const editor = page.locator('#policy-text');
+    await editor.fill('[[rule]]\nid = "typo"\naction = "alow"\n');
+    await page.getByRole('button', { name: 'Save' }).click();
+    const err = await page.locator('#policy-err').textContent();
+    assert(/:\d+:/.test(err ?? ''), `no line-numbered error: ${err}`);
+    await editor.fill('[[rule]]\nid = "e2e-no-secrets"\naction = "deny"\ntool = "read_file"\npaths = ["**/secret.txt"]\nreason = "e2e: secrets stay put"\n');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.waitForSelector('table.rules >> text=e2e-no-secrets');
+    await shot(page, '12-policy');
+    await page.locator('.tester select').first().selectOption('read_file');
+    await page.locator('.tester input').fill('secret.txt');
+    await page.getByRole('button', { name: 'Check' }).click();
+    await page.waitForSelector('.verdict-box .v-deny');
+    const res = await agent.call('read_file', { path: 'secret.txt' });
+    assert(res.isError && resultText(res).includes('secrets stay put'), `agent got ${JSON.stringify(res)}`);
+    await editor.fill('');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.waitForSelector('table.rules >> text=e2e-no-secrets', { state: 'detached' });
+  });
+
+  await t.step('connect: snippets carry the endpoint and token; a per-client token works until revoked', async () => {
+    await page.goto(`${daemon.base}/#/connect`);
+    const info = await daemon.api('GET', '/api/v1/connect');
+    if (info.status === 404) notAvailable('GET /api/v1/connect answered 404');
+    const snippet = await page.locator('#client-panel pre').first().textContent();
+    assert(snippet.includes(info.json.mcp_url) && snippet.includes(`Bearer ${daemon.agent}`), `snippet: ${snippet}`);
+    await page.locator('#token-name').fill('e2e-cursor');
+    await page.getByRole('button', { name: 'Create token' }).click();
+    const token = (await page.locator('pre.token').textContent())?.trim();
+    assert(token && token !== daemon.agent, 'new token not shown');
+    await page.getByRole('tab', { name: 'Cursor' }).click();
+    const cursor = JSON.parse(await page.locator('#client-panel pre').first().textContent());
+    assert(cursor.mcpServers.gatehouse.headers.Authorization === `Bearer ${token}`, 'Cursor snippet does not use the new token');
+    await shot(page, '13-connect');
+    const other = await connectAgent({ ...daemon, agent: token }, 'e2e-cursor');
+    const ok = await other.call('list_dir', { path: '.' });
+    assert(!ok.isError, `new token could not call: ${resultText(ok)}`);
+    await other.close();
+    const row = page.locator('table.tokens tr', { hasText: 'e2e-cursor' });
+    await row.getByRole('button', { name: 'Revoke…' }).click();
+    await row.getByRole('button', { name: 'Revoke now' }).click();
+    await row.locator('text=revoked').waitFor();
+    const refused = await fetch(daemon.base + '/mcp', { method: 'POST', headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' }, body: '{}' });
+    assert(refused.status === 401, `revoked token got HTTP ${refused.status}`);
+  });
+
   await t.step('rollback from the Sessions view: undo a write after a dry-run preview', async () => {
     await page.goto(`${daemon.base}/#/approvals`);
     const call = agent.call('write_file', { path: 'rollback-me.txt', content: 'temporary\n' });
@@ -232,7 +286,7 @@ try {
     const res = await call;
     assert(!res.isError, `write failed: ${resultText(res)}`);
     const sessions = (await daemon.api('GET', '/api/v1/sessions?status=active')).json.sessions;
-    const id = sessions[0].id;
+    const id = sessions.find((s) => s.client_name === 'e2e-agent').id;
     const cps = await daemon.api('GET', `/api/v1/sessions/${id}/checkpoints`);
     if (cps.status === 404) notAvailable(`GET /api/v1/sessions/{id}/checkpoints answered 404: ${cps.text.trim()}`);
     const probe = await daemon.api('POST', `/api/v1/sessions/${id}/rollback`, { checkpoint: '', call: '', dry_run: true, force: false });
