@@ -258,7 +258,9 @@ function TimelineRow({ index, row, active, onOpen }: { index: number; row: Row; 
   return (
     <div id={id} class={`tl-row${active ? ' active' : ''}`} role="option" aria-selected={active} data-seq={row.seq} data-kind={row.kind} onClick={onOpen}>
       <span class="c-seq">{row.seq}</span>
-      <span class="c-time">{clock(row.time)}</span>
+      <span class="c-time" title={new Date(row.time).toLocaleString()}>
+        {clock(row.time)}
+      </span>
       <span class={`c-kind kind k-${fam}`}>{row.kind}</span>
       <span class="c-actor">{row.actor}</span>
       <span class="c-session">{row.session ? shortId(row.session) : ''}</span>

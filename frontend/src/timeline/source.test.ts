@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { AuditEvent, EventPage } from '../api/types';
 import { NO_FILTER } from './filter';
-import { BLOCK, ListSource, SeqSource, type Getter } from './source';
+import { BLOCK, ListSource, MAX_CACHED, SeqSource, type Getter } from './source';
 
 const ev = (seq: number, kind = 'tool.call', session = 's1'): AuditEvent => ({
   seq,
@@ -74,6 +74,22 @@ describe('SeqSource', () => {
     s.ensure(0, 4);
     await flush();
     expect(requests).toHaveLength(1);
+  });
+
+  it('drops far-away blocks once the cache is full, and refetches them on return', async () => {
+    const n = MAX_CACHED * 3;
+    const { api, requests } = fakeApi(n);
+    const s = new SeqSource(n, api, () => {});
+    s.live(Array.from({ length: MAX_CACHED + 10 }, (_, i) => ev(n - i))); // the newest rows, in hand
+    s.ensure(n - 30, n); // view the oldest rows
+    await flush();
+    expect(s.row(0)).toBeNull(); // the newest block was evicted
+    expect((s.row(n - 1) as AuditEvent).seq).toBe(1);
+    const before = requests.length;
+    s.ensure(0, 30);
+    await flush();
+    expect(requests.length).toBe(before + 1);
+    expect((s.row(0) as AuditEvent).seq).toBe(n);
   });
 
   it('live events grow the top and report inserted rows', () => {

@@ -33,6 +33,9 @@ export interface RowSource {
 }
 
 export const BLOCK = 200;
+// Rows kept in memory by the dense view; blocks far from the viewport are
+// dropped beyond this (and re-fetched if scrolled back to).
+export const MAX_CACHED = 20_000;
 const MAX_INFLIGHT = 3;
 const RETRY_MS = 2000;
 
@@ -75,12 +78,23 @@ export class SeqSource implements RowSource {
     if (end <= start) return;
     const hi = this.top - start; // newest seq in view
     const lo = Math.max(1, this.top - end + 1);
+    if (this.cache.size > MAX_CACHED) this.evict(lo, hi);
     const now = Date.now();
     // Newest first: that is where the eye is.
     for (let b = Math.floor((hi - 1) / BLOCK); b >= Math.floor((lo - 1) / BLOCK) && this.inflight < MAX_INFLIGHT; b--) {
       if (this.blocks.has(b) || now - (this.failedAt.get(b) ?? 0) < RETRY_MS || this.covered(b, lo, hi)) continue;
       void this.load(b);
     }
+  }
+
+  // Whole blocks only, so a kept block never has holes that would read as gaps.
+  private evict(lo: number, hi: number): void {
+    const margin = Math.floor(MAX_CACHED / BLOCK / 2);
+    const keepLo = Math.floor((lo - 1) / BLOCK) - margin;
+    const keepHi = Math.floor((hi - 1) / BLOCK) + margin;
+    const outside = (b: number) => b < keepLo || b > keepHi;
+    for (const seq of this.cache.keys()) if (outside(Math.floor((seq - 1) / BLOCK))) this.cache.delete(seq);
+    for (const [b, state] of this.blocks) if (outside(b) && state !== 'loading') this.blocks.delete(b);
   }
 
   // True when every visible seq of block b is already cached (e.g. seeded).
