@@ -139,10 +139,10 @@ export const ApprovalCard = memo(function ApprovalCard(p: CardProps) {
       ) : (
         <>
           <div class="actions" role="group" aria-label="Decision">
-            <button type="button" class={`btn primary${p.armed === 'once' ? ' armed' : ''}`} disabled={p.busy} onClick={() => a.allow(req.id, 'once')} aria-keyshortcuts="a">
+            <button type="button" class={`btn primary${p.armed === 'once' ? ' armed' : ''}`} disabled={p.busy} onClick={() => a.allow(req.id, 'once')} aria-keyshortcuts="a" title="Run this call; ask again next time">
               Allow once <kbd>a</kbd>
             </button>
-            <button type="button" class={`btn${p.armed === 'session' ? ' armed' : ''}`} disabled={p.busy} onClick={() => a.allow(req.id, 'session')} aria-keyshortcuts="s">
+            <button type="button" class={`btn${p.armed === 'session' ? ' armed' : ''}`} disabled={p.busy} onClick={() => a.allow(req.id, 'session')} aria-keyshortcuts="s" title="Allow calls like this until this agent session ends">
               Allow for session <kbd>s</kbd>
             </button>
             {req.always_rule && (
