@@ -48,6 +48,7 @@ type Server struct {
 	states map[string]*toolcall.State // by MCP session id
 
 	stateless statelessSessions
+	inflight  inflight
 }
 
 // TransportHeader lets the stdio bridge mark its sessions.
@@ -58,7 +59,7 @@ func New(cfg Config) *Server {
 	if cfg.IdleTimeout <= 0 {
 		cfg.IdleTimeout = 6 * time.Hour
 	}
-	s := &Server{cfg: cfg, states: map[string]*toolcall.State{}, stateless: statelessSessions{byID: map[string]*statelessEntry{}}}
+	s := &Server{cfg: cfg, states: map[string]*toolcall.State{}, stateless: statelessSessions{byID: map[string]*statelessEntry{}}, inflight: inflight{bySession: map[string]*sync.WaitGroup{}}}
 	s.server = mcp.NewServer(&mcp.Implementation{Name: "gatehouse", Title: "Gatehouse", Version: cfg.Version}, &mcp.ServerOptions{
 		Instructions: instructions,
 		Logger:       cfg.Logger,
@@ -87,12 +88,13 @@ func New(cfg Config) *Server {
 		Stateless:           true,
 		MaxRequestBodyBytes: toolcall.MaxArgsBytes + 64<<10,
 	})
+	tracked := s.inflight.track(stateful)
 	stream := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if isStateless(r) {
 			stateless.ServeHTTP(w, r)
 			return
 		}
-		stateful.ServeHTTP(w, r)
+		tracked.ServeHTTP(w, r)
 	})
 	// The gate already checked the agent token; this hands the SDK the
 	// token's identity so a session cannot be used with another token.
@@ -202,6 +204,8 @@ func (s *Server) open(ctx context.Context, ss *mcp.ServerSession, req mcp.Reques
 		case <-done:
 			s.cfg.Sessions.End(context.Background(), live.ID(), "client disconnected")
 		case <-live.Context().Done():
+			// Killed or ended by Gatehouse: let running calls answer first.
+			s.inflight.drain(ss.ID(), 5*time.Second)
 			ss.Close()
 			<-done
 		}
