@@ -165,8 +165,9 @@ func (r *Runner) execute(ctx context.Context, st *State, call policy.Call, a run
 	return Output{
 		Text:    b.String(),
 		IsError: res.ExitCode != 0 || res.Killed,
+		// The text part carries stdout and stderr; this part only describes.
 		Structured: map[string]any{
-			"exit_code": res.ExitCode, "signal": res.Signal, "stdout": stdout, "stderr": stderr,
+			"exit_code": res.ExitCode, "signal": res.Signal, "stdout_bytes": len(res.Stdout), "stderr_bytes": len(res.Stderr),
 			"stdout_truncated": res.StdoutTruncated, "stderr_truncated": res.StderrTruncated,
 			"duration_ms": res.Duration.Milliseconds(), "killed": res.Killed, "kill_reason": string(res.KillReason),
 		},

@@ -63,13 +63,38 @@ func (r *Runner) prepareRead(ctx context.Context, st *State, raw json.RawMessage
 		if err != nil {
 			return Output{}, errorf("%v", err)
 		}
-		out := Output{Text: readText(res), Structured: toMap(res), OutputBytes: res.Bytes}
+		out := Output{Text: readText(res), Structured: readMeta(res), OutputBytes: res.Bytes}
 		if !p.Inside {
 			out.External, out.Source = "file", p.Abs
 		}
 		return out, nil
 	}
 	return plan, nil
+}
+
+// readMeta describes a read without repeating its content, which the text
+// part already carries (the model would otherwise get it twice).
+func readMeta(res fsops.ReadResult) map[string]any {
+	m := map[string]any{
+		"path": res.Path, "size": res.Size, "unit": res.Unit, "offset": res.Offset, "bytes": res.Bytes, "truncated": res.Truncated,
+	}
+	if res.Binary {
+		m["binary"] = true
+		m["base64"] = res.Base64 != ""
+	}
+	if res.Lines > 0 {
+		m["lines"] = res.Lines
+	}
+	if res.TotalLines > 0 {
+		m["total_lines"] = res.TotalLines
+	}
+	if res.NextOffset > 0 {
+		m["next_offset"] = res.NextOffset
+	}
+	if res.Note != "" {
+		m["note"] = res.Note
+	}
+	return m
 }
 
 func readText(res fsops.ReadResult) string {

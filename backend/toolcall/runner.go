@@ -344,30 +344,13 @@ func (r *Runner) redact(s string) string {
 	return r.deps.Redact(s)
 }
 
+// redactMap redacts the string values of a tool's structured result, which
+// is built from JSON-shaped values (maps, slices, strings, numbers, bools).
 func redactMap(redact func(string) string, m map[string]any) map[string]any {
 	if m == nil || redact == nil {
 		return m
 	}
-	b, err := json.Marshal(m)
-	if err != nil {
-		return m
-	}
-	var out map[string]any
-	if json.Unmarshal([]byte(redactJSONStrings(redact, b)), &out) != nil {
-		return m
-	}
-	return out
-}
-
-// redactJSONStrings redacts inside string values only, so the JSON stays valid.
-func redactJSONStrings(redact func(string) string, b []byte) string {
-	var v any
-	if json.Unmarshal(b, &v) != nil {
-		return string(b)
-	}
-	v = walkStrings(v, redact)
-	out, _ := json.Marshal(v)
-	return string(out)
+	return walkStrings(m, redact).(map[string]any)
 }
 
 func walkStrings(v any, f func(string) string) any {
@@ -377,6 +360,10 @@ func walkStrings(v any, f func(string) string) any {
 	case []any:
 		for i := range x {
 			x[i] = walkStrings(x[i], f)
+		}
+	case []string:
+		for i := range x {
+			x[i] = f(x[i])
 		}
 	case map[string]any:
 		for k := range x {

@@ -83,12 +83,12 @@ func TestSchemasValidate(t *testing.T) {
 	}
 }
 
-func TestRedactJSONStringsKeepsJSONValid(t *testing.T) {
+func TestRedactMapReachesEveryString(t *testing.T) {
 	redact := func(s string) string { return strings.ReplaceAll(s, "hunter2", "[REDACTED:PW]") }
-	out := redactJSONStrings(redact, []byte(`{"a":"pw=hunter2","b":["x","hunter2"],"n":1}`))
-	var v map[string]any
-	if err := json.Unmarshal([]byte(out), &v); err != nil || strings.Contains(out, "hunter2") {
-		t.Fatalf("redacted JSON %q: %v", out, err)
+	m := map[string]any{"a": "pw=hunter2", "b": []any{"x", "hunter2"}, "c": []string{"hunter2"}, "d": map[string]any{"e": "hunter2"}, "n": 1}
+	out, _ := json.Marshal(redactMap(redact, m))
+	if strings.Contains(string(out), "hunter2") {
+		t.Fatalf("redacted map %s", out)
 	}
 }
 
