@@ -1,0 +1,428 @@
+package desktop
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"encoding/xml"
+	"flag"
+	"image/png"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+var update = flag.Bool("update", false, "rewrite build/appicon.png from AppIcon")
+
+func TestHasDisplay(t *testing.T) {
+	env := func(kv map[string]string) func(string) string { return func(k string) string { return kv[k] } }
+	for _, c := range []struct {
+		goos string
+		env  map[string]string
+		want bool
+	}{
+		{"linux", nil, false},
+		{"linux", map[string]string{"DISPLAY": ":0"}, true},
+		{"linux", map[string]string{"WAYLAND_DISPLAY": "wayland-0"}, true},
+		{"freebsd", map[string]string{"DISPLAY": ":1"}, true},
+		{"darwin", nil, true},
+	} {
+		if got := HasDisplay(c.goos, env(c.env)); got != c.want {
+			t.Errorf("HasDisplay(%s, %v) = %v", c.goos, c.env, got)
+		}
+	}
+}
+
+func TestUniqueIDPerDataDir(t *testing.T) {
+	a, b := UniqueID("/home/me/.local/share/gatehouse"), UniqueID("/tmp/other")
+	if a == b || a != UniqueID("/home/me/.local/share/gatehouse/") {
+		t.Fatalf("ids: %s %s", a, b)
+	}
+	if !strings.HasPrefix(a, "dev.gatehouse.desktop.d") {
+		t.Fatalf("id %s", a)
+	}
+	// The name Wails derives (and the pre-check asks for) is a valid bus name.
+	name, path := singleInstanceBus(a)
+	if !strings.HasPrefix(name, "org.wails_app_dev_gatehouse_desktop_d") || !strings.HasSuffix(name, ".SingleInstance") || strings.ContainsAny(name, "-") || len(name) > 255 {
+		t.Fatalf("bus name %s", name)
+	}
+	if path != "/"+strings.ReplaceAll(strings.TrimSuffix(name, ".SingleInstance"), ".", "/")+"/SingleInstance" {
+		t.Fatalf("path %s for %s", path, name)
+	}
+	if n, p := singleInstanceBus("a-b.c"); n != "org.wails_app_a_b_c.SingleInstance" || p != "/org/wails_app_a_b_c/SingleInstance" {
+		t.Fatalf("wails formula: %s %s", n, p)
+	}
+}
+
+func TestParsePageReport(t *testing.T) {
+	var data []any
+	if err := json.Unmarshal([]byte(`[{"title":"(2) Gatehouse","app":true,"cards":2,"conn":"live","visibility":"visible"}]`), &data); err != nil {
+		t.Fatal(err)
+	}
+	r, ok := parsePageReport(data)
+	if !ok || r != (PageReport{Title: "(2) Gatehouse", App: true, Cards: 2, Conn: "live", Visible: true}) {
+		t.Fatalf("%+v %v", r, ok)
+	}
+	if _, ok := parsePageReport(nil); ok {
+		t.Fatal("empty data parsed")
+	}
+	if _, ok := parsePageReport([]any{"x"}); ok {
+		t.Fatal("string parsed")
+	}
+	r, _ = parsePageReport([]any{map[string]any{"cards": -3.0, "visibility": "hidden"}})
+	if r.Cards != 0 || r.Visible {
+		t.Fatalf("%+v", r)
+	}
+}
+
+func TestWindowTitle(t *testing.T) {
+	for in, want := range map[string]string{
+		"Gatehouse":                            "Gatehouse",
+		"(3) Gatehouse":                        "(3) Gatehouse",
+		"":                                     "Gatehouse",
+		"Login":                                "Gatehouse",
+		"Gatehouse\x1b[31m":                    "Gatehouse",
+		strings.Repeat("x", 200) + "Gatehouse": "Gatehouse",
+	} {
+		if got := windowTitle(in); got != want {
+			t.Errorf("windowTitle(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestNotificationText(t *testing.T) {
+	title, body := notificationText(approvalEvent{Kind: "call", Tool: "run_command", Argv: []string{"sh", "-c", "echo  hi\nthere"}, Reason: "sh is an interpreter"}, 1)
+	if title != "Gatehouse: an agent is waiting for you" || body != "sh -c echo hi there\nsh is an interpreter" {
+		t.Fatalf("%q %q", title, body)
+	}
+	title, body = notificationText(approvalEvent{Kind: "question", Question: "Which branch?"}, 3)
+	if title != "Gatehouse: an agent has a question" || body != "Which branch?\n3 cards are waiting." {
+		t.Fatalf("%q %q", title, body)
+	}
+	_, body = notificationText(approvalEvent{Tool: "fetch_url", URL: "https://example.com/" + strings.Repeat("a", 400)}, 1)
+	if n := len([]rune(body)); n > 160 || !strings.HasSuffix(body, "…") || !strings.HasPrefix(body, "fetch_url https://example.com/") {
+		t.Fatalf("long body (%d): %q", n, body)
+	}
+	_, body = notificationText(approvalEvent{Kind: "limit", Reason: "tool calls budget spent"}, 1)
+	if body != "tool calls budget spent" {
+		t.Fatalf("limit: %q", body)
+	}
+	_, body = notificationText(approvalEvent{Tool: "write_file", Paths: []string{"a.go", "b.go"}}, 1)
+	if body != "write_file a.go, b.go" {
+		t.Fatalf("paths: %q", body)
+	}
+}
+
+func TestEscapeMarkup(t *testing.T) {
+	if got := escapeMarkup(`<b>rm -rf</b> & "x" 'y'`); got != "&lt;b&gt;rm -rf&lt;/b&gt; &amp; &quot;x&quot; &#39;y&#39;" {
+		t.Fatal(got)
+	}
+}
+
+// flushRecorder is a ResponseWriter like Wails' own: no Flush.
+type noFlush struct {
+	h    http.Header
+	mu   sync.Mutex
+	body bytes.Buffer
+}
+
+func (w *noFlush) Header() http.Header { return w.h }
+func (w *noFlush) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.body.Write(p)
+}
+func (w *noFlush) WriteHeader(int) {}
+
+func TestWindowHandlerFlushesAndEndsWithApp(t *testing.T) {
+	appCtx, stop := context.WithCancel(context.Background())
+	var flushErr error
+	ended := make(chan struct{})
+	h := windowHandler(appCtx, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, "data: 1\n\n")
+		flushErr = http.NewResponseController(w).Flush()
+		<-r.Context().Done()
+		close(ended)
+	}))
+	w := &noFlush{h: http.Header{}}
+	go h.ServeHTTP(w, httptest.NewRequest("GET", "/api/v1/events/stream", nil))
+	time.Sleep(50 * time.Millisecond)
+	select {
+	case <-ended:
+		t.Fatal("the stream ended before the app stopped")
+	default:
+	}
+	stop()
+	select {
+	case <-ended:
+	case <-time.After(2 * time.Second):
+		t.Fatal("the stream did not end when the app stopped")
+	}
+	if flushErr != nil {
+		t.Fatalf("Flush through the window handler: %v", flushErr)
+	}
+	if w.body.String() != "data: 1\n\n" {
+		t.Fatalf("body %q", w.body.String())
+	}
+}
+
+type fakeNotifier struct {
+	mu    sync.Mutex
+	calls []string
+	ch    chan struct{}
+}
+
+func (f *fakeNotifier) Notify(title, body string, replaces uint32) (uint32, error) {
+	f.mu.Lock()
+	f.calls = append(f.calls, title+"|"+body)
+	n := uint32(len(f.calls))
+	f.mu.Unlock()
+	f.ch <- struct{}{}
+	return n, nil
+}
+func (f *fakeNotifier) Close() error { return nil }
+
+// fakeAPI serves the two routes the watcher reads, with a timeline the test
+// appends to.
+type fakeAPI struct {
+	mu      sync.Mutex
+	events  []map[string]any
+	added   chan struct{}
+	pending int
+}
+
+func (f *fakeAPI) add(kind string, payload map[string]any) {
+	f.mu.Lock()
+	f.events = append(f.events, map[string]any{"seq": len(f.events) + 1, "kind": kind, "payload": payload})
+	if kind == "approval.requested" {
+		f.pending++
+	}
+	f.mu.Unlock()
+	select {
+	case f.added <- struct{}{}:
+	default:
+	}
+}
+
+func (f *fakeAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	switch r.URL.Path {
+	case "/api/v1/approvals":
+		f.mu.Lock()
+		list := make([]map[string]any, f.pending)
+		f.mu.Unlock()
+		json.NewEncoder(w).Encode(map[string]any{"approvals": list})
+	case "/api/v1/events":
+		if q.Get("order") == "desc" {
+			f.mu.Lock()
+			var out []map[string]any
+			if n := len(f.events); n > 0 {
+				out = append(out, f.events[n-1])
+			}
+			f.mu.Unlock()
+			json.NewEncoder(w).Encode(map[string]any{"events": out, "next_after": 0})
+			return
+		}
+		after := 0
+		json.Unmarshal([]byte(q.Get("after")), &after)
+		for {
+			f.mu.Lock()
+			var out []map[string]any
+			for _, e := range f.events[min(after, len(f.events)):] {
+				if e["kind"] == q.Get("kind") {
+					out = append(out, e)
+				}
+			}
+			next := len(f.events)
+			f.mu.Unlock()
+			if len(out) > 0 {
+				json.NewEncoder(w).Encode(map[string]any{"events": out, "next_after": next})
+				return
+			}
+			select {
+			case <-f.added:
+			case <-r.Context().Done():
+				http.Error(w, "gone", 499)
+				return
+			case <-time.After(time.Second):
+				json.NewEncoder(w).Encode(map[string]any{"events": []any{}, "next_after": after})
+				return
+			}
+		}
+	default:
+		http.NotFound(w, r)
+	}
+}
+
+func TestApprovalWatcherNotifiesOnlyWhenHidden(t *testing.T) {
+	api := &fakeAPI{added: make(chan struct{}, 1)}
+	api.add("approval.requested", map[string]any{"id": "old", "tool": "run_command", "argv": []string{"old"}})
+	var hidden atomic.Bool
+	n := &fakeNotifier{ch: make(chan struct{}, 8)}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	w := &approvalWatcher{api: api, hidden: hidden.Load, notify: n, logger: slog.New(slog.NewTextHandler(io.Discard, nil)), wait: 1}
+	done := make(chan struct{})
+	go func() { w.run(ctx); close(done) }()
+
+	time.Sleep(100 * time.Millisecond)
+	api.add("approval.requested", map[string]any{"id": "a1", "tool": "run_command", "argv": []string{"make", "deploy"}})
+	api.add("session.start", map[string]any{})
+	select {
+	case <-n.ch:
+		t.Fatal("notified while the window was visible")
+	case <-time.After(300 * time.Millisecond):
+	}
+	hidden.Store(true)
+	api.add("approval.requested", map[string]any{"id": "a2", "kind": "call", "tool": "run_command", "argv": []string{"rm", "-rf", "build"}, "reason": "destructive"})
+	select {
+	case <-n.ch:
+	case <-time.After(3 * time.Second):
+		t.Fatal("no notification while hidden")
+	}
+	n.mu.Lock()
+	got := n.calls
+	n.mu.Unlock()
+	if len(got) != 1 || got[0] != "Gatehouse: an agent is waiting for you|rm -rf build\ndestructive\n3 cards are waiting." {
+		t.Fatalf("calls: %q", got)
+	}
+	cancel()
+	select {
+	case <-done:
+	case <-time.After(3 * time.Second):
+		t.Fatal("the watcher did not stop with its context")
+	}
+}
+
+func TestAppIconMatchesBuildAsset(t *testing.T) {
+	icon := AppIcon(1024)
+	img, err := png.Decode(bytes.NewReader(icon))
+	if err != nil || img.Bounds().Dx() != 1024 || img.Bounds().Dy() != 1024 {
+		t.Fatalf("icon: %v %v", err, img.Bounds())
+	}
+	// Corner transparent, centre of the mark white, the background blue.
+	if _, _, _, a := img.At(2, 2).RGBA(); a != 0 {
+		t.Errorf("corner alpha %d", a)
+	}
+	if r, g, b, _ := img.At(512, 420).RGBA(); r>>8 != 0xff || g>>8 != 0xff || b>>8 != 0xff {
+		t.Errorf("mark colour %d %d %d", r>>8, g>>8, b>>8)
+	}
+	if r, g, b, _ := img.At(160, 512).RGBA(); r>>8 != 0x0b || g>>8 != 0x5c || b>>8 != 0xd5 {
+		t.Errorf("background colour %d %d %d", r>>8, g>>8, b>>8)
+	}
+	path := filepath.Join("..", "..", "build", "appicon.png")
+	if *update {
+		if err := os.WriteFile(path, icon, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	have, err := os.ReadFile(path)
+	if err != nil || !bytes.Equal(have, icon) {
+		t.Fatalf("build/appicon.png is not AppIcon(1024) (err %v); run: go test ./app/desktop -run TestAppIcon -update", err)
+	}
+}
+
+func desktopEntry(t *testing.T, path string) map[string]string {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	kv := map[string]string{}
+	sc := bufio.NewScanner(f)
+	first := true
+	for sc.Scan() {
+		line := sc.Text()
+		if first {
+			if line != "[Desktop Entry]" {
+				t.Fatalf("%s: first line %q", path, line)
+			}
+			first = false
+			continue
+		}
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		k, v, ok := strings.Cut(line, "=")
+		if !ok {
+			t.Fatalf("%s: bad line %q", path, line)
+		}
+		kv[k] = v
+	}
+	return kv
+}
+
+func TestBuildAssets(t *testing.T) {
+	app := desktopEntry(t, filepath.Join("..", "..", "build", "linux", "gatehouse.desktop"))
+	for k, want := range map[string]string{"Type": "Application", "Name": AppName, "Exec": "gatehouse", "Icon": "gatehouse", "StartupWMClass": "gatehouse", "Terminal": "false"} {
+		if app[k] != want {
+			t.Errorf("gatehouse.desktop %s=%q, want %q", k, app[k], want)
+		}
+	}
+	auto := desktopEntry(t, filepath.Join("..", "..", "build", "linux", "autostart", "gatehouse.desktop"))
+	if auto["Exec"] != "gatehouse desktop --start-hidden" {
+		t.Errorf("autostart Exec=%q", auto["Exec"])
+	}
+
+	b, err := os.ReadFile(filepath.Join("..", "..", "build", "darwin", "Info.plist"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Every <key> is followed by its value; collect the string ones.
+	dec := xml.NewDecoder(bytes.NewReader(b))
+	plist := map[string]string{}
+	var key, el string
+	for {
+		tok, err := dec.Token()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatalf("Info.plist: %v", err)
+		}
+		switch v := tok.(type) {
+		case xml.StartElement:
+			el = v.Name.Local
+		case xml.CharData:
+			s := strings.TrimSpace(string(v))
+			if s == "" {
+				continue
+			}
+			if el == "key" {
+				key = s
+			} else if el == "string" && key != "" {
+				plist[key] = s
+				key = ""
+			}
+		}
+	}
+	for k, want := range map[string]string{"CFBundleExecutable": "gatehouse", "CFBundleIdentifier": "dev.gatehouse.desktop", "CFBundleName": AppName} {
+		if plist[k] != want {
+			t.Errorf("Info.plist %s=%q, want %q", k, plist[k], want)
+		}
+	}
+
+	var wj struct {
+		Name   string `json:"name"`
+		Output string `json:"outputfilename"`
+		Dir    string `json:"frontend:dir"`
+		Tags   string `json:"build:tags"`
+	}
+	b, err = os.ReadFile(filepath.Join("..", "..", "wails.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &wj); err != nil || wj.Output != "gatehouse" || wj.Dir != "frontend" || !strings.Contains(wj.Tags, "webkit2_41") {
+		t.Fatalf("wails.json: %v %+v", err, wj)
+	}
+}

@@ -1,0 +1,165 @@
+// Package desktop is the Gatehouse desktop app: one Wails window that hosts
+// the daemon in the same process. The window loads the web UI through
+// Wails' asset server, which calls the daemon's in-process handler (no
+// port, no token); agents still reach the daemon over loopback TCP.
+//
+// The Wails parts build only with the `desktop` tag (plus `production` and,
+// on Linux, `webkit2_41`); the helpers in this file build everywhere so the
+// fast unit tests cover them.
+package desktop
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// AppName is the window title and the name notifications go out under.
+const AppName = "Gatehouse"
+
+// HasDisplay reports whether a window can be opened: on Linux an X11 or
+// Wayland display must be named in the environment; macOS and Windows
+// always have one.
+func HasDisplay(goos string, getenv func(string) string) bool {
+	switch goos {
+	case "darwin", "windows":
+		return true
+	}
+	return getenv("DISPLAY") != "" || getenv("WAYLAND_DISPLAY") != ""
+}
+
+// UniqueID is the single-instance identity for one data directory: a second
+// launch against the same data dir raises the first window, while a
+// Gatehouse on another data dir (a test, a second profile) runs alongside.
+func UniqueID(dataDir string) string {
+	sum := sha256.Sum256([]byte(filepath.Clean(dataDir)))
+	return "dev.gatehouse.desktop.d" + hex.EncodeToString(sum[:6])
+}
+
+// singleInstanceBus is the D-Bus name and object path Wails (v2, Linux)
+// exports for a SingleInstanceLock with this UniqueId. The pre-check in
+// instance_linux.go speaks the same protocol so a second launch never gets
+// as far as starting a second daemon.
+func singleInstanceBus(uniqueID string) (name, path string) {
+	id := "wails_app_" + strings.ReplaceAll(strings.ReplaceAll(uniqueID, "-", "_"), ".", "_")
+	return "org." + id + ".SingleInstance", "/org/" + id + "/SingleInstance"
+}
+
+// PageReport is what the page in the window says about itself (sent by a
+// small script the app injects; the frontend needs no hook for it).
+type PageReport struct {
+	Title string // document.title, e.g. "(1) Gatehouse"
+	App   bool   // the app shell rendered (not the login screen, not a blank page)
+	Cards int    // approval cards in the DOM
+	Conn  string // the live-feed state shown in the status bar: live, polling, …
+	// Visible is document.visibilityState == "visible".
+	Visible bool
+}
+
+// parsePageReport reads the report from a Wails event's data (a decoded
+// JSON object).
+func parsePageReport(data []any) (PageReport, bool) {
+	if len(data) == 0 {
+		return PageReport{}, false
+	}
+	m, ok := data[0].(map[string]any)
+	if !ok {
+		return PageReport{}, false
+	}
+	var r PageReport
+	r.Title, _ = m["title"].(string)
+	r.App, _ = m["app"].(bool)
+	if n, ok := m["cards"].(float64); ok && n >= 0 && n < 1e6 {
+		r.Cards = int(n)
+	}
+	r.Conn, _ = m["conn"].(string)
+	v, _ := m["visibility"].(string)
+	r.Visible = v == "visible"
+	return r, true
+}
+
+// windowTitle is the OS window title for a page title: the page's own
+// (which carries the pending count, "(2) Gatehouse") when it is a sane
+// Gatehouse title, else the plain app name.
+func windowTitle(pageTitle string) string {
+	t := strings.TrimSpace(pageTitle)
+	if t == "" || len(t) > 120 || !utf8.ValidString(t) || !strings.Contains(t, AppName) {
+		return AppName
+	}
+	for _, r := range t {
+		if !unicode.IsPrint(r) {
+			return AppName
+		}
+	}
+	return t
+}
+
+// approvalEvent is the part of an approval.requested payload a
+// notification shows.
+type approvalEvent struct {
+	ID       string   `json:"id"`
+	Kind     string   `json:"kind"`
+	Tool     string   `json:"tool"`
+	Argv     []string `json:"argv"`
+	Paths    []string `json:"paths"`
+	URL      string   `json:"url"`
+	Question string   `json:"question"`
+	Reason   string   `json:"reason"`
+}
+
+// notificationText is the title and body of the desktop notification for
+// a new card. The text comes from the agent's call, so the caller escapes
+// it for the notification system; here it is only shortened.
+func notificationText(ev approvalEvent, pending int) (title, body string) {
+	title = "Gatehouse: an agent is waiting for you"
+	var what string
+	switch ev.Kind {
+	case "question":
+		title = "Gatehouse: an agent has a question"
+		what = ev.Question
+	case "limit":
+		title = "Gatehouse: a session spent its budget"
+		what = ev.Reason
+	default:
+		switch {
+		case len(ev.Argv) > 0:
+			what = strings.Join(ev.Argv, " ")
+		case ev.URL != "":
+			what = ev.Tool + " " + ev.URL
+		case len(ev.Paths) > 0:
+			what = ev.Tool + " " + strings.Join(ev.Paths, ", ")
+		default:
+			what = ev.Tool
+		}
+	}
+	body = shorten(oneLine(what), 160)
+	if ev.Kind != "limit" && ev.Reason != "" {
+		body += "\n" + shorten(oneLine(ev.Reason), 120)
+	}
+	if pending > 1 {
+		body += "\n" + strconv.Itoa(pending) + " cards are waiting."
+	}
+	return title, body
+}
+
+func oneLine(s string) string {
+	return strings.Join(strings.FieldsFunc(s, func(r rune) bool { return unicode.IsSpace(r) || !unicode.IsPrint(r) }), " ")
+}
+
+func shorten(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:n-1]) + "…"
+}
+
+// escapeMarkup makes text safe for a freedesktop notification body, which
+// servers may render as a small subset of HTML.
+func escapeMarkup(s string) string {
+	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quot;", "'", "&#39;").Replace(s)
+}

@@ -1,0 +1,15 @@
+//go:build !linux && !darwin
+
+package desktop
+
+import "errors"
+
+type noNotifier struct{}
+
+func newNotifier(func()) Notifier { return noNotifier{} }
+
+func (noNotifier) Notify(string, string, uint32) (uint32, error) {
+	return 0, errors.New("desktop notifications are not implemented on this system")
+}
+
+func (noNotifier) Close() error { return nil }

@@ -1,0 +1,7 @@
+//go:build !linux
+
+package desktop
+
+import "syscall"
+
+func trayAttrs() *syscall.SysProcAttr { return nil }
