@@ -11,7 +11,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/gatehouse-dev/gatehouse/app/desktop"
-	"github.com/gatehouse-dev/gatehouse/frontend"
 )
 
 // The window toolkit (GTK, Cocoa) must run on the main OS thread. Locking
@@ -47,24 +46,10 @@ func runDesktop(cmd *cobra.Command, g *Globals, f *serveFlags, startHidden bool)
 		fmt.Fprintln(g.Stderr, "gatehouse: no display (DISPLAY and WAYLAND_DISPLAY are unset), so no window; starting the headless daemon (same as `gatehouse serve`).")
 		return runServe(cmd, g, f)
 	}
-	// The same preparation as runServe (serve.go).
-	opts, cfg, err := f.options(cmd, g)
+	opts, err := prepareServe(cmd, g, f)
 	if err != nil {
 		return err
 	}
-	if opts.Public {
-		fmt.Fprintln(g.Stderr, "gatehouse: WARNING: --public exposes the daemon beyond this machine. Tokens are still required, but anyone who gets one can run commands here.")
-	}
-	if opts.QueryToken {
-		fmt.Fprintln(g.Stderr, "gatehouse: WARNING: --test-only-query-token accepts tokens in URLs, where they leak into logs and history. Never use it outside tests.")
-	}
-	opts.Logger = g.Logger()
-	sb, err := sandboxBackend(cmd.Context(), cfg.Sandbox, opts.Logger)
-	if err != nil {
-		return err
-	}
-	opts.Sandbox = sb
-	opts.UI = frontend.Dist()
 
 	var tray []string
 	if exe, err := os.Executable(); err == nil {

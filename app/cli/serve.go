@@ -190,10 +190,12 @@ func chooseOptions(sb config.Sandbox) choose.Options {
 	return o
 }
 
-func runServe(cmd *cobra.Command, g *Globals, f *serveFlags) error {
+// prepareServe builds the daemon's options with its sandbox and UI: what
+// `serve` and the desktop app both run.
+func prepareServe(cmd *cobra.Command, g *Globals, f *serveFlags) (daemon.Options, error) {
 	opts, cfg, err := f.options(cmd, g)
 	if err != nil {
-		return err
+		return opts, err
 	}
 	if opts.Public {
 		fmt.Fprintln(g.Stderr, "gatehouse: WARNING: --public exposes the daemon beyond this machine. Tokens are still required, but anyone who gets one can run commands here.")
@@ -204,10 +206,18 @@ func runServe(cmd *cobra.Command, g *Globals, f *serveFlags) error {
 	opts.Logger = g.Logger()
 	sb, err := sandboxBackend(cmd.Context(), cfg.Sandbox, opts.Logger)
 	if err != nil {
-		return err
+		return opts, err
 	}
 	opts.Sandbox = sb
 	opts.UI = frontend.Dist()
+	return opts, nil
+}
+
+func runServe(cmd *cobra.Command, g *Globals, f *serveFlags) error {
+	opts, err := prepareServe(cmd, g, f)
+	if err != nil {
+		return err
+	}
 	if err := daemon.Run(cmd.Context(), opts); err != nil {
 		return userErrorf(err, "%v", err)
 	}
