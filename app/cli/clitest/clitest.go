@@ -41,12 +41,19 @@ func Binary(t testing.TB) string {
 		binPath = filepath.Join(dir, "gatehouse")
 		_, file, _, _ := runtime.Caller(0)
 		root := filepath.Join(filepath.Dir(file), "..", "..", "..")
-		cmd := exec.Command("go", "build", "-o", binPath, ".")
-		cmd.Dir = root
-		cmd.Env = append(os.Environ(), "CGO_ENABLED=1")
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
+		// Like `make build`: the binary and, next to it, the small sandbox
+		// helper it re-executes for every command.
+		for _, args := range [][]string{
+			{"build", "-o", binPath, "."},
+			{"build", "-o", filepath.Join(dir, "gatehouse-sandbox-init"), "./sandbox/cmd/gatehouse-sandbox-init"},
+		} {
+			cmd := exec.Command("go", args...)
+			cmd.Dir = root
+			cmd.Env = append(os.Environ(), "CGO_ENABLED=1")
+			if out, err := cmd.CombinedOutput(); err != nil {
+				buildErr = fmt.Errorf("go %v: %v\n%s", args, err, out)
+				return
+			}
 		}
 	})
 	if buildErr != nil {
