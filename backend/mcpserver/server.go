@@ -48,7 +48,6 @@ type Server struct {
 	states map[string]*toolcall.State // by MCP session id
 
 	stateless statelessSessions
-	inflight  inflight
 }
 
 // TransportHeader lets the stdio bridge mark its sessions.
@@ -59,7 +58,7 @@ func New(cfg Config) *Server {
 	if cfg.IdleTimeout <= 0 {
 		cfg.IdleTimeout = 6 * time.Hour
 	}
-	s := &Server{cfg: cfg, states: map[string]*toolcall.State{}, stateless: statelessSessions{byID: map[string]*statelessEntry{}}, inflight: inflight{bySession: map[string]*sync.WaitGroup{}}}
+	s := &Server{cfg: cfg, states: map[string]*toolcall.State{}, stateless: statelessSessions{byID: map[string]*statelessEntry{}}}
 	s.server = mcp.NewServer(&mcp.Implementation{Name: "gatehouse", Title: "Gatehouse", Version: cfg.Version}, &mcp.ServerOptions{
 		Instructions: instructions,
 		Logger:       cfg.Logger,
@@ -88,13 +87,12 @@ func New(cfg Config) *Server {
 		Stateless:           true,
 		MaxRequestBodyBytes: toolcall.MaxArgsBytes + 64<<10,
 	})
-	tracked := s.inflight.track(stateful)
 	stream := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if isStateless(r) {
 			stateless.ServeHTTP(w, r)
 			return
 		}
-		tracked.ServeHTTP(w, r)
+		stateful.ServeHTTP(w, r)
 	})
 	// The gate already checked the agent token; this hands the SDK the
 	// token's identity so a session cannot be used with another token.
@@ -203,13 +201,14 @@ func (s *Server) open(ctx context.Context, ss *mcp.ServerSession, req mcp.Reques
 		select {
 		case <-done:
 			s.cfg.Sessions.End(context.Background(), live.ID(), "client disconnected")
+			st.Close(context.Background())
 		case <-live.Context().Done():
-			// Killed or ended by Gatehouse: let running calls answer first.
-			s.inflight.drain(ss.ID(), 5*time.Second)
-			ss.Close()
+			// Killed or ended by Gatehouse: release the sandbox now, but keep
+			// the MCP session open, so running calls deliver their errors and
+			// later ones are refused with a reason instead of a dead stream.
+			st.Close(context.Background())
 			<-done
 		}
-		st.Close(context.Background())
 		s.mu.Lock()
 		delete(s.states, ss.ID())
 		s.mu.Unlock()
