@@ -15,6 +15,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/gatehouse-dev/gatehouse/app/desktop"
 	"github.com/gatehouse-dev/gatehouse/app/tray"
 	"github.com/gatehouse-dev/gatehouse/backend/apiclient"
 )
@@ -48,7 +49,7 @@ down. Quit closes only the tray.`,
 				return tray.Run(cmd.Context(), tray.Options{
 					Client: apiclient.New(dir),
 					Dial:   func() *apiclient.Client { return apiclient.New(dir) },
-					OpenUI: func() error { return openUI(apiclient.New(dir)) },
+					OpenUI: func() error { return openUI(dir) },
 					Logger: g.Logger(),
 				})
 			},
@@ -76,10 +77,14 @@ func lockTray(dir string) (func(), error) {
 	return func() { f.Close() }, nil
 }
 
-// openUI is what `gatehouse open` does: a fresh login link, opened in the
-// default browser. (When the desktop app can show its window on request,
-// the tray should ask it first.)
-func openUI(c *apiclient.Client) error {
+// openUI shows the Gatehouse window when the desktop app runs on this data
+// dir; otherwise it does what `gatehouse open` does: a fresh login link,
+// opened in the default browser.
+func openUI(dir string) error {
+	if desktop.ShowRunning(dir) {
+		return nil
+	}
+	c := apiclient.New(dir)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	var out struct {

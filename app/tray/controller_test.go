@@ -1,0 +1,288 @@
+package tray
+
+import (
+	"context"
+	"encoding/json"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gatehouse-dev/gatehouse/backend/apiclient"
+)
+
+// fakeDaemon answers the control API on DIR/control.sock.
+type fakeDaemon struct {
+	t   *testing.T
+	dir string
+	srv *http.Server
+
+	mu        sync.Mutex
+	status    Status
+	posts     []string      // "path body"
+	slowStat  chan struct{} // while non-nil, status requests hang until closed
+	refuseAll bool
+}
+
+func newFakeDaemon(t *testing.T) *fakeDaemon {
+	dir, err := os.MkdirTemp("", "tray-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	f := &fakeDaemon{t: t, dir: dir}
+	f.start()
+	return f
+}
+
+func (f *fakeDaemon) start() {
+	l, err := net.Listen("unix", filepath.Join(f.dir, "control.sock"))
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /api/v1/status", func(w http.ResponseWriter, r *http.Request) {
+		f.mu.Lock()
+		slow, st := f.slowStat, f.status
+		f.mu.Unlock()
+		if slow != nil {
+			select {
+			case <-slow:
+			case <-r.Context().Done():
+				return
+			}
+		}
+		json.NewEncoder(w).Encode(st)
+	})
+	sw := func(w http.ResponseWriter, r *http.Request) {
+		var body map[string]string
+		json.NewDecoder(r.Body).Decode(&body)
+		b, _ := json.Marshal(body)
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		f.posts = append(f.posts, r.URL.Path+" "+string(b))
+		if f.refuseAll {
+			w.WriteHeader(http.StatusConflict)
+			json.NewEncoder(w).Encode(map[string]string{"error": "no, not now"})
+			return
+		}
+		switch r.URL.Path {
+		case PathKill:
+			f.status.State.Killed, f.status.PendingApprovals = true, 0
+		case PathPause:
+			f.status.State.Paused = true
+		case PathResume:
+			f.status.State.Paused, f.status.State.Killed = false, false
+		}
+		json.NewEncoder(w).Encode(map[string]any{"killed_sessions": 1, "state": f.status.State})
+	}
+	for _, p := range []string{PathKill, PathPause, PathResume} {
+		mux.HandleFunc("POST "+p, sw)
+	}
+	f.srv = &http.Server{Handler: mux}
+	go f.srv.Serve(l)
+	f.t.Cleanup(f.stop)
+}
+
+func (f *fakeDaemon) stop() {
+	f.srv.Close()
+	os.Remove(filepath.Join(f.dir, "control.sock"))
+}
+
+func (f *fakeDaemon) set(fn func(*Status)) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	fn(&f.status)
+}
+
+func (f *fakeDaemon) postsSoFar() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]string(nil), f.posts...)
+}
+
+// views records what the GUI would show.
+type views struct {
+	mu sync.Mutex
+	vs []View
+}
+
+func (v *views) apply(x View) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.vs = append(v.vs, x)
+}
+
+func (v *views) last() View {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if len(v.vs) == 0 {
+		return View{}
+	}
+	return v.vs[len(v.vs)-1]
+}
+
+func (v *views) waitFor(t *testing.T, what string, ok func(View) bool) View {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		if l := v.last(); ok(l) {
+			return l
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	t.Fatalf("tray never showed %s; last view %+v", what, v.last())
+	return View{}
+}
+
+func startController(t *testing.T, dir string) (*controller, *views) {
+	v := &views{}
+	c := newController(Options{
+		Client:    apiclient.New(dir),
+		Dial:      func() *apiclient.Client { return apiclient.New(dir) },
+		PollEvery: 20 * time.Millisecond,
+	}, v.apply)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	c.Show()
+	go func() { c.Run(ctx); close(done) }()
+	t.Cleanup(func() { cancel(); <-done })
+	return c, v
+}
+
+func TestControllerFollowsDaemon(t *testing.T) {
+	f := newFakeDaemon(t)
+	f.set(func(s *Status) { s.State.Active, s.PendingApprovals = 2, 1 })
+	_, v := startController(t, f.dir)
+	v.mu.Lock()
+	first := v.vs[0]
+	v.mu.Unlock()
+	if first.Icon != IconOffline || !strings.Contains(first.Title, "connecting") {
+		t.Fatalf("first view %+v, want connecting", first)
+	}
+	v.waitFor(t, "2 active, 1 waiting", func(x View) bool {
+		return x.Icon == IconWaiting && x.Title == "Gatehouse: 2 agents active, 1 waiting for you"
+	})
+	f.set(func(s *Status) { s.PendingApprovals = 0 })
+	v.waitFor(t, "active", func(x View) bool { return x.Icon == IconActive })
+
+	// The daemon goes away and comes back: the tray says so and recovers.
+	f.stop()
+	v.waitFor(t, "daemon not running", func(x View) bool {
+		return x.Icon == IconOffline && x.Title == "Gatehouse: "+WhyNotRunning && !x.PauseEnabled
+	})
+	f.set(func(s *Status) { s.State.Active = 0 })
+	f.start()
+	v.waitFor(t, "idle after restart", func(x View) bool { return x.Icon == IconIdle && x.PauseEnabled })
+
+	// Repeated identical polls do not repaint.
+	n := len(v.vs)
+	time.Sleep(150 * time.Millisecond)
+	v.mu.Lock()
+	m := len(v.vs)
+	v.mu.Unlock()
+	if m != n {
+		t.Fatalf("%d repaints without a change", m-n)
+	}
+}
+
+// TestKillNotBlockedBySlowStatus: a status read stuck on a slow daemon
+// neither blocks the kill switch nor delays it.
+func TestKillNotBlockedBySlowStatus(t *testing.T) {
+	f := newFakeDaemon(t)
+	f.set(func(s *Status) { s.State.Active, s.PendingApprovals = 1, 2 })
+	c, v := startController(t, f.dir)
+	v.waitFor(t, "waiting", func(x View) bool { return x.Icon == IconWaiting })
+
+	slow := make(chan struct{})
+	f.mu.Lock()
+	f.slowStat = slow
+	f.mu.Unlock()
+	defer close(slow)
+	time.Sleep(100 * time.Millisecond) // a status request is now hanging
+
+	done := make(chan error, 1)
+	go func() { done <- c.Kill(context.Background()) }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("kill: %v", err)
+		}
+	case <-time.After(statusTimeout):
+		t.Fatal("kill switch waited for the stuck status request")
+	}
+	posts := f.postsSoFar()
+	if len(posts) != 1 || posts[0] != PathKill+` {"reason":"killed by human","via":"tray"}` {
+		t.Fatalf("posts %q", posts)
+	}
+	v.waitFor(t, "killed", func(x View) bool { return x.Icon == IconKilled && x.PauseLabel == LabelResume })
+
+	// Resume from the same menu item.
+	f.mu.Lock()
+	f.slowStat = nil
+	f.mu.Unlock()
+	if err := c.TogglePause(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if p := f.postsSoFar(); p[len(p)-1] != PathResume+` {"via":"tray"}` {
+		t.Fatalf("posts %q", p)
+	}
+	v.waitFor(t, "resumed", func(x View) bool { return x.Icon == IconActive && x.PauseLabel == LabelPause })
+	if err := c.TogglePause(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if p := f.postsSoFar(); p[len(p)-1] != PathPause+` {"via":"tray"}` {
+		t.Fatalf("posts %q", p)
+	}
+	v.waitFor(t, "paused", func(x View) bool { return x.Icon == IconPaused })
+}
+
+// TestKillRetriesUntilDaemonAnswers: a kill pressed while the daemon is
+// restarting is delivered once it is back.
+func TestKillRetriesUntilDaemonAnswers(t *testing.T) {
+	f := newFakeDaemon(t)
+	c, v := startController(t, f.dir)
+	v.waitFor(t, "idle", func(x View) bool { return x.Icon == IconIdle })
+	f.stop()
+	done := make(chan error, 1)
+	go func() { done <- c.Kill(context.Background()) }()
+	time.Sleep(500 * time.Millisecond)
+	f.start()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("kill: %v", err)
+		}
+	case <-time.After(switchWithin):
+		t.Fatal("kill never delivered")
+	}
+	v.waitFor(t, "killed", func(x View) bool { return x.Icon == IconKilled })
+}
+
+// TestRefusalShowsNotice: a switch the daemon refuses is not retried and
+// the menu says what went wrong.
+func TestRefusalShowsNotice(t *testing.T) {
+	f := newFakeDaemon(t)
+	f.mu.Lock()
+	f.refuseAll = true
+	f.mu.Unlock()
+	c, v := startController(t, f.dir)
+	v.waitFor(t, "idle", func(x View) bool { return x.Icon == IconIdle })
+	if err := c.Kill(context.Background()); err == nil {
+		t.Fatal("refused kill reported success")
+	}
+	if n := len(f.postsSoFar()); n != 1 {
+		t.Fatalf("refused kill sent %d times", n)
+	}
+	v.waitFor(t, "notice", func(x View) bool {
+		return strings.Contains(x.Summary, "could not stop the agents: no, not now") && strings.Contains(x.Summary, "gatehouse kill")
+	})
+	// Open with no OpenUI is a no-op; with a failing one it says so.
+	c.o.OpenUI = func() error { return &apiclient.APIError{Status: 500, Msg: "boom"} }
+	c.Open()
+	v.waitFor(t, "open notice", func(x View) bool { return strings.Contains(x.Summary, "could not open Gatehouse: boom") })
+}
