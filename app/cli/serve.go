@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -102,6 +103,9 @@ func (f *serveFlags) options(cmd *cobra.Command, g *Globals) (daemon.Options, co
 	if err != nil {
 		return o, cfg, err
 	}
+	if err := dataDirOutside(o.DataDir, o.Workspaces); err != nil {
+		return o, cfg, err
+	}
 	dir, err := os.UserConfigDir()
 	if err != nil {
 		return o, cfg, err
@@ -130,6 +134,26 @@ func loadConfig(g *Globals) (config.Config, error) {
 		return cfg, userErrorf(err, "%v", err)
 	}
 	return cfg, nil
+}
+
+// dataDirOutside refuses a data dir inside a workspace (agents could read
+// its tokens with the file tools) or a workspace inside the data dir.
+func dataDirOutside(data string, workspaces []string) error {
+	real := data
+	if r, err := filepath.EvalSymlinks(data); err == nil {
+		real = r
+	}
+	for _, w := range workspaces {
+		if within(real, w) || within(w, real) {
+			return userErrorf(nil, "the data directory %s and the workspace %s overlap; agents could reach Gatehouse's tokens. Pass a --data outside the workspace", data, w)
+		}
+	}
+	return nil
+}
+
+func within(p, root string) bool {
+	rel, err := filepath.Rel(root, p)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../")
 }
 
 // cleanWorkspace resolves a workspace root and refuses roots that would hand
