@@ -113,7 +113,9 @@ func TestServeGatesOverRealTCP(t *testing.T) {
 func TestServeRefusesNonLoopbackWithoutPublic(t *testing.T) {
 	bin := clitest.Binary(t)
 	dir := t.TempDir()
-	_, stderr, code := clitest.Run(nil, t, bin, append(os.Environ(), "XDG_CONFIG_HOME="+dir), "serve", "--listen", "0.0.0.0:0", "--data", filepath.Join(dir, "d"), "--workspace", dir)
+	ws := filepath.Join(dir, "ws")
+	os.Mkdir(ws, 0o755)
+	_, stderr, code := clitest.Run(nil, t, bin, append(os.Environ(), "XDG_CONFIG_HOME="+dir), "serve", "--listen", "0.0.0.0:0", "--data", filepath.Join(dir, "d"), "--workspace", ws)
 	if code == 0 || !strings.Contains(stderr, "--public") {
 		t.Fatalf("exit %d, stderr %q; want a refusal naming --public", code, stderr)
 	}
