@@ -52,3 +52,38 @@ func TestSessionBudget(t *testing.T) {
 		t.Fatalf("limit events: %s", ev)
 	}
 }
+
+// TestLimitsChangeLive: the person lowers a live session's call budget from
+// the control API and the next call hits it.
+func TestLimitsChangeLive(t *testing.T) {
+	d := clitest.Start(t)
+	s := d.MCP(context.Background(), "live-limits")
+	call(t, s, "list_dir", map[string]any{})
+	sess := activeSession(t, d)
+	h := d.Control()
+	h["Content-Type"] = "application/json"
+	resp, body := d.Request("GET", "/api/v1/sessions/"+sess+"/limits", nil, h)
+	if resp.StatusCode != 200 || !strings.Contains(body, `"max_calls":5000`) {
+		t.Fatalf("GET limits: %d %s", resp.StatusCode, body)
+	}
+	if resp, body := d.Request("POST", "/api/v1/sessions/"+sess+"/limits", jsonBody(map[string]int{"max_calls": -1}), h); resp.StatusCode != 400 {
+		t.Fatalf("negative budget: %d %s", resp.StatusCode, body)
+	}
+	if resp, body := d.Request("POST", "/api/v1/sessions/"+sess+"/limits", jsonBody(map[string]int{"max_calls": 1}), h); resp.StatusCode != 200 {
+		t.Fatalf("POST limits: %d %s", resp.StatusCode, body)
+	}
+	done := make(chan outcome, 1)
+	go func() { done <- callAsync(s, "list_dir", map[string]any{}) }()
+	a := d.WaitApproval(30 * time.Second)
+	if a.Tool != "limit" {
+		t.Fatalf("card: %+v", a)
+	}
+	d.Decide(a.ID, "deny", "once", "")
+	<-done
+	if len(d.Events("kind=session.limits")) != 1 {
+		t.Fatal("limit change not audited")
+	}
+	if resp, _ := d.Request("GET", "/api/v1/sessions/s_nope/limits", nil, h); resp.StatusCode != 409 {
+		t.Fatalf("limits of an unknown session: %d", resp.StatusCode)
+	}
+}

@@ -35,6 +35,8 @@ type Server struct {
 	Tokens    Tokens
 	// Connect describes how agents reach the daemon (URL, default token).
 	Connect func() map[string]any
+	// Live finds a live session's tool-call state (its budgets).
+	Live func(id string) (*toolcall.State, bool)
 	// Emit records an audit event for a control action.
 	Emit   func(ctx context.Context, kind, actor, session string, payload any)
 	Logger *slog.Logger
@@ -57,6 +59,7 @@ func (s *Server) Register(mux *http.ServeMux) {
 	s.registerPolicy(mux)
 	s.registerTokens(mux)
 	s.registerRollback(mux)
+	s.registerLimits(mux)
 	mux.HandleFunc("POST /api/v1/sessions/{id}/mode", s.setMode)
 	mux.HandleFunc("/api/v1/", func(w http.ResponseWriter, r *http.Request) {
 		gate.Error(w, http.StatusNotFound, fmt.Sprintf("no route %s %s; see GET /api/v1/status and the README for the control API", r.Method, r.URL.Path))

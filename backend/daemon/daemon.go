@@ -296,14 +296,14 @@ func (d *Daemon) buildHandler() http.Handler {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		_, _ = w.Write([]byte("ok"))
 	})
-	(&api.Server{
-		Sessions: d.sessions, Audit: d.audit, Approvals: d.approvals, Kill: d.Kill, Logger: d.logger, Status: d.status,
-		Policy: d.policy, Snapshots: d.snapshots, Tokens: &tokenStore{db: d.db, set: d.tokens}, Connect: d.connectInfo, Emit: d.Emit,
-	}).Register(mux)
 	d.mcp = mcpserver.New(mcpserver.Config{
 		Sessions: d.sessions, Tokens: d.tokens, Runner: d.runner, Workspaces: d.opts.Workspaces,
 		Mode: d.opts.Mode, Version: d.opts.Version, Logger: d.logger, Limits: d.opts.Limits,
 	})
+	(&api.Server{
+		Sessions: d.sessions, Audit: d.audit, Approvals: d.approvals, Kill: d.Kill, Logger: d.logger, Status: d.status,
+		Policy: d.policy, Snapshots: d.snapshots, Tokens: &tokenStore{db: d.db, set: d.tokens}, Connect: d.connectInfo, Emit: d.Emit, Live: d.mcp.Session,
+	}).Register(mux)
 	mux.Handle("/mcp", d.mcp.Handler())
 	mux.Handle("/", uiHandler(d.opts.UI))
 	port := strconv.Itoa(d.port())

@@ -282,3 +282,23 @@ func (s *Server) Shutdown(ctx context.Context) {
 		st.Close(ctx)
 	}
 }
+
+// Session finds the live state of a Gatehouse session by its id.
+func (s *Server) Session(id string) (*toolcall.State, bool) {
+	s.mu.Lock()
+	for _, st := range s.states {
+		if st.Live.ID() == id {
+			s.mu.Unlock()
+			return st, true
+		}
+	}
+	s.mu.Unlock()
+	s.stateless.mu.Lock()
+	defer s.stateless.mu.Unlock()
+	for _, e := range s.stateless.byID {
+		if e.st.Live.ID() == id {
+			return e.st, true
+		}
+	}
+	return nil, false
+}

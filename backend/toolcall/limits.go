@@ -83,3 +83,17 @@ func doubled(l Limits, info session.Info) Limits {
 	}
 	return l
 }
+
+// Limits returns the session's current budgets.
+func (s *State) Limits() Limits {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.limits
+}
+
+// SetLimits changes the session's budgets live (the person, from the UI).
+func (s *State) SetLimits(l Limits) {
+	s.mu.Lock()
+	s.limits = l
+	s.mu.Unlock()
+}
