@@ -196,7 +196,7 @@ try {
     assert(n > 0, 'search found nothing');
   });
 
-  await t.step('sessions: history row, detail with calls, live mode change', async () => {
+  await t.step('sessions: history row, detail with calls, live mode and budget change', async () => {
     await page.goto(`${daemon.base}/#/sessions`);
     const link = page.locator('table.sessions tbody tr a').first();
     await link.waitFor();
@@ -222,6 +222,13 @@ try {
     await page.waitForFunction(() => document.querySelector('#mode-select')?.value === 'plan' && !document.querySelector('#mode-select')?.disabled);
     await sel.selectOption('default');
     await modeIs('default');
+    // Budgets change live too.
+    const calls = page.getByLabel('Tool calls');
+    await calls.fill('4321');
+    await page.getByRole('button', { name: 'Save budgets' }).click();
+    await page.waitForSelector('.budgets [role=status]');
+    const limits = (await daemon.api('GET', `/api/v1/sessions/${id}/limits`)).json;
+    assert(limits?.max_calls === 4321, `limits after save: ${JSON.stringify(limits)}`);
   });
 
   await t.step('policy: tester verdict, validation error on save, a saved rule takes effect', async () => {

@@ -11,6 +11,7 @@ import { Diff } from '../ui/Diff';
 import { Empty, ErrorLine } from '../ui/common';
 import { useLoad, useNow } from '../ui/hooks';
 import { href } from '../ui/router';
+import { BudgetsBox } from './Budgets';
 import { RollbackPreview, type RollbackTarget } from './RollbackPreview';
 
 // Enough for any realistic session; beyond it the timeline has the rest.
@@ -152,6 +153,7 @@ export function SessionDetail({ id }: { id: string }) {
             <p class="muted small">{MODE_HELP[s.mode] ?? ''}</p>
             {s.status !== 'active' && <p class="muted small">The session has ended; its mode can no longer change.</p>}
             {modeErr && <ErrorLine message={modeErr} />}
+            {s.status === 'active' && <BudgetsBox session={id} />}
           </div>
         </div>
       )}
