@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/gatehouse-dev/gatehouse/app/cli/clitest"
 )
 
@@ -62,5 +64,33 @@ func TestFetchURLRefusesLocalListener(t *testing.T) {
 	}
 	if n := hits.Load(); n != 0 {
 		t.Fatalf("%d requests reached the local listener", n)
+	}
+}
+
+// TestAskHumanThroughElicitation: a stateful client that supports MCP
+// elicitation is asked mid-call, and its answer is the tool's result.
+func TestAskHumanThroughElicitation(t *testing.T) {
+	d := clitest.Start(t)
+	asked := make(chan string, 1)
+	c := mcp.NewClient(&mcp.Implementation{Name: "eliciting", Version: "1"}, &mcp.ClientOptions{
+		ElicitationHandler: func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			asked <- req.Params.Message
+			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"answer": "use port 8080"}}, nil
+		},
+	})
+	s, err := c.Connect(context.Background(), d.MCPTransport(), &mcp.ClientSessionOptions{ProtocolVersion: clitest.StatefulProtocol})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	r := call(t, s, "ask_human", map[string]any{"question": "Which port?"})
+	if r.IsError || clitest.Text(t, r) != "use port 8080" {
+		t.Fatalf("answer: %v %s", r.IsError, clitest.Text(t, r))
+	}
+	if q := <-asked; q != "Which port?" {
+		t.Fatalf("asked %q", q)
+	}
+	if n := len(d.Events("kind=approval.requested")); n != 0 {
+		t.Fatalf("fell back to the card (%d requests)", n)
 	}
 }
