@@ -2,6 +2,8 @@ package cli
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"log/slog"
 	"os"
@@ -197,8 +199,13 @@ func dataDir(g *Globals, fromConfig string) (string, error) {
 
 // sandboxBackend picks the confinement backend. It fails closed: a
 // configured backend that is missing is an error, never a silent downgrade.
-func sandboxBackend(ctx context.Context, sb config.Sandbox, logger *slog.Logger) (sandbox.Backend, error) {
-	b, err := choose.New(ctx, sb.Backend, chooseOptions(sb), logger)
+func sandboxBackend(ctx context.Context, sb config.Sandbox, dataDir string, logger *slog.Logger) (sandbox.Backend, error) {
+	o := chooseOptions(sb)
+	// Containers carry their daemon's identity so a restart can sweep the
+	// ones a crash left behind, and only those.
+	sum := sha256.Sum256([]byte(dataDir))
+	o.Container.Owner = hex.EncodeToString(sum[:8])
+	b, err := choose.New(ctx, sb.Backend, o, logger)
 	if err != nil {
 		return nil, userErrorf(err, "the sandbox is not available: %v (run `gatehouse doctor` to see which backends work here)", err)
 	}
@@ -228,7 +235,7 @@ func prepareServe(cmd *cobra.Command, g *Globals, f *serveFlags) (daemon.Options
 		fmt.Fprintln(g.Stderr, "gatehouse: WARNING: --test-only-query-token accepts tokens in URLs, where they leak into logs and history. Never use it outside tests.")
 	}
 	opts.Logger = g.Logger()
-	sb, err := sandboxBackend(cmd.Context(), cfg.Sandbox, opts.Logger)
+	sb, err := sandboxBackend(cmd.Context(), cfg.Sandbox, opts.DataDir, opts.Logger)
 	if err != nil {
 		return opts, err
 	}

@@ -115,6 +115,15 @@ func Run(ctx context.Context, opts Options) (err error) {
 		return err
 	}
 	defer lock.Close()
+	// With the data dir locked no other daemon of ours runs, so any sandbox
+	// container still labelled as ours is an orphan of a crash.
+	if sw, ok := opts.Sandbox.(interface {
+		Sweep(context.Context) (int, error)
+	}); ok {
+		if _, err := sw.Sweep(ctx); err != nil {
+			logger.Warn("could not remove sandbox containers left by a previous run", "err", err)
+		}
+	}
 
 	sqlDB, err := db.Open(ctx, filepath.Join(opts.DataDir, DBFile), logger)
 	if err != nil {

@@ -50,7 +50,11 @@ type Options struct {
 	RunArgs []string
 	// KeepAlive is the container's main process; default DefaultKeepAlive.
 	KeepAlive []string
-	Logger    *slog.Logger
+	// Owner labels every container this backend starts (the daemon passes
+	// a hash of its data dir), so Sweep can remove the ones a crashed
+	// daemon left behind without touching another daemon's.
+	Owner  string
+	Logger *slog.Logger
 }
 
 // DefaultKeepAlive is the container's init: it ignores SIGCHLD so the
@@ -135,7 +139,7 @@ func (b *Backend) Open(ctx context.Context, s sandbox.SessionSpec) (sandbox.Sess
 }
 
 func (b *Backend) runArgs(name string, ss sandbox.SessionSpec, protected []string) []string {
-	a := []string{"run", "-d", "--name", name, "--label", "gatehouse.session=" + ss.ID,
+	a := []string{"run", "-d", "--name", name, "--label", "gatehouse.session=" + ss.ID, "--label", "gatehouse.owner=" + b.opts.Owner,
 		"--network", "none", "--read-only", "--cap-drop", "ALL",
 		"--security-opt", "no-new-privileges", "--workdir", ss.Workspaces[0]}
 	l := ss.Limits
@@ -363,4 +367,28 @@ func lastLine(out []byte, err error) string {
 		return err.Error()
 	}
 	return s
+}
+
+// Sweep removes the containers of this owner that are still present: a
+// daemon that starts has no sessions yet, so every one of them is an orphan
+// of a daemon that died without closing its sessions.
+func (b *Backend) Sweep(ctx context.Context) (int, error) {
+	if b.opts.Owner == "" {
+		return 0, nil
+	}
+	out, err := b.command(ctx, "ps", "-a", "-q", "--filter", "label=gatehouse.owner="+b.opts.Owner).Output()
+	if err != nil {
+		return 0, fmt.Errorf("list leftover containers: %w", err)
+	}
+	n := 0
+	for _, id := range strings.Fields(string(out)) {
+		if err := b.command(ctx, b.rmArgs(id)...).Run(); err != nil {
+			return n, fmt.Errorf("remove leftover container %s: %w", id, err)
+		}
+		n++
+	}
+	if n > 0 {
+		b.opts.Logger.Warn("container sandbox: removed containers left by a previous daemon", "count", n)
+	}
+	return n, nil
 }

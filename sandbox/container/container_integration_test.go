@@ -63,3 +63,55 @@ func TestCloseRemovesContainerAndPlaceholders(t *testing.T) {
 		t.Errorf("run after close: %v", err)
 	}
 }
+
+// Sweep removes the containers a crashed daemon of the same owner left,
+// and leaves another owner's alone.
+func TestSweepRemovesOrphans(t *testing.T) {
+	bb, err := exec.LookPath("busybox")
+	if err != nil {
+		t.Fatalf("busybox is required (apt install busybox-static): %v", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	opts := func(owner string) Options {
+		return Options{
+			CLI: "podman", Image: "localhost/gatehouse-busybox:test", Owner: owner,
+			GlobalArgs: []string{"--runtime", "runc", "--cgroup-manager=cgroupfs"},
+			RunArgs:    []string{"--ulimit", "nofile=4096:4096", "--ulimit", "nproc=4096:4096"},
+		}
+	}
+	mine, err := New(ctx, opts("sweep-test-mine"))
+	if err != nil {
+		t.Fatalf("podman backend: %v", err)
+	}
+	if err := mine.BuildBusyboxImage(ctx, bb, opts("").Image); err != nil {
+		t.Fatal(err)
+	}
+	theirs, _ := New(ctx, opts("sweep-test-theirs"))
+	orphan, err := mine.Open(ctx, sandbox.SessionSpec{ID: "orphan", Workspaces: []string{t.TempDir()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, err := theirs.Open(ctx, sandbox.SessionSpec{ID: "other", Workspaces: []string{t.TempDir()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close(ctx)
+	// A restarted daemon of the same owner: a fresh backend sweeps.
+	again, _ := New(ctx, opts("sweep-test-mine"))
+	n, err := again.Sweep(ctx)
+	if err != nil || n != 1 {
+		t.Fatalf("Sweep = %d, %v; want 1 orphan removed", n, err)
+	}
+	exists := func(name string) bool {
+		out, _ := mine.command(ctx, "ps", "-a", "--filter", "name="+name, "--format", "{{.Names}}").Output()
+		return strings.Contains(string(out), name)
+	}
+	if exists(orphan.(*session).name) {
+		t.Fatal("the orphan survived the sweep")
+	}
+	if !exists(other.(*session).name) {
+		t.Fatal("the sweep removed another owner's container")
+	}
+	_ = orphan.Close(ctx)
+}
