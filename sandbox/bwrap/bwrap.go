@@ -110,31 +110,11 @@ func (b *Backend) Name() string { return Name }
 
 // Open implements sandbox.Backend.
 func (b *Backend) Open(ctx context.Context, s sandbox.SessionSpec) (sandbox.Session, error) {
-	ss, err := sandbox.PrepareSession(s, sandbox.PrepareOptions{Home: b.opts.Home})
-	if err != nil {
-		return nil, err
-	}
-	return &session{b: b, ss: ss}, nil
+	return sandbox.OpenProcessSession(Name, s, sandbox.PrepareOptions{Home: b.opts.Home}, b.run)
 }
 
-type session struct {
-	b      *Backend
-	ss     sandbox.SessionSpec
-	mu     sync.Mutex
-	closed bool
-}
-
-func (s *session) Run(ctx context.Context, spec sandbox.Spec) (sandbox.Result, error) {
-	s.mu.Lock()
-	closed := s.closed
-	s.mu.Unlock()
-	if closed {
-		return sandbox.Result{Backend: Name}, sandbox.ErrClosed
-	}
-	p, err := sandbox.Prepare(s.ss, spec, sandbox.PrepareOptions{Home: s.b.opts.Home})
-	if err != nil {
-		return sandbox.Result{Backend: Name}, err
-	}
+// run confines and runs one validated spec.
+func (b *Backend) run(ctx context.Context, ss sandbox.SessionSpec, p *sandbox.Prepared) (sandbox.Result, error) {
 	var existing, missing []string
 	for _, w := range p.Workspaces {
 		set := protect.For(w)
@@ -145,7 +125,7 @@ func (s *session) Run(ctx context.Context, spec sandbox.Spec) (sandbox.Result, e
 	defer protect.Shared.Release(held)
 
 	l := Layout{
-		Home:      s.b.opts.Home,
+		Home:      b.opts.Home,
 		Protected: append(existing, held...),
 		Hidden:    append(p.Hidden, sandbox.SensitiveSystemFiles()...),
 	}
@@ -155,29 +135,22 @@ func (s *session) Run(ctx context.Context, spec sandbox.Spec) (sandbox.Result, e
 	env = sandbox.WithDefaultEnv(env, "PATH", sandbox.DefaultPath)
 	return launch.Run(ctx, launch.Command{
 		Backend: Name,
-		Helper:  s.b.opts.Helper,
+		Helper:  b.opts.Helper,
 		Config: initproc.Config{
 			// bwrap's PID namespace is the supervisor: when its init dies
 			// (it dies with bwrap), the kernel kills everything inside.
 			Rlimits: launch.Rlimits(p.Limits, 0),
-			Path:    s.b.opts.Bwrap,
-			Argv:    append([]string{s.b.opts.Bwrap}, args...),
+			Path:    b.opts.Bwrap,
+			Argv:    append([]string{b.opts.Bwrap}, args...),
 		},
 		Env:    env,
 		Dir:    "/",
 		Limits: p.Limits,
-		Stdin:  spec.Stdin,
-		Stdout: spec.Stdout,
-		Stderr: spec.Stderr,
-		Logger: s.b.log,
+		Stdin:  p.Spec.Stdin,
+		Stdout: p.Spec.Stdout,
+		Stderr: p.Spec.Stderr,
+		Logger: b.log,
 	})
-}
-
-func (s *session) Close(ctx context.Context) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.closed = true
-	return nil
 }
 
 // Layout is what Args needs beyond the prepared spec.

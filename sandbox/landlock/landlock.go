@@ -19,7 +19,6 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"sync"
 
 	"github.com/gatehouse-dev/gatehouse/sandbox"
 	"github.com/gatehouse-dev/gatehouse/sandbox/initproc"
@@ -79,33 +78,13 @@ func (b *Backend) Name() string { return Name }
 
 // Open implements sandbox.Backend.
 func (b *Backend) Open(ctx context.Context, s sandbox.SessionSpec) (sandbox.Session, error) {
-	ss, err := sandbox.PrepareSession(s, sandbox.PrepareOptions{Home: b.opts.Home})
-	if err != nil {
-		return nil, err
-	}
-	return &session{b: b, ss: ss}, nil
+	return sandbox.OpenProcessSession(Name, s, sandbox.PrepareOptions{Home: b.opts.Home}, b.run)
 }
 
-type session struct {
-	b      *Backend
-	ss     sandbox.SessionSpec
-	mu     sync.Mutex
-	closed bool
-}
-
-func (s *session) Run(ctx context.Context, spec sandbox.Spec) (sandbox.Result, error) {
-	s.mu.Lock()
-	closed := s.closed
-	s.mu.Unlock()
-	if closed {
-		return sandbox.Result{Backend: Name}, sandbox.ErrClosed
-	}
-	p, err := sandbox.Prepare(s.ss, spec, sandbox.PrepareOptions{Home: s.b.opts.Home})
-	if err != nil {
-		return sandbox.Result{Backend: Name}, err
-	}
-	if p.Network.Mode != sandbox.NetHost && s.b.abi < 4 {
-		return sandbox.Result{Backend: Name}, fmt.Errorf("%w: Landlock ABI %d cannot block the network; upgrade to Linux 6.7+ or use bwrap", sandbox.ErrUnavailable, s.b.abi)
+// run confines and runs one validated spec.
+func (b *Backend) run(ctx context.Context, ss sandbox.SessionSpec, p *sandbox.Prepared) (sandbox.Result, error) {
+	if p.Network.Mode != sandbox.NetHost && b.abi < 4 {
+		return sandbox.Result{Backend: Name}, fmt.Errorf("%w: Landlock ABI %d cannot block the network; upgrade to Linux 6.7+ or use bwrap", sandbox.ErrUnavailable, b.abi)
 	}
 	scratch, err := os.MkdirTemp("", "gatehouse-run-")
 	if err != nil {
@@ -113,7 +92,7 @@ func (s *session) Run(ctx context.Context, spec sandbox.Spec) (sandbox.Result, e
 	}
 	defer os.RemoveAll(scratch)
 	home, tmp := filepath.Join(scratch, "home"), filepath.Join(scratch, "tmp")
-	if err := sandbox.FreshHome(s.b.opts.Home, home); err != nil {
+	if err := sandbox.FreshHome(b.opts.Home, home); err != nil {
 		return sandbox.Result{Backend: Name}, err
 	}
 	if err := os.Mkdir(tmp, 0o700); err != nil {
@@ -132,7 +111,7 @@ func (s *session) Run(ctx context.Context, spec sandbox.Spec) (sandbox.Result, e
 	}
 	return launch.Run(ctx, launch.Command{
 		Backend: Name,
-		Helper:  s.b.opts.Helper,
+		Helper:  b.opts.Helper,
 		Config: initproc.Config{
 			Supervise: true,
 			Grace:     p.Limits.GraceOrDefault(),
@@ -144,18 +123,11 @@ func (s *session) Run(ctx context.Context, spec sandbox.Spec) (sandbox.Result, e
 		Env:    env,
 		Dir:    p.Dir,
 		Limits: p.Limits,
-		Stdin:  spec.Stdin,
-		Stdout: spec.Stdout,
-		Stderr: spec.Stderr,
-		Logger: s.b.opts.Logger,
+		Stdin:  p.Spec.Stdin,
+		Stdout: p.Spec.Stdout,
+		Stderr: p.Spec.Stderr,
+		Logger: b.opts.Logger,
 	})
-}
-
-func (s *session) Close(ctx context.Context) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.closed = true
-	return nil
 }
 
 // Rules computes the Landlock rules for p with the run's private home

@@ -8,7 +8,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"sync"
 
 	"github.com/gatehouse-dev/gatehouse/sandbox"
 	"github.com/gatehouse-dev/gatehouse/sandbox/initproc"
@@ -65,31 +64,11 @@ func (b *Backend) Name() string { return Name }
 
 // Open implements sandbox.Backend.
 func (b *Backend) Open(ctx context.Context, s sandbox.SessionSpec) (sandbox.Session, error) {
-	ss, err := sandbox.PrepareSession(s, sandbox.PrepareOptions{Home: b.opts.Home})
-	if err != nil {
-		return nil, err
-	}
-	return &session{b: b, ss: ss}, nil
+	return sandbox.OpenProcessSession(Name, s, sandbox.PrepareOptions{Home: b.opts.Home}, b.run)
 }
 
-type session struct {
-	b      *Backend
-	ss     sandbox.SessionSpec
-	mu     sync.Mutex
-	closed bool
-}
-
-func (s *session) Run(ctx context.Context, spec sandbox.Spec) (sandbox.Result, error) {
-	s.mu.Lock()
-	closed := s.closed
-	s.mu.Unlock()
-	if closed {
-		return sandbox.Result{Backend: Name}, sandbox.ErrClosed
-	}
-	p, err := sandbox.Prepare(s.ss, spec, sandbox.PrepareOptions{Home: s.b.opts.Home})
-	if err != nil {
-		return sandbox.Result{Backend: Name}, err
-	}
+// run confines and runs one validated spec.
+func (b *Backend) run(ctx context.Context, ss sandbox.SessionSpec, p *sandbox.Prepared) (sandbox.Result, error) {
 	scratch, err := os.MkdirTemp("", "gatehouse-run-")
 	if err != nil {
 		return sandbox.Result{Backend: Name}, fmt.Errorf("create run directory: %w", err)
@@ -99,7 +78,7 @@ func (s *session) Run(ctx context.Context, spec sandbox.Spec) (sandbox.Result, e
 		scratch = real // /tmp is /private/tmp on macOS; profiles match real paths
 	}
 	home, tmp := filepath.Join(scratch, "home"), filepath.Join(scratch, "tmp")
-	if err := sandbox.FreshHome(s.b.opts.Home, home); err != nil {
+	if err := sandbox.FreshHome(b.opts.Home, home); err != nil {
 		return sandbox.Result{Backend: Name}, err
 	}
 	if err := os.Mkdir(tmp, 0o700); err != nil {
@@ -108,28 +87,21 @@ func (s *session) Run(ctx context.Context, spec sandbox.Spec) (sandbox.Result, e
 	env := sandbox.WithDefaultEnv(p.Env, "HOME", home)
 	env = sandbox.WithDefaultEnv(env, "TMPDIR", tmp)
 	env = sandbox.WithDefaultEnv(env, "PATH", sandbox.DefaultPath)
-	argv := append([]string{s.b.opts.SandboxExec, "-p", Profile(p, home, tmp), "--", p.Path}, p.Argv[1:]...)
+	argv := append([]string{b.opts.SandboxExec, "-p", Profile(p, home, tmp), "--", p.Path}, p.Argv[1:]...)
 	return launch.Run(ctx, launch.Command{
 		Backend: Name,
-		Helper:  s.b.opts.Helper,
+		Helper:  b.opts.Helper,
 		Config: initproc.Config{
 			Rlimits: launch.Rlimits(p.Limits, 0),
-			Path:    s.b.opts.SandboxExec,
+			Path:    b.opts.SandboxExec,
 			Argv:    argv,
 		},
 		Env:    env,
 		Dir:    p.Dir,
 		Limits: p.Limits,
-		Stdin:  spec.Stdin,
-		Stdout: spec.Stdout,
-		Stderr: spec.Stderr,
-		Logger: s.b.opts.Logger,
+		Stdin:  p.Spec.Stdin,
+		Stdout: p.Spec.Stdout,
+		Stderr: p.Spec.Stderr,
+		Logger: b.opts.Logger,
 	})
-}
-
-func (s *session) Close(ctx context.Context) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.closed = true
-	return nil
 }

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"sync"
 
 	"github.com/gatehouse-dev/gatehouse/sandbox"
 	"github.com/gatehouse-dev/gatehouse/sandbox/initproc"
@@ -49,35 +48,15 @@ func (b *Backend) Name() string { return Name }
 
 // Open implements sandbox.Backend.
 func (b *Backend) Open(ctx context.Context, s sandbox.SessionSpec) (sandbox.Session, error) {
-	ss, err := sandbox.PrepareSession(s, sandbox.PrepareOptions{})
-	if err != nil {
-		return nil, err
-	}
-	return &session{b: b, ss: ss}, nil
+	return sandbox.OpenProcessSession(Name, s, sandbox.PrepareOptions{}, b.run)
 }
 
-type session struct {
-	b      *Backend
-	ss     sandbox.SessionSpec
-	mu     sync.Mutex
-	closed bool
-}
-
-func (s *session) Run(ctx context.Context, spec sandbox.Spec) (sandbox.Result, error) {
-	s.mu.Lock()
-	closed := s.closed
-	s.mu.Unlock()
-	if closed {
-		return sandbox.Result{Backend: Name}, sandbox.ErrClosed
-	}
-	p, err := sandbox.Prepare(s.ss, spec, sandbox.PrepareOptions{})
-	if err != nil {
-		return sandbox.Result{Backend: Name}, err
-	}
-	s.b.opts.Logger.Warn("sandbox: UNCONFINED run: the command has your full rights",
-		"session", s.ss.ID, "program", p.Path)
+// run runs one validated spec with no confinement at all.
+func (b *Backend) run(ctx context.Context, ss sandbox.SessionSpec, p *sandbox.Prepared) (sandbox.Result, error) {
+	b.opts.Logger.Warn("sandbox: UNCONFINED run: the command has your full rights",
+		"session", ss.ID, "program", p.Path)
 	if p.Network.Mode != sandbox.NetHost {
-		s.b.opts.Logger.Warn("sandbox: UNCONFINED run cannot restrict the network", "session", s.ss.ID)
+		b.opts.Logger.Warn("sandbox: UNCONFINED run cannot restrict the network", "session", ss.ID)
 	}
 	nprocBase := 0
 	if os.Geteuid() != 0 {
@@ -90,7 +69,7 @@ func (s *session) Run(ctx context.Context, spec sandbox.Spec) (sandbox.Result, e
 	}
 	res, err := launch.Run(ctx, launch.Command{
 		Backend: Name,
-		Helper:  s.b.opts.Helper,
+		Helper:  b.opts.Helper,
 		Config: initproc.Config{
 			Supervise: true,
 			Grace:     p.Limits.GraceOrDefault(),
@@ -101,20 +80,13 @@ func (s *session) Run(ctx context.Context, spec sandbox.Spec) (sandbox.Result, e
 		Env:    env,
 		Dir:    p.Dir,
 		Limits: p.Limits,
-		Stdin:  spec.Stdin,
-		Stdout: spec.Stdout,
-		Stderr: spec.Stderr,
-		Logger: s.b.opts.Logger,
+		Stdin:  p.Spec.Stdin,
+		Stdout: p.Spec.Stdout,
+		Stderr: p.Spec.Stderr,
+		Logger: b.opts.Logger,
 	})
 	if err != nil {
 		return res, fmt.Errorf("unconfined run: %w", err)
 	}
 	return res, nil
-}
-
-func (s *session) Close(ctx context.Context) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.closed = true
-	return nil
 }
