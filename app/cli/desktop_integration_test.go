@@ -21,7 +21,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -32,20 +31,9 @@ import (
 
 	"github.com/godbus/dbus/v5"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/gatehouse-dev/gatehouse/app/cli/clitest"
 )
-
-const deskTags = "desktop,production,webkit2_41"
-
-var deskBuild struct {
-	once sync.Once
-	path string
-	err  error
-}
-
-func deskRepoRoot() string {
-	_, file, _, _ := runtime.Caller(0)
-	return filepath.Clean(filepath.Join(filepath.Dir(file), "..", ".."))
-}
 
 // deskEnsureUI builds the web UI if frontend/dist holds no real build, so
 // the window has something to render.
@@ -72,35 +60,21 @@ func deskEnsureUI(root string) error {
 	return nil
 }
 
-// deskBinary builds gatehouse with the desktop window, once per test run
-// (clitest.Binary builds without it).
+// deskBinary builds gatehouse with the desktop window, after making sure
+// the web UI is built so the window has something to render.
 func deskBinary(t *testing.T) string {
 	t.Helper()
-	deskBuild.once.Do(func() {
-		root := deskRepoRoot()
-		if err := deskEnsureUI(root); err != nil {
-			deskBuild.err = err
-			return
-		}
-		dir, err := os.MkdirTemp("", "gatehouse-desktop-smoke-")
-		if err != nil {
-			deskBuild.err = err
-			return
-		}
-		os.Chmod(dir, 0o755)
-		deskBuild.path = filepath.Join(dir, "gatehouse")
-		cmd := exec.Command("go", "build", "-tags", deskTags, "-o", deskBuild.path, ".")
-		cmd.Dir = root
-		cmd.Env = append(os.Environ(), "CGO_ENABLED=1")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			deskBuild.err = fmt.Errorf("go build -tags %s: %v\n%s\n(the desktop build needs: apt-get install -y libgtk-3-dev libwebkit2gtk-4.1-dev)", deskTags, err, out)
-		}
-	})
-	if deskBuild.err != nil {
-		t.Fatalf("%v", deskBuild.err)
+	deskUI.Do(func() { deskUIErr = deskEnsureUI(clitest.RepoRoot()) })
+	if deskUIErr != nil {
+		t.Fatalf("%v", deskUIErr)
 	}
-	return deskBuild.path
+	return clitest.DesktopBinary(t)
 }
+
+var (
+	deskUI    sync.Once
+	deskUIErr error
+)
 
 // deskRequireTools fails (never skips) when a tool the smoke test drives is
 // missing, naming the Debian package.
@@ -121,30 +95,13 @@ func deskRequireTools(t *testing.T) {
 	}
 }
 
-type deskLog struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *deskLog) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *deskLog) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // deskApp is one desktop app under dbus-run-session and xvfb-run.
 type deskApp struct {
 	t                *testing.T
 	bin, data, ws    string
 	cfg              string
 	cmd              *exec.Cmd // dbus-run-session
-	log              *deskLog
+	log              *clitest.LockedBuffer
 	exited           chan struct{}
 	addr, control    string
 	pid              int                  // the gatehouse process itself
@@ -156,7 +113,7 @@ type deskApp struct {
 func deskStart(t *testing.T, extra ...string) *deskApp {
 	t.Helper()
 	deskRequireTools(t)
-	a := &deskApp{t: t, bin: deskBinary(t), log: &deskLog{}, exited: make(chan struct{})}
+	a := &deskApp{t: t, bin: deskBinary(t), log: &clitest.LockedBuffer{}, exited: make(chan struct{})}
 	base := t.TempDir()
 	a.data, a.ws, a.cfg = filepath.Join(base, "data"), filepath.Join(base, "ws"), filepath.Join(base, "config")
 	for _, d := range []string{a.ws, a.cfg} {
@@ -386,7 +343,7 @@ func (a *deskApp) waitTitle(want string, timeout time.Duration) string {
 // shown may need a moment to paint, so it retries for a few seconds.
 func (a *deskApp) screenshot(name string) {
 	a.t.Helper()
-	dir := filepath.Join(deskRepoRoot(), "test-results")
+	dir := filepath.Join(clitest.RepoRoot(), "test-results")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		a.t.Fatal(err)
 	}
@@ -849,7 +806,7 @@ func TestDesktopNoDisplayFallsBack(t *testing.T) {
 	}
 	cmd := exec.Command(bin, "--listen", "127.0.0.1:0", "--data", data, "--workspace", ws)
 	cmd.Env = append(env, "XDG_CONFIG_HOME="+filepath.Join(base, "config"))
-	log := &deskLog{}
+	log := &clitest.LockedBuffer{}
 	cmd.Stdout, cmd.Stderr = log, log
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

@@ -11,7 +11,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -27,36 +26,8 @@ import (
 	"github.com/gatehouse-dev/gatehouse/app/tray"
 )
 
-// The tray needs the desktop build (cgo + GTK + appindicator), which
-// clitest.Binary does not make.
-var trayBin struct {
-	once sync.Once
-	path string
-	err  error
-}
-
-func desktopBinary(t *testing.T) string {
-	t.Helper()
-	trayBin.once.Do(func() {
-		dir, err := os.MkdirTemp("", "gatehouse-desktop-bin-")
-		if err != nil {
-			trayBin.err = err
-			return
-		}
-		trayBin.path = filepath.Join(dir, "gatehouse")
-		_, file, _, _ := runtime.Caller(0)
-		cmd := exec.Command("go", "build", "-tags", "desktop,production,webkit2_41", "-o", trayBin.path, ".")
-		cmd.Dir = filepath.Join(filepath.Dir(file), "..", "..")
-		cmd.Env = append(os.Environ(), "CGO_ENABLED=1")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			trayBin.err = fmt.Errorf("go build -tags desktop,production,webkit2_41: %v\n%s\n(the desktop build needs: apt-get install -y libayatana-appindicator3-dev libgtk-3-dev libwebkit2gtk-4.1-dev)", err, out)
-		}
-	})
-	if trayBin.err != nil {
-		t.Fatalf("%v", trayBin.err)
-	}
-	return trayBin.path
-}
+// The tray needs the desktop build (cgo + GTK + appindicator).
+func desktopBinary(t *testing.T) string { return clitest.DesktopBinary(t) }
 
 func requireTools(t *testing.T, names ...string) {
 	t.Helper()
@@ -422,7 +393,7 @@ func TestTrayKillSwitch(t *testing.T) {
 		"NO_AT_BRIDGE=1", "GSETTINGS_BACKEND=memory", "XDG_RUNTIME_DIR="+runtimeDir,
 		"PATH="+fakeBin+string(os.PathListSeparator)+os.Getenv("PATH"))
 
-	var trayLog lockedLog
+	var trayLog clitest.LockedBuffer
 	trayCmd := exec.Command(bin, "tray", "--data", d.Data, "--log-level", "debug")
 	trayCmd.Env = env
 	trayCmd.Stdout, trayCmd.Stderr = &trayLog, &trayLog
@@ -628,21 +599,4 @@ func TestTrayKillSwitch(t *testing.T) {
 	if _, body := d.Request("GET", "/healthz", nil, nil); body != "ok" {
 		t.Fatalf("daemon unhealthy after the tray quit: %q", body)
 	}
-}
-
-type lockedLog struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedLog) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedLog) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }

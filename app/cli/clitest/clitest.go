@@ -20,46 +20,69 @@ import (
 	"time"
 )
 
-var (
-	buildOnce sync.Once
-	binPath   string
-	buildErr  error
-)
+// DesktopTags build the full product: the Wails window and the tray.
+const DesktopTags = "desktop,production,webkit2_41"
 
-// Binary builds gatehouse once per test process and returns its path. The
-// binary lives in a world-readable directory so tests can run it as another
-// user.
-func Binary(t testing.TB) string {
+type build struct {
+	once sync.Once
+	path string
+	err  error
+}
+
+var builds = map[string]*build{"": {}, DesktopTags: {}}
+
+// Binary builds the headless gatehouse once per test process and returns
+// its path.
+func Binary(t testing.TB) string { return buildWith(t, "") }
+
+// DesktopBinary builds gatehouse with the desktop window and tray (GTK,
+// WebKitGTK and appindicator must be installed) once per test process.
+func DesktopBinary(t testing.TB) string { return buildWith(t, DesktopTags) }
+
+// buildWith builds like `make build`: the binary and, next to it, the small
+// sandbox helper it re-executes for every command. The directory is
+// world-readable so tests can run the binary as another user.
+func buildWith(t testing.TB, tags string) string {
 	t.Helper()
-	buildOnce.Do(func() {
+	b := builds[tags]
+	b.once.Do(func() {
 		dir, err := os.MkdirTemp("", "gatehouse-bin-")
 		if err != nil {
-			buildErr = err
+			b.err = err
 			return
 		}
 		os.Chmod(dir, 0o755)
-		binPath = filepath.Join(dir, "gatehouse")
-		_, file, _, _ := runtime.Caller(0)
-		root := filepath.Join(filepath.Dir(file), "..", "..", "..")
-		// Like `make build`: the binary and, next to it, the small sandbox
-		// helper it re-executes for every command.
+		b.path = filepath.Join(dir, "gatehouse")
+		main := []string{"build", "-o", b.path}
+		if tags != "" {
+			main = append(main, "-tags", tags)
+		}
 		for _, args := range [][]string{
-			{"build", "-o", binPath, "."},
+			append(main, "."),
 			{"build", "-o", filepath.Join(dir, "gatehouse-sandbox-init"), "./sandbox/cmd/gatehouse-sandbox-init"},
 		} {
 			cmd := exec.Command("go", args...)
-			cmd.Dir = root
+			cmd.Dir = RepoRoot()
 			cmd.Env = append(os.Environ(), "CGO_ENABLED=1")
 			if out, err := cmd.CombinedOutput(); err != nil {
-				buildErr = fmt.Errorf("go %v: %v\n%s", args, err, out)
+				b.err = fmt.Errorf("go %v: %v\n%s", args, err, out)
+				if tags != "" {
+					b.err = fmt.Errorf("%w\n(the desktop build needs: apt-get install -y libgtk-3-dev libwebkit2gtk-4.1-dev libayatana-appindicator3-dev)", b.err)
+				}
 				return
 			}
 		}
 	})
-	if buildErr != nil {
-		t.Fatalf("build gatehouse: %v", buildErr)
+	if b.err != nil {
+		t.Fatalf("build gatehouse: %v", b.err)
 	}
-	return binPath
+	return b.path
+}
+
+// RepoRoot is the repository's top directory.
+func RepoRoot() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Clean(filepath.Join(filepath.Dir(file), "..", "..", ".."))
 }
 
 // Daemon is a running `gatehouse serve`.
@@ -71,22 +94,23 @@ type Daemon struct {
 	Addr      string
 	Args      []string
 	cmd       *exec.Cmd
-	log       *lockedBuffer
+	log       *LockedBuffer
 	exited    chan struct{}
 }
 
-type lockedBuffer struct {
+// LockedBuffer collects a child process's output while tests read it.
+type LockedBuffer struct {
 	mu sync.Mutex
 	b  bytes.Buffer
 }
 
-func (l *lockedBuffer) Write(p []byte) (int, error) {
+func (l *LockedBuffer) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.b.Write(p)
 }
 
-func (l *lockedBuffer) String() string {
+func (l *LockedBuffer) String() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.b.String()
@@ -122,7 +146,7 @@ func (d *Daemon) Restart() {
 	t := d.t
 	t.Helper()
 	os.Remove(filepath.Join(d.Data, "addr"))
-	d.log = &lockedBuffer{}
+	d.log = &LockedBuffer{}
 	d.cmd = exec.Command(d.Bin, append(d.Args, "--log-level", "debug")...)
 	d.cmd.Env = d.Env()
 	d.cmd.Stdout, d.cmd.Stderr = d.log, d.log
