@@ -34,6 +34,28 @@ func decode(raw json.RawMessage, v any) error {
 	return nil
 }
 
+// resolveDir resolves a directory argument; empty means the workspace root.
+func resolveDir(st *State, path string) (workspace.Path, error) {
+	if path == "" {
+		path = "."
+	}
+	p, err := st.Roots.Resolve(path)
+	if err != nil {
+		return p, errorf("%v", err)
+	}
+	return p, nil
+}
+
+// jsonOutput returns a listing as structured content and, as MCP asks of
+// tools with structured results, the same JSON as text.
+func jsonOutput(v any, err error) (Output, error) {
+	if err != nil {
+		return Output{}, errorf("%v", err)
+	}
+	b, _ := json.MarshalIndent(v, "", " ")
+	return Output{Text: string(b), Structured: toMap(v)}, nil
+}
+
 func toMap(v any) map[string]any {
 	b, _ := json.Marshal(v)
 	var m map[string]any
@@ -181,21 +203,14 @@ func (r *Runner) prepareList(ctx context.Context, st *State, raw json.RawMessage
 	if err := decode(raw, &a); err != nil {
 		return nil, err
 	}
-	if a.Path == "" {
-		a.Path = "."
-	}
-	p, err := st.Roots.Resolve(a.Path)
+	p, err := resolveDir(st, a.Path)
 	if err != nil {
-		return nil, errorf("%v", err)
+		return nil, err
 	}
 	plan := &Plan{Call: policy.Call{Tool: policy.ToolListDir, Paths: []string{p.Abs}}}
 	plan.Run = func(ctx context.Context) (Output, error) {
 		res, err := fsops.ListDir(ctx, st.Roots, p, fsops.ListOptions{Depth: a.Depth})
-		if err != nil {
-			return Output{}, errorf("%v", err)
-		}
-		b, _ := json.MarshalIndent(res, "", " ")
-		return Output{Text: string(b), Structured: toMap(res)}, nil
+		return jsonOutput(res, err)
 	}
 	return plan, nil
 }
@@ -209,21 +224,14 @@ func (r *Runner) prepareSearch(ctx context.Context, st *State, raw json.RawMessa
 	if err := decode(raw, &a); err != nil {
 		return nil, err
 	}
-	if a.Path == "" {
-		a.Path = "."
-	}
-	p, err := st.Roots.Resolve(a.Path)
+	p, err := resolveDir(st, a.Path)
 	if err != nil {
-		return nil, errorf("%v", err)
+		return nil, err
 	}
 	plan := &Plan{Call: policy.Call{Tool: policy.ToolSearchFiles, Paths: []string{p.Abs}}}
 	plan.Run = func(ctx context.Context) (Output, error) {
 		res, err := fsops.SearchFiles(ctx, st.Roots, fsops.SearchRequest{Pattern: a.Pattern, Path: p, Glob: a.Glob})
-		if err != nil {
-			return Output{}, errorf("%v", err)
-		}
-		b, _ := json.MarshalIndent(res, "", " ")
-		return Output{Text: string(b), Structured: toMap(res)}, nil
+		return jsonOutput(res, err)
 	}
 	return plan, nil
 }
