@@ -9,7 +9,7 @@ type noNotifier struct{}
 func newNotifier(func()) Notifier { return noNotifier{} }
 
 func (noNotifier) Notify(string, string, uint32) (uint32, error) {
-	return 0, errors.New("desktop notifications are not implemented on this system")
+	return 0, errors.New("desktop notifications are unsupported on this operating system")
 }
 
 func (noNotifier) Close() error { return nil }

@@ -41,7 +41,7 @@ func loadCurrent(ctx context.Context, roots *workspace.Roots, p workspace.Path, 
 		return current{}, err
 	}
 	if !fi.Mode().IsRegular() {
-		return current{}, errorf(workspace.ErrNotRegular, "%s is %s; only regular files can be written", agentPath(roots, p), describeMode(fi.Mode()))
+		return current{}, errorf(workspace.ErrNotRegular, "%s is %s; only regular files can be written", agentPath(roots, p), workspace.KindName(fi.Mode()))
 	}
 	cur := current{exists: true, mode: fi.Mode().Perm(), info: fi}
 	if !wantData {
@@ -102,22 +102,6 @@ func sameFile(a, b fs.FileInfo) bool {
 	ad, ai, ok1 := workspace.FileID(a)
 	bd, bi, ok2 := workspace.FileID(b)
 	return ok1 && ok2 && ad == bd && ai == bi && a.Size() == b.Size() && a.ModTime().Equal(b.ModTime())
-}
-
-func describeMode(m fs.FileMode) string {
-	switch {
-	case m.IsDir():
-		return "a directory"
-	case m&fs.ModeSymlink != 0:
-		return "a symlink"
-	case m&fs.ModeNamedPipe != 0:
-		return "a named pipe (FIFO)"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	case m&fs.ModeDevice != 0:
-		return "a device"
-	}
-	return "not a regular file"
 }
 
 func modeString(m fs.FileMode) string { return fmt.Sprintf("%#o", m.Perm()) }

@@ -88,7 +88,7 @@ func SearchFiles(ctx context.Context, roots *workspace.Roots, req SearchRequest)
 		return s.res, nil
 	}
 	if !fi.IsDir() {
-		return SearchResult{}, errorf(workspace.ErrNotRegular, "%s is %s; search a file or a directory", agentPath(roots, req.Path), describeMode(fi.Mode()))
+		return SearchResult{}, errorf(workspace.ErrNotRegular, "%s is %s; search a file or a directory", agentPath(roots, req.Path), workspace.KindName(fi.Mode()))
 	}
 	st, err := walk(ctx, roots, req.Path, walkOptions{}, func(e walkEntry) (bool, error) {
 		if !e.info.Mode().IsRegular() {

@@ -87,7 +87,7 @@ func notRegular(p Path, m fs.FileMode) error {
 	if m.IsDir() {
 		hint = "use list_dir to see what it contains"
 	}
-	return pathErr(p.Input, ErrNotRegular, nil, fmt.Sprintf("%s is %s; %s", p.display(), kindName(m), hint))
+	return pathErr(p.Input, ErrNotRegular, nil, fmt.Sprintf("%s is %s; %s", p.display(), KindName(m), hint))
 }
 
 // OpenDir opens a directory inside the workspace for listing.

@@ -80,8 +80,8 @@ func fstatAt(dirfd int, name string) (*statInfo, error) {
 	return s, nil
 }
 
-// kindName names a non-regular file type for error messages.
-func kindName(m fs.FileMode) string {
+// KindName names a non-regular file type for error messages.
+func KindName(m fs.FileMode) string {
 	switch {
 	case m.IsDir():
 		return "a directory"
