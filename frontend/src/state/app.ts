@@ -107,10 +107,21 @@ export async function refreshStatus(): Promise<void> {
   }
 }
 
+// approvalsVersion counts changes the live feed made to the approval list.
+// A list fetched while it moved may predate an event already applied (a
+// card would vanish), so such an answer is fetched again instead.
+let approvalsVersion = 0;
+
 export async function refreshApprovals(): Promise<void> {
   try {
-    const r = await api.get<{ approvals: ApprovalRequest[]; timeout_s: number }>('/api/v1/approvals');
-    store.set({ approvals: sortApprovals(r.approvals ?? []), approvalTimeoutS: r.timeout_s });
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const before = approvalsVersion;
+      const r = await api.get<{ approvals: ApprovalRequest[]; timeout_s: number }>('/api/v1/approvals');
+      if (before !== approvalsVersion) continue;
+      store.set({ approvals: sortApprovals(r.approvals ?? []), approvalTimeoutS: r.timeout_s });
+      return;
+    }
+    // The feed kept changing the list; what it applied is current.
   } catch (err) {
     if (!(err instanceof ApiError && err.unreachable)) reportError(err);
   }
@@ -174,6 +185,7 @@ function applyEvents(batch: AuditEvent[], receivedAt: number): void {
     }
   }
   const newest = batch[batch.length - 1]?.seq ?? 0;
+  if (changed) approvalsVersion++;
   store.set({ newestSeq: Math.max(store.get().newestSeq, newest), ...(changed ? { approvals: sortApprovals(approvals) } : {}) });
   remember(batch);
   liveEvents.emit(batch);
