@@ -15,27 +15,27 @@ import (
 func TestSearchFiles(t *testing.T) {
 	f := newFixture(t)
 	f.write(".gitignore", "vendor/\n*.gen.go\n")
-	f.write("main.go", "package main\n\nfunc main() {\n\tTODO()\n}\n")
-	f.write("x.gen.go", "TODO generated\n")
-	f.write("vendor/lib.go", "TODO vendored\n")
-	f.write("web/app.ts", "// TODO: ts\r\nconst x = 1\n")
-	f.write("web/deep/more.ts", "TODO deep\n")
-	f.write("web/app.tsx", "TODO tsx\n")
-	f.write("bin.dat", "TODO\x00binary")
-	f.write(".git/config", "TODO in git\n")
-	f.write("long.txt", strings.Repeat("é", 300)+"TODO"+strings.Repeat("z", 300)+"\n")
+	f.write("main.go", "package main\n\nfunc main() {\n\tNEEDLE()\n}\n")
+	f.write("x.gen.go", "NEEDLE generated\n")
+	f.write("vendor/lib.go", "NEEDLE vendored\n")
+	f.write("web/app.ts", "// NEEDLE: ts\r\nconst x = 1\n")
+	f.write("web/deep/more.ts", "NEEDLE deep\n")
+	f.write("web/app.tsx", "NEEDLE tsx\n")
+	f.write("bin.dat", "NEEDLE\x00binary")
+	f.write(".git/config", "NEEDLE in git\n")
+	f.write("long.txt", strings.Repeat("é", 300)+"NEEDLE"+strings.Repeat("z", 300)+"\n")
 	must(t, os.Symlink(f.outside, filepath.Join(f.ws, "escape")))
-	must(t, os.WriteFile(filepath.Join(f.outside, "todo.txt"), []byte("TODO outside\n"), 0o644))
+	must(t, os.WriteFile(filepath.Join(f.outside, "todo.txt"), []byte("NEEDLE outside\n"), 0o644))
 
 	cases := []struct {
 		name, pattern, path, glob string
 		want                      []string // path:line:column
 	}{
 		// Breadth first: web/app.tsx comes before web/deep/more.ts.
-		{"all", "TODO", ".", "", []string{"long.txt:1:601", "main.go:4:2", "web/app.ts:1:4", "web/app.tsx:1:1", "web/deep/more.ts:1:1"}},
-		{"basename glob", "TODO", ".", "*.ts", []string{"web/app.ts:1:4", "web/deep/more.ts:1:1"}},
-		{"doublestar glob", "TODO", ".", "**/*.ts", []string{"web/app.ts:1:4", "web/deep/more.ts:1:1"}},
-		{"anchored glob", "TODO", "web", "deep/*.ts", []string{"web/deep/more.ts:1:1"}},
+		{"all", "NEEDLE", ".", "", []string{"long.txt:1:601", "main.go:4:2", "web/app.ts:1:4", "web/app.tsx:1:1", "web/deep/more.ts:1:1"}},
+		{"basename glob", "NEEDLE", ".", "*.ts", []string{"web/app.ts:1:4", "web/deep/more.ts:1:1"}},
+		{"doublestar glob", "NEEDLE", ".", "**/*.ts", []string{"web/app.ts:1:4", "web/deep/more.ts:1:1"}},
+		{"anchored glob", "NEEDLE", "web", "deep/*.ts", []string{"web/deep/more.ts:1:1"}},
 		{"one file", "x = 1$", "web/app.ts", "", []string{"web/app.ts:2:7"}},
 		{"regexp", `func \w+\(\)`, ".", "", []string{"main.go:3:1"}},
 		{"case insensitive", `(?i)todo: TS`, ".", "", []string{"web/app.ts:1:4"}},
@@ -54,14 +54,14 @@ func TestSearchFiles(t *testing.T) {
 		})
 	}
 
-	r, err := SearchFiles(ctx, f.roots, SearchRequest{Pattern: "TODO", Path: f.path(".")})
+	r, err := SearchFiles(ctx, f.roots, SearchRequest{Pattern: "NEEDLE", Path: f.path(".")})
 	must(t, err)
 	if r.FilesSkipped != 1 || r.Ignored != 2 {
 		t.Fatalf("skipped %d ignored %d", r.FilesSkipped, r.Ignored)
 	}
 	for _, m := range r.Matches {
 		if m.Path == "long.txt" {
-			if n := len([]rune(m.Text)); n > MaxMatchLineChars+2 || !strings.Contains(m.Text, "TODO") {
+			if n := len([]rune(m.Text)); n > MaxMatchLineChars+2 || !strings.Contains(m.Text, "NEEDLE") {
 				t.Fatalf("excerpt %d runes: %q", n, m.Text)
 			}
 		}
