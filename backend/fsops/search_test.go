@@ -38,7 +38,7 @@ func TestSearchFiles(t *testing.T) {
 		{"anchored glob", "NEEDLE", "web", "deep/*.ts", []string{"web/deep/more.ts:1:1"}},
 		{"one file", "x = 1$", "web/app.ts", "", []string{"web/app.ts:2:7"}},
 		{"regexp", `func \w+\(\)`, ".", "", []string{"main.go:3:1"}},
-		{"case insensitive", `(?i)todo: TS`, ".", "", []string{"web/app.ts:1:4"}},
+		{"case insensitive", `(?i)needle: TS`, ".", "", []string{"web/app.ts:1:4"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
