@@ -20,6 +20,9 @@ var (
 	ErrUnavailable = errors.New("sandbox backend unavailable")
 	// ErrClosed means the session was closed or killed.
 	ErrClosed = errors.New("sandbox session is closed")
+	// ErrNotReady means a sandbox built ahead of its call died unused;
+	// nothing ran, so a fresh one can be started.
+	ErrNotReady = errors.New("sandbox built ahead of time is gone")
 )
 
 // SpecError is a rejected Spec or SessionSpec field.

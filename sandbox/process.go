@@ -11,15 +11,20 @@ type RunPrepared func(ctx context.Context, ss SessionSpec, p *Prepared) (Result,
 // processSession is the session of a backend that confines every run as its
 // own process tree (bwrap, Landlock, Seatbelt, none): opening validates the
 // workspaces once, each run is validated before it starts, and closing
-// refuses later runs. There is nothing long-lived to release.
+// refuses later runs and stops a sandbox built ahead of time.
 type processSession struct {
 	backend string
 	ss      SessionSpec
 	opt     PrepareOptions
 	run     RunPrepared
 
+	// warmer, when set, builds sandboxes ahead of calls (see warm.go).
+	warmer  Warmer
+	warming sync.WaitGroup
+
 	mu     sync.Mutex
 	closed bool
+	ready  *warmSandbox
 }
 
 // OpenProcessSession validates s and returns a session whose runs are
@@ -50,5 +55,8 @@ func (s *processSession) Close(context.Context) error {
 	s.mu.Lock()
 	s.closed = true
 	s.mu.Unlock()
+	if s.warmer != nil {
+		s.closeWarm()
+	}
 	return nil
 }

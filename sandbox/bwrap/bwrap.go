@@ -12,6 +12,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
 
 	"github.com/gatehouse-dev/gatehouse/sandbox"
@@ -108,13 +110,63 @@ func firstLine(out []byte, err error) string {
 // Name implements sandbox.Backend.
 func (b *Backend) Name() string { return Name }
 
-// Open implements sandbox.Backend.
+// Open implements sandbox.Backend. Each session keeps a sandbox built
+// ahead of its next call (see sandbox.Warmer).
 func (b *Backend) Open(ctx context.Context, s sandbox.SessionSpec) (sandbox.Session, error) {
-	return sandbox.OpenProcessSession(Name, s, sandbox.PrepareOptions{Home: b.opts.Home}, b.run)
+	return sandbox.OpenWarmSession(Name, s, sandbox.PrepareOptions{Home: b.opts.Home}, b)
 }
 
-// run confines and runs one validated spec.
-func (b *Backend) run(ctx context.Context, ss sandbox.SessionSpec, p *sandbox.Prepared) (sandbox.Result, error) {
+// helperMount is where the helper binary appears inside the sandbox.
+const helperMount = "/.gatehouse-sandbox-init"
+
+// Layout implements sandbox.Warmer: the bwrap command line, which holds
+// every mount decided before the call.
+func (b *Backend) Layout(_ sandbox.SessionSpec, p *sandbox.Prepared) (string, error) {
+	return strings.Join(b.argv(p), "\x00"), nil
+}
+
+func (b *Backend) argv(p *sandbox.Prepared) []string {
+	a := Args(p, Layout{Home: b.opts.Home, Hidden: append(p.Hidden, sandbox.SensitiveSystemFiles()...)})
+	inner, _ := initproc.Config{RequestFD: launch.RequestFD, DropCaps: true}.Encode()
+	a = append(a, "--ro-bind", b.opts.Helper, helperMount, "--", helperMount, initproc.Entry, inner)
+	return append([]string{b.opts.Bwrap}, a...)
+}
+
+// Start implements sandbox.Warmer. The chain is: helper (joins the
+// run's cgroup when root) → bwrap → helper inside the namespaces, which
+// waits for the call, mounts its protected paths read-only, sets
+// rlimits, drops every capability and execs the target.
+func (b *Backend) Start(_ sandbox.SessionSpec, p *sandbox.Prepared) (sandbox.Started, error) {
+	argv := b.argv(p)
+	pend, err := launch.Start(launch.Command{
+		Backend: Name,
+		Helper:  b.opts.Helper,
+		Config: initproc.Config{
+			// bwrap's PID namespace is the supervisor: when its init dies
+			// (it dies with bwrap), the kernel kills everything inside.
+			Path: argv[0],
+			Argv: argv,
+		},
+		Dir:      "/",
+		Limits:   p.Limits,
+		Logger:   b.log,
+		Deferred: true,
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &started{pend: pend, home: b.opts.Home}, nil
+}
+
+type started struct {
+	pend *launch.Pending
+	home string
+}
+
+func (s *started) Discard() { s.pend.Discard() }
+
+// Run implements sandbox.Started.
+func (s *started) Run(ctx context.Context, p *sandbox.Prepared) (sandbox.Result, error) {
 	var existing, missing []string
 	for _, w := range p.Workspaces {
 		set := protect.For(w)
@@ -123,48 +175,53 @@ func (b *Backend) run(ctx context.Context, ss sandbox.SessionSpec, p *sandbox.Pr
 	}
 	held := protect.Shared.Reserve(missing)
 	defer protect.Shared.Release(held)
-
-	l := Layout{
-		Home:      b.opts.Home,
-		Protected: append(existing, held...),
-		Hidden:    append(p.Hidden, sandbox.SensitiveSystemFiles()...),
+	prot := append(existing, held...)
+	for _, m := range missing {
+		if !slices.Contains(held, m) {
+			if _, err := os.Lstat(m); err == nil {
+				prot = append(prot, m) // created since For looked
+			}
+		}
 	}
-	args := Args(p, l)
-	env := sandbox.WithDefaultEnv(p.Env, "HOME", l.Home)
+
+	env := sandbox.WithDefaultEnv(p.Env, "HOME", s.home)
 	env = sandbox.WithDefaultEnv(env, "TMPDIR", "/tmp")
 	env = sandbox.WithDefaultEnv(env, "PATH", sandbox.DefaultPath)
-	return launch.Run(ctx, launch.Command{
-		Backend: Name,
-		Helper:  b.opts.Helper,
-		Config: initproc.Config{
-			// bwrap's PID namespace is the supervisor: when its init dies
-			// (it dies with bwrap), the kernel kills everything inside.
+	return s.pend.Exec(ctx, launch.Call{
+		Request: &initproc.Request{
+			Path:    p.Path,
+			Argv:    p.Argv,
+			Env:     env,
+			Dir:     p.Dir,
 			Rlimits: launch.Rlimits(p.Limits, 0),
-			Path:    b.opts.Bwrap,
-			Argv:    append([]string{b.opts.Bwrap}, args...),
+			Protect: prot,
 		},
-		Env:    env,
-		Dir:    "/",
 		Limits: p.Limits,
 		Stdin:  p.Spec.Stdin,
 		Stdout: p.Spec.Stdout,
 		Stderr: p.Spec.Stderr,
-		Logger: b.log,
 	})
 }
 
 // Layout is what Args needs beyond the prepared spec.
 type Layout struct {
-	Home      string   // real home path; a fresh tmpfs is mounted there
-	Protected []string // existing paths (or placeholders) to mount read-only
-	Hidden    []string // paths to cover
+	Home   string   // real home path; a fresh tmpfs is mounted there
+	Hidden []string // paths to cover
 }
 
-// Args builds bwrap's arguments for p. Order matters: later mounts cover
-// earlier ones, so the workspace comes after the fresh $HOME it may sit
-// in, and protected and hidden paths come last.
+// devices are bound into the sandbox's /dev. bwrap's own --dev would
+// need a second user namespace (to mount devpts), which would leave the
+// helper unable to mount the protected paths; so no pseudo-terminals.
+var devices = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty"}
+
+// Args builds bwrap's mount and namespace arguments for p. Order
+// matters: later mounts cover earlier ones, so the workspace comes after
+// the fresh $HOME it may sit in, and hidden paths come last. Protected
+// paths are mounted later by the helper, when the call arrives.
 func Args(p *sandbox.Prepared, l Layout) []string {
-	a := []string{"--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL"}
+	// The capabilities are the helper's, inside the new user namespace,
+	// until it drops them all before exec.
+	a := []string{"--unshare-all", "--die-with-parent", "--new-session", "--cap-add", "ALL"}
 	if p.Network.Mode == sandbox.NetHost {
 		a = append(a, "--share-net")
 	}
@@ -179,7 +236,15 @@ func Args(p *sandbox.Prepared, l Layout) []string {
 		// /etc/resolv.conf often points here.
 		a = append(a, "--ro-bind-try", "/run/systemd/resolve", "/run/systemd/resolve")
 	}
-	a = append(a, "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp")
+	a = append(a, "--proc", "/proc", "--tmpfs", "/dev")
+	for _, d := range devices {
+		a = append(a, "--dev-bind-try", d, d)
+	}
+	a = append(a, "--symlink", "/proc/self/fd", "/dev/fd",
+		"--symlink", "/proc/self/fd/0", "/dev/stdin",
+		"--symlink", "/proc/self/fd/1", "/dev/stdout",
+		"--symlink", "/proc/self/fd/2", "/dev/stderr",
+		"--tmpfs", "/dev/shm", "--tmpfs", "/tmp")
 	if l.Home != "" {
 		a = append(a, "--tmpfs", l.Home)
 		for _, f := range sandbox.HomeAllowlist {
@@ -196,9 +261,6 @@ func Args(p *sandbox.Prepared, l Layout) []string {
 	for _, r := range p.ReadWrite {
 		a = append(a, "--bind", r, r)
 	}
-	for _, pr := range l.Protected {
-		a = append(a, "--ro-bind", pr, pr)
-	}
 	if p.Network.Mode == sandbox.NetProxy {
 		a = append(a, "--bind", p.Network.ProxySocket, p.Network.ProxySocket)
 	}
@@ -213,9 +275,7 @@ func Args(p *sandbox.Prepared, l Layout) []string {
 			a = append(a, "--ro-bind", "/dev/null", h)
 		}
 	}
-	a = append(a, "--chdir", p.Dir, "--")
-	a = append(a, p.Path)
-	return append(a, p.Argv[1:]...)
+	return a
 }
 
 // IsUnavailable reports whether err says the backend cannot run here.

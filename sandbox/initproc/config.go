@@ -46,12 +46,34 @@ type Config struct {
 	// CgroupProcs is a cgroup.procs file to join first.
 	CgroupProcs string `json:"cgroup,omitempty"`
 	// StatusFD, when non-zero, receives a JSON Status when supervising.
-	StatusFD int       `json:"status_fd,omitempty"`
+	StatusFD int `json:"status_fd,omitempty"`
+	// RequestFD, when non-zero, is a pipe carrying the Request: the helper
+	// was started ahead of the call and finishes the sandbox once it
+	// arrives. The Request's fields replace Path, Argv, Rlimits and the
+	// environment.
+	RequestFD int `json:"request_fd,omitempty"`
+	// DropCaps drops every capability (bounding and ambient sets too)
+	// before exec. bwrap's first process keeps its namespace capabilities
+	// only so the helper can mount the Request's protected paths.
+	DropCaps bool      `json:"drop_caps,omitempty"`
 	Rlimits  []Rlimit  `json:"rlimits,omitempty"`
 	Landlock *Landlock `json:"landlock,omitempty"`
 	// Path and Argv are the program to exec.
 	Path string   `json:"path"`
 	Argv []string `json:"argv"`
+}
+
+// Request is the part of a run known only when the call arrives.
+type Request struct {
+	Path    string   `json:"path"`
+	Argv    []string `json:"argv"`
+	Env     []string `json:"env"`
+	Dir     string   `json:"dir,omitempty"`
+	Rlimits []Rlimit `json:"rlimits,omitempty"`
+	// Protect are paths covered with read-only bind mounts before exec:
+	// the protected names of a writable workspace, including placeholders
+	// for names that do not exist yet.
+	Protect []string `json:"protect,omitempty"`
 }
 
 // Status is what a supervising helper reports about the target.
@@ -76,7 +98,7 @@ func Decode(s string) (Config, error) {
 	if err := json.Unmarshal([]byte(s), &c); err != nil {
 		return c, fmt.Errorf("decode sandbox helper config: %w", err)
 	}
-	if c.Path == "" || len(c.Argv) == 0 {
+	if c.RequestFD == 0 && (c.Path == "" || len(c.Argv) == 0) {
 		return c, fmt.Errorf("sandbox helper config has no program")
 	}
 	return c, nil

@@ -4,8 +4,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
+	"runtime"
 	"syscall"
 	"time"
 
@@ -37,27 +39,84 @@ func Main(args []string) int {
 		return supervise(cfg)
 	}
 	err = confineAndExec(cfg)
+	if errors.Is(err, errNoRequest) {
+		return ExitSetupFailed
+	}
 	fmt.Fprintf(os.Stderr, "gatehouse sandbox: %v\n", err)
 	return ExitSetupFailed
 }
 
 // confineAndExec applies rlimits and Landlock to this process and execs
-// the target. It returns only on failure.
+// the target. A helper started ahead of the call applies Landlock first,
+// then waits for the Request. It returns only on failure.
 func confineAndExec(cfg Config) error {
+	// Capabilities and the bounding set belong to a thread, and exec must
+	// come from the thread that dropped them.
+	runtime.LockOSThread()
+	if cfg.Landlock != nil {
+		if err := applyLandlock(*cfg.Landlock); err != nil {
+			return err
+		}
+	}
+	env := os.Environ()
+	var dir string
+	var protect []string
+	if cfg.RequestFD > 0 {
+		req, err := readRequest(cfg.RequestFD)
+		if err != nil {
+			return err
+		}
+		cfg.Path, cfg.Argv, cfg.Rlimits = req.Path, req.Argv, req.Rlimits
+		env, dir, protect = req.Env, req.Dir, req.Protect
+	}
+	if err := protectPaths(protect); err != nil {
+		return err
+	}
 	for _, r := range cfg.Rlimits {
 		lim := unix.Rlimit{Cur: r.Cur, Max: r.Max}
 		if err := unix.Setrlimit(r.Resource, &lim); err != nil {
 			return fmt.Errorf("set rlimit %d: %w", r.Resource, err)
 		}
 	}
-	if cfg.Landlock != nil {
-		if err := applyLandlock(*cfg.Landlock); err != nil {
+	if cfg.DropCaps {
+		if err := dropCaps(); err != nil {
 			return err
 		}
 	}
-	err := syscall.Exec(cfg.Path, cfg.Argv, os.Environ())
+	// After the drop, so the target's own permissions decide.
+	if dir != "" {
+		if err := os.Chdir(dir); err != nil {
+			return fmt.Errorf("enter working directory: %w", err)
+		}
+	}
+	err := syscall.Exec(cfg.Path, cfg.Argv, env)
 	return fmt.Errorf("exec %s: %w", cfg.Path, err)
 }
+
+// readRequest reads the call's Request; the daemon closes the pipe after
+// writing it, and closes it unwritten when the sandbox is not needed.
+func readRequest(fd int) (Request, error) {
+	f := os.NewFile(uintptr(fd), "request")
+	defer f.Close()
+	var req Request
+	b, err := io.ReadAll(f)
+	if err != nil {
+		return req, fmt.Errorf("read request: %w", err)
+	}
+	if len(b) == 0 {
+		return req, errNoRequest
+	}
+	if err := json.Unmarshal(b, &req); err != nil {
+		return req, fmt.Errorf("decode request: %w", err)
+	}
+	if req.Path == "" || len(req.Argv) == 0 {
+		return req, fmt.Errorf("request has no program")
+	}
+	return req, nil
+}
+
+// errNoRequest means the sandbox was discarded before use.
+var errNoRequest = errors.New("no request: sandbox discarded")
 
 type reaped struct {
 	pid int
@@ -79,6 +138,12 @@ func supervise(cfg Config) int {
 	}
 	next := cfg
 	next.Supervise, next.CgroupProcs, next.StatusFD = false, "", 0
+	files := []uintptr{0, 1, 2}
+	if cfg.RequestFD > 0 {
+		// The target's stage reads the Request, as fd 3.
+		files = append(files, uintptr(cfg.RequestFD))
+		next.RequestFD = 3
+	}
 	enc, err := next.Encode()
 	if err != nil {
 		return report(status, Status{Exit: ExitSetupFailed, Error: err.Error()})
@@ -88,8 +153,11 @@ func supervise(cfg Config) int {
 	self := os.Getpid()
 	mainPid, err := syscall.ForkExec("/proc/self/exe", []string{os.Args[0], Entry, enc}, &syscall.ProcAttr{
 		Env:   os.Environ(),
-		Files: []uintptr{0, 1, 2},
+		Files: files,
 	})
+	if cfg.RequestFD > 0 {
+		_ = syscall.Close(cfg.RequestFD)
+	}
 	if err != nil {
 		return report(status, Status{Exit: ExitSetupFailed, Error: err.Error()})
 	}

@@ -15,6 +15,7 @@ package landlock
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"log/slog"
 	"os"
@@ -76,32 +77,75 @@ func (b *Backend) ABI() int { return b.abi }
 // Name implements sandbox.Backend.
 func (b *Backend) Name() string { return Name }
 
-// Open implements sandbox.Backend.
+// Open implements sandbox.Backend. Each session keeps a sandbox built
+// ahead of its next call (see sandbox.Warmer).
 func (b *Backend) Open(ctx context.Context, s sandbox.SessionSpec) (sandbox.Session, error) {
-	return sandbox.OpenProcessSession(Name, s, sandbox.PrepareOptions{Home: b.opts.Home}, b.run)
+	return sandbox.OpenWarmSession(Name, s, sandbox.PrepareOptions{Home: b.opts.Home}, b)
 }
 
-// run confines and runs one validated spec.
-func (b *Backend) run(ctx context.Context, ss sandbox.SessionSpec, p *sandbox.Prepared) (sandbox.Result, error) {
+// Layout implements sandbox.Warmer: the rules, which list the
+// workspace's entries as they are now.
+func (b *Backend) Layout(_ sandbox.SessionSpec, p *sandbox.Prepared) (string, error) {
 	if p.Network.Mode != sandbox.NetHost && b.abi < 4 {
-		return sandbox.Result{Backend: Name}, fmt.Errorf("%w: Landlock ABI %d cannot block the network; upgrade to Linux 6.7+ or use bwrap", sandbox.ErrUnavailable, b.abi)
+		return "", fmt.Errorf("%w: Landlock ABI %d cannot block the network; upgrade to Linux 6.7+ or use bwrap", sandbox.ErrUnavailable, b.abi)
 	}
+	j, err := json.Marshal(Rules(p, "\x00home", "\x00tmp"))
+	if err != nil {
+		return "", fmt.Errorf("encode landlock rules: %w", err)
+	}
+	return string(j), nil
+}
+
+// Start implements sandbox.Warmer. A supervising helper stays as the
+// run's subreaper; its child applies the rules, waits for the call, sets
+// rlimits and execs the target.
+func (b *Backend) Start(_ sandbox.SessionSpec, p *sandbox.Prepared) (sandbox.Started, error) {
 	scratch, err := os.MkdirTemp("", "gatehouse-run-")
 	if err != nil {
-		return sandbox.Result{Backend: Name}, fmt.Errorf("create run directory: %w", err)
+		return nil, fmt.Errorf("create run directory: %w", err)
 	}
-	defer os.RemoveAll(scratch)
 	home, tmp := filepath.Join(scratch, "home"), filepath.Join(scratch, "tmp")
 	if err := sandbox.FreshHome(b.opts.Home, home); err != nil {
-		return sandbox.Result{Backend: Name}, err
+		os.RemoveAll(scratch)
+		return nil, err
 	}
 	if err := os.Mkdir(tmp, 0o700); err != nil {
-		return sandbox.Result{Backend: Name}, fmt.Errorf("create run directory: %w", err)
+		os.RemoveAll(scratch)
+		return nil, fmt.Errorf("create run directory: %w", err)
 	}
-
 	rules := Rules(p, home, tmp)
-	env := sandbox.WithDefaultEnv(p.Env, "HOME", home)
-	env = sandbox.WithDefaultEnv(env, "TMPDIR", tmp)
+	pend, err := launch.Start(launch.Command{
+		Backend: Name,
+		Helper:  b.opts.Helper,
+		Config: initproc.Config{
+			Supervise: true,
+			Grace:     p.Limits.GraceOrDefault(),
+			Landlock:  &rules,
+			RequestFD: launch.RequestFD,
+		},
+		Dir:      "/",
+		Limits:   p.Limits,
+		Logger:   b.opts.Logger,
+		Deferred: true,
+		Cleanup:  func() { os.RemoveAll(scratch) },
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &started{pend: pend, home: home, tmp: tmp}, nil
+}
+
+type started struct {
+	pend      *launch.Pending
+	home, tmp string
+}
+
+func (s *started) Discard() { s.pend.Discard() }
+
+// Run implements sandbox.Started.
+func (s *started) Run(ctx context.Context, p *sandbox.Prepared) (sandbox.Result, error) {
+	env := sandbox.WithDefaultEnv(p.Env, "HOME", s.home)
+	env = sandbox.WithDefaultEnv(env, "TMPDIR", s.tmp)
 	env = sandbox.WithDefaultEnv(env, "PATH", sandbox.DefaultPath)
 	nprocBase := 0
 	if os.Geteuid() != 0 {
@@ -109,24 +153,18 @@ func (b *Backend) run(ctx context.Context, ss sandbox.SessionSpec, p *sandbox.Pr
 		// tasks, so the run gets its limit on top of what already runs.
 		nprocBase = proctree.UserTasks(os.Getuid())
 	}
-	return launch.Run(ctx, launch.Command{
-		Backend: Name,
-		Helper:  b.opts.Helper,
-		Config: initproc.Config{
-			Supervise: true,
-			Grace:     p.Limits.GraceOrDefault(),
-			Rlimits:   launch.Rlimits(p.Limits, nprocBase),
-			Landlock:  &rules,
-			Path:      p.Path,
-			Argv:      p.Argv,
+	return s.pend.Exec(ctx, launch.Call{
+		Request: &initproc.Request{
+			Path:    p.Path,
+			Argv:    p.Argv,
+			Env:     env,
+			Dir:     p.Dir,
+			Rlimits: launch.Rlimits(p.Limits, nprocBase),
 		},
-		Env:    env,
-		Dir:    p.Dir,
 		Limits: p.Limits,
 		Stdin:  p.Spec.Stdin,
 		Stdout: p.Spec.Stdout,
 		Stderr: p.Spec.Stderr,
-		Logger: b.opts.Logger,
 	})
 }
 

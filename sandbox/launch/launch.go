@@ -16,6 +16,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sync"
 	"syscall"
 	"time"
 
@@ -30,8 +31,10 @@ type Command struct {
 	Backend string
 	// Helper is the binary that implements initproc.Entry.
 	Helper string
-	// Config is handed to the helper; Launch fills in cgroup and status.
+	// Config is handed to the helper; Start fills in cgroup and status.
 	Config initproc.Config
+	// Env is the helper's environment: the target's, unless the target
+	// comes later in a Request.
 	Env    []string
 	Dir    string
 	Limits sandbox.Limits
@@ -39,126 +42,261 @@ type Command struct {
 	Stdout io.Writer // live copies, optional
 	Stderr io.Writer
 	Logger *slog.Logger
+	// Deferred starts the helper ahead of the call with a request pipe at
+	// RequestFD; the target is named by the Request given to Exec.
+	Deferred bool
+	// Cleanup runs once the run is over or discarded.
+	Cleanup func()
 }
+
+// RequestFD is the helper's descriptor for the request pipe of a
+// deferred Command. The status pipe, when supervising, follows it.
+const RequestFD = 3
 
 // Run starts c and waits for it. Cancelling ctx, or the wall limit,
 // kills the whole tree and returns a Result with Killed set.
 func Run(ctx context.Context, c Command) (sandbox.Result, error) {
-	res := sandbox.Result{Backend: c.Backend}
+	if err := ctx.Err(); err != nil {
+		return sandbox.Result{Backend: c.Backend}, err
+	}
+	p, err := Start(c)
+	if err != nil {
+		return sandbox.Result{Backend: c.Backend}, err
+	}
+	return p.Exec(ctx, Call{Limits: c.Limits, Stdin: c.Stdin, Stdout: c.Stdout, Stderr: c.Stderr})
+}
+
+// Pending is a started helper whose run has not been waited for: with a
+// deferred Command, a sandbox built ahead of time and waiting for its
+// call.
+type Pending struct {
+	c     Command
+	log   *slog.Logger
+	cmd   *exec.Cmd
+	group *cgroup.Group
+
+	stdin            *os.File // write end, nil when not deferred-fed
+	stdout, stderr   *os.File // read ends
+	request, statusR *os.File
+
+	done    chan struct{} // closed when the helper has been waited for
+	waitErr error
+
+	finishOnce sync.Once
+}
+
+// Start starts the helper for c without waiting for it.
+func Start(c Command) (_ *Pending, err error) {
 	log := c.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	if err := ctx.Err(); err != nil {
-		return res, err
+	p := &Pending{c: c, log: log, done: make(chan struct{})}
+	var closeOnFail, childEnds []*os.File
+	defer func() {
+		for _, f := range childEnds {
+			f.Close()
+		}
+		if err != nil {
+			for _, f := range closeOnFail {
+				f.Close()
+			}
+			p.removeGroup()
+			if c.Cleanup != nil {
+				c.Cleanup()
+			}
+		}
+	}()
+	pipe := func() (r, w *os.File, err error) {
+		r, w, err = os.Pipe()
+		if err != nil {
+			return nil, nil, fmt.Errorf("create sandbox pipe: %w", err)
+		}
+		return r, w, nil
 	}
 
 	// Root is exempt from RLIMIT_NPROC, so bound root's runs with a cgroup.
-	var group *cgroup.Group
 	if os.Geteuid() == 0 && c.Limits.Processes > 0 {
 		g, err := cgroup.New("run-"+randomID(), c.Limits.Processes)
 		if err != nil {
 			log.Warn("sandbox: no pids cgroup; process limit for root is not enforced", "err", err)
 		} else {
-			group = g
+			p.group = g
 			c.Config.CgroupProcs = g.ProcsFile()
-			defer func() {
-				_ = g.Kill()
-				if err := g.Remove(); err != nil {
-					log.Warn("sandbox: cgroup cleanup", "err", err)
-				}
-			}()
 		}
 	}
 
-	var statusR, statusW *os.File
-	if c.Config.Supervise {
-		var err error
-		statusR, statusW, err = os.Pipe()
+	var extra []*os.File
+	if c.Deferred {
+		r, w, err := pipe()
 		if err != nil {
-			return res, fmt.Errorf("status pipe: %w", err)
+			return nil, err
 		}
-		defer statusR.Close()
-		c.Config.StatusFD = 3
+		p.request = w
+		closeOnFail, childEnds = append(closeOnFail, w), append(childEnds, r)
+		extra = append(extra, r)
+	}
+	if c.Config.Supervise {
+		r, w, err := pipe()
+		if err != nil {
+			return nil, err
+		}
+		p.statusR = r
+		closeOnFail, childEnds = append(closeOnFail, r), append(childEnds, w)
+		extra = append(extra, w)
+		c.Config.StatusFD = RequestFD + len(extra) - 1
 	}
 	arg, err := c.Config.Encode()
 	if err != nil {
-		return res, err
+		return nil, err
 	}
 
-	limits := c.Limits
-	stdout := sandbox.NewCapture(limits.OutputCap(), c.Stdout)
-	stderr := sandbox.NewCapture(limits.OutputCap(), c.Stderr)
 	cmd := exec.Command(c.Helper, initproc.Entry, arg)
 	cmd.Env = c.Env
 	if cmd.Env == nil {
 		cmd.Env = []string{}
 	}
 	cmd.Dir = c.Dir
-	cmd.Stdin = c.Stdin
-	cmd.Stdout = stdout
-	cmd.Stderr = stderr
 	cmd.SysProcAttr = sysProcAttr()
-	if statusW != nil {
-		cmd.ExtraFiles = []*os.File{statusW}
+	cmd.ExtraFiles = extra
+	// Our own pipes, so a sandbox can be started before its call's
+	// streams are known.
+	inR, inW, err := pipe()
+	if err != nil {
+		return nil, err
 	}
-	// A process that escaped the kill could hold our pipes open forever;
-	// stop waiting for them shortly after the helper is gone.
-	cmd.WaitDelay = 2 * time.Second
-
-	start := time.Now()
-	if err := cmd.Start(); err != nil {
-		if statusW != nil {
-			statusW.Close()
+	p.stdin, cmd.Stdin = inW, inR
+	closeOnFail, childEnds = append(closeOnFail, inW), append(childEnds, inR)
+	for _, dst := range []**os.File{&p.stdout, &p.stderr} {
+		r, w, err := pipe()
+		if err != nil {
+			return nil, err
 		}
-		return res, fmt.Errorf("start sandbox helper: %w", err)
+		*dst = r
+		closeOnFail, childEnds = append(closeOnFail, r), append(childEnds, w)
 	}
-	if statusW != nil {
-		statusW.Close()
+	cmd.Stdout, cmd.Stderr = childEnds[len(childEnds)-2], childEnds[len(childEnds)-1]
+
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("start sandbox helper: %w", err)
+	}
+	p.cmd = cmd
+	go func() {
+		p.waitErr = cmd.Wait()
+		close(p.done)
+	}()
+	return p, nil
+}
+
+// Call is what a run needs once its call arrives.
+type Call struct {
+	// Request names the target of a deferred Command; nil otherwise.
+	Request *initproc.Request
+	Limits  sandbox.Limits
+	Stdin   io.Reader
+	Stdout  io.Writer // live copies, optional
+	Stderr  io.Writer
+}
+
+// Exec hands the call to the helper and waits for the run. It returns
+// sandbox.ErrNotReady, having run nothing, when a deferred helper died
+// first.
+func (p *Pending) Exec(ctx context.Context, call Call) (res sandbox.Result, err error) {
+	res = sandbox.Result{Backend: p.c.Backend}
+	defer p.finish()
+	if err := ctx.Err(); err != nil {
+		p.kill()
+		return res, err
+	}
+	if p.c.Deferred {
+		select {
+		case <-p.done:
+			return res, sandbox.ErrNotReady
+		default:
+		}
+		if call.Request == nil {
+			p.kill()
+			return res, errors.New("sandbox started ahead of time needs a request")
+		}
+		b, err := json.Marshal(call.Request)
+		if err != nil {
+			p.kill()
+			return res, fmt.Errorf("encode sandbox request: %w", err)
+		}
+		// The helper reads it once it is up; a huge argv must not block
+		// the kill paths below.
+		go func() {
+			_, _ = p.request.Write(b)
+			p.request.Close()
+		}()
+	}
+
+	limits := call.Limits
+	stdout := sandbox.NewCapture(limits.OutputCap(), call.Stdout)
+	stderr := sandbox.NewCapture(limits.OutputCap(), call.Stderr)
+	var copies sync.WaitGroup
+	copies.Add(2)
+	go func() { defer copies.Done(); _, _ = io.Copy(stdout, p.stdout) }()
+	go func() { defer copies.Done(); _, _ = io.Copy(stderr, p.stderr) }()
+	if call.Stdin != nil {
+		go func() {
+			_, _ = io.Copy(p.stdin, call.Stdin)
+			p.stdin.Close()
+		}()
+	} else {
+		p.stdin.Close()
 	}
 	var status *initproc.Status
 	statusDone := make(chan struct{})
 	go func() {
 		defer close(statusDone)
-		if statusR == nil {
+		if p.statusR == nil {
 			return
 		}
 		var s initproc.Status
-		if json.NewDecoder(statusR).Decode(&s) == nil {
+		if json.NewDecoder(p.statusR).Decode(&s) == nil {
 			status = &s
 		}
 	}()
 
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-
+	start := time.Now()
 	var wall <-chan time.Time
 	if limits.Wall > 0 {
 		t := time.NewTimer(limits.Wall)
 		defer t.Stop()
 		wall = t.C
 	}
-	var waitErr error
 	select {
-	case waitErr = <-done:
+	case <-p.done:
 	case <-ctx.Done():
 		res.Killed, res.KillReason = true, sandbox.KillCanceled
-		waitErr = terminate(cmd.Process.Pid, group, limits.GraceOrDefault(), done)
+		p.terminate(limits.GraceOrDefault())
 	case <-wall:
 		res.Killed, res.KillReason = true, sandbox.KillTimeout
-		waitErr = terminate(cmd.Process.Pid, group, limits.GraceOrDefault(), done)
+		p.terminate(limits.GraceOrDefault())
 	}
 	res.Duration = time.Since(start)
-	if group != nil {
-		_ = group.Kill()
+	if p.group != nil {
+		_ = p.group.Kill()
+	}
+	// A process that escaped the kill could hold the pipes open forever;
+	// stop reading them shortly after the helper is gone.
+	copied := make(chan struct{})
+	go func() { copies.Wait(); close(copied) }()
+	select {
+	case <-copied:
+	case <-time.After(2 * time.Second):
+		p.stdout.Close()
+		p.stderr.Close()
+		<-copied
 	}
 	<-statusDone
 
 	res.Stdout, res.StdoutTruncated = stdout.Bytes(), stdout.Truncated()
 	res.Stderr, res.StderrTruncated = stderr.Bytes(), stderr.Truncated()
-	fillExit(&res, cmd.ProcessState, status)
-	if waitErr != nil && cmd.ProcessState == nil {
-		return res, fmt.Errorf("wait for sandboxed process: %w", waitErr)
+	fillExit(&res, p.cmd.ProcessState, status)
+	if p.waitErr != nil && p.cmd.ProcessState == nil {
+		return res, fmt.Errorf("wait for sandboxed process: %w", p.waitErr)
 	}
 	if status != nil && status.Error != "" && status.Exit == initproc.ExitSetupFailed {
 		return res, fmt.Errorf("sandbox setup failed: %s", status.Error)
@@ -166,10 +304,62 @@ func Run(ctx context.Context, c Command) (sandbox.Result, error) {
 	return res, nil
 }
 
+// Discard stops a helper whose call never came.
+func (p *Pending) Discard() {
+	p.kill()
+	go func() {
+		<-p.done
+		p.finish()
+	}()
+}
+
+// kill ends the helper at once: nothing it runs has started yet, or the
+// caller gave up on it.
+func (p *Pending) kill() {
+	if p.request != nil {
+		p.request.Close() // a waiting helper exits on EOF
+	}
+	_ = proctree.KillDescendants(p.cmd.Process.Pid)
+	_ = p.cmd.Process.Kill()
+	if p.group != nil {
+		_ = p.group.Kill()
+	}
+	<-p.done
+}
+
+func (p *Pending) terminate(grace time.Duration) {
+	terminate(p.cmd.Process.Pid, p.group, grace, p.done)
+}
+
+// finish releases what Start took, once.
+func (p *Pending) finish() {
+	p.finishOnce.Do(func() {
+		for _, f := range []*os.File{p.stdin, p.stdout, p.stderr, p.request, p.statusR} {
+			if f != nil {
+				f.Close()
+			}
+		}
+		p.removeGroup()
+		if p.c.Cleanup != nil {
+			p.c.Cleanup()
+		}
+	})
+}
+
+func (p *Pending) removeGroup() {
+	if p.group == nil {
+		return
+	}
+	_ = p.group.Kill()
+	if err := p.group.Remove(); err != nil {
+		p.log.Warn("sandbox: cgroup cleanup", "err", err)
+	}
+}
+
 // terminate asks the tree to stop, waits the grace period, then kills
 // every descendant and finally the root. The root dies last: while it
 // lives (subreaper or PID-namespace parent) no descendant can escape.
-func terminate(root int, group *cgroup.Group, grace time.Duration, done <-chan error) error {
+func terminate(root int, group *cgroup.Group, grace time.Duration, done <-chan struct{}) {
 	_ = proctree.Signal(root, syscall.SIGTERM, false)
 	if group != nil {
 		for _, p := range group.PIDs() {
@@ -181,8 +371,8 @@ func terminate(root int, group *cgroup.Group, grace time.Duration, done <-chan e
 	t := time.NewTimer(grace)
 	defer t.Stop()
 	select {
-	case err := <-done:
-		return err
+	case <-done:
+		return
 	case <-t.C:
 	}
 	_ = proctree.KillDescendants(root)
@@ -190,7 +380,7 @@ func terminate(root int, group *cgroup.Group, grace time.Duration, done <-chan e
 		_ = group.Kill()
 	}
 	_ = syscall.Kill(root, syscall.SIGKILL)
-	return <-done
+	<-done
 }
 
 func fillExit(res *sandbox.Result, ps *os.ProcessState, st *initproc.Status) {

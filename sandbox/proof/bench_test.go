@@ -27,9 +27,15 @@ func bareTrue(b *testing.B) time.Duration {
 	return time.Since(start)
 }
 
+// agentPause stands for an agent's thinking time between two calls, in
+// which a session builds the sandbox for its next call. Back-to-back
+// calls (no pause) mostly wait for that build.
+const agentPause = 150 * time.Millisecond
+
 // benchTrue measures a sandboxed /bin/true against a bare exec of it,
-// interleaved in the same run so machine noise hits both alike.
-func benchTrue(b *testing.B, be sandbox.Backend) {
+// interleaved in the same run so machine noise hits both alike. pause
+// goes by before each sandboxed call.
+func benchTrue(b *testing.B, be sandbox.Backend, pause time.Duration) {
 	ctx := context.Background()
 	s, err := be.Open(ctx, sandbox.SessionSpec{ID: "bench", Workspaces: []string{b.TempDir()}, Limits: SessionLimits()})
 	if err != nil {
@@ -41,6 +47,11 @@ func benchTrue(b *testing.B, be sandbox.Backend) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		bare = append(bare, bareTrue(b))
+		if pause > 0 {
+			b.StopTimer()
+			time.Sleep(pause)
+			b.StartTimer()
+		}
 		start := time.Now()
 		r, err := s.Run(ctx, spec)
 		if err != nil || r.ExitCode != 0 {
@@ -56,25 +67,31 @@ func benchTrue(b *testing.B, be sandbox.Backend) {
 	b.ReportMetric(float64(ms)/float64(mb), "x-bare")
 }
 
-func BenchmarkTrueBwrap(b *testing.B) {
+func newBwrap(b *testing.B) sandbox.Backend {
 	be, err := bwrap.New(context.Background(), bwrap.Options{})
 	if err != nil {
 		b.Fatalf("bwrap unavailable: %v", err)
 	}
-	benchTrue(b, be)
+	return be
 }
 
-func BenchmarkTrueLandlock(b *testing.B) {
+func newLandlock(b *testing.B) sandbox.Backend {
 	be, err := landlock.New(landlock.Options{})
 	if err != nil {
 		b.Fatalf("landlock unavailable: %v", err)
 	}
-	benchTrue(b, be)
+	return be
 }
 
-func BenchmarkTrueContainerExec(b *testing.B) {
-	benchTrue(b, newPodman(b))
-}
+// The figure: a call after the agent paused, as calls come.
+func BenchmarkTrueBwrap(b *testing.B)         { benchTrue(b, newBwrap(b), agentPause) }
+func BenchmarkTrueLandlock(b *testing.B)      { benchTrue(b, newLandlock(b), agentPause) }
+func BenchmarkTrueContainerExec(b *testing.B) { benchTrue(b, newPodman(b), agentPause) }
+
+// Back to back: each call also waits for most of its sandbox's build.
+func BenchmarkTrueBwrapBackToBack(b *testing.B)         { benchTrue(b, newBwrap(b), 0) }
+func BenchmarkTrueLandlockBackToBack(b *testing.B)      { benchTrue(b, newLandlock(b), 0) }
+func BenchmarkTrueContainerExecBackToBack(b *testing.B) { benchTrue(b, newPodman(b), 0) }
 
 // BenchmarkContainerColdStart is one session's container start, first
 // exec and removal.

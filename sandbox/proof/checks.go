@@ -58,7 +58,8 @@ func checkWriteOutside(ctx context.Context, e *env) (Outcome, string) {
 func checkGitHooks(ctx context.Context, e *env) (Outcome, string) {
 	hook := filepath.Join(e.ws, ".git", "hooks", "pre-commit")
 	cfg := filepath.Join(e.ws, ".git", "config")
-	r, err := e.run(ctx, []string{"sh", "-c", `echo evil > .git/hooks/pre-commit; echo evil >> .git/config; mv .git/hooks .git/hooks.old; mv .git/config .git/config.old; exit 0`}, nil)
+	// Undoing the read-only mounts first must fail too.
+	r, err := e.run(ctx, []string{"sh", "-c", unmountScript + `echo evil > .git/hooks/pre-commit; echo evil >> .git/config; mv .git/hooks .git/hooks.old; mv .git/config .git/config.old; exit 0`}, nil)
 	if err != nil {
 		return Fail, fmt.Sprintf("run failed: %v", err)
 	}
@@ -74,8 +75,12 @@ func checkGitHooks(ctx context.Context, e *env) (Outcome, string) {
 	return Pass, "writes refused: " + firstLine(r.Stderr)
 }
 
+// unmountScript tries to lift the protections with the umount syscall
+// (busybox calls it whatever the uid; util-linux only as root).
+const unmountScript = `for p in .git/hooks .git/config .mcp.json .vscode .bashrc; do busybox umount -l "$p"; umount -l "$p"; done 2>/dev/null; `
+
 func checkUncreatable(ctx context.Context, e *env) (Outcome, string) {
-	r, err := e.run(ctx, []string{"sh", "-c", `echo '{}' > .mcp.json; mkdir -p .vscode && echo x > .vscode/tasks.json; echo x > .bashrc; exit 0`}, nil)
+	r, err := e.run(ctx, []string{"sh", "-c", unmountScript + `echo '{}' > .mcp.json; mkdir -p .vscode && echo x > .vscode/tasks.json; echo x > .bashrc; exit 0`}, nil)
 	if err != nil {
 		return Fail, fmt.Sprintf("run failed: %v", err)
 	}

@@ -1,0 +1,101 @@
+//go:build integration
+
+package bwrap
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gatehouse-dev/gatehouse/sandbox"
+	"github.com/gatehouse-dev/gatehouse/sandbox/proctree"
+)
+
+// A sandbox built ahead of its call must protect what the workspace holds
+// when the call arrives, hand the target no capabilities, leave nothing
+// in the workspace while idle, and go away with its session.
+func TestSandboxBuiltAheadOfItsCall(t *testing.T) {
+	ctx := context.Background()
+	b, err := New(ctx, Options{})
+	if err != nil {
+		t.Fatalf("bwrap backend unavailable: %v", err)
+	}
+	ws := t.TempDir()
+	s, err := b.Open(ctx, sandbox.SessionSpec{ID: "warm", Workspaces: []string{ws}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := func(script string) sandbox.Result {
+		t.Helper()
+		r, err := s.Run(ctx, sandbox.Spec{Argv: []string{"sh", "-c", script}, Limits: sandbox.DefaultLimits()})
+		if err != nil {
+			t.Fatalf("%s: %v", script, err)
+		}
+		return r
+	}
+	settle := func() { time.Sleep(200 * time.Millisecond) } // let the next sandbox be built
+
+	settle()
+	r := run(`grep -E '^Cap(Inh|Prm|Eff|Bnd|Amb)' /proc/self/status`)
+	for _, line := range strings.Split(strings.TrimSpace(string(r.Stdout)), "\n") {
+		if !strings.HasSuffix(line, "0000000000000000") {
+			t.Errorf("target holds capabilities: %s", line)
+		}
+	}
+	if !bytes.Contains(r.Stdout, []byte("CapBnd")) {
+		t.Fatalf("no capability lines: %s %s", r.Stdout, r.Stderr)
+	}
+
+	// The .git made by one call is protected in the next.
+	settle()
+	if r := run(`mkdir -p .git/hooks && echo ok`); !bytes.Contains(r.Stdout, []byte("ok")) {
+		t.Fatalf("mkdir .git/hooks: %s", r.Stderr)
+	}
+	settle()
+	// A protected name made on the host while the next sandbox waits.
+	if err := os.Mkdir(filepath.Join(ws, ".vscode"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	run(`busybox umount -l .git/hooks 2>/dev/null; echo evil > .git/hooks/pre-commit; echo x > .vscode/tasks.json; echo x > .mcp.json; exit 0`)
+	for _, p := range []string{".git/hooks/pre-commit", ".vscode/tasks.json", ".mcp.json"} {
+		if _, err := os.Lstat(filepath.Join(ws, p)); err == nil {
+			t.Errorf("the sandbox created %s", p)
+		}
+	}
+
+	// Idle: no placeholders left for the user to trip over.
+	settle()
+	for _, p := range []string{".mcp.json", ".idea", ".bashrc"} {
+		if _, err := os.Lstat(filepath.Join(ws, p)); err == nil {
+			t.Errorf("placeholder %s left in the workspace while idle", p)
+		}
+	}
+
+	helpers := func() int {
+		n := 0
+		pids, _ := proctree.Descendants(os.Getpid())
+		for _, pid := range pids {
+			if strings.Contains(strings.Join(proctree.Cmdline(pid), " "), helperMount) {
+				n++
+			}
+		}
+		return n
+	}
+	if helpers() == 0 {
+		t.Error("no sandbox waiting for the next call")
+	}
+	if err := s.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for helpers() > 0 && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if n := helpers(); n > 0 {
+		t.Errorf("%d sandbox processes outlived their session", n)
+	}
+}

@@ -1,0 +1,53 @@
+//go:build integration
+
+package landlock
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gatehouse-dev/gatehouse/sandbox"
+)
+
+// The rules list the workspace's entries, so a sandbox built before an
+// entry appeared must not serve the call: a new directory is writable and
+// a new .git/hooks is protected in the very next call.
+func TestSandboxBuiltAheadFollowsTheWorkspace(t *testing.T) {
+	ctx := context.Background()
+	b, err := New(Options{})
+	if err != nil {
+		t.Fatalf("landlock unavailable: %v", err)
+	}
+	ws := t.TempDir()
+	s, err := b.Open(ctx, sandbox.SessionSpec{ID: "warm", Workspaces: []string{ws}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close(ctx)
+	run := func(script string) sandbox.Result {
+		t.Helper()
+		time.Sleep(150 * time.Millisecond) // the next sandbox is ready
+		r, err := s.Run(ctx, sandbox.Spec{Argv: []string{"sh", "-c", script}, Limits: sandbox.DefaultLimits()})
+		if err != nil {
+			t.Fatalf("%s: %v", script, err)
+		}
+		return r
+	}
+	run("true")
+	for _, d := range []string{"newdir", ".git/hooks"} {
+		if err := os.MkdirAll(filepath.Join(ws, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := run(`echo ok > newdir/f && echo wrote; echo evil > .git/hooks/pre-commit; exit 0`)
+	if !strings.Contains(string(r.Stdout), "wrote") {
+		t.Errorf("a directory made before the call is not writable: %s", r.Stderr)
+	}
+	if _, err := os.Lstat(filepath.Join(ws, ".git/hooks/pre-commit")); err == nil {
+		t.Error("the sandbox wrote .git/hooks/pre-commit")
+	}
+}
