@@ -148,6 +148,7 @@ func (s *Store) checkpointLocked(ctx context.Context, session, callID string, ph
 		cp.Stats.Bytes += scn.bytes.Load()
 		cp.Stats.Hashed += scn.hashed.Load()
 		cp.Stats.HashedBytes += scn.hashedBytes.Load()
+		s.listed.Add(scn.listed.Load())
 		sort.Slice(scn.unrest, func(a, b int) bool { return scn.unrest[a].Path < scn.unrest[b].Path })
 		cp.NotRestorable = append(cp.NotRestorable, scn.unrest...)
 	}
@@ -200,7 +201,7 @@ func (s *Store) scanRoot(scn *scanner, root string, old *node) (*node, error) {
 		unix.Close(fd)
 		return nil, err
 	}
-	n, err := scn.scanDir(fd, "", Entry{Kind: KindDir, Perm: uint32(st.Mode & 07777)}, old)
+	n, err := scn.scanDir(fd, "", Entry{Kind: KindDir, Perm: uint32(st.Mode & 07777)}, statKeyOf(&st), old)
 	if err != nil {
 		return nil, err
 	}
@@ -238,7 +239,7 @@ func (scn *scanner) scanPath(rootfd int, rel string, old *node) (n *node, perms 
 	}
 	oldN := old.lookup(rel)
 	if isDir {
-		n, err = scn.openAndScan(parent, rel, name, uint32(st.Mode&07777), oldN)
+		n, err = scn.openAndScan(parent, rel, name, oldN)
 	} else if key := statKeyOf(&st); oldN != nil && !oldN.racy && oldN.st == key && scn.reusable(oldN) {
 		n = oldN
 	} else {

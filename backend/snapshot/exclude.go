@@ -52,11 +52,21 @@ func newExcluder(patterns []string) *excluder {
 }
 
 func (ex *excluder) match(rel string, isDir bool) bool {
-	name := path.Base(rel)
-	if matchAny(ex.base, name) || matchAny(ex.anchored, rel) {
+	dir, name := splitRel(rel)
+	return ex.matchIn(dir, name, isDir)
+}
+
+// matchIn is match for the entry name in directory dir; the walk calls it
+// for every file, so it joins the path only when a pattern needs it.
+func (ex *excluder) matchIn(dir, name string, isDir bool) bool {
+	if matchAny(ex.base, name) || (isDir && matchAny(ex.dirBase, name)) {
 		return true
 	}
-	return isDir && (matchAny(ex.dirBase, name) || matchAny(ex.dirAnch, rel))
+	if len(ex.anchored) == 0 && (!isDir || len(ex.dirAnch) == 0) {
+		return false
+	}
+	rel := joinRel(dir, name)
+	return matchAny(ex.anchored, rel) || (isDir && matchAny(ex.dirAnch, rel))
 }
 
 // matchesAncestor reports whether rel or any directory above it is excluded.

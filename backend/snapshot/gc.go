@@ -267,6 +267,7 @@ func dropSwept(n *node, has func(Hash) bool) *node {
 		cp := *n
 		cp.kids = kids
 		cp.e.Hash = Hash{} // no longer describes a stored tree
+		cp.racy = true     // nor is its listing what is on disk
 		return &cp
 	}
 	return n

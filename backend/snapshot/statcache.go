@@ -1,7 +1,6 @@
 package snapshot
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/binary"
 	"errors"
@@ -68,6 +67,7 @@ func withPath(root *node, parts []string, repl *node) *node {
 	}
 	cp := *root
 	cp.e.Hash = Hash{}
+	cp.racy = true // its cached listing is no longer what was read from disk
 	name := parts[0]
 	i := sort.Search(len(root.kids), func(i int) bool { return root.kids[i].e.Name >= name })
 	found := i < len(root.kids) && root.kids[i].e.Name == name
@@ -98,16 +98,20 @@ func withPath(root *node, parts []string, repl *node) *node {
 	return &cp
 }
 
-const statMagic = "ghstat1\n"
+// Version 2 adds the scan fingerprint (see Store.scanPrint) after the magic
+// and a BLAKE3 checksum at the end: the cache now also says which names a
+// directory holds, and a damaged listing that still parsed would drop files
+// from checkpoints. Version 1 caches are still read, with every directory listing distrusted
+// (they never recorded a directory's stat anyway).
+const (
+	statMagicV1 = "ghstat1\n"
+	statMagic   = "ghstat2\n"
+)
 
-func writeStatCache(path string, root *node) error {
-	tmp := path + ".tmp"
-	f, err := os.OpenFile(tmp, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o600)
-	if err != nil {
-		return err
-	}
-	w := bufio.NewWriterSize(f, 1<<20)
+func writeStatCache(path string, root *node, print Hash) error {
+	w := &bytes.Buffer{}
 	w.WriteString(statMagic)
+	w.Write(print[:])
 	var tmpb [binary.MaxVarintLen64]byte
 	uv := func(v uint64) { w.Write(tmpb[:binary.PutUvarint(tmpb[:], v)]) }
 	sv := func(v int64) { w.Write(tmpb[:binary.PutVarint(tmpb[:], v)]) }
@@ -137,12 +141,13 @@ func writeStatCache(path string, root *node) error {
 		}
 	}
 	emit(root)
-	err = w.Flush()
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
+	sum := hashBytes(w.Bytes())
+	w.Write(sum[:])
+	tmp := path + ".tmp"
+	// No fsync: a lost cache only costs re-reading files, and a torn one
+	// fails its checksum.
+	err := os.WriteFile(tmp, w.Bytes(), 0o600)
 	if err == nil {
-		// No fsync: a lost or stale cache only costs re-reading files.
 		err = os.Rename(tmp, path)
 	}
 	if err != nil {
@@ -153,15 +158,29 @@ func writeStatCache(path string, root *node) error {
 
 var errBadCache = errors.New("stat cache is damaged")
 
-func readStatCache(path string) (*node, error) {
+// readStatCache loads a cache. If it was written under another fingerprint
+// its file entries are still good but no directory listing is trusted: an
+// entry excluded then, or the store itself, may be missing from it.
+func readStatCache(path string, print Hash) (*node, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	if !bytes.HasPrefix(data, []byte(statMagic)) {
+	var body []byte
+	trustDirs := false
+	switch {
+	case bytes.HasPrefix(data, []byte(statMagic)) && len(data) >= len(statMagic)+64:
+		if hashBytes(data[:len(data)-32]) != Hash(data[len(data)-32:]) {
+			return nil, fmt.Errorf("%w: checksum mismatch", errBadCache)
+		}
+		body = data[len(statMagic)+32 : len(data)-32]
+		trustDirs = Hash(data[len(statMagic):len(statMagic)+32]) == print
+	case bytes.HasPrefix(data, []byte(statMagicV1)):
+		body = data[len(statMagicV1):]
+	default:
 		return nil, errBadCache
 	}
-	r := bytes.NewReader(data[len(statMagic):])
+	r := bytes.NewReader(body)
 	uv := func() uint64 {
 		v, e := binary.ReadUvarint(r)
 		if e != nil && err == nil {
@@ -211,6 +230,9 @@ func readStatCache(path string) (*node, error) {
 		n.st.size = sv()
 		n.st.mode = uint32(uv())
 		n.racy = byteAt() == 1
+		if n.e.Kind == KindDir && !trustDirs {
+			n.racy = true
+		}
 		k := uv()
 		if err != nil || k > uint64(r.Len()) {
 			err = errBadCache

@@ -76,6 +76,7 @@ type Store struct {
 	selfIno  uint64
 	closed   atomic.Bool
 	pruneRun atomic.Bool
+	listed   atomic.Int64 // directories listed with getdents, for tests
 }
 
 type rootState struct {
@@ -188,7 +189,7 @@ func (s *Store) ensureLoaded(root string, rs *rootState) {
 		return
 	}
 	rs.loaded = true
-	n, err := readStatCache(s.cachePath(root))
+	n, err := readStatCache(s.cachePath(root), s.scanPrint())
 	if err != nil {
 		if !errors.Is(err, os.ErrNotExist) {
 			s.log.Warn("ignoring snapshot stat cache", "root", root, "err", err)
@@ -196,6 +197,13 @@ func (s *Store) ensureLoaded(root string, rs *rootState) {
 		return
 	}
 	rs.cache = n
+}
+
+// scanPrint identifies what a scan leaves out of a directory listing: the
+// exclude patterns and the store's own directory. A cached listing taken
+// under another fingerprint may lack entries this scan must see.
+func (s *Store) scanPrint() Hash {
+	return hashBytes(fmt.Appendf(nil, "%q %d %d", s.opts.Exclude, s.selfDev, s.selfIno))
 }
 
 // adopt installs a committed scan as the root's cache and saves it in the
@@ -214,7 +222,7 @@ func (s *Store) adopt(root string, rs *rootState, n *node) {
 		if rs.gen.Load() != gen {
 			return // a newer cache will be saved
 		}
-		if err := writeStatCache(s.cachePath(root), n); err != nil {
+		if err := writeStatCache(s.cachePath(root), n, s.scanPrint()); err != nil {
 			s.log.Warn("could not save snapshot stat cache", "root", root, "err", err)
 		}
 	}()

@@ -37,6 +37,7 @@ type scanner struct {
 
 	files, dirs, links, hashed atomic.Int64
 	bytes, hashedBytes         atomic.Int64
+	listed                     atomic.Int64 // directories read with getdents
 }
 
 func (s *scanner) note(rel string, size int64, r Reason, detail string) {
@@ -96,63 +97,119 @@ func readNames(fd int) ([]string, error) {
 	return names, nil
 }
 
-// scanDir scans the open directory fd (owned and closed here) at rel.
-func (s *scanner) scanDir(fd int, rel string, self Entry, old *node) (*node, error) {
+// scanDir scans the open directory fd (owned and closed here) at rel; key
+// is the stat of fd itself.
+//
+// When the directory's own stat equals the cached one (and was not racy),
+// its listing is taken from the cache instead of getdents: creating,
+// removing or renaming an entry always updates the directory's mtime and
+// ctime (POSIX), and ctime cannot be set from user space. Every entry is
+// still fstatat()ed, so content changes are caught exactly as before. This
+// is the rule git's untracked cache relies on; readdir on ext4 costs more
+// than the stats it saves.
+func (s *scanner) scanDir(fd int, rel string, self Entry, key statKey, old *node) (*node, error) {
 	defer unix.Close(fd)
 	if err := s.ctx.Err(); err != nil {
 		return nil, err
 	}
 	s.dirs.Add(1)
-	names, err := readNames(fd)
-	if err != nil {
-		return s.unreadable(rel, self.Name, 0, err), nil
+	if old != nil && old.e.Kind != KindDir {
+		old = nil
 	}
-	kids := make([]*node, len(names))
-	errs := make([]error, len(names))
+	var names []string
+	listed := old != nil && !old.racy && old.st == key
+	n := 0
+	if listed {
+		n = len(old.kids)
+	} else {
+		var err error
+		s.listed.Add(1)
+		if names, err = readNames(fd); err != nil {
+			return s.unreadable(rel, self.Name, 0, err), nil
+		}
+		n = len(names)
+	}
+	kids := make([]*node, n)
+	var errs []error
+	var errMu sync.Mutex
+	setErr := func(err error) {
+		errMu.Lock()
+		errs = append(errs, err)
+		errMu.Unlock()
+	}
 	var wg sync.WaitGroup
-	for i, name := range names {
+	var files, bytes int64
+	var nameBuf [256]byte
+	j := 0 // merge cursor into old.kids (both sorted by name)
+	for i := range n {
+		var name string
+		var oldKid *node
+		if listed {
+			oldKid = old.kids[i]
+			name = oldKid.e.Name
+		} else {
+			name = names[i]
+			if old != nil {
+				for j < len(old.kids) && old.kids[j].e.Name < name {
+					j++
+				}
+				if j < len(old.kids) && old.kids[j].e.Name == name {
+					oldKid = old.kids[j]
+				}
+			}
+		}
 		var st unix.Stat_t
-		if err := unix.Fstatat(fd, name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+		if err := lstatAt(fd, name, &nameBuf, &st); err != nil {
 			if !isGone(err) {
 				kids[i] = s.unreadable(joinRel(rel, name), name, 0, err)
 			}
 			continue
 		}
-		childRel := joinRel(rel, name)
 		isDir := st.Mode&unix.S_IFMT == unix.S_IFDIR
-		if s.ex.match(childRel, isDir) {
+		if s.ex.matchIn(rel, name, isDir) {
 			continue
 		}
-		oldKid := old.child(name)
 		if isDir {
 			if uint64(st.Dev) == s.skipDev && st.Ino == s.skipIno {
 				continue // the snapshot store itself; never snapshot it
 			}
-			i, name, perm := i, name, uint32(st.Mode&07777)
+			i, name := i, name
 			s.spawn(&wg, func() {
-				kids[i], errs[i] = s.openAndScan(fd, childRel, name, perm, oldKid)
+				k, err := s.openAndScan(fd, joinRel(rel, name), name, oldKid)
+				if err != nil {
+					setErr(err)
+				}
+				kids[i] = k
 			})
 			continue
 		}
-		key := statKeyOf(&st)
-		if oldKid != nil && !oldKid.racy && oldKid.st == key && oldKid.e.Name == name && s.reusable(oldKid) {
+		if oldKid != nil && !oldKid.racy && oldKid.st == statKeyOf(&st) && s.reusable(oldKid) {
 			kids[i] = oldKid
-			s.count(oldKid)
+			if oldKid.e.Kind == KindFile {
+				files++
+				bytes += oldKid.e.Size
+			} else if oldKid.e.Kind == KindSymlink {
+				s.links.Add(1)
+			}
 			continue
 		}
 		i, name := i, name
 		s.spawn(&wg, func() {
-			kids[i], errs[i] = s.scanLeaf(fd, childRel, name, &st)
-			if kids[i] != nil {
-				s.count(kids[i])
+			k, err := s.scanLeaf(fd, joinRel(rel, name), name, &st)
+			if err != nil {
+				setErr(err)
 			}
+			if k != nil {
+				s.count(k)
+			}
+			kids[i] = k
 		})
 	}
+	s.files.Add(files)
+	s.bytes.Add(bytes)
 	wg.Wait()
-	for _, e := range errs {
-		if e != nil {
-			return nil, e
-		}
+	if len(errs) > 0 {
+		return nil, errs[0]
 	}
 	out := kids[:0]
 	for _, k := range kids {
@@ -163,7 +220,7 @@ func (s *scanner) scanDir(fd int, rel string, self Entry, old *node) (*node, err
 			}
 		}
 	}
-	return s.finishDir(self, out, old)
+	return s.finishDir(self, key, out, old)
 }
 
 func (s *scanner) count(n *node) {
@@ -189,7 +246,7 @@ func (s *scanner) reusable(n *node) bool {
 	return false
 }
 
-func (s *scanner) openAndScan(parent int, rel, name string, perm uint32, old *node) (*node, error) {
+func (s *scanner) openAndScan(parent int, rel, name string, old *node) (*node, error) {
 	fd, err := unix.Openat(parent, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
 	if err != nil {
 		if isGone(err) || errors.Is(err, unix.ELOOP) {
@@ -197,7 +254,14 @@ func (s *scanner) openAndScan(parent int, rel, name string, perm uint32, old *no
 		}
 		return s.unreadable(rel, name, 0, err), nil
 	}
-	return s.scanDir(fd, rel, Entry{Name: name, Kind: KindDir, Perm: perm}, old)
+	// The stat of what was opened, not of the name a moment earlier: the
+	// cached listing is trusted only for this very directory.
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		unix.Close(fd)
+		return s.unreadable(rel, name, 0, err), nil
+	}
+	return s.scanDir(fd, rel, Entry{Name: name, Kind: KindDir, Perm: uint32(st.Mode & 07777)}, statKeyOf(&st), old)
 }
 
 func (s *scanner) unreadable(rel, name string, size int64, err error) *node {
@@ -205,7 +269,8 @@ func (s *scanner) unreadable(rel, name string, size int64, err error) *node {
 }
 
 // finishDir builds (or reuses) the directory's tree object.
-func (s *scanner) finishDir(self Entry, kids []*node, old *node) (*node, error) {
+func (s *scanner) finishDir(self Entry, key statKey, kids []*node, old *node) (*node, error) {
+	racy := s.isRacy(key)
 	if old != nil && old.e.Kind == KindDir && old.e.Perm == self.Perm && !old.e.Hash.IsZero() && len(old.kids) == len(kids) {
 		same := true
 		for i := range kids {
@@ -215,10 +280,15 @@ func (s *scanner) finishDir(self Entry, kids []*node, old *node) (*node, error) 
 			}
 		}
 		if same {
-			return old, nil
+			if old.st == key && old.racy == racy {
+				return old, nil
+			}
+			n := *old // same tree; only the directory's stat moved on
+			n.st, n.racy = key, racy
+			return &n, nil
 		}
 	}
-	n := &node{e: self, kids: kids}
+	n := &node{e: self, st: key, racy: racy, kids: kids}
 	if !s.hash {
 		return n, nil
 	}
