@@ -106,6 +106,7 @@ func (d *Daemon) Sessions() *session.Manager { return d.sessions }
 // cleanly: in-flight requests get a grace period, sessions end, the audit
 // store flushes.
 func Run(ctx context.Context, opts Options) (err error) {
+	tuneGC()
 	logger := opts.Logger
 	if opts.MaxConnections <= 0 {
 		opts.MaxConnections = 256
