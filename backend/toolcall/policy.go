@@ -55,9 +55,12 @@ func (r *Runner) authorize(ctx context.Context, st *State, t *Tool, plan *Plan, 
 	for _, k := range dec.Risks {
 		risks = append(risks, approval.Risk{Kind: string(k.Kind), Detail: k.Detail})
 	}
-	r.record(ctx, "policy.decision", "policy", sess, callID, map[string]any{
+	decision := map[string]any{
 		"tool": t.Name, "verdict": dec.Verdict.String(), "reason": dec.Reason, "rule": dec.Rule, "risks": risks,
-	})
+	}
+	if !callLogFrom(ctx).hold("policy.decision", "policy", decision) {
+		r.record(ctx, "policy.decision", "policy", sess, callID, decision)
+	}
 	switch dec.Verdict {
 	case policy.Allow:
 		r.deps.Sessions.Count(sess, session.Counters{Allowed: 1})
@@ -67,6 +70,8 @@ func (r *Runner) authorize(ctx context.Context, st *State, t *Tool, plan *Plan, 
 		return errorf("Denied by Gatehouse policy: %s (%s). Do not retry the same call; ask the person if it is needed.", dec.Reason, dec.Rule)
 	}
 	r.deps.Sessions.Count(sess, session.Counters{Asked: 1})
+	// The approval card's rows follow the call's own.
+	r.flushHeld(ctx)
 	risks = append(risks, r.notRestorable(ctx, st, plan)...)
 	always := policy.RuleFromCall(plan.Call, policy.ScopeAlways)
 	req := approval.Request{

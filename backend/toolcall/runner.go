@@ -238,8 +238,10 @@ func (r *Runner) Call(ctx context.Context, st *State, name string, raw json.RawM
 	callEvent := map[string]any{"tool": name, "args": r.argsForAudit(raw)}
 	if known && t.LocalRead {
 		// Nothing leaves the daemon before the result is durable, and that
-		// wait covers this row too (one ordered writer).
-		r.record(ctx, "tool.call", actor, sess, callID, callEvent)
+		// wait covers this row too (one ordered writer); see readlog.go.
+		l := &callLog{sess: sess, callID: callID}
+		ctx = withCallLog(ctx, l)
+		l.hold("tool.call", actor, callEvent)
 	} else if err := r.deps.Record(ctx, "tool.call", actor, sess, callID, callEvent); err != nil {
 		// No audit row, no call.
 		r.deps.Logger.Error("audit tool.call", "err", err)
@@ -257,7 +259,9 @@ func (r *Runner) Call(ctx context.Context, st *State, name string, raw json.RawM
 	if err := validate(t, raw); err != nil {
 		return fail("tool.invalid", err)
 	}
-	r.record(ctx, "tool.validated", "system", sess, callID, map[string]any{"tool": name})
+	if v := map[string]any{"tool": name}; !callLogFrom(ctx).hold("tool.validated", "system", v) {
+		r.record(ctx, "tool.validated", "system", sess, callID, v)
+	}
 	plan, err := t.Prepare(ctx, st, raw)
 	if err != nil {
 		return fail("tool.invalid", err)
@@ -313,9 +317,24 @@ func (r *Runner) finish(ctx context.Context, st *State, t *Tool, callID string, 
 		r.deps.Sessions.Count(sess, session.Counters{Errors: 1})
 	}
 	preview, _ := bound(text, 2048)
-	if err := r.deps.Record(context.WithoutCancel(ctx), "tool.result", "system", sess, callID, map[string]any{
+	actor, payload := "system", map[string]any{
 		"tool": t.Name, "is_error": out.IsError, "bytes": len(text), "truncated": truncated, "preview": preview,
-	}); err != nil {
+	}
+	if call, dec, agent, ok := callLogFrom(ctx).merge(); ok {
+		// The one row of a local read: who asked for what, the decision and
+		// the result.
+		actor = agent
+		payload["args"] = call["args"]
+		for _, k := range []string{"verdict", "reason", "rule"} {
+			payload[k] = dec[k]
+		}
+		if rs, _ := dec["risks"].([]approval.Risk); len(rs) > 0 {
+			payload["risks"] = rs
+		}
+	} else {
+		r.flushHeld(ctx)
+	}
+	if err := r.deps.Record(context.WithoutCancel(ctx), "tool.result", actor, sess, callID, payload); err != nil {
 		// No audit row, no answer.
 		r.deps.Logger.Error("audit tool.result", "err", err)
 		return Result{CallID: callID, Text: "Gatehouse could not record this call's result in its audit log, so it withheld it: " + err.Error(), IsError: true}
@@ -394,6 +413,12 @@ func (r *Runner) argsForAudit(raw json.RawMessage) any {
 // record queues an intermediate event; the call's final event waits for
 // durability of everything before it.
 func (r *Runner) record(ctx context.Context, kind, actor, sess, call string, payload any) {
+	r.flushHeld(ctx)
+	r.recordNow(ctx, kind, actor, sess, call, payload)
+}
+
+// recordNow is record without writing the call's held rows first.
+func (r *Runner) recordNow(ctx context.Context, kind, actor, sess, call string, payload any) {
 	if r.deps.RecordAsync != nil {
 		r.deps.RecordAsync(context.WithoutCancel(ctx), kind, actor, sess, call, payload)
 		return
@@ -402,6 +427,7 @@ func (r *Runner) record(ctx context.Context, kind, actor, sess, call string, pay
 }
 
 func (r *Runner) recordSync(ctx context.Context, kind, actor, sess, call string, payload any) {
+	r.flushHeld(ctx)
 	if err := r.deps.Record(context.WithoutCancel(ctx), kind, actor, sess, call, payload); err != nil {
 		r.deps.Logger.Error("audit append", "kind", kind, "err", err)
 	}

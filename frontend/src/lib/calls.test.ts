@@ -30,11 +30,13 @@ describe('groupCalls', () => {
       ev('c2', 'tool.denied', { tool: 'write_file' }),
       ev('c3', 'tool.call', { tool: 'read_file', args: { path: 'b' } }),
       ev('c3', 'approval.requested', {}),
+      ev('c4', 'tool.result', { tool: 'read_file', args: { path: 'd' }, verdict: 'allow', is_error: false }),
     ]);
     expect(calls.map((c) => [c.id, c.target, c.verdict, c.approval, c.outcome, c.exitCode])).toEqual([
       ['c1', 'run_command ls', 'allow', '', 'ok', 0],
       ['c2', 'write_file a', 'ask', 'denied', 'denied', null],
       ['c3', 'read_file b', '', '', 'waiting', null],
+      ['c4', 'read_file d', 'allow', '', 'ok', null],
     ]);
   });
 });

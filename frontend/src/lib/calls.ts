@@ -59,6 +59,9 @@ export function groupCalls(events: AuditEvent[]): CallSummary[] {
         break;
       case 'tool.result':
         c.outcome = p.is_error ? 'error' : 'ok';
+        // An allowed local read is one row: it carries its args and verdict.
+        if (p.args !== undefined) c.target = callTarget(tool, p.args);
+        if (p.verdict !== undefined) c.verdict = String(p.verdict);
         break;
     }
     if (!c.target && c.tool) c.target = c.tool;

@@ -19,6 +19,7 @@ describe('summarize', () => {
     expect(summarize(ev('exec.finished', { exit_code: 0, duration_ms: 12, stdout_bytes: 5, stderr_bytes: 0 }))).toBe('exit 0 in 12 ms, 5 B out, 0 B err');
     expect(summarize(ev('exec.finished', { killed: true, kill_reason: 'kill switch', duration_ms: 3 }))).toContain('killed (kill switch)');
     expect(summarize(ev('tool.result', { tool: 'run_command', is_error: false, bytes: 4, preview: 'hi\nthere' }))).toBe('run_command ok, 4 B: hi there');
+    expect(summarize(ev('tool.result', { tool: 'read_file', args: { path: 'a.txt' }, verdict: 'allow', is_error: false, bytes: 2, preview: 'hi' }))).toBe('read_file a.txt ok, 2 B: hi');
   });
   it('falls back to reason or fields for unknown kinds', () => {
     expect(summarize(ev('system.kill', { reason: 'stopped' }))).toBe('stopped');

@@ -30,7 +30,9 @@ export function summarize(e: AuditEvent): string {
       return `${str(p.tool)} failed${p.error ? ': ' + str(p.error) : ''}`;
     case 'tool.result': {
       const b = num(p.bytes);
-      const head = `${str(p.tool)} ${p.is_error ? 'error' : 'ok'}${b !== undefined ? `, ${b} B` : ''}${p.truncated ? ' (truncated)' : ''}`;
+      // An allowed local read is one row that also carries its args.
+      const what = p.args !== undefined ? callTarget(str(p.tool), p.args) : str(p.tool);
+      const head = `${what} ${p.is_error ? 'error' : 'ok'}${b !== undefined ? `, ${b} B` : ''}${p.truncated ? ' (truncated)' : ''}`;
       return p.preview ? `${head}: ${str(p.preview).replace(/\s+/g, ' ').slice(0, 160)}` : head;
     }
     case 'policy.decision':
