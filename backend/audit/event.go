@@ -22,6 +22,9 @@ type Event struct {
 	Payload  json.RawMessage // a JSON object, already redacted by the caller
 	PrevHash string          // lowercase hex SHA-256
 	Hash     string          // lowercase hex SHA-256
+
+	// canonical marks a Payload EventWithPayload wrote in canonical form.
+	canonical bool
 }
 
 // Actors that are not agents.
@@ -102,7 +105,12 @@ func prepare(e Event) (Event, error) {
 		return Event{}, ErrPayloadTooLarge
 	}
 	payload := []byte(emptyPayload)
-	if len(e.Payload) > 0 {
+	if e.canonical {
+		if len(e.Payload) == 0 || e.Payload[0] != '{' {
+			return Event{}, fmt.Errorf("%w: payload must be a JSON object", ErrInvalidEvent)
+		}
+		payload = e.Payload
+	} else if len(e.Payload) > 0 {
 		var err error
 		if payload, err = canonicalPayload(e.Payload); err != nil {
 			return Event{}, err

@@ -411,15 +411,36 @@ func (d *Daemon) RecordAsync(ctx context.Context, kind, actor, sess, call string
 }
 
 func (d *Daemon) event(kind, actor, sess, call string, payload any) (audit.Event, error) {
-	b, err := json.Marshal(payload)
-	if err != nil {
-		return audit.Event{}, fmt.Errorf("encode audit payload: %w", err)
+	e := audit.Event{Kind: kind, Actor: actor, Session: sess, CallID: call}
+	if m, ok := payload.(map[string]any); ok {
+		// Most payloads: written straight in canonical form, each string
+		// redacted on the way, instead of marshalled, redacted as JSON and
+		// parsed again by the store.
+		opts := audit.PayloadOptions{Other: d.redactedJSON}
+		if d.redactor != nil {
+			opts.String = d.redactor.String
+		}
+		return audit.EventWithPayload(e, m, opts)
 	}
-	// Nothing secret reaches the audit log, whoever built the payload.
+	b, err := d.redactedJSON(payload)
+	if err != nil {
+		return audit.Event{}, err
+	}
+	e.Payload = b
+	return e, nil
+}
+
+// redactedJSON marshals v; nothing secret reaches the audit log, whoever
+// built the payload.
+func (d *Daemon) redactedJSON(v any) ([]byte, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, fmt.Errorf("encode audit payload: %w", err)
+	}
 	if d.redactor != nil {
 		if rb, err := d.redactor.JSON(b); err == nil {
 			b = rb
 		}
 	}
-	return audit.Event{Kind: kind, Actor: actor, Session: sess, CallID: call, Payload: b}, nil
+	return b, nil
 }
