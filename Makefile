@@ -23,7 +23,7 @@ ui:
 
 build: deps ui
 	$(GO) build -tags $(DESKTOP_TAGS) -o $(BIN) .
-	$(GO) build -o bin/gatehouse-sandbox-init ./sandbox/cmd/gatehouse-sandbox-init
+	CGO_ENABLED=0 $(GO) build -o bin/gatehouse-sandbox-init ./sandbox/cmd/gatehouse-sandbox-init
 
 # The desktop app when a display is present; otherwise the binary itself
 # says so and runs the headless daemon (gatehouse serve).
@@ -48,7 +48,7 @@ test-e2e:
 # frontend unit tests and browser end-to-end tests.
 test: deps-test ui
 	$(GO) build -tags $(DESKTOP_TAGS) -o $(BIN) .
-	$(GO) build -o bin/gatehouse-sandbox-init ./sandbox/cmd/gatehouse-sandbox-init
+	CGO_ENABLED=0 $(GO) build -o bin/gatehouse-sandbox-init ./sandbox/cmd/gatehouse-sandbox-init
 	$(MAKE) --no-print-directory test-go test-ui test-e2e
 
 bench: deps-test

@@ -29,6 +29,7 @@ import (
 	"time"
 
 	"github.com/gatehouse-dev/gatehouse/sandbox"
+	"github.com/gatehouse-dev/gatehouse/sandbox/launch"
 	"github.com/gatehouse-dev/gatehouse/sandbox/protect"
 )
 
@@ -50,6 +51,11 @@ type Options struct {
 	RunArgs []string
 	// KeepAlive is the container's main process; default DefaultKeepAlive.
 	KeepAlive []string
+	// Helper is a statically linked gatehouse-sandbox-init, mounted into
+	// each container to take calls without a CLI exec each time (see
+	// warm.go). Default: the one next to gatehouse, if static; without
+	// one every call goes through the CLI's exec.
+	Helper string
 	// Owner labels every container this backend starts (the daemon passes
 	// a hash of its data dir), so Sweep can remove the ones a crashed
 	// daemon left behind without touching another daemon's.
@@ -86,6 +92,15 @@ func New(ctx context.Context, o Options) (*Backend, error) {
 	}
 	if o.Image == "" {
 		return nil, fmt.Errorf("%w: no container image configured; set one in the sandbox config", sandbox.ErrUnavailable)
+	}
+	if o.Helper == "" {
+		if h, err := launch.DefaultHelper(); err == nil {
+			o.Helper = h
+		}
+	}
+	if o.Helper != "" && (!staticBinary(o.Helper) || strings.ContainsAny(o.Helper, ",:")) {
+		o.Logger.Info("container sandbox: helper is not a static binary; every call goes through the CLI's exec", "helper", o.Helper)
+		o.Helper = ""
 	}
 	b := &Backend{opts: o, cli: cli}
 	if out, err := b.command(ctx, "version").CombinedOutput(); err != nil {
@@ -127,18 +142,30 @@ func (b *Backend) Open(ctx context.Context, s sandbox.SessionSpec) (sandbox.Sess
 		protected = append(protected, set.Existing...)
 		missing = append(missing, set.Missing...)
 	}
+	var runDir string
+	if b.opts.Helper != "" {
+		d, err := os.MkdirTemp("", "gatehouse-ctr-")
+		if err == nil && !strings.ContainsAny(d, ",:") {
+			runDir = d
+		}
+	}
 	held := protect.Shared.Reserve(missing)
-	args := b.runArgs(name, ss, append(protected, held...))
+	args := b.runArgs(name, ss, append(protected, held...), runDir)
 	out, err := b.command(ctx, args...).CombinedOutput()
 	if err != nil {
 		protect.Shared.Release(held)
 		_ = b.command(context.WithoutCancel(ctx), b.rmArgs(name)...).Run()
+		if runDir != "" {
+			os.RemoveAll(runDir)
+		}
 		return nil, fmt.Errorf("start session container: %s: %w", lastLine(out, err), err)
 	}
-	return &session{b: b, ss: ss, name: name, held: held}, nil
+	sess := &session{b: b, ss: ss, name: name, held: held, runDir: runDir}
+	sess.prepareNext()
+	return sess, nil
 }
 
-func (b *Backend) runArgs(name string, ss sandbox.SessionSpec, protected []string) []string {
+func (b *Backend) runArgs(name string, ss sandbox.SessionSpec, protected []string, runDir string) []string {
 	a := []string{"run", "-d", "--name", name, "--label", "gatehouse.session=" + ss.ID, "--label", "gatehouse.owner=" + b.opts.Owner,
 		"--network", "none", "--read-only", "--cap-drop", "ALL",
 		"--security-opt", "no-new-privileges", "--workdir", ss.Workspaces[0]}
@@ -179,6 +206,10 @@ func (b *Backend) runArgs(name string, ss sandbox.SessionSpec, protected []strin
 			a = append(a, "--mount", "type=bind,source=/dev/null,target="+h+",readonly")
 		}
 	}
+	if runDir != "" {
+		a = append(a, "--mount", "type=bind,source="+b.opts.Helper+",target="+helperMount+",readonly",
+			"--mount", "type=bind,source="+runDir+",target="+runDirMount)
+	}
 	a = append(a, b.opts.RunArgs...)
 	a = append(a, b.opts.Image)
 	return append(a, b.opts.KeepAlive...)
@@ -203,6 +234,10 @@ type session struct {
 	ss   sandbox.SessionSpec
 	name string
 	held []string
+	// runDir is shared with the container for the ready helper's socket;
+	// empty when calls go through the CLI's exec only.
+	runDir string
+	warm   warm
 
 	mu     sync.Mutex
 	closed bool
@@ -231,7 +266,19 @@ func (s *session) Run(ctx context.Context, spec sandbox.Spec) (sandbox.Result, e
 	env := sandbox.WithDefaultEnv(p.Env, "HOME", "/tmp")
 	env = sandbox.WithDefaultEnv(env, "TMPDIR", "/tmp")
 	env = sandbox.WithDefaultEnv(env, "PATH", sandbox.DefaultPath)
+	defer s.prepareNext()
+	if r := s.takeReady(ctx); r != nil {
+		res, err := s.runReady(ctx, r, p, env)
+		if !errors.Is(err, sandbox.ErrNotReady) {
+			return res, err
+		}
+	}
+	return s.runExec(ctx, p, env, spec)
+}
 
+// runExec runs p through the CLI's exec.
+func (s *session) runExec(ctx context.Context, p *sandbox.Prepared, env []string, spec sandbox.Spec) (sandbox.Result, error) {
+	res := sandbox.Result{Backend: Name}
 	args := []string{"exec", "-i", "--workdir", p.Dir}
 	// Values go through a 0600 file, not argv, which every user can read.
 	envFile, err := os.CreateTemp("", "gatehouse-env-")
@@ -306,15 +353,7 @@ func notFound(stderr []byte) bool {
 // session closed: a run must never outlive its kill.
 func (s *session) terminate(ctx context.Context, cmd *exec.Cmd, grace time.Duration, done <-chan error) {
 	bg := context.WithoutCancel(ctx)
-	kill := func(sig string) error {
-		c, cancel := context.WithTimeout(bg, 30*time.Second)
-		defer cancel()
-		out, err := s.b.command(c, "exec", s.name, "kill", "-"+sig, "-1").CombinedOutput()
-		if err != nil && !bytes.Contains(out, []byte("No such process")) {
-			return fmt.Errorf("%s: %w", lastLine(out, err), err)
-		}
-		return nil
-	}
+	kill := func(sig string) error { return s.killAll(bg, sig) }
 	termErr := kill("15")
 	t := time.NewTimer(grace)
 	defer t.Stop()
@@ -334,6 +373,23 @@ func (s *session) terminate(ctx context.Context, cmd *exec.Cmd, grace time.Durat
 	}
 }
 
+// killAll signals every process in the container but its init.
+func (s *session) killAll(ctx context.Context, sig string) error {
+	c, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	out, err := s.b.command(c, "exec", s.name, "kill", "-"+sig, "-1").CombinedOutput()
+	if err != nil && !bytes.Contains(out, []byte("No such process")) {
+		return fmt.Errorf("%s: %w", lastLine(out, err), err)
+	}
+	return nil
+}
+
+func (s *session) isClosed() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.closed
+}
+
 // Close removes the container. It waits for a run in progress.
 func (s *session) Close(ctx context.Context) error {
 	s.run.Lock()
@@ -350,6 +406,10 @@ func (s *session) close(ctx context.Context) error {
 	s.closed = true
 	s.mu.Unlock()
 	defer protect.Shared.Release(s.held)
+	s.dropReady()
+	if s.runDir != "" {
+		defer os.RemoveAll(s.runDir)
+	}
 	c, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
 	defer cancel()
 	if out, err := s.b.command(c, s.b.rmArgs(s.name)...).CombinedOutput(); err != nil {

@@ -4,6 +4,7 @@ package container
 
 import (
 	"context"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/gatehouse-dev/gatehouse/sandbox"
+	"github.com/gatehouse-dev/gatehouse/sandbox/launch/launchtest"
 )
 
 // Close removes the container and the placeholders it held.
@@ -26,6 +28,7 @@ func TestCloseRemovesContainerAndPlaceholders(t *testing.T) {
 		CLI: "podman", Image: "localhost/gatehouse-busybox:test",
 		GlobalArgs: []string{"--runtime", "runc", "--cgroup-manager=cgroupfs"},
 		RunArgs:    []string{"--ulimit", "nofile=4096:4096", "--ulimit", "nproc=4096:4096"},
+		Helper:     launchtest.StaticHelper(t),
 	}
 	b, err := New(ctx, o)
 	if err != nil {
@@ -39,10 +42,20 @@ func TestCloseRemovesContainerAndPlaceholders(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	name := s.(*session).name
-	r, err := s.Run(ctx, sandbox.Spec{Argv: []string{"sh", "-c", "echo hi > out.txt; cat out.txt"}})
-	if err != nil || strings.TrimSpace(string(r.Stdout)) != "hi" {
-		t.Fatalf("run: %v %q %q", err, r.Stdout, r.Stderr)
+	name, runDir := s.(*session).name, s.(*session).runDir
+	if runDir == "" {
+		t.Fatal("no helper ready for calls: every call would pay for a CLI exec")
+	}
+	// The first call goes to the helper started at Open, the second to
+	// the one started after the first; both see their own stdin.
+	for i, in := range []string{"hi", "there"} {
+		r, err := s.Run(ctx, sandbox.Spec{Argv: []string{"sh", "-c", "cat > out.txt; cat out.txt; echo err >&2; exit 3"}, Stdin: strings.NewReader(in)})
+		if err != nil || string(r.Stdout) != in || string(r.Stderr) != "err\n" || r.ExitCode != 3 {
+			t.Fatalf("run %d: %v exit %d %q %q", i, err, r.ExitCode, r.Stdout, r.Stderr)
+		}
+	}
+	if _, err := s.Run(ctx, sandbox.Spec{Argv: []string{"no-such-program"}}); !errors.Is(err, sandbox.ErrNotFound) {
+		t.Errorf("missing program: %v", err)
 	}
 	if _, err := os.Stat(filepath.Join(ws, ".mcp.json")); err != nil {
 		t.Fatalf("placeholder missing while the session is open: %v", err)
@@ -61,6 +74,9 @@ func TestCloseRemovesContainerAndPlaceholders(t *testing.T) {
 	}
 	if _, err := s.Run(ctx, sandbox.Spec{Argv: []string{"true"}}); err != sandbox.ErrClosed {
 		t.Errorf("run after close: %v", err)
+	}
+	if _, err := os.Stat(runDir); !os.IsNotExist(err) {
+		t.Errorf("shared run directory left behind: %v", err)
 	}
 }
 

@@ -52,6 +52,11 @@ type Config struct {
 	// arrives. The Request's fields replace Path, Argv, Rlimits and the
 	// environment.
 	RequestFD int `json:"request_fd,omitempty"`
+	// Connect, when supervising, is a unix socket to dial for the call:
+	// the daemon sends the Request with the run's stdin, stdout, stderr
+	// and status descriptors, and closing the connection stops the run.
+	// Used where the helper cannot inherit pipes (a container's exec).
+	Connect string `json:"connect,omitempty"`
 	// DropCaps drops every capability (bounding and ambient sets too)
 	// before exec. bwrap's first process keeps its namespace capabilities
 	// only so the helper can mount the Request's protected paths.
@@ -98,7 +103,7 @@ func Decode(s string) (Config, error) {
 	if err := json.Unmarshal([]byte(s), &c); err != nil {
 		return c, fmt.Errorf("decode sandbox helper config: %w", err)
 	}
-	if c.RequestFD == 0 && (c.Path == "" || len(c.Argv) == 0) {
+	if c.RequestFD == 0 && c.Connect == "" && (c.Path == "" || len(c.Argv) == 0) {
 		return c, fmt.Errorf("sandbox helper config has no program")
 	}
 	return c, nil

@@ -137,8 +137,32 @@ func supervise(cfg Config) int {
 		status = os.NewFile(uintptr(cfg.StatusFD), "status")
 	}
 	next := cfg
-	next.Supervise, next.CgroupProcs, next.StatusFD = false, "", 0
+	next.Supervise, next.CgroupProcs, next.StatusFD, next.Connect = false, "", 0, ""
+	env := os.Environ()
 	files := []uintptr{0, 1, 2}
+	var dir string
+	// hangup fires when the daemon is gone or wants the run stopped.
+	var hangup <-chan struct{}
+	var call *receivedCall
+	if cfg.Connect != "" {
+		var err error
+		call, err = receiveCall(cfg.Connect)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "gatehouse sandbox: %v\n", err)
+			return ExitSetupFailed
+		}
+		defer call.conn.Close()
+		status = call.status
+		files = []uintptr{call.stdio[0].Fd(), call.stdio[1].Fd(), call.stdio[2].Fd()}
+		path, err := lookPath(call.req.Argv[0], call.req.Env)
+		if err != nil {
+			fmt.Fprintf(call.stdio[2], "gatehouse: executable file %s not found\n", call.req.Argv[0])
+			return report(status, Status{Exit: 127})
+		}
+		next.Path, next.Argv, next.Rlimits = path, call.req.Argv, call.req.Rlimits
+		env, dir = call.req.Env, call.req.Dir
+		hangup = call.hangup()
+	}
 	if cfg.RequestFD > 0 {
 		// The target's stage reads the Request, as fd 3.
 		files = append(files, uintptr(cfg.RequestFD))
@@ -152,11 +176,16 @@ func supervise(cfg Config) int {
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
 	self := os.Getpid()
 	mainPid, err := syscall.ForkExec("/proc/self/exe", []string{os.Args[0], Entry, enc}, &syscall.ProcAttr{
-		Env:   os.Environ(),
+		Env:   env,
+		Dir:   dir,
 		Files: files,
 	})
 	if cfg.RequestFD > 0 {
 		_ = syscall.Close(cfg.RequestFD)
+	}
+	if call != nil {
+		// Only the run holds them now, so the daemon sees EOF when it ends.
+		call.closeStdio()
 	}
 	if err != nil {
 		return report(status, Status{Exit: ExitSetupFailed, Error: err.Error()})
@@ -185,6 +214,16 @@ func supervise(cfg Config) int {
 	)
 	for {
 		select {
+		case <-hangup:
+			hangup = nil
+			if grace == nil {
+				_ = proctree.Signal(self, syscall.SIGTERM, false)
+				g := cfg.Grace
+				if g <= 0 {
+					g = 2 * time.Second
+				}
+				grace = time.After(g)
+			}
 		case <-sigs:
 			if grace == nil {
 				_ = proctree.Signal(self, syscall.SIGTERM, false)

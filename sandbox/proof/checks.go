@@ -205,7 +205,9 @@ func checkForkBomb(ctx context.Context, e *env) (Outcome, string) {
 		}
 	}()
 	start := time.Now()
-	r, err := e.run(ctx, []string{"sh", "-c", `bomb() { bomb | bomb & }; bomb; sleep 3; exit 0`, marker}, func(s *sandbox.Spec) {
+	// The sleep is forked before the bomb fills the limit, so the run
+	// lives its 3 seconds and the sampler sees it even on a busy machine.
+	r, err := e.run(ctx, []string{"sh", "-c", `sleep 3 & s=$!; bomb() { bomb | bomb & }; bomb; wait $s; exit 0`, marker}, func(s *sandbox.Spec) {
 		s.Limits.Wall = 4 * time.Second
 		s.Limits.Grace = time.Second
 		s.Limits.Processes = ForkBombLimit

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/gatehouse-dev/gatehouse/sandbox/container"
+	"github.com/gatehouse-dev/gatehouse/sandbox/launch/launchtest"
 )
 
 // PodmanTestOptions are the podman flags this kind of machine needs
@@ -32,7 +33,9 @@ func newPodman(t testing.TB) *container.Backend {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	b, err := container.New(ctx, podmanTestOptions())
+	o := podmanTestOptions()
+	o.Helper = launchtest.StaticHelper(t)
+	b, err := container.New(ctx, o)
 	if err != nil {
 		t.Fatalf("podman backend: %v", err)
 	}

@@ -1,0 +1,308 @@
+package container
+
+import (
+	"context"
+	"debug/elf"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"path/filepath"
+	"sync"
+	"syscall"
+	"time"
+
+	"crypto/rand"
+	"encoding/hex"
+	"github.com/gatehouse-dev/gatehouse/sandbox"
+	"github.com/gatehouse-dev/gatehouse/sandbox/initproc"
+	"golang.org/x/sys/unix"
+)
+
+// An exec through the CLI costs hundreds of milliseconds (CLI start,
+// conmon, runtime, and its exec-session bookkeeping at exit). So each
+// session keeps one exec of the helper running in its container, idle
+// until the next call: the daemon hands it the call over a unix socket
+// in a directory shared with the container, together with the run's
+// pipes, and reads the exit status from a pipe of its own.
+
+// Where the helper and the shared directory appear in the container.
+const (
+	helperMount = "/.gatehouse-sandbox-init"
+	runDirMount = "/.gatehouse-run"
+)
+
+// staticBinary reports whether path is an executable that needs no
+// dynamic loader, so it runs in any image.
+func staticBinary(path string) bool {
+	f, err := elf.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	for _, p := range f.Progs {
+		if p.Type == elf.PT_INTERP {
+			return false
+		}
+	}
+	return true
+}
+
+// readyExec is a helper waiting in the container for its call.
+type readyExec struct {
+	conn *net.UnixConn
+}
+
+// warm holds the session's helper: at most one ready or being started.
+type warm struct {
+	mu       sync.Mutex
+	ready    *readyExec
+	starting chan struct{} // closed when the start in flight ends
+}
+
+// prepareNext starts the next call's helper in the background.
+func (s *session) prepareNext() {
+	if s.runDir == "" {
+		return
+	}
+	s.warm.mu.Lock()
+	if s.warm.ready != nil || s.warm.starting != nil || s.isClosed() {
+		s.warm.mu.Unlock()
+		return
+	}
+	done := make(chan struct{})
+	s.warm.starting = done
+	s.warm.mu.Unlock()
+	go func() {
+		r, err := s.startExec(context.Background())
+		if err != nil {
+			s.b.opts.Logger.Debug("container sandbox: helper not started ahead", "container", s.name, "err", err)
+		}
+		s.warm.mu.Lock()
+		s.warm.ready, s.warm.starting = r, nil
+		s.warm.mu.Unlock()
+		close(done)
+	}()
+}
+
+// startWait bounds how long a call waits for a helper being started
+// before it takes the CLI's exec instead; a start takes about as long as
+// an exec, so waiting briefly is the faster bet.
+const startWait = time.Second
+
+// takeReady returns the ready helper, waiting a little for one being
+// started; nil means take the CLI's exec.
+func (s *session) takeReady(ctx context.Context) *readyExec {
+	s.warm.mu.Lock()
+	starting := s.warm.starting
+	s.warm.mu.Unlock()
+	if starting != nil {
+		t := time.NewTimer(startWait)
+		defer t.Stop()
+		select {
+		case <-starting:
+		case <-t.C:
+			return nil
+		case <-ctx.Done():
+			return nil
+		}
+	}
+	s.warm.mu.Lock()
+	defer s.warm.mu.Unlock()
+	r := s.warm.ready
+	s.warm.ready = nil
+	return r
+}
+
+// dropReady closes the ready helper (it exits on EOF), waiting for one
+// being started.
+func (s *session) dropReady() {
+	s.warm.mu.Lock()
+	starting := s.warm.starting
+	s.warm.mu.Unlock()
+	if starting != nil {
+		<-starting
+	}
+	s.warm.mu.Lock()
+	r := s.warm.ready
+	s.warm.ready = nil
+	s.warm.mu.Unlock()
+	if r != nil {
+		r.conn.Close()
+	}
+}
+
+// startExec runs the helper in the container and waits for it to dial
+// in. The socket has a fresh random name and takes one connection.
+func (s *session) startExec(ctx context.Context) (*readyExec, error) {
+	var rnd [12]byte
+	_, _ = rand.Read(rnd[:])
+	name := hex.EncodeToString(rnd[:]) + ".sock"
+	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: filepath.Join(s.runDir, name), Net: "unix"})
+	if err != nil {
+		return nil, fmt.Errorf("listen for the container's helper: %w", err)
+	}
+	defer ln.Close() // and unlink: nobody else can dial in later
+	cfg, err := initproc.Config{Supervise: true, Connect: runDirMount + "/" + name, Grace: s.ss.Limits.GraceOrDefault()}.Encode()
+	if err != nil {
+		return nil, err
+	}
+	c, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	if out, err := s.b.command(c, "exec", "-d", s.name, helperMount, initproc.Entry, cfg).CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("start helper in %s: %s: %w", s.name, lastLine(out, err), err)
+	}
+	_ = ln.SetDeadline(time.Now().Add(10 * time.Second))
+	conn, err := ln.AcceptUnix()
+	if err != nil {
+		return nil, fmt.Errorf("helper in %s did not dial in: %w", s.name, err)
+	}
+	return &readyExec{conn: conn}, nil
+}
+
+// runReady hands p to a ready helper. sandbox.ErrNotReady means the
+// helper was gone before taking the call; nothing ran.
+func (s *session) runReady(ctx context.Context, r *readyExec, p *sandbox.Prepared, env []string) (sandbox.Result, error) {
+	res := sandbox.Result{Backend: Name}
+	defer r.conn.Close()
+	req, err := json.Marshal(initproc.Request{Path: p.Argv[0], Argv: p.Argv, Env: env, Dir: p.Dir})
+	if err != nil {
+		return res, fmt.Errorf("encode sandbox request: %w", err)
+	}
+	var ours, theirs []*os.File
+	defer func() {
+		for _, f := range append(ours, theirs...) {
+			f.Close()
+		}
+	}()
+	var pipes [initproc.CallFDs][2]*os.File // stdin, stdout, stderr, status
+	for i := range pipes {
+		rd, wr, err := os.Pipe()
+		if err != nil {
+			return res, fmt.Errorf("create sandbox pipe: %w", err)
+		}
+		if i == 0 {
+			pipes[i] = [2]*os.File{wr, rd}
+		} else {
+			pipes[i] = [2]*os.File{rd, wr}
+		}
+		ours, theirs = append(ours, pipes[i][0]), append(theirs, pipes[i][1])
+	}
+	fds := make([]int, len(theirs))
+	for i, f := range theirs {
+		fds[i] = int(f.Fd())
+	}
+	var hdr [8]byte
+	binary.BigEndian.PutUint64(hdr[:], uint64(len(req)))
+	if _, _, err := r.conn.WriteMsgUnix(hdr[:], unix.UnixRights(fds...), nil); err != nil {
+		return res, fmt.Errorf("%w: %v", sandbox.ErrNotReady, err)
+	}
+	for _, f := range theirs {
+		f.Close()
+	}
+	theirs = nil
+	go func() { _, _ = r.conn.Write(req) }()
+
+	limits := p.Limits
+	stdout := sandbox.NewCapture(limits.OutputCap(), p.Spec.Stdout)
+	stderr := sandbox.NewCapture(limits.OutputCap(), p.Spec.Stderr)
+	var copies sync.WaitGroup
+	copies.Add(2)
+	go func() { defer copies.Done(); _, _ = io.Copy(stdout, pipes[1][0]) }()
+	go func() { defer copies.Done(); _, _ = io.Copy(stderr, pipes[2][0]) }()
+	stdin := pipes[0][0]
+	if p.Spec.Stdin != nil {
+		go func() {
+			_, _ = io.Copy(stdin, p.Spec.Stdin)
+			stdin.Close()
+		}()
+	} else {
+		stdin.Close()
+	}
+	statusCh := make(chan *initproc.Status, 1)
+	go func() {
+		var st initproc.Status
+		if json.NewDecoder(pipes[3][0]).Decode(&st) != nil {
+			statusCh <- nil
+			return
+		}
+		statusCh <- &st
+	}()
+
+	start := time.Now()
+	var wall <-chan time.Time
+	if limits.Wall > 0 {
+		t := time.NewTimer(limits.Wall)
+		defer t.Stop()
+		wall = t.C
+	}
+	var status *initproc.Status
+	select {
+	case status = <-statusCh:
+	case <-ctx.Done():
+		res.Killed, res.KillReason = true, sandbox.KillCanceled
+		status = s.stopReady(ctx, r, limits.GraceOrDefault(), statusCh)
+	case <-wall:
+		res.Killed, res.KillReason = true, sandbox.KillTimeout
+		status = s.stopReady(ctx, r, limits.GraceOrDefault(), statusCh)
+	}
+	res.Duration = time.Since(start)
+	// The helper killed what the run left behind before reporting; stop
+	// reading shortly after in case something still holds the pipes.
+	copied := make(chan struct{})
+	go func() { copies.Wait(); close(copied) }()
+	select {
+	case <-copied:
+	case <-time.After(2 * time.Second):
+		pipes[1][0].Close()
+		pipes[2][0].Close()
+		<-copied
+	}
+	res.Stdout, res.StdoutTruncated = stdout.Bytes(), stdout.Truncated()
+	res.Stderr, res.StderrTruncated = stderr.Bytes(), stderr.Truncated()
+	switch {
+	case status == nil:
+		res.ExitCode = -1
+		if !res.Killed {
+			return res, errors.New("the container's helper ended without a status")
+		}
+	case status.Signal != 0:
+		res.ExitCode, res.Signal = -1, syscall.Signal(status.Signal).String()
+	default:
+		res.ExitCode = status.Exit
+	}
+	if status != nil && status.Error != "" && status.Exit == initproc.ExitSetupFailed {
+		return res, fmt.Errorf("sandbox setup failed: %s", status.Error)
+	}
+	if res.ExitCode == 127 && !res.Killed && notFound(res.Stderr) {
+		return res, &sandbox.SpecError{Field: "argv[0]", Value: p.Argv[0], Err: sandbox.ErrNotFound}
+	}
+	return res, nil
+}
+
+// stopReady hangs up on the helper, which stops the run (SIGTERM, grace,
+// SIGKILL) and reports. If it does not, every process in the container
+// but its init is killed through the CLI.
+func (s *session) stopReady(ctx context.Context, r *readyExec, grace time.Duration, statusCh <-chan *initproc.Status) *initproc.Status {
+	r.conn.Close()
+	t := time.NewTimer(grace + 5*time.Second)
+	defer t.Stop()
+	select {
+	case st := <-statusCh:
+		return st
+	case <-t.C:
+	}
+	if err := s.killAll(context.WithoutCancel(ctx), "9"); err != nil {
+		s.b.opts.Logger.Warn("sandbox: cannot kill inside the container; removing it", "container", s.name, "err", err)
+		_ = s.close(context.WithoutCancel(ctx))
+	}
+	select {
+	case st := <-statusCh:
+		return st
+	case <-time.After(5 * time.Second):
+		return nil
+	}
+}
