@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/pprof"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -15,12 +16,14 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/gatehouse-dev/gatehouse/sandbox"
 )
 
 // benchDaemon runs a daemon in this process. Its goroutines carry the pprof
 // label side=server, so a CPU profile of a benchmark can be split into the
 // daemon's share (-tagfocus side=server) and the client's.
-func benchDaemon(b *testing.B) (d *Daemon, agentToken string) {
+func benchDaemon(b *testing.B, tune func(*Options)) (d *Daemon, agentToken string) {
 	b.Helper()
 	base := b.TempDir()
 	data, ws := filepath.Join(base, "data"), filepath.Join(base, "ws")
@@ -33,12 +36,16 @@ func benchDaemon(b *testing.B) (d *Daemon, agentToken string) {
 	ctx, cancel := context.WithCancel(context.Background())
 	ready := make(chan *Daemon, 1)
 	done := make(chan error, 1)
+	opts := Options{
+		Listen: "127.0.0.1:0", DataDir: data, Workspaces: []string{ws},
+		PolicyPath: filepath.Join(base, "policy.toml"), Logger: slog.New(slog.DiscardHandler),
+		SnapshotsDisabled: true, Ready: func(d *Daemon) { ready <- d },
+	}
+	if tune != nil {
+		tune(&opts)
+	}
 	go pprof.Do(ctx, pprof.Labels("side", "server"), func(ctx context.Context) {
-		done <- Run(ctx, Options{
-			Listen: "127.0.0.1:0", DataDir: data, Workspaces: []string{ws},
-			PolicyPath: filepath.Join(base, "policy.toml"), Logger: slog.New(slog.DiscardHandler),
-			SnapshotsDisabled: true, Ready: func(d *Daemon) { ready <- d },
-		})
+		done <- Run(ctx, opts)
 	})
 	b.Cleanup(func() {
 		cancel()
@@ -73,23 +80,13 @@ func (t bearerRT) RoundTrip(r *http.Request) (*http.Response, error) {
 //	go test -run '^$' -bench MCPReadFileInProcess -benchtime 5000x -cpuprofile cpu.out ./backend/daemon/
 //	go tool pprof -tagfocus side=server -top cpu.out
 func BenchmarkMCPReadFileInProcess(b *testing.B) {
-	d, tok := benchDaemon(b)
+	d, tok := benchDaemon(b, nil)
 	const clients = 8
 	rt := &http.Transport{MaxIdleConnsPerHost: 2 * clients}
 	b.Cleanup(rt.CloseIdleConnections)
 	sessions := make([]*mcp.ClientSession, clients)
 	for i := range sessions {
-		c := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1.0"}, nil)
-		s, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{
-			Endpoint:   "http://" + d.Addr().String() + "/mcp",
-			HTTPClient: &http.Client{Transport: bearerRT{tok, rt}},
-			MaxRetries: -1,
-		}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
-		if err != nil {
-			b.Fatal(err)
-		}
-		b.Cleanup(func() { s.Close() })
-		sessions[i] = s
+		sessions[i] = benchClient(b, d, tok, rt)
 	}
 	var next atomic.Int64
 	b.ResetTimer()
@@ -121,4 +118,59 @@ func processCPU() time.Duration {
 		return 0
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+func benchClient(b *testing.B, d *Daemon, tok string, rt http.RoundTripper) *mcp.ClientSession {
+	b.Helper()
+	c := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1.0"}, nil)
+	s, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{
+		Endpoint:   "http://" + d.Addr().String() + "/mcp",
+		HTTPClient: &http.Client{Transport: bearerRT{tok, rt}},
+		MaxRetries: -1,
+	}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { s.Close() })
+	return s
+}
+
+// instantSandbox "runs" every command in no time, so a benchmark through it
+// measures what Gatehouse adds around the sandbox: MCP, policy, audit and
+// checkpoints.
+type instantSandbox struct{}
+
+func (instantSandbox) Name() string { return "instant" }
+func (instantSandbox) Open(context.Context, sandbox.SessionSpec) (sandbox.Session, error) {
+	return instantSandbox{}, nil
+}
+func (instantSandbox) Run(ctx context.Context, spec sandbox.Spec) (sandbox.Result, error) {
+	return sandbox.Result{Backend: "instant"}, nil
+}
+func (instantSandbox) Close(context.Context) error { return nil }
+
+// BenchmarkRunTrueOverhead: one client calling run_command ["true"] in
+// turn, with checkpoints on and a sandbox that takes no time; the p50 is
+// Gatehouse's own overhead on that path (BenchmarkRunTrueAddedLatency in
+// app/cli adds the real sandbox).
+func BenchmarkRunTrueOverhead(b *testing.B) {
+	d, tok := benchDaemon(b, func(o *Options) {
+		o.Sandbox = instantSandbox{}
+		o.SnapshotsDisabled = false
+	})
+	s := benchClient(b, d, tok, &http.Transport{})
+	lat := make([]time.Duration, 0, b.N)
+	b.ResetTimer()
+	cpu0 := processCPU()
+	for range b.N {
+		t0 := time.Now()
+		r, err := s.CallTool(context.Background(), &mcp.CallToolParams{Name: "run_command", Arguments: map[string]any{"argv": []string{"true"}}})
+		if err != nil || r.IsError {
+			b.Fatalf("run_command: %v %v", err, r)
+		}
+		lat = append(lat, time.Since(t0))
+	}
+	b.ReportMetric(float64((processCPU()-cpu0).Microseconds())/float64(b.N), "cpu-µs/call")
+	slices.Sort(lat)
+	b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "p50-ms")
 }
