@@ -22,7 +22,12 @@ type request struct {
 	ctx  context.Context
 	ev   Event
 	done chan Result // buffered 1: the writer never blocks on it
+	lazy bool        // queued by Queue: nobody waits for the commit
 }
+
+// lazyCommitDelay is how long rows from Queue may wait for an Append to
+// share their commit (and its fsync) before they are committed alone.
+const lazyCommitDelay = 5 * time.Millisecond
 
 // Append records e and returns it with Seq, Time and hashes filled in, only
 // after the transaction holding it has committed with synchronous=FULL: a
@@ -45,6 +50,18 @@ func (s *Store) Append(ctx context.Context, e Event) (Event, error) {
 // Result once the event is committed (or has failed). It blocks only while
 // the queue is full. Events from one goroutine keep their order.
 func (s *Store) AppendAsync(ctx context.Context, e Event) <-chan Result {
+	return s.send(ctx, e, false)
+}
+
+// Queue is AppendAsync for an event nobody waits for: it is committed with
+// the next Append, or on its own within lazyCommitDelay, so a call's
+// intermediate rows share one fsync with its final row instead of taking
+// one each. Order with other appends is kept.
+func (s *Store) Queue(ctx context.Context, e Event) <-chan Result {
+	return s.send(ctx, e, true)
+}
+
+func (s *Store) send(ctx context.Context, e Event, lazy bool) <-chan Result {
 	done := make(chan Result, 1)
 	ev, err := prepare(e)
 	if err != nil {
@@ -58,7 +75,7 @@ func (s *Store) AppendAsync(ctx context.Context, e Event) <-chan Result {
 		return done
 	}
 	select {
-	case s.reqs <- &request{ctx: ctx, ev: ev, done: done}:
+	case s.reqs <- &request{ctx: ctx, ev: ev, done: done, lazy: lazy}:
 	case <-ctx.Done():
 		done <- Result{Err: ctx.Err()}
 	}
@@ -73,13 +90,15 @@ func (s *Store) writeLoop() {
 		batch []*request
 		h     hasher
 	)
+	linger := time.NewTimer(lazyCommitDelay)
+	linger.Stop()
 	for {
 		r, ok := <-s.reqs
 		if !ok {
 			return
 		}
 		batch = append(batch[:0], r)
-		open := true
+		open, lazy := true, r.lazy
 	drain:
 		for len(batch) < s.maxBatch {
 			select {
@@ -89,8 +108,43 @@ func (s *Store) writeLoop() {
 					break drain
 				}
 				batch = append(batch, r)
+				lazy = lazy && r.lazy
 			default:
 				break drain
+			}
+		}
+		if lazy && open {
+			// Nobody waits for these rows yet: they commit with the next
+			// Append, or alone when the timer fires.
+			linger.Reset(lazyCommitDelay)
+		wait:
+			for lazy && len(batch) < s.maxBatch {
+				select {
+				case r, ok := <-s.reqs:
+					if !ok {
+						open = false
+						break wait
+					}
+					batch = append(batch, r)
+					lazy = r.lazy
+				case <-linger.C:
+					break wait
+				}
+			}
+			linger.Stop()
+			// Whatever else is queued already shares the commit.
+			for open && len(batch) < s.maxBatch {
+				select {
+				case r, ok := <-s.reqs:
+					if !ok {
+						open = false
+						continue
+					}
+					batch = append(batch, r)
+					continue
+				default:
+				}
+				break
 			}
 		}
 		s.commitBatch(batch, &h)

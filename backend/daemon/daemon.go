@@ -402,7 +402,7 @@ func (d *Daemon) RecordAsync(ctx context.Context, kind, actor, sess, call string
 		d.logger.Error("audit event", "kind", kind, "err", err)
 		return
 	}
-	done := d.audit.AppendAsync(context.WithoutCancel(ctx), e)
+	done := d.audit.Queue(context.WithoutCancel(ctx), e)
 	go func() {
 		if res := <-done; res.Err != nil {
 			d.logger.Error("audit append failed", "kind", kind, "err", res.Err)
