@@ -12,7 +12,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 
@@ -167,22 +166,16 @@ func (s *started) Discard() { s.pend.Discard() }
 
 // Run implements sandbox.Started.
 func (s *started) Run(ctx context.Context, p *sandbox.Prepared) (sandbox.Result, error) {
-	var existing, missing []string
+	var names []string
 	for _, w := range p.Workspaces {
 		set := protect.For(w)
-		existing = append(existing, set.Existing...)
-		missing = append(missing, set.Missing...)
+		names = append(append(names, set.Existing...), set.Missing...)
 	}
-	held := protect.Shared.Reserve(missing)
-	defer protect.Shared.Release(held)
+	held, existing := protect.Shared.Cover(names)
+	// Removing the placeholders is not part of the call's latency; a later
+	// run that finds one holds it too, so it is not removed under that run.
+	defer func() { go protect.Shared.Release(held) }()
 	prot := append(existing, held...)
-	for _, m := range missing {
-		if !slices.Contains(held, m) {
-			if _, err := os.Lstat(m); err == nil {
-				prot = append(prot, m) // created since For looked
-			}
-		}
-	}
 
 	env := sandbox.WithDefaultEnv(p.Env, "HOME", s.home)
 	env = sandbox.WithDefaultEnv(env, "TMPDIR", "/tmp")

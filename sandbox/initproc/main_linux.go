@@ -183,12 +183,21 @@ func supervise(cfg Config) int {
 	if cfg.RequestFD > 0 {
 		_ = syscall.Close(cfg.RequestFD)
 	}
-	if call != nil {
-		// Only the run holds them now, so the daemon sees EOF when it ends.
-		call.closeStdio()
-	}
 	if err != nil {
+		if call != nil {
+			call.closeStdio()
+		}
 		return report(status, Status{Exit: ExitSetupFailed, Error: err.Error()})
+	}
+	// Only the run holds its stdio now, so the daemon sees EOF as soon as
+	// the run's processes are gone, without waiting for this one to exit.
+	if call != nil {
+		call.closeStdio()
+	} else if null, err := os.OpenFile(os.DevNull, os.O_RDWR, 0); err == nil {
+		for fd := 0; fd <= 2; fd++ {
+			_ = unix.Dup2(int(null.Fd()), fd)
+		}
+		null.Close()
 	}
 
 	reap := make(chan reaped, 64)

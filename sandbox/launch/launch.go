@@ -203,7 +203,13 @@ type Call struct {
 // first.
 func (p *Pending) Exec(ctx context.Context, call Call) (res sandbox.Result, err error) {
 	res = sandbox.Result{Backend: p.c.Backend}
-	defer p.finish()
+	// The helper may still be exiting: release what it used once it has.
+	defer func() {
+		go func() {
+			<-p.done
+			p.finish()
+		}()
+	}()
 	if err := ctx.Err(); err != nil {
 		p.kill()
 		return res, err
@@ -246,6 +252,9 @@ func (p *Pending) Exec(ctx context.Context, call Call) (res sandbox.Result, err 
 	} else {
 		p.stdin.Close()
 	}
+	// A supervising helper reports once the target has exited and it has
+	// killed what the target left behind: the run is over then, and the
+	// helper's own exit need not be waited for.
 	var status *initproc.Status
 	statusDone := make(chan struct{})
 	go func() {
@@ -258,6 +267,10 @@ func (p *Pending) Exec(ctx context.Context, call Call) (res sandbox.Result, err 
 			status = &s
 		}
 	}()
+	over := p.done
+	if p.statusR != nil {
+		over = statusDone
+	}
 
 	start := time.Now()
 	var wall <-chan time.Time
@@ -267,7 +280,7 @@ func (p *Pending) Exec(ctx context.Context, call Call) (res sandbox.Result, err 
 		wall = t.C
 	}
 	select {
-	case <-p.done:
+	case <-over:
 	case <-ctx.Done():
 		res.Killed, res.KillReason = true, sandbox.KillCanceled
 		p.terminate(limits.GraceOrDefault())
@@ -276,11 +289,15 @@ func (p *Pending) Exec(ctx context.Context, call Call) (res sandbox.Result, err 
 		p.terminate(limits.GraceOrDefault())
 	}
 	res.Duration = time.Since(start)
+	<-statusDone // EOF at the latest when the helper is gone
+	if status == nil {
+		<-p.done
+	}
 	if p.group != nil {
 		_ = p.group.Kill()
 	}
 	// A process that escaped the kill could hold the pipes open forever;
-	// stop reading them shortly after the helper is gone.
+	// stop reading them shortly after the run is over.
 	copied := make(chan struct{})
 	go func() { copies.Wait(); close(copied) }()
 	select {
@@ -290,13 +307,17 @@ func (p *Pending) Exec(ctx context.Context, call Call) (res sandbox.Result, err 
 		p.stderr.Close()
 		<-copied
 	}
-	<-statusDone
 
 	res.Stdout, res.StdoutTruncated = stdout.Bytes(), stdout.Truncated()
 	res.Stderr, res.StderrTruncated = stderr.Bytes(), stderr.Truncated()
-	fillExit(&res, p.cmd.ProcessState, status)
-	if p.waitErr != nil && p.cmd.ProcessState == nil {
-		return res, fmt.Errorf("wait for sandboxed process: %w", p.waitErr)
+	select {
+	case <-p.done:
+		fillExit(&res, p.cmd.ProcessState, status)
+		if p.waitErr != nil && p.cmd.ProcessState == nil {
+			return res, fmt.Errorf("wait for sandboxed process: %w", p.waitErr)
+		}
+	default:
+		fillExit(&res, nil, status)
 	}
 	if status != nil && status.Error != "" && status.Exit == initproc.ExitSetupFailed {
 		return res, fmt.Errorf("sandbox setup failed: %s", status.Error)
@@ -384,11 +405,14 @@ func terminate(root int, group *cgroup.Group, grace time.Duration, done <-chan s
 }
 
 func fillExit(res *sandbox.Result, ps *os.ProcessState, st *initproc.Status) {
-	if ps == nil {
+	if ps == nil && st == nil {
 		res.ExitCode = -1
 		return
 	}
-	ws, _ := ps.Sys().(syscall.WaitStatus)
+	var ws syscall.WaitStatus
+	if ps != nil {
+		ws, _ = ps.Sys().(syscall.WaitStatus)
+	}
 	switch {
 	case st != nil && st.Signal != 0:
 		res.ExitCode, res.Signal = -1, signalName(syscall.Signal(st.Signal))

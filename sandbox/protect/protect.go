@@ -5,6 +5,8 @@
 package protect
 
 import (
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -105,6 +107,34 @@ func (r *Placeholders) Reserve(paths []string) []string {
 		held = append(held, p)
 	}
 	return held
+}
+
+// Cover decides, in one step, how each protected path is kept
+// read-only: held are placeholders (new, or another run's) to cover,
+// existing are the user's own files and directories. A path whose parent
+// does not exist is in neither: there is nothing to cover.
+func (r *Placeholders) Cover(paths []string) (held, existing []string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.refs == nil {
+		r.refs = map[string]int{}
+	}
+	for _, p := range paths {
+		if r.refs[p] > 0 {
+			r.refs[p]++
+			held = append(held, p)
+			continue
+		}
+		err := os.Mkdir(p, 0o555)
+		switch {
+		case err == nil:
+			r.refs[p] = 1
+			held = append(held, p)
+		case errors.Is(err, fs.ErrExist):
+			existing = append(existing, p)
+		}
+	}
+	return held, existing
 }
 
 // Release drops one hold on each path and removes placeholders nobody

@@ -68,3 +68,29 @@ func must(t *testing.T, err error) {
 		t.Fatal(err)
 	}
 }
+
+func TestCoverSplitsPlaceholdersFromTheUsersFiles(t *testing.T) {
+	ws := t.TempDir()
+	mine := filepath.Join(ws, ".bashrc")
+	must(t, os.WriteFile(mine, []byte("# mine"), 0o644))
+	missing := filepath.Join(ws, ".mcp.json")
+	noParent := filepath.Join(ws, ".git", "hooks")
+	r := &Placeholders{}
+	held, existing := r.Cover([]string{mine, missing, noParent})
+	if !slices.Equal(held, []string{missing}) || !slices.Equal(existing, []string{mine}) {
+		t.Fatalf("held %v existing %v", held, existing)
+	}
+	// A second run finds the placeholder and holds it as well.
+	held2, existing2 := r.Cover([]string{missing})
+	if !slices.Equal(held2, []string{missing}) || len(existing2) != 0 {
+		t.Fatalf("second run: held %v existing %v", held2, existing2)
+	}
+	r.Release(held)
+	if _, err := os.Stat(missing); err != nil {
+		t.Fatalf("placeholder removed under the second run: %v", err)
+	}
+	r.Release(held2)
+	if _, err := os.Stat(missing); !os.IsNotExist(err) {
+		t.Fatalf("placeholder left behind: %v", err)
+	}
+}
