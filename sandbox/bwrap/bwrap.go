@@ -172,9 +172,9 @@ func (s *started) Run(ctx context.Context, p *sandbox.Prepared) (sandbox.Result,
 		names = append(append(names, set.Existing...), set.Missing...)
 	}
 	held, existing := protect.Shared.Cover(names)
-	// Removing the placeholders is not part of the call's latency; a later
-	// run that finds one holds it too, so it is not removed under that run.
-	defer func() { go protect.Shared.Release(held) }()
+	// Gone before the call returns: the checkpoint after it, and the
+	// person, see the workspace without them.
+	defer protect.Shared.Release(held)
 	prot := append(existing, held...)
 
 	env := sandbox.WithDefaultEnv(p.Env, "HOME", s.home)
