@@ -31,6 +31,16 @@ if [ ${#missing[@]} -gt 0 ]; then
   $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
+# Rootless podman runs the sandbox battery as a normal user; it needs a
+# user with a subordinate uid/gid range. Only for the tests.
+if [ "$want" = "test" ] && ! id gatehouse-rootless >/dev/null 2>&1; then
+  echo "deps: creating user gatehouse-rootless (rootless podman tests)"
+  $SUDO useradd --create-home --shell /usr/sbin/nologin gatehouse-rootless
+fi
+if [ "$want" = "test" ] && ! grep -q '^gatehouse-rootless:' /etc/subuid; then
+  $SUDO usermod --add-subuids 300000-365535 --add-subgids 300000-365535 gatehouse-rootless
+fi
+
 # Node 22 from the npm registry (Debian's Node is too old for Vite and the
 # MCP conformance suite). It lives in .cache/node22, outside git.
 node22="$root/.cache/node22"

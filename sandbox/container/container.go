@@ -171,7 +171,12 @@ func (b *Backend) runArgs(name string, ss sandbox.SessionSpec, protected []strin
 		"--security-opt", "no-new-privileges", "--workdir", ss.Workspaces[0]}
 	l := ss.Limits
 	if l.Processes > 0 {
-		a = append(a, "--pids-limit", strconv.Itoa(l.Processes))
+		// Rootless podman on cgroup v1 ignores --pids-limit without a word
+		// (a fork bomb reached 277 of 64); RLIMIT_NPROC holds there. Rootful
+		// containers run as real root, which it does not bind: the pids
+		// cgroup does. A later --ulimit nproc in RunArgs overrides this.
+		n := strconv.Itoa(l.Processes)
+		a = append(a, "--pids-limit", n, "--ulimit", "nproc="+n+":"+n)
 	}
 	if l.MemoryBytes > 0 {
 		a = append(a, "--memory", strconv.FormatInt(l.MemoryBytes, 10))

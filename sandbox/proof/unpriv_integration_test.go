@@ -6,9 +6,13 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"os/user"
 	"path/filepath"
+	"strconv"
 	"syscall"
 	"testing"
+
+	"github.com/gatehouse-dev/gatehouse/sandbox/launch/launchtest"
 )
 
 // unprivEnv marks the child test process started by TestUnprivileged.
@@ -51,6 +55,58 @@ func TestUnprivileged(t *testing.T) {
 	t.Logf("unprivileged run (uid %d):\n%s", unprivUID, out)
 	if err != nil {
 		t.Fatalf("the battery failed as uid %d: %v", unprivUID, err)
+	}
+}
+
+// rootlessUser is made by scripts/deps.sh test, with a subordinate
+// uid/gid range, which rootless podman needs (nobody has none).
+const rootlessUser = "gatehouse-rootless"
+
+// Rootless podman is how most people run containers: the container
+// battery again, as a normal user with its own container storage.
+func TestUnprivilegedPodman(t *testing.T) {
+	if os.Getenv(unprivEnv) != "" {
+		t.Skip("already the unprivileged child")
+	}
+	if os.Geteuid() != 0 {
+		t.Logf("running as uid %d: TestBatteryPodman already is the rootless run", os.Geteuid())
+		return
+	}
+	u, err := user.Lookup(rootlessUser)
+	if err != nil {
+		t.Fatalf("user %s is missing; `make test` creates it (or: useradd --create-home %s, which also gives it a /etc/subuid range): %v", rootlessUser, rootlessUser, err)
+	}
+	uid, _ := strconv.Atoi(u.Uid)
+	gid, _ := strconv.Atoi(u.Gid)
+	helper := launchtest.StaticHelper(t)
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	base, err := os.MkdirTemp("", "gatehouse-rootless-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(base)
+	must(t, os.Chmod(base, 0o755))
+	bin, help := filepath.Join(base, "proof.test"), filepath.Join(base, "gatehouse-sandbox-init")
+	copyFile(t, self, bin)
+	copyFile(t, helper, help)
+	home, tmp := filepath.Join(base, "home"), filepath.Join(base, "tmp")
+	for _, d := range []string{home, tmp} {
+		must(t, os.Mkdir(d, 0o700), os.Chown(d, uid, gid))
+	}
+	cmd := exec.Command(bin, "-test.run", "^TestBatteryPodman$", "-test.v", "-test.count=1")
+	cmd.Dir = tmp
+	cmd.Env = []string{"HOME=" + home, "TMPDIR=" + tmp, "USER=" + rootlessUser, "PATH=/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin",
+		unprivEnv + "=1", launchtest.HelperEnv + "=" + help}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}}
+	out, err := cmd.CombinedOutput()
+	t.Logf("rootless podman run (%s, uid %d):\n%s", rootlessUser, uid, out)
+	// Rootless podman leaves a pause process holding its user namespace.
+	_ = exec.Command("pkill", "-KILL", "-u", rootlessUser).Run()
+	if err != nil {
+		t.Fatalf("the container battery failed as %s: %v", rootlessUser, err)
 	}
 }
 
