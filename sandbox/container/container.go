@@ -171,12 +171,7 @@ func (b *Backend) runArgs(name string, ss sandbox.SessionSpec, protected []strin
 		"--security-opt", "no-new-privileges", "--workdir", ss.Workspaces[0]}
 	l := ss.Limits
 	if l.Processes > 0 {
-		// Rootless podman on cgroup v1 ignores --pids-limit without a word
-		// (a fork bomb reached 277 of 64); RLIMIT_NPROC holds there. Rootful
-		// containers run as real root, which it does not bind: the pids
-		// cgroup does. A later --ulimit nproc in RunArgs overrides this.
-		n := strconv.Itoa(l.Processes)
-		a = append(a, "--pids-limit", n, "--ulimit", "nproc="+n+":"+n)
+		a = append(a, "--pids-limit", strconv.Itoa(l.Processes))
 	}
 	if l.MemoryBytes > 0 {
 		a = append(a, "--memory", strconv.FormatInt(l.MemoryBytes, 10))
@@ -216,6 +211,14 @@ func (b *Backend) runArgs(name string, ss sandbox.SessionSpec, protected []strin
 			"--mount", "type=bind,source="+runDir+",target="+runDirMount)
 	}
 	a = append(a, b.opts.RunArgs...)
+	if l.Processes > 0 {
+		// Rootless podman on cgroup v1 ignores --pids-limit without a word
+		// (a fork bomb reached 277 of 64); RLIMIT_NPROC holds there. Rootful
+		// containers run as real root, which it does not bind: the pids
+		// cgroup does. After RunArgs, so a looser nproc there loses.
+		n := strconv.Itoa(l.Processes)
+		a = append(a, "--ulimit", "nproc="+n+":"+n)
+	}
 	a = append(a, b.opts.Image)
 	return append(a, b.opts.KeepAlive...)
 }

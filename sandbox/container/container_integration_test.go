@@ -27,7 +27,7 @@ func TestCloseRemovesContainerAndPlaceholders(t *testing.T) {
 	o := Options{
 		CLI: "podman", Image: "localhost/gatehouse-busybox:test",
 		GlobalArgs: []string{"--runtime", "runc", "--cgroup-manager=cgroupfs"},
-		RunArgs:    []string{"--ulimit", "nofile=4096:4096"},
+		RunArgs:    []string{"--ulimit", "nofile=4096:4096", "--ulimit", "nproc=4096:4096"},
 		Helper:     launchtest.StaticHelper(t),
 	}
 	b, err := New(ctx, o)
@@ -93,7 +93,7 @@ func TestSweepRemovesOrphans(t *testing.T) {
 		return Options{
 			CLI: "podman", Image: "localhost/gatehouse-busybox:test", Owner: owner,
 			GlobalArgs: []string{"--runtime", "runc", "--cgroup-manager=cgroupfs"},
-			RunArgs:    []string{"--ulimit", "nofile=4096:4096"},
+			RunArgs:    []string{"--ulimit", "nofile=4096:4096", "--ulimit", "nproc=4096:4096"},
 		}
 	}
 	mine, err := New(ctx, opts("sweep-test-mine"))

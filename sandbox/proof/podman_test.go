@@ -17,7 +17,7 @@ func podmanTestOptions() container.Options {
 		CLI:        "podman",
 		Image:      "localhost/gatehouse-busybox:test",
 		GlobalArgs: []string{"--runtime", "runc", "--cgroup-manager=cgroupfs"},
-		RunArgs:    []string{"--ulimit", "nofile=4096:4096"},
+		RunArgs:    []string{"--ulimit", "nofile=4096:4096", "--ulimit", "nproc=4096:4096"},
 	}
 }
 
