@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sync"
 
 	"github.com/gatehouse-dev/gatehouse/backend/workspace"
 )
@@ -144,6 +145,10 @@ func readBytes(f *os.File, req ReadRequest, res ReadResult) (ReadResult, error) 
 	return res, nil
 }
 
+// readers are reused: a fresh 64 KiB buffer for every read was a tenth of
+// a small read_file's cost.
+var readers = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 64<<10) }}
+
 func readLines(ctx context.Context, f *os.File, req ReadRequest, res ReadResult) (ReadResult, error) {
 	first := max(req.Offset, 1)
 	limit := req.Limit
@@ -153,7 +158,12 @@ func readLines(ctx context.Context, f *os.File, req ReadRequest, res ReadResult)
 	limit = min(limit, MaxReadLines)
 	res.Offset = first
 
-	br := bufio.NewReaderSize(f, 64<<10)
+	br := readers.Get().(*bufio.Reader)
+	br.Reset(f)
+	defer func() {
+		br.Reset(nil)
+		readers.Put(br)
+	}()
 	var out bytes.Buffer
 	var line int64 // lines fully read so far
 	var pos int64  // byte offset of the next line
