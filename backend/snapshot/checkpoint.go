@@ -389,7 +389,7 @@ func (s *Store) splice(b *batch, h Hash, ov *overlay) (Hash, error) {
 	}
 	data := encodeTree(es)
 	nh := hashBytes(data)
-	return nh, b.put(nh, data)
+	return nh, b.putTree(nh, data)
 }
 
 // Preflight lists the files under roots (or just paths) that a checkpoint

@@ -10,6 +10,9 @@ import (
 const (
 	encRaw  byte = 0
 	encZstd byte = 1
+	// encBlock: part of a zstd block shared with other objects. Only in
+	// memory; on disk the record is encZstd and the index gives the offset.
+	encBlock byte = 2
 )
 
 type codec struct {

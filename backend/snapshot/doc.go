@@ -8,7 +8,7 @@
 // Layout of that directory:
 //
 //	packs/p-NNNNNNNN.pack  objects written by one checkpoint, appended and fsynced once
-//	packs/p-NNNNNNNN.idx   the pack's index, written after the pack is durable
+//	packs/p-NNNNNNNN.idx   the pack's index (checksummed), written after the pack is durable
 //	loose/xx/<hash>        big files cloned with FICLONE where the filesystem allows
 //	sessions/<key>.log     append-only, fsynced checkpoint records of one session
 //	cache/<root>.stat      stat cache of one workspace root (rebuilt if lost)
@@ -21,16 +21,21 @@
 // Open, so a line-per-record log with a checksum per line gives durability
 // (fsync after append, torn tail ignored) without a second storage engine.
 //
-// Objects are keyed by the BLAKE3 hash of their content. Blobs are zstd
-// compressed unless that does not pay. Trees are stored like git trees, so an
-// unchanged subtree is one shared object. A checkpoint's tree for a
+// Objects are keyed by the BLAKE3 hash of their content. Small blobs are
+// gathered into 128 KiB blocks compressed as one zstd frame (random-looking
+// ones into uncompressed blocks), so they share zstd's window and tables the
+// way git's packs share deltas; reading one decodes its block. Bigger blobs
+// and trees are compressed alone, unless that does not pay. Trees are stored
+// like git trees, so an unchanged subtree is one shared object. A checkpoint's tree for a
 // path-scoped request is the previous tree of the same root with just those
 // paths replaced.
 //
 // Speed: a checkpoint lstat()s every file (in parallel) and re-reads only
 // those whose size, mtime, ctime, inode or mode changed, or that were
 // modified in the same clock tick as the scan that cached them (git's racy
-// rule). A path-scoped checkpoint touches only its paths. No file watcher
+// rule). A directory whose own stat is unchanged is not listed again: adding,
+// removing or renaming an entry always moves its mtime and ctime. A
+// path-scoped checkpoint touches only its paths. No file watcher
 // is used: inotify misses writes through mmap and through hard links
 // elsewhere, and a missed change here is a silent wrong rollback.
 //

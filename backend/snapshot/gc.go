@@ -132,7 +132,7 @@ func (s *Store) markSize(tree Hash, seen map[Hash]bool) (int64, error) {
 	seen[tree] = true
 	var n int64
 	if l, ok := s.objs.loc(tree); ok {
-		n += l.stored
+		n += l.size()
 	}
 	es, err := s.readTree(tree)
 	if err != nil {
@@ -150,7 +150,7 @@ func (s *Store) markSize(tree Hash, seen map[Hash]bool) (int64, error) {
 			if !seen[e.Hash] {
 				seen[e.Hash] = true
 				if l, ok := s.objs.loc(e.Hash); ok {
-					n += l.stored
+					n += l.size()
 				}
 			}
 		}
@@ -185,14 +185,22 @@ func (s *Store) sweep(live map[Hash]bool) (int, error) {
 	var emptied []uint32
 	for id := range deadPack {
 		for _, e := range perPack[id] {
-			raw, err := o.readStored(e.loc)
+			var err error
+			if e.loc.enc == encBlock {
+				// Its block is partly dead: the object joins a new block.
+				var raw []byte
+				if raw, err = o.get(e.h); err == nil {
+					err = b.putAgain(e.h, raw)
+				}
+			} else {
+				var stored []byte
+				if stored, err = o.readStored(e.loc); err == nil {
+					err = b.putStored(e.h, e.loc, stored)
+				}
+			}
 			if err != nil {
 				b.abort()
 				return rewritten, fmt.Errorf("repack snapshot objects: %w", err)
-			}
-			if err := b.putStored(e.h, e.loc, raw); err != nil {
-				b.abort()
-				return rewritten, err
 			}
 		}
 		emptied = append(emptied, id)
@@ -220,6 +228,7 @@ func (s *Store) sweep(live map[Hash]bool) (int, error) {
 		}
 	}
 	o.mu.Unlock()
+	o.blocks.clear()
 	for _, id := range emptied {
 		_ = os.Remove(o.packPath(id, "idx"))
 		_ = os.Remove(o.packPath(id, "pack"))
@@ -228,16 +237,6 @@ func (s *Store) sweep(live map[Hash]bool) (int, error) {
 		_ = os.Remove(o.loosePath(h))
 	}
 	return rewritten, syncDir(o.packDir())
-}
-
-func (o *objects) readStored(l objLoc) ([]byte, error) {
-	f, err := o.packFile(l.pack)
-	if err != nil {
-		return nil, err
-	}
-	buf := make([]byte, l.stored)
-	_, err = f.ReadAt(buf, l.off)
-	return buf, err
 }
 
 // dropSwept returns n without the cached entries whose objects GC removed,

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -373,6 +375,8 @@ func (s *Store) finishPlan(p *Plan, root string, decs []decision) error {
 		final[d.path] = d.target
 	}
 	sort.Slice(decs, func(i, j int) bool { return decs[i].path < decs[j].path })
+	var diffs []int // indexes into p.Items
+	var pending [][2]*Entry
 	for _, d := range decs {
 		if eqEntry(d.cur, d.target) {
 			continue
@@ -407,10 +411,30 @@ func (s *Store) finishPlan(p *Plan, root string, decs []decision) error {
 			it.Action, it.Kind, it.Perm = Restore, d.target.Kind, d.target.Perm
 		}
 		if (d.cur != nil && d.cur.Kind == KindFile) || (d.target != nil && d.target.Kind == KindFile) {
-			it.Diff, it.Binary = s.textDiff(d.path, d.cur, d.target)
+			diffs = append(diffs, len(p.Items))
+			pending = append(pending, [2]*Entry{d.cur, d.target})
 		}
 		p.Items = append(p.Items, it)
 	}
+	// Diffs in parallel: each reads two objects (often decoding a block)
+	// and diffs them; the blocks stay cached for Apply.
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(s.opts.Workers, len(diffs)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				k := int(next.Add(1) - 1)
+				if k >= len(diffs) {
+					return
+				}
+				it := &p.Items[diffs[k]]
+				it.Diff, it.Binary = s.textDiff(it.Path, pending[k][0], pending[k][1])
+			}
+		}()
+	}
+	wg.Wait()
 	return nil
 }
 

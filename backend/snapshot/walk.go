@@ -299,7 +299,7 @@ func (s *scanner) finishDir(self Entry, key statKey, kids []*node, old *node) (*
 	data := encodeTree(es)
 	n.e.Hash = hashBytes(data)
 	n.e.Size = 0
-	return n, s.b.put(n.e.Hash, data)
+	return n, s.b.putTree(n.e.Hash, data)
 }
 
 // scanLeaf reads a non-directory entry whose stat is st.
