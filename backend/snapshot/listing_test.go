@@ -117,7 +117,7 @@ func TestStatCacheFormat(t *testing.T) {
 	waitCtimeSettled(t, data, ws)
 	s := openStore(t, data, Options{})
 	mustCheckpoint(t, s, Request{Session: "s", CallID: "c", Phase: Pre, Roots: []string{ws}})
-	s.saveWG.Wait()
+	s.flushCaches()
 	path := s.cachePath(ws)
 	good, err := os.ReadFile(path)
 	must(t, err)

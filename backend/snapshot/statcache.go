@@ -9,6 +9,7 @@ import (
 	"os"
 	"sort"
 	"strings"
+	"sync/atomic"
 )
 
 // statKey is what must be equal for a file to be trusted unchanged without
@@ -109,44 +110,41 @@ const (
 )
 
 func writeStatCache(path string, root *node, print Hash) error {
-	w := &bytes.Buffer{}
-	w.WriteString(statMagic)
-	w.Write(print[:])
-	var tmpb [binary.MaxVarintLen64]byte
-	uv := func(v uint64) { w.Write(tmpb[:binary.PutUvarint(tmpb[:], v)]) }
-	sv := func(v int64) { w.Write(tmpb[:binary.PutVarint(tmpb[:], v)]) }
+	w := make([]byte, 0, cacheSizeHint.Load()+4096)
+	w = append(w, statMagic...)
+	w = append(w, print[:]...)
 	var emit func(n *node)
 	emit = func(n *node) {
-		uv(uint64(len(n.e.Name)))
-		w.WriteString(n.e.Name)
-		w.WriteByte(byte(n.e.Kind))
-		w.WriteByte(byte(n.e.Reason))
-		uv(uint64(n.e.Perm))
-		sv(n.e.Size)
-		w.Write(n.e.Hash[:])
-		sv(n.st.mtime)
-		sv(n.st.ctime)
-		uv(n.st.ino)
-		uv(n.st.dev)
-		sv(n.st.size)
-		uv(uint64(n.st.mode))
+		w = binary.AppendUvarint(w, uint64(len(n.e.Name)))
+		w = append(w, n.e.Name...)
+		w = append(w, byte(n.e.Kind), byte(n.e.Reason))
+		w = binary.AppendUvarint(w, uint64(n.e.Perm))
+		w = binary.AppendVarint(w, n.e.Size)
+		w = append(w, n.e.Hash[:]...)
+		w = binary.AppendVarint(w, n.st.mtime)
+		w = binary.AppendVarint(w, n.st.ctime)
+		w = binary.AppendUvarint(w, n.st.ino)
+		w = binary.AppendUvarint(w, n.st.dev)
+		w = binary.AppendVarint(w, n.st.size)
+		w = binary.AppendUvarint(w, uint64(n.st.mode))
+		racy := byte(0)
 		if n.racy {
-			w.WriteByte(1)
-		} else {
-			w.WriteByte(0)
+			racy = 1
 		}
-		uv(uint64(len(n.kids)))
+		w = append(w, racy)
+		w = binary.AppendUvarint(w, uint64(len(n.kids)))
 		for _, k := range n.kids {
 			emit(k)
 		}
 	}
 	emit(root)
-	sum := hashBytes(w.Bytes())
-	w.Write(sum[:])
+	cacheSizeHint.Store(int64(len(w)))
+	sum := hashBytes(w)
+	w = append(w, sum[:]...)
 	tmp := path + ".tmp"
 	// No fsync: a lost cache only costs re-reading files, and a torn one
 	// fails its checksum.
-	err := os.WriteFile(tmp, w.Bytes(), 0o600)
+	err := os.WriteFile(tmp, w, 0o600)
 	if err == nil {
 		err = os.Rename(tmp, path)
 	}
@@ -155,6 +153,11 @@ func writeStatCache(path string, root *node, print Hash) error {
 	}
 	return err
 }
+
+// cacheSizeHint is the size of the last cache written: the next is about
+// the same, and growing a buffer of megabytes step by step was most of the
+// cost of a save.
+var cacheSizeHint atomic.Int64
 
 var errBadCache = errors.New("stat cache is damaged")
 

@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -77,15 +78,25 @@ type Store struct {
 	closed   atomic.Bool
 	pruneRun atomic.Bool
 	listed   atomic.Int64 // directories listed with getdents, for tests
+
+	savesMu     sync.Mutex
+	savesClosed bool
 }
 
 type rootState struct {
 	mu     sync.Mutex
 	loaded bool
 	cache  *node
-	saveMu sync.Mutex
-	gen    atomic.Uint64
+	dirty  bool        // cache changed since it was last saved; under mu
+	timer  *time.Timer // pending save; under mu
+	saveMu sync.Mutex  // one save of this root at a time
 }
+
+// cacheSaveDelay: a changed stat cache is saved once checkpoints pause this
+// long, not after each one. A save encodes and writes every node (megabytes
+// for a big workspace) and would compete with the next call for the CPU; a
+// cache lost in a crash only costs re-reading files.
+const cacheSaveDelay = time.Second
 
 // Open opens (creating if needed) the snapshot store in dir and finishes any
 // rollback a crash interrupted.
@@ -149,7 +160,11 @@ func (s *Store) Close() error {
 	// needs gcMu itself and returns at once once closed is set).
 	s.gcMu.Lock()
 	s.gcMu.Unlock()
+	s.savesMu.Lock()
+	s.savesClosed = true // a cache save timer firing now does nothing
+	s.savesMu.Unlock()
 	s.saveWG.Wait()
+	s.flushCaches()
 	s.gcMu.Lock()
 	defer s.gcMu.Unlock()
 	if s.ix != nil {
@@ -206,26 +221,65 @@ func (s *Store) scanPrint() Hash {
 	return hashBytes(fmt.Appendf(nil, "%q %d %d", s.opts.Exclude, s.selfDev, s.selfIno))
 }
 
-// adopt installs a committed scan as the root's cache and saves it in the
-// background; a lost save only costs re-reading files later.
+// adopt installs a committed scan as the root's cache and schedules its
+// save; rs.mu must be held.
 func (s *Store) adopt(root string, rs *rootState, n *node) {
 	if n == nil || n == rs.cache {
 		return
 	}
-	rs.cache = n
-	gen := rs.gen.Add(1)
+	rs.cache, rs.dirty = n, true
+	if rs.timer == nil {
+		rs.timer = time.AfterFunc(cacheSaveDelay, func() { s.saveCache(root, rs) })
+	} else {
+		rs.timer.Reset(cacheSaveDelay)
+	}
+}
+
+// saveCache runs on the save timer.
+func (s *Store) saveCache(root string, rs *rootState) {
+	s.savesMu.Lock()
+	if s.savesClosed {
+		s.savesMu.Unlock()
+		return // Close saves it
+	}
 	s.saveWG.Add(1)
-	go func() {
-		defer s.saveWG.Done()
-		rs.saveMu.Lock()
-		defer rs.saveMu.Unlock()
-		if rs.gen.Load() != gen {
-			return // a newer cache will be saved
+	s.savesMu.Unlock()
+	defer s.saveWG.Done()
+	s.saveOne(root, rs)
+}
+
+// saveOne writes the root's cache if it changed since the last save.
+func (s *Store) saveOne(root string, rs *rootState) {
+	rs.saveMu.Lock()
+	defer rs.saveMu.Unlock()
+	rs.mu.Lock()
+	n, dirty := rs.cache, rs.dirty
+	rs.dirty = false
+	rs.mu.Unlock()
+	if !dirty || n == nil {
+		return
+	}
+	if err := writeStatCache(s.cachePath(root), n, s.scanPrint()); err != nil {
+		s.log.Warn("could not save snapshot stat cache", "root", root, "err", err)
+	}
+}
+
+// flushCaches saves every changed cache now (Close; tests).
+func (s *Store) flushCaches() {
+	s.rootsMu.Lock()
+	roots := make(map[string]*rootState, len(s.roots))
+	for k, v := range s.roots {
+		roots[k] = v
+	}
+	s.rootsMu.Unlock()
+	for root, rs := range roots {
+		rs.mu.Lock()
+		if rs.timer != nil {
+			rs.timer.Stop()
 		}
-		if err := writeStatCache(s.cachePath(root), n, s.scanPrint()); err != nil {
-			s.log.Warn("could not save snapshot stat cache", "root", root, "err", err)
-		}
-	}()
+		rs.mu.Unlock()
+		s.saveOne(root, rs)
+	}
 }
 
 // fsNow returns the filesystem's current timestamp by touching a file in
