@@ -146,10 +146,11 @@ func (b *Backend) Start(_ sandbox.SessionSpec, p *sandbox.Prepared) (sandbox.Sta
 			Path: argv[0],
 			Argv: argv,
 		},
-		Dir:      "/",
-		Limits:   p.Limits,
-		Logger:   b.log,
-		Deferred: true,
+		Dir:          "/",
+		Limits:       p.Limits,
+		Logger:       b.log,
+		Deferred:     true,
+		PIDNamespace: true,
 	})
 	if err != nil {
 		return nil, err

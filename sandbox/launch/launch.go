@@ -47,6 +47,8 @@ type Command struct {
 	Deferred bool
 	// Cleanup runs once the run is over or discarded.
 	Cleanup func()
+	// PIDNamespace says every process of the run dies with the helper.
+	PIDNamespace bool
 }
 
 // RequestFD is the helper's descriptor for the request pipe of a
@@ -242,8 +244,8 @@ func (p *Pending) Exec(ctx context.Context, call Call) (res sandbox.Result, err 
 	stderr := sandbox.NewCapture(limits.OutputCap(), call.Stderr)
 	var copies sync.WaitGroup
 	copies.Add(2)
-	go func() { defer copies.Done(); _, _ = io.Copy(stdout, p.stdout) }()
-	go func() { defer copies.Done(); _, _ = io.Copy(stderr, p.stderr) }()
+	go func() { defer copies.Done(); copyOutput(stdout, p.stdout) }()
+	go func() { defer copies.Done(); copyOutput(stderr, p.stderr) }()
 	if call.Stdin != nil {
 		go func() {
 			_, _ = io.Copy(p.stdin, call.Stdin)
@@ -293,11 +295,18 @@ func (p *Pending) Exec(ctx context.Context, call Call) (res sandbox.Result, err 
 	if status == nil {
 		<-p.done
 	}
-	if p.group != nil {
-		_ = p.group.Kill()
+	// Nothing of the run is left (the supervisor or the PID namespace saw
+	// to it); the cgroup is emptied for good measure once the helper is
+	// gone, off the call's path (finish).
+	// When nothing of the run can still be writing (a supervisor reported
+	// after killing the rest, or a PID namespace died with the helper),
+	// everything it wrote is in the pipes; their EOF would wait for the
+	// sandbox's own processes (bwrap's init, namespaces being torn down)
+	// to let go of them, so take what is there instead.
+	if status != nil || p.c.PIDNamespace {
+		_ = p.stdout.SetReadDeadline(time.Now())
+		_ = p.stderr.SetReadDeadline(time.Now())
 	}
-	// A process that escaped the kill could hold the pipes open forever;
-	// stop reading them shortly after the run is over.
 	copied := make(chan struct{})
 	go func() { copies.Wait(); close(copied) }()
 	select {
@@ -323,6 +332,29 @@ func (p *Pending) Exec(ctx context.Context, call Call) (res sandbox.Result, err 
 		return res, fmt.Errorf("sandbox setup failed: %s", status.Error)
 	}
 	return res, nil
+}
+
+// copyOutput copies a run's output until EOF, or until the deadline set
+// when the run is over, then takes what is still buffered in the pipe
+// without waiting for more.
+func copyOutput(dst io.Writer, src *os.File) {
+	if _, err := io.Copy(dst, src); !errors.Is(err, os.ErrDeadlineExceeded) {
+		return
+	}
+	rc, err := src.SyscallConn()
+	if err != nil {
+		return
+	}
+	buf := make([]byte, 32<<10)
+	_ = rc.Read(func(fd uintptr) bool {
+		for {
+			n, err := syscall.Read(int(fd), buf)
+			if n <= 0 || err != nil {
+				return true // empty (EAGAIN), EOF or broken: done either way
+			}
+			_, _ = dst.Write(buf[:n])
+		}
+	})
 }
 
 // Discard stops a helper whose call never came.

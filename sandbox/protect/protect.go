@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"syscall"
 )
 
 // Names are protected paths relative to a workspace root. Each of them,
@@ -147,7 +148,7 @@ func (r *Placeholders) Release(paths []string) {
 		r.refs[p]--
 		if r.refs[p] <= 0 {
 			delete(r.refs, p)
-			_ = os.Remove(p)
+			_ = syscall.Rmdir(p) // never a file: this only ever made directories
 		}
 	}
 }
