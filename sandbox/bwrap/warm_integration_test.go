@@ -50,6 +50,15 @@ func TestSandboxBuiltAheadOfItsCall(t *testing.T) {
 		t.Fatalf("no capability lines: %s %s", r.Stdout, r.Stderr)
 	}
 
+	// All the output arrives although the run returns before bwrap's
+	// teardown lets go of the pipes.
+	for i := 0; i < 5; i++ {
+		r := run(`head -c 300000 /dev/zero | tr '\0' x; printf tail >&2`)
+		if len(r.Stdout) != 300000 || string(r.Stderr) != "tail" {
+			t.Fatalf("run %d: got %d bytes of stdout, stderr %q", i, len(r.Stdout), r.Stderr)
+		}
+	}
+
 	// The .git made by one call is protected in the next.
 	settle()
 	if r := run(`mkdir -p .git/hooks && echo ok`); !bytes.Contains(r.Stdout, []byte("ok")) {

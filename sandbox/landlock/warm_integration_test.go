@@ -37,7 +37,12 @@ func TestSandboxBuiltAheadFollowsTheWorkspace(t *testing.T) {
 		}
 		return r
 	}
-	run("true")
+	for i := 0; i < 5; i++ {
+		r := run(`head -c 300000 /dev/zero | tr '\0' x; printf tail >&2`)
+		if len(r.Stdout) != 300000 || string(r.Stderr) != "tail" {
+			t.Fatalf("run %d: got %d bytes of stdout, stderr %q", i, len(r.Stdout), r.Stderr)
+		}
+	}
 	for _, d := range []string{"newdir", ".git/hooks"} {
 		if err := os.MkdirAll(filepath.Join(ws, d), 0o755); err != nil {
 			t.Fatal(err)
