@@ -21,13 +21,22 @@ func TestSetMatchKinds(t *testing.T) {
 		{c, Control, true},
 		{c, Agent, false},
 		{"", Agent, false},
-		{a[:len(a)-1] + "0", Agent, false},
+		{a[:len(a)-1] + otherHexDigit(a[len(a)-1]), Agent, false},
 	}
 	for _, tt := range tests {
 		if _, ok := s.Match(tt.tok, tt.kind); ok != tt.ok {
 			t.Errorf("Match(%q…, %s) = %v, want %v", tt.tok[:min(6, len(tt.tok))], tt.kind, ok, tt.ok)
 		}
 	}
+}
+
+// otherHexDigit differs from c, so a changed token never equals the
+// original (a fixed "0" did, one time in sixteen).
+func otherHexDigit(c byte) string {
+	if c == '0' {
+		return "1"
+	}
+	return "0"
 }
 
 func TestEnsureCreatesPrivateFile(t *testing.T) {
