@@ -45,3 +45,31 @@ func TestQueuedRowsCommitOnTheirOwn(t *testing.T) {
 		t.Fatalf("queued before close: %+v", r)
 	}
 }
+
+// A written row is in the database, readable by others, before its fsync;
+// the next Append's commit waits for the disk again and covers it.
+func TestWrittenRowsAreVisibleAndTheNextAppendIsDurable(t *testing.T) {
+	s, sqlDB, _ := newTestStore(t)
+	ctx := context.Background()
+	w, err := s.AppendWritten(ctx, ev("s", "tool.call", ActorSystem, `{}`))
+	if err != nil || w.Seq != 1 {
+		t.Fatalf("written: %+v %v", w, err)
+	}
+	if s.durable {
+		t.Error("a written-only commit waited for the disk")
+	}
+	var n int
+	if err := sqlDB.QueryRowContext(ctx, "SELECT count(*) FROM audit_events").Scan(&n); err != nil || n != 1 {
+		t.Fatalf("another connection sees %d rows (%v)", n, err)
+	}
+	if _, err := s.Append(ctx, ev("s", "tool.result", ActorSystem, `{}`)); err != nil {
+		t.Fatal(err)
+	}
+	if !s.durable {
+		t.Error("Append did not wait for the disk")
+	}
+	var mode int
+	if err := s.wconn.QueryRowContext(ctx, "PRAGMA synchronous").Scan(&mode); err != nil || mode != 2 {
+		t.Fatalf("writer's sync mode after Append = %d (%v), want 2 (FULL)", mode, err)
+	}
+}

@@ -28,6 +28,7 @@ type Options struct {
 type Store struct {
 	db       *sql.DB
 	wconn    *sql.Conn // the writer's own connection, held for the store's life
+	durable  bool      // wconn commits with synchronous=FULL (writer goroutine only)
 	log      *slog.Logger
 	maxBatch int
 
@@ -71,6 +72,7 @@ func Open(ctx context.Context, sqlDB *sql.DB, logger *slog.Logger, opts Options)
 	s := &Store{
 		db:       sqlDB,
 		wconn:    wconn,
+		durable:  true, // db.Open checks the DSN set FULL
 		log:      logger,
 		maxBatch: opts.MaxBatch,
 		reqs:     make(chan *request, opts.QueueSize),

@@ -23,6 +23,9 @@ type request struct {
 	ev   Event
 	done chan Result // buffered 1: the writer never blocks on it
 	lazy bool        // queued by Queue: nobody waits for the commit
+	// written: the caller waits for the commit to reach the database
+	// file, not for the fsync (AppendWritten).
+	written bool
 }
 
 // lazyCommitDelay is how long rows from Queue may wait for an Append to
@@ -54,14 +57,37 @@ func (s *Store) AppendAsync(ctx context.Context, e Event) <-chan Result {
 }
 
 // Queue is AppendAsync for an event nobody waits for: it is committed with
-// the next Append, or on its own within lazyCommitDelay, so a call's
-// intermediate rows share one fsync with its final row instead of taking
-// one each. Order with other appends is kept.
+// the next Append, or on its own within lazyCommitDelay without waiting for
+// the disk (the next Append's fsync covers it), so a call's intermediate
+// rows share one fsync with its final row instead of taking one each.
+// Order with other appends is kept.
 func (s *Store) Queue(ctx context.Context, e Event) <-chan Result {
 	return s.send(ctx, e, true)
 }
 
+// AppendWritten is Append for an event that must be in the database
+// before the caller acts, surviving the daemon being killed, but whose
+// fsync can come with the next Append: it returns once the commit is
+// written to the WAL file, without waiting for the disk. A gatehouse call
+// records itself this way before it runs, and its result with Append
+// before anyone sees it, so the disk wait overlaps the call's own work.
+// Only a crash of the whole machine in between can lose it, along with
+// whatever the call itself had not yet flushed.
+func (s *Store) AppendWritten(ctx context.Context, e Event) (Event, error) {
+	ch := s.sendReq(ctx, e, func(r *request) { r.written = true })
+	select {
+	case r := <-ch:
+		return r.Event, r.Err
+	case <-ctx.Done():
+		return Event{}, ctx.Err()
+	}
+}
+
 func (s *Store) send(ctx context.Context, e Event, lazy bool) <-chan Result {
+	return s.sendReq(ctx, e, func(r *request) { r.lazy = lazy })
+}
+
+func (s *Store) sendReq(ctx context.Context, e Event, set func(*request)) <-chan Result {
 	done := make(chan Result, 1)
 	ev, err := prepare(e)
 	if err != nil {
@@ -74,8 +100,10 @@ func (s *Store) send(ctx context.Context, e Event, lazy bool) <-chan Result {
 		done <- Result{Err: ErrClosed}
 		return done
 	}
+	req := &request{ctx: ctx, ev: ev, done: done}
+	set(req)
 	select {
-	case s.reqs <- &request{ctx: ctx, ev: ev, done: done, lazy: lazy}:
+	case s.reqs <- req:
 	case <-ctx.Done():
 		done <- Result{Err: ctx.Err()}
 	}
@@ -172,10 +200,15 @@ func (s *Store) commitBatch(batch []*request, h *hasher) {
 		return
 	}
 	events := make([]Event, len(live))
+	durable := false
 	for i, r := range live {
 		events[i] = r.ev
+		durable = durable || (!r.lazy && !r.written)
 	}
-	err := s.insert(context.Background(), events, h)
+	err := s.setSync(durable)
+	if err == nil {
+		err = s.insert(context.Background(), events, h)
+	}
 	if err != nil {
 		err = db.Classify(err)
 		s.log.Error("audit batch not recorded", "events", len(events), "err", err)
@@ -190,6 +223,24 @@ func (s *Store) commitBatch(batch []*request, h *hasher) {
 	for i, r := range live {
 		r.done <- Result{Event: events[i]}
 	}
+}
+
+// setSync makes the writer's next commit wait for the disk (FULL) or not
+// (NORMAL, in WAL mode: written, fsynced by the next FULL commit). A batch
+// waits for the disk whenever one of its callers needs that.
+func (s *Store) setSync(durable bool) error {
+	if durable == s.durable {
+		return nil
+	}
+	mode := "NORMAL"
+	if durable {
+		mode = "FULL"
+	}
+	if _, err := s.wconn.ExecContext(context.Background(), "PRAGMA synchronous="+mode); err != nil {
+		return fmt.Errorf("set audit sync mode: %w", err)
+	}
+	s.durable = durable
+	return nil
 }
 
 const insertColumns = `INSERT INTO audit_events

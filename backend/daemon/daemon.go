@@ -177,7 +177,7 @@ func Run(ctx context.Context, opts Options) (err error) {
 		defer d.snapshots.Close()
 	}
 	d.runner, err = toolcall.New(toolcall.Deps{
-		Sessions: d.sessions, Approvals: d.approvals, Policy: pol, Record: d.Record, RecordAsync: d.RecordAsync,
+		Sessions: d.sessions, Approvals: d.approvals, Policy: pol, Record: d.Record, RecordAsync: d.RecordAsync, RecordWritten: d.RecordWritten,
 		Sandbox: opts.Sandbox, Hidden: []string{opts.DataDir}, Logger: logger,
 		Redact: d.redactor.String, EnvFor: secretStore.EnvFor, Snapshots: d.snapshots,
 	})
@@ -392,6 +392,17 @@ func (d *Daemon) Record(ctx context.Context, kind, actor, sess, call string, pay
 		return err
 	}
 	_, err = d.audit.Append(context.WithoutCancel(ctx), e)
+	return err
+}
+
+// RecordWritten appends an audit event and returns once it is in the
+// database, before its fsync, which the next Record's commit covers.
+func (d *Daemon) RecordWritten(ctx context.Context, kind, actor, sess, call string, payload any) error {
+	e, err := d.event(kind, actor, sess, call, payload)
+	if err != nil {
+		return err
+	}
+	_, err = d.audit.AppendWritten(context.WithoutCancel(ctx), e)
 	return err
 }
 

@@ -87,8 +87,10 @@ func testRunner(t *testing.T) (*Runner, *State, *rows, string) {
 	}
 	r, err := New(Deps{
 		Sessions: sessions, Approvals: approvals, Policy: pol, Record: record,
-		RecordAsync: func(ctx context.Context, kind, actor, sess, call string, payload any) { got.add(kind, actor, call, payload) },
-		Logger:      slog.New(slog.DiscardHandler),
+		RecordAsync: func(ctx context.Context, kind, actor, sess, call string, payload any) {
+			got.add(kind, actor, call, payload)
+		},
+		Logger: slog.New(slog.DiscardHandler),
 	})
 	if err != nil {
 		t.Fatal(err)

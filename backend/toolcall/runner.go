@@ -42,6 +42,10 @@ type Deps struct {
 	// RecordAsync queues an event behind earlier ones without waiting; a
 	// later Record returning means it is durable too (one ordered writer).
 	RecordAsync func(ctx context.Context, kind, actor, sess, call string, payload any)
+	// RecordWritten, if set, records a call before it runs: the row is in
+	// the database (it survives the daemon being killed) and its fsync
+	// comes with the call's durable result, overlapping the call's work.
+	RecordWritten Recorder
 	// Redact removes secrets from text before it leaves the daemon.
 	Redact func(string) string
 	// EnvFor returns configured secrets to inject for a binary.
@@ -242,7 +246,7 @@ func (r *Runner) Call(ctx context.Context, st *State, name string, raw json.RawM
 		l := &callLog{sess: sess, callID: callID}
 		ctx = withCallLog(ctx, l)
 		l.hold("tool.call", actor, callEvent)
-	} else if err := r.deps.Record(ctx, "tool.call", actor, sess, callID, callEvent); err != nil {
+	} else if err := r.recordCall(ctx, actor, sess, callID, callEvent); err != nil {
 		// No audit row, no call.
 		r.deps.Logger.Error("audit tool.call", "err", err)
 		return Result{CallID: callID, Text: "Gatehouse could not record this call in its audit log, so it did not run it: " + err.Error(), IsError: true}
@@ -408,6 +412,14 @@ func (r *Runner) argsForAudit(raw json.RawMessage) any {
 		}
 		return s
 	})
+}
+
+// recordCall records a call before anything of it happens.
+func (r *Runner) recordCall(ctx context.Context, actor, sess, callID string, ev map[string]any) error {
+	if r.deps.RecordWritten != nil {
+		return r.deps.RecordWritten(ctx, "tool.call", actor, sess, callID, ev)
+	}
+	return r.deps.Record(ctx, "tool.call", actor, sess, callID, ev)
 }
 
 // record queues an intermediate event; the call's final event waits for
