@@ -13,8 +13,12 @@
 //	e, err := store.Append(ctx, audit.Event{Session: id, Kind: "tool.call",
 //		Actor: audit.AgentActor("claude-code"), Payload: redactedJSON})
 //
-// Append returns once the event is durable. One writer goroutine batches
-// concurrent appends into shared transactions; committed events are then
+// Append returns once the event is durable (fsynced). AppendWritten returns
+// once it is in the database file, which survives the daemon being killed;
+// Queue does not wait at all. Either is fsynced by the next Append's commit,
+// which is how a tool call's rows share one fsync with its result. One
+// writer goroutine batches concurrent appends into shared transactions;
+// committed events are then
 // fanned out to subscribers (Subscribe) without ever waiting for them. Query, Last,
 // Export and Verify read from the database directly.
 package audit
