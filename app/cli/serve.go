@@ -22,6 +22,7 @@ import (
 	"github.com/gatehouse-dev/gatehouse/frontend"
 	"github.com/gatehouse-dev/gatehouse/sandbox"
 	"github.com/gatehouse-dev/gatehouse/sandbox/choose"
+	"github.com/gatehouse-dev/gatehouse/sandbox/protect"
 )
 
 // Version is set at build time with -ldflags "-X ...cli.Version=…".
@@ -208,6 +209,11 @@ func sandboxBackend(ctx context.Context, sb config.Sandbox, dataDir string, logg
 	b, err := choose.New(ctx, sb.Backend, o, logger)
 	if err != nil {
 		return nil, userErrorf(err, "the sandbox is not available: %v (run `gatehouse doctor` to see which backends work here)", err)
+	}
+	// Spare placeholders for protected names wait in the data dir, which
+	// every sandbox hides; without the pool they are made per run.
+	if err := protect.Shared.UsePool(filepath.Join(dataDir, "placeholders")); err != nil {
+		logger.Warn("sandbox: no placeholder pool; placeholders are made for each run", "err", err)
 	}
 	return b, nil
 }

@@ -81,6 +81,10 @@ func For(ws string) Set {
 type Placeholders struct {
 	mu   sync.Mutex
 	refs map[string]int
+	// pool, when set, holds spare placeholders (see pool.go); pooled marks
+	// the held ones that came from it and go back to it.
+	pool   *pool
+	pooled map[string]bool
 }
 
 // Shared is the process-wide placeholder registry.
@@ -126,7 +130,12 @@ func (r *Placeholders) Cover(paths []string) (held, existing []string) {
 			held = append(held, p)
 			continue
 		}
-		err := os.Mkdir(p, 0o555)
+		var err error
+		if r.pool.take(p) {
+			r.pooled[p] = true
+		} else {
+			err = os.Mkdir(p, 0o555)
+		}
 		switch {
 		case err == nil:
 			r.refs[p] = 1
@@ -148,6 +157,12 @@ func (r *Placeholders) Release(paths []string) {
 		r.refs[p]--
 		if r.refs[p] <= 0 {
 			delete(r.refs, p)
+			if r.pooled[p] {
+				delete(r.pooled, p)
+				if r.pool.give(p) {
+					continue
+				}
+			}
 			_ = syscall.Rmdir(p) // never a file: this only ever made directories
 		}
 	}

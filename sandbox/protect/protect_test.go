@@ -62,10 +62,12 @@ func TestPlaceholdersRefcount(t *testing.T) {
 	}
 }
 
-func must(t *testing.T, err error) {
+func must(t *testing.T, errs ...error) {
 	t.Helper()
-	if err != nil {
-		t.Fatal(err)
+	for _, err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
 	}
 }
 
@@ -92,5 +94,56 @@ func TestCoverSplitsPlaceholdersFromTheUsersFiles(t *testing.T) {
 	r.Release(held2)
 	if _, err := os.Stat(missing); !os.IsNotExist(err) {
 		t.Fatalf("placeholder left behind: %v", err)
+	}
+}
+
+// With a pool, placeholders are renamed in and out instead of made and
+// removed; one a run wrote into stays where it is, and a spare that
+// changed is not handed out again.
+func TestPoolRenamesPlaceholders(t *testing.T) {
+	ws := t.TempDir()
+	r := &Placeholders{}
+	must(t, r.UsePool(filepath.Join(t.TempDir(), "pool")))
+	a, b := filepath.Join(ws, ".mcp.json"), filepath.Join(ws, ".vscode")
+	held, existing := r.Cover([]string{a, b})
+	if len(held) != 2 || len(existing) != 0 || !r.pooled[a] || !r.pooled[b] {
+		t.Fatalf("held %v existing %v pooled %v", held, existing, r.pooled)
+	}
+	for _, p := range held {
+		if st, err := os.Lstat(p); err != nil || !st.IsDir() || st.Mode().Perm() != 0o555 {
+			t.Fatalf("placeholder %s: %v %v", p, st, err)
+		}
+	}
+	// Something wrote into .vscode (a sandbox where it was not covered).
+	must(t, os.Chmod(b, 0o755), os.WriteFile(filepath.Join(b, "tasks.json"), []byte("{}"), 0o644))
+	r.Release(held)
+	if _, err := os.Lstat(a); !os.IsNotExist(err) {
+		t.Errorf("empty placeholder left in the workspace: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(b, "tasks.json")); err != nil {
+		t.Errorf("what was written into a placeholder left the workspace: %v", err)
+	}
+	if len(r.pool.spare) != 1 {
+		t.Fatalf("spares %v, want the one clean placeholder back", r.pool.spare)
+	}
+	// The spare changes while it waits: it is dropped, a fresh one used.
+	must(t, os.Chmod(r.pool.spare[0], 0o755), os.WriteFile(filepath.Join(r.pool.spare[0], "x"), nil, 0o644))
+	held, _ = r.Cover([]string{a})
+	if ents, err := os.ReadDir(a); err != nil || len(ents) != 0 || len(held) != 1 {
+		t.Fatalf("placeholder from a changed spare: %v %v", ents, err)
+	}
+	r.Release(held)
+	// A workspace on another filesystem (here: /dev/shm) falls back to mkdir.
+	if shm, err := os.MkdirTemp("/dev/shm", "ws"); err == nil {
+		defer os.RemoveAll(shm)
+		p := filepath.Join(shm, ".envrc")
+		held, _ := r.Cover([]string{p})
+		if len(held) != 1 || r.pooled[p] {
+			t.Errorf("cross-filesystem placeholder: held %v pooled %v", held, r.pooled[p])
+		}
+		r.Release(held)
+		if _, err := os.Lstat(p); !os.IsNotExist(err) {
+			t.Errorf("cross-filesystem placeholder left behind: %v", err)
+		}
 	}
 }
