@@ -341,6 +341,8 @@ func copyOutput(dst io.Writer, src *os.File) {
 	if _, err := io.Copy(dst, src); !errors.Is(err, os.ErrDeadlineExceeded) {
 		return
 	}
+	// A raw read checks the deadline first and would not run at all.
+	_ = src.SetReadDeadline(time.Time{})
 	rc, err := src.SyscallConn()
 	if err != nil {
 		return
