@@ -80,6 +80,7 @@ type app struct {
 	wctx     context.Context // Wails' context, set at startup
 	hidden   bool            // closed to the tray, or started hidden
 	quitting bool
+	closing  bool // a close was let through to end the main loop
 	page     PageReport
 	reported bool
 }
@@ -276,7 +277,17 @@ func (a *app) beforeClose(wctx context.Context) (prevent bool) {
 	if !quitting {
 		a.hidden = true
 	}
+	// Wails ends the main loop with gtk_main_quit from whichever goroutine
+	// asked; a second one racing the window's destruction on the UI thread
+	// crashed GTK (SIGTERM reaches Wails' handler and ours). Let one through.
+	again := quitting && a.closing
+	if quitting {
+		a.closing = true
+	}
 	a.mu.Unlock()
+	if again {
+		return true
+	}
 	if quitting {
 		return false
 	}
