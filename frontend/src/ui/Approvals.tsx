@@ -1,7 +1,7 @@
 // The approval queue: oldest first, one card per pending call, driven by
 // keyboard (a / s / d, Enter, Esc, j / k) or mouse.
 
-import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
 import type { Scope } from '../api/types';
 import { keyEffect, keyTarget, type Armed } from '../lib/keys';
 import { decide, store } from '../state/app';
@@ -63,7 +63,11 @@ export function Approvals() {
     };
   }, []);
 
-  useEffect(() => {
+  // A layout effect, so the listener that sees the new state is in place
+  // by the time the page shows it: with a plain effect, Enter pressed
+  // right after "a" armed the button still met the old listener and was
+  // dropped (seen in the e2e run on a busy machine).
+  useLayoutEffect(() => {
     const onKey = (e: KeyboardEvent) => {
       if (!active) return;
       const target = keyTarget(e.target);
