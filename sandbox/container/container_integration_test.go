@@ -57,6 +57,18 @@ func TestCloseRemovesContainerAndPlaceholders(t *testing.T) {
 	if _, err := s.Run(ctx, sandbox.Spec{Argv: []string{"no-such-program"}}); !errors.Is(err, sandbox.ErrNotFound) {
 		t.Errorf("missing program: %v", err)
 	}
+	// Podman keeps a record per exec session; finished ones are removed,
+	// so a long session does not pile them up (the ready one remains).
+	var ids string
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		out, _ := b.command(ctx, "inspect", name, "--format", "{{len .ExecIDs}}").Output()
+		if ids = strings.TrimSpace(string(out)); ids == "1" {
+			break
+		}
+	}
+	if ids != "1" {
+		t.Errorf("podman holds %s exec sessions after 3 calls, want only the ready one", ids)
+	}
 	if _, err := os.Stat(filepath.Join(ws, ".mcp.json")); err != nil {
 		t.Fatalf("placeholder missing while the session is open: %v", err)
 	}

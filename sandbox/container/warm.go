@@ -2,8 +2,10 @@ package container
 
 import (
 	"context"
+	"crypto/rand"
 	"debug/elf"
 	"encoding/binary"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,12 +13,11 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
 
-	"crypto/rand"
-	"encoding/hex"
 	"github.com/gatehouse-dev/gatehouse/sandbox"
 	"github.com/gatehouse-dev/gatehouse/sandbox/initproc"
 	"golang.org/x/sys/unix"
@@ -54,6 +55,27 @@ func staticBinary(path string) bool {
 // readyExec is a helper waiting in the container for its call.
 type readyExec struct {
 	conn *net.UnixConn
+	id   string // the CLI's exec session, if it printed one
+}
+
+// forget removes the finished exec session from podman's records, which
+// otherwise keep one per call for the container's life; docker collects
+// its own. It runs after the call, off its path.
+func (s *session) forget(r *readyExec) {
+	if r.id == "" || !s.b.isPodman() {
+		return
+	}
+	go func() {
+		c, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		// The helper may still be exiting; podman refuses a running session.
+		for i := 0; i < 20; i++ {
+			if s.b.command(c, "container", "cleanup", "--exec", r.id, "--rm", s.name).Run() == nil || s.isClosed() {
+				return
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}()
 }
 
 // warm holds the session's helper: at most one ready or being started.
@@ -132,6 +154,7 @@ func (s *session) dropReady() {
 	s.warm.mu.Unlock()
 	if r != nil {
 		r.conn.Close()
+		s.forget(r)
 	}
 }
 
@@ -152,21 +175,29 @@ func (s *session) startExec(ctx context.Context) (*readyExec, error) {
 	}
 	c, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
-	if out, err := s.b.command(c, "exec", "-d", s.name, helperMount, initproc.Entry, cfg).CombinedOutput(); err != nil {
-		return nil, fmt.Errorf("start helper in %s: %s: %w", s.name, lastLine(out, err), err)
+	cmd := s.b.command(c, "exec", "-d", s.name, helperMount, initproc.Entry, cfg)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("start helper in %s: %s: %w", s.name, lastLine([]byte(stderr.String()), err), err)
 	}
+	r := &readyExec{id: strings.TrimSpace(lastLine(out, nil))}
 	_ = ln.SetDeadline(time.Now().Add(10 * time.Second))
 	conn, err := ln.AcceptUnix()
 	if err != nil {
+		s.forget(r)
 		return nil, fmt.Errorf("helper in %s did not dial in: %w", s.name, err)
 	}
-	return &readyExec{conn: conn}, nil
+	r.conn = conn
+	return r, nil
 }
 
 // runReady hands p to a ready helper. sandbox.ErrNotReady means the
 // helper was gone before taking the call; nothing ran.
 func (s *session) runReady(ctx context.Context, r *readyExec, p *sandbox.Prepared, env []string) (sandbox.Result, error) {
 	res := sandbox.Result{Backend: Name}
+	defer s.forget(r)
 	defer r.conn.Close()
 	req, err := json.Marshal(initproc.Request{Path: p.Argv[0], Argv: p.Argv, Env: env, Dir: p.Dir})
 	if err != nil {
