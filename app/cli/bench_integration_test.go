@@ -9,6 +9,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -30,8 +32,9 @@ import (
 // BenchmarkMCPReadFile4KiB: full read_file round trips over /mcp from 8
 // concurrent clients (target ≥ 2,000 calls/s on 2 cores). Each client is
 // an MCP session set up by the SDK's client, whose calls are then made
-// by a lean client: the JSON-RPC request POSTed on the session, the SSE
-// reply read and its result checked. Client and daemon share the 2 cores,
+// by a lean client on a kept-alive HTTP/1.1 connection: the JSON-RPC
+// request POSTed on the session, the SSE reply read and its result
+// checked. Client and daemon share the 2 cores,
 // so the SDK client's own CPU (about 0.5 ms a call) would cap the figure
 // below what the daemon serves; BenchmarkMCPReadFile4KiBSDKClient keeps
 // it for comparison. Besides calls/s it reports the CPU each side spent
@@ -88,32 +91,54 @@ func benchReadFile(b *testing.B, lean bool) {
 	b.ReportMetric(float64((selfCPU()-self0).Microseconds())/float64(b.N), "client-cpu-µs/call")
 }
 
-// leanCaller makes read_file calls on an initialized MCP session with
-// plain HTTP: a tools/call request, its SSE (or JSON) reply read to the
-// response with our id, which must be a result that is not an error.
-func leanCaller(d *clitest.Daemon, rt http.RoundTripper, session string) func() error {
-	hc := &http.Client{Transport: rt}
-	url, tok := "http://"+d.Addr+"/mcp", "Bearer "+d.Token("agent")
-	var id int64
+// leanCaller makes read_file calls on an initialized MCP session over
+// one kept-alive HTTP/1.1 connection of its own: a tools/call request, its
+// SSE (or JSON) reply read to the response with our id, which must be a
+// result that is not an error.
+func leanCaller(d *clitest.Daemon, _ http.RoundTripper, session string) func() error {
+	var (
+		conn net.Conn
+		br   *bufio.Reader
+		id   int64
+	)
+	head := "POST /mcp HTTP/1.1\r\nHost: " + d.Addr + "\r\nAuthorization: Bearer " + d.Token("agent") +
+		"\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMcp-Session-Id: " + session +
+		"\r\nMcp-Protocol-Version: " + clitest.StatefulProtocol + "\r\nContent-Length: "
+	req := &http.Request{Method: http.MethodPost}
+	var buf []byte
 	return func() error {
+		if conn == nil {
+			c, err := net.Dial("tcp", d.Addr)
+			if err != nil {
+				return err
+			}
+			conn, br = c, bufio.NewReaderSize(c, 64<<10)
+		}
 		id++
 		body := `{"jsonrpc":"2.0","id":` + strconv.FormatInt(id, 10) + `,"method":"tools/call","params":{"name":"read_file","arguments":{"path":"four.txt"}}}`
-		req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+		buf = append(append(append(append(buf[:0], head...), strconv.Itoa(len(body))...), "\r\n\r\n"...), body...)
+		if _, err := conn.Write(buf); err != nil {
+			conn.Close()
+			conn = nil
+			return err
+		}
+		resp, err := http.ReadResponse(br, req)
+		if err != nil {
+			conn.Close()
+			conn = nil
+			return err
+		}
+		data, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
 		if err != nil {
 			return err
 		}
-		req.Header.Set("Authorization", tok)
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		req.Header.Set("Mcp-Session-Id", session)
-		req.Header.Set("Mcp-Protocol-Version", clitest.StatefulProtocol)
-		resp, err := hc.Do(req)
-		if err != nil {
-			return err
-		}
-		defer resp.Body.Close()
 		if resp.StatusCode != http.StatusOK {
-			return fmt.Errorf("HTTP %s", resp.Status)
+			return fmt.Errorf("HTTP %s: %s", resp.Status, data)
+		}
+		if resp.Close {
+			conn.Close()
+			conn = nil
 		}
 		var msg struct {
 			ID     int64 `json:"id"`
@@ -123,12 +148,9 @@ func leanCaller(d *clitest.Daemon, rt http.RoundTripper, session string) func() 
 			} `json:"result"`
 			Error *json.RawMessage `json:"error"`
 		}
-		sc := bufio.NewScanner(resp.Body)
-		sc.Buffer(make([]byte, 64<<10), 1<<20)
-		for sc.Scan() {
-			line := sc.Bytes()
-			if data, ok := bytes.CutPrefix(line, []byte("data:")); ok {
-				line = bytes.TrimSpace(data)
+		for _, line := range bytes.Split(data, []byte("\n")) {
+			if d, ok := bytes.CutPrefix(line, []byte("data:")); ok {
+				line = bytes.TrimSpace(d)
 			} else if len(line) == 0 || line[0] != '{' {
 				continue
 			}
@@ -143,7 +165,7 @@ func leanCaller(d *clitest.Daemon, rt http.RoundTripper, session string) func() 
 			}
 			return nil
 		}
-		return fmt.Errorf("no response to call %d: %v", id, sc.Err())
+		return fmt.Errorf("no response to call %d", id)
 	}
 }
 
