@@ -74,14 +74,14 @@ func (r *Roots) outsideError(input, resolved string) error {
 // Components past the first missing one are taken literally. symlink
 // reports whether the last component asked for was a symlink.
 func evalPath(input, abs string) (resolved string, exists, symlink bool, err error) {
-	todo := strings.Split(abs, "/")
+	rest := strings.Split(abs, "/")
 	cur := "/"
 	exists = true
 	lastFound := "/" // deepest directory known to exist while exists is false
 	links := 0
-	for len(todo) > 0 {
-		c := todo[0]
-		todo = todo[1:]
+	for len(rest) > 0 {
+		c := rest[0]
+		rest = rest[1:]
 		switch c {
 		case "", ".":
 			continue
@@ -111,7 +111,7 @@ func evalPath(input, abs string) (resolved string, exists, symlink bool, err err
 			return "", false, false, pathErr(input, nil, lerr, fmt.Sprintf("path %s cannot be checked: %v", input, lerr))
 		}
 		if fi.Mode()&fs.ModeSymlink == 0 {
-			if len(todo) > 0 && !fi.IsDir() && hasMore(todo) {
+			if len(rest) > 0 && !fi.IsDir() && hasMore(rest) {
 				return "", false, false, pathErr(input, ErrInvalidPath, syscall.ENOTDIR, fmt.Sprintf("path %s treats %s as a directory, but it is a file", input, next))
 			}
 			cur = next
@@ -125,13 +125,13 @@ func evalPath(input, abs string) (resolved string, exists, symlink bool, err err
 		if rerr != nil {
 			return "", false, false, pathErr(input, ErrSymlink, rerr, fmt.Sprintf("symlink %s in path %s cannot be read: %v", next, input, rerr))
 		}
-		if !hasMore(todo) {
+		if !hasMore(rest) {
 			symlink = true
 		}
 		if strings.HasPrefix(target, "/") {
 			cur = "/"
 		}
-		todo = append(strings.Split(target, "/"), todo...)
+		rest = append(strings.Split(target, "/"), rest...)
 	}
 	return cur, exists, symlink, nil
 }
