@@ -52,19 +52,8 @@ func New(ctx context.Context, o Options) (*Backend, error) {
 		}
 		o.Bwrap = p
 	}
-	if o.Helper == "" {
-		h, err := launch.DefaultHelper()
-		if err != nil {
-			return nil, err
-		}
-		o.Helper = h
-	}
-	if o.Home == "" {
-		h, err := os.UserHomeDir()
-		if err != nil {
-			return nil, fmt.Errorf("find home directory: %w", err)
-		}
-		o.Home = h
+	if err := launch.Defaults(&o.Helper, &o.Home); err != nil {
+		return nil, err
 	}
 	if err := probe(ctx, o.Bwrap); err != nil {
 		return nil, err

@@ -81,6 +81,13 @@ type Request struct {
 	Protect []string `json:"protect,omitempty"`
 }
 
+// CallFDs is how many descriptors travel with a Request over Connect:
+// stdin, stdout, stderr and status, in that order.
+const CallFDs = 4
+
+// MaxRequestBytes bounds a Request read from a socket.
+const MaxRequestBytes = 64 << 20
+
 // Status is what a supervising helper reports about the target.
 type Status struct {
 	Exit   int    `json:"exit"`

@@ -15,13 +15,6 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// CallFDs is how many descriptors travel with a Request over Connect:
-// stdin, stdout, stderr and status, in that order.
-const CallFDs = 4
-
-// MaxRequestBytes bounds a Request read from a socket.
-const MaxRequestBytes = 64 << 20
-
 type receivedCall struct {
 	conn   *net.UnixConn
 	req    Request

@@ -54,19 +54,8 @@ func New(o Options) (*Backend, error) {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
-	if o.Helper == "" {
-		h, err := launch.DefaultHelper()
-		if err != nil {
-			return nil, err
-		}
-		o.Helper = h
-	}
-	if o.Home == "" {
-		h, err := os.UserHomeDir()
-		if err != nil {
-			return nil, fmt.Errorf("find home directory: %w", err)
-		}
-		o.Home = h
+	if err := launch.Defaults(&o.Helper, &o.Home); err != nil {
+		return nil, err
 	}
 	return &Backend{opts: o, abi: abi}, nil
 }

@@ -479,6 +479,26 @@ func randomID() string {
 	return hex.EncodeToString(b[:])
 }
 
+// Defaults fills in the helper binary and the real home directory that a
+// backend was not given.
+func Defaults(helper, home *string) error {
+	if *helper == "" {
+		h, err := DefaultHelper()
+		if err != nil {
+			return err
+		}
+		*helper = h
+	}
+	if *home == "" {
+		h, err := os.UserHomeDir()
+		if err != nil {
+			return fmt.Errorf("find home directory: %w", err)
+		}
+		*home = h
+	}
+	return nil
+}
+
 // ErrNoHelper means the helper binary could not be found.
 var ErrNoHelper = errors.New("sandbox helper binary not found")
 

@@ -64,7 +64,7 @@ func (pl *pool) take(p string) bool {
 		pl.spare = append(pl.spare, s)
 	}
 	s := pl.spare[len(pl.spare)-1]
-	if err := unix.Renameat2(unix.AT_FDCWD, s, unix.AT_FDCWD, p, unix.RENAME_NOREPLACE); err != nil {
+	if err := renameNoReplace(s, p); err != nil {
 		return false // EXDEV, EEXIST, no parent, or no NOREPLACE here
 	}
 	pl.spare = pl.spare[:len(pl.spare)-1]
@@ -80,7 +80,7 @@ func (pl *pool) give(p string) bool {
 		return false
 	}
 	s := pl.newName()
-	if err := unix.Renameat2(unix.AT_FDCWD, p, unix.AT_FDCWD, s, unix.RENAME_NOREPLACE); err != nil {
+	if err := renameNoReplace(p, s); err != nil {
 		return false
 	}
 	pl.spare = append(pl.spare, s)
