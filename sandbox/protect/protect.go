@@ -91,26 +91,10 @@ type Placeholders struct {
 var Shared = &Placeholders{}
 
 // Reserve creates placeholders for paths (whose parents must exist) and
-// returns the ones it holds; pass them to Release after the run.
+// returns the ones it holds; pass them to Release after the run. Paths
+// that exist already are left to the caller.
 func (r *Placeholders) Reserve(paths []string) []string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.refs == nil {
-		r.refs = map[string]int{}
-	}
-	var held []string
-	for _, p := range paths {
-		if r.refs[p] > 0 {
-			r.refs[p]++
-			held = append(held, p)
-			continue
-		}
-		if err := os.Mkdir(p, 0o555); err != nil {
-			continue // exists now, or parent missing: nothing to cover
-		}
-		r.refs[p] = 1
-		held = append(held, p)
-	}
+	held, _ := r.Cover(paths)
 	return held
 }
 
