@@ -196,28 +196,16 @@ func forkBombOnce(ctx context.Context, e *env) (Outcome, string) {
 	var (
 		peak    int
 		runaway atomic.Bool
-		stop    = make(chan struct{})
-		wg      sync.WaitGroup
 	)
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		for {
-			select {
-			case <-stop:
-				return
-			case <-time.After(20 * time.Millisecond):
-			}
-			n := killMatching(isBomb, 0)
-			peak = max(peak, n)
-			if n > 20*ForkBombLimit {
-				// The limit is not holding; stop the bomb before the
-				// machine suffers, and fail the check.
-				runaway.Store(true)
-				killMatching(isBomb, syscall.SIGKILL)
-			}
+	stop := sample(isBomb, func(n int) {
+		peak = max(peak, n)
+		if n > 20*ForkBombLimit {
+			// The limit is not holding; stop the bomb before the
+			// machine suffers, and fail the check.
+			runaway.Store(true)
+			killMatching(isBomb, syscall.SIGKILL)
 		}
-	}()
+	})
 	start := time.Now()
 	// The sleep is forked before the bomb fills the limit, so the run
 	// lives its 3 seconds and the sampler sees it even on a busy machine.
@@ -228,8 +216,7 @@ func forkBombOnce(ctx context.Context, e *env) (Outcome, string) {
 		s.Env = append(s.Env, envMark)
 	})
 	took := time.Since(start)
-	close(stop)
-	wg.Wait()
+	stop()
 	left := waitGone(isBomb, 10*time.Second)
 	if left > 0 {
 		killMatching(isBomb, syscall.SIGKILL)
@@ -267,23 +254,8 @@ func checkSleeper(ctx context.Context, e *env) (Outcome, string) {
 		}
 		return false
 	}
-	var (
-		seen int
-		stop = make(chan struct{})
-		wg   sync.WaitGroup
-	)
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		for {
-			select {
-			case <-stop:
-				return
-			case <-time.After(20 * time.Millisecond):
-			}
-			seen = max(seen, killMatching(isSleeper, 0))
-		}
-	}()
+	var seen int
+	stop := sample(isSleeper, func(n int) { seen = max(seen, n) })
 	const wall, grace = 2 * time.Second, time.Second
 	start := time.Now()
 	r, err := e.run(ctx, []string{"sh", "-c", `sleep $1 & setsid sleep $2 & sleep $3; exit 0`, "sh", durs[0], durs[1], durs[2]}, func(s *sandbox.Spec) {
@@ -291,8 +263,7 @@ func checkSleeper(ctx context.Context, e *env) (Outcome, string) {
 		s.Limits.Grace = grace
 	})
 	took := time.Since(start)
-	close(stop)
-	wg.Wait()
+	stop()
 	left := waitGone(isSleeper, 10*time.Second)
 	if left > 0 {
 		killMatching(isSleeper, syscall.SIGKILL)
@@ -314,6 +285,29 @@ func checkSleeper(ctx context.Context, e *env) (Outcome, string) {
 
 // killMatching counts live processes matching and, if sig is non-zero,
 // signals them.
+// sample counts the processes that match every 20 ms and hands the count
+// to each, until the returned stop is called.
+func sample(match func(int) bool, each func(n int)) (stop func()) {
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for {
+			select {
+			case <-done:
+				return
+			case <-time.After(20 * time.Millisecond):
+			}
+			each(killMatching(match, 0))
+		}
+	}()
+	return func() {
+		close(done)
+		wg.Wait()
+	}
+}
+
 func killMatching(match func(int) bool, sig syscall.Signal) int {
 	procs, err := proctree.List()
 	if err != nil {
