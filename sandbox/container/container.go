@@ -281,6 +281,9 @@ func (s *session) Run(ctx context.Context, spec sandbox.Spec) (sandbox.Result, e
 			return res, err
 		}
 	}
+	if err := ctx.Err(); err != nil {
+		return res, err // and never beside a helper being started (takeReady)
+	}
 	return s.runExec(ctx, p, env, spec)
 }
 

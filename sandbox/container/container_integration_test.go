@@ -69,6 +69,13 @@ func TestCloseRemovesContainerAndPlaceholders(t *testing.T) {
 	if ids != "1" {
 		t.Errorf("podman holds %s exec sessions after 3 calls, want only the ready one", ids)
 	}
+	// The ready helper's socket took its one connection and is gone, so
+	// nothing a call leaves behind in the container can dial in to take
+	// the next call: the container sees an empty directory.
+	r, err := s.Run(ctx, sandbox.Spec{Argv: []string{"ls", "-A", "/.gatehouse-run"}})
+	if err != nil || r.ExitCode != 0 || len(strings.TrimSpace(string(r.Stdout))) != 0 {
+		t.Errorf("shared run directory seen from the container: %v exit %d %q %q", err, r.ExitCode, r.Stdout, r.Stderr)
+	}
 	if _, err := os.Stat(filepath.Join(ws, ".mcp.json")); err != nil {
 		t.Fatalf("placeholder missing while the session is open: %v", err)
 	}

@@ -110,24 +110,19 @@ func (s *session) prepareNext() {
 	}()
 }
 
-// startWait bounds how long a call waits for a helper being started
-// before it takes the CLI's exec instead; a start takes about as long as
-// an exec, so waiting briefly is the faster bet.
-const startWait = time.Second
-
-// takeReady returns the ready helper, waiting a little for one being
-// started; nil means take the CLI's exec.
+// takeReady returns the ready helper, waiting for one being started; nil
+// means take the CLI's exec. It must wait rather than run a call beside a
+// start: while the helper's socket exists, a process of that call could
+// dial it first and be handed the next call. Calls are serialized and a
+// call's processes are all killed when it ends, so no agent process runs
+// while a socket exists.
 func (s *session) takeReady(ctx context.Context) *readyExec {
 	s.warm.mu.Lock()
 	starting := s.warm.starting
 	s.warm.mu.Unlock()
 	if starting != nil {
-		t := time.NewTimer(startWait)
-		defer t.Stop()
 		select {
 		case <-starting:
-		case <-t.C:
-			return nil
 		case <-ctx.Done():
 			return nil
 		}
