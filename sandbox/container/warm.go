@@ -15,11 +15,11 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/gatehouse-dev/gatehouse/sandbox"
 	"github.com/gatehouse-dev/gatehouse/sandbox/initproc"
+	"github.com/gatehouse-dev/gatehouse/sandbox/launch"
 	"golang.org/x/sys/unix"
 )
 
@@ -233,12 +233,7 @@ func (s *session) runReady(ctx context.Context, r *readyExec, p *sandbox.Prepare
 	go func() { _, _ = r.conn.Write(req) }()
 
 	limits := p.Limits
-	stdout := sandbox.NewCapture(limits.OutputCap(), p.Spec.Stdout)
-	stderr := sandbox.NewCapture(limits.OutputCap(), p.Spec.Stderr)
-	var copies sync.WaitGroup
-	copies.Add(2)
-	go func() { defer copies.Done(); _, _ = io.Copy(stdout, pipes[1][0]) }()
-	go func() { defer copies.Done(); _, _ = io.Copy(stderr, pipes[2][0]) }()
+	out := launch.CopyOutput(pipes[1][0], pipes[2][0], limits.OutputCap(), p.Spec.Stdout, p.Spec.Stderr)
 	stdin := pipes[0][0]
 	if p.Spec.Stdin != nil {
 		go func() {
@@ -276,29 +271,11 @@ func (s *session) runReady(ctx context.Context, r *readyExec, p *sandbox.Prepare
 		status = s.stopReady(ctx, r, limits.GraceOrDefault(), statusCh)
 	}
 	res.Duration = time.Since(start)
-	// The helper killed what the run left behind before reporting; stop
-	// reading shortly after in case something still holds the pipes.
-	copied := make(chan struct{})
-	go func() { copies.Wait(); close(copied) }()
-	select {
-	case <-copied:
-	case <-time.After(2 * time.Second):
-		pipes[1][0].Close()
-		pipes[2][0].Close()
-		<-copied
-	}
-	res.Stdout, res.StdoutTruncated = stdout.Bytes(), stdout.Truncated()
-	res.Stderr, res.StderrTruncated = stderr.Bytes(), stderr.Truncated()
-	switch {
-	case status == nil:
-		res.ExitCode = -1
-		if !res.Killed {
-			return res, errors.New("the container's helper ended without a status")
-		}
-	case status.Signal != 0:
-		res.ExitCode, res.Signal = -1, syscall.Signal(status.Signal).String()
-	default:
-		res.ExitCode = status.Exit
+	// The helper killed what the run left behind before reporting.
+	out.Finish(&res, status != nil)
+	launch.FillExit(&res, nil, status)
+	if status == nil && !res.Killed {
+		return res, errors.New("the container's helper ended without a status")
 	}
 	if status != nil && status.Error != "" && status.Exit == initproc.ExitSetupFailed {
 		return res, fmt.Errorf("sandbox setup failed: %s", status.Error)

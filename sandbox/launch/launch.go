@@ -240,12 +240,7 @@ func (p *Pending) Exec(ctx context.Context, call Call) (res sandbox.Result, err 
 	}
 
 	limits := call.Limits
-	stdout := sandbox.NewCapture(limits.OutputCap(), call.Stdout)
-	stderr := sandbox.NewCapture(limits.OutputCap(), call.Stderr)
-	var copies sync.WaitGroup
-	copies.Add(2)
-	go func() { defer copies.Done(); copyOutput(stdout, p.stdout) }()
-	go func() { defer copies.Done(); copyOutput(stderr, p.stderr) }()
+	out := CopyOutput(p.stdout, p.stderr, limits.OutputCap(), call.Stdout, call.Stderr)
 	if call.Stdin != nil {
 		go func() {
 			_, _ = io.Copy(p.stdin, call.Stdin)
@@ -295,68 +290,24 @@ func (p *Pending) Exec(ctx context.Context, call Call) (res sandbox.Result, err 
 	if status == nil {
 		<-p.done
 	}
-	// Nothing of the run is left (the supervisor or the PID namespace saw
-	// to it); the cgroup is emptied for good measure once the helper is
-	// gone, off the call's path (finish).
-	// When nothing of the run can still be writing (a supervisor reported
-	// after killing the rest, or a PID namespace died with the helper),
-	// everything it wrote is in the pipes; their EOF would wait for the
-	// sandbox's own processes (bwrap's init, namespaces being torn down)
-	// to let go of them, so take what is there instead.
-	if status != nil || p.c.PIDNamespace {
-		_ = p.stdout.SetReadDeadline(time.Now())
-		_ = p.stderr.SetReadDeadline(time.Now())
-	}
-	copied := make(chan struct{})
-	go func() { copies.Wait(); close(copied) }()
-	select {
-	case <-copied:
-	case <-time.After(2 * time.Second):
-		p.stdout.Close()
-		p.stderr.Close()
-		<-copied
-	}
-
-	res.Stdout, res.StdoutTruncated = stdout.Bytes(), stdout.Truncated()
-	res.Stderr, res.StderrTruncated = stderr.Bytes(), stderr.Truncated()
+	// Nothing of the run can still be writing when a supervisor reported
+	// (after killing the rest) or a PID namespace died with the helper;
+	// the cgroup is emptied for good measure once the helper is gone, off
+	// the call's path (finish).
+	out.Finish(&res, status != nil || p.c.PIDNamespace)
 	select {
 	case <-p.done:
-		fillExit(&res, p.cmd.ProcessState, status)
+		FillExit(&res, p.cmd.ProcessState, status)
 		if p.waitErr != nil && p.cmd.ProcessState == nil {
 			return res, fmt.Errorf("wait for sandboxed process: %w", p.waitErr)
 		}
 	default:
-		fillExit(&res, nil, status)
+		FillExit(&res, nil, status)
 	}
 	if status != nil && status.Error != "" && status.Exit == initproc.ExitSetupFailed {
 		return res, fmt.Errorf("sandbox setup failed: %s", status.Error)
 	}
 	return res, nil
-}
-
-// copyOutput copies a run's output until EOF, or until the deadline set
-// when the run is over, then takes what is still buffered in the pipe
-// without waiting for more.
-func copyOutput(dst io.Writer, src *os.File) {
-	if _, err := io.Copy(dst, src); !errors.Is(err, os.ErrDeadlineExceeded) {
-		return
-	}
-	// A raw read checks the deadline first and would not run at all.
-	_ = src.SetReadDeadline(time.Time{})
-	rc, err := src.SyscallConn()
-	if err != nil {
-		return
-	}
-	buf := make([]byte, 32<<10)
-	_ = rc.Read(func(fd uintptr) bool {
-		for {
-			n, err := syscall.Read(int(fd), buf)
-			if n <= 0 || err != nil {
-				return true // empty (EAGAIN), EOF or broken: done either way
-			}
-			_, _ = dst.Write(buf[:n])
-		}
-	})
 }
 
 // Discard stops a helper whose call never came.
@@ -438,7 +389,9 @@ func terminate(root int, group *cgroup.Group, grace time.Duration, done <-chan s
 	<-done
 }
 
-func fillExit(res *sandbox.Result, ps *os.ProcessState, st *initproc.Status) {
+// FillExit sets res's exit code or signal from the helper's process state
+// and, when a supervisor reported one, its Status (which wins).
+func FillExit(res *sandbox.Result, ps *os.ProcessState, st *initproc.Status) {
 	if ps == nil && st == nil {
 		res.ExitCode = -1
 		return
