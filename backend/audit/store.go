@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/gatehouse-dev/gatehouse/backend/db"
 )
@@ -18,6 +20,9 @@ var ErrClosed = errors.New("the audit store is closed; restart Gatehouse to reco
 type Options struct {
 	// MaxBatch is the most events committed in one transaction (default 1000).
 	MaxBatch int
+	// GroupCommitDelay bounds how long a commit holds on for announced
+	// appends (default groupCommitDelay; see Announce).
+	GroupCommitDelay time.Duration
 	// QueueSize is how many appends may wait for the writer before Append
 	// blocks (default 8192).
 	QueueSize int
@@ -39,6 +44,11 @@ type Store struct {
 	closed bool
 	reqs   chan *request
 	done   chan struct{}
+	// announced counts durable appends announced and not yet taken by the
+	// writer (see Announce).
+	announced  atomic.Int64
+	settled    chan struct{} // one wake-up for a writer holding on for announced appends
+	groupDelay time.Duration
 
 	subMu sync.Mutex
 	subs  map[*Subscription]struct{}
@@ -60,6 +70,9 @@ func Open(ctx context.Context, sqlDB *sql.DB, logger *slog.Logger, opts Options)
 	if opts.QueueSize <= 0 {
 		opts.QueueSize = 8192
 	}
+	if opts.GroupCommitDelay <= 0 {
+		opts.GroupCommitDelay = groupCommitDelay
+	}
 	seq, hash, err := readHead(ctx, sqlDB)
 	if err != nil {
 		return nil, err
@@ -70,14 +83,16 @@ func Open(ctx context.Context, sqlDB *sql.DB, logger *slog.Logger, opts Options)
 		return nil, db.Classify(fmt.Errorf("connect the audit writer: %w", err))
 	}
 	s := &Store{
-		db:       sqlDB,
-		wconn:    wconn,
-		durable:  true, // db.Open checks the DSN set FULL
-		log:      logger,
-		maxBatch: opts.MaxBatch,
-		reqs:     make(chan *request, opts.QueueSize),
-		done:     make(chan struct{}),
-		subs:     map[*Subscription]struct{}{},
+		db:         sqlDB,
+		wconn:      wconn,
+		durable:    true, // db.Open checks the DSN set FULL
+		log:        logger,
+		maxBatch:   opts.MaxBatch,
+		groupDelay: opts.GroupCommitDelay,
+		settled:    make(chan struct{}, 1),
+		reqs:       make(chan *request, opts.QueueSize),
+		done:       make(chan struct{}),
+		subs:       map[*Subscription]struct{}{},
 	}
 	go s.writeLoop()
 	return s, nil

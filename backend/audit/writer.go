@@ -26,6 +26,8 @@ type request struct {
 	// written: the caller waits for the commit to reach the database
 	// file, not for the fsync (AppendWritten).
 	written bool
+	// announced is settled when the writer takes the request (see Announce).
+	announced *announcement
 }
 
 // lazyCommitDelay is how long rows from Queue may wait for an Append to
@@ -102,6 +104,9 @@ func (s *Store) sendReq(ctx context.Context, e Event, set func(*request)) <-chan
 	}
 	req := &request{ctx: ctx, ev: ev, done: done}
 	set(req)
+	if !req.lazy && !req.written {
+		req.announced = s.announcementFor(ctx)
+	}
 	select {
 	case s.reqs <- req:
 	case <-ctx.Done():
@@ -120,12 +125,14 @@ func (s *Store) writeLoop() {
 	)
 	linger := time.NewTimer(lazyCommitDelay)
 	linger.Stop()
+	hold := time.NewTimer(s.groupDelay)
+	hold.Stop()
 	for {
 		r, ok := <-s.reqs
 		if !ok {
 			return
 		}
-		batch = append(batch[:0], r)
+		batch = append(batch[:0], s.took(r))
 		open, lazy := true, r.lazy
 	drain:
 		for len(batch) < s.maxBatch {
@@ -135,7 +142,7 @@ func (s *Store) writeLoop() {
 					open = false
 					break drain
 				}
-				batch = append(batch, r)
+				batch = append(batch, s.took(r))
 				lazy = lazy && r.lazy
 			default:
 				break drain
@@ -153,7 +160,7 @@ func (s *Store) writeLoop() {
 						open = false
 						break wait
 					}
-					batch = append(batch, r)
+					batch = append(batch, s.took(r))
 					lazy = r.lazy
 				case <-linger.C:
 					break wait
@@ -168,12 +175,15 @@ func (s *Store) writeLoop() {
 						open = false
 						continue
 					}
-					batch = append(batch, r)
+					batch = append(batch, s.took(r))
 					continue
 				default:
 				}
 				break
 			}
+		}
+		if open && waitsForDisk(batch) {
+			batch, open = s.holdForSiblings(batch, hold)
 		}
 		s.commitBatch(batch, &h)
 		clear(batch) // drop references to delivered requests

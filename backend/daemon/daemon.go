@@ -178,7 +178,8 @@ func Run(ctx context.Context, opts Options) (err error) {
 	}
 	d.runner, err = toolcall.New(toolcall.Deps{
 		Sessions: d.sessions, Approvals: d.approvals, Policy: pol, Record: d.Record, RecordAsync: d.RecordAsync, RecordWritten: d.RecordWritten,
-		Sandbox: opts.Sandbox, Hidden: []string{opts.DataDir}, Logger: logger,
+		Announce: d.audit.Announce,
+		Sandbox:  opts.Sandbox, Hidden: []string{opts.DataDir}, Logger: logger,
 		Redact: d.redactor.String, EnvFor: secretStore.EnvFor, Snapshots: d.snapshots,
 	})
 	if err != nil {

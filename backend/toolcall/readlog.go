@@ -26,6 +26,9 @@ type callLog struct {
 	rows     []heldRow
 	decision map[string]any // the policy.decision payload, once decided
 	done     bool           // flushed or merged: later rows are written directly
+	// settle withdraws the call's announcement to the audit writer (see
+	// Deps.Announce) once the call is no longer a quick read.
+	settle func()
 }
 
 type callLogKey struct{}
@@ -65,6 +68,7 @@ func (r *Runner) flushHeld(ctx context.Context) {
 	if l == nil {
 		return
 	}
+	l.settle()
 	l.mu.Lock()
 	rows := l.rows
 	l.rows, l.done = nil, true

@@ -42,6 +42,10 @@ type Deps struct {
 	// RecordAsync queues an event behind earlier ones without waiting; a
 	// later Record returning means it is durable too (one ordered writer).
 	RecordAsync func(ctx context.Context, kind, actor, sess, call string, payload any)
+	// Announce, if set, tells the audit writer that this call will record
+	// its result shortly, so a commit about to wait for the disk can hold
+	// on for it and share the fsync; done withdraws the announcement.
+	Announce func(ctx context.Context) (_ context.Context, done func())
 	// RecordWritten, if set, records a call before it runs: the row is in
 	// the database (it survives the daemon being killed) and its fsync
 	// comes with the call's durable result, overlapping the call's work.
@@ -148,6 +152,9 @@ func (r *Runner) Tools() []*Tool {
 	return out
 }
 
+// Tool is the tool named name, or nil.
+func (r *Runner) Tool(name string) *Tool { return r.tools[name] }
+
 // State is one agent session's view: its live record, workspace, sandbox
 // session and the grants the person gave for this session.
 type State struct {
@@ -243,7 +250,11 @@ func (r *Runner) Call(ctx context.Context, st *State, name string, raw json.RawM
 	if known && t.LocalRead {
 		// Nothing leaves the daemon before the result is durable, and that
 		// wait covers this row too (one ordered writer); see readlog.go.
-		l := &callLog{sess: sess, callID: callID}
+		l := &callLog{sess: sess, callID: callID, settle: func() {}}
+		if r.deps.Announce != nil {
+			ctx, l.settle = r.deps.Announce(ctx)
+			defer l.settle()
+		}
 		ctx = withCallLog(ctx, l)
 		l.hold("tool.call", actor, callEvent)
 	} else if err := r.recordCall(ctx, actor, sess, callID, callEvent); err != nil {
