@@ -45,7 +45,7 @@ type Server struct {
 	handler http.Handler
 
 	mu     sync.Mutex
-	states map[string]*toolcall.State // by MCP session id
+	states map[string]*openSession // by MCP session id
 
 	stateless statelessSessions
 }
@@ -58,7 +58,7 @@ func New(cfg Config) *Server {
 	if cfg.IdleTimeout <= 0 {
 		cfg.IdleTimeout = 6 * time.Hour
 	}
-	s := &Server{cfg: cfg, states: map[string]*toolcall.State{}, stateless: statelessSessions{byID: map[string]*statelessEntry{}}}
+	s := &Server{cfg: cfg, states: map[string]*openSession{}, stateless: statelessSessions{byID: map[string]*statelessEntry{}}}
 	s.server = mcp.NewServer(&mcp.Implementation{Name: "gatehouse", Title: "Gatehouse", Version: cfg.Version}, &mcp.ServerOptions{
 		Instructions: instructions,
 		Logger:       cfg.Logger,
@@ -75,17 +75,18 @@ func New(cfg Config) *Server {
 		}, s.callHandler(t.Name))
 	}
 	getServer := func(*http.Request) *mcp.Server { return s.server }
+	// Idle sessions are closed by openSession's own timer, which sees the
+	// calls answered directly too (direct.go), not by the SDK's.
 	stateful := mcp.NewStreamableHTTPHandler(getServer, &mcp.StreamableHTTPOptions{
 		Logger:              cfg.Logger,
-		SessionTimeout:      cfg.IdleTimeout,
-		MaxRequestBodyBytes: toolcall.MaxArgsBytes + 64<<10,
+		MaxRequestBodyBytes: maxBodyBytes,
 	})
 	// The same endpoint also answers 2026-07-28 clients, which have no
 	// sessions; the SDK serves them only from a stateless handler.
 	stateless := mcp.NewStreamableHTTPHandler(getServer, &mcp.StreamableHTTPOptions{
 		Logger:              cfg.Logger,
 		Stateless:           true,
-		MaxRequestBodyBytes: toolcall.MaxArgsBytes + 64<<10,
+		MaxRequestBodyBytes: maxBodyBytes,
 	})
 	stream := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if isStateless(r) {
@@ -104,9 +105,13 @@ func New(cfg Config) *Server {
 		return &auth.TokenInfo{UserID: e.ID, Extra: map[string]any{"name": e.Name}, Expiration: time.Now().Add(24 * time.Hour)}, nil
 	}
 	bearer := auth.RequireBearerToken(verify, nil)
-	s.handler = queryTokenToHeader(bearer(stream))
+	s.handler = queryTokenToHeader(bearer(s.track(s.direct(stream))))
 	return s
 }
+
+// maxBodyBytes bounds a request body: the largest arguments and room for
+// the JSON-RPC envelope.
+const maxBodyBytes = toolcall.MaxArgsBytes + 64<<10
 
 func boolPtr(b bool) *bool { return &b }
 
@@ -156,9 +161,10 @@ func (s *Server) sessionMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 }
 
 func (s *Server) open(ctx context.Context, ss *mcp.ServerSession, req mcp.Request) error {
-	client, transport := "unknown", "http"
+	client, transport, userID := "unknown", "http", ""
 	if ex := req.GetExtra(); ex != nil {
 		if ex.TokenInfo != nil {
+			userID = ex.TokenInfo.UserID
 			if n, ok := ex.TokenInfo.Extra["name"].(string); ok && n != "" {
 				client = n
 			}
@@ -191,8 +197,10 @@ func (s *Server) open(ctx context.Context, ss *mcp.ServerSession, req mcp.Reques
 	if canElicit {
 		st.Elicit = func(ctx context.Context, q string) (string, error) { return elicit(ctx, ss, q) }
 	}
+	o := &openSession{st: st, ss: ss, userID: userID, idle: s.cfg.IdleTimeout}
+	o.idleTimer = time.AfterFunc(o.idle, o.closeIdle)
 	s.mu.Lock()
-	s.states[ss.ID()] = st
+	s.states[ss.ID()] = o
 	s.mu.Unlock()
 	// The session ends when the client goes away or Gatehouse kills it.
 	go func() {
@@ -209,6 +217,7 @@ func (s *Server) open(ctx context.Context, ss *mcp.ServerSession, req mcp.Reques
 			st.Close(context.Background())
 			<-done
 		}
+		o.idleTimer.Stop()
 		s.mu.Lock()
 		delete(s.states, ss.ID())
 		s.mu.Unlock()
@@ -237,9 +246,7 @@ func elicit(ctx context.Context, ss *mcp.ServerSession, question string) (string
 
 func (s *Server) callHandler(name string) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		s.mu.Lock()
-		st := s.states[req.Session.ID()]
-		s.mu.Unlock()
+		st := s.stateOf(req.Session.ID())
 		if st == nil && req.Session.ID() == "" {
 			var err error
 			if st, err = s.statelessState(ctx, req); err != nil {
@@ -253,15 +260,19 @@ func (s *Server) callHandler(name string) mcp.ToolHandler {
 		if req.Params != nil {
 			args = req.Params.Arguments
 		}
-		res := s.cfg.Runner.Call(ctx, st, name, args)
-		out := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: res.Text}}, IsError: res.IsError}
-		// The call id ties the agent's view to the audit timeline.
-		out.Meta = mcp.Meta{"gatehouse/call_id": res.CallID}
-		if res.Structured != nil {
-			out.StructuredContent = res.Structured
-		}
-		return out, nil
+		return toolResult(s.cfg.Runner.Call(ctx, st, name, args)), nil
 	}
+}
+
+// toolResult is what the agent gets for a call, on either path.
+func toolResult(res toolcall.Result) *mcp.CallToolResult {
+	out := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: res.Text}}, IsError: res.IsError}
+	// The call id ties the agent's view to the audit timeline.
+	out.Meta = mcp.Meta{"gatehouse/call_id": res.CallID}
+	if res.Structured != nil {
+		out.StructuredContent = res.Structured
+	}
+	return out
 }
 
 // Shutdown releases every session's sandbox (containers above all) before
@@ -269,8 +280,8 @@ func (s *Server) callHandler(name string) mcp.ToolHandler {
 func (s *Server) Shutdown(ctx context.Context) {
 	s.mu.Lock()
 	states := make([]*toolcall.State, 0, len(s.states))
-	for _, st := range s.states {
-		states = append(states, st)
+	for _, o := range s.states {
+		states = append(states, o.st)
 	}
 	s.mu.Unlock()
 	s.stateless.mu.Lock()
@@ -286,10 +297,10 @@ func (s *Server) Shutdown(ctx context.Context) {
 // Session finds the live state of a Gatehouse session by its id.
 func (s *Server) Session(id string) (*toolcall.State, bool) {
 	s.mu.Lock()
-	for _, st := range s.states {
-		if st.Live.ID() == id {
+	for _, o := range s.states {
+		if o.st.Live.ID() == id {
 			s.mu.Unlock()
-			return st, true
+			return o.st, true
 		}
 	}
 	s.mu.Unlock()
