@@ -115,7 +115,7 @@ func (b *Backend) Layout(_ sandbox.SessionSpec, p *sandbox.Prepared) (string, er
 
 func (b *Backend) argv(p *sandbox.Prepared) []string {
 	a := Args(p, Layout{Home: b.opts.Home, Hidden: append(p.Hidden, sandbox.SensitiveSystemFiles()...)})
-	inner, _ := initproc.Config{RequestFD: launch.RequestFD, DropCaps: true}.Encode()
+	inner, _ := initproc.Config{RequestFD: launch.RequestFD, DropCaps: true, DevPts: true}.Encode()
 	a = append(a, "--ro-bind", b.opts.Helper, helperMount, "--", helperMount, initproc.Entry, inner)
 	return append([]string{b.opts.Bwrap}, a...)
 }
@@ -194,7 +194,8 @@ type Layout struct {
 
 // devices are bound into the sandbox's /dev. bwrap's own --dev would
 // need a second user namespace (to mount devpts), which would leave the
-// helper unable to mount the protected paths; so no pseudo-terminals.
+// helper unable to mount the protected paths; the helper mounts /dev/pts
+// itself (initproc.Config.DevPts).
 var devices = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty"}
 
 // Args builds bwrap's mount and namespace arguments for p. Order
@@ -227,6 +228,7 @@ func Args(p *sandbox.Prepared, l Layout) []string {
 		"--symlink", "/proc/self/fd/0", "/dev/stdin",
 		"--symlink", "/proc/self/fd/1", "/dev/stdout",
 		"--symlink", "/proc/self/fd/2", "/dev/stderr",
+		"--dir", "/dev/pts", "--symlink", "pts/ptmx", "/dev/ptmx",
 		"--tmpfs", "/dev/shm", "--tmpfs", "/tmp")
 	if l.Home != "" {
 		a = append(a, "--tmpfs", l.Home)

@@ -60,7 +60,12 @@ type Config struct {
 	// DropCaps drops every capability (bounding and ambient sets too)
 	// before exec. bwrap's first process keeps its namespace capabilities
 	// only so the helper can mount the Request's protected paths.
-	DropCaps bool      `json:"drop_caps,omitempty"`
+	DropCaps bool `json:"drop_caps,omitempty"`
+	// DevPts mounts a new devpts instance at /dev/pts before the call
+	// arrives: the sandbox's own pseudo-terminals, none of the host's.
+	// bwrap's --dev would do it in a second user namespace, where the
+	// helper could no longer mount the protected paths.
+	DevPts   bool      `json:"devpts,omitempty"`
 	Rlimits  []Rlimit  `json:"rlimits,omitempty"`
 	Landlock *Landlock `json:"landlock,omitempty"`
 	// Path and Argv are the program to exec.

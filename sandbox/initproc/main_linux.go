@@ -58,6 +58,11 @@ func confineAndExec(cfg Config) error {
 			return err
 		}
 	}
+	if cfg.DevPts {
+		if err := mountDevPts(); err != nil {
+			return err
+		}
+	}
 	env := os.Environ()
 	var dir string
 	var protect []string
