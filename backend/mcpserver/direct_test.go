@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/gatehouse-dev/gatehouse/backend/toolcall"
@@ -149,4 +150,44 @@ func TestOpenSessionIdleClose(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("an idle session was never closed")
 	}
+}
+
+// Whatever the direct path accepts, the SDK reads as the same call: a
+// tools/call request with the same id, tool name and arguments. (What it
+// declines goes to the SDK, so declining is always safe.)
+func FuzzParseDirectCallAgreesWithTheSDK(f *testing.F) {
+	for _, s := range []string{
+		`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"read_file","arguments":{"path":"a"}}}`,
+		`{"jsonrpc":"2.0","id":"x","method":"tools\/call","params":{"name":"read\u005ffile"}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"tools/list","method":"tools/call","params":{"name":"a"}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a","name":"b","arguments":[1]}}`,
+		` {"jsonrpc" : "2.0", "id" : -3 , "method":"tools/call","params":{"name":"a","arguments":null}} `,
+		"{\"jsonrpc\":\"2.0\",\"id\":\"\xff\",\"method\":\"tools/call\",\"params\":{\"name\":\"read_\xfe\",\"arguments\":{\"p\":\"\xff\"}}}",
+		`{"jsonrpc":"2.0","id":9007199254740993,"method":"tools/call","params":{"name":"a"}}`,
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, body string) {
+		call, ok := parseDirectCall([]byte(body))
+		if !ok {
+			return
+		}
+		msg, err := jsonrpc.DecodeMessage([]byte(body))
+		if err != nil {
+			t.Fatalf("direct path took %q, the SDK cannot decode it: %v", body, err)
+		}
+		req, isReq := msg.(*jsonrpc.Request)
+		if !isReq || !req.IsCall() || req.Method != "tools/call" {
+			t.Fatalf("direct path took %q, the SDK reads %#v", body, msg)
+		}
+		var id any // the SDK reads numbers as float64, as this does
+		_ = json.Unmarshal(call.id, &id)
+		if want, err := jsonrpc.MakeID(id); err != nil || want != req.ID {
+			t.Fatalf("id: direct %s, SDK %v", call.id, req.ID)
+		}
+		var p mcp.CallToolParamsRaw
+		if err := json.Unmarshal(req.Params, &p); err != nil || p.Name != call.name || string(p.Arguments) != string(call.args) {
+			t.Fatalf("params: direct %q %s, SDK %q %s (%v)", call.name, call.args, p.Name, p.Arguments, err)
+		}
+	})
 }
