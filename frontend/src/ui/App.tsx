@@ -1,6 +1,5 @@
 // Layout: navigation, the status bar, banners and the current screen.
 
-import { useEffect } from 'preact/hooks';
 import { store } from '../state/app';
 import { useStore } from '../state/store';
 import { Connect } from '../connect/Connect';
@@ -28,10 +27,6 @@ export function App() {
   const expired = useStore(store, (s) => s.auth.kind === 'missing' && s.auth.expired === true);
   const pending = useStore(store, (s) => s.approvals.length);
   const route = useRoute();
-
-  useEffect(() => {
-    document.title = pending > 0 ? `(${pending}) Gatehouse` : 'Gatehouse';
-  }, [pending]);
 
   if (auth === 'missing') return <Login expired={expired} />;
 
