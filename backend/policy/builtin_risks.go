@@ -150,6 +150,8 @@ func protectedPath(p string) (Risk, bool) {
 		return mk(".git/config", "is git configuration, which can run programs")
 	case base == ".mcp.json":
 		return mk(base, "configures agent tools")
+	case strings.HasPrefix(base, ".gatehouse"):
+		return mk(base, "is Gatehouse configuration")
 	case shellRC[base]:
 		return mk(base, "is a shell startup file")
 	case base == "config.fish" || base == ".envrc":

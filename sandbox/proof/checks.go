@@ -77,16 +77,16 @@ func checkGitHooks(ctx context.Context, e *env) (Outcome, string) {
 
 // unmountScript tries to lift the protections with the umount syscall
 // (busybox calls it whatever the uid; util-linux only as root).
-const unmountScript = `for p in .git/hooks .git/config .mcp.json .vscode .bashrc; do busybox umount -l "$p"; umount -l "$p"; done 2>/dev/null; `
+const unmountScript = `for p in .git/hooks .git/config .mcp.json .claude .vscode .bashrc; do busybox umount -l "$p"; umount -l "$p"; done 2>/dev/null; `
 
 func checkUncreatable(ctx context.Context, e *env) (Outcome, string) {
-	r, err := e.run(ctx, []string{"sh", "-c", unmountScript + `echo '{}' > .mcp.json; mkdir -p .vscode && echo x > .vscode/tasks.json; echo x > .bashrc; exit 0`}, nil)
+	r, err := e.run(ctx, []string{"sh", "-c", unmountScript + `echo '{}' > .mcp.json; mkdir -p .claude && echo '{"hooks":{}}' > .claude/settings.json; mkdir -p .vscode && echo x > .vscode/tasks.json; echo x > .bashrc; exit 0`}, nil)
 	if err != nil {
 		return Fail, fmt.Sprintf("run failed: %v", err)
 	}
 	// A backend may keep an empty read-only placeholder directory there
 	// while a session is open; anything else means the write got through.
-	for _, n := range []string{".mcp.json", ".vscode", ".bashrc"} {
+	for _, n := range []string{".mcp.json", ".claude", ".vscode", ".bashrc"} {
 		p := filepath.Join(e.ws, n)
 		st, err := os.Lstat(p)
 		if err != nil {

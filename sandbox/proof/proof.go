@@ -40,7 +40,7 @@ const (
 	CheckHomeCanary    = "home canary unreadable"
 	CheckWriteOutside  = "write outside workspace fails"
 	CheckGitHooks      = "write .git/hooks/pre-commit fails"
-	CheckUncreatable   = "create .mcp.json/.vscode fails"
+	CheckUncreatable   = "create .mcp.json/.claude/.vscode fails"
 	CheckNetwork       = "connect 127.0.0.1 fails (network none)"
 	CheckEnvSecrets    = "host env secrets absent"
 	CheckForkBomb      = "fork bomb contained"

@@ -17,11 +17,16 @@ import (
 
 // Names are protected paths relative to a workspace root. Each of them,
 // if written by an agent, would run code outside the sandbox later.
+// Agents' own project config is here too: Claude Code's .claude holds
+// hooks that run shell commands, and .cursor, .codex and .gemini name MCP
+// servers to start. backend/policy asks before file tools write the same
+// names (a test there holds the two lists together).
 var Names = []string{
 	".git/hooks", ".git/config",
-	".mcp.json", ".vscode", ".idea", ".gatehouse", ".gatehouse.toml",
+	".mcp.json", ".claude", ".cursor", ".codex", ".gemini",
+	".vscode", ".idea", ".gatehouse", ".gatehouse.toml",
 	".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile",
-	".zshrc", ".zshenv", ".zprofile", ".zlogin", ".envrc",
+	".zshrc", ".zshenv", ".zprofile", ".zlogin", ".zlogout", ".envrc",
 }
 
 // Set is the protected paths of one workspace, split by whether they

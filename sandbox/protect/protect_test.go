@@ -19,7 +19,7 @@ func TestFor(t *testing.T) {
 			t.Errorf("existing lacks %s: %v", want, s.Existing)
 		}
 	}
-	for _, want := range []string{".mcp.json", ".idea", ".bashrc"} {
+	for _, want := range []string{".mcp.json", ".claude", ".idea", ".bashrc"} {
 		if !slices.Contains(s.Missing, filepath.Join(ws, want)) {
 			t.Errorf("missing lacks %s: %v", want, s.Missing)
 		}
