@@ -139,6 +139,14 @@ func (b *Backend) Open(ctx context.Context, s sandbox.SessionSpec) (sandbox.Sess
 	var protected, missing []string
 	for _, w := range ss.Workspaces {
 		set := protect.For(w)
+		for _, p := range set.Existing {
+			// A volume follows the link on the host, so it would mount the
+			// link's target (anywhere) and leave the link itself
+			// replaceable from inside.
+			if st, err := os.Lstat(p); err == nil && st.Mode()&os.ModeSymlink != 0 {
+				return nil, fmt.Errorf("%s is a symbolic link, which the container sandbox cannot keep read-only; replace it with what it points to, or use the bwrap or landlock backend: %w", p, sandbox.ErrBadSpec)
+			}
+		}
 		protected = append(protected, set.Existing...)
 		missing = append(missing, set.Missing...)
 	}

@@ -12,8 +12,21 @@ import (
 // protectPaths covers each path with a read-only bind mount of itself.
 // The bind is recursive so paths hidden below stay hidden. Flags the
 // mount already has are kept: the kernel refuses to clear locked ones.
+//
+// A protected name that is a symbolic link (.claude -> dotfiles/claude)
+// is pinned itself, so it cannot be removed, renamed or replaced by a
+// directory of the sandbox's making; its target, when the sandbox can see
+// it, is covered read-only like any other protected path.
 func protectPaths(paths []string) error {
 	for _, p := range paths {
+		if st, err := os.Lstat(p); err == nil && st.Mode()&os.ModeSymlink != 0 {
+			if err := pinLink(p); err != nil {
+				return err
+			}
+			if _, err := os.Stat(p); err != nil {
+				continue // dangling, or pointing where the sandbox cannot see
+			}
+		}
 		if err := unix.Mount(p, p, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
 			return fmt.Errorf("protect %s: %w", p, err)
 		}
@@ -34,6 +47,22 @@ func protectPaths(paths []string) error {
 		if err := unix.Mount("", p, "", flags, ""); err != nil {
 			return fmt.Errorf("make %s read-only: %w", p, err)
 		}
+	}
+	return nil
+}
+
+// pinLink mounts the symbolic link p on itself: a mount point cannot be
+// unlinked or renamed over. open_tree with AT_SYMLINK_NOFOLLOW clones the
+// link rather than its target, and move_mount does not follow the link it
+// mounts on.
+func pinLink(p string) error {
+	fd, err := unix.OpenTree(unix.AT_FDCWD, p, unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC|unix.AT_SYMLINK_NOFOLLOW)
+	if err != nil {
+		return fmt.Errorf("keep the symbolic link %s read-only (replace it with what it points to if this kernel is older than 5.2): %w", p, err)
+	}
+	defer unix.Close(fd)
+	if err := unix.MoveMount(fd, "", unix.AT_FDCWD, p, unix.MOVE_MOUNT_F_EMPTY_PATH); err != nil {
+		return fmt.Errorf("keep the symbolic link %s read-only: %w", p, err)
 	}
 	return nil
 }

@@ -170,6 +170,15 @@ func Rules(p *sandbox.Prepared, home, tmp string) initproc.Landlock {
 			if _, hidden := special[pr]; !hidden {
 				special[pr] = readOnly
 			}
+			// A protected link's target (.claude -> cfg/claude) is
+			// read-only too: a write through the link lands there, and a
+			// rule on the link alone would not cover it under a writable
+			// cfg. The link itself sits in the read-only root or .git.
+			if t, err := filepath.EvalSymlinks(pr); err == nil && t != pr {
+				if _, hidden := special[t]; !hidden {
+					special[t] = readOnly
+				}
+			}
 		}
 	}
 	for _, d := range sandbox.SystemDirs {
