@@ -57,7 +57,13 @@ func Profile(p *sandbox.Prepared, home, tmp string) string {
 	w("(deny file-write*")
 	for _, ws := range p.Workspaces {
 		for _, n := range protect.Names {
-			w("  (subpath %s)", quote(filepath.Join(ws, n)))
+			pn := filepath.Join(ws, n)
+			w("  (subpath %s)", quote(pn))
+			// Seatbelt matches the path a write resolves to, so a
+			// protected link's target is named too.
+			if t, err := filepath.EvalSymlinks(pn); err == nil && t != pn {
+				w("  (subpath %s)", quote(t))
+			}
 		}
 		w("  (regex %s)", quote("^"+regexQuote(ws)+"/\\.gatehouse"))
 	}

@@ -4,6 +4,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/gatehouse-dev/gatehouse/sandbox"
@@ -49,5 +50,29 @@ func TestProfileGolden(t *testing.T) {
 				t.Errorf("profile differs from %s; got:\n%s", golden, got)
 			}
 		})
+	}
+}
+
+// A protected name that is a symbolic link gets its target denied too:
+// Seatbelt matches the path a write resolves to.
+func TestProfileDeniesProtectedLinkTargets(t *testing.T) {
+	ws := t.TempDir()
+	target := filepath.Join(ws, "cfg", "claude")
+	if err := os.MkdirAll(target, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("cfg/claude", filepath.Join(ws, ".claude")); err != nil {
+		t.Fatal(err)
+	}
+	real, err := filepath.EvalSymlinks(target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := Profile(&sandbox.Prepared{Workspaces: []string{ws}}, "/h", "/t")
+	deny := got[strings.Index(got, "(deny file-write*"):]
+	for _, want := range []string{quote(filepath.Join(ws, ".claude")), quote(real)} {
+		if !strings.Contains(deny, "(subpath "+want+")") {
+			t.Errorf("the deny block lacks %s:\n%s", want, deny)
+		}
 	}
 }
