@@ -167,3 +167,33 @@ func TestStatCacheFormat(t *testing.T) {
 		})
 	}
 }
+
+// On a network or FUSE filesystem every directory is listed again, even
+// when its stat is unchanged.
+func TestSharedFilesystemListsEveryDirectory(t *testing.T) {
+	ws, data := t.TempDir(), t.TempDir()
+	seedWorkspace(t, ws)
+	waitCtimeSettled(t, data, ws)
+	s := openStore(t, data, Options{})
+	if sharedFS(int(mustOpenDir(t, ws).Fd())) {
+		t.Fatalf("the test's temp dir %s counts as a shared filesystem", ws)
+	}
+	s.sharedFS = func(int) bool { return true }
+	req := Request{Session: "s", CallID: "c", Phase: Pre, Roots: []string{ws}}
+	mustCheckpoint(t, s, req)
+	before := s.listed.Load()
+	mustCheckpoint(t, s, req)
+	if n := s.listed.Load() - before; n == 0 {
+		t.Fatal("an unchanged checkpoint on a shared filesystem trusted cached listings")
+	}
+}
+
+func mustOpenDir(t *testing.T, dir string) *os.File {
+	t.Helper()
+	f, err := os.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	return f
+}

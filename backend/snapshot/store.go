@@ -78,6 +78,9 @@ type Store struct {
 	closed   atomic.Bool
 	pruneRun atomic.Bool
 	listed   atomic.Int64 // directories listed with getdents, for tests
+	// sharedFS reports a filesystem whose directories' stat cannot vouch
+	// for their listing (see fstype_linux.go); a field so tests can say so.
+	sharedFS func(fd int) bool
 
 	savesMu     sync.Mutex
 	savesClosed bool
@@ -119,7 +122,7 @@ func Open(dir string, opts Options, log *slog.Logger) (*Store, error) {
 		lock.Close()
 		return nil, fmt.Errorf("snapshot store %s is in use by another process; stop it first: %w", dir, err)
 	}
-	s := &Store{dir: dir, opts: opts.withDefaults(), log: log, lock: lock, roots: map[string]*rootState{}}
+	s := &Store{dir: dir, opts: opts.withDefaults(), log: log, lock: lock, roots: map[string]*rootState{}, sharedFS: sharedFS}
 	s.ex = newExcluder(s.opts.Exclude)
 	fail := func(err error) (*Store, error) {
 		lock.Close()
@@ -299,7 +302,7 @@ func (s *Store) newScanner(ctx context.Context, b *batch, root string, hash bool
 	return &scanner{
 		ctx: ctx, objs: s.objs, b: b, ex: s.ex, maxFile: s.opts.MaxFileSize, cloneMin: s.opts.CloneMinSize,
 		stamp: s.fsNow(), skipDev: s.selfDev, skipIno: s.selfIno, hash: hash,
-		sem: make(chan struct{}, s.opts.Workers), root: root,
+		sem: make(chan struct{}, s.opts.Workers), root: root, sharedFS: s.sharedFS,
 	}
 }
 

@@ -38,6 +38,20 @@ type scanner struct {
 	files, dirs, links, hashed atomic.Int64
 	bytes, hashedBytes         atomic.Int64
 	listed                     atomic.Int64 // directories read with getdents
+
+	sharedFS   func(fd int) bool
+	sharedDevs sync.Map // device -> bool: sharedFS, asked once per device
+}
+
+// onSharedFS reports whether fd, on device dev, is on a filesystem where
+// a cached listing is not trusted.
+func (s *scanner) onSharedFS(fd int, dev uint64) bool {
+	if v, ok := s.sharedDevs.Load(dev); ok {
+		return v.(bool)
+	}
+	v := s.sharedFS != nil && s.sharedFS(fd)
+	s.sharedDevs.Store(dev, v)
+	return v
 }
 
 func (s *scanner) note(rel string, size int64, r Reason, detail string) {
@@ -106,7 +120,9 @@ func readNames(fd int) ([]string, error) {
 // ctime (POSIX), and ctime cannot be set from user space. Every entry is
 // still fstatat()ed, so content changes are caught exactly as before. This
 // is the rule git's untracked cache relies on; readdir on ext4 costs more
-// than the stats it saves.
+// than the stats it saves. On network and FUSE filesystems, where another
+// machine or a userspace server may change entries without the stat seen
+// here changing, every directory is listed.
 func (s *scanner) scanDir(fd int, rel string, self Entry, key statKey, old *node) (*node, error) {
 	defer unix.Close(fd)
 	if err := s.ctx.Err(); err != nil {
@@ -117,7 +133,7 @@ func (s *scanner) scanDir(fd int, rel string, self Entry, key statKey, old *node
 		old = nil
 	}
 	var names []string
-	listed := old != nil && !old.racy && old.st == key
+	listed := old != nil && !old.racy && old.st == key && !s.onSharedFS(fd, key.dev)
 	n := 0
 	if listed {
 		n = len(old.kids)
