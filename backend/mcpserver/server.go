@@ -76,9 +76,12 @@ func New(cfg Config) *Server {
 	}
 	getServer := func(*http.Request) *mcp.Server { return s.server }
 	// Idle sessions are closed by openSession's own timer, which sees the
-	// calls answered directly too (direct.go), not by the SDK's.
+	// calls answered directly too (direct.go). The SDK's, four times as
+	// long, only reaps sessions Gatehouse never opened (a failed
+	// initialize); any call through the SDK restarts it anyway.
 	stateful := mcp.NewStreamableHTTPHandler(getServer, &mcp.StreamableHTTPOptions{
 		Logger:              cfg.Logger,
+		SessionTimeout:      4 * cfg.IdleTimeout,
 		MaxRequestBodyBytes: maxBodyBytes,
 	})
 	// The same endpoint also answers 2026-07-28 clients, which have no
