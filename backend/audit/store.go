@@ -46,9 +46,13 @@ type Store struct {
 	done   chan struct{}
 	// announced counts durable appends announced and not yet taken by the
 	// writer (see Announce).
-	announced  atomic.Int64
-	settled    chan struct{} // one wake-up for a writer holding on for announced appends
-	groupDelay time.Duration
+	announced atomic.Int64
+	settled   chan struct{} // one wake-up for a writer holding on for announced appends
+	// lastTime is the latest event time committed (writer goroutine only).
+	lastTime      time.Time
+	lastTimeKnown bool
+	commits       atomic.Int64 // transactions committed, for tests
+	groupDelay    time.Duration
 
 	subMu sync.Mutex
 	subs  map[*Subscription]struct{}

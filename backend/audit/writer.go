@@ -28,6 +28,9 @@ type request struct {
 	written bool
 	// announced is settled when the writer takes the request (see Announce).
 	announced *announcement
+	// stamped: the caller left Time zero and it was set when queued; the
+	// writer may move it up so that times never run backwards in seq order.
+	stamped bool
 }
 
 // lazyCommitDelay is how long rows from Queue may wait for an Append to
@@ -103,6 +106,11 @@ func (s *Store) sendReq(ctx context.Context, e Event, set func(*request)) <-chan
 		return done
 	}
 	req := &request{ctx: ctx, ev: ev, done: done}
+	if req.ev.Time.IsZero() {
+		// When it happened, not when its batch commits: rows queued early
+		// in a call (exec.started) would otherwise carry its end time.
+		req.ev.Time, req.stamped = time.Now().UTC(), true
+	}
 	set(req)
 	if !req.lazy && !req.written {
 		req.announced = s.announcementFor(ctx)
@@ -211,13 +219,26 @@ func (s *Store) commitBatch(batch []*request, h *hasher) {
 	}
 	events := make([]Event, len(live))
 	durable := false
+	floor := s.timeFloor()
 	for i, r := range live {
 		events[i] = r.ev
 		durable = durable || (!r.lazy && !r.written)
+		// Queue order is seq order, but two callers may stamp and queue
+		// in opposite orders.
+		if r.stamped && events[i].Time.Before(floor) {
+			events[i].Time = floor
+		}
+		if events[i].Time.After(floor) {
+			floor = events[i].Time
+		}
 	}
 	err := s.setSync(durable)
 	if err == nil {
 		err = s.insert(context.Background(), events, h)
+	}
+	if err == nil {
+		s.lastTime = floor
+		s.commits.Add(1)
 	}
 	if err != nil {
 		err = db.Classify(err)
@@ -233,6 +254,22 @@ func (s *Store) commitBatch(batch []*request, h *hasher) {
 	for i, r := range live {
 		r.done <- Result{Event: events[i]}
 	}
+}
+
+// timeFloor is the latest time committed so far (writer goroutine only),
+// read from the database once.
+func (s *Store) timeFloor() time.Time {
+	if !s.lastTimeKnown {
+		var ns int64
+		err := s.wconn.QueryRowContext(context.Background(), "SELECT time_ns FROM audit_events ORDER BY seq DESC LIMIT 1").Scan(&ns)
+		switch {
+		case err == nil:
+			s.lastTime, s.lastTimeKnown = time.Unix(0, ns).UTC(), true
+		case errors.Is(err, sql.ErrNoRows):
+			s.lastTimeKnown = true
+		}
+	}
+	return s.lastTime
 }
 
 // setSync makes the writer's next commit wait for the disk (FULL) or not
