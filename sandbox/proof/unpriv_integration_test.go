@@ -18,8 +18,12 @@ import (
 // unprivEnv marks the child test process started by TestUnprivileged.
 const unprivEnv = "GATEHOUSE_TEST_UNPRIVILEGED"
 
-// unprivUID is nobody, which exists on every Debian system.
-const unprivUID = 65534
+// unprivUID is a uid of the battery's own, with no account: RLIMIT_NPROC,
+// which the fork-bomb row sets, counts every process and thread of the
+// uid (under Landlock, system-wide), so it must not be shared with another
+// test's processes, such as backend/snapshot's, which runs as nobody while
+// `make test` runs packages in parallel.
+const unprivUID = 61999
 
 // Most users are not root: re-run the battery and the suite as an
 // unprivileged uid, with a home, workspace and TMPDIR it owns.
