@@ -353,6 +353,14 @@ func envValue(env []string, key string) string {
 // EnvValue returns the value of key in env (last one wins).
 func EnvValue(env []string, key string) string { return envValue(env, key) }
 
+// RunEnv is a run's environment: the spec's, with HOME, TMPDIR and PATH
+// filled in where it leaves them unset.
+func RunEnv(env []string, home, tmp string) []string {
+	env = WithDefaultEnv(env, "HOME", home)
+	env = WithDefaultEnv(env, "TMPDIR", tmp)
+	return WithDefaultEnv(env, "PATH", DefaultPath)
+}
+
 // WithDefaultEnv returns env with key=value appended when key is absent.
 func WithDefaultEnv(env []string, key, value string) []string {
 	for _, e := range env {

@@ -167,22 +167,14 @@ func (s *started) Run(ctx context.Context, p *sandbox.Prepared) (sandbox.Result,
 	defer protect.Shared.Release(held)
 	prot := append(existing, held...)
 
-	env := sandbox.WithDefaultEnv(p.Env, "HOME", s.home)
-	env = sandbox.WithDefaultEnv(env, "TMPDIR", "/tmp")
-	env = sandbox.WithDefaultEnv(env, "PATH", sandbox.DefaultPath)
+	req := launch.NewRequest(p, sandbox.RunEnv(p.Env, s.home, "/tmp"), 0)
+	req.Protect = prot
 	return s.pend.Exec(ctx, launch.Call{
-		Request: &initproc.Request{
-			Path:    p.Path,
-			Argv:    p.Argv,
-			Env:     env,
-			Dir:     p.Dir,
-			Rlimits: launch.Rlimits(p.Limits, 0),
-			Protect: prot,
-		},
-		Limits: p.Limits,
-		Stdin:  p.Spec.Stdin,
-		Stdout: p.Spec.Stdout,
-		Stderr: p.Spec.Stderr,
+		Request: req,
+		Limits:  p.Limits,
+		Stdin:   p.Spec.Stdin,
+		Stdout:  p.Spec.Stdout,
+		Stderr:  p.Spec.Stderr,
 	})
 }
 

@@ -279,9 +279,7 @@ func (s *session) Run(ctx context.Context, spec sandbox.Spec) (sandbox.Result, e
 	if len(p.ReadOnly) > 0 || len(p.ReadWrite) > 0 {
 		return res, &sandbox.SpecError{Field: "read_write", Value: "", Err: fmt.Errorf("%w: the container backend mounts only the session's workspaces", sandbox.ErrBadSpec)}
 	}
-	env := sandbox.WithDefaultEnv(p.Env, "HOME", "/tmp")
-	env = sandbox.WithDefaultEnv(env, "TMPDIR", "/tmp")
-	env = sandbox.WithDefaultEnv(env, "PATH", sandbox.DefaultPath)
+	env := sandbox.RunEnv(p.Env, "/tmp", "/tmp")
 	defer s.prepareNext()
 	if r := s.takeReady(ctx); r != nil {
 		res, err := s.runReady(ctx, r, p, env)

@@ -277,8 +277,8 @@ func (s *session) runReady(ctx context.Context, r *readyExec, p *sandbox.Prepare
 	if status == nil && !res.Killed {
 		return res, errors.New("the container's helper ended without a status")
 	}
-	if status != nil && status.Error != "" && status.Exit == initproc.ExitSetupFailed {
-		return res, fmt.Errorf("sandbox setup failed: %s", status.Error)
+	if err := launch.SetupError(status); err != nil {
+		return res, err
 	}
 	if res.ExitCode == 127 && !res.Killed && notFound(res.Stderr) {
 		return res, &sandbox.SpecError{Field: "argv[0]", Value: p.Argv[0], Err: sandbox.ErrNotFound}

@@ -226,27 +226,26 @@ func supervise(cfg Config) int {
 		mainDone bool
 		grace    <-chan time.Time
 	)
+	// stop asks the run to end (SIGTERM to the whole tree), once, and
+	// starts the wait before SIGKILL.
+	stop := func() {
+		if grace != nil {
+			return
+		}
+		_ = proctree.Signal(self, syscall.SIGTERM, false)
+		g := cfg.Grace
+		if g <= 0 {
+			g = 2 * time.Second
+		}
+		grace = time.After(g)
+	}
 	for {
 		select {
 		case <-hangup:
 			hangup = nil
-			if grace == nil {
-				_ = proctree.Signal(self, syscall.SIGTERM, false)
-				g := cfg.Grace
-				if g <= 0 {
-					g = 2 * time.Second
-				}
-				grace = time.After(g)
-			}
+			stop()
 		case <-sigs:
-			if grace == nil {
-				_ = proctree.Signal(self, syscall.SIGTERM, false)
-				g := cfg.Grace
-				if g <= 0 {
-					g = 2 * time.Second
-				}
-				grace = time.After(g)
-			}
+			stop()
 		case <-grace:
 			_ = proctree.KillDescendants(self)
 		case r, ok := <-reap:

@@ -133,9 +133,6 @@ func (s *started) Discard() { s.pend.Discard() }
 
 // Run implements sandbox.Started.
 func (s *started) Run(ctx context.Context, p *sandbox.Prepared) (sandbox.Result, error) {
-	env := sandbox.WithDefaultEnv(p.Env, "HOME", s.home)
-	env = sandbox.WithDefaultEnv(env, "TMPDIR", s.tmp)
-	env = sandbox.WithDefaultEnv(env, "PATH", sandbox.DefaultPath)
 	nprocBase := 0
 	if os.Geteuid() != 0 {
 		// Without a user namespace RLIMIT_NPROC counts all of the user's
@@ -143,17 +140,11 @@ func (s *started) Run(ctx context.Context, p *sandbox.Prepared) (sandbox.Result,
 		nprocBase = proctree.UserTasks(os.Getuid())
 	}
 	return s.pend.Exec(ctx, launch.Call{
-		Request: &initproc.Request{
-			Path:    p.Path,
-			Argv:    p.Argv,
-			Env:     env,
-			Dir:     p.Dir,
-			Rlimits: launch.Rlimits(p.Limits, nprocBase),
-		},
-		Limits: p.Limits,
-		Stdin:  p.Spec.Stdin,
-		Stdout: p.Spec.Stdout,
-		Stderr: p.Spec.Stderr,
+		Request: launch.NewRequest(p, sandbox.RunEnv(p.Env, s.home, s.tmp), nprocBase),
+		Limits:  p.Limits,
+		Stdin:   p.Spec.Stdin,
+		Stdout:  p.Spec.Stdout,
+		Stderr:  p.Spec.Stderr,
 	})
 }
 

@@ -304,10 +304,16 @@ func (p *Pending) Exec(ctx context.Context, call Call) (res sandbox.Result, err 
 	default:
 		FillExit(&res, nil, status)
 	}
+	return res, SetupError(status)
+}
+
+// SetupError is the error a helper reported when it could not confine
+// its target (which then never ran), or nil.
+func SetupError(status *initproc.Status) error {
 	if status != nil && status.Error != "" && status.Exit == initproc.ExitSetupFailed {
-		return res, fmt.Errorf("sandbox setup failed: %s", status.Error)
+		return fmt.Errorf("sandbox setup failed: %s", status.Error)
 	}
-	return res, nil
+	return nil
 }
 
 // Discard stops a helper whose call never came.

@@ -6,6 +6,12 @@ import (
 	"golang.org/x/sys/unix"
 )
 
+// NewRequest is the call a waiting helper receives for p: what to exec,
+// with env, in p's directory, under p's limits (see Rlimits for nprocBase).
+func NewRequest(p *sandbox.Prepared, env []string, nprocBase int) *initproc.Request {
+	return &initproc.Request{Path: p.Path, Argv: p.Argv, Env: env, Dir: p.Dir, Rlimits: Rlimits(p.Limits, nprocBase)}
+}
+
 // Rlimits maps Limits to rlimits. nprocBase is added to the process
 // limit because RLIMIT_NPROC counts every process of the user in the
 // current user namespace (0 inside a fresh one, as with bwrap).

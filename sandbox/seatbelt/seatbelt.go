@@ -73,9 +73,7 @@ func (b *Backend) run(ctx context.Context, ss sandbox.SessionSpec, p *sandbox.Pr
 	if err := os.Mkdir(tmp, 0o700); err != nil {
 		return sandbox.Result{Backend: Name}, fmt.Errorf("create run directory: %w", err)
 	}
-	env := sandbox.WithDefaultEnv(p.Env, "HOME", home)
-	env = sandbox.WithDefaultEnv(env, "TMPDIR", tmp)
-	env = sandbox.WithDefaultEnv(env, "PATH", sandbox.DefaultPath)
+	env := sandbox.RunEnv(p.Env, home, tmp)
 	argv := append([]string{b.opts.SandboxExec, "-p", Profile(p, home, tmp), "--", p.Path}, p.Argv[1:]...)
 	return launch.Run(ctx, launch.Command{
 		Backend: Name,
