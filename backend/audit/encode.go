@@ -124,32 +124,11 @@ func (o *PayloadOptions) value(dst []byte, v any, depth int) ([]byte, error) {
 	case map[string]any:
 		return o.object(dst, x, depth)
 	case []any:
-		if x == nil {
-			return append(dst, "null"...), nil
-		}
-		dst = append(dst, '[')
-		for i, e := range x {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			var err error
-			if dst, err = o.value(dst, e, depth+1); err != nil {
-				return nil, err
-			}
-		}
-		return append(dst, ']'), nil
+		return appendArray(dst, x, func(dst []byte, e any) ([]byte, error) { return o.value(dst, e, depth+1) })
 	case []string:
-		if x == nil {
-			return append(dst, "null"...), nil
-		}
-		dst = append(dst, '[')
-		for i, e := range x {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			dst = appendCanonicalString(dst, o.str(e))
-		}
-		return append(dst, ']'), nil
+		return appendArray(dst, x, func(dst []byte, e string) ([]byte, error) {
+			return appendCanonicalString(dst, o.str(e)), nil
+		})
 	}
 	if o.Other == nil {
 		return nil, fmt.Errorf("cannot encode a %T in an audit payload", v)
@@ -182,4 +161,23 @@ func appendCanonicalFloat(dst []byte, x float64) ([]byte, error) {
 		return strconv.AppendFloat(dst, x, 'f', -1, 64), nil
 	}
 	return strconv.AppendFloat(dst, x, 'g', -1, 64), nil
+}
+
+// appendArray writes xs as a JSON array (null when nil), each element
+// written by elem.
+func appendArray[T any](dst []byte, xs []T, elem func([]byte, T) ([]byte, error)) ([]byte, error) {
+	if xs == nil {
+		return append(dst, "null"...), nil
+	}
+	dst = append(dst, '[')
+	for i, e := range xs {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		var err error
+		if dst, err = elem(dst, e); err != nil {
+			return nil, err
+		}
+	}
+	return append(dst, ']'), nil
 }
