@@ -175,7 +175,7 @@ func benchClient(b *testing.B, d *clitest.Daemon, rt http.RoundTripper) *mcp.Cli
 	c := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1.0"}, nil)
 	s, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{
 		Endpoint:   "http://" + d.Addr + "/mcp",
-		HTTPClient: &http.Client{Transport: bearerRT{tok: d.Token("agent"), base: rt}},
+		HTTPClient: &http.Client{Transport: clitest.Bearer(d.Token("agent"), rt)},
 		MaxRetries: -1,
 	}, &mcp.ClientSessionOptions{ProtocolVersion: clitest.StatefulProtocol})
 	if err != nil {
@@ -183,17 +183,6 @@ func benchClient(b *testing.B, d *clitest.Daemon, rt http.RoundTripper) *mcp.Cli
 	}
 	b.Cleanup(func() { s.Close() })
 	return s
-}
-
-type bearerRT struct {
-	tok  string
-	base http.RoundTripper
-}
-
-func (t bearerRT) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	r.Header.Set("Authorization", "Bearer "+t.tok)
-	return t.base.RoundTrip(r)
 }
 
 // daemonPID finds the daemon by its data directory on the command line

@@ -25,7 +25,7 @@ func TestSearchFiles(t *testing.T) {
 	f.write(".git/config", "NEEDLE in git\n")
 	f.write("long.txt", strings.Repeat("é", 300)+"NEEDLE"+strings.Repeat("z", 300)+"\n")
 	must(t, os.Symlink(f.outside, filepath.Join(f.ws, "escape")))
-	must(t, os.WriteFile(filepath.Join(f.outside, "todo.txt"), []byte("NEEDLE outside\n"), 0o644))
+	must(t, os.WriteFile(filepath.Join(f.outside, "beyond.txt"), []byte("NEEDLE outside\n"), 0o644))
 
 	cases := []struct {
 		name, pattern, path, glob string

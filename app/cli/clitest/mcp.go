@@ -8,12 +8,24 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-type bearer struct{ tok string }
+// Bearer sends every request through base (http.DefaultTransport when
+// nil) with the token in its Authorization header.
+func Bearer(token string, base http.RoundTripper) http.RoundTripper {
+	if base == nil {
+		base = http.DefaultTransport
+	}
+	return bearer{token, base}
+}
+
+type bearer struct {
+	tok  string
+	base http.RoundTripper
+}
 
 func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 	r = r.Clone(r.Context())
 	r.Header.Set("Authorization", "Bearer "+b.tok)
-	return http.DefaultTransport.RoundTrip(r)
+	return b.base.RoundTrip(r)
 }
 
 // StatefulProtocol is the session-based MCP revision most agents speak
@@ -26,7 +38,7 @@ func (d *Daemon) MCP(ctx context.Context, name string) *mcp.ClientSession {
 	c := mcp.NewClient(&mcp.Implementation{Name: name, Version: "1.0"}, nil)
 	s, err := c.Connect(ctx, &mcp.StreamableClientTransport{
 		Endpoint:   "http://" + d.Addr + "/mcp",
-		HTTPClient: &http.Client{Transport: bearer{d.Token("agent")}},
+		HTTPClient: &http.Client{Transport: Bearer(d.Token("agent"), nil)},
 		MaxRetries: -1,
 	}, &mcp.ClientSessionOptions{ProtocolVersion: StatefulProtocol})
 	if err != nil {
@@ -53,7 +65,7 @@ func Text(t testing.TB, r *mcp.CallToolResult) string {
 func (d *Daemon) MCPTransport() mcp.Transport {
 	return &mcp.StreamableClientTransport{
 		Endpoint:   "http://" + d.Addr + "/mcp",
-		HTTPClient: &http.Client{Transport: bearer{d.Token("agent")}},
+		HTTPClient: &http.Client{Transport: Bearer(d.Token("agent"), nil)},
 		MaxRetries: -1,
 	}
 }
