@@ -19,23 +19,29 @@ const groupCommitDelay = time.Millisecond
 // commit_siblings: only a commit with announced siblings waits, so a lone
 // caller never does.
 //
-// The announcement travels in the returned context; the first Append made
-// with it settles it. Call done when the caller no longer expects to
-// append soon (always, on every path: it is a no-op once settled).
-func (s *Store) Announce(ctx context.Context) (_ context.Context, done func()) {
-	a := &announcement{s: s}
+// The announcement's own Append settles it. Call Settle when the caller no
+// longer expects to append soon (always, on every path: it is a no-op once
+// settled).
+func (s *Store) Announce() *Announcement {
+	a := &Announcement{s: s}
 	s.announced.Add(1)
-	return context.WithValue(ctx, announcementKey{}, a), a.settle
+	return a
 }
 
-type announcementKey struct{}
-
-type announcement struct {
+// Announcement is a durable append announced ahead (see Announce).
+type Announcement struct {
 	s       *Store
 	settled atomic.Bool
 }
 
-func (a *announcement) settle() {
+// Append is Store.Append for the announced event: the writer taking it
+// settles the announcement.
+func (a *Announcement) Append(ctx context.Context, e Event) (Event, error) {
+	return a.s.wait(ctx, a.s.sendReq(ctx, e, func(r *request) { r.announced = a }))
+}
+
+// Settle withdraws the announcement.
+func (a *Announcement) Settle() {
 	if a != nil && a.settled.CompareAndSwap(false, true) {
 		a.s.announced.Add(-1)
 		// Wake a holding writer to look again.
@@ -44,16 +50,6 @@ func (a *announcement) settle() {
 		default:
 		}
 	}
-}
-
-// announcementFor is the announcement a durable append made with ctx
-// settles, if any.
-func (s *Store) announcementFor(ctx context.Context) *announcement {
-	a, _ := ctx.Value(announcementKey{}).(*announcement)
-	if a == nil || a.s != s {
-		return nil
-	}
-	return a
 }
 
 // holdForSiblings adds requests to a batch that waits for the disk while
@@ -82,7 +78,7 @@ func (s *Store) holdForSiblings(batch []*request, timer *time.Timer) ([]*request
 
 // took is called by the writer for every request it takes off the queue.
 func (s *Store) took(r *request) *request {
-	r.announced.settle()
+	r.announced.Settle()
 	return r
 }
 

@@ -22,10 +22,14 @@ func newGroupStore(t *testing.T) *Store {
 }
 
 func appendSoon(t *testing.T, s *Store, ctx context.Context, e Event) <-chan Result {
+	return appendSoonAs(t, ctx, e, s.Append)
+}
+
+func appendSoonAs(t *testing.T, ctx context.Context, e Event, appendFn func(context.Context, Event) (Event, error)) <-chan Result {
 	t.Helper()
 	ch := make(chan Result, 1)
 	go func() {
-		got, err := s.Append(ctx, e)
+		got, err := appendFn(ctx, e)
 		ch <- Result{Event: got, Err: err}
 	}()
 	return ch
@@ -48,15 +52,15 @@ func waitResult(t *testing.T, ch <-chan Result, what string) Result {
 func TestCommitHoldsOnForAnAnnouncedAppend(t *testing.T) {
 	s := newGroupStore(t)
 	ctx := context.Background()
-	annCtx, done := s.Announce(ctx)
-	defer done()
+	ann := s.Announce()
+	defer ann.Settle()
 	first := appendSoon(t, s, ctx, ev("a", "tool.result", ActorSystem, `{}`))
 	select {
 	case r := <-first:
 		t.Fatalf("committed without waiting for the announced append: %+v", r)
 	case <-time.After(100 * time.Millisecond):
 	}
-	second := appendSoon(t, s, annCtx, ev("b", "tool.result", ActorSystem, `{}`))
+	second := appendSoonAs(t, ctx, ev("b", "tool.result", ActorSystem, `{}`), ann.Append)
 	r1, r2 := waitResult(t, first, "first"), waitResult(t, second, "second")
 	if r1.Event.Seq != 1 || r2.Event.Seq != 2 || s.commits.Load() != 1 {
 		t.Fatalf("not one commit (%d commits): %+v / %+v", s.commits.Load(), r1.Event, r2.Event)
@@ -69,15 +73,15 @@ func TestCommitHoldsOnForAnAnnouncedAppend(t *testing.T) {
 func TestAWithdrawnAnnouncementReleasesTheCommit(t *testing.T) {
 	s := newGroupStore(t)
 	ctx := context.Background()
-	_, done := s.Announce(ctx)
+	ann := s.Announce()
 	first := appendSoon(t, s, ctx, ev("a", "tool.result", ActorSystem, `{}`))
 	select {
 	case r := <-first:
 		t.Fatalf("committed without waiting for the announced append: %+v", r)
 	case <-time.After(100 * time.Millisecond):
 	}
-	done()
-	done() // a second call does nothing
+	ann.Settle()
+	ann.Settle() // a second call does nothing
 	waitResult(t, first, "append after the announcement was withdrawn")
 	if n := s.announced.Load(); n != 0 {
 		t.Fatalf("announced = %d", n)
@@ -90,11 +94,11 @@ func TestNoAnnouncedSiblingNoWait(t *testing.T) {
 	s := newGroupStore(t)
 	ctx := context.Background()
 	waitResult(t, appendSoon(t, s, ctx, ev("a", "tool.result", ActorSystem, `{}`)), "lone append")
-	own, done := s.Announce(ctx)
-	defer done()
-	waitResult(t, appendSoon(t, s, own, ev("a", "tool.result", ActorSystem, `{}`)), "append settling its own announcement")
-	_, other := s.Announce(ctx)
-	defer other()
+	own := s.Announce()
+	defer own.Settle()
+	waitResult(t, appendSoonAs(t, ctx, ev("a", "tool.result", ActorSystem, `{}`), own.Append), "append settling its own announcement")
+	other := s.Announce()
+	defer other.Settle()
 	if _, err := s.AppendWritten(ctx, ev("a", "tool.call", ActorSystem, `{}`)); err != nil {
 		t.Fatal(err)
 	}

@@ -27,7 +27,7 @@ type request struct {
 	// file, not for the fsync (AppendWritten).
 	written bool
 	// announced is settled when the writer takes the request (see Announce).
-	announced *announcement
+	announced *Announcement
 	// stamped: the caller left Time zero and it was set when queued; the
 	// writer may move it up so that times never run backwards in seq order.
 	stamped bool
@@ -45,7 +45,10 @@ const lazyCommitDelay = 5 * time.Millisecond
 // the event up it is not recorded; if it ends during the commit, Append
 // returns ctx.Err() and the event may still be recorded.
 func (s *Store) Append(ctx context.Context, e Event) (Event, error) {
-	ch := s.AppendAsync(ctx, e)
+	return s.wait(ctx, s.AppendAsync(ctx, e))
+}
+
+func (s *Store) wait(ctx context.Context, ch <-chan Result) (Event, error) {
 	select {
 	case r := <-ch:
 		return r.Event, r.Err
@@ -79,13 +82,7 @@ func (s *Store) Queue(ctx context.Context, e Event) <-chan Result {
 // Only a crash of the whole machine in between can lose it, along with
 // whatever the call itself had not yet flushed.
 func (s *Store) AppendWritten(ctx context.Context, e Event) (Event, error) {
-	ch := s.sendReq(ctx, e, func(r *request) { r.written = true })
-	select {
-	case r := <-ch:
-		return r.Event, r.Err
-	case <-ctx.Done():
-		return Event{}, ctx.Err()
-	}
+	return s.wait(ctx, s.sendReq(ctx, e, func(r *request) { r.written = true }))
 }
 
 func (s *Store) send(ctx context.Context, e Event, lazy bool) <-chan Result {
@@ -112,8 +109,8 @@ func (s *Store) sendReq(ctx context.Context, e Event, set func(*request)) <-chan
 		req.ev.Time, req.stamped = time.Now().UTC(), true
 	}
 	set(req)
-	if !req.lazy && !req.written {
-		req.announced = s.announcementFor(ctx)
+	if req.lazy || req.written {
+		req.announced = nil // only a durable append settles one
 	}
 	select {
 	case s.reqs <- req:
