@@ -46,6 +46,14 @@ type Info struct {
 	EndedAt       *time.Time `json:"ended_at,omitempty"`
 	Status        Status     `json:"status"`
 	EndReason     string     `json:"end_reason,omitempty"`
+	// Run is the agent run the session belongs to ("claude:<id>"): the
+	// agent's MCP bridge and its hooks share it.
+	Run string `json:"run,omitempty"`
+	// Goal is what the person asked the agent to do (their prompt).
+	Goal string `json:"goal,omitempty"`
+	// Idle: live, but its client has not been heard from for a while; its
+	// warm sandbox is released until the next call.
+	Idle bool `json:"idle,omitempty"`
 	Counters
 }
 
@@ -107,6 +115,7 @@ type StartRequest struct {
 	Transport     string
 	Workspaces    []string
 	Mode          string
+	Run           string
 }
 
 // Manager owns the live sessions and the switches.
@@ -175,11 +184,11 @@ func (m *Manager) Start(ctx context.Context, req StartRequest) (*Live, error) {
 	info := Info{
 		ID: newID(), Client: req.Client, ClientName: req.ClientName, ClientVersion: req.ClientVersion,
 		Transport: req.Transport, Workspaces: append([]string(nil), req.Workspaces...), Mode: req.Mode,
-		StartedAt: time.Now().UTC(), Status: Active,
+		StartedAt: time.Now().UTC(), Status: Active, Run: req.Run,
 	}
 	ws, _ := json.Marshal(info.Workspaces)
-	if _, err := m.db.ExecContext(ctx, `INSERT INTO sessions (id, client, client_name, client_version, transport, workspaces, mode, started_ns, status) VALUES (?,?,?,?,?,?,?,?, 'active')`,
-		info.ID, info.Client, info.ClientName, info.ClientVersion, info.Transport, string(ws), info.Mode, info.StartedAt.UnixNano()); err != nil {
+	if _, err := m.db.ExecContext(ctx, `INSERT INTO sessions (id, client, client_name, client_version, transport, workspaces, mode, started_ns, status, run) VALUES (?,?,?,?,?,?,?,?, 'active', ?)`,
+		info.ID, info.Client, info.ClientName, info.ClientVersion, info.Transport, string(ws), info.Mode, info.StartedAt.UnixNano(), info.Run); err != nil {
 		return nil, fmt.Errorf("record session: %w", err)
 	}
 	sctx, cancel := context.WithCancelCause(m.root)
@@ -189,7 +198,7 @@ func (m *Manager) Start(ctx context.Context, req StartRequest) (*Live, error) {
 	m.mu.Unlock()
 	m.emit(ctx, "session.start", actorFor(info), info.ID, map[string]any{
 		"client": info.Client, "client_name": info.ClientName, "client_version": info.ClientVersion,
-		"transport": info.Transport, "workspaces": info.Workspaces, "mode": info.Mode,
+		"transport": info.Transport, "workspaces": info.Workspaces, "mode": info.Mode, "run": info.Run,
 	})
 	return l, nil
 }
@@ -236,15 +245,53 @@ func (m *Manager) SetMode(ctx context.Context, id, mode, actor string) error {
 	if !ok {
 		return ErrNotActive
 	}
+	// The database first: a mode that was not saved never takes effect.
+	if _, err := m.db.ExecContext(ctx, `UPDATE sessions SET mode=? WHERE id=?`, mode, id); err != nil {
+		return fmt.Errorf("save session mode: %w", err)
+	}
 	l.mu.Lock()
 	old := l.info.Mode
 	l.info.Mode = mode
 	l.mu.Unlock()
-	if _, err := m.db.ExecContext(ctx, `UPDATE sessions SET mode=? WHERE id=?`, mode, id); err != nil {
-		return fmt.Errorf("save session mode: %w", err)
-	}
 	m.emit(ctx, "session.mode", actor, id, map[string]any{"from": old, "to": mode})
 	return nil
+}
+
+// SetGoal records what the person asked the agent to do (their prompt),
+// which cards show and drift checks compare calls against.
+func (m *Manager) SetGoal(ctx context.Context, id, goal string) error {
+	l, ok := m.Get(id)
+	if !ok {
+		return ErrNotActive
+	}
+	if _, err := m.db.ExecContext(ctx, `UPDATE sessions SET goal=? WHERE id=?`, goal, id); err != nil {
+		return fmt.Errorf("save session goal: %w", err)
+	}
+	l.mu.Lock()
+	l.info.Goal = goal
+	l.mu.Unlock()
+	return nil
+}
+
+// SetIdle marks a live session idle (its client has not been heard from)
+// or active again; the change is in the audit timeline.
+func (m *Manager) SetIdle(ctx context.Context, id string, idle bool) {
+	l, ok := m.Get(id)
+	if !ok {
+		return
+	}
+	l.mu.Lock()
+	changed := l.info.Idle != idle
+	l.info.Idle = idle
+	l.mu.Unlock()
+	if !changed {
+		return
+	}
+	kind := "session.active"
+	if idle {
+		kind = "session.idle"
+	}
+	m.emit(ctx, kind, "system", id, map[string]any{})
 }
 
 // End closes a session normally (client disconnected).
