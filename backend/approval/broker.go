@@ -66,9 +66,16 @@ type Request struct {
 	Rule     string         `json:"rule"`
 	Risks    []Risk         `json:"risks,omitempty"`
 	// AlwaysRule is the policy snippet "Always allow" would write.
-	AlwaysRule string    `json:"always_rule,omitempty"`
-	CreatedAt  time.Time `json:"created_at"`
-	ExpiresAt  time.Time `json:"expires_at"`
+	AlwaysRule string `json:"always_rule,omitempty"`
+	// Via is how the call came ("hook": the agent's own tool, Native
+	// names it); empty for Gatehouse's MCP tools.
+	Via    string `json:"via,omitempty"`
+	Native string `json:"native,omitempty"`
+	// NoSessionScope: "allow for this session" would reach other runs of
+	// the same client, so it is not offered.
+	NoSessionScope bool      `json:"no_session_scope,omitempty"`
+	CreatedAt      time.Time `json:"created_at"`
+	ExpiresAt      time.Time `json:"expires_at"`
 }
 
 // Decision is the person's answer (or the system's, on timeout or kill).

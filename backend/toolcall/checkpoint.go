@@ -10,18 +10,18 @@ import (
 
 // checkpoint records the workspace before or after a mutating call:
 // write_file/edit_file their own paths, run_command every root.
-func (r *Runner) checkpoint(ctx context.Context, st *State, plan *Plan, phase snapshot.Phase) error {
+func (r *Runner) checkpoint(ctx context.Context, c *Call, phase snapshot.Phase) error {
+	plan := c.plan
 	if !plan.MutatesAll && len(plan.Mutates) == 0 {
 		return nil
 	}
-	sess, callID := st.Live.ID(), callIDFrom(ctx)
 	if r.deps.Snapshots == nil {
 		if phase == snapshot.Pre {
-			r.record(ctx, "checkpoint.skipped", "system", sess, callID, map[string]any{"reason": "checkpoints are off; this call cannot be rolled back"})
+			r.record(ctx, c, "checkpoint.skipped", "system", map[string]any{"reason": "checkpoints are off; this call cannot be rolled back"})
 		}
 		return nil
 	}
-	req := snapshot.Request{Session: sess, CallID: callID, Phase: phase, Roots: st.Workspaces}
+	req := snapshot.Request{Session: c.Session(), CallID: c.ID, Phase: phase, Roots: c.State.Workspaces}
 	if !plan.MutatesAll {
 		for _, p := range plan.Mutates {
 			req.Paths = append(req.Paths, p.Abs)
@@ -29,7 +29,7 @@ func (r *Runner) checkpoint(ctx context.Context, st *State, plan *Plan, phase sn
 	}
 	cp, err := r.deps.Snapshots.Checkpoint(ctx, req)
 	if err != nil {
-		r.record(ctx, "checkpoint.failed", "system", sess, callID, map[string]any{"phase": phase, "error": err.Error()})
+		r.record(ctx, c, "checkpoint.failed", "system", map[string]any{"phase": phase, "error": err.Error()})
 		return err
 	}
 	payload := map[string]any{
@@ -39,13 +39,14 @@ func (r *Runner) checkpoint(ctx context.Context, st *State, plan *Plan, phase sn
 	if n := len(cp.NotRestorable); n > 0 {
 		payload["not_restorable"] = cp.NotRestorable[:min(n, 20)]
 	}
-	r.record(ctx, "checkpoint.created", "system", sess, callID, payload)
+	r.record(ctx, c, "checkpoint.created", "system", payload)
 	return nil
 }
 
 // notRestorable warns on the approval card about files a rollback could
 // not bring back (too large, unreadable, special files).
-func (r *Runner) notRestorable(ctx context.Context, st *State, plan *Plan) []approval.Risk {
+func (r *Runner) notRestorable(ctx context.Context, c *Call) []approval.Risk {
+	plan := c.plan
 	if r.deps.Snapshots == nil || (!plan.MutatesAll && len(plan.Mutates) == 0) {
 		return nil
 	}
@@ -53,7 +54,7 @@ func (r *Runner) notRestorable(ctx context.Context, st *State, plan *Plan) []app
 	for _, p := range plan.Mutates {
 		paths = append(paths, p.Abs)
 	}
-	list, err := r.deps.Snapshots.Preflight(ctx, st.Workspaces, paths)
+	list, err := r.deps.Snapshots.Preflight(ctx, c.State.Workspaces, paths)
 	if err != nil {
 		return []approval.Risk{{Kind: "not-restorable", Detail: "could not check what a rollback would cover: " + err.Error()}}
 	}

@@ -29,14 +29,16 @@ func (r *Runner) runCommandTool() *Tool {
 		Title: "Run a command",
 		Description: "Run a program with arguments inside the Gatehouse sandbox (no network, writes only in the workspace). " +
 			"argv is an array, not a shell string: to use pipes or redirection, run [\"sh\", \"-c\", \"...\"], which needs the person's approval.",
-		Schema:  json.RawMessage(schemaRunCommand),
-		Prepare: r.prepareRunCommand,
+		Schema:       json.RawMessage(schemaRunCommand),
+		OutputSchema: outRunCommand,
+		Prepare:      r.prepareRunCommand,
 	}
 }
 
-func (r *Runner) prepareRunCommand(ctx context.Context, st *State, raw json.RawMessage) (*Plan, error) {
+func (r *Runner) prepareRunCommand(ctx context.Context, c *Call) (*Plan, error) {
+	st := c.State
 	var a runCommandArgs
-	if err := json.Unmarshal(raw, &a); err != nil {
+	if err := json.Unmarshal(c.Req.Args, &a); err != nil {
 		return nil, errorf("invalid arguments: %v", err)
 	}
 	for i, arg := range a.Argv {
@@ -72,8 +74,8 @@ func (r *Runner) prepareRunCommand(ctx context.Context, st *State, raw json.RawM
 	}
 	call := policy.Call{Tool: policy.ToolRunCommand, Argv: a.Argv, Binary: bin, Cwd: cwd}
 	plan := &Plan{Call: call, MutatesAll: true, Summary: map[string]any{"cwd": cwd, "timeout_s": int(timeout / time.Second)}}
-	plan.Run = func(ctx context.Context) (Output, error) {
-		return r.execute(ctx, st, plan.Call, a, timeout)
+	plan.Run = func(ctx context.Context, c *Call) (Output, error) {
+		return r.execute(ctx, c, a, timeout)
 	}
 	return plan, nil
 }
@@ -111,8 +113,9 @@ func (r *Runner) sandboxSession(ctx context.Context, st *State) (sandbox.Session
 	return sb, nil
 }
 
-func (r *Runner) execute(ctx context.Context, st *State, call policy.Call, a runCommandArgs, timeout time.Duration) (Output, error) {
-	sb, err := r.sandboxSession(ctx, st)
+func (r *Runner) execute(ctx context.Context, c *Call, a runCommandArgs, timeout time.Duration) (Output, error) {
+	call := c.plan.Call
+	sb, err := r.sandboxSession(ctx, c.State)
 	if err != nil {
 		return Output{}, err
 	}
@@ -124,12 +127,12 @@ func (r *Runner) execute(ctx context.Context, st *State, call policy.Call, a run
 	}
 	limits := sandbox.DefaultLimits()
 	limits.Wall = timeout
-	spec := sandbox.Spec{Argv: a.Argv, Dir: call.Cwd, Env: env, Hidden: r.deps.Hidden, Network: sandbox.Network{Mode: sandbox.NetNone}, Limits: limits}
+	spec := sandbox.Spec{Argv: a.Argv, Dir: call.Cwd, Env: env, Hidden: r.deps.Hidden, Network: sandbox.Network{Mode: sandbox.NetNone}, Limits: limits,
+		Stdout: c.Req.Stdout, Stderr: c.Req.Stderr}
 	if a.Stdin != nil {
 		spec.Stdin = strings.NewReader(*a.Stdin)
 	}
-	sess, callID := st.Live.ID(), callIDFrom(ctx)
-	r.record(ctx, "exec.started", "system", sess, callID, map[string]any{"argv": redactAll(r.redact, a.Argv), "cwd": call.Cwd, "backend": r.deps.Sandbox.Name()})
+	r.record(ctx, c, "exec.started", "system", map[string]any{"argv": redactAll(r.redact, a.Argv), "cwd": call.Cwd, "backend": r.deps.Sandbox.Name()})
 	res, err := sb.Run(ctx, spec)
 	if err != nil {
 		return Output{}, err
@@ -142,8 +145,20 @@ func (r *Runner) execute(ctx context.Context, st *State, call policy.Call, a run
 	if len(res.Violations) > 0 {
 		fin["violations"] = res.Violations
 	}
-	r.record(ctx, "exec.finished", "system", sess, callID, fin)
-	stdout, stderr := r.redact(string(res.Stdout)), r.redact(string(res.Stderr))
+	r.record(ctx, c, "exec.finished", "system", fin)
+	return commandOutput(res, r.redact), nil
+}
+
+// streamKeep is how much of each stream a command's result carries: its
+// head and tail, where programs print what matters (the failing test, the
+// summary), with the middle cut.
+const streamKeep = 96 << 10
+
+// commandOutput is run_command's result: the whole of it in the structured
+// part, and the same rendered as text.
+func commandOutput(res sandbox.Result, redact func(string) string) Output {
+	stdout, outCut := headTail(redact(string(res.Stdout)), streamKeep)
+	stderr, errCut := headTail(redact(string(res.Stderr)), streamKeep)
 	var b strings.Builder
 	switch {
 	case res.Killed:
@@ -165,33 +180,31 @@ func (r *Runner) execute(ctx context.Context, st *State, call policy.Call, a run
 	return Output{
 		Text:    b.String(),
 		IsError: res.ExitCode != 0 || res.Killed,
-		// The text part carries stdout and stderr; this part only describes.
 		Structured: map[string]any{
-			"exit_code": res.ExitCode, "signal": res.Signal, "stdout_bytes": len(res.Stdout), "stderr_bytes": len(res.Stderr),
-			"stdout_truncated": res.StdoutTruncated, "stderr_truncated": res.StderrTruncated,
-			"duration_ms": res.Duration.Milliseconds(), "killed": res.Killed, "kill_reason": string(res.KillReason),
+			"exit_code": res.ExitCode, "signal": res.Signal, "killed": res.Killed, "kill_reason": string(res.KillReason),
+			"stdout": stdout, "stderr": stderr,
+			"stdout_truncated": res.StdoutTruncated || outCut, "stderr_truncated": res.StderrTruncated || errCut,
+			"stdout_bytes": len(res.Stdout), "stderr_bytes": len(res.Stderr),
+			"duration_ms": res.Duration.Milliseconds(),
 		},
 		OutputBytes: int64(len(res.Stdout) + len(res.Stderr)),
 		// The sandbox reports wall time; it stands in for CPU time here.
 		CPU: res.Duration,
-	}, nil
-}
-
-func redactAll(f func(string) string, in []string) []string {
-	out := make([]string, len(in))
-	for i, s := range in {
-		out[i] = f(s)
 	}
-	return out
 }
 
-type callIDKey struct{}
-
-func withCallID(ctx context.Context, id string) context.Context {
-	return context.WithValue(ctx, callIDKey{}, id)
-}
-
-func callIDFrom(ctx context.Context) string {
-	id, _ := ctx.Value(callIDKey{}).(string)
-	return id
+// headTail keeps the first and last n/2 bytes of s (on UTF-8 boundaries)
+// and says how much it left out between them.
+func headTail(s string, n int) (string, bool) {
+	if len(s) <= n {
+		return s, false
+	}
+	h, t := n/2, len(s)-n/2
+	for h > 0 && (s[h]&0xC0) == 0x80 {
+		h--
+	}
+	for t < len(s) && (s[t]&0xC0) == 0x80 {
+		t++
+	}
+	return s[:h] + fmt.Sprintf("\n[gatehouse: %d bytes left out here]\n", t-h) + s[t:], true
 }

@@ -14,15 +14,15 @@ import (
 // and every open is confined to the root by the kernel.
 func (r *Runner) fileTools() []*Tool {
 	return []*Tool{
-		{Name: "read_file", Title: "Read a file", ReadOnly: true, LocalRead: true, Schema: json.RawMessage(schemaReadFile), Prepare: r.prepareRead,
+		{Name: "read_file", OutputSchema: outReadFile, Title: "Read a file", ReadOnly: true, LocalRead: true, Schema: json.RawMessage(schemaReadFile), Prepare: r.prepareRead,
 			Description: "Read a text file by lines (offset is the first line, from 1), or bytes with unit=bytes; binary files report their size and can be read as base64. Reports the total size. Files outside the workspace need approval and come back inside <external_document kind=\"file\">."},
-		{Name: "write_file", Title: "Write a file", Schema: json.RawMessage(schemaWriteFile), Prepare: r.prepareWrite,
+		{Name: "write_file", OutputSchema: outWriteFile, Title: "Write a file", Schema: json.RawMessage(schemaWriteFile), Prepare: r.prepareWrite,
 			Description: "Create or replace a file in the workspace with the given content (atomic; keeps the file's mode). Checkpointed first, so it can be undone."},
-		{Name: "edit_file", Title: "Edit a file", Schema: json.RawMessage(schemaEditFile), Prepare: r.prepareEdit,
+		{Name: "edit_file", OutputSchema: outEditFile, Title: "Edit a file", Schema: json.RawMessage(schemaEditFile), Prepare: r.prepareEdit,
 			Description: "Replace exact text in a workspace file. old must match exactly once unless replace_all is true. Returns the diff."},
-		{Name: "list_dir", Title: "List a directory", ReadOnly: true, LocalRead: true, Schema: json.RawMessage(schemaListDir), Prepare: r.prepareList,
+		{Name: "list_dir", OutputSchema: outListDir, Title: "List a directory", ReadOnly: true, LocalRead: true, Schema: json.RawMessage(schemaListDir), Prepare: r.prepareList,
 			Description: "List a workspace directory (depth 1 to 5), skipping what .gitignore hides."},
-		{Name: "search_files", Title: "Search files", ReadOnly: true, LocalRead: true, Schema: json.RawMessage(schemaSearchFiles), Prepare: r.prepareSearch,
+		{Name: "search_files", OutputSchema: outSearchFiles, Title: "Search files", ReadOnly: true, LocalRead: true, Schema: json.RawMessage(schemaSearchFiles), Prepare: r.prepareSearch,
 			Description: "Search workspace files for an RE2 regular expression, optionally only files matching a glob such as **/*.go; skips ignored and binary files. Results are capped."},
 	}
 }
@@ -63,7 +63,8 @@ func toMap(v any) map[string]any {
 	return m
 }
 
-func (r *Runner) prepareRead(ctx context.Context, st *State, raw json.RawMessage) (*Plan, error) {
+func (r *Runner) prepareRead(ctx context.Context, c *Call) (*Plan, error) {
+	st, raw := c.State, c.Req.Args
 	var a struct {
 		Path   string `json:"path"`
 		Offset int64  `json:"offset"`
@@ -79,13 +80,13 @@ func (r *Runner) prepareRead(ctx context.Context, st *State, raw json.RawMessage
 		return nil, errorf("%v", err)
 	}
 	plan := &Plan{Call: policy.Call{Tool: policy.ToolReadFile, Paths: []string{p.Abs}}}
-	plan.Run = func(ctx context.Context) (Output, error) {
+	plan.Run = func(ctx context.Context, _ *Call) (Output, error) {
 		// Policy (and the person, for outside paths) has cleared this path.
 		res, err := fsops.ReadFile(ctx, st.Roots, fsops.ReadRequest{Path: p, Unit: a.Unit, Offset: a.Offset, Limit: a.Limit, Base64: a.Base64, AllowOutside: !p.Inside})
 		if err != nil {
 			return Output{}, errorf("%v", err)
 		}
-		out := Output{Text: readText(res), Structured: readMeta(res), OutputBytes: res.Bytes}
+		out := Output{Text: readText(res), Structured: readResult(res), OutputBytes: res.Bytes, ContentKey: "content"}
 		if !p.Inside {
 			out.External, out.Source = "file", p.Abs
 		}
@@ -94,11 +95,11 @@ func (r *Runner) prepareRead(ctx context.Context, st *State, raw json.RawMessage
 	return plan, nil
 }
 
-// readMeta describes a read without repeating its content, which the text
-// part already carries (the model would otherwise get it twice).
-func readMeta(res fsops.ReadResult) map[string]any {
+// readResult is the whole read: its content (text, or base64 when asked)
+// and where it sits in the file.
+func readResult(res fsops.ReadResult) map[string]any {
 	m := map[string]any{
-		"path": res.Path, "size": res.Size, "unit": res.Unit, "offset": res.Offset, "bytes": res.Bytes, "truncated": res.Truncated,
+		"path": res.Path, "content": readText(res), "size": res.Size, "unit": res.Unit, "offset": res.Offset, "bytes": res.Bytes, "truncated": res.Truncated,
 	}
 	if res.Binary {
 		m["binary"] = true
@@ -131,7 +132,8 @@ func readText(res fsops.ReadResult) string {
 	return ""
 }
 
-func (r *Runner) prepareWrite(ctx context.Context, st *State, raw json.RawMessage) (*Plan, error) {
+func (r *Runner) prepareWrite(ctx context.Context, c *Call) (*Plan, error) {
+	st, raw := c.State, c.Req.Args
 	var a struct {
 		Path    string `json:"path"`
 		Content string `json:"content"`
@@ -150,7 +152,7 @@ func (r *Runner) prepareWrite(ctx context.Context, st *State, raw json.RawMessag
 	plan := &Plan{Call: policy.Call{Tool: policy.ToolWriteFile, Paths: []string{p.Abs}}, Diff: pv.Diff.Text,
 		Summary: map[string]any{"created": pv.Created, "bytes": pv.NewBytes}}
 	plan.Mutates = []workspace.Path{p}
-	plan.Run = func(ctx context.Context) (Output, error) {
+	plan.Run = func(ctx context.Context, _ *Call) (Output, error) {
 		res, err := fsops.WriteFile(ctx, st.Roots, p, []byte(a.Content))
 		if err != nil {
 			return Output{}, errorf("%v", err)
@@ -164,7 +166,8 @@ func (r *Runner) prepareWrite(ctx context.Context, st *State, raw json.RawMessag
 	return plan, nil
 }
 
-func (r *Runner) prepareEdit(ctx context.Context, st *State, raw json.RawMessage) (*Plan, error) {
+func (r *Runner) prepareEdit(ctx context.Context, c *Call) (*Plan, error) {
+	st, raw := c.State, c.Req.Args
 	var a struct {
 		Path       string `json:"path"`
 		Old        string `json:"old"`
@@ -185,7 +188,7 @@ func (r *Runner) prepareEdit(ctx context.Context, st *State, raw json.RawMessage
 	plan := &Plan{Call: policy.Call{Tool: policy.ToolEditFile, Paths: []string{p.Abs}}, Diff: pv.Diff.Text,
 		Summary: map[string]any{"replacements": pv.Replacements}}
 	plan.Mutates = []workspace.Path{p}
-	plan.Run = func(ctx context.Context) (Output, error) {
+	plan.Run = func(ctx context.Context, _ *Call) (Output, error) {
 		res, err := fsops.EditFile(ctx, st.Roots, p, a.Old, a.New, a.ReplaceAll)
 		if err != nil {
 			return Output{}, errorf("%v", err)
@@ -195,7 +198,8 @@ func (r *Runner) prepareEdit(ctx context.Context, st *State, raw json.RawMessage
 	return plan, nil
 }
 
-func (r *Runner) prepareList(ctx context.Context, st *State, raw json.RawMessage) (*Plan, error) {
+func (r *Runner) prepareList(ctx context.Context, c *Call) (*Plan, error) {
+	st, raw := c.State, c.Req.Args
 	var a struct {
 		Path  string `json:"path"`
 		Depth int    `json:"depth"`
@@ -208,14 +212,15 @@ func (r *Runner) prepareList(ctx context.Context, st *State, raw json.RawMessage
 		return nil, err
 	}
 	plan := &Plan{Call: policy.Call{Tool: policy.ToolListDir, Paths: []string{p.Abs}}}
-	plan.Run = func(ctx context.Context) (Output, error) {
+	plan.Run = func(ctx context.Context, _ *Call) (Output, error) {
 		res, err := fsops.ListDir(ctx, st.Roots, p, fsops.ListOptions{Depth: a.Depth})
 		return jsonOutput(res, err)
 	}
 	return plan, nil
 }
 
-func (r *Runner) prepareSearch(ctx context.Context, st *State, raw json.RawMessage) (*Plan, error) {
+func (r *Runner) prepareSearch(ctx context.Context, c *Call) (*Plan, error) {
+	st, raw := c.State, c.Req.Args
 	var a struct {
 		Pattern string `json:"pattern"`
 		Path    string `json:"path"`
@@ -229,7 +234,7 @@ func (r *Runner) prepareSearch(ctx context.Context, st *State, raw json.RawMessa
 		return nil, err
 	}
 	plan := &Plan{Call: policy.Call{Tool: policy.ToolSearchFiles, Paths: []string{p.Abs}}}
-	plan.Run = func(ctx context.Context) (Output, error) {
+	plan.Run = func(ctx context.Context, _ *Call) (Output, error) {
 		res, err := fsops.SearchFiles(ctx, st.Roots, fsops.SearchRequest{Pattern: a.Pattern, Path: p, Glob: a.Glob})
 		return jsonOutput(res, err)
 	}

@@ -10,20 +10,22 @@ import (
 
 func (r *Runner) askHumanTool() *Tool {
 	return &Tool{
-		Name:        "ask_human",
-		Title:       "Ask the person",
-		Description: "Ask the person at the computer a question and wait for their typed answer. Use it when you need a decision or information only they have.",
-		Schema:      json.RawMessage(schemaAskHuman),
-		ReadOnly:    true,
-		Prepare: func(ctx context.Context, st *State, raw json.RawMessage) (*Plan, error) {
+		Name:         "ask_human",
+		Title:        "Ask the person",
+		Description:  "Ask the person at the computer a question and wait for their typed answer. Use it when you need a decision or information only they have.",
+		Schema:       json.RawMessage(schemaAskHuman),
+		OutputSchema: outAskHuman,
+		ReadOnly:     true,
+		Prepare: func(ctx context.Context, c *Call) (*Plan, error) {
+			st := c.State
 			var a struct {
 				Question string `json:"question"`
 			}
-			if err := json.Unmarshal(raw, &a); err != nil {
+			if err := json.Unmarshal(c.Req.Args, &a); err != nil {
 				return nil, errorf("invalid arguments: %v", err)
 			}
 			plan := &Plan{Call: policy.Call{Tool: policy.ToolAskHuman}, Question: a.Question}
-			plan.Run = func(ctx context.Context) (Output, error) {
+			plan.Run = func(ctx context.Context, c *Call) (Output, error) {
 				if st.Elicit != nil {
 					answer, err := st.Elicit(ctx, a.Question)
 					if err == nil {
@@ -31,8 +33,8 @@ func (r *Runner) askHumanTool() *Tool {
 					}
 					r.deps.Logger.Info("elicitation failed; falling back to the approval card", "err", err)
 				}
-				d, err := r.deps.Approvals.Ask(ctx, approval.Request{
-					Kind: approval.KindQuestion, Session: st.Live.ID(), CallID: callIDFrom(ctx), Actor: st.Live.Actor(),
+				d, err := r.ask(ctx, c, approval.Request{
+					Kind: approval.KindQuestion, Session: st.Live.ID(), CallID: c.ID, Actor: st.Live.Actor(),
 					Tool: "ask_human", Question: a.Question, Reason: "the agent asks you a question",
 				})
 				if err != nil {

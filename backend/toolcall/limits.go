@@ -26,7 +26,8 @@ func DefaultLimits() Limits {
 
 // checkLimits runs before each call. When a budget is spent it asks the
 // person (a "limit" card) to extend it; a deny or timeout ends the session.
-func (r *Runner) checkLimits(ctx context.Context, st *State) error {
+func (r *Runner) checkLimits(ctx context.Context, c *Call) error {
+	st := c.State
 	// One card at a time per session, however many calls race here.
 	st.limitMu.Lock()
 	defer st.limitMu.Unlock()
@@ -48,9 +49,9 @@ func (r *Runner) checkLimits(ctx context.Context, st *State) error {
 		return nil
 	}
 	sess := st.Live.ID()
-	r.record(ctx, "limit.reached", "system", sess, callIDFrom(ctx), map[string]any{"limit": what, "calls": info.Calls, "output_bytes": info.OutputBytes, "exec_ms": info.CPUMillis})
-	d, err := r.deps.Approvals.Ask(ctx, approval.Request{
-		Kind: approval.KindLimit, Session: sess, CallID: callIDFrom(ctx), Actor: st.Live.Actor(), Tool: "limit",
+	r.record(ctx, c, "limit.reached", "system", map[string]any{"limit": what, "calls": info.Calls, "output_bytes": info.OutputBytes, "exec_ms": info.CPUMillis})
+	d, err := r.ask(ctx, c, approval.Request{
+		Kind: approval.KindLimit, Session: sess, CallID: c.ID, Actor: st.Live.Actor(), Tool: "limit",
 		Reason: "this session used its budget of " + what + "; allow to double the budget, deny to end the session",
 	})
 	if err != nil {
@@ -63,7 +64,7 @@ func (r *Runner) checkLimits(ctx context.Context, st *State) error {
 	st.mu.Lock()
 	st.limits = doubled(st.limits, info)
 	st.mu.Unlock()
-	r.record(ctx, "limit.extended", "human", sess, callIDFrom(ctx), map[string]any{"limit": what})
+	r.record(ctx, c, "limit.extended", "human", map[string]any{"limit": what})
 	return nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"sync"
+	"time"
 
 	"github.com/gatehouse-dev/gatehouse/backend/approval"
 	"github.com/gatehouse-dev/gatehouse/backend/policy"
@@ -47,10 +48,19 @@ func (h *PolicyHolder) Get() *policy.Policy {
 }
 
 // authorize applies policy and, for "ask", waits for the person.
-func (r *Runner) authorize(ctx context.Context, st *State, t *Tool, plan *Plan, callID string) error {
-	sess := st.Live.ID()
+func (r *Runner) authorize(ctx context.Context, c *Call) error {
+	sess, t, plan := c.Session(), c.tool, c.plan
 	home, _ := os.UserHomeDir()
-	dec := r.deps.Policy.Get().Decide(st.policySession(home), plan.Call)
+	ps, err := c.State.policySession(home)
+	if err != nil {
+		return err
+	}
+	dec := r.deps.Policy.Get().Decide(ps, plan.Call)
+	if cl := c.Req.Approved; cl != nil && dec.Verdict == policy.Ask {
+		// The hook's earlier call asked the person (or policy allowed it)
+		// for exactly this command; asking again would show a second card.
+		dec = policy.Decision{Verdict: policy.Allow, Reason: "cleared by the agent's hook call " + cl.CallID, Rule: policy.RuleRef{ID: cl.Rule, Source: policy.SourceGrant}, Risks: dec.Risks}
+	}
 	risks := make([]approval.Risk, 0, len(dec.Risks))
 	for _, k := range dec.Risks {
 		risks = append(risks, approval.Risk{Kind: string(k.Kind), Detail: k.Detail})
@@ -58,8 +68,8 @@ func (r *Runner) authorize(ctx context.Context, st *State, t *Tool, plan *Plan, 
 	decision := map[string]any{
 		"tool": t.Name, "verdict": dec.Verdict.String(), "reason": dec.Reason, "rule": dec.Rule, "risks": risks,
 	}
-	if !callLogFrom(ctx).hold("policy.decision", "policy", decision) {
-		r.record(ctx, "policy.decision", "policy", sess, callID, decision)
+	if !c.held.hold("policy.decision", "policy", decision) {
+		r.record(ctx, c, "policy.decision", "policy", decision)
 	}
 	switch dec.Verdict {
 	case policy.Allow:
@@ -71,45 +81,100 @@ func (r *Runner) authorize(ctx context.Context, st *State, t *Tool, plan *Plan, 
 	}
 	r.deps.Sessions.Count(sess, session.Counters{Asked: 1})
 	// The approval card's rows follow the call's own.
-	r.flushHeld(ctx)
-	risks = append(risks, r.notRestorable(ctx, st, plan)...)
+	r.flushHeld(ctx, c)
+	risks = append(risks, r.notRestorable(ctx, c)...)
 	always := policy.RuleFromCall(plan.Call, policy.ScopeAlways)
 	req := approval.Request{
-		Kind: approval.KindCall, Session: sess, CallID: callID, Actor: st.Live.Actor(), Tool: t.Name,
+		Kind: approval.KindCall, Session: sess, CallID: c.ID, Actor: c.actor(), Tool: t.Name,
 		Binary: plan.Call.Binary, Paths: plan.Call.Paths, URL: r.redact(plan.Call.URL),
 		Diff: r.redact(plan.Diff), Reason: dec.Reason, Rule: dec.Rule.String(), Risks: risks,
-		AlwaysRule: always.String(), Args: plan.Summary,
+		AlwaysRule: always.String(), Args: plan.Summary, Via: string(c.Req.Via), Native: c.Req.Native,
+		NoSessionScope: c.State.NoSessionGrants,
 	}
 	for _, a := range plan.Call.Argv {
 		req.Argv = append(req.Argv, r.redact(a))
 	}
-	d, err := r.deps.Approvals.Ask(ctx, req)
+	d, err := r.ask(ctx, c, req)
 	if err != nil {
-		return fmt.Errorf("could not ask the person: %w", err)
+		return err
 	}
 	if !d.Allow {
 		r.deps.Sessions.Count(sess, session.Counters{Denied: 1})
-		if d.By == "human" {
-			if d.Message != "" {
-				return errorf("The person denied this call: %s", d.Message)
-			}
-			return errorf("The person denied this call.")
-		}
-		return errorf("Not approved: %s.", d.Message)
+		return denial(d)
 	}
 	switch d.Scope {
 	case approval.ScopeSession:
-		st.AddGrant(policy.RuleFromCall(plan.Call, policy.ScopeSession))
+		if !c.State.NoSessionGrants {
+			c.State.AddGrant(policy.RuleFromCall(plan.Call, policy.ScopeSession))
+		}
 	case approval.ScopeAlways:
 		if err := policy.AppendRule(r.deps.Policy.UserPath, always); err != nil {
 			r.deps.Logger.Error("write always-allow rule", "err", err)
-			r.record(ctx, "policy.rule_failed", "system", sess, callID, map[string]any{"error": err.Error()})
+			r.record(ctx, c, "policy.rule_failed", "system", map[string]any{"error": err.Error()})
 		} else {
 			if err := r.deps.Policy.Reload(); err != nil {
 				r.deps.Logger.Error("reload policy", "err", err)
 			}
-			r.record(ctx, "policy.rule_added", "human", sess, callID, map[string]any{"rule": always.String(), "file": r.deps.Policy.UserPath})
+			r.record(ctx, c, "policy.rule_added", "human", map[string]any{"rule": always.String(), "file": r.deps.Policy.UserPath})
 		}
 	}
 	return nil
+}
+
+// denial is what the agent reads when a card was not allowed.
+func denial(d approval.Decision) error {
+	switch {
+	case d.By == "human" && d.Message != "":
+		return errorf("The person denied this call: %s", d.Message)
+	case d.By == "human":
+		return errorf("The person denied this call.")
+	}
+	return errorf("Not approved: %s.", d.Message)
+}
+
+// ask files a card and waits for the person. While it waits, the
+// transport's progress callback keeps the client's request alive.
+func (r *Runner) ask(ctx context.Context, c *Call, req approval.Request) (approval.Decision, error) {
+	if p := c.Req.Progress; p != nil {
+		stop := keepAlive(ctx, waitingMessage(req), p)
+		defer stop()
+	}
+	d, err := r.deps.Approvals.Ask(ctx, req)
+	if err != nil {
+		return d, fmt.Errorf("ask the person: %w", err)
+	}
+	return d, nil
+}
+
+// waitingMessage is the progress text a client may show while a card waits.
+func waitingMessage(req approval.Request) string {
+	if req.Kind == approval.KindQuestion {
+		return "waiting for the person to answer in Gatehouse"
+	}
+	return "waiting for the person to approve this call in Gatehouse"
+}
+
+// keepAliveEvery is how often a waiting call reports progress: well inside
+// the shortest client request timeout seen (60 s).
+const keepAliveEvery = 15 * time.Second
+
+// keepAlive calls progress now and then until stop or ctx ends.
+func keepAlive(ctx context.Context, msg string, progress func(string)) (stop func()) {
+	done := make(chan struct{})
+	go func() {
+		t := time.NewTicker(keepAliveEvery)
+		defer t.Stop()
+		progress(msg)
+		for {
+			select {
+			case <-t.C:
+				progress(msg)
+			case <-done:
+				return
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	return func() { close(done) }
 }

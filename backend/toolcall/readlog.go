@@ -21,25 +21,12 @@ type heldRow struct {
 // callLog holds a local read's early rows until its end.
 type callLog struct {
 	mu       sync.Mutex
-	sess     string
-	callID   string
 	rows     []heldRow
 	decision map[string]any // the policy.decision payload, once decided
 	done     bool           // flushed or merged: later rows are written directly
-	// settle withdraws the call's announcement to the audit writer (see
-	// Deps.Announce) once the call is no longer a quick read.
-	settle func()
-}
-
-type callLogKey struct{}
-
-func withCallLog(ctx context.Context, l *callLog) context.Context {
-	return context.WithValue(ctx, callLogKey{}, l)
-}
-
-func callLogFrom(ctx context.Context) *callLog {
-	l, _ := ctx.Value(callLogKey{}).(*callLog)
-	return l
+	// expect is the read's announcement to the audit writer (see
+	// Audit.Expect); it is withdrawn once the call is no longer a quick read.
+	expect Expectation
 }
 
 // hold keeps a row back; false when the log no longer holds (the caller
@@ -63,18 +50,18 @@ func (l *callLog) hold(kind, actor string, payload map[string]any) bool {
 // flushHeld writes the rows the call's log holds, in order, and stops
 // holding. Every other row of the call goes through here first, so the
 // timeline keeps its order.
-func (r *Runner) flushHeld(ctx context.Context) {
-	l := callLogFrom(ctx)
+func (r *Runner) flushHeld(ctx context.Context, c *Call) {
+	l := c.held
 	if l == nil {
 		return
 	}
-	l.settle()
+	l.expect.Settle()
 	l.mu.Lock()
 	rows := l.rows
 	l.rows, l.done = nil, true
 	l.mu.Unlock()
 	for _, h := range rows {
-		r.recordNow(ctx, h.kind, h.actor, l.sess, l.callID, h.payload)
+		r.queue(ctx, c, h.kind, h.actor, h.payload)
 	}
 }
 

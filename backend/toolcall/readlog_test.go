@@ -36,6 +36,19 @@ func (r *rows) add(kind, actor, call string, payload any) {
 	r.mu.Unlock()
 }
 
+// rows is the test's audit timeline (toolcall.Audit).
+func (r *rows) Record(_ context.Context, row Row) error {
+	r.add(row.Kind, row.Actor, row.Call, row.Payload)
+	return nil
+}
+func (r *rows) RecordWritten(ctx context.Context, row Row) error { return r.Record(ctx, row) }
+func (r *rows) Queue(ctx context.Context, row Row)               { _ = r.Record(ctx, row) }
+func (r *rows) Expect() Expectation                              { return noExpectation{} }
+
+type noExpectation struct{}
+
+func (noExpectation) Settle() {}
+
 // forCall returns the kinds recorded for one call, in order.
 func (r *rows) forCall(id string) ([]string, []row) {
 	r.mu.Lock()
@@ -81,15 +94,8 @@ func testRunner(t *testing.T) (*Runner, *State, *rows, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	record := func(ctx context.Context, kind, actor, sess, call string, payload any) error {
-		got.add(kind, actor, call, payload)
-		return nil
-	}
 	r, err := New(Deps{
-		Sessions: sessions, Approvals: approvals, Policy: pol, Record: record,
-		RecordAsync: func(ctx context.Context, kind, actor, sess, call string, payload any) {
-			got.add(kind, actor, call, payload)
-		},
+		Sessions: sessions, Approvals: approvals, Policy: pol, Audit: got,
 		Logger: slog.New(slog.DiscardHandler),
 	})
 	if err != nil {
@@ -110,7 +116,7 @@ func testRunner(t *testing.T) (*Runner, *State, *rows, string) {
 
 func TestAllowedReadIsOneRow(t *testing.T) {
 	r, st, got, _ := testRunner(t)
-	res := r.Call(context.Background(), st, "read_file", json.RawMessage(`{"path":"a.txt"}`))
+	res := r.Call(context.Background(), Request{State: st, Tool: "read_file", Args: json.RawMessage(`{"path":"a.txt"}`)})
 	if res.IsError || !strings.Contains(res.Text, "hello") {
 		t.Fatalf("read_file: %+v", res)
 	}
@@ -127,17 +133,17 @@ func TestAllowedReadIsOneRow(t *testing.T) {
 
 func TestReadOffTheStraightPathKeepsEveryRow(t *testing.T) {
 	r, st, got, outside := testRunner(t)
-	res := r.Call(context.Background(), st, "read_file", json.RawMessage(`{"path":"a.txt","unit":"pages"}`))
+	res := r.Call(context.Background(), Request{State: st, Tool: "read_file", Args: json.RawMessage(`{"path":"a.txt","unit":"pages"}`)})
 	if kinds, _ := got.forCall(res.CallID); !res.IsError || strings.Join(kinds, ",") != "tool.call,tool.invalid" {
 		t.Fatalf("invalid read: %v %v", res.IsError, kinds)
 	}
-	res = r.Call(context.Background(), st, "read_file", json.RawMessage(`{"path":"missing.txt"}`))
+	res = r.Call(context.Background(), Request{State: st, Tool: "read_file", Args: json.RawMessage(`{"path":"missing.txt"}`)})
 	if kinds, _ := got.forCall(res.CallID); !res.IsError || strings.Join(kinds, ",") != "tool.call,tool.validated,policy.decision,tool.error" {
 		t.Fatalf("failed read: %v %v", res.IsError, kinds)
 	}
 	// Outside the workspace asks; nobody answers, so it expires and is
 	// denied. The call's rows come before the card's.
-	res = r.Call(context.Background(), st, "read_file", json.RawMessage(`{"path":`+strconvQuote(outside)+`}`))
+	res = r.Call(context.Background(), Request{State: st, Tool: "read_file", Args: json.RawMessage(`{"path":` + strconvQuote(outside) + `}`)})
 	kinds, _ := got.forCall(res.CallID)
 	if !res.IsError || len(kinds) < 5 || strings.Join(kinds[:4], ",") != "tool.call,tool.validated,policy.decision,approval.requested" || kinds[len(kinds)-1] != "tool.denied" {
 		t.Fatalf("asked read: %v %v", res.IsError, kinds)

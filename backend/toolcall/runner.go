@@ -5,16 +5,12 @@ package toolcall
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
-	"strings"
-	"sync"
+	"runtime/debug"
 	"sync/atomic"
-	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
@@ -30,26 +26,12 @@ import (
 // MaxArgsBytes bounds a call's arguments (the HTTP gate caps the body too).
 const MaxArgsBytes = 10 << 20
 
-// Recorder appends an audit event and returns once it is durable.
-type Recorder func(ctx context.Context, kind, actor, sess, call string, payload any) error
-
 // Deps is what the runner needs from the daemon.
 type Deps struct {
 	Sessions  *session.Manager
 	Approvals *approval.Broker
 	Policy    *PolicyHolder
-	Record    Recorder
-	// RecordAsync queues an event behind earlier ones without waiting; a
-	// later Record returning means it is durable too (one ordered writer).
-	RecordAsync func(ctx context.Context, kind, actor, sess, call string, payload any)
-	// Announce, if set, tells the audit writer that this call will record
-	// its result shortly, so a commit about to wait for the disk can hold
-	// on for it and share the fsync; done withdraws the announcement.
-	Announce func(ctx context.Context) (_ context.Context, done func())
-	// RecordWritten, if set, records a call before it runs: the row is in
-	// the database (it survives the daemon being killed) and its fsync
-	// comes with the call's durable result, overlapping the call's work.
-	RecordWritten Recorder
+	Audit     Audit
 	// Redact removes secrets from text before it leaves the daemon.
 	Redact func(string) string
 	// EnvFor returns configured secrets to inject for a binary.
@@ -79,13 +61,15 @@ type Tool struct {
 	Title       string
 	Description string
 	Schema      json.RawMessage
-	ReadOnly    bool
+	// OutputSchema describes Output.Structured (see outschemas.go).
+	OutputSchema json.RawMessage
+	ReadOnly     bool
 	// LocalRead tools only read the workspace: no effect happens before
 	// the result, so only the result's audit row needs to wait.
 	LocalRead bool
 	resolved  *jsonschema.Resolved
 	// Prepare turns validated arguments into a policy call and the work.
-	Prepare func(ctx context.Context, st *State, args json.RawMessage) (*Plan, error)
+	Prepare func(ctx context.Context, c *Call) (*Plan, error)
 }
 
 // Plan is a validated call, ready for policy.
@@ -99,33 +83,14 @@ type Plan struct {
 	// checkpoint); MutatesAll (run_command) checkpoints the whole workspace.
 	Mutates    []workspace.Path
 	MutatesAll bool
-	Run        func(ctx context.Context) (Output, error)
-}
-
-// Output is what a tool produced, before redaction.
-type Output struct {
-	Text       string
-	Structured map[string]any
-	IsError    bool
-	// External marks content from outside the workspace (a web page, a file
-	// elsewhere); it is labelled as data for the model.
-	External     string // "", "file" or "web"
-	Source       string
-	OutputBytes  int64
-	CPU          time.Duration
-	ExecFinished map[string]any // for the exec.finished audit row
-}
-
-// Result goes back to the agent.
-type Result struct {
-	CallID     string
-	Text       string
-	Structured map[string]any
-	IsError    bool
+	Run        func(ctx context.Context, c *Call) (Output, error)
 }
 
 // New builds a runner with the built-in tools.
 func New(deps Deps) (*Runner, error) {
+	if deps.Logger == nil {
+		deps.Logger = slog.New(slog.DiscardHandler)
+	}
 	r := &Runner{deps: deps, tools: map[string]*Tool{}}
 	for _, t := range builtinTools(r) {
 		var s jsonschema.Schema
@@ -155,150 +120,91 @@ func (r *Runner) Tools() []*Tool {
 // Tool is the tool named name, or nil.
 func (r *Runner) Tool(name string) *Tool { return r.tools[name] }
 
-// State is one agent session's view: its live record, workspace, sandbox
-// session and the grants the person gave for this session.
-type State struct {
-	Live       *session.Live
-	Workspaces []string
-	Roots      *workspace.Roots
-	Elicit     func(ctx context.Context, question string) (string, error) // nil when the client cannot
-
-	mu      sync.Mutex
-	grants  []policy.Rule
-	sandbox sandbox.Session
-	limits  Limits
-	limitMu sync.Mutex
-	closed  bool
-}
-
-// NewState makes a session's state with the given budgets.
-func NewState(live *session.Live, workspaces []string, roots *workspace.Roots, limits Limits) *State {
-	return &State{Live: live, Workspaces: workspaces, Roots: roots, limits: limits}
-}
-
-// AddGrant remembers an "allow for this session".
-func (s *State) AddGrant(r policy.Rule) {
-	s.mu.Lock()
-	s.grants = append(s.grants, r)
-	s.mu.Unlock()
-}
-
-func (s *State) policySession(home string) policy.Session {
-	info := s.Live.Snapshot()
-	mode, err := policy.ParseMode(info.Mode)
-	if err != nil {
-		mode = policy.ModeDefault
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return policy.Session{Mode: mode, Workspaces: s.Workspaces, Home: home, Grants: append([]policy.Rule(nil), s.grants...)}
-}
-
-// Close releases the session's sandbox (the container, if any).
-func (s *State) Close(ctx context.Context) {
-	s.mu.Lock()
-	if s.closed {
-		s.mu.Unlock()
-		return
-	}
-	s.closed = true
-	sb := s.sandbox
-	s.sandbox = nil
-	s.mu.Unlock()
-	if sb != nil {
-		_ = sb.Close(ctx)
-	}
-	if s.Roots != nil {
-		_ = s.Roots.Close()
-	}
-}
-
-func (r *Runner) newCallID() string {
-	b := make([]byte, 4)
-	_, _ = rand.Read(b)
-	return fmt.Sprintf("c_%d_%s", r.seq.Add(1), hex.EncodeToString(b))
-}
-
-// toolError is a failure the agent should see as a tool error.
-type toolError struct{ msg string }
-
-func (e *toolError) Error() string { return e.msg }
-
-func errorf(format string, a ...any) error { return &toolError{msg: fmt.Sprintf(format, a...)} }
-
-// Call runs one tool call through the whole gate. ctx is the MCP request's
-// context; it is additionally cancelled when the session ends or is killed.
-func (r *Runner) Call(ctx context.Context, st *State, name string, raw json.RawMessage) Result {
+// Call runs one tool call through the whole gate. ctx is the request's
+// context (an MCP request, a hook's exec); it is additionally cancelled when
+// the session ends or is killed. A panic anywhere in the call becomes a
+// tool error with an audit row: the agent gets an answer, the daemon runs on.
+func (r *Runner) Call(ctx context.Context, req Request) (res Result) {
+	st := req.State
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	stop := context.AfterFunc(st.Live.Context(), func() { cancel(context.Cause(st.Live.Context())) })
 	defer stop()
 
-	sess := st.Live.ID()
-	actor := st.Live.Actor()
-	callID := r.newCallID()
-	ctx = withCallID(ctx, callID)
-	r.deps.Sessions.Count(sess, session.Counters{Calls: 1})
-	fail := func(kind string, err error) Result {
-		msg := r.redact(err.Error())
-		r.deps.Sessions.Count(sess, session.Counters{Errors: 1})
-		r.recordSync(ctx, kind, "system", sess, callID, map[string]any{"tool": name, "error": msg})
-		return Result{CallID: callID, Text: msg, IsError: true}
+	st.touch()
+	c := &Call{ID: r.newCallID(), State: st, Req: req, tool: r.tools[req.Tool]}
+	defer func() {
+		if v := recover(); v != nil {
+			pe := &panicError{value: v, stack: debug.Stack()}
+			r.deps.Logger.Error("tool call panicked", "call", c.ID, "tool", req.Tool, "panic", v, "stack", string(pe.stack))
+			res = r.fail(ctx, c, "tool.error", pe)
+		}
+	}()
+	r.deps.Sessions.Count(c.Session(), session.Counters{Calls: 1})
+	callEvent := map[string]any{"tool": req.Tool, "args": r.argsForAudit(req.Args)}
+	if req.Via != ViaMCP && req.Via != "" {
+		callEvent["via"] = string(req.Via)
+		callEvent["native"] = req.Native
 	}
-	t, known := r.tools[name]
-	callEvent := map[string]any{"tool": name, "args": r.argsForAudit(raw)}
-	if known && t.LocalRead {
+	if c.tool != nil && c.tool.LocalRead {
 		// Nothing leaves the daemon before the result is durable, and that
 		// wait covers this row too (one ordered writer); see readlog.go.
-		l := &callLog{sess: sess, callID: callID, settle: func() {}}
-		if r.deps.Announce != nil {
-			ctx, l.settle = r.deps.Announce(ctx)
-			defer l.settle()
-		}
-		ctx = withCallLog(ctx, l)
-		l.hold("tool.call", actor, callEvent)
-	} else if err := r.recordCall(ctx, actor, sess, callID, callEvent); err != nil {
+		c.held = &callLog{expect: r.deps.Audit.Expect()}
+		defer c.held.expect.Settle()
+		c.held.hold("tool.call", c.actor(), callEvent)
+	} else if err := r.deps.Audit.RecordWritten(ctx, Row{Kind: "tool.call", Actor: c.actor(), Session: c.Session(), Call: c.ID, Payload: callEvent}); err != nil {
 		// No audit row, no call.
-		r.deps.Logger.Error("audit tool.call", "err", err)
-		return Result{CallID: callID, Text: "Gatehouse could not record this call in its audit log, so it did not run it: " + err.Error(), IsError: true}
+		r.deps.Logger.Error("audit tool.call", "call", c.ID, "err", err)
+		return failure(c.ID, "Gatehouse could not record this call in its audit log, so it did not run it: "+auditProblem(err))
 	}
-	if err := r.deps.Sessions.Admit(ctx, sess); err != nil {
-		return fail("tool.refused", err)
+	if err := r.deps.Sessions.Admit(ctx, c.Session()); err != nil {
+		return r.fail(ctx, c, "tool.refused", err)
 	}
-	if err := r.checkLimits(ctx, st); err != nil {
-		return fail("tool.refused", err)
+	if err := r.checkLimits(ctx, c); err != nil {
+		return r.fail(ctx, c, "tool.refused", err)
 	}
-	if !known {
-		return fail("tool.invalid", errorf("unknown tool %q; call tools/list to see what exists", name))
+	if c.tool == nil {
+		return r.fail(ctx, c, "tool.invalid", errorf("unknown tool %q; call tools/list to see what exists", req.Tool))
 	}
-	if err := validate(t, raw); err != nil {
-		return fail("tool.invalid", err)
+	if err := validate(c.tool, req.Args); err != nil {
+		return r.fail(ctx, c, "tool.invalid", err)
 	}
-	if v := map[string]any{"tool": name}; !callLogFrom(ctx).hold("tool.validated", "system", v) {
-		r.record(ctx, "tool.validated", "system", sess, callID, v)
+	if v := map[string]any{"tool": req.Tool}; !c.held.hold("tool.validated", "system", v) {
+		r.record(ctx, c, "tool.validated", "system", v)
 	}
-	plan, err := t.Prepare(ctx, st, raw)
+	plan, err := c.tool.Prepare(ctx, c)
 	if err != nil {
-		return fail("tool.invalid", err)
+		return r.fail(ctx, c, "tool.invalid", err)
 	}
-	if err := r.authorize(ctx, st, t, plan, callID); err != nil {
-		return fail("tool.denied", err)
+	c.plan = plan
+	if err := r.authorize(ctx, c); err != nil {
+		return r.fail(ctx, c, "tool.denied", err)
 	}
-	if err := r.checkpoint(ctx, st, plan, snapshot.Pre); err != nil {
-		return fail("tool.refused", errorf("Gatehouse could not checkpoint the workspace before this call, so it did not run it: %v", err))
+	if err := r.checkpoint(ctx, c, snapshot.Pre); err != nil {
+		return r.fail(ctx, c, "tool.refused", toolErrorf(err, "Gatehouse could not checkpoint the workspace before this call, so it did not run it: %s", checkpointProblem(err)))
 	}
-	out, err := plan.Run(ctx)
+	out, err := plan.Run(ctx, c)
 	// After, whatever happened: a failed command may have changed files.
-	if cerr := r.checkpoint(context.WithoutCancel(ctx), st, plan, snapshot.Post); cerr != nil {
-		r.deps.Logger.Warn("post-call checkpoint", "err", cerr)
+	if cerr := r.checkpoint(context.WithoutCancel(ctx), c, snapshot.Post); cerr != nil {
+		r.deps.Logger.Warn("post-call checkpoint", "call", c.ID, "err", cerr)
+		out.Warning = "the checkpoint after this call failed (" + checkpointProblem(cerr) + "), so it cannot be undone from Gatehouse"
 	}
 	if err != nil {
 		if cause := context.Cause(ctx); cause != nil && errors.Is(cause, session.ErrKilled) {
 			err = session.ErrKilled
 		}
-		return fail("tool.error", err)
+		return r.fail(ctx, c, "tool.error", err)
 	}
-	return r.finish(ctx, st, t, callID, out)
+	return r.finish(ctx, c, out)
+}
+
+// fail records why a call did not produce a result and answers the agent
+// with one plain sentence.
+func (r *Runner) fail(ctx context.Context, c *Call, kind string, err error) Result {
+	msg := r.redact(r.forAgent(c, err))
+	r.deps.Sessions.Count(c.Session(), session.Counters{Errors: 1})
+	r.recordSync(ctx, c, kind, "system", map[string]any{"tool": c.Req.Tool, "error": msg})
+	return failure(c.ID, msg)
 }
 
 func validate(t *Tool, raw json.RawMessage) error {
@@ -316,169 +222,4 @@ func validate(t *Tool, raw json.RawMessage) error {
 		return errorf("invalid arguments for %s: %v", t.Name, err)
 	}
 	return nil
-}
-
-// finish redacts, bounds and labels the output, then records the result.
-func (r *Runner) finish(ctx context.Context, st *State, t *Tool, callID string, out Output) Result {
-	sess := st.Live.ID()
-	text := r.redact(out.Text)
-	if out.External != "" {
-		text = WrapExternal(out.External, out.Source, text)
-	}
-	text, truncated := bound(text, MaxResultBytes)
-	structured := redactMap(r.redact, out.Structured)
-	r.deps.Sessions.Count(sess, session.Counters{OutputBytes: int64(len(text)), CPUMillis: out.CPU.Milliseconds()})
-	if out.IsError {
-		r.deps.Sessions.Count(sess, session.Counters{Errors: 1})
-	}
-	preview, _ := bound(text, 2048)
-	actor, payload := "system", map[string]any{
-		"tool": t.Name, "is_error": out.IsError, "bytes": len(text), "truncated": truncated, "preview": preview,
-	}
-	if call, dec, agent, ok := callLogFrom(ctx).merge(); ok {
-		// The one row of a local read: who asked for what, the decision and
-		// the result.
-		actor = agent
-		payload["args"] = call["args"]
-		for _, k := range []string{"verdict", "reason", "rule"} {
-			payload[k] = dec[k]
-		}
-		if rs, _ := dec["risks"].([]approval.Risk); len(rs) > 0 {
-			payload["risks"] = rs
-		}
-	} else {
-		r.flushHeld(ctx)
-	}
-	if err := r.deps.Record(context.WithoutCancel(ctx), "tool.result", actor, sess, callID, payload); err != nil {
-		// No audit row, no answer.
-		r.deps.Logger.Error("audit tool.result", "err", err)
-		return Result{CallID: callID, Text: "Gatehouse could not record this call's result in its audit log, so it withheld it: " + err.Error(), IsError: true}
-	}
-	return Result{CallID: callID, Text: text, Structured: structured, IsError: out.IsError}
-}
-
-// MaxResultBytes bounds what one call returns to the model.
-const MaxResultBytes = 256 << 10
-
-func bound(s string, n int) (string, bool) {
-	if len(s) <= n {
-		return s, false
-	}
-	cut := n
-	for cut > 0 && (s[cut]&0xC0) == 0x80 {
-		cut--
-	}
-	return s[:cut] + fmt.Sprintf("\n[gatehouse: output truncated, %d of %d bytes shown]", cut, len(s)), true
-}
-
-func (r *Runner) redact(s string) string {
-	if r.deps.Redact == nil {
-		return s
-	}
-	return r.deps.Redact(s)
-}
-
-// redactMap redacts the string values of a tool's structured result, which
-// is built from JSON-shaped values (maps, slices, strings, numbers, bools).
-func redactMap(redact func(string) string, m map[string]any) map[string]any {
-	if m == nil || redact == nil {
-		return m
-	}
-	return walkStrings(m, redact).(map[string]any)
-}
-
-func walkStrings(v any, f func(string) string) any {
-	switch x := v.(type) {
-	case string:
-		return f(x)
-	case []any:
-		for i := range x {
-			x[i] = walkStrings(x[i], f)
-		}
-	case []string:
-		for i := range x {
-			x[i] = f(x[i])
-		}
-	case map[string]any:
-		for k := range x {
-			x[k] = walkStrings(x[k], f)
-		}
-	}
-	return v
-}
-
-// argsForAudit keeps the audit row bounded and free of secrets.
-func (r *Runner) argsForAudit(raw json.RawMessage) any {
-	if len(raw) > 64<<10 {
-		return map[string]any{"truncated": true, "bytes": len(raw), "head": r.redact(string(raw[:4096]))}
-	}
-	var v any
-	if json.Unmarshal(raw, &v) != nil {
-		return map[string]any{"invalid_json": true, "bytes": len(raw)}
-	}
-	return walkStrings(v, func(s string) string {
-		s = r.redact(s)
-		if len(s) > 8192 {
-			return s[:8192] + "…"
-		}
-		return s
-	})
-}
-
-// recordCall records a call before anything of it happens.
-func (r *Runner) recordCall(ctx context.Context, actor, sess, callID string, ev map[string]any) error {
-	if r.deps.RecordWritten != nil {
-		return r.deps.RecordWritten(ctx, "tool.call", actor, sess, callID, ev)
-	}
-	return r.deps.Record(ctx, "tool.call", actor, sess, callID, ev)
-}
-
-// record queues an intermediate event; the call's final event waits for
-// durability of everything before it.
-func (r *Runner) record(ctx context.Context, kind, actor, sess, call string, payload any) {
-	r.flushHeld(ctx)
-	r.recordNow(ctx, kind, actor, sess, call, payload)
-}
-
-// recordNow is record without writing the call's held rows first.
-func (r *Runner) recordNow(ctx context.Context, kind, actor, sess, call string, payload any) {
-	if r.deps.RecordAsync != nil {
-		r.deps.RecordAsync(context.WithoutCancel(ctx), kind, actor, sess, call, payload)
-		return
-	}
-	r.recordSync(ctx, kind, actor, sess, call, payload)
-}
-
-func (r *Runner) recordSync(ctx context.Context, kind, actor, sess, call string, payload any) {
-	r.flushHeld(ctx)
-	if err := r.deps.Record(context.WithoutCancel(ctx), kind, actor, sess, call, payload); err != nil {
-		r.deps.Logger.Error("audit append", "kind", kind, "err", err)
-	}
-}
-
-// WrapExternal labels content from outside the workspace as data. A closing
-// tag inside the content is neutralised so it cannot end the wrapper early.
-func WrapExternal(kind, source, content string) string {
-	content = neutralise(content)
-	return fmt.Sprintf("<external_document kind=%q source=%q>\n%s\n</external_document>", kind, neutralise(source), content)
-}
-
-func neutralise(s string) string {
-	lower := strings.ToLower(s)
-	if !strings.Contains(lower, "external_document") {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); {
-		j := strings.Index(strings.ToLower(s[i:]), "external_document")
-		if j < 0 {
-			b.WriteString(s[i:])
-			break
-		}
-		b.WriteString(s[i : i+j])
-		// A zero-width joiner breaks the tag name for any parser.
-		b.WriteString("external\u200d_document")
-		i += j + len("external_document")
-	}
-	return b.String()
 }

@@ -1,0 +1,40 @@
+package daemon
+
+import (
+	"context"
+
+	"github.com/gatehouse-dev/gatehouse/backend/audit"
+	"github.com/gatehouse-dev/gatehouse/backend/toolcall"
+)
+
+// auditSink is the audit timeline as the call pipeline sees it
+// (toolcall.Audit): rows are redacted on the way in, like every event.
+type auditSink struct{ d *Daemon }
+
+func (a auditSink) Record(ctx context.Context, row toolcall.Row) error {
+	e, err := a.d.event(row.Kind, row.Actor, row.Session, row.Call, row.Payload)
+	if err != nil {
+		return err
+	}
+	if ann, ok := row.Expected.(*audit.Announcement); ok && ann != nil {
+		_, err = ann.Append(context.WithoutCancel(ctx), e)
+		return err
+	}
+	_, err = a.d.audit.Append(context.WithoutCancel(ctx), e)
+	return err
+}
+
+func (a auditSink) RecordWritten(ctx context.Context, row toolcall.Row) error {
+	e, err := a.d.event(row.Kind, row.Actor, row.Session, row.Call, row.Payload)
+	if err != nil {
+		return err
+	}
+	_, err = a.d.audit.AppendWritten(context.WithoutCancel(ctx), e)
+	return err
+}
+
+func (a auditSink) Queue(ctx context.Context, row toolcall.Row) {
+	a.d.RecordAsync(ctx, row.Kind, row.Actor, row.Session, row.Call, row.Payload)
+}
+
+func (a auditSink) Expect() toolcall.Expectation { return a.d.audit.Announce() }

@@ -1,0 +1,75 @@
+package toolcall
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+)
+
+// Via says how a call reached Gatehouse.
+type Via string
+
+const (
+	// ViaMCP is a call of one of Gatehouse's own MCP tools.
+	ViaMCP Via = "mcp"
+	// ViaHook is an agent's own tool (Claude Code's Bash, Codex's shell),
+	// which the agent's hook handed to Gatehouse before running it.
+	ViaHook Via = "hook"
+)
+
+// Request is what a transport hands the runner: one tool call, as asked.
+type Request struct {
+	State *State
+	Tool  string
+	Args  json.RawMessage
+	Via   Via
+	// Native names the agent's own tool a hook call came from ("Bash",
+	// "run_shell_command"), so the card can say so.
+	Native string
+	// Progress, if set, is called while the call waits for the person, so
+	// the transport can keep the client's request alive (MCP progress
+	// notifications). It must not block.
+	Progress func(message string)
+	// Stdout and Stderr, if set, receive a command's output as it runs
+	// (the agent's own shell, rewritten through `gatehouse exec`).
+	Stdout, Stderr io.Writer
+	// Approved, if set, is the person's or policy's earlier clearance of
+	// exactly this call (a hook's ticket): it is not asked again.
+	Approved *Clearance
+}
+
+// Clearance is an earlier decision that covers one later call.
+type Clearance struct {
+	// CallID is the call that was decided (the hook's PreToolUse).
+	CallID string
+	// Rule names what allowed it, for the audit row.
+	Rule string
+}
+
+// Call is one tool call on its way through the pipeline: its id, the
+// session, what was asked and what has been worked out so far. It is
+// passed down explicitly; nothing of it travels in a context.
+type Call struct {
+	ID    string
+	State *State
+	Req   Request
+	tool  *Tool
+	plan  *Plan
+	// held keeps a local read's early audit rows until its result (nil
+	// for every other call); see readlog.go.
+	held *callLog
+}
+
+// Session is the call's Gatehouse session id.
+func (c *Call) Session() string { return c.State.Live.ID() }
+
+// actor is the audit actor of the agent behind the call.
+func (c *Call) actor() string { return c.State.Live.Actor() }
+
+func (r *Runner) newCallID() string {
+	b := make([]byte, 4)
+	_, _ = rand.Read(b)
+	return fmt.Sprintf("c_%d_%s", r.seq.Add(1), hex.EncodeToString(b))
+}
