@@ -19,6 +19,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/gatehouse-dev/gatehouse/backend/agentrun"
 	"github.com/gatehouse-dev/gatehouse/backend/api"
 	"github.com/gatehouse-dev/gatehouse/backend/approval"
 	"github.com/gatehouse-dev/gatehouse/backend/atomicfile"
@@ -87,6 +88,7 @@ type Daemon struct {
 	handler   http.Handler
 	mux       http.Handler
 	mcp       *mcpserver.Server
+	runs      *agentrun.Registry
 }
 
 // Addr is the bound TCP address.
@@ -177,14 +179,18 @@ func Run(ctx context.Context, opts Options) (err error) {
 		defer d.snapshots.Close()
 	}
 	d.runner, err = toolcall.New(toolcall.Deps{
-		Sessions: d.sessions, Approvals: d.approvals, Policy: pol, Record: d.Record, RecordAsync: d.RecordAsync, RecordWritten: d.RecordWritten,
-		Announce: d.audit.Announce,
-		Sandbox:  opts.Sandbox, Hidden: []string{opts.DataDir}, Logger: logger,
+		Sessions: d.sessions, Approvals: d.approvals, Policy: pol, Audit: auditSink{d},
+		Sandbox: opts.Sandbox, Hidden: []string{opts.DataDir}, Logger: logger,
 		Redact: d.redactor.String, EnvFor: secretStore.EnvFor, Snapshots: d.snapshots,
 	})
 	if err != nil {
 		return err
 	}
+
+	d.runs = agentrun.New(agentrun.Config{
+		Sessions: d.sessions, Workspaces: opts.Workspaces, Mode: opts.Mode, Limits: opts.Limits, Logger: logger,
+	})
+	defer d.runs.Close(context.Background())
 
 	tcp, err := listen.TCP(opts.Listen, opts.Public, opts.MaxConnections)
 	if err != nil {
@@ -253,7 +259,7 @@ loop:
 	for _, info := range d.liveSessions() {
 		d.sessions.End(shutCtx, info, "daemon stopped")
 	}
-	d.mcp.Shutdown(shutCtx)
+	d.runs.Close(shutCtx)
 	d.Emit(shutCtx, "system.stop", audit.ActorSystem, "", map[string]any{"reason": "signal"})
 	return err
 }
@@ -308,12 +314,11 @@ func (d *Daemon) buildHandler() http.Handler {
 		_, _ = w.Write([]byte("ok"))
 	})
 	d.mcp = mcpserver.New(mcpserver.Config{
-		Sessions: d.sessions, Tokens: d.tokens, Runner: d.runner, Workspaces: d.opts.Workspaces,
-		Mode: d.opts.Mode, Version: d.opts.Version, Logger: d.logger, Limits: d.opts.Limits,
+		Sessions: d.sessions, Runs: d.runs, Tokens: d.tokens, Runner: d.runner, Version: d.opts.Version, Logger: d.logger,
 	})
 	(&api.Server{
 		Sessions: d.sessions, Audit: d.audit, Approvals: d.approvals, Kill: d.Kill, Logger: d.logger, Status: d.status,
-		Policy: d.policy, Snapshots: d.snapshots, Tokens: &tokenStore{db: d.db, set: d.tokens}, Connect: d.connectInfo, Emit: d.Emit, Live: d.mcp.Session,
+		Policy: d.policy, Snapshots: d.snapshots, Tokens: &tokenStore{db: d.db, set: d.tokens}, Connect: d.connectInfo, Emit: d.Emit, Live: d.runs.Session,
 	}).Register(mux)
 	mux.Handle("/mcp", d.mcp.Handler())
 	mux.Handle("/", uiHandler(d.opts.UI))
@@ -396,17 +401,6 @@ func (d *Daemon) Record(ctx context.Context, kind, actor, sess, call string, pay
 	return err
 }
 
-// RecordWritten appends an audit event and returns once it is in the
-// database, before its fsync, which the next Record's commit covers.
-func (d *Daemon) RecordWritten(ctx context.Context, kind, actor, sess, call string, payload any) error {
-	e, err := d.event(kind, actor, sess, call, payload)
-	if err != nil {
-		return err
-	}
-	_, err = d.audit.AppendWritten(context.WithoutCancel(ctx), e)
-	return err
-}
-
 // RecordAsync queues an audit event without waiting for the commit.
 func (d *Daemon) RecordAsync(ctx context.Context, kind, actor, sess, call string, payload any) {
 	e, err := d.event(kind, actor, sess, call, payload)
@@ -450,9 +444,14 @@ func (d *Daemon) redactedJSON(v any) ([]byte, error) {
 		return nil, fmt.Errorf("encode audit payload: %w", err)
 	}
 	if d.redactor != nil {
-		if rb, err := d.redactor.JSON(b); err == nil {
-			b = rb
+		rb, err := d.redactor.JSON(b)
+		if err != nil {
+			// Fail closed: a payload that could not be redacted is not
+			// stored; the row says so instead.
+			d.logger.Error("redact audit payload", "err", err)
+			return []byte(fmt.Sprintf(`{"withheld":"the payload could not be redacted","bytes":%d}`, len(b))), nil
 		}
+		b = rb
 	}
 	return b, nil
 }

@@ -12,6 +12,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/gatehouse-dev/gatehouse/backend/toolcall"
 )
 
 // Local reads are most of an agent's calls, and on the SDK's path most of
@@ -58,7 +60,7 @@ func (s *Server) direct(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		res := toolResult(s.cfg.Runner.Call(r.Context(), o.st, call.name, call.args))
+		res := toolResult(s.cfg.Runner.Call(r.Context(), toolcall.Request{State: o.st, Tool: call.name, Args: call.args, Via: toolcall.ViaMCP}))
 		out, err := encodeResponse(call.id, res)
 		if err != nil {
 			// Structured results are built from JSON values; this is a bug.

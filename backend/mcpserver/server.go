@@ -8,7 +8,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"log/slog"
 	"net/http"
 	"sync"
@@ -17,23 +16,22 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/gatehouse-dev/gatehouse/backend/agentrun"
 	"github.com/gatehouse-dev/gatehouse/backend/session"
 	"github.com/gatehouse-dev/gatehouse/backend/token"
 	"github.com/gatehouse-dev/gatehouse/backend/toolcall"
-	"github.com/gatehouse-dev/gatehouse/backend/workspace"
 )
 
 // Config wires the server to the daemon.
 type Config struct {
-	Sessions   *session.Manager
-	Tokens     *token.Set
-	Runner     *toolcall.Runner
-	Workspaces []string
-	Mode       string
-	Version    string
-	Logger     *slog.Logger
-	// Limits are each new session's budgets.
-	Limits toolcall.Limits
+	Sessions *session.Manager
+	// Runs gives each agent run its Gatehouse session (shared with the
+	// agent's hooks).
+	Runs    *agentrun.Registry
+	Tokens  *token.Set
+	Runner  *toolcall.Runner
+	Version string
+	Logger  *slog.Logger
 	// IdleTimeout closes MCP sessions with no requests for this long.
 	IdleTimeout time.Duration
 }
@@ -46,8 +44,6 @@ type Server struct {
 
 	mu     sync.Mutex
 	states map[string]*openSession // by MCP session id
-
-	stateless statelessSessions
 }
 
 // TransportHeader lets the stdio bridge mark its sessions.
@@ -58,7 +54,7 @@ func New(cfg Config) *Server {
 	if cfg.IdleTimeout <= 0 {
 		cfg.IdleTimeout = 6 * time.Hour
 	}
-	s := &Server{cfg: cfg, states: map[string]*openSession{}, stateless: statelessSessions{byID: map[string]*statelessEntry{}}}
+	s := &Server{cfg: cfg, states: map[string]*openSession{}}
 	s.server = mcp.NewServer(&mcp.Implementation{Name: "gatehouse", Title: "Gatehouse", Version: cfg.Version}, &mcp.ServerOptions{
 		Instructions: instructions,
 		Logger:       cfg.Logger,
@@ -67,11 +63,12 @@ func New(cfg Config) *Server {
 	s.server.AddReceivingMiddleware(s.sessionMiddleware)
 	for _, t := range cfg.Runner.Tools() {
 		s.server.AddTool(&mcp.Tool{
-			Name:        t.Name,
-			Title:       t.Title,
-			Description: t.Description,
-			InputSchema: t.Schema,
-			Annotations: &mcp.ToolAnnotations{Title: t.Title, ReadOnlyHint: t.ReadOnly, OpenWorldHint: boolPtr(t.Name == "fetch_url")},
+			Name:         t.Name,
+			Title:        t.Title,
+			Description:  t.Description,
+			InputSchema:  t.Schema,
+			OutputSchema: t.OutputSchema,
+			Annotations:  &mcp.ToolAnnotations{Title: t.Title, ReadOnlyHint: t.ReadOnly, OpenWorldHint: boolPtr(t.Name == "fetch_url")},
 		}, s.callHandler(t.Name))
 	}
 	getServer := func(*http.Request) *mcp.Server { return s.server }
@@ -108,7 +105,10 @@ func New(cfg Config) *Server {
 		return &auth.TokenInfo{UserID: e.ID, Extra: map[string]any{"name": e.Name}, Expiration: time.Now().Add(24 * time.Hour)}, nil
 	}
 	bearer := auth.RequireBearerToken(verify, nil)
-	s.handler = queryTokenToHeader(bearer(s.track(s.direct(stream))))
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", s.track(s.direct(stream)))
+	mux.Handle("GET /mcp/presence", http.HandlerFunc(s.presence))
+	s.handler = queryTokenToHeader(bearer(mux))
 	return s
 }
 
@@ -165,6 +165,7 @@ func (s *Server) sessionMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 
 func (s *Server) open(ctx context.Context, ss *mcp.ServerSession, req mcp.Request) error {
 	client, transport, userID := "unknown", "http", ""
+	var hdr http.Header
 	if ex := req.GetExtra(); ex != nil {
 		if ex.TokenInfo != nil {
 			userID = ex.TokenInfo.UserID
@@ -172,33 +173,30 @@ func (s *Server) open(ctx context.Context, ss *mcp.ServerSession, req mcp.Reques
 				client = n
 			}
 		}
-		if ex.Header.Get(TransportHeader) == "stdio" {
+		hdr = ex.Header
+		if hdr.Get(TransportHeader) == "stdio" {
 			transport = "stdio"
 		}
 	}
-	var name, version string
-	var canElicit bool
+	start := agentrun.Start{Client: client, Transport: transport, Token: userID}
 	if p, ok := req.GetParams().(*mcp.InitializeParams); ok && p != nil {
 		if p.ClientInfo != nil {
-			name, version = p.ClientInfo.Name, p.ClientInfo.Version
+			start.ClientName, start.ClientVersion = p.ClientInfo.Name, p.ClientInfo.Version
 		}
-		canElicit = p.Capabilities != nil && p.Capabilities.Elicitation != nil
+		if p.Capabilities != nil && p.Capabilities.Elicitation != nil {
+			start.Elicit = func(ctx context.Context, q string) (string, error) { return elicit(ctx, ss, q) }
+		}
 	}
-	live, err := s.cfg.Sessions.Start(ctx, session.StartRequest{
-		Client: client, ClientName: name, ClientVersion: version, Transport: transport,
-		Workspaces: s.cfg.Workspaces, Mode: s.cfg.Mode,
-	})
+	key, named, err := runKey(hdr)
 	if err != nil {
 		return err
 	}
-	roots, err := workspace.New(s.cfg.Workspaces...)
-	if err != nil {
-		s.cfg.Sessions.End(ctx, live.ID(), "workspace unavailable")
-		return fmt.Errorf("open the workspace: %w", err)
+	if !named {
+		key = agentrun.Key{Agent: "mcp", ID: ss.ID()}
 	}
-	st := toolcall.NewState(live, s.cfg.Workspaces, roots, s.cfg.Limits)
-	if canElicit {
-		st.Elicit = func(ctx context.Context, q string) (string, error) { return elicit(ctx, ss, q) }
+	st, release, err := s.cfg.Runs.Attach(ctx, key, start)
+	if err != nil {
+		return err
 	}
 	o := &openSession{st: st, ss: ss, userID: userID, idle: s.cfg.IdleTimeout}
 	o.idleTimer = time.AfterFunc(o.idle, o.closeIdle)
@@ -207,19 +205,9 @@ func (s *Server) open(ctx context.Context, ss *mcp.ServerSession, req mcp.Reques
 	s.mu.Unlock()
 	// The session ends when the client goes away or Gatehouse kills it.
 	go func() {
-		done := make(chan struct{})
-		go func() { _ = ss.Wait(); close(done) }()
-		select {
-		case <-done:
-			s.cfg.Sessions.End(context.Background(), live.ID(), "client disconnected")
-			st.Close(context.Background())
-		case <-live.Context().Done():
-			// Killed or ended by Gatehouse: release the sandbox now, but keep
-			// the MCP session open, so running calls deliver their errors and
-			// later ones are refused with a reason instead of a dead stream.
-			st.Close(context.Background())
-			<-done
-		}
+		_ = ss.Wait()
+		// The client closed its MCP session (or it idled out): it has gone.
+		release(true)
 		o.idleTimer.Stop()
 		s.mu.Lock()
 		delete(s.states, ss.ID())
@@ -263,7 +251,9 @@ func (s *Server) callHandler(name string) mcp.ToolHandler {
 		if req.Params != nil {
 			args = req.Params.Arguments
 		}
-		return toolResult(s.cfg.Runner.Call(ctx, st, name, args)), nil
+		return toolResult(s.cfg.Runner.Call(ctx, toolcall.Request{
+			State: st, Tool: name, Args: args, Via: toolcall.ViaMCP, Progress: progressFor(ctx, req),
+		})), nil
 	}
 }
 
@@ -276,43 +266,4 @@ func toolResult(res toolcall.Result) *mcp.CallToolResult {
 		out.StructuredContent = res.Structured
 	}
 	return out
-}
-
-// Shutdown releases every session's sandbox (containers above all) before
-// the daemon exits, instead of leaving it to the per-session goroutines.
-func (s *Server) Shutdown(ctx context.Context) {
-	s.mu.Lock()
-	states := make([]*toolcall.State, 0, len(s.states))
-	for _, o := range s.states {
-		states = append(states, o.st)
-	}
-	s.mu.Unlock()
-	s.stateless.mu.Lock()
-	for _, e := range s.stateless.byID {
-		states = append(states, e.st)
-	}
-	s.stateless.mu.Unlock()
-	for _, st := range states {
-		st.Close(ctx)
-	}
-}
-
-// Session finds the live state of a Gatehouse session by its id.
-func (s *Server) Session(id string) (*toolcall.State, bool) {
-	s.mu.Lock()
-	for _, o := range s.states {
-		if o.st.Live.ID() == id {
-			s.mu.Unlock()
-			return o.st, true
-		}
-	}
-	s.mu.Unlock()
-	s.stateless.mu.Lock()
-	defer s.stateless.mu.Unlock()
-	for _, e := range s.stateless.byID {
-		if e.st.Live.ID() == id {
-			return e.st, true
-		}
-	}
-	return nil, false
 }

@@ -1,0 +1,53 @@
+package agentrun
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// Agents are the agents whose runs Gatehouse can name: their MCP bridge
+// and their hooks identify the run by the agent's own session id.
+var Agents = []string{"claude", "codex", "gemini", "cursor"}
+
+// maxRunID bounds a run id (agents use UUIDs).
+const maxRunID = 128
+
+// ParseKey reads "agent:id" as a bridge or hook sends it. The agent must be
+// one of Agents and the id printable ASCII without spaces; anything else
+// fails, so a bad value never falls back to some other run.
+func ParseKey(s string) (Key, error) {
+	agent, id, ok := strings.Cut(s, ":")
+	if !ok {
+		return Key{}, errors.New(`want "agent:run-id"`)
+	}
+	if err := CheckAgent(agent); err != nil {
+		return Key{}, err
+	}
+	if err := checkID(id); err != nil {
+		return Key{}, err
+	}
+	return Key{Agent: agent, ID: id}, nil
+}
+
+// CheckAgent accepts the names in Agents.
+func CheckAgent(agent string) error {
+	for _, a := range Agents {
+		if agent == a {
+			return nil
+		}
+	}
+	return fmt.Errorf("unknown agent %q; use one of %s", agent, strings.Join(Agents, ", "))
+}
+
+func checkID(id string) error {
+	if id == "" || len(id) > maxRunID {
+		return fmt.Errorf("the run id must be 1 to %d characters", maxRunID)
+	}
+	for i := 0; i < len(id); i++ {
+		if id[i] <= ' ' || id[i] > '~' {
+			return errors.New("the run id must be printable ASCII without spaces")
+		}
+	}
+	return nil
+}

@@ -1,0 +1,303 @@
+// Package agentrun gives each agent run one Gatehouse session, whichever
+// way its calls arrive: its MCP connection (a stateful session, the stdio
+// bridge, stateless requests) and its hooks share the session by the run's
+// key. A session lives while its client does: it shows as idle (and gives
+// back its warm sandbox) when the client goes quiet, and ends when the
+// client has gone.
+package agentrun
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/gatehouse-dev/gatehouse/backend/session"
+	"github.com/gatehouse-dev/gatehouse/backend/toolcall"
+	"github.com/gatehouse-dev/gatehouse/backend/workspace"
+)
+
+// Key names one agent run.
+type Key struct {
+	// Agent is the agent (claude, codex, gemini, cursor), or the transport
+	// that alone identifies the run ("mcp" for a stateful MCP session,
+	// "stateless" for a client that names no run).
+	Agent string
+	// ID tells the run apart within Agent: the agent's own session id, an
+	// MCP session id.
+	ID string
+}
+
+func (k Key) String() string { return k.Agent + ":" + k.ID }
+
+// Start describes the session to open when a run is first seen.
+type Start struct {
+	// Token is the id of the agent token the request came with: a run is
+	// only ever used with the token it started with.
+	Token                             string
+	Client, ClientName, ClientVersion string
+	Transport                         string
+	// NoSessionGrants: the run cannot be told apart from the client's
+	// other runs, so "allow for this session" is not offered.
+	NoSessionGrants bool
+	// Elicit asks the person through the client, if it can.
+	Elicit func(ctx context.Context, question string) (string, error)
+}
+
+// Config wires the registry to the daemon.
+type Config struct {
+	Sessions   *session.Manager
+	Workspaces []string
+	Mode       string
+	Limits     toolcall.Limits
+	Logger     *slog.Logger
+	// IdleAfter marks a session idle, releasing its warm sandbox, after
+	// this long without a call (default 2 minutes).
+	IdleAfter time.Duration
+	// EndAfter ends a session with no client attached after this long
+	// without a call (default 30 minutes).
+	EndAfter time.Duration
+	// GoneGrace is how long a run whose last client connection closed is
+	// kept for the client to come back (a reconnect) before it ends
+	// (default 5 seconds).
+	GoneGrace time.Duration
+}
+
+// ErrOtherToken refuses a run named with a token it did not start with.
+var ErrOtherToken = errors.New("this agent run belongs to another agent token; use the token it started with")
+
+// Registry holds the live runs.
+type Registry struct {
+	cfg  Config
+	mu   sync.Mutex
+	runs map[Key]*run
+	stop chan struct{}
+	done chan struct{}
+	once sync.Once
+}
+
+type run struct {
+	key   Key
+	token string
+	st    *toolcall.State
+	refs  int       // attachments held: an MCP session, a bridge's presence
+	gone  time.Time // when the last attachment left because its client went
+}
+
+// New starts a registry and its reaper.
+func New(cfg Config) *Registry {
+	if cfg.IdleAfter <= 0 {
+		cfg.IdleAfter = 2 * time.Minute
+	}
+	if cfg.EndAfter <= 0 {
+		cfg.EndAfter = 30 * time.Minute
+	}
+	if cfg.GoneGrace <= 0 {
+		cfg.GoneGrace = 5 * time.Second
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	g := &Registry{cfg: cfg, runs: map[Key]*run{}, stop: make(chan struct{}), done: make(chan struct{})}
+	go g.reap()
+	return g
+}
+
+// Use returns the run's state for one call (a hook, a stateless request),
+// opening its session when the run is new or its session has ended.
+func (g *Registry) Use(ctx context.Context, key Key, s Start) (*toolcall.State, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	r, err := g.lookupLocked(ctx, key, s)
+	if err != nil {
+		return nil, err
+	}
+	return r.st, nil
+}
+
+// Attach is Use for a connection that lasts (an MCP session, a bridge's
+// presence stream): the run is held until release, whose argument says
+// whether the client went away (the run then ends after a short grace,
+// unless another connection holds it) or only this connection ended.
+func (g *Registry) Attach(ctx context.Context, key Key, s Start) (*toolcall.State, func(gone bool), error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	r, err := g.lookupLocked(ctx, key, s)
+	if err != nil {
+		return nil, nil, err
+	}
+	r.refs++
+	r.gone = time.Time{}
+	var once sync.Once
+	release := func(gone bool) {
+		once.Do(func() {
+			g.mu.Lock()
+			defer g.mu.Unlock()
+			r.refs--
+			if r.refs == 0 && gone {
+				r.gone = time.Now()
+			}
+		})
+	}
+	return r.st, release, nil
+}
+
+func (g *Registry) lookupLocked(ctx context.Context, key Key, s Start) (*run, error) {
+	if r, ok := g.runs[key]; ok && r.st.Live.Context().Err() == nil {
+		if r.token != s.Token {
+			// Another token naming this run is not its agent.
+			return nil, ErrOtherToken
+		}
+		if info := r.st.Live.Snapshot(); info.ClientName == "" && s.ClientName != "" {
+			// The run began with a hook or a presence stream, which know no
+			// MCP client info.
+			g.cfg.Sessions.SetClientInfo(ctx, info.ID, s.ClientName, s.ClientVersion)
+		}
+		return r, nil
+	}
+	live, err := g.cfg.Sessions.Start(ctx, session.StartRequest{
+		Client: s.Client, ClientName: s.ClientName, ClientVersion: s.ClientVersion, Transport: s.Transport,
+		Workspaces: g.cfg.Workspaces, Mode: g.cfg.Mode, Run: runLabel(key),
+	})
+	if err != nil {
+		return nil, err
+	}
+	roots, err := workspace.New(g.cfg.Workspaces...)
+	if err != nil {
+		g.cfg.Sessions.End(ctx, live.ID(), "workspace unavailable")
+		return nil, fmt.Errorf("open the workspace: %w", err)
+	}
+	st := toolcall.NewState(live, g.cfg.Workspaces, roots, g.cfg.Limits)
+	st.NoSessionGrants = s.NoSessionGrants
+	st.Elicit = s.Elicit
+	id := live.ID()
+	st.OnWake(func() { g.cfg.Sessions.SetIdle(context.Background(), id, false) })
+	r := &run{key: key, token: s.Token, st: st}
+	g.runs[key] = r
+	// A session Gatehouse ends (kill switch, budget) releases its sandbox
+	// at once, not at the next reap.
+	context.AfterFunc(live.Context(), func() { g.drop(r) })
+	return r, nil
+}
+
+// runLabel is the run as sessions record it; transports that are their own
+// run need no label.
+func runLabel(k Key) string {
+	switch k.Agent {
+	case "mcp", "stateless":
+		return ""
+	}
+	return k.String()
+}
+
+// End ends the run's session now (the agent said the run is over).
+func (g *Registry) End(ctx context.Context, key Key, reason string) {
+	g.mu.Lock()
+	r, ok := g.runs[key]
+	g.mu.Unlock()
+	if ok {
+		g.cfg.Sessions.End(ctx, r.st.Live.ID(), reason)
+	}
+}
+
+// Find is the live state of a run, if any.
+func (g *Registry) Find(key Key) (*toolcall.State, bool) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	r, ok := g.runs[key]
+	if !ok || r.st.Live.Context().Err() != nil {
+		return nil, false
+	}
+	return r.st, true
+}
+
+// Session finds the live state of a Gatehouse session by its id.
+func (g *Registry) Session(id string) (*toolcall.State, bool) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for _, r := range g.runs {
+		if r.st.Live.ID() == id && r.st.Live.Context().Err() == nil {
+			return r.st, true
+		}
+	}
+	return nil, false
+}
+
+// drop forgets a run whose session ended and releases what it holds.
+func (g *Registry) drop(r *run) {
+	g.mu.Lock()
+	if g.runs[r.key] == r {
+		delete(g.runs, r.key)
+	}
+	g.mu.Unlock()
+	r.st.Close(context.Background())
+}
+
+// reapEvery is how often the registry looks for quiet and gone clients.
+const reapEvery = time.Second
+
+func (g *Registry) reap() {
+	defer close(g.done)
+	t := time.NewTicker(reapEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-g.stop:
+			return
+		case now := <-t.C:
+			g.reapOnce(now)
+		}
+	}
+}
+
+// reapOnce ends runs whose client has gone, and idles quiet ones.
+func (g *Registry) reapOnce(now time.Time) {
+	type action struct {
+		st   *toolcall.State
+		end  string
+		idle bool
+	}
+	var todo []action
+	g.mu.Lock()
+	for _, r := range g.runs {
+		quiet := now.Sub(r.st.LastCall())
+		switch {
+		case r.refs == 0 && !r.gone.IsZero() && now.Sub(r.gone) >= g.cfg.GoneGrace:
+			todo = append(todo, action{st: r.st, end: "client disconnected"})
+		case r.refs == 0 && r.gone.IsZero() && quiet >= g.cfg.EndAfter:
+			todo = append(todo, action{st: r.st, end: fmt.Sprintf("no call for %s", g.cfg.EndAfter)})
+		case quiet >= g.cfg.IdleAfter && !r.st.Live.Snapshot().Idle:
+			todo = append(todo, action{st: r.st, idle: true})
+		}
+	}
+	g.mu.Unlock()
+	ctx := context.Background()
+	for _, a := range todo {
+		id := a.st.Live.ID()
+		switch {
+		case a.end != "":
+			g.cfg.Sessions.End(ctx, id, a.end)
+		case a.idle:
+			a.st.Idle(ctx)
+			g.cfg.Sessions.SetIdle(ctx, id, true)
+		}
+	}
+}
+
+// Close stops the reaper and releases every run's sandbox (containers
+// above all) before the daemon exits.
+func (g *Registry) Close(ctx context.Context) {
+	g.once.Do(func() { close(g.stop) })
+	<-g.done
+	g.mu.Lock()
+	runs := make([]*run, 0, len(g.runs))
+	for _, r := range g.runs {
+		runs = append(runs, r)
+	}
+	g.mu.Unlock()
+	for _, r := range runs {
+		r.st.Close(ctx)
+	}
+}
