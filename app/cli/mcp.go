@@ -2,6 +2,8 @@ package cli
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -14,14 +16,17 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
+	"github.com/gatehouse-dev/gatehouse/backend/agentrun"
 	"github.com/gatehouse-dev/gatehouse/backend/daemon"
 	"github.com/gatehouse-dev/gatehouse/backend/mcpserver"
 	"github.com/gatehouse-dev/gatehouse/backend/token"
 )
 
-// bearerTransport adds the agent token and marks the session as a bridge.
+// bearerTransport adds the agent token, marks the session as a bridge and
+// names the agent run it belongs to.
 type bearerTransport struct {
 	token string
+	run   string
 	base  http.RoundTripper
 }
 
@@ -29,6 +34,7 @@ func (b *bearerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	r = r.Clone(r.Context())
 	r.Header.Set("Authorization", "Bearer "+b.token)
 	r.Header.Set(mcpserver.TransportHeader, "stdio")
+	r.Header.Set(mcpserver.RunHeader, b.run)
 	return b.base.RoundTrip(r)
 }
 
@@ -52,7 +58,8 @@ func daemonEndpoint(ctx context.Context, dir string) (string, error) {
 
 func init() {
 	register(func(g *Globals) *cobra.Command {
-		return &cobra.Command{
+		var agent string
+		cmd := &cobra.Command{
 			Use:   "mcp",
 			Short: "Speak MCP on stdin/stdout and bridge to the running daemon (for agents that launch a command)",
 			Long: `gatehouse mcp lets agents that only launch commands use Gatehouse, e.g.
@@ -70,13 +77,22 @@ running daemon, where it gets the same policy, sandbox and audit as /mcp.`,
 				if err != nil {
 					return err
 				}
+				run, err := bridgeRun(agent)
+				if err != nil {
+					return err
+				}
 				tok, err := token.ReadFile(filepath.Join(dir, daemon.AgentToken))
 				if err != nil {
 					return userErrorf(err, "cannot read the agent token: %v", err)
 				}
+				httpc := &http.Client{Transport: &bearerTransport{token: tok, run: run, base: http.DefaultTransport}}
+				// The daemon sees the bridge alive as long as this stream is
+				// open: when the bridge exits or is killed, its run's waiting
+				// calls are withdrawn and its session ends.
+				go holdPresence(ctx, httpc, "http://"+addr+"/mcp/presence")
 				up, err := (&mcp.StreamableClientTransport{
 					Endpoint:   "http://" + addr + "/mcp",
-					HTTPClient: &http.Client{Transport: &bearerTransport{token: tok, base: http.DefaultTransport}},
+					HTTPClient: httpc,
 					MaxRetries: 3,
 				}).Connect(ctx)
 				if err != nil {
@@ -91,7 +107,54 @@ running daemon, where it gets the same policy, sandbox and audit as /mcp.`,
 				return bridge(ctx, down, up)
 			},
 		}
+		cmd.Flags().StringVar(&agent, "agent", "", "the agent that starts this bridge ("+strings.Join(agentrun.Agents, ", ")+"): its calls join that agent run's session, shared with its hooks")
+		return cmd
 	})
+}
+
+// runEnv is where each agent tells the MCP servers it starts which run
+// they serve.
+var runEnv = map[string]string{
+	"claude": "CLAUDE_CODE_SESSION_ID",
+}
+
+// bridgeRun names the run this bridge serves: the agent's own run id when
+// the agent provides one, or else a run of the bridge's own, so separate
+// bridges never share a session.
+func bridgeRun(agent string) (string, error) {
+	if agent != "" {
+		if err := agentrun.CheckAgent(agent); err != nil {
+			return "", userErrorf(err, "--agent: %v", err)
+		}
+		if id := os.Getenv(runEnv[agent]); id != "" && runEnv[agent] != "" {
+			k, err := agentrun.ParseKey(agent + ":" + id)
+			if err == nil {
+				return k.String(), nil
+			}
+		}
+	}
+	b := make([]byte, 12)
+	_, _ = rand.Read(b)
+	return agentrun.BridgeAgent + ":" + hex.EncodeToString(b), nil
+}
+
+// holdPresence keeps the presence stream open until ctx ends, reopening
+// it if the daemon drops it.
+func holdPresence(ctx context.Context, c *http.Client, url string) {
+	for ctx.Err() == nil {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+		if err != nil {
+			return
+		}
+		if resp, err := c.Do(req); err == nil {
+			_, _ = io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(time.Second):
+		}
+	}
 }
 
 type nopWriteCloser struct{ io.Writer }

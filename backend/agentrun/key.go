@@ -10,6 +10,10 @@ import (
 // and their hooks identify the run by the agent's own session id.
 var Agents = []string{"claude", "codex", "gemini", "cursor"}
 
+// BridgeAgent names the runs of stdio bridges whose agent gives them no run
+// id: each such bridge is a run of its own.
+const BridgeAgent = "bridge"
+
 // maxRunID bounds a run id (agents use UUIDs).
 const maxRunID = 128
 
@@ -21,8 +25,10 @@ func ParseKey(s string) (Key, error) {
 	if !ok {
 		return Key{}, errors.New(`want "agent:run-id"`)
 	}
-	if err := CheckAgent(agent); err != nil {
-		return Key{}, err
+	if agent != BridgeAgent {
+		if err := CheckAgent(agent); err != nil {
+			return Key{}, err
+		}
 	}
 	if err := checkID(id); err != nil {
 		return Key{}, err

@@ -44,6 +44,10 @@ func (s *Server) decideApproval(w http.ResponseWriter, r *http.Request) {
 	}
 	ar, err := s.Approvals.Decide(r.Context(), r.PathValue("id"), d)
 	switch {
+	case errors.Is(err, approval.ErrWithdrawn):
+		// Too late: nothing runs on this decision.
+		s.fail(w, r, &httpError{http.StatusGone, err.Error()})
+		return
 	case errors.Is(err, approval.ErrNotFound):
 		s.fail(w, r, &httpError{http.StatusNotFound, err.Error()})
 		return

@@ -89,7 +89,32 @@ type Decision struct {
 var (
 	ErrNotFound = errors.New("no pending approval with that id; it may have been decided or expired already")
 	ErrBadScope = errors.New("scope must be once, session or always")
+	// ErrWithdrawn: the agent cancelled the call, so a decision would run
+	// nothing for nobody. It is an ErrNotFound too.
+	ErrWithdrawn error = notPending("that request was withdrawn: the agent cancelled the call before you decided, so nothing ran")
+	// ErrSettled: someone (or a timeout) decided first. It is an
+	// ErrNotFound too.
+	ErrSettled error = notPending("that request was already decided or has expired")
 )
+
+// notPending is a more precise ErrNotFound.
+type notPending string
+
+func (e notPending) Error() string        { return string(e) }
+func (e notPending) Is(target error) bool { return target == ErrNotFound }
+
+// settledError says why id is not pending.
+func (b *Broker) settledError(ctx context.Context, id string) error {
+	var status string
+	err := b.db.QueryRowContext(ctx, `SELECT status FROM approvals WHERE id=?`, id).Scan(&status)
+	switch {
+	case err != nil:
+		return ErrNotFound
+	case status == "withdrawn":
+		return ErrWithdrawn
+	}
+	return ErrSettled
+}
 
 // Emitter records an audit event.
 type Emitter func(ctx context.Context, kind, actor, session, call string, payload any)
@@ -188,10 +213,12 @@ func (b *Broker) Ask(ctx context.Context, req Request) (Decision, error) {
 		return b.resolve(context.WithoutCancel(ctx), req.ID, Decision{Allow: false, Scope: ScopeOnce, By: "system:timeout",
 			Message: fmt.Sprintf("nobody answered within %s, so the call was denied", b.timeout)})
 	case <-ctx.Done():
-		by := "system:session-ended"
-		msg := "the session ended before anyone answered"
-		if errors.Is(context.Cause(ctx), session.ErrKilled) {
+		by, msg := "system:withdrawn", "the agent cancelled the call before anyone answered"
+		switch cause := context.Cause(ctx); {
+		case errors.Is(cause, session.ErrKilled):
 			by, msg = "system:kill", "all agents were stopped by the kill switch"
+		case errors.Is(cause, session.ErrNotActive):
+			by, msg = "system:session-ended", "the session ended before anyone answered"
 		}
 		return b.resolve(context.WithoutCancel(ctx), req.ID, Decision{Allow: false, Scope: ScopeOnce, By: by, Message: msg})
 	}
@@ -217,6 +244,9 @@ func (b *Broker) resolve(ctx context.Context, id string, d Decision) (Decision, 
 		status = "allowed"
 	case d.By == "system:timeout":
 		status = "expired"
+	case d.By == "system:withdrawn" || d.By == "system:session-ended":
+		// Nobody waits for the answer any more: the card is taken back.
+		status = "withdrawn"
 	}
 	if _, err := b.db.ExecContext(ctx, `UPDATE approvals SET status=?, scope=?, message=?, decided_by=?, decided_ns=? WHERE id=?`,
 		status, string(d.Scope), d.Message, d.By, time.Now().UnixNano(), id); err != nil {
@@ -226,7 +256,11 @@ func (b *Broker) resolve(ctx context.Context, id string, d Decision) (Decision, 
 	if d.By == "human" {
 		actor = "human"
 	}
-	b.emit(ctx, "approval.decided", actor, w.req.Session, w.req.CallID, map[string]any{
+	kind := "approval.decided"
+	if status == "withdrawn" {
+		kind = "approval.withdrawn"
+	}
+	b.emit(ctx, kind, actor, w.req.Session, w.req.CallID, map[string]any{
 		"approval": id, "status": status, "scope": d.Scope, "message": d.Message, "by": d.By,
 	})
 	w.done <- d
@@ -246,9 +280,12 @@ func (b *Broker) Decide(ctx context.Context, id string, d Decision) (Request, er
 	w, ok := b.pending[id]
 	b.mu.Unlock()
 	if !ok {
-		return Request{}, ErrNotFound
+		return Request{}, b.settledError(ctx, id)
 	}
-	if w.req.Kind == KindQuestion && d.Scope != ScopeOnce {
+	if (w.req.Kind == KindQuestion || w.req.NoSessionScope) && d.Scope == ScopeSession {
+		d.Scope = ScopeOnce
+	}
+	if w.req.Kind == KindQuestion {
 		d.Scope = ScopeOnce
 	}
 	d.By = "human"

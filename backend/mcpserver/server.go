@@ -44,6 +44,8 @@ type Server struct {
 
 	mu     sync.Mutex
 	states map[string]*openSession // by MCP session id
+
+	posts postWatch
 }
 
 // TransportHeader lets the stdio bridge mark its sessions.
@@ -54,7 +56,7 @@ func New(cfg Config) *Server {
 	if cfg.IdleTimeout <= 0 {
 		cfg.IdleTimeout = 6 * time.Hour
 	}
-	s := &Server{cfg: cfg, states: map[string]*openSession{}}
+	s := &Server{cfg: cfg, states: map[string]*openSession{}, posts: postWatch{posts: map[string]context.Context{}}}
 	s.server = mcp.NewServer(&mcp.Implementation{Name: "gatehouse", Title: "Gatehouse", Version: cfg.Version}, &mcp.ServerOptions{
 		Instructions: instructions,
 		Logger:       cfg.Logger,
@@ -106,7 +108,7 @@ func New(cfg Config) *Server {
 	}
 	bearer := auth.RequireBearerToken(verify, nil)
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", s.track(s.direct(stream)))
+	mux.Handle("/mcp", s.track(s.direct(s.watchPosts(stream))))
 	mux.Handle("GET /mcp/presence", http.HandlerFunc(s.presence))
 	s.handler = queryTokenToHeader(bearer(mux))
 	return s
@@ -250,6 +252,11 @@ func (s *Server) callHandler(name string) mcp.ToolHandler {
 		var args json.RawMessage
 		if req.Params != nil {
 			args = req.Params.Arguments
+		}
+		if req.Extra != nil {
+			var stop func()
+			ctx, stop = s.withPost(ctx, req.Extra.Header)
+			defer stop()
 		}
 		return toolResult(s.cfg.Runner.Call(ctx, toolcall.Request{
 			State: st, Tool: name, Args: args, Via: toolcall.ViaMCP, Progress: progressFor(ctx, req),

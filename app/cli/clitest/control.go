@@ -38,6 +38,8 @@ func (d *Daemon) WaitApproval(timeout time.Duration) Approval {
 	return Approval{}
 }
 
+func jsonUnmarshal(s string, v any) error { return json.Unmarshal([]byte(s), v) }
+
 // Decide answers an approval through the control API.
 func (d *Daemon) Decide(id, decision, scope, message string) int {
 	d.t.Helper()

@@ -1,0 +1,35 @@
+package clitest
+
+import (
+	"testing"
+	"time"
+)
+
+// WaitFor polls cond until it holds or timeout passes, then fails the test
+// naming what it waited for. Tests wait for conditions, never for time.
+func WaitFor(t testing.TB, timeout time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for delay := time.Millisecond; ; delay = min(2*delay, 100*time.Millisecond) {
+		if cond() {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %v waiting for %s", timeout, what)
+		}
+		time.Sleep(delay)
+	}
+}
+
+// Pending lists the approvals waiting now.
+func (d *Daemon) Pending() []Approval {
+	d.t.Helper()
+	_, body := d.Request("GET", "/api/v1/approvals", nil, d.Control())
+	var out struct {
+		Approvals []Approval `json:"approvals"`
+	}
+	if err := jsonUnmarshal(body, &out); err != nil {
+		d.t.Fatalf("approvals: %v %s", err, body)
+	}
+	return out.Approvals
+}

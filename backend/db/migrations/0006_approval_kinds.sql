@@ -1,0 +1,21 @@
+-- Cards for network domains and for staged effects; a card whose request
+-- was cancelled is withdrawn. SQLite cannot change a CHECK, so the table
+-- is rebuilt.
+CREATE TABLE approvals_new (
+	id          TEXT PRIMARY KEY,
+	session     TEXT NOT NULL,
+	call_id     TEXT NOT NULL,
+	kind        TEXT NOT NULL CHECK (kind IN ('call', 'question', 'limit', 'network', 'effect')),
+	request     TEXT NOT NULL,            -- JSON card shown to the person (redacted)
+	status      TEXT NOT NULL CHECK (status IN ('pending', 'allowed', 'denied', 'expired', 'answered', 'withdrawn')),
+	scope       TEXT NOT NULL DEFAULT '',
+	message     TEXT NOT NULL DEFAULT '',
+	decided_by  TEXT NOT NULL DEFAULT '',
+	created_ns  INTEGER NOT NULL,
+	expires_ns  INTEGER NOT NULL,
+	decided_ns  INTEGER
+);
+INSERT INTO approvals_new SELECT id, session, call_id, kind, request, status, scope, message, decided_by, created_ns, expires_ns, decided_ns FROM approvals;
+DROP TABLE approvals;
+ALTER TABLE approvals_new RENAME TO approvals;
+CREATE INDEX approvals_status ON approvals (status, created_ns);
