@@ -115,6 +115,10 @@ func (p *Policy) analyzeCommand(a *analysis) {
 	if r, ok := interpreterRisk(a.base, a.args); ok {
 		a.risks = append(a.risks, r)
 	}
+	if c.Unconfined {
+		a.risks = append(a.risks, Risk{Kind: RiskUnconfined, field: fieldBinary, names: []string{a.base},
+			Detail: "it runs outside Gatehouse's sandbox, so nothing bounds what it does"})
+	}
 	if !a.inWorkspace {
 		a.risks = append(a.risks, Risk{Kind: RiskOutsideWorkspace, Detail: "the command works outside every workspace"})
 	}
@@ -135,7 +139,7 @@ func (a *analysis) insideWorkspace(p string) bool {
 // sticky reports whether a risk class can only be loosened by a rule naming it.
 func sticky(k RiskKind) bool {
 	switch k {
-	case RiskInterpreter, RiskSensitive, RiskDestructive, RiskProtected:
+	case RiskInterpreter, RiskSensitive, RiskDestructive, RiskProtected, RiskUnconfined:
 		return true
 	}
 	return false

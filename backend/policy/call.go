@@ -87,6 +87,10 @@ type Call struct {
 	Paths []string
 	// URL is fetch_url's target.
 	URL string
+	// Unconfined: the command runs outside Gatehouse's sandbox (an agent's
+	// own tool that Gatehouse cannot route through it), so nothing bounds
+	// it and it always asks.
+	Unconfined bool
 }
 
 // Session is what Decide needs to know about the agent's session.

@@ -89,6 +89,8 @@ const (
 	RiskProtected RiskKind = "protected"
 	// RiskOutsideWorkspace: the call reaches outside every workspace root.
 	RiskOutsideWorkspace RiskKind = "outside-workspace"
+	// RiskUnconfined: the call runs outside the sandbox.
+	RiskUnconfined RiskKind = "unconfined"
 	// RiskNotRestorable is not set by this package: the checkpoint layer adds
 	// it when it cannot snapshot what a call would change.
 	RiskNotRestorable RiskKind = "not-restorable"
