@@ -26,6 +26,7 @@ import (
 	"github.com/gatehouse-dev/gatehouse/backend/audit"
 	"github.com/gatehouse-dev/gatehouse/backend/db"
 	"github.com/gatehouse-dev/gatehouse/backend/gate"
+	"github.com/gatehouse-dev/gatehouse/backend/hookserver"
 	"github.com/gatehouse-dev/gatehouse/backend/listen"
 	"github.com/gatehouse-dev/gatehouse/backend/mcpserver"
 	"github.com/gatehouse-dev/gatehouse/backend/secrets"
@@ -313,14 +314,17 @@ func (d *Daemon) buildHandler() http.Handler {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		_, _ = w.Write([]byte("ok"))
 	})
+	hooks := hookserver.New(hookserver.Config{Runner: d.runner, Runs: d.runs, Sessions: d.sessions, Logger: d.logger})
 	d.mcp = mcpserver.New(mcpserver.Config{
 		Sessions: d.sessions, Runs: d.runs, Tokens: d.tokens, Runner: d.runner, Version: d.opts.Version, Logger: d.logger,
+		Routes: hooks.Routes(),
 	})
 	(&api.Server{
 		Sessions: d.sessions, Audit: d.audit, Approvals: d.approvals, Kill: d.Kill, Logger: d.logger, Status: d.status,
 		Policy: d.policy, Snapshots: d.snapshots, Tokens: &tokenStore{db: d.db, set: d.tokens}, Connect: d.connectInfo, Emit: d.Emit, Live: d.runs.Session,
 	}).Register(mux)
 	mux.Handle("/mcp", d.mcp.Handler())
+	mux.Handle("/mcp/", d.mcp.Handler())
 	mux.Handle("/", uiHandler(d.opts.UI))
 	port := strconv.Itoa(d.port())
 	origins := append([]string{"http://127.0.0.1:" + port, "http://localhost:" + port, "http://[::1]:" + port}, d.opts.AllowedOrigins...)

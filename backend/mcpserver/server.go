@@ -34,6 +34,9 @@ type Config struct {
 	Logger  *slog.Logger
 	// IdleTimeout closes MCP sessions with no requests for this long.
 	IdleTimeout time.Duration
+	// Routes are further agent-capability routes under /mcp/ (the hooks'),
+	// served behind the same token check.
+	Routes map[string]http.Handler
 }
 
 // Server is the MCP endpoint.
@@ -110,6 +113,9 @@ func New(cfg Config) *Server {
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", s.track(s.direct(s.watchPosts(stream))))
 	mux.Handle("GET /mcp/presence", http.HandlerFunc(s.presence))
+	for pattern, h := range cfg.Routes {
+		mux.Handle(pattern, h)
+	}
 	s.handler = queryTokenToHeader(bearer(mux))
 	return s
 }

@@ -35,17 +35,23 @@ type Request struct {
 	// Stdout and Stderr, if set, receive a command's output as it runs
 	// (the agent's own shell, rewritten through `gatehouse exec`).
 	Stdout, Stderr io.Writer
-	// Approved, if set, is the person's or policy's earlier clearance of
-	// exactly this call (a hook's ticket): it is not asked again.
-	Approved *Clearance
+	// Continues, if set, is the clearance Decide gave this call: it runs
+	// under that call's id, and policy and the person are not asked again.
+	Continues *Clearance
+	// Plan, if set, is what an agent's native tool does, built by the
+	// caller; the tool's own argument checks and Prepare are skipped.
+	Plan *Plan
+	// RunsNatively: after Decide the agent's own tool makes the change, so
+	// Decide takes the checkpoint before it (Finish takes the one after).
+	RunsNatively bool
 }
 
-// Clearance is an earlier decision that covers one later call.
+// Clearance is Decide's allow for one call, which its agent then runs
+// (or hands back to Call).
 type Clearance struct {
-	// CallID is the call that was decided (the hook's PreToolUse).
 	CallID string
-	// Rule names what allowed it, for the audit row.
-	Rule string
+	// Plan is what was cleared: its checkpoints and command.
+	Plan *Plan
 }
 
 // Call is one tool call on its way through the pipeline: its id, the

@@ -49,24 +49,19 @@ func (h *PolicyHolder) Get() *policy.Policy {
 
 // authorize applies policy and, for "ask", waits for the person.
 func (r *Runner) authorize(ctx context.Context, c *Call) error {
-	sess, t, plan := c.Session(), c.tool, c.plan
+	sess, plan := c.Session(), c.plan
 	home, _ := os.UserHomeDir()
 	ps, err := c.State.policySession(home)
 	if err != nil {
 		return err
 	}
 	dec := r.deps.Policy.Get().Decide(ps, plan.Call)
-	if cl := c.Req.Approved; cl != nil && dec.Verdict == policy.Ask {
-		// The hook's earlier call asked the person (or policy allowed it)
-		// for exactly this command; asking again would show a second card.
-		dec = policy.Decision{Verdict: policy.Allow, Reason: "cleared by the agent's hook call " + cl.CallID, Rule: policy.RuleRef{ID: cl.Rule, Source: policy.SourceGrant}, Risks: dec.Risks}
-	}
 	risks := make([]approval.Risk, 0, len(dec.Risks))
 	for _, k := range dec.Risks {
 		risks = append(risks, approval.Risk{Kind: string(k.Kind), Detail: k.Detail})
 	}
 	decision := map[string]any{
-		"tool": t.Name, "verdict": dec.Verdict.String(), "reason": dec.Reason, "rule": dec.Rule, "risks": risks,
+		"tool": c.Req.Tool, "verdict": dec.Verdict.String(), "reason": dec.Reason, "rule": dec.Rule, "risks": risks,
 	}
 	if !c.held.hold("policy.decision", "policy", decision) {
 		r.record(ctx, c, "policy.decision", "policy", decision)
@@ -85,7 +80,7 @@ func (r *Runner) authorize(ctx context.Context, c *Call) error {
 	risks = append(risks, r.notRestorable(ctx, c)...)
 	always := policy.RuleFromCall(plan.Call, policy.ScopeAlways)
 	req := approval.Request{
-		Kind: approval.KindCall, Session: sess, CallID: c.ID, Actor: c.actor(), Tool: t.Name,
+		Kind: approval.KindCall, Session: sess, CallID: c.ID, Actor: c.actor(), Tool: c.Req.Tool,
 		Binary: plan.Call.Binary, Paths: plan.Call.Paths, URL: r.redact(plan.Call.URL),
 		Diff: r.redact(plan.Diff), Reason: dec.Reason, Rule: dec.Rule.String(), Risks: risks,
 		AlwaysRule: always.String(), Args: plan.Summary, Via: string(c.Req.Via), Native: c.Req.Native,

@@ -125,65 +125,167 @@ func (r *Runner) Tool(name string) *Tool { return r.tools[name] }
 // the session ends or is killed. A panic anywhere in the call becomes a
 // tool error with an audit row: the agent gets an answer, the daemon runs on.
 func (r *Runner) Call(ctx context.Context, req Request) (res Result) {
+	ctx, c, done := r.begin(ctx, req)
+	defer done()
+	defer r.recoverInto(ctx, c, &res)
+	if req.Continues == nil {
+		if res, ok := r.gate(ctx, c); !ok {
+			return res
+		}
+	} else if res, ok := r.regate(ctx, c); !ok {
+		return res
+	}
+	return r.run(ctx, c)
+}
+
+// Decide takes a call through the gate without running it: the audit row,
+// pause and kill, budgets, validation, policy and, when policy asks, the
+// person. An agent's own tool runs itself afterwards (the hook's call), or
+// comes back through Call with the clearance (a shell command rewritten to
+// run in the sandbox). Only an allowed call gets a clearance.
+func (r *Runner) Decide(ctx context.Context, req Request) (cl *Clearance, res Result) {
+	ctx, c, done := r.begin(ctx, req)
+	defer done()
+	defer r.recoverInto(ctx, c, &res)
+	if res, ok := r.gate(ctx, c); !ok {
+		return nil, res
+	}
+	if req.RunsNatively {
+		if err := r.checkpoint(ctx, c, snapshot.Pre); err != nil {
+			return nil, r.fail(ctx, c, "tool.refused", toolErrorf(err, "Gatehouse could not checkpoint the workspace before this call, so it blocked it: %s", checkpointProblem(err)))
+		}
+	}
+	r.record(ctx, c, "tool.cleared", "system", map[string]any{"tool": req.Tool, "native": req.Native})
+	return &Clearance{CallID: c.ID, Plan: c.plan}, Result{CallID: c.ID}
+}
+
+// Finish records the end of a call its agent ran itself after Decide (a
+// native edit): the checkpoint after it and its result.
+func (r *Runner) Finish(ctx context.Context, req Request, out Output) (res Result) {
+	ctx, c, done := r.begin(ctx, req)
+	defer done()
+	defer r.recoverInto(ctx, c, &res)
+	c.plan = req.Continues.Plan
+	if cerr := r.checkpoint(context.WithoutCancel(ctx), c, snapshot.Post); cerr != nil {
+		r.deps.Logger.Warn("post-call checkpoint", "call", c.ID, "err", cerr)
+		out.Warning = "the checkpoint after this call failed (" + checkpointProblem(cerr) + "), so it cannot be undone from Gatehouse"
+	}
+	return r.finish(ctx, c, out)
+}
+
+// begin makes the call value; the returned context also ends with the
+// session, and done releases it.
+func (r *Runner) begin(ctx context.Context, req Request) (context.Context, *Call, func()) {
 	st := req.State
 	ctx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
 	stop := context.AfterFunc(st.Live.Context(), func() { cancel(context.Cause(st.Live.Context())) })
-	defer stop()
-
 	st.touch()
 	c := &Call{ID: r.newCallID(), State: st, Req: req, tool: r.tools[req.Tool]}
-	defer func() {
-		if v := recover(); v != nil {
-			pe := &panicError{value: v, stack: debug.Stack()}
-			r.deps.Logger.Error("tool call panicked", "call", c.ID, "tool", req.Tool, "panic", v, "stack", string(pe.stack))
-			res = r.fail(ctx, c, "tool.error", pe)
-		}
-	}()
+	if req.Continues != nil {
+		c.ID = req.Continues.CallID
+	}
+	return ctx, c, func() { stop(); cancel(nil) }
+}
+
+// recoverInto turns a panic in the call into a tool error with its row.
+func (r *Runner) recoverInto(ctx context.Context, c *Call, res *Result) {
+	if v := recover(); v != nil {
+		pe := &panicError{value: v, stack: debug.Stack()}
+		r.deps.Logger.Error("tool call panicked", "call", c.ID, "tool", c.Req.Tool, "panic", v, "stack", string(pe.stack))
+		*res = r.fail(ctx, c, "tool.error", pe)
+	}
+}
+
+// gate is everything before a call runs: its audit row, pause and kill,
+// budgets, validation, the plan, policy and the person. ok is false when
+// the call stops here, with res its answer.
+func (r *Runner) gate(ctx context.Context, c *Call) (res Result, ok bool) {
+	req := c.Req
 	r.deps.Sessions.Count(c.Session(), session.Counters{Calls: 1})
 	callEvent := map[string]any{"tool": req.Tool, "args": r.argsForAudit(req.Args)}
 	if req.Via != ViaMCP && req.Via != "" {
 		callEvent["via"] = string(req.Via)
 		callEvent["native"] = req.Native
 	}
-	if c.tool != nil && c.tool.LocalRead {
+	if c.tool != nil && c.tool.LocalRead && req.Via != ViaHook {
 		// Nothing leaves the daemon before the result is durable, and that
 		// wait covers this row too (one ordered writer); see readlog.go.
 		c.held = &callLog{expect: r.deps.Audit.Expect()}
-		defer c.held.expect.Settle()
 		c.held.hold("tool.call", c.actor(), callEvent)
 	} else if err := r.deps.Audit.RecordWritten(ctx, Row{Kind: "tool.call", Actor: c.actor(), Session: c.Session(), Call: c.ID, Payload: callEvent}); err != nil {
 		// No audit row, no call.
 		r.deps.Logger.Error("audit tool.call", "call", c.ID, "err", err)
-		return failure(c.ID, "Gatehouse could not record this call in its audit log, so it did not run it: "+auditProblem(err))
+		return failure(c.ID, "Gatehouse could not record this call in its audit log, so it did not run it: "+auditProblem(err)), false
 	}
 	if err := r.deps.Sessions.Admit(ctx, c.Session()); err != nil {
-		return r.fail(ctx, c, "tool.refused", err)
+		return r.fail(ctx, c, "tool.refused", err), false
 	}
 	if err := r.checkLimits(ctx, c); err != nil {
-		return r.fail(ctx, c, "tool.refused", err)
+		return r.fail(ctx, c, "tool.refused", err), false
 	}
 	if c.tool == nil {
-		return r.fail(ctx, c, "tool.invalid", errorf("unknown tool %q; call tools/list to see what exists", req.Tool))
+		return r.fail(ctx, c, "tool.invalid", errorf("unknown tool %q; call tools/list to see what exists", req.Tool)), false
 	}
-	if err := validate(c.tool, req.Args); err != nil {
-		return r.fail(ctx, c, "tool.invalid", err)
+	if req.Plan == nil {
+		if err := validate(c.tool, req.Args); err != nil {
+			return r.fail(ctx, c, "tool.invalid", err), false
+		}
 	}
 	if v := map[string]any{"tool": req.Tool}; !c.held.hold("tool.validated", "system", v) {
 		r.record(ctx, c, "tool.validated", "system", v)
 	}
+	if err := r.prepare(ctx, c); err != nil {
+		return r.fail(ctx, c, "tool.invalid", err), false
+	}
+	if err := r.authorize(ctx, c); err != nil {
+		return r.fail(ctx, c, "tool.denied", err), false
+	}
+	return Result{}, true
+}
+
+// regate is the gate again for a call that comes back with its clearance
+// (the hook's shell command, now through `gatehouse exec`): the decision
+// stands, but pause, kill and budgets apply now.
+func (r *Runner) regate(ctx context.Context, c *Call) (res Result, ok bool) {
+	if c.tool == nil {
+		return r.fail(ctx, c, "tool.invalid", errorf("unknown tool %q", c.Req.Tool)), false
+	}
+	if err := r.deps.Sessions.Admit(ctx, c.Session()); err != nil {
+		return r.fail(ctx, c, "tool.refused", err), false
+	}
+	if err := r.checkLimits(ctx, c); err != nil {
+		return r.fail(ctx, c, "tool.refused", err), false
+	}
+	if err := r.prepare(ctx, c); err != nil {
+		return r.fail(ctx, c, "tool.invalid", err), false
+	}
+	return Result{}, true
+}
+
+// prepare makes the call's plan: the tool's own, or the one the caller
+// built for an agent's native tool.
+func (r *Runner) prepare(ctx context.Context, c *Call) error {
+	if c.Req.Plan != nil {
+		c.plan = c.Req.Plan
+		return nil
+	}
 	plan, err := c.tool.Prepare(ctx, c)
 	if err != nil {
-		return r.fail(ctx, c, "tool.invalid", err)
+		return err
 	}
 	c.plan = plan
-	if err := r.authorize(ctx, c); err != nil {
-		return r.fail(ctx, c, "tool.denied", err)
+	return nil
+}
+
+// run is everything from the first checkpoint to the answer.
+func (r *Runner) run(ctx context.Context, c *Call) Result {
+	if c.held != nil {
+		defer c.held.expect.Settle()
 	}
 	if err := r.checkpoint(ctx, c, snapshot.Pre); err != nil {
 		return r.fail(ctx, c, "tool.refused", toolErrorf(err, "Gatehouse could not checkpoint the workspace before this call, so it did not run it: %s", checkpointProblem(err)))
 	}
-	out, err := plan.Run(ctx, c)
+	out, err := c.plan.Run(ctx, c)
 	// After, whatever happened: a failed command may have changed files.
 	if cerr := r.checkpoint(context.WithoutCancel(ctx), c, snapshot.Post); cerr != nil {
 		r.deps.Logger.Warn("post-call checkpoint", "call", c.ID, "err", cerr)

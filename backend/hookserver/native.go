@@ -1,0 +1,319 @@
+package hookserver
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/gatehouse-dev/gatehouse/backend/hookwire"
+)
+
+// class is what an agent's own tool does to the machine.
+type class int
+
+const (
+	classUnknown   class = iota
+	classGatehouse       // one of Gatehouse's own MCP tools: the MCP call is gated
+	classInert           // no effect on the machine (plans, to-do lists, sub-agents)
+	classShell           // runs a shell command
+	classEdit            // writes files
+	classRead            // reads files
+	classFetch           // fetches a URL from the agent's process
+	classExternal        // another MCP server's tool, which runs outside Gatehouse
+)
+
+// native is an agent tool call as Gatehouse judges it.
+type native struct {
+	cls class
+	// Shell: the command, the input member holding it, and whether the
+	// agent lets the hook rewrite it (Cursor does not).
+	command    string
+	commandKey string
+	rewritable bool
+	timeout    time.Duration
+	// Edit and read: the paths it touches, absolute.
+	paths []string
+	// Fetch: the URL.
+	url string
+	// External: server/tool.
+	name string
+}
+
+// gatehouseServer is the MCP server name `gatehouse install` registers.
+const gatehouseServer = "gatehouse"
+
+// inertTools have no effect on the machine the sandbox would have to bound.
+var inertTools = map[hookwire.Agent]map[string]bool{
+	hookwire.Claude: set("Task", "Agent", "TodoWrite", "ExitPlanMode", "EnterPlanMode", "AskUserQuestion",
+		"WebSearch", "BashOutput", "KillShell", "KillBash", "Skill", "SlashCommand", "ListMcpResourcesTool", "ReadMcpResourceTool"),
+	hookwire.Codex:  set("update_plan", "write_stdin", "view_image", "request_user_input", "web_search"),
+	hookwire.Gemini: set("google_web_search", "write_todos"),
+}
+
+func set(names ...string) map[string]bool {
+	m := make(map[string]bool, len(names))
+	for _, n := range names {
+		m[n] = true
+	}
+	return m
+}
+
+// classify works out what an agent's tool call does. Unknown tools are
+// classUnknown, which the caller blocks.
+func classify(ev hookwire.Event, gatehouseTools map[string]bool) (native, error) {
+	in := map[string]json.RawMessage{}
+	if len(ev.Input) > 0 && string(ev.Input) != "null" {
+		if err := json.Unmarshal(ev.Input, &in); err != nil {
+			return native{}, fmt.Errorf("%s's input is not a JSON object", ev.Tool)
+		}
+	}
+	if n, ok := classifyMCP(ev, gatehouseTools); ok {
+		return n, nil
+	}
+	if inertTools[ev.Agent][ev.Tool] {
+		return native{cls: classInert}, nil
+	}
+	switch ev.Agent {
+	case hookwire.Claude, hookwire.Codex:
+		return classifyClaude(ev, in)
+	case hookwire.Gemini:
+		return classifyGemini(ev, in)
+	case hookwire.Cursor:
+		return classifyCursor(ev, in)
+	}
+	return native{}, nil
+}
+
+// classifyMCP recognises MCP tools by the names each agent gives them.
+func classifyMCP(ev hookwire.Event, gatehouseTools map[string]bool) (native, bool) {
+	var server, tool string
+	switch ev.Agent {
+	case hookwire.Claude, hookwire.Codex:
+		rest, ok := strings.CutPrefix(ev.Tool, "mcp__")
+		if !ok {
+			return native{}, false
+		}
+		server, tool, _ = strings.Cut(rest, "__")
+	case hookwire.Gemini:
+		rest, ok := strings.CutPrefix(ev.Tool, "mcp_")
+		if !ok {
+			return native{}, false
+		}
+		server, tool, _ = strings.Cut(rest, "_")
+	case hookwire.Cursor:
+		if ev.Name != "beforeMCPExecution" {
+			return native{}, false
+		}
+		tool = ev.Tool
+		if gatehouseTools[tool] {
+			server = gatehouseServer
+		}
+	default:
+		return native{}, false
+	}
+	if server == gatehouseServer && gatehouseTools[tool] {
+		return native{cls: classGatehouse}, true
+	}
+	return native{cls: classExternal, name: server + "/" + tool}, true
+}
+
+func classifyClaude(ev hookwire.Event, in map[string]json.RawMessage) (native, error) {
+	switch ev.Tool {
+	case "Bash":
+		return shellFrom(in, "command", ev.Agent == hookwire.Claude || ev.Agent == hookwire.Codex)
+	case "exec_command":
+		return shellFrom(in, "cmd", true)
+	case "Read", "NotebookRead":
+		return pathsFrom(classRead, ev.Cwd, in, "file_path", "notebook_path")
+	case "Glob", "Grep", "LS":
+		return pathsOrCwd(classRead, ev.Cwd, in, "path")
+	case "Write", "Edit", "MultiEdit":
+		return pathsFrom(classEdit, ev.Cwd, in, "file_path")
+	case "NotebookEdit":
+		return pathsFrom(classEdit, ev.Cwd, in, "notebook_path")
+	case "apply_patch":
+		return patchPaths(ev.Cwd, in)
+	case "WebFetch":
+		u, err := member(in, "url")
+		return native{cls: classFetch, url: u}, err
+	}
+	return native{}, nil
+}
+
+func classifyGemini(ev hookwire.Event, in map[string]json.RawMessage) (native, error) {
+	switch ev.Tool {
+	case "run_shell_command":
+		n, err := shellFrom(in, "command", true)
+		if dir, _ := member(in, "directory"); dir != "" && err == nil {
+			n.paths = []string{abs(ev.Cwd, dir)}
+		}
+		return n, err
+	case "read_file":
+		return pathsFrom(classRead, ev.Cwd, in, "absolute_path", "file_path")
+	case "read_many_files":
+		return listFrom(classRead, ev.Cwd, in, "paths")
+	case "list_directory", "glob", "search_file_content":
+		return pathsOrCwd(classRead, ev.Cwd, in, "path", "dir_path")
+	case "write_file", "replace":
+		return pathsFrom(classEdit, ev.Cwd, in, "file_path")
+	case "save_memory":
+		home, _ := os.UserHomeDir()
+		return native{cls: classEdit, paths: []string{filepath.Join(home, ".gemini", "GEMINI.md")}}, nil
+	case "web_fetch":
+		p, err := member(in, "prompt")
+		return native{cls: classFetch, url: firstURL(p)}, err
+	}
+	return native{}, nil
+}
+
+func classifyCursor(ev hookwire.Event, in map[string]json.RawMessage) (native, error) {
+	switch ev.Tool {
+	case hookwire.CursorShell:
+		return shellFrom(in, "command", false)
+	case hookwire.CursorRead:
+		return pathsFrom(classRead, ev.Cwd, in, "file_path")
+	case hookwire.CursorEdit:
+		return pathsFrom(classEdit, ev.Cwd, in, "file_path")
+	}
+	return native{}, nil
+}
+
+// shellFrom reads a shell command from key: a string, or (older Codex) an
+// argv array, which is quoted into one command.
+func shellFrom(in map[string]json.RawMessage, key string, rewritable bool) (native, error) {
+	n := native{cls: classShell, commandKey: key, rewritable: rewritable}
+	raw, ok := in[key]
+	if !ok {
+		return n, fmt.Errorf("the shell call has no %s", key)
+	}
+	if err := json.Unmarshal(raw, &n.command); err != nil {
+		var argv []string
+		if json.Unmarshal(raw, &argv) != nil || len(argv) == 0 {
+			return n, fmt.Errorf("the shell call's %s is neither a string nor a list of strings", key)
+		}
+		quoted := make([]string, len(argv))
+		for i, a := range argv {
+			quoted[i] = shellQuote(a)
+		}
+		n.command = strings.Join(quoted, " ")
+	}
+	if strings.TrimSpace(n.command) == "" {
+		return n, fmt.Errorf("the shell command is empty")
+	}
+	if ms, err := number(in, "timeout"); err == nil && ms > 0 {
+		n.timeout = time.Duration(ms) * time.Millisecond
+	}
+	return n, nil
+}
+
+// pathsFrom reads the first of keys that is present.
+func pathsFrom(cls class, cwd string, in map[string]json.RawMessage, keys ...string) (native, error) {
+	for _, k := range keys {
+		if _, ok := in[k]; !ok {
+			continue
+		}
+		p, err := member(in, k)
+		if err != nil {
+			return native{}, err
+		}
+		if p == "" {
+			return native{}, fmt.Errorf("%s is empty", k)
+		}
+		return native{cls: cls, paths: []string{abs(cwd, p)}}, nil
+	}
+	return native{}, fmt.Errorf("the call names no file (%s)", strings.Join(keys, " or "))
+}
+
+// pathsOrCwd is pathsFrom defaulting to the working directory.
+func pathsOrCwd(cls class, cwd string, in map[string]json.RawMessage, keys ...string) (native, error) {
+	for _, k := range keys {
+		if p, err := member(in, k); err != nil {
+			return native{}, err
+		} else if p != "" {
+			return native{cls: cls, paths: []string{abs(cwd, p)}}, nil
+		}
+	}
+	return native{cls: cls, paths: []string{abs(cwd, ".")}}, nil
+}
+
+func listFrom(cls class, cwd string, in map[string]json.RawMessage, key string) (native, error) {
+	var list []string
+	if raw, ok := in[key]; ok {
+		if err := json.Unmarshal(raw, &list); err != nil {
+			return native{}, fmt.Errorf("%s is not a list of paths", key)
+		}
+	}
+	if len(list) == 0 {
+		return native{}, fmt.Errorf("the call names no file (%s)", key)
+	}
+	n := native{cls: cls}
+	for _, p := range list {
+		n.paths = append(n.paths, abs(cwd, p))
+	}
+	return n, nil
+}
+
+// patchFile matches the file headers of Codex's apply_patch format.
+var patchFile = regexp.MustCompile(`(?m)^\*\*\* (?:Add|Update|Delete) File: (.+)$|^\*\*\* Move to: (.+)$`)
+
+func patchPaths(cwd string, in map[string]json.RawMessage) (native, error) {
+	var patch string
+	for _, k := range []string{"input", "patch"} {
+		if p, err := member(in, k); err == nil && p != "" {
+			patch = p
+			break
+		}
+	}
+	n := native{cls: classEdit}
+	for _, m := range patchFile.FindAllStringSubmatch(patch, -1) {
+		p := strings.TrimSpace(m[1] + m[2])
+		n.paths = append(n.paths, abs(cwd, p))
+	}
+	if len(n.paths) == 0 {
+		return native{}, fmt.Errorf("the patch names no file")
+	}
+	return n, nil
+}
+
+var urlPattern = regexp.MustCompile(`https?://[^\s"'<>]+`)
+
+func firstURL(s string) string { return urlPattern.FindString(s) }
+
+func member(in map[string]json.RawMessage, key string) (string, error) {
+	raw, ok := in[key]
+	if !ok || string(raw) == "null" {
+		return "", nil
+	}
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return "", fmt.Errorf("%s is not a string", key)
+	}
+	return s, nil
+}
+
+func number(in map[string]json.RawMessage, key string) (float64, error) {
+	raw, ok := in[key]
+	if !ok {
+		return 0, nil
+	}
+	var f float64
+	err := json.Unmarshal(raw, &f)
+	return f, err
+}
+
+// abs makes p absolute against the agent's working directory.
+func abs(cwd, p string) string {
+	if strings.HasPrefix(p, "~/") {
+		if home, err := os.UserHomeDir(); err == nil {
+			p = filepath.Join(home, p[2:])
+		}
+	}
+	if !filepath.IsAbs(p) && cwd != "" {
+		p = filepath.Join(cwd, p)
+	}
+	return filepath.Clean(p)
+}

@@ -1,0 +1,416 @@
+// Package hookserver answers the hooks agents run around their own tools
+// (`gatehouse hook`), and runs the shell commands those hooks rewrite
+// (`gatehouse exec`). Both go through the same pipeline as MCP calls: the
+// run's session, policy, the same cards, budgets, pause and kill, the
+// sandbox and the audit. A shell command is cleared at the hook, then runs
+// in the session's sandbox under the same call id when the agent runs the
+// rewritten line; an edit is checkpointed before and recorded after.
+package hookserver
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/auth"
+
+	"github.com/gatehouse-dev/gatehouse/backend/agentrun"
+	"github.com/gatehouse-dev/gatehouse/backend/hookwire"
+	"github.com/gatehouse-dev/gatehouse/backend/policy"
+	"github.com/gatehouse-dev/gatehouse/backend/session"
+	"github.com/gatehouse-dev/gatehouse/backend/toolcall"
+)
+
+// Routes under /mcp, which only the agent capability opens.
+const (
+	HookPath = "/mcp/hook"
+	ExecPath = "/mcp/exec"
+)
+
+// Config wires the server to the daemon.
+type Config struct {
+	Runner   *toolcall.Runner
+	Runs     *agentrun.Registry
+	Sessions *session.Manager
+	Logger   *slog.Logger
+}
+
+// Server answers hooks and runs rewritten commands.
+type Server struct {
+	cfg       Config
+	tickets   tickets
+	pending   pendingEdits
+	ownTools  map[string]bool
+	execLimit time.Duration
+}
+
+// New builds the server.
+func New(cfg Config) *Server {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	s := &Server{cfg: cfg, tickets: tickets{m: map[string]*ticket{}}, pending: pendingEdits{m: map[string]pendingEdit{}},
+		ownTools: map[string]bool{}, execLimit: defaultShellTimeout}
+	for _, t := range cfg.Runner.Tools() {
+		s.ownTools[t.Name] = true
+	}
+	return s
+}
+
+// defaultShellTimeout bounds a native shell command that names no timeout;
+// the agents' own limits are shorter.
+const defaultShellTimeout = 10 * time.Minute
+
+// Routes are the server's handlers, to mount behind the agent gate.
+func (s *Server) Routes() map[string]http.Handler {
+	return map[string]http.Handler{
+		"POST " + HookPath: http.HandlerFunc(s.serveHook),
+		"POST " + ExecPath: http.HandlerFunc(s.serveExec),
+	}
+}
+
+// HookRequest is what `gatehouse hook` posts.
+type HookRequest struct {
+	Event hookwire.Event `json:"event"`
+	// Exec is how the agent's shell can run `gatehouse exec`: the absolute
+	// binary and its global flags (--data DIR).
+	Exec []string `json:"exec"`
+}
+
+// ExecRequest is what `gatehouse exec` posts.
+type ExecRequest struct {
+	Ticket  string `json:"ticket"`
+	Command string `json:"command"`
+}
+
+// ExecResult is what it gets back: the command's status and output, or
+// why it did not run.
+type ExecResult struct {
+	ExitCode   int    `json:"exit_code"`
+	Signal     string `json:"signal,omitempty"`
+	Killed     bool   `json:"killed,omitempty"`
+	KillReason string `json:"kill_reason,omitempty"`
+	Stdout     string `json:"stdout,omitempty"`
+	Stderr     string `json:"stderr,omitempty"`
+	Error      string `json:"error,omitempty"`
+	Warning    string `json:"warning,omitempty"`
+}
+
+// maxHookBody bounds a hook request: the agent's input and the envelope.
+const maxHookBody = hookwire.MaxStdin + 64<<10
+
+func (s *Server) serveHook(w http.ResponseWriter, r *http.Request) {
+	var req HookRequest
+	if err := decode(r, &req); err != nil {
+		writeJSON(w, http.StatusBadRequest, hookwire.Answer{Verdict: hookwire.Deny, Reason: err.Error()})
+		return
+	}
+	writeJSON(w, http.StatusOK, s.answer(r.Context(), identity(r), req))
+}
+
+func (s *Server) serveExec(w http.ResponseWriter, r *http.Request) {
+	var req ExecRequest
+	if err := decode(r, &req); err != nil {
+		writeJSON(w, http.StatusBadRequest, ExecResult{ExitCode: -1, Error: err.Error()})
+		return
+	}
+	res, code := s.exec(r.Context(), identity(r), req)
+	writeJSON(w, code, res)
+}
+
+// who is the agent token a request came with.
+type who struct{ token, name string }
+
+func identity(r *http.Request) who {
+	if ti := auth.TokenInfoFromContext(r.Context()); ti != nil {
+		n, _ := ti.Extra["name"].(string)
+		return who{token: ti.UserID, name: n}
+	}
+	return who{}
+}
+
+func decode(r *http.Request, v any) error {
+	dec := json.NewDecoder(http.MaxBytesReader(nil, r.Body, maxHookBody))
+	if err := dec.Decode(v); err != nil {
+		return fmt.Errorf("the hook request is not valid JSON: %v", err)
+	}
+	return nil
+}
+
+func writeJSON(w http.ResponseWriter, code int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+func deny(format string, a ...any) hookwire.Answer {
+	return hookwire.Answer{Verdict: hookwire.Deny, Reason: fmt.Sprintf(format, a...)}
+}
+
+var allow = hookwire.Answer{Verdict: hookwire.Allow}
+
+// answer decides one hook event.
+func (s *Server) answer(ctx context.Context, by who, req HookRequest) hookwire.Answer {
+	ev := req.Event
+	if _, err := hookwire.ParseAgent(string(ev.Agent)); err != nil {
+		return deny("%v", err)
+	}
+	key, err := agentrun.ParseKey(string(ev.Agent) + ":" + ev.SessionID)
+	if err != nil {
+		if ev.Kind == hookwire.PreTool {
+			return deny("Gatehouse blocked this call: the hook input has no usable session id (%v), so Gatehouse cannot tell which run asks.", err)
+		}
+		return hookwire.Answer{Verdict: hookwire.None}
+	}
+	start := agentrun.Start{Token: by.token, Client: by.name, ClientName: ev.Agent.Title(), Transport: "hook"}
+	switch ev.Kind {
+	case hookwire.PreTool:
+		return s.pre(ctx, key, start, ev, req.Exec)
+	case hookwire.PostTool:
+		s.post(ctx, key, ev)
+	case hookwire.Prompt:
+		s.prompt(ctx, key, start, ev)
+	case hookwire.SessionEnd:
+		s.cfg.Runs.End(ctx, key, "the agent's run ended")
+	}
+	return hookwire.Answer{Verdict: hookwire.None}
+}
+
+// pre decides an agent's tool call before it runs.
+func (s *Server) pre(ctx context.Context, key agentrun.Key, start agentrun.Start, ev hookwire.Event, exe []string) hookwire.Answer {
+	n, err := classify(ev, s.ownTools)
+	if err != nil {
+		return deny("Gatehouse blocked %s: %v.", ev.Tool, err)
+	}
+	switch n.cls {
+	case classGatehouse, classInert:
+		// Gatehouse's own tools are gated when their MCP call arrives;
+		// inert tools touch nothing the sandbox bounds.
+		return allow
+	case classUnknown:
+		return deny("Gatehouse does not know %s's tool %q, so it blocked it; the person can update Gatehouse to cover it.", ev.Agent.Title(), ev.Tool)
+	}
+	st, err := s.cfg.Runs.Use(ctx, key, start)
+	if err != nil {
+		return deny("Gatehouse blocked this call: %v.", plain(err))
+	}
+	req := toolcall.Request{State: st, Via: toolcall.ViaHook, Native: ev.Agent.Title() + " " + ev.Tool, Args: ev.Input}
+	switch n.cls {
+	case classShell:
+		if n.rewritable {
+			return s.preShell(ctx, req, key, start.Token, ev, n, exe)
+		}
+		words, ok := simpleWords(n.command)
+		if !ok {
+			words = []string{"bash", "-c", n.command}
+		}
+		req.Tool = policy.ToolRunCommand
+		req.Plan = &toolcall.Plan{Call: policy.Call{Tool: policy.ToolRunCommand, Argv: words, Binary: words[0], Cwd: ev.Cwd, Unconfined: true},
+			Summary: map[string]any{"cwd": ev.Cwd, "runs": "outside the sandbox"}}
+	case classEdit:
+		plan, err := pathsPlan(st, policy.ToolWriteFile, n.paths, true)
+		if err != nil {
+			return deny("Gatehouse blocked this edit: %v.", err)
+		}
+		req.Tool, req.Plan, req.RunsNatively = policy.ToolWriteFile, plan, true
+		cl, res := s.cfg.Runner.Decide(ctx, req)
+		if cl == nil {
+			return deny("%s", res.Text)
+		}
+		s.pending.put(editKey(key, ev.ToolUseID, ev.Tool, ev.Input), pendingEdit{cl: cl, native: req.Native})
+		return allow
+	case classRead:
+		plan, err := pathsPlan(st, policy.ToolReadFile, n.paths, false)
+		if err != nil {
+			return deny("Gatehouse blocked this read: %v.", err)
+		}
+		req.Tool, req.Plan = policy.ToolReadFile, plan
+	case classFetch:
+		if n.url == "" {
+			return deny("Gatehouse blocked this fetch: it names no http or https URL.")
+		}
+		req.Tool, req.Plan = policy.ToolFetchURL, &toolcall.Plan{Call: policy.Call{Tool: policy.ToolFetchURL, URL: n.url}}
+	case classExternal:
+		req.Tool = policy.ToolRunCommand
+		req.Plan = &toolcall.Plan{Call: policy.Call{Tool: policy.ToolRunCommand, Argv: []string{"mcp:" + n.name}, Binary: "mcp:" + n.name,
+			Cwd: st.Workspaces[0], Unconfined: true}, Summary: map[string]any{"mcp_tool": n.name}}
+	}
+	if cl, res := s.cfg.Runner.Decide(ctx, req); cl == nil {
+		return deny("%s", res.Text)
+	}
+	return allow
+}
+
+// preShell clears a shell command and rewrites it to run through
+// `gatehouse exec`, in the session's sandbox.
+func (s *Server) preShell(ctx context.Context, req toolcall.Request, key agentrun.Key, token string, ev hookwire.Event, n native, exe []string) hookwire.Answer {
+	if err := checkExe(exe); err != nil {
+		return deny("Gatehouse blocked this command: %v.", err)
+	}
+	argv, ok := simpleWords(n.command)
+	if !ok {
+		argv = []string{"bash", "-c", n.command}
+	}
+	timeout := n.timeout
+	if timeout <= 0 {
+		timeout = s.execLimit
+	}
+	args, _ := json.Marshal(map[string]any{"argv": argv, "cwd": ev.Cwd, "timeout_s": max(1, int(timeout/time.Second))})
+	req.Tool, req.Args = policy.ToolRunCommand, args
+	cl, res := s.cfg.Runner.Decide(ctx, req)
+	if cl == nil {
+		return deny("%s", res.Text)
+	}
+	id := s.tickets.issue(&ticket{run: key, token: token, command: n.command, args: args, native: req.Native, cl: cl})
+	line, err := execLine(exe, id, n.command)
+	if err != nil {
+		return deny("Gatehouse blocked this command: %v.", err)
+	}
+	input, err := replaceMember(ev.Input, n.commandKey, line)
+	if err != nil {
+		return deny("Gatehouse blocked this command: %v.", err)
+	}
+	return hookwire.Answer{Verdict: hookwire.Allow, Reason: "Gatehouse runs this command in its sandbox.", Input: input}
+}
+
+// checkExe accepts an absolute gatehouse binary with its global flags.
+func checkExe(exe []string) error {
+	if len(exe) == 0 || !filepath.IsAbs(exe[0]) {
+		return errors.New("the hook did not say where the gatehouse binary is")
+	}
+	for _, e := range exe {
+		if strings.IndexByte(e, 0) >= 0 {
+			return errNUL
+		}
+	}
+	return nil
+}
+
+// replaceMember copies the tool input with one member replaced, keeping
+// every other field the agent sent. A command given as an argv list stays
+// a list (a shell running the line).
+func replaceMember(input json.RawMessage, key, line string) (json.RawMessage, error) {
+	m := map[string]json.RawMessage{}
+	if err := json.Unmarshal(input, &m); err != nil {
+		return nil, fmt.Errorf("the tool input is not an object")
+	}
+	var v any = line
+	if old := m[key]; len(old) > 0 && old[0] == '[' {
+		v = []string{"bash", "-c", line}
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	m[key] = b
+	return json.Marshal(m)
+}
+
+// pathsPlan is the plan of a native read or edit of paths.
+func pathsPlan(st *toolcall.State, tool string, paths []string, mutates bool) (*toolcall.Plan, error) {
+	plan := &toolcall.Plan{Call: policy.Call{Tool: tool}}
+	for _, p := range paths {
+		wp, err := st.Roots.ResolveOutside(p)
+		if err != nil {
+			return nil, err
+		}
+		plan.Call.Paths = append(plan.Call.Paths, wp.Abs)
+		if mutates && wp.Inside {
+			plan.Mutates = append(plan.Mutates, wp)
+		}
+	}
+	return plan, nil
+}
+
+// post records a native edit once it has run.
+func (s *Server) post(ctx context.Context, key agentrun.Key, ev hookwire.Event) {
+	pe, ok := s.pending.take(editKey(key, ev.ToolUseID, ev.Tool, ev.Input))
+	if !ok {
+		return
+	}
+	st, ok := s.cfg.Runs.Find(key)
+	if !ok {
+		return
+	}
+	s.cfg.Runner.Finish(ctx, toolcall.Request{State: st, Tool: policy.ToolWriteFile, Via: toolcall.ViaHook, Native: pe.native, Continues: pe.cl},
+		toolcall.Output{Text: "ran by the agent's own tool", Structured: map[string]any{"native": true}})
+}
+
+// maxGoal bounds the prompt kept as a session's goal.
+const maxGoal = 4 << 10
+
+func (s *Server) prompt(ctx context.Context, key agentrun.Key, start agentrun.Start, ev hookwire.Event) {
+	st, err := s.cfg.Runs.Use(ctx, key, start)
+	if err != nil {
+		return
+	}
+	goal := ev.Prompt
+	if len(goal) > maxGoal {
+		goal = goal[:maxGoal]
+	}
+	if err := s.cfg.Sessions.SetGoal(ctx, st.Live.ID(), goal); err != nil {
+		s.cfg.Logger.Warn("record the session's goal", "err", err)
+	}
+}
+
+// exec runs a cleared command in its run's sandbox.
+func (s *Server) exec(ctx context.Context, by who, req ExecRequest) (ExecResult, int) {
+	t, ok := s.tickets.take(req.Ticket)
+	switch {
+	case !ok:
+		return ExecResult{ExitCode: -1, Error: "Gatehouse has no cleared command for this ticket (it ran already or expired); run the command again through the agent."}, http.StatusForbidden
+	case t.command != req.Command:
+		return ExecResult{ExitCode: -1, Error: "This is not the command Gatehouse cleared for this ticket, so it did not run it."}, http.StatusForbidden
+	}
+	st, ok := s.cfg.Runs.Find(t.run)
+	if !ok {
+		return ExecResult{ExitCode: -1, Error: "The agent's Gatehouse session has ended; run the command again through the agent."}, http.StatusGone
+	}
+	if by.token != t.token {
+		// Only the agent token that cleared the command may run it.
+		return ExecResult{ExitCode: -1, Error: "This ticket belongs to another agent."}, http.StatusForbidden
+	}
+	res := s.cfg.Runner.Call(ctx, toolcall.Request{State: st, Tool: policy.ToolRunCommand, Args: t.args, Via: toolcall.ViaHook, Native: t.native, Continues: t.cl})
+	return execResult(res), http.StatusOK
+}
+
+func execResult(res toolcall.Result) ExecResult {
+	m := res.Structured
+	out := ExecResult{ExitCode: -1}
+	if e, ok := m["error"].(string); ok {
+		out.Error = e
+		return out
+	}
+	out.ExitCode = intOf(m["exit_code"])
+	out.Signal, _ = m["signal"].(string)
+	out.Killed, _ = m["killed"].(bool)
+	out.KillReason, _ = m["kill_reason"].(string)
+	out.Stdout, _ = m["stdout"].(string)
+	out.Stderr, _ = m["stderr"].(string)
+	out.Warning, _ = m["warning"].(string)
+	return out
+}
+
+func intOf(v any) int {
+	switch n := v.(type) {
+	case int:
+		return n
+	case float64:
+		return int(n)
+	case int64:
+		return int(n)
+	}
+	return -1
+}
+
+// plain keeps an error to its one sentence.
+func plain(err error) string {
+	s := err.Error()
+	return strings.TrimSuffix(s, ".")
+}
