@@ -1,0 +1,238 @@
+//go:build integration
+
+package cli_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gatehouse-dev/gatehouse/app/cli/clitest"
+)
+
+// hookRun runs `gatehouse hook AGENT` with stdin and returns its stdout,
+// stderr and exit code.
+func hookRun(t *testing.T, bin, data, agent string, stdin []byte, extra ...string) (string, string, int) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, append([]string{"--data", data, "hook", agent}, extra...)...)
+	cmd.Stdin = bytes.NewReader(stdin)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatalf("hook: %v", err)
+	}
+	return out.String(), errb.String(), code
+}
+
+func preToolUse(session, tool string, input any, cwd string) []byte {
+	b, _ := json.Marshal(map[string]any{
+		"session_id": session, "transcript_path": "/dev/null", "cwd": cwd, "permission_mode": "default",
+		"hook_event_name": "PreToolUse", "tool_name": tool, "tool_input": input, "tool_use_id": "toolu_" + tool,
+	})
+	return b
+}
+
+// claudeDecision reads a Claude/Codex PreToolUse answer.
+func claudeDecision(t *testing.T, out string) (decision, reason string, input map[string]any) {
+	t.Helper()
+	var a struct {
+		H struct {
+			Decision string         `json:"permissionDecision"`
+			Reason   string         `json:"permissionDecisionReason"`
+			Input    map[string]any `json:"updatedInput"`
+		} `json:"hookSpecificOutput"`
+	}
+	if err := json.Unmarshal([]byte(out), &a); err != nil {
+		t.Fatalf("hook output %q: %v", out, err)
+	}
+	return a.H.Decision, a.H.Reason, a.H.Input
+}
+
+// TestHookFailsClosed: whatever goes wrong, the agent's call is blocked
+// with one sentence, in that agent's own format.
+func TestHookFailsClosed(t *testing.T) {
+	bin := clitest.Binary(t)
+	noDaemon := t.TempDir()
+	bash := preToolUse("s1", "Bash", map[string]any{"command": "rm -rf /"}, "/tmp")
+	gemini, _ := json.Marshal(map[string]any{"session_id": "g1", "hook_event_name": "BeforeTool", "tool_name": "run_shell_command", "tool_input": map[string]any{"command": "ls"}, "cwd": "/tmp"})
+	cases := []struct {
+		name, agent string
+		stdin       []byte
+		want        string // in stdout
+	}{
+		{"daemon down, claude", "claude", bash, `"permissionDecision":"deny"`},
+		{"daemon down, codex", "codex", bash, `"permissionDecision":"deny"`},
+		{"daemon down, gemini", "gemini", gemini, `"decision":"deny"`},
+		{"malformed stdin", "claude", []byte(`{"hook_event_name": "PreToolUse", "tool_name": `), `"permissionDecision":"deny"`},
+		{"not an object", "gemini", []byte(`[1,2,3]`), `"decision":"deny"`},
+		{"huge stdin", "claude", bytes.Repeat([]byte("x"), 11<<20), `"permissionDecision":"deny"`},
+		{"no tool named", "claude", []byte(`{"hook_event_name":"PreToolUse","session_id":"s"}`), `"permissionDecision":"deny"`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			out, stderr, code := hookRun(t, bin, noDaemon, tc.agent, tc.stdin)
+			if code != 2 || !strings.Contains(out, tc.want) || strings.Count(strings.TrimSpace(stderr), "\n") != 0 || stderr == "" {
+				t.Fatalf("exit %d, stdout %q, stderr %q", code, out, stderr)
+			}
+		})
+	}
+	t.Run("unknown agent", func(t *testing.T) {
+		_, stderr, code := hookRun(t, bin, noDaemon, "vim", bash)
+		if code == 0 || !strings.Contains(stderr, "claude, codex, gemini, cursor") {
+			t.Fatalf("exit %d, stderr %q", code, stderr)
+		}
+	})
+	t.Run("gatehouse's own MCP tool passes", func(t *testing.T) {
+		out, _, code := hookRun(t, bin, noDaemon, "claude", preToolUse("s1", "mcp__gatehouse__run_command", map[string]any{"argv": []string{"ls"}}, "/tmp"))
+		if d, _, _ := claudeDecision(t, out); code != 0 || d != "allow" {
+			t.Fatalf("exit %d, %q", code, out)
+		}
+	})
+	t.Run("daemon slower than the hook's timeout", func(t *testing.T) {
+		d := clitest.Start(t)
+		// An interpreter asks, and nobody answers.
+		out, stderr, code := hookRun(t, bin, d.Data, "claude", preToolUse("s2", "Bash", map[string]any{"command": "sh -c 'echo $0'"}, d.Workspace), "--timeout", "2s")
+		if dec, _, _ := claudeDecision(t, out); code != 2 || dec != "deny" || !strings.Contains(stderr, "did not answer within 2s") {
+			t.Fatalf("exit %d, %q, %q", code, out, stderr)
+		}
+	})
+}
+
+// TestHookShellRunsInTheSandbox: an agent's own shell command is cleared
+// by the hook, rewritten, and run by `gatehouse exec` inside the session's
+// sandbox; the person can deny it, it cannot read the real HOME, and
+// rollback undoes what it changed.
+func TestHookShellRunsInTheSandbox(t *testing.T) {
+	home, err := os.UserHomeDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	canary := filepath.Join(home, ".gatehouse-test-canary-"+filepath.Base(t.TempDir()))
+	if err := os.WriteFile(canary, []byte("CANARY-7731"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Remove(canary) })
+	d := clitest.Start(t)
+	os.WriteFile(filepath.Join(d.Workspace, "a.txt"), []byte("hello\n"), 0o644)
+
+	// A plain command runs without a card.
+	out, _, code := hookRun(t, d.Bin, d.Data, "claude", preToolUse("run-1", "Bash", map[string]any{"command": "cat a.txt", "description": "show", "timeout": 60000}, d.Workspace))
+	dec, _, input := claudeDecision(t, out)
+	if code != 0 || dec != "allow" || input["description"] != "show" || input["timeout"] != float64(60000) {
+		t.Fatalf("exit %d: %s", code, out)
+	}
+	line, _ := input["command"].(string)
+	if !strings.Contains(line, " exec --ticket ") {
+		t.Fatalf("not rewritten: %q", line)
+	}
+	got, errOut, code := runLine(t, d, line)
+	if code != 0 || got != "hello\n" {
+		t.Fatalf("rewritten command: exit %d %q %q", code, got, errOut)
+	}
+	// The ticket is spent.
+	if _, _, code := runLine(t, d, line); code != 126 {
+		t.Fatalf("a ticket ran twice (exit %d)", code)
+	}
+
+	// A shell that reaches for the real HOME asks; deny blocks it.
+	cmd := "cat " + canary + "; echo made > made.txt"
+	denied := make(chan string, 1)
+	go func() {
+		out, _, _ := hookRun(t, d.Bin, d.Data, "claude", preToolUse("run-1", "Bash", map[string]any{"command": cmd}, d.Workspace))
+		denied <- out
+	}()
+	a := d.WaitApproval(30 * time.Second)
+	d.Decide(a.ID, "deny", "once", "not now")
+	if dec, reason, _ := claudeDecision(t, <-denied); dec != "deny" || !strings.Contains(reason, "not now") {
+		t.Fatalf("denied call: %s %s", dec, reason)
+	}
+	// Allowed, it runs in the sandbox: the canary is not there, the file is made.
+	allowed := make(chan string, 1)
+	go func() {
+		out, _, _ := hookRun(t, d.Bin, d.Data, "claude", preToolUse("run-1", "Bash", map[string]any{"command": cmd}, d.Workspace))
+		allowed <- out
+	}()
+	a = d.WaitApproval(30 * time.Second)
+	d.Decide(a.ID, "allow", "once", "")
+	_, _, input = claudeDecision(t, <-allowed)
+	got, errOut, _ = runLine(t, d, input["command"].(string))
+	if strings.Contains(got+errOut, "CANARY-7731") {
+		t.Fatalf("the sandboxed command read the real HOME: %q %q", got, errOut)
+	}
+	if b, err := os.ReadFile(filepath.Join(d.Workspace, "made.txt")); err != nil || string(b) != "made\n" {
+		t.Fatalf("made.txt: %q %v", b, err)
+	}
+	// Its session is the run's, and rollback undoes the change.
+	var sessions []struct {
+		ID  string `json:"id"`
+		Run string `json:"run"`
+	}
+	o, _, _ := d.CLI(nil, "sessions", "--json")
+	json.Unmarshal([]byte(o), &sessions)
+	if len(sessions) != 1 || sessions[0].Run != "claude:run-1" {
+		t.Fatalf("sessions: %s", o)
+	}
+	if o, e, code := d.CLI(nil, "rollback", sessions[0].ID, "--call", a.CallID); code != 0 {
+		t.Fatalf("rollback: %s %s", o, e)
+	}
+	if _, err := os.Stat(filepath.Join(d.Workspace, "made.txt")); err == nil {
+		t.Fatal("rollback left made.txt")
+	}
+}
+
+// runLine runs a rewritten command line as the agent's shell would.
+func runLine(t *testing.T, d *clitest.Daemon, line string) (string, string, int) {
+	t.Helper()
+	cmd := exec.Command("bash", "-c", line)
+	cmd.Dir = d.Workspace
+	cmd.Env = d.Env()
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	if ee, ok := err.(*exec.ExitError); ok {
+		return out.String(), errb.String(), ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return out.String(), errb.String(), 0
+}
+
+// TestHookNativeEditIsCheckpointed: an edit by the agent's own tool is
+// checkpointed before and recorded after, so the session's diff shows it.
+func TestHookNativeEditIsCheckpointed(t *testing.T) {
+	d := clitest.Start(t, "--mode", "accept-edits")
+	f := filepath.Join(d.Workspace, "a.txt")
+	os.WriteFile(f, []byte("before\n"), 0o644)
+	edit := map[string]any{"file_path": f, "old_string": "before", "new_string": "after"}
+	out, _, code := hookRun(t, d.Bin, d.Data, "claude", preToolUse("run-2", "Edit", edit, d.Workspace))
+	if dec, _, _ := claudeDecision(t, out); code != 0 || dec != "allow" {
+		t.Fatalf("edit: exit %d %s", code, out)
+	}
+	os.WriteFile(f, []byte("after\n"), 0o644) // the agent's own tool edits
+	post, _ := json.Marshal(map[string]any{"session_id": "run-2", "cwd": d.Workspace, "hook_event_name": "PostToolUse",
+		"tool_name": "Edit", "tool_input": edit, "tool_use_id": "toolu_Edit", "tool_response": map[string]any{"success": true}})
+	if out, _, code := hookRun(t, d.Bin, d.Data, "claude", post); code != 0 {
+		t.Fatalf("post: %d %s", code, out)
+	}
+	ev := d.Events("kind=tool.result")
+	if len(ev) != 1 {
+		t.Fatalf("tool.result rows: %v", ev)
+	}
+	sess, call := ev[0]["session"].(string), ev[0]["call_id"].(string)
+	_, body := d.Request("GET", "/api/v1/sessions/"+sess+"/calls/"+call+"/diff", nil, d.Control())
+	if !strings.Contains(body, "-before") || !strings.Contains(body, "+after") {
+		t.Fatalf("diff: %s", body)
+	}
+}

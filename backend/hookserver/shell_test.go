@@ -1,0 +1,112 @@
+package hookserver
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// loadCommands reads testdata/commands.txt: a command per line, or the
+// lines between two "%%" lines as one command; "#" lines are comments.
+func loadCommands(t *testing.T) []string {
+	t.Helper()
+	b, err := os.ReadFile("testdata/commands.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out, block []string
+	inBlock := false
+	for _, l := range strings.Split(strings.TrimSuffix(string(b), "\n"), "\n") {
+		switch {
+		case l == "%%" && inBlock:
+			out = append(out, strings.Join(block, "\n"))
+			block, inBlock = nil, false
+		case l == "%%":
+			inBlock = true
+		case inBlock:
+			block = append(block, l)
+		case strings.HasPrefix(l, "#") || l == "":
+		default:
+			out = append(out, l)
+		}
+	}
+	if inBlock {
+		t.Fatal("testdata/commands.txt: a %% block is not closed")
+	}
+	return out
+}
+
+// TestExecLineCarriesTheCommandExactly runs every rewritten line through a
+// real bash (and sh) with a stand-in for gatehouse that writes the command
+// it was given: it must be the agent's command, byte for byte.
+func TestExecLineCarriesTheCommandExactly(t *testing.T) {
+	cmds := loadCommands(t)
+	if len(cmds) < 100 {
+		t.Fatalf("only %d commands in testdata/commands.txt; keep at least 100", len(cmds))
+	}
+	dir := t.TempDir()
+	stub := filepath.Join(dir, "gate house") // a space in the binary's path too
+	got := filepath.Join(dir, "got")
+	// The stand-in writes its last argument (the command) and its ticket.
+	script := "#!/bin/sh\nfor a in \"$@\"; do last=$a; done\nprintf '%s' \"$last\" > '" + got + "'\n"
+	if err := os.WriteFile(stub, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	shells := []string{"bash", "sh"}
+	for _, sh := range shells {
+		if _, err := exec.LookPath(sh); err != nil {
+			t.Fatalf("%s is needed for this test: %v", sh, err)
+		}
+	}
+	for _, cmd := range cmds {
+		line, err := execLine([]string{stub, "--data", "/tmp/data dir"}, "t0123", cmd)
+		if err != nil {
+			t.Fatalf("%q: %v", cmd, err)
+		}
+		for _, sh := range shells {
+			os.Remove(got)
+			out, err := exec.Command(sh, "-c", line).CombinedOutput()
+			if err != nil {
+				t.Errorf("%s -c %q: %v %s", sh, line, err, out)
+				continue
+			}
+			b, err := os.ReadFile(got)
+			if err != nil || string(b) != cmd {
+				t.Errorf("%s: the rewritten line carried %q, want %q", sh, b, cmd)
+			}
+		}
+	}
+}
+
+func TestExecLineRefusesNUL(t *testing.T) {
+	if _, err := execLine([]string{"/bin/gatehouse"}, "t1", "echo a\x00b"); err == nil {
+		t.Fatal("a command with a NUL byte was rewritten")
+	}
+}
+
+func TestSimpleWords(t *testing.T) {
+	tests := []struct {
+		cmd  string
+		want []string
+	}{
+		{"git status", []string{"git", "status"}},
+		{"  go   test ./...  ", []string{"go", "test", "./..."}},
+		{"ls -la src/", []string{"ls", "-la", "src/"}},
+		{"echo $HOME", nil},
+		{"cat a | grep b", nil},
+		{"echo 'x'", nil},
+		{"ls *.go", nil},
+		{"FOO=1 make", nil},
+		{"cd ~", nil},
+		{"a\nb", nil},
+		{"", nil},
+	}
+	for _, tt := range tests {
+		got, ok := simpleWords(tt.cmd)
+		if ok != (tt.want != nil) || strings.Join(got, "\x00") != strings.Join(tt.want, "\x00") {
+			t.Errorf("simpleWords(%q) = %q %v, want %q", tt.cmd, got, ok, tt.want)
+		}
+	}
+}
