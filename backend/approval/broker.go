@@ -73,9 +73,11 @@ type Request struct {
 	Native string `json:"native,omitempty"`
 	// NoSessionScope: "allow for this session" would reach other runs of
 	// the same client, so it is not offered.
-	NoSessionScope bool      `json:"no_session_scope,omitempty"`
-	CreatedAt      time.Time `json:"created_at"`
-	ExpiresAt      time.Time `json:"expires_at"`
+	NoSessionScope bool `json:"no_session_scope,omitempty"`
+	// Goal is the person's request to the agent, when the agent reports it.
+	Goal      string    `json:"goal,omitempty"`
+	CreatedAt time.Time `json:"created_at"`
+	ExpiresAt time.Time `json:"expires_at"`
 }
 
 // Decision is the person's answer (or the system's, on timeout or kill).

@@ -139,7 +139,7 @@ func (a *analysis) insideWorkspace(p string) bool {
 // sticky reports whether a risk class can only be loosened by a rule naming it.
 func sticky(k RiskKind) bool {
 	switch k {
-	case RiskInterpreter, RiskSensitive, RiskDestructive, RiskProtected, RiskUnconfined:
+	case RiskInterpreter, RiskSensitive, RiskDestructive, RiskProtected, RiskUnconfined, RiskDrift:
 		return true
 	}
 	return false

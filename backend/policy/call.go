@@ -103,4 +103,8 @@ type Session struct {
 	Home string
 	// Grants are rules the person approved for this session only.
 	Grants []Rule
+	// Goal is what the person asked the agent to do (their prompt), when
+	// the agent reports it; calls reaching for secrets it never mentions
+	// are flagged as drifting from it.
+	Goal string
 }

@@ -83,6 +83,13 @@ func (p *Policy) Decide(s Session, c Call) Decision {
 		}
 	}
 
+	if r, ok := drift(s.Goal, a.risks); ok {
+		a.risks = append(a.risks, r)
+		if d.Verdict == Allow {
+			d = Decision{Verdict: Ask, Rule: builtinRef("goal-drift"), Reason: r.Detail}
+		}
+	}
+
 	// Workspace rules can only raise the verdict.
 	for i := range p.workspace {
 		r := &p.workspace[i]

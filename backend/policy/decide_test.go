@@ -271,3 +271,33 @@ func TestDecisionPointsAtFileAndLine(t *testing.T) {
 		t.Fatalf("notices %q", notices)
 	}
 }
+
+func TestGoalDrift(t *testing.T) {
+	p := Builtin()
+	ws := "/home/u/proj"
+	read := func(path, goal string) Decision {
+		return p.Decide(Session{Mode: ModeAcceptEdits, Workspaces: []string{ws}, Home: "/home/u", Goal: goal},
+			Call{Tool: ToolReadFile, Paths: []string{path}})
+	}
+	cases := []struct {
+		name, path, goal string
+		drift            bool
+	}{
+		{"no goal, no flag", ws + "/.env", "", false},
+		{"goal names the secret", ws + "/.env", "fix the DATABASE_URL in .env", false},
+		{"goal never mentions it", ws + "/.env", "rename the http handler", true},
+		{"ordinary file", ws + "/main.go", "rename the http handler", false},
+	}
+	for _, tc := range cases {
+		d := read(tc.path, tc.goal)
+		got := false
+		for _, r := range d.Risks {
+			if r.Kind == RiskDrift {
+				got = true
+			}
+		}
+		if got != tc.drift || (tc.drift && d.Verdict == Allow) {
+			t.Errorf("%s: drift=%v verdict=%v risks=%v", tc.name, got, d.Verdict, d.Risks)
+		}
+	}
+}

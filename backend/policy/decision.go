@@ -89,6 +89,9 @@ const (
 	RiskProtected RiskKind = "protected"
 	// RiskOutsideWorkspace: the call reaches outside every workspace root.
 	RiskOutsideWorkspace RiskKind = "outside-workspace"
+	// RiskDrift: the call reaches for a credential, a metadata address or a
+	// secret file that the person's request never mentions.
+	RiskDrift RiskKind = "drift"
 	// RiskUnconfined: the call runs outside the sandbox.
 	RiskUnconfined RiskKind = "unconfined"
 	// RiskNotRestorable is not set by this package: the checkpoint layer adds

@@ -84,7 +84,7 @@ func (r *Runner) authorize(ctx context.Context, c *Call) error {
 		Binary: plan.Call.Binary, Paths: plan.Call.Paths, URL: r.redact(plan.Call.URL),
 		Diff: r.redact(plan.Diff), Reason: dec.Reason, Rule: dec.Rule.String(), Risks: risks,
 		AlwaysRule: always.String(), Args: plan.Summary, Via: string(c.Req.Via), Native: c.Req.Native,
-		NoSessionScope: c.State.NoSessionGrants,
+		NoSessionScope: c.State.NoSessionGrants, Goal: c.State.Live.Snapshot().Goal,
 	}
 	for _, a := range plan.Call.Argv {
 		req.Argv = append(req.Argv, r.redact(a))

@@ -84,7 +84,7 @@ func (s *State) policySession(home string) (policy.Session, error) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return policy.Session{Mode: mode, Workspaces: s.Workspaces, Home: home, Grants: append([]policy.Rule(nil), s.grants...)}, nil
+	return policy.Session{Mode: mode, Workspaces: s.Workspaces, Home: home, Grants: append([]policy.Rule(nil), s.grants...), Goal: info.Goal}, nil
 }
 
 // Idle releases what the session holds while its client is away (the warm
