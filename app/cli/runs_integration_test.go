@@ -1,0 +1,129 @@
+//go:build integration
+
+package cli_test
+
+import (
+	"context"
+	"encoding/json"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/gatehouse-dev/gatehouse/app/cli/clitest"
+)
+
+// bridgeSession connects through `gatehouse mcp --agent claude` as a
+// Claude Code run with the given session id would.
+func bridgeSession(t *testing.T, d *clitest.Daemon, runID string) (*mcp.ClientSession, *exec.Cmd) {
+	t.Helper()
+	cmd := exec.Command(d.Bin, "--data", d.Data, "mcp", "--agent", "claude")
+	cmd.Env = append(d.Env(), "CLAUDE_CODE_SESSION_ID="+runID)
+	c := mcp.NewClient(&mcp.Implementation{Name: "claude-code", Version: "2"}, nil)
+	s, err := c.Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, &mcp.ClientSessionOptions{ProtocolVersion: clitest.StatefulProtocol})
+	if err != nil {
+		t.Fatalf("connect through the bridge: %v", err)
+	}
+	return s, cmd
+}
+
+type sessionRow struct {
+	ID        string `json:"id"`
+	Run       string `json:"run"`
+	Status    string `json:"status"`
+	Transport string `json:"transport"`
+	EndReason string `json:"end_reason"`
+}
+
+func listSessions(t *testing.T, d *clitest.Daemon) []sessionRow {
+	t.Helper()
+	out, _, _ := d.CLI(nil, "sessions", "--json")
+	var list []sessionRow
+	if err := json.Unmarshal([]byte(out), &list); err != nil {
+		t.Fatalf("sessions --json: %v %s", err, out)
+	}
+	return list
+}
+
+// TestOneSessionPerRun: two runs of the same agent are two sessions, and
+// an "allow for this session" in one never applies in the other; a run's
+// session ends when its bridge goes.
+func TestOneSessionPerRun(t *testing.T) {
+	d := clitest.Start(t)
+	a, cmdA := bridgeSession(t, d, "run-a")
+	b, _ := bridgeSession(t, d, "run-b")
+	defer b.Close()
+	asking := map[string]any{"argv": []string{"sh", "-c", "echo granted"}}
+
+	done := make(chan outcome, 1)
+	go func() { done <- callAsync(a, "run_command", asking) }()
+	card := d.WaitApproval(30 * time.Second)
+	d.Decide(card.ID, "allow", "session", "")
+	if o := <-done; o.err != nil || o.res.IsError {
+		t.Fatalf("run a: %v %+v", o.err, o.res)
+	}
+	// The grant holds in run a …
+	if r := call(t, a, "run_command", asking); r.IsError || !strings.Contains(clitest.Text(t, r), "granted") {
+		t.Fatalf("run a again: %s", clitest.Text(t, r))
+	}
+	// … and run b is asked.
+	go func() { done <- callAsync(b, "run_command", asking) }()
+	card = d.WaitApproval(30 * time.Second)
+	d.Decide(card.ID, "deny", "once", "")
+	<-done
+
+	list := listSessions(t, d)
+	runs := map[string]sessionRow{}
+	for _, s := range list {
+		runs[s.Run] = s
+	}
+	if len(list) != 2 || runs["claude:run-a"].Transport != "stdio" || runs["claude:run-b"].ID == "" {
+		t.Fatalf("sessions: %+v", list)
+	}
+	// Run a's agent exits: its bridge goes, and its session ends.
+	a.Close()
+	cmdA.Wait()
+	clitest.WaitFor(t, 30*time.Second, "run a's session to end", func() bool {
+		for _, s := range listSessions(t, d) {
+			if s.Run == "claude:run-a" {
+				return s.Status == "ended"
+			}
+		}
+		return false
+	})
+}
+
+// TestStatelessClientGetsNoSessionScope: a stateless client that names no
+// run cannot be told apart from its other runs, so its cards offer "once"
+// and a "session" answer grants nothing beyond the call.
+func TestStatelessClientGetsNoSessionScope(t *testing.T) {
+	d := clitest.Start(t)
+	c := mcp.NewClient(&mcp.Implementation{Name: "new-protocol", Version: "1"}, nil)
+	s, err := c.Connect(context.Background(), d.MCPTransport(), &mcp.ClientSessionOptions{ProtocolVersion: "2026-07-28"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	asking := map[string]any{"argv": []string{"sh", "-c", "echo x"}}
+	done := make(chan outcome, 1)
+	go func() { done <- callAsync(s, "run_command", asking) }()
+	card := d.WaitApproval(30 * time.Second)
+	var full []map[string]any
+	_, body := d.Request("GET", "/api/v1/approvals", nil, d.Control())
+	var out struct {
+		Approvals []map[string]any `json:"approvals"`
+	}
+	json.Unmarshal([]byte(body), &out)
+	full = out.Approvals
+	if len(full) != 1 || full[0]["no_session_scope"] != true {
+		t.Fatalf("card: %s", body)
+	}
+	d.Decide(card.ID, "allow", "session", "")
+	<-done
+	go func() { done <- callAsync(s, "run_command", asking) }()
+	d.WaitApproval(30 * time.Second) // asked again: no session grant was made
+	d.Decide(d.Pending()[0].ID, "deny", "once", "")
+	<-done
+}
