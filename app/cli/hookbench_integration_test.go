@@ -1,0 +1,88 @@
+//go:build integration
+
+package cli_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/gatehouse-dev/gatehouse/app/cli/clitest"
+)
+
+// BenchmarkHookAddedLatency: an allowed native call (Claude Code's Read of
+// a workspace file) through `gatehouse hook`, process start included,
+// against a no-op hook (cat, reading the same input) in the same run
+// (target: added p50 ≤ 15 ms).
+func BenchmarkHookAddedLatency(b *testing.B) {
+	d := clitest.Start(b)
+	f := filepath.Join(d.Workspace, "a.txt")
+	os.WriteFile(f, []byte("x\n"), 0o644)
+	in := preToolUse("bench-run", "Read", map[string]any{"file_path": f}, d.Workspace)
+	noop := func() { runHookProcess(b, exec.Command("cat"), in) }
+	gated := func() {
+		out := runHookProcess(b, exec.Command(d.Bin, "--data", d.Data, "hook", "claude"), in)
+		if !bytes.Contains(out, []byte(`"allow"`)) {
+			b.Fatalf("hook answered %s", out)
+		}
+	}
+	benchPair(b, noop, gated)
+}
+
+// BenchmarkHookShellAddedLatency: a native shell command (true) through the
+// hook and the rewritten `gatehouse exec` in the sandbox, against a no-op
+// hook and `bash -c true` in the same run.
+func BenchmarkHookShellAddedLatency(b *testing.B) {
+	d := clitest.Start(b)
+	in := preToolUse("bench-run", "Bash", map[string]any{"command": "true"}, d.Workspace)
+	noop := func() {
+		runHookProcess(b, exec.Command("cat"), in)
+		runHookProcess(b, exec.Command("bash", "-c", "true"), nil)
+	}
+	gated := func() {
+		out := runHookProcess(b, exec.Command(d.Bin, "--data", d.Data, "hook", "claude"), in)
+		var a struct {
+			H struct {
+				Input map[string]any `json:"updatedInput"`
+			} `json:"hookSpecificOutput"`
+		}
+		json.Unmarshal(out, &a)
+		line, _ := a.H.Input["command"].(string)
+		if line == "" {
+			b.Fatalf("hook answered %s", out)
+		}
+		runHookProcess(b, exec.Command("bash", "-c", line), nil)
+	}
+	benchPair(b, noop, gated)
+}
+
+// benchPair times base and gated alternately and reports their medians.
+func benchPair(b *testing.B, base, gated func()) {
+	var tb, tg []time.Duration
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		t0 := time.Now()
+		base()
+		tb = append(tb, time.Since(t0))
+		t0 = time.Now()
+		gated()
+		tg = append(tg, time.Since(t0))
+	}
+	pb, pg := median(tb), median(tg)
+	b.ReportMetric(float64(pb.Microseconds())/1000, "noop-p50-ms")
+	b.ReportMetric(float64(pg.Microseconds())/1000, "gated-p50-ms")
+	b.ReportMetric(float64((pg-pb).Microseconds())/1000, "added-p50-ms")
+}
+
+func runHookProcess(b *testing.B, cmd *exec.Cmd, stdin []byte) []byte {
+	cmd.Stdin = bytes.NewReader(stdin)
+	out, err := cmd.Output()
+	if err != nil {
+		b.Fatalf("%v: %v %s", cmd.Args, err, out)
+	}
+	return out
+}
