@@ -16,6 +16,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -186,6 +187,15 @@ func Run(ctx context.Context, opts Options) (err error) {
 	})
 	if err != nil {
 		return err
+	}
+	if tools := os.Getenv("GATEHOUSE_FAULT_PANIC_TOOL"); tools != "" {
+		// Tests of the real daemon watch a panic become a tool error.
+		for _, t := range strings.Split(tools, ",") {
+			if err := d.runner.PanicIn(t); err != nil {
+				return err
+			}
+			logger.Warn("fault injection: this tool panics on every call (GATEHOUSE_FAULT_PANIC_TOOL)", "tool", t)
+		}
 	}
 
 	d.runs = agentrun.New(agentrun.Config{

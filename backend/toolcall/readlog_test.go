@@ -151,3 +151,28 @@ func TestReadOffTheStraightPathKeepsEveryRow(t *testing.T) {
 }
 
 func strconvQuote(s string) string { b, _ := json.Marshal(s); return string(b) }
+
+// TestPanicBecomesToolError: a panic anywhere in a call is caught, answered
+// as a tool error with the call id, and recorded; the next call runs.
+func TestPanicBecomesToolError(t *testing.T) {
+	r, st, got, _ := testRunner(t)
+	for name, args := range map[string]string{"read_file": `{"path":"a.txt"}`, "write_file": `{"path":"a.txt","content":"x"}`} {
+		orig := r.tools[name].Prepare
+		r.tools[name].Prepare = func(ctx context.Context, c *Call) (*Plan, error) { panic("boom in " + name) }
+		res := r.Call(context.Background(), Request{State: st, Tool: name, Args: json.RawMessage(args)})
+		r.tools[name].Prepare = orig
+		if !res.IsError || !strings.Contains(res.Text, res.CallID) || strings.Contains(res.Text, "boom") || res.Structured["error"] == nil {
+			t.Fatalf("%s: %+v", name, res)
+		}
+		kinds, rows := got.forCall(res.CallID)
+		if kinds[len(kinds)-1] != "tool.error" {
+			t.Fatalf("%s rows: %v", name, kinds)
+		}
+		if strings.Contains(rows[len(rows)-1].payload["error"].(string), "boom") {
+			t.Fatalf("the panic's text reached the audit row shown to the agent: %v", rows[len(rows)-1].payload)
+		}
+	}
+	if res := r.Call(context.Background(), Request{State: st, Tool: "read_file", Args: json.RawMessage(`{"path":"a.txt"}`)}); res.IsError {
+		t.Fatalf("after the panics: %+v", res)
+	}
+}
