@@ -116,6 +116,7 @@ func (f *serveFlags) options(cmd *cobra.Command, g *Globals) (daemon.Options, co
 	o.PolicyPath = filepath.Join(dir, "gatehouse", "policy.toml")
 	o.Secrets = secrets.Config{Secrets: cfg.Secret}
 	o.ApprovalTimeout = time.Duration(cfg.ApprovalTimeoutS) * time.Second
+	o.MaxPendingPerSession = cfg.MaxPendingPerSession
 	o.Limits = limits(cfg.Limits)
 	o.SnapshotsDisabled = cfg.Snapshots.Disabled
 	o.Snapshots = snapshot.Options{Exclude: cfg.Snapshots.Exclude, MaxFileSize: cfg.Snapshots.MaxFileMiB << 20, BudgetBytes: cfg.Snapshots.BudgetMiB << 20}

@@ -11,6 +11,25 @@ import (
 func (s *Server) registerApprovals(mux *http.ServeMux) {
 	mux.HandleFunc("GET /api/v1/approvals", s.listApprovals)
 	mux.HandleFunc("POST /api/v1/approvals/{id}", s.decideApproval)
+	mux.HandleFunc("POST /api/v1/sessions/{id}/deny-pending", s.denySessionPending)
+}
+
+// denySessionPending denies every card one session has waiting: the answer
+// to an agent flooding the person with cards.
+func (s *Server) denySessionPending(w http.ResponseWriter, r *http.Request) {
+	var req struct {
+		Message string `json:"message"`
+	}
+	if err := decodeBody(r, &req); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	msg := strings.TrimSpace(req.Message)
+	if msg == "" {
+		msg = "the person denied everything this session had waiting"
+	}
+	n := s.Approvals.DenySession(r.Context(), r.PathValue("id"), msg)
+	writeJSON(w, http.StatusOK, map[string]any{"denied": n})
 }
 
 func (s *Server) listApprovals(w http.ResponseWriter, r *http.Request) {

@@ -22,6 +22,10 @@ import (
 // DefaultTimeout denies an unanswered request.
 const DefaultTimeout = 120 * time.Second
 
+// DefaultMaxPerSession caps the cards one session has waiting: an agent
+// that floods the person with cards gets refused beyond it.
+const DefaultMaxPerSession = 10
+
 // Kind separates a call approval from an ask_human question.
 type Kind string
 
@@ -123,13 +127,15 @@ type Emitter func(ctx context.Context, kind, actor, session, call string, payloa
 
 // Broker is the approval queue.
 type Broker struct {
-	db      *sql.DB
-	emit    Emitter
-	logger  *slog.Logger
-	timeout time.Duration
+	db         *sql.DB
+	emit       Emitter
+	logger     *slog.Logger
+	timeout    time.Duration
+	maxPerSess int
 
 	mu      sync.Mutex
 	pending map[string]*waiter
+	asking  map[string]int // card slots taken per session (see reserve)
 }
 
 type waiter struct {
@@ -137,12 +143,31 @@ type waiter struct {
 	done chan Decision // buffered 1; written once under mu
 }
 
-// New returns a broker. timeout <= 0 means DefaultTimeout.
-func New(db *sql.DB, emit Emitter, logger *slog.Logger, timeout time.Duration) *Broker {
-	if timeout <= 0 {
-		timeout = DefaultTimeout
+// Options tune a broker; zero values keep the defaults.
+type Options struct {
+	// Timeout denies an unanswered request (DefaultTimeout).
+	Timeout time.Duration
+	// MaxPerSession caps the requests one session has waiting
+	// (DefaultMaxPerSession); a request over it fails at once.
+	MaxPerSession int
+}
+
+// New returns a broker.
+func New(db *sql.DB, emit Emitter, logger *slog.Logger, o Options) *Broker {
+	if o.Timeout <= 0 {
+		o.Timeout = DefaultTimeout
 	}
-	return &Broker{db: db, emit: emit, logger: logger, timeout: timeout, pending: map[string]*waiter{}}
+	if o.MaxPerSession <= 0 {
+		o.MaxPerSession = DefaultMaxPerSession
+	}
+	return &Broker{db: db, emit: emit, logger: logger, timeout: o.Timeout, maxPerSess: o.MaxPerSession, pending: map[string]*waiter{}, asking: map[string]int{}}
+}
+
+// TooManyError refuses a request beyond the per-session cap.
+type TooManyError struct{ Max int }
+
+func (e *TooManyError) Error() string {
+	return fmt.Sprintf("the person already has %d of this session's calls waiting for a decision; wait for those answers before asking for more", e.Max)
 }
 
 // Timeout is the automatic-deny delay.
@@ -188,6 +213,11 @@ func (b *Broker) Ask(ctx context.Context, req Request) (Decision, error) {
 	if req.Kind == "" {
 		req.Kind = KindCall
 	}
+	if n, ok := b.reserve(req.Session); !ok {
+		b.emit(ctx, "approval.refused", "system", req.Session, req.CallID, map[string]any{"reason": "too many cards waiting", "waiting": n, "max": b.maxPerSess})
+		return Decision{}, &TooManyError{Max: b.maxPerSess}
+	}
+	defer b.unreserve(req.Session)
 	req.ID = newID()
 	req.CreatedAt = time.Now().UTC()
 	req.ExpiresAt = req.CreatedAt.Add(b.timeout)
@@ -307,6 +337,48 @@ func (b *Broker) Pending() []Request {
 	b.mu.Unlock()
 	sortByCreated(out)
 	return out
+}
+
+// reserve takes one of a session's card slots for the length of an Ask;
+// false (with the count) when all are taken. Counting and taking are one
+// step, so concurrent calls cannot all slip under the cap.
+func (b *Broker) reserve(sess string) (int, bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	n := b.asking[sess]
+	if n >= b.maxPerSess {
+		return n, false
+	}
+	b.asking[sess] = n + 1
+	return n, true
+}
+
+func (b *Broker) unreserve(sess string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.asking[sess]--; b.asking[sess] <= 0 {
+		delete(b.asking, sess)
+	}
+}
+
+// DenySession denies every request waiting from one session (the person,
+// facing a flood of cards from one agent).
+func (b *Broker) DenySession(ctx context.Context, sess, msg string) int {
+	b.mu.Lock()
+	var ids []string
+	for id, w := range b.pending {
+		if w.req.Session == sess {
+			ids = append(ids, id)
+		}
+	}
+	b.mu.Unlock()
+	n := 0
+	for _, id := range ids {
+		if _, err := b.resolve(ctx, id, Decision{Allow: false, Scope: ScopeOnce, By: "human", Message: msg}); err == nil {
+			n++
+		}
+	}
+	return n
 }
 
 // DenyAll denies every pending request (the kill switch).

@@ -3,6 +3,7 @@ package approval
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"path/filepath"
@@ -33,7 +34,7 @@ func newBroker(t *testing.T, timeout time.Duration) (*Broker, *events) {
 	}
 	t.Cleanup(func() { d.Close() })
 	ev := &events{}
-	return New(d, ev.emit, slog.New(slog.NewTextHandler(io.Discard, nil)), timeout), ev
+	return New(d, ev.emit, slog.New(slog.NewTextHandler(io.Discard, nil)), Options{Timeout: timeout}), ev
 }
 
 // waitPending returns the first pending request once it is filed.
@@ -146,7 +147,7 @@ func TestExpireStaleOnRestart(t *testing.T) {
 	go b.Ask(context.Background(), Request{Session: "s", CallID: "c1"})
 	waitPending(t, b)
 	// A new broker over the same DB is a restarted daemon.
-	b2 := New(b.db, ev.emit, b.logger, time.Minute)
+	b2 := New(b.db, ev.emit, b.logger, Options{Timeout: time.Minute})
 	if err := b2.ExpireStale(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -156,4 +157,40 @@ func TestExpireStaleOnRestart(t *testing.T) {
 		t.Fatalf("status %q by %q", status, by)
 	}
 	b.DenyAll(context.Background(), "system:kill", "cleanup")
+}
+
+// TestFloodCap: one session cannot put more than its cap of cards in front
+// of the person; the extra requests fail at once, other sessions still ask.
+func TestFloodCap(t *testing.T) {
+	b, _ := newBroker(t, time.Minute)
+	b.maxPerSess = 3
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	for i := 0; i < 3; i++ {
+		go b.Ask(ctx, Request{Session: "flood", CallID: fmt.Sprint(i)})
+	}
+	waitCount(t, b, 3)
+	var tm *TooManyError
+	if _, err := b.Ask(ctx, Request{Session: "flood", CallID: "x"}); !errors.As(err, &tm) || tm.Max != 3 {
+		t.Fatalf("fourth card: %v", err)
+	}
+	go b.Ask(ctx, Request{Session: "other", CallID: "y"})
+	waitCount(t, b, 4)
+	if n := b.DenySession(ctx, "flood", "too many"); n != 3 {
+		t.Fatalf("denied %d", n)
+	}
+	if p := b.Pending(); len(p) != 1 || p[0].Session != "other" {
+		t.Fatalf("left: %+v", p)
+	}
+}
+
+func waitCount(t *testing.T, b *Broker, n int) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for len(b.Pending()) != n {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d pending, want %d", len(b.Pending()), n)
+		}
+		time.Sleep(time.Millisecond)
+	}
 }

@@ -39,6 +39,9 @@ type Config struct {
 	Snapshots Snapshots        `toml:"snapshots"`
 	// ApprovalTimeoutS denies unanswered approvals after this many seconds.
 	ApprovalTimeoutS int `toml:"approval_timeout_s"`
+	// MaxPendingPerSession caps the cards one session has waiting; calls
+	// over it fail at once.
+	MaxPendingPerSession int `toml:"max_pending_per_session"`
 }
 
 // Sandbox picks and tunes the confinement backend.
@@ -150,6 +153,9 @@ func (c Config) Validate() error {
 	}
 	if c.ApprovalTimeoutS < 0 {
 		return fmt.Errorf("approval_timeout_s must be positive, got %d", c.ApprovalTimeoutS)
+	}
+	if c.MaxPendingPerSession < 0 {
+		return fmt.Errorf("max_pending_per_session must be a positive number of cards, got %d", c.MaxPendingPerSession)
 	}
 	if c.MaxConnections < 0 {
 		return fmt.Errorf("max_connections must be positive, got %d", c.MaxConnections)

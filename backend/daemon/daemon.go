@@ -66,6 +66,8 @@ type Options struct {
 	UI fs.FS
 	// ApprovalTimeout denies unanswered approvals (default 120 s).
 	ApprovalTimeout time.Duration
+	// MaxPendingPerSession caps the cards one session has waiting.
+	MaxPendingPerSession int
 	// Secrets are injected into matching commands and redacted everywhere.
 	Secrets secrets.Config
 	// Ready, if set, is called once the daemon accepts requests.
@@ -160,7 +162,7 @@ func Run(ctx context.Context, opts Options) (err error) {
 	if err := d.sessions.Recover(ctx); err != nil {
 		return err
 	}
-	d.approvals = approval.New(sqlDB, d.emitCall, logger, opts.ApprovalTimeout)
+	d.approvals = approval.New(sqlDB, d.emitCall, logger, approval.Options{Timeout: opts.ApprovalTimeout, MaxPerSession: opts.MaxPendingPerSession})
 	if err := d.approvals.ExpireStale(ctx); err != nil {
 		return err
 	}

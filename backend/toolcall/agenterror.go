@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/gatehouse-dev/gatehouse/backend/approval"
 	"github.com/gatehouse-dev/gatehouse/backend/db"
 	"github.com/gatehouse-dev/gatehouse/backend/session"
 	"github.com/gatehouse-dev/gatehouse/backend/snapshot"
@@ -36,9 +37,12 @@ func toolErrorf(cause error, format string, a ...any) error {
 func (r *Runner) forAgent(c *Call, err error) string {
 	var te *toolError
 	var se *sandbox.SpecError
+	var tm *approval.TooManyError
 	switch {
 	case errors.As(err, &te):
 		return te.msg
+	case errors.As(err, &tm):
+		return upper(tm.Error()) + "."
 	case errors.Is(err, session.ErrKilled), errors.Is(err, session.ErrNotActive):
 		return rootMessage(err)
 	case errors.Is(err, context.Canceled):
@@ -110,4 +114,12 @@ func auditProblem(err error) string {
 		return storageMessage(err)
 	}
 	return "see Gatehouse's log for the detail."
+}
+
+// upper capitalises a sentence's first letter.
+func upper(s string) string {
+	if s == "" || s[0] < 'a' || s[0] > 'z' {
+		return s
+	}
+	return string(s[0]-'a'+'A') + s[1:]
 }

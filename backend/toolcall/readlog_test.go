@@ -89,7 +89,7 @@ func testRunner(t *testing.T) (*Runner, *State, *rows, string) {
 	sessions := session.NewManager(ctx, sqlDB, emit, slog.New(slog.DiscardHandler))
 	approvals := approval.New(sqlDB, func(ctx context.Context, kind, actor, sess, call string, payload any) {
 		got.add(kind, actor, call, payload)
-	}, slog.New(slog.DiscardHandler), 50*time.Millisecond)
+	}, slog.New(slog.DiscardHandler), approval.Options{Timeout: 50 * time.Millisecond})
 	pol, err := LoadPolicy(filepath.Join(base, "policy.toml"), []string{ws})
 	if err != nil {
 		t.Fatal(err)
