@@ -26,6 +26,9 @@ import (
 	"github.com/gatehouse-dev/gatehouse/sandbox/proctree"
 )
 
+// ErrNoProcessLimit refuses a root run whose process count cannot be bounded.
+var ErrNoProcessLimit = errors.New("no process limit for this run")
+
 // Command is one run to launch.
 type Command struct {
 	Backend string
@@ -121,11 +124,11 @@ func Start(c Command) (_ *Pending, err error) {
 	if os.Geteuid() == 0 && c.Limits.Processes > 0 {
 		g, err := cgroup.New("run-"+randomID(), c.Limits.Processes)
 		if err != nil {
-			log.Warn("sandbox: no pids cgroup; process limit for root is not enforced", "err", err)
-		} else {
-			p.group = g
-			c.Config.CgroupProcs = g.ProcsFile()
+			// Fail closed: as root, nothing else would bound a fork bomb.
+			return nil, fmt.Errorf("%w: running as root, the sandbox bounds a command's processes with a pids cgroup, and it could not make one (%v); run Gatehouse as a normal user, or give it a writable cgroup filesystem", ErrNoProcessLimit, err)
 		}
+		p.group = g
+		c.Config.CgroupProcs = g.ProcsFile()
 	}
 
 	var extra []*os.File
