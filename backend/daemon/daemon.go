@@ -389,7 +389,12 @@ func (d *Daemon) status() map[string]any {
 	if d.opts.Sandbox != nil {
 		backend = d.opts.Sandbox.Name()
 	}
+	checkpoints := map[string]any{"ok": true}
+	if problem, since := d.runner.CheckpointProblem(); problem != "" {
+		checkpoints = map[string]any{"ok": false, "problem": problem, "since": since}
+	}
 	return map[string]any{
+		"checkpoints":       checkpoints,
 		"sandbox":           backend,
 		"pending_approvals": len(d.approvals.Pending()),
 		"version":           d.opts.Version,

@@ -18,11 +18,23 @@ type harmless struct {
 	subcommands map[string]bool // when set, args[0] must be one of these
 	badExact    []string        // arguments that disqualify, compared exactly
 	badPrefix   []string        // arguments that disqualify, compared by prefix
+	maxOperands int             // when set, more non-flag arguments disqualify (an output file)
 }
 
 func (h *harmless) accepts(args []string) bool {
 	if h.subcommands != nil && (len(args) == 0 || !h.subcommands[args[0]]) {
 		return false
+	}
+	if h.maxOperands > 0 {
+		n := 0
+		for _, a := range args {
+			if !strings.HasPrefix(a, "-") || a == "-" {
+				n++
+			}
+		}
+		if n > h.maxOperands {
+			return false
+		}
 	}
 	for _, a := range args {
 		for _, b := range h.badExact {
@@ -54,10 +66,13 @@ var harmlessCommands = map[string]*harmless{
 	"wc": &plainReader, "pwd": &plainReader, "echo": &plainReader, "true": &plainReader,
 	"false": &plainReader, "printf": &plainReader, "date": &plainReader, "whoami": &plainReader,
 	"uname": &plainReader, "basename": &plainReader, "dirname": &plainReader,
-	"realpath": &plainReader, "readlink": &plainReader, "stat": &plainReader, "file": &plainReader,
-	"du": &plainReader, "df": &plainReader, "tree": &plainReader, "diff": &plainReader,
-	"cmp": &plainReader, "nl": &plainReader, "cut": &plainReader, "tr": &plainReader,
-	"uniq": &plainReader, "comm": &plainReader, "which": &plainReader,
+	"realpath": &plainReader, "readlink": &plainReader, "stat": &plainReader,
+	"file": {readOnly: true, badExact: []string{"-C", "--compile"}},
+	"du":   &plainReader, "df": &plainReader, "diff": &plainReader,
+	// tree -o and file -C write files; uniq writes its second operand.
+	"tree": {readOnly: true, badPrefix: []string{"-o", "--output"}},
+	"cmp":  &plainReader, "nl": &plainReader, "cut": &plainReader, "tr": &plainReader,
+	"uniq": {readOnly: true, maxOperands: 1}, "comm": &plainReader, "which": &plainReader,
 	"sha256sum": &plainReader, "sha1sum": &plainReader, "md5sum": &plainReader,
 	"grep": &plainReader, "egrep": &plainReader, "fgrep": &plainReader,
 	"sort": {readOnly: true, badExact: []string{"-o"}, badPrefix: []string{"--output", "--compress-program", "-o"}},

@@ -103,7 +103,20 @@ func (p *Policy) Decide(s Session, c Call) Decision {
 		d.Reason = "unattended mode denies what would need approval: " + d.Reason
 	}
 	d.Risks = a.risks
+	d.ReadOnly = readOnly(a)
 	return d
+}
+
+// readOnly: the call only reads (a read tool, or a builtin read-only
+// command), so it changes nothing a checkpoint would have to record.
+func readOnly(a *analysis) bool {
+	switch a.class {
+	case classRead, classHuman:
+		return true
+	case classCommand:
+		return a.harmless != nil && a.harmless.readOnly && !a.call.Unconfined
+	}
+	return false
 }
 
 // planPermits is plan mode's ceiling: reads, fetches and builtin read-only

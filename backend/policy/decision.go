@@ -115,6 +115,8 @@ type Decision struct {
 	Reason  string  `json:"reason"`
 	Rule    RuleRef `json:"rule"`
 	Risks   []Risk  `json:"risks,omitempty"`
+	// ReadOnly: the call only reads, so nothing of it needs a checkpoint.
+	ReadOnly bool `json:"read_only,omitempty"`
 }
 
 // AddRisk appends a note, for layers after policy (e.g. not restorable).

@@ -63,6 +63,9 @@ type Call struct {
 	Req   Request
 	tool  *Tool
 	plan  *Plan
+	// readOnly: policy found the call only reads, so it is not
+	// checkpointed (there is nothing to undo).
+	readOnly bool
 	// held keeps a local read's early audit rows until its result (nil
 	// for every other call); see readlog.go.
 	held *callLog

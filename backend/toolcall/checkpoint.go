@@ -3,6 +3,8 @@ package toolcall
 import (
 	"context"
 	"fmt"
+	"sync"
+	"time"
 
 	"github.com/gatehouse-dev/gatehouse/backend/approval"
 	"github.com/gatehouse-dev/gatehouse/backend/snapshot"
@@ -12,7 +14,7 @@ import (
 // write_file/edit_file their own paths, run_command every root.
 func (r *Runner) checkpoint(ctx context.Context, c *Call, phase snapshot.Phase) error {
 	plan := c.plan
-	if !plan.MutatesAll && len(plan.Mutates) == 0 {
+	if c.readOnly || (!plan.MutatesAll && len(plan.Mutates) == 0) {
 		return nil
 	}
 	if r.deps.Snapshots == nil {
@@ -28,6 +30,7 @@ func (r *Runner) checkpoint(ctx context.Context, c *Call, phase snapshot.Phase) 
 		}
 	}
 	cp, err := r.deps.Snapshots.Checkpoint(ctx, req)
+	r.health.note(err)
 	if err != nil {
 		r.record(ctx, c, "checkpoint.failed", "system", map[string]any{"phase": phase, "error": err.Error()})
 		return err
@@ -67,4 +70,33 @@ func (r *Runner) notRestorable(ctx context.Context, c *Call) []approval.Risk {
 		out = append(out, approval.Risk{Kind: "not-restorable", Detail: fmt.Sprintf("%s/%s (%s) cannot be restored by a rollback", n.Root, n.Path, n.Kind)})
 	}
 	return out
+}
+
+// checkpointHealth remembers whether checkpoints are failing, so the
+// person sees a banner instead of finding out at rollback time.
+type checkpointHealth struct {
+	mu      sync.Mutex
+	problem string
+	since   time.Time
+}
+
+func (h *checkpointHealth) note(err error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if err == nil {
+		h.problem, h.since = "", time.Time{}
+		return
+	}
+	if h.problem == "" {
+		h.since = time.Now().UTC()
+	}
+	h.problem = checkpointProblem(err)
+}
+
+// CheckpointProblem is what is wrong with checkpoints now ("" when the
+// last one worked) and since when.
+func (r *Runner) CheckpointProblem() (string, time.Time) {
+	r.health.mu.Lock()
+	defer r.health.mu.Unlock()
+	return r.health.problem, r.health.since
 }

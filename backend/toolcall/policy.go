@@ -56,6 +56,7 @@ func (r *Runner) authorize(ctx context.Context, c *Call) error {
 		return err
 	}
 	dec := r.deps.Policy.Get().Decide(ps, plan.Call)
+	c.readOnly = dec.ReadOnly
 	risks := make([]approval.Risk, 0, len(dec.Risks))
 	for _, k := range dec.Risks {
 		risks = append(risks, approval.Risk{Kind: string(k.Kind), Detail: k.Detail})

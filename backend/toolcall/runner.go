@@ -50,9 +50,10 @@ type Deps struct {
 // Runner executes tool calls.
 type Runner struct {
 	deps  Deps
-	tools map[string]*Tool
-	order []string
-	seq   atomic.Int64
+	tools  map[string]*Tool
+	order  []string
+	seq    atomic.Int64
+	health checkpointHealth
 }
 
 // Tool is one MCP tool.
@@ -283,7 +284,7 @@ func (r *Runner) run(ctx context.Context, c *Call) Result {
 		defer c.held.expect.Settle()
 	}
 	if err := r.checkpoint(ctx, c, snapshot.Pre); err != nil {
-		return r.fail(ctx, c, "tool.refused", toolErrorf(err, "Gatehouse could not checkpoint the workspace before this call, so it did not run it: %s", checkpointProblem(err)))
+		return r.fail(ctx, c, "tool.refused", toolErrorf(err, "Gatehouse could not checkpoint the workspace before this call, so it did not run it (reads still run): %s", checkpointProblem(err)))
 	}
 	out, err := c.plan.Run(ctx, c)
 	// After, whatever happened: a failed command may have changed files.
