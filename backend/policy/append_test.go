@@ -47,7 +47,7 @@ func TestRuleFromCallShapes(t *testing.T) {
 		t.Fatalf("fetch rule %+v", r)
 	}
 	r = RuleFromCall(Call{Tool: ToolReadFile, Paths: []string{"/w/we*ird[1].txt"}}, ScopeSession)
-	s := Session{Workspaces: []string{"/other"}, Home: "/h", Grants: []Rule{r}}
+	s := Session{Mode: ModeAsk, Workspaces: []string{"/other"}, Home: "/h", Grants: []Rule{r}}
 	if v := Builtin().Decide(s, Call{Tool: ToolReadFile, Paths: []string{"/w/we*ird[1].txt"}}).Verdict; v != Allow {
 		t.Errorf("grant for a path with glob characters: %s", v)
 	}
@@ -81,7 +81,7 @@ func TestAppendRuleKeepsTheFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := Session{Workspaces: []string{f.ws}, Home: f.home}
+	s := Session{Mode: ModeAsk, Workspaces: []string{f.ws}, Home: f.home}
 	d := p.Decide(s, Call{Tool: ToolRunCommand, Binary: "/usr/bin/docker", Argv: []string{"docker", "ps"}, Cwd: f.ws})
 	if d.Verdict != Allow || d.Rule.Source != SourceUser || d.Rule.ID != "allow-docker-ps" {
 		t.Fatalf("after append: %+v", d)

@@ -220,6 +220,12 @@ func gitDestructive(args []string) (Risk, bool) {
 	return Risk{}, false
 }
 
+// leavesWorkspace: a destructive pattern whose effect lands outside the
+// workspace (remote history), where no checkpoint can undo it.
+func leavesWorkspace(k Risk) bool {
+	return len(k.names) > 0 && k.names[0] == "push"
+}
+
 // shortFlagHas reports whether a is a bundle of short flags such as -fdx
 // containing c.
 func shortFlagHas(a string, c byte) bool {

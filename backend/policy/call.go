@@ -52,26 +52,47 @@ const (
 	// ModePlan is read-only: reads inside the workspace and builtin read-only
 	// commands run; writes, edits and every other command are denied.
 	ModePlan Mode = "plan"
-	// ModeDefault allows reads inside the workspace and the harmless-command
-	// allowlist; everything else asks.
-	ModeDefault Mode = "default"
-	// ModeAcceptEdits is ModeDefault plus writes and edits inside the
+	// ModeAsk allows reads inside the workspace and the harmless-command
+	// allowlist; everything else asks (the first releases' default).
+	ModeAsk Mode = "ask"
+	// ModeAuto asks only at the boundary: reads, workspace edits and
+	// sandboxed commands run; a path outside the workspace, a protected or
+	// secret path, a command without the sandbox, a new domain or an effect
+	// a rollback cannot undo (a force-push) asks. Without a sandbox,
+	// everything but reads asks. The default for new sessions.
+	ModeAuto Mode = "auto"
+	// ModeAcceptEdits is ModeAsk plus writes and edits inside the
 	// workspace (protected files such as .git/hooks still ask).
 	ModeAcceptEdits Mode = "accept-edits"
-	// ModeUnattended is for CI: the ModeAcceptEdits baseline, and every ask
+	// ModeUnattended is for CI: the ModeAuto baseline, and every ask
 	// becomes deny because nobody is there to answer.
 	ModeUnattended Mode = "unattended"
+	// ModeDefault names whatever the configured default is; ParseMode reads
+	// it as ModeAuto, and the daemon resolves it when a session starts.
+	ModeDefault Mode = "default"
 )
 
-// ParseMode accepts the mode names above; the empty string means ModeDefault.
+// Modes lists the mode names, for help texts and errors.
+var Modes = []Mode{ModePlan, ModeAsk, ModeAuto, ModeAcceptEdits, ModeUnattended}
+
+// ParseMode accepts the mode names above; the empty string and "default"
+// mean ModeAuto. Anything else is an error that lists the choices.
 func ParseMode(s string) (Mode, error) {
 	switch m := Mode(strings.TrimSpace(s)); m {
-	case "":
-		return ModeDefault, nil
-	case ModePlan, ModeDefault, ModeAcceptEdits, ModeUnattended:
+	case "", ModeDefault:
+		return ModeAuto, nil
+	case ModePlan, ModeAsk, ModeAuto, ModeAcceptEdits, ModeUnattended:
 		return m, nil
 	}
-	return "", fmt.Errorf("unknown mode %q: use plan, default, accept-edits or unattended", s)
+	return "", fmt.Errorf("unknown mode %q: use %s (or default)", s, modeList())
+}
+
+func modeList() string {
+	names := make([]string, len(Modes))
+	for i, m := range Modes {
+		names[i] = string(m)
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }
 
 // Call is one tool call, with names already resolved by the caller.
@@ -103,6 +124,9 @@ type Session struct {
 	Home string
 	// Grants are rules the person approved for this session only.
 	Grants []Rule
+	// Sandboxed: commands run in an enforced sandbox (the backend is not
+	// "none"); in auto mode that is what lets them run without a card.
+	Sandboxed bool
 	// Goal is what the person asked the agent to do (their prompt), when
 	// the agent reports it; calls reaching for secrets it never mentions
 	// are flagged as drifting from it.

@@ -14,11 +14,8 @@ func (p *Policy) Decide(s Session, c Call) Decision {
 	case classUnknown:
 		return Decision{Verdict: Deny, Reason: fmt.Sprintf("%q is not a Gatehouse tool", c.Tool), Rule: builtinRef("unknown-tool")}
 	}
-	mode := s.Mode
-	if mode == "" {
-		mode = ModeDefault
-	}
-	if _, err := ParseMode(string(mode)); err != nil {
+	mode, err := ParseMode(string(s.Mode))
+	if err != nil {
 		return Decision{Verdict: Deny, Reason: err.Error(), Rule: builtinRef("unknown-mode")}
 	}
 	a := p.analyze(&s, &c, cls)
@@ -71,11 +68,12 @@ func (p *Policy) Decide(s Session, c Call) Decision {
 				Reason: "plan mode is read-only; switch modes to let the agent change things"}
 		}
 	} else {
-		d = baseline(mode, a)
-		// An ask names the risk too, so the approval card explains itself.
-		if d.Verdict != Deny {
+		d = baseline(mode, s.Sandboxed, a)
+		// An ask names the risk too, so the approval card explains itself;
+		// in the boundary modes an ask already names the boundary crossed.
+		if d.Verdict == Allow || (d.Verdict == Ask && !boundaryMode(mode)) {
 			for _, k := range a.risks {
-				if sticky(k.Kind) {
+				if sticky(k.Kind) && !boundedBySandbox(mode, s.Sandboxed, a, k) {
 					d = Decision{Verdict: Ask, Rule: builtinRef(string(k.Kind)), Reason: k.Detail}
 					break
 				}
@@ -138,8 +136,34 @@ func ruleReason(r *Rule) string {
 	return "matched " + r.ref().String()
 }
 
+// boundedBySandbox: in the boundary modes (auto, unattended) a command's
+// risk that the sandbox itself bounds does not ask. An interpreter, a
+// credential-looking argument or a destructive pattern inside the
+// workspace can do no more than the sandbox lets any program do, and
+// every change is checkpointed and undoable. What leaves the workspace
+// (a push that rewrites remote history) or runs without the sandbox still
+// asks.
+func boundedBySandbox(mode Mode, sandboxed bool, a *analysis, k Risk) bool {
+	if !boundaryMode(mode) || !sandboxed || a.class != classCommand || a.call.Unconfined {
+		return false
+	}
+	switch k.Kind {
+	case RiskInterpreter, RiskSensitive:
+		return true
+	case RiskDestructive:
+		return !leavesWorkspace(k)
+	}
+	return false
+}
+
+// boundaryMode: modes that ask only where a call crosses the boundary.
+func boundaryMode(m Mode) bool { return m == ModeAuto || m == ModeUnattended }
+
 // baseline is the mode's answer when no user rule or grant matched.
-func baseline(mode Mode, a *analysis) Decision {
+func baseline(mode Mode, sandboxed bool, a *analysis) Decision {
+	if boundaryMode(mode) {
+		return boundaryBaseline(mode, sandboxed, a)
+	}
 	deny := func(id, why string) Decision { return Decision{Verdict: Deny, Rule: builtinRef(id), Reason: why} }
 	ask := func(id, why string) Decision { return Decision{Verdict: Ask, Rule: builtinRef(id), Reason: why} }
 	allow := func(id, why string) Decision { return Decision{Verdict: Allow, Rule: builtinRef(id), Reason: why} }
@@ -178,4 +202,37 @@ func baseline(mode Mode, a *analysis) Decision {
 		return ask("fetch", "fetching from "+a.host+" needs approval; a domains rule can allow it")
 	}
 	return deny("unknown-tool", "unknown tool")
+}
+
+// boundaryBaseline is auto mode's answer (and unattended's, whose asks
+// become denials): only what crosses the boundary asks.
+func boundaryBaseline(mode Mode, sandboxed bool, a *analysis) Decision {
+	ask := func(id, why string) Decision { return Decision{Verdict: Ask, Rule: builtinRef(id), Reason: why} }
+	allow := func(id, why string) Decision { return Decision{Verdict: Allow, Rule: builtinRef(id), Reason: why} }
+	switch a.class {
+	case classRead:
+		if a.inWorkspace {
+			return allow("workspace-read", "reads inside the workspace are allowed")
+		}
+		return ask("outside-workspace", "reading outside the workspace needs approval")
+	case classWrite:
+		switch {
+		case !a.inWorkspace:
+			return ask("outside-workspace", "writing outside the workspace needs approval")
+		case !sandboxed:
+			return ask("no-sandbox", "with no sandbox, edits need approval")
+		}
+		return allow("workspace-edit", "edits inside the workspace are allowed in "+string(mode)+" mode: each is checkpointed and can be undone")
+	case classCommand:
+		switch {
+		case a.call.Unconfined:
+			return ask("unconfined", a.base+" runs outside Gatehouse's sandbox, so it needs approval")
+		case !sandboxed:
+			return ask("no-sandbox", "with no sandbox, running "+a.base+" needs approval")
+		}
+		return allow("sandboxed-command", a.base+" runs inside the sandbox: no network, writes only in the workspace, every change checkpointed")
+	case classFetch:
+		return ask("fetch", "fetching from "+a.host+" needs approval; a domains rule can allow it")
+	}
+	return Decision{Verdict: Deny, Rule: builtinRef("unknown-tool"), Reason: "unknown tool"}
 }

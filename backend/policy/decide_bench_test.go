@@ -38,7 +38,7 @@ func benchPolicy(b *testing.B) (*Policy, Session) {
 	if len(p.user) != 50 {
 		b.Fatalf("%d rules", len(p.user))
 	}
-	return p, Session{Mode: ModeDefault, Workspaces: []string{"/home/u/proj"}, Home: "/home/u"}
+	return p, Session{Mode: ModeAsk, Workspaces: []string{"/home/u/proj"}, Home: "/home/u"}
 }
 
 func BenchmarkDecide(b *testing.B) {

@@ -91,7 +91,10 @@ func TestDecideTable(t *testing.T) {
 		{name: "./git is not git", call: cmd(ws, in("git"), "./git", "status"), want: Ask, rule: "command"},
 		{name: "git from /tmp is not git", call: cmd(ws, "/tmp/bin/git", "git", "status"), want: Ask},
 		{name: "unknown command asks", call: cmd(ws, "/usr/bin/docker", "docker", "ps"), want: Ask},
-		{name: "unattended unknown command denied", mode: ModeUnattended, call: cmd(ws, "/usr/bin/docker", "docker", "ps"), want: Deny},
+		// Unattended is auto's baseline with every ask a deny: sandboxed
+		// commands run, what crosses the boundary is refused.
+		{name: "unattended sandboxed command runs", mode: ModeUnattended, call: cmd(ws, "/usr/bin/docker", "docker", "ps"), want: Allow},
+		{name: "unattended force-push denied", pol: bare, mode: ModeUnattended, call: git("push", "--force"), want: Deny},
 
 		// Destructive patterns.
 		{name: "force push", pol: bare, call: git("push", "--force"), want: Ask, risk: RiskDestructive},
@@ -103,7 +106,7 @@ func TestDecideTable(t *testing.T) {
 		{name: "git -C dir reset --hard", pol: bare, call: git("-C", "sub", "reset", "--hard"), want: Ask, risk: RiskDestructive},
 		{name: "clean -fdx", pol: bare, call: git("clean", "-fdx"), want: Ask, risk: RiskDestructive},
 		{name: "accept-edits cannot loosen reset --hard", pol: bare, mode: ModeAcceptEdits, call: git("reset", "--hard"), want: Ask, rule: "destructive"},
-		{name: "unattended reset --hard denied", pol: bare, mode: ModeUnattended, call: git("reset", "--hard"), want: Deny},
+		{name: "unattended reset --hard runs (checkpointed)", pol: bare, mode: ModeUnattended, call: git("reset", "--hard"), want: Allow},
 		{name: "rm -rf .", pol: bare, call: rm("-rf", "."), want: Ask, risk: RiskDestructive},
 		{name: "rm -r workspace root", pol: bare, call: cmd("/", "/usr/bin/rm", "rm", "-r", ws), want: Ask, risk: RiskDestructive},
 		{name: "rm -rf *", pol: bare, call: rm("-rf", "*"), want: Ask, risk: RiskDestructive},
@@ -128,7 +131,7 @@ func TestDecideTable(t *testing.T) {
 		{name: "sudo", call: cmd(ws, "/usr/bin/sudo", "sudo", "ls"), want: Ask, risk: RiskInterpreter},
 		{name: "git -c is an interpreter", pol: bare, call: git("-c", "core.pager=sh", "log"), want: Ask, risk: RiskInterpreter},
 		{name: "accept-edits cannot loosen bash", mode: ModeAcceptEdits, call: cmd(ws, "/bin/bash", "bash"), want: Ask, rule: "interpreter"},
-		{name: "unattended bash denied", mode: ModeUnattended, call: cmd(ws, "/bin/bash", "bash"), want: Deny},
+		{name: "unattended bash in the sandbox runs", mode: ModeUnattended, call: cmd(ws, "/bin/bash", "bash"), want: Allow},
 		{name: "plan bash denied", mode: ModePlan, call: cmd(ws, "/bin/bash", "bash"), want: Deny},
 		{name: "rule naming python3 allows it", call: cmd(ws, "/usr/bin/python3", "python3", "-m", "pytest", "-q"), want: Allow, rule: "allow-pytest"},
 		{name: "glob rule does not name bash", call: cmd(ws, "/opt/tools/bash", "bash"), want: Ask, rule: "interpreter"},
@@ -216,7 +219,7 @@ func TestDecideTable(t *testing.T) {
 			if pol == nil {
 				pol = user
 			}
-			s := Session{Mode: c.mode, Workspaces: []string{ws}, Home: home, Grants: c.grants}
+			s := Session{Mode: orAsk(c.mode), Workspaces: []string{ws}, Home: home, Grants: c.grants, Sandboxed: true}
 			d := pol.Decide(s, c.call)
 			if d.Verdict != c.want {
 				t.Fatalf("verdict %s, want %s (reason: %s; rule: %s)", d.Verdict, c.want, d.Reason, d.Rule)
@@ -250,7 +253,7 @@ func TestDecisionPointsAtFileAndLine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := Session{Workspaces: []string{f.ws}, Home: f.home}
+	s := Session{Mode: ModeAsk, Workspaces: []string{f.ws}, Home: f.home}
 	d := p.Decide(s, Call{Tool: ToolFetchURL, URL: "https://x.evil.example/"})
 	if d.Rule.Source != SourceUser || d.Rule.File != f.userFile || d.Rule.Line == 0 {
 		t.Fatalf("rule ref %+v", d.Rule)
@@ -299,5 +302,68 @@ func TestGoalDrift(t *testing.T) {
 		if got != tc.drift || (tc.drift && d.Verdict == Allow) {
 			t.Errorf("%s: drift=%v verdict=%v risks=%v", tc.name, got, d.Verdict, d.Risks)
 		}
+	}
+}
+
+// orAsk keeps the table's cases on ask mode (the first releases' default)
+// unless a case names its mode; auto mode has its own table.
+func orAsk(m Mode) Mode {
+	if m == "" {
+		return ModeAsk
+	}
+	return m
+}
+
+// TestAutoMode: auto asks only at the boundary. Reads, workspace edits and
+// sandboxed commands, interpreters included, run without a card; outside
+// paths, protected and secret paths, unconfined commands, fetches and a
+// force-push ask; with no sandbox everything but reads asks.
+func TestAutoMode(t *testing.T) {
+	f := newFixture(t)
+	p := Builtin()
+	ws, home := f.ws, f.home
+	in := func(rel string) string { return filepath.Join(ws, rel) }
+	cmd := func(bin string, argv ...string) Call {
+		return Call{Tool: ToolRunCommand, Binary: bin, Cwd: ws, Argv: argv}
+	}
+	cases := []struct {
+		name      string
+		call      Call
+		sandboxed bool
+		want      Verdict
+		rule      string
+	}{
+		{"read in the workspace", Call{Tool: ToolReadFile, Paths: []string{in("main.go")}}, true, Allow, "workspace-read"},
+		{"read outside", Call{Tool: ToolReadFile, Paths: []string{"/etc/hosts"}}, true, Ask, "outside-workspace"},
+		{"read a workspace secret", Call{Tool: ToolReadFile, Paths: []string{in(".env")}}, true, Ask, "sensitive"},
+		{"edit in the workspace", Call{Tool: ToolEditFile, Paths: []string{in("main.go")}}, true, Allow, "workspace-edit"},
+		{"write a git hook", Call{Tool: ToolWriteFile, Paths: []string{in(".git/hooks/pre-commit")}}, true, Ask, "protected"},
+		{"write outside", Call{Tool: ToolWriteFile, Paths: []string{home + "/x"}}, true, Ask, "outside-workspace"},
+		{"go test", cmd("/usr/local/go/bin/go", "go", "test", "./..."), true, Allow, "sandboxed-command"},
+		{"python one-liner in the sandbox", cmd("/usr/bin/python3", "python3", "-c", "print(1)"), true, Allow, "sandboxed-command"},
+		{"sh -c in the sandbox", cmd("/bin/sh", "sh", "-c", "make && make test"), true, Allow, "sandboxed-command"},
+		{"git commit", cmd("/usr/bin/git", "git", "commit", "-m", "x"), true, Allow, "sandboxed-command"},
+		{"rm -rf of the root is checkpointed", cmd("/usr/bin/rm", "rm", "-rf", "."), true, Allow, "sandboxed-command"},
+		{"an argument naming a token", cmd("/usr/bin/grep", "grep", "-r", "token", "."), true, Allow, "sandboxed-command"},
+		{"force-push leaves the workspace", cmd("/usr/bin/git", "git", "push", "--force"), true, Ask, "destructive"},
+		{"unconfined command", Call{Tool: ToolRunCommand, Binary: "/bin/bash", Argv: []string{"bash", "-c", "ls"}, Cwd: ws, Unconfined: true}, true, Ask, "unconfined"},
+		{"fetch", Call{Tool: ToolFetchURL, URL: "https://pkgs.example.test/"}, true, Ask, "fetch"},
+		{"no sandbox: a command asks", cmd("/usr/bin/python3", "python3", "x.py"), false, Ask, "no-sandbox"},
+		{"no sandbox: an edit asks", Call{Tool: ToolEditFile, Paths: []string{in("main.go")}}, false, Ask, "no-sandbox"},
+		{"no sandbox: a read runs", Call{Tool: ToolReadFile, Paths: []string{in("main.go")}}, false, Allow, "workspace-read"},
+	}
+	for _, tc := range cases {
+		s := Session{Mode: ModeAuto, Workspaces: []string{ws}, Home: home, Sandboxed: tc.sandboxed}
+		d := p.Decide(s, tc.call)
+		if d.Verdict != tc.want || d.Rule.ID != tc.rule {
+			t.Errorf("%s: %v by %s (%s), want %v by %s", tc.name, d.Verdict, d.Rule.ID, d.Reason, tc.want, tc.rule)
+		}
+	}
+	// "default" is auto unless configured otherwise.
+	if m, err := ParseMode("default"); err != nil || m != ModeAuto {
+		t.Fatalf("ParseMode(default) = %v %v", m, err)
+	}
+	if _, err := ParseMode("yolo"); err == nil || !strings.Contains(err.Error(), "plan, ask, auto, accept-edits or unattended") {
+		t.Fatalf("ParseMode(yolo) = %v", err)
 	}
 }

@@ -57,7 +57,7 @@ func TestLoadMissingFilesIsBuiltin(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := Session{Workspaces: []string{"/w"}, Home: "/h"}
+	s := Session{Mode: ModeAsk, Workspaces: []string{"/w"}, Home: "/h"}
 	if v := p.Decide(s, Call{Tool: ToolRunCommand, Binary: "/usr/bin/ls", Argv: []string{"ls"}, Cwd: "/w"}).Verdict; v != Allow {
 		t.Fatalf("ls: %s", v)
 	}
@@ -71,7 +71,7 @@ func TestTrustedBinDirsReplacesDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := Session{Workspaces: []string{"/w"}, Home: "/home/u"}
+	s := Session{Mode: ModeAsk, Workspaces: []string{"/w"}, Home: "/home/u"}
 	goTest := Call{Tool: ToolRunCommand, Binary: "/home/u/sdk/go/bin/go", Argv: []string{"go", "test"}, Cwd: "/w"}
 	if v := p.Decide(s, goTest).Verdict; v != Allow {
 		t.Errorf("go from trusted sdk dir: %s", v)
@@ -125,7 +125,7 @@ func TestResolveBinary(t *testing.T) {
 
 	// The resolved paths decide differently: ./git is not the trusted git.
 	p := &Policy{trustedDirs: set(bin)}
-	s := Session{Workspaces: []string{ws}, Home: d}
+	s := Session{Mode: ModeAsk, Workspaces: []string{ws}, Home: d}
 	for argv0, want := range map[string]Verdict{"git": Allow, "./git": Ask} {
 		b, err := ResolveBinary(argv0, pathEnv, ws)
 		if err != nil {

@@ -118,6 +118,12 @@ func (r *Runner) Tools() []*Tool {
 	return out
 }
 
+// sandboxed: commands run in an enforced sandbox, which is what lets auto
+// mode run them without a card.
+func (r *Runner) sandboxed() bool {
+	return r.deps.Sandbox != nil && r.deps.Sandbox.Name() != "none"
+}
+
 // Tool is the tool named name, or nil.
 func (r *Runner) Tool(name string) *Tool { return r.tools[name] }
 

@@ -76,7 +76,7 @@ func (s *State) AddGrant(r policy.Rule) {
 
 // policySession is what policy needs of the session. A mode that does not
 // parse fails closed: the call is refused rather than run under a default.
-func (s *State) policySession(home string) (policy.Session, error) {
+func (s *State) policySession(home string, sandboxed bool) (policy.Session, error) {
 	info := s.Live.Snapshot()
 	mode, err := policy.ParseMode(info.Mode)
 	if err != nil {
@@ -84,7 +84,7 @@ func (s *State) policySession(home string) (policy.Session, error) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return policy.Session{Mode: mode, Workspaces: s.Workspaces, Home: home, Grants: append([]policy.Rule(nil), s.grants...), Goal: info.Goal}, nil
+	return policy.Session{Mode: mode, Workspaces: s.Workspaces, Home: home, Grants: append([]policy.Rule(nil), s.grants...), Goal: info.Goal, Sandboxed: sandboxed}, nil
 }
 
 // Idle releases what the session holds while its client is away (the warm
