@@ -49,7 +49,7 @@ type Deps struct {
 
 // Runner executes tool calls.
 type Runner struct {
-	deps  Deps
+	deps   Deps
 	tools  map[string]*Tool
 	order  []string
 	seq    atomic.Int64
