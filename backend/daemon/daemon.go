@@ -374,7 +374,7 @@ func (d *Daemon) connectInfo() map[string]any {
 // Kill is the kill switch: deny every pending approval, then stop every
 // session (which cancels every call and sandboxed process tree).
 func (d *Daemon) Kill(ctx context.Context, actor, reason string) int {
-	d.approvals.DenyAll(ctx, "system:kill", "all agents were stopped by the kill switch")
+	d.approvals.DenyAll(ctx, "system:kill", session.KilledMessage)
 	return d.sessions.Kill(ctx, actor, reason)
 }
 
