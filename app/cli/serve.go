@@ -25,9 +25,6 @@ import (
 	"github.com/gatehouse-dev/gatehouse/sandbox/protect"
 )
 
-// Version is set at build time with -ldflags "-X ...cli.Version=…".
-var Version = "dev"
-
 // serveFlags are shared by `serve` and the desktop app.
 type serveFlags struct {
 	listen     string
