@@ -328,7 +328,7 @@ func (d *Daemon) buildHandler() http.Handler {
 	})
 	hooks := hookserver.New(hookserver.Config{Runner: d.runner, Runs: d.runs, Sessions: d.sessions, Logger: d.logger})
 	d.mcp = mcpserver.New(mcpserver.Config{
-		Sessions: d.sessions, Runs: d.runs, Tokens: d.tokens, Runner: d.runner, Version: d.opts.Version, Logger: d.logger,
+		Sessions: d.sessions, Runs: d.runs, Tokens: d.tokens, Runner: d.runner, Version: d.opts.Version, Logger: quietInfo(d.logger),
 		Routes: hooks.Routes(),
 	})
 	(&api.Server{

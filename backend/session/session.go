@@ -205,6 +205,9 @@ func (m *Manager) Start(ctx context.Context, req StartRequest) (*Live, error) {
 	m.mu.Lock()
 	m.live[info.ID] = l
 	m.mu.Unlock()
+	// One line per connection, whatever the transport (the MCP SDK's own
+	// are debug only).
+	m.logger.Info("agent connected", "session", info.ID, "token_name", info.Client, "client", info.ClientName, "version", info.ClientVersion, "transport", info.Transport)
 	m.emit(ctx, "session.start", actorFor(info), info.ID, map[string]any{
 		"client": info.Client, "client_name": info.ClientName, "client_version": info.ClientVersion,
 		"transport": info.Transport, "workspaces": info.Workspaces, "mode": info.Mode, "run": info.Run,
