@@ -29,8 +29,8 @@ func printNextSteps(w io.Writer, addr string, o daemon.Options, defaultWorkspace
 		fmt.Fprintf(&b, "Agents may work in %s; anything outside it needs your approval.\n", ws)
 	}
 	fmt.Fprintf(&b, "Next:\n")
-	fmt.Fprintf(&b, "  %s open             print a login link for the web UI (approvals, timeline, rollback)\n", gh)
-	fmt.Fprintf(&b, "  %s install claude   connect an agent (also codex, gemini, cursor)\n", gh)
-	fmt.Fprintf(&b, "  any other MCP client: http://%s/mcp with the agent token in %s\n", addr, termsafe.String(filepath.Join(o.DataDir, daemon.AgentToken)))
+	fmt.Fprintf(&b, "  open the web UI:       %s open\n", gh)
+	fmt.Fprintf(&b, "  connect an agent:      %s install claude   (or codex, gemini, cursor)\n", gh)
+	fmt.Fprintf(&b, "  any other MCP client:  http://%s/mcp with the agent token in %s\n", addr, termsafe.String(filepath.Join(o.DataDir, daemon.AgentToken)))
 	fmt.Fprint(w, b.String())
 }

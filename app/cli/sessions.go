@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/url"
 	"strconv"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -117,7 +118,7 @@ func showSession(ctx context.Context, g *Globals, c *apiclient.Client, id string
 	if s.EndedAt != nil {
 		fmt.Fprintf(g.Stdout, ", ended %s (%s)", stamp(*s.EndedAt), termsafe.String(s.EndReason))
 	}
-	fmt.Fprintf(g.Stdout, ", %s. Workspace: %s\n", duration(s), termsafe.String(fmt.Sprint(s.Workspaces)))
+	fmt.Fprintf(g.Stdout, ", %s. Workspace: %s\n", duration(s), strings.Join(termsafe.Strings(s.Workspaces), ", "))
 	fmt.Fprintf(g.Stdout, "%s: %d allowed, %d asked, %d denied, %d errors.\n\n", plural(int(s.Calls), "call", "calls"), s.Allowed, s.Asked, s.Denied, s.Errors)
 	if len(calls) == 0 {
 		fmt.Fprintln(g.Stdout, "No tool calls yet.")
