@@ -96,7 +96,7 @@ func init() {
 			RunE: func(cmd *cobra.Command, _ []string) error {
 				k, err := audit.ParseKindFilter(kind)
 				if err != nil {
-					return userErrorf(err, "--kind %v", err)
+					return userErrorf(nil, "--kind %v", err)
 				}
 				store, done, err := openAudit(cmd.Context(), g)
 				if err != nil {

@@ -32,7 +32,7 @@ printing new ones. -n 0 -f prints only what happens from now on.`,
 			RunE: func(cmd *cobra.Command, _ []string) error {
 				k, err := audit.ParseKindFilter(kind)
 				if err != nil {
-					return userErrorf(err, "--kind %v", err)
+					return userErrorf(nil, "--kind %v", err)
 				}
 				switch {
 				case limit < 0 || limit > maxLogHistory:

@@ -127,7 +127,19 @@ func Parse(b []byte, name string) (Config, error) {
 	return c, nil
 }
 
-var validBackends = map[string]bool{"": true, "auto": true, "bwrap": true, "landlock": true, "seatbelt": true, "container": true, "none": true}
+// Backends are the sandbox backends a config or a flag may name.
+var Backends = []string{"auto", "bwrap", "landlock", "seatbelt", "container", "none"}
+
+// ContainerCLIs are the container tools the container backend drives.
+var ContainerCLIs = []string{"docker", "podman"}
+
+var validBackends = func() map[string]bool {
+	m := map[string]bool{"": true}
+	for _, b := range Backends {
+		m[b] = true
+	}
+	return m
+}()
 var validModes = map[string]bool{"": true, "plan": true, "default": true, "accept-edits": true, "unattended": true}
 
 // Validate checks values the decoder cannot.
