@@ -86,6 +86,7 @@ type Daemon struct {
 	policy    *toolcall.PolicyHolder
 	snapshots *snapshot.Store
 	tokens    *token.Set
+	logins    *token.OneTime
 	secrets   *secrets.Store
 	redactor  *secrets.Redactor
 	addr      net.Addr
@@ -143,7 +144,7 @@ func Run(ctx context.Context, opts Options) (err error) {
 	}
 	defer store.Close()
 
-	d := &Daemon{opts: opts, logger: logger, db: sqlDB, audit: store, tokens: &token.Set{}}
+	d := &Daemon{opts: opts, logger: logger, db: sqlDB, audit: store, tokens: &token.Set{}, logins: &token.OneTime{}}
 	if err := ensureTokens(ctx, sqlDB, opts.DataDir, d.tokens); err != nil {
 		return err
 	}
@@ -333,7 +334,7 @@ func (d *Daemon) buildHandler() http.Handler {
 	})
 	(&api.Server{
 		Sessions: d.sessions, Audit: d.audit, Approvals: d.approvals, Kill: d.Kill, Logger: d.logger, Status: d.status,
-		Policy: d.policy, Snapshots: d.snapshots, Tokens: &tokenStore{db: d.db, set: d.tokens}, Connect: d.connectInfo, Emit: d.Emit, Live: d.runs.Session,
+		Policy: d.policy, Snapshots: d.snapshots, Tokens: &tokenStore{db: d.db, set: d.tokens, logins: d.logins}, Connect: d.connectInfo, Emit: d.Emit, Live: d.runs.Session,
 	}).Register(mux)
 	mux.Handle("/mcp", d.mcp.Handler())
 	mux.Handle("/mcp/", d.mcp.Handler())
@@ -351,6 +352,7 @@ func (d *Daemon) buildHandler() http.Handler {
 		PublicHosts:    publicHosts,
 		AllowedOrigins: origins,
 		Tokens:         d.tokens,
+		Logins:         d.logins,
 		Open:           isUIPath,
 		QueryToken:     d.opts.QueryToken,
 		Logger:         d.logger,
