@@ -83,6 +83,13 @@ func TestHostileTextIsShownEscaped(t *testing.T) {
 			t.Errorf("%v does not show %q:\n%s", r.args, r.want, out)
 		}
 	}
+	// Times carry their zone.
+	zone := time.Now().Format("MST")
+	for _, args := range [][]string{{"sessions"}, {"sessions", sess}, {"log", "-n", "1"}, {"checkpoints", sess}} {
+		if out, _, _ := d.CLI(nil, args...); !strings.Contains(out, " "+zone) {
+			t.Errorf("%v prints times without their zone (%s):\n%s", args, zone, out)
+		}
+	}
 	// The binary file reads as such, with its size, never as a text diff.
 	out, _, _ := d.CLI(nil, "rollback", sess, "--dry-run")
 	if want := "object.bin: binary,"; !strings.Contains(out, want) || strings.Contains(out, "+++ b/object.bin") {
