@@ -50,9 +50,6 @@ func runDoctor(cmd *cobra.Command, g *Globals, f *doctorFlags) error {
 	if err := oneOf("--backend", f.backend, config.Backends, false); err != nil {
 		return err
 	}
-	if err := oneOf("--container-cli", f.containerCLI, config.ContainerCLIs, false); err != nil {
-		return err
-	}
 	// Backend chatter would interleave with the table; keep warnings only.
 	log := slog.New(slog.NewTextHandler(g.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	// The configured backend is the one that must pass, unless a flag says

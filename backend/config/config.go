@@ -130,9 +130,6 @@ func Parse(b []byte, name string) (Config, error) {
 // Backends are the sandbox backends a config or a flag may name.
 var Backends = []string{"auto", "bwrap", "landlock", "seatbelt", "container", "none"}
 
-// ContainerCLIs are the container tools the container backend drives.
-var ContainerCLIs = []string{"docker", "podman"}
-
 var validBackends = func() map[string]bool {
 	m := map[string]bool{"": true}
 	for _, b := range Backends {
