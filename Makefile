@@ -17,12 +17,20 @@ deps:
 deps-test:
 	@scripts/deps.sh test
 
+# What `gatehouse version` prints and the audit log records at each start.
+VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
+LDFLAGS := -X github.com/gatehouse-dev/gatehouse/app/cli.Version=$(VERSION)
+# npm ci reinstalls every package; it runs only when package-lock.json
+# differs from the copy taken after the last install.
+NPM_STAMP := frontend/node_modules/.gatehouse-lock
+
 # The web UI, embedded into the binary from frontend/dist.
 ui:
-	cd frontend && npm ci --no-audit --no-fund --loglevel=error && npm run build
+	@cmp -s frontend/package-lock.json $(NPM_STAMP) || { cd frontend && npm ci --no-audit --no-fund --loglevel=error && cp package-lock.json node_modules/.gatehouse-lock; }
+	cd frontend && npm run build
 
 build: deps ui
-	$(GO) build -tags $(DESKTOP_TAGS) -o $(BIN) .
+	$(GO) build -tags $(DESKTOP_TAGS) -ldflags "$(LDFLAGS)" -o $(BIN) .
 	CGO_ENABLED=0 $(GO) build -o bin/gatehouse-sandbox-init ./sandbox/cmd/gatehouse-sandbox-init
 
 # The desktop app when a display is present; otherwise the binary itself
@@ -47,7 +55,7 @@ test-e2e:
 # Everything: unit, integration (real binary, real sandboxes, real SQLite),
 # frontend unit tests and browser end-to-end tests.
 test: deps-test ui
-	$(GO) build -tags $(DESKTOP_TAGS) -o $(BIN) .
+	$(GO) build -tags $(DESKTOP_TAGS) -ldflags "$(LDFLAGS)" -o $(BIN) .
 	CGO_ENABLED=0 $(GO) build -o bin/gatehouse-sandbox-init ./sandbox/cmd/gatehouse-sandbox-init
 	$(MAKE) --no-print-directory test-go test-ui test-e2e
 

@@ -2,12 +2,14 @@ package cli
 
 import (
 	"fmt"
+	"net/url"
 	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/gatehouse-dev/gatehouse/app/cli/termsafe"
 	"github.com/gatehouse-dev/gatehouse/backend/approval"
 )
 
@@ -32,14 +34,25 @@ func init() {
 				if asJSON {
 					return printJSON(g.Stdout, out.Approvals)
 				}
+				// The switches hold calls that are not approvals; say so
+				// first, or "nothing is waiting" would be untrue.
+				if line := switchLine(cmd.Context(), c); line != "" {
+					fmt.Fprintln(g.Stdout, line)
+				}
 				if len(out.Approvals) == 0 {
-					fmt.Fprintln(g.Stdout, "Nothing is waiting for you.")
+					fmt.Fprintln(g.Stdout, "Nothing is waiting for your decision.")
 					return nil
 				}
+				names := clientNames(cmd.Context(), c)
 				tw := tabwriter.NewWriter(g.Stdout, 0, 4, 2, ' ', 0)
 				fmt.Fprintln(tw, "ID\tAGENT\tTOOL\tWHAT\tWHY\tDENIED IN")
 				for _, a := range out.Approvals {
-					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", a.ID, a.Actor, a.Tool, what(a), a.Reason, time.Until(a.ExpiresAt).Round(time.Second))
+					agent := termsafe.String(a.Actor)
+					if n := names[a.Session]; n != "" {
+						agent += " (" + termsafe.String(n) + ")"
+					}
+					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", termsafe.String(a.ID), agent, termsafe.String(a.Tool), clip(what(a)),
+						termsafe.String(a.Reason), time.Until(a.ExpiresAt).Round(time.Second))
 				}
 				return tw.Flush()
 			},
@@ -52,7 +65,7 @@ func init() {
 		cmd := &cobra.Command{
 			Use:   "approve ID",
 			Short: "Allow a waiting call (once, for the session, or always)",
-			Args:  cobra.ExactArgs(1),
+			Args:  needArg("an approval ID", "gatehouse approvals"),
 			RunE: func(cmd *cobra.Command, args []string) error {
 				scope := "once"
 				switch {
@@ -75,7 +88,7 @@ func init() {
 		cmd := &cobra.Command{
 			Use:   "deny ID",
 			Short: "Deny a waiting call; the message goes back to the agent",
-			Args:  cobra.ExactArgs(1),
+			Args:  needArg("an approval ID", "gatehouse approvals"),
 			RunE: func(cmd *cobra.Command, args []string) error {
 				return decide(cmd, g, args[0], "deny", "once", msg)
 			},
@@ -85,16 +98,17 @@ func init() {
 	})
 }
 
+// what is what the call wants, escaped: the agent wrote all of it.
 func what(a approval.Request) string {
 	switch {
 	case len(a.Argv) > 0:
-		return strings.Join(a.Argv, " ")
+		return termsafe.Argv(a.Argv)
 	case a.URL != "":
-		return a.URL
+		return termsafe.String(a.URL)
 	case len(a.Paths) > 0:
-		return strings.Join(a.Paths, ", ")
+		return strings.Join(termsafe.Strings(a.Paths), ", ")
 	case a.Question != "":
-		return a.Question
+		return termsafe.String(a.Question)
 	}
 	return ""
 }
@@ -107,18 +121,18 @@ func decide(cmd *cobra.Command, g *Globals, id, decision, scope, msg string) err
 	var out struct {
 		Approval approval.Request `json:"approval"`
 	}
-	if err := c.Post(cmd.Context(), "/api/v1/approvals/"+id, map[string]string{"decision": decision, "scope": scope, "message": msg}, &out); err != nil {
+	if err := c.Post(cmd.Context(), "/api/v1/approvals/"+url.PathEscape(id), map[string]string{"decision": decision, "scope": scope, "message": msg}, &out); err != nil {
 		return apiErr(err)
 	}
 	verb := "Allowed"
 	if decision == "deny" {
 		verb = "Denied"
 	}
-	fmt.Fprintf(g.Stdout, "%s %s (%s)", verb, what(out.Approval), out.Approval.Tool)
+	fmt.Fprintf(g.Stdout, "%s %s (%s)", verb, what(out.Approval), termsafe.String(out.Approval.Tool))
 	if decision == "allow" && scope != "once" {
 		fmt.Fprintf(g.Stdout, " for %s", map[string]string{"session": "the rest of this session", "always": "always"}[scope])
 		if scope == "always" && out.Approval.AlwaysRule != "" {
-			fmt.Fprintf(g.Stdout, "; rule written:\n%s", out.Approval.AlwaysRule)
+			fmt.Fprintf(g.Stdout, "; rule written:\n%s", termsafe.Text(out.Approval.AlwaysRule))
 		}
 	}
 	fmt.Fprintln(g.Stdout)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -75,6 +76,13 @@ func init() {
 				if !rep.OK {
 					return exitCodeError{code: 1}
 				}
+				// A chain proves what it holds, not that nothing was cut off
+				// its end: say what to compare.
+				if file != "" {
+					fmt.Fprintf(g.Stdout, "An export cut short still verifies. Compare its last event (seq %d, hash %s) with `gatehouse audit verify` on the live database, which prints the newest hash.\n", rep.LastSeq, rep.LastHash)
+				} else {
+					fmt.Fprintf(g.Stdout, "Last hash %s (seq %d): keep it to check later that nothing after seq %d was removed, or to compare with an export.\n", rep.LastHash, rep.LastSeq, rep.LastSeq)
+				}
 				return nil
 			},
 		}
@@ -86,22 +94,43 @@ func init() {
 			Short: "Write the audit log as JSON Lines (hashes included, verifiable offline)",
 			Args:  cobra.NoArgs,
 			RunE: func(cmd *cobra.Command, _ []string) error {
+				k, err := audit.ParseKindFilter(kind)
+				if err != nil {
+					return userErrorf(nil, "--kind %v", err)
+				}
 				store, done, err := openAudit(cmd.Context(), g)
 				if err != nil {
 					return err
 				}
 				defer done()
-				w := g.Stdout
-				if out != "" && out != "-" {
-					f, err := os.OpenFile(out, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+				toFile := out != "" && out != "-"
+				var w io.Writer = g.Stdout
+				var f *os.File
+				if toFile {
+					f, err = os.OpenFile(out, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
 					if err != nil {
-						return userErrorf(err, "cannot write %s", out)
+						return userErrorf(err, "cannot write %s: %v", out, err)
 					}
 					defer f.Close()
 					w = f
 				}
-				if err := store.Export(cmd.Context(), w, audit.Filter{Session: sess, Kind: kind}); err != nil {
+				st, err := store.Export(cmd.Context(), w, audit.Filter{Session: sess, Kind: k})
+				if err != nil {
 					return userErrorf(err, "export failed: %v", err)
+				}
+				if !toFile {
+					return nil
+				}
+				if err := f.Close(); err != nil {
+					return userErrorf(err, "cannot finish writing %s: %v", out, err)
+				}
+				if st.Events == 0 {
+					fmt.Fprintf(g.Stderr, "Wrote %s: no events matched, so it is empty.\n", out)
+					return nil
+				}
+				fmt.Fprintf(g.Stderr, "Wrote %s: %s, %d bytes, up to seq %d, last hash %s.\n", out, plural(int(st.Events), "event", "events"), st.Bytes, st.LastSeq, st.LastHash)
+				if sess == "" && k == "" {
+					fmt.Fprintf(g.Stderr, "Check it with: gatehouse audit verify --file %s\n", out)
 				}
 				return nil
 			},

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/gatehouse-dev/gatehouse/app/cli/termsafe"
 	"github.com/gatehouse-dev/gatehouse/backend/apiclient"
 )
 
@@ -33,10 +34,16 @@ func apiErr(err error) error {
 	return err
 }
 
+// printJSON writes v as indented JSON. Agents control many of its strings,
+// so the characters a terminal would act on are escaped (the JSON decodes
+// to the same value).
 func printJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(termsafe.JSON(b), '\n'))
+	return err
 }
 
 func plural(n int, one, many string) string {

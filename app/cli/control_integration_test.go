@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gatehouse-dev/gatehouse/app/cli/clitest"
 )
@@ -70,21 +71,45 @@ func TestAgentTokensAndLoginLinks(t *testing.T) {
 		t.Fatal("bad token name accepted")
 	}
 
-	// gatehouse open: a fresh, expiring control token in the URL fragment.
-	out, _, code := d.CLI(nil, "open", "--browser=false")
-	i := strings.Index(out, "#token=")
+	// gatehouse open: a fresh one-time code in the URL fragment. It opens
+	// the login route once, for a browser token of its own, and nothing else.
+	out, stderr, code := d.CLI(nil, "open", "--browser=false")
+	i := strings.Index(out, "#login=")
 	if code != 0 || i < 0 || !strings.HasPrefix(out, "http://"+d.Addr+"/") {
 		t.Fatalf("open: %q", out)
 	}
-	login := strings.TrimSpace(out[i+len("#token="):])
+	if zone := time.Now().Format("MST"); !strings.Contains(stderr, zone) {
+		t.Errorf("open's expiry time carries no zone (%s): %q", zone, stderr)
+	}
+	login := strings.TrimSpace(out[i+len("#login="):])
 	if login == d.Token("control") {
 		t.Fatal("the login link carries the long-lived control token")
 	}
-	if resp, _ := d.Request("GET", "/api/v1/status", nil, map[string]string{"Authorization": "Bearer " + login}); resp.StatusCode != 200 {
-		t.Fatalf("login token on the control API: %d", resp.StatusCode)
+	if resp, _ := d.Request("GET", "/api/v1/status", nil, map[string]string{"Authorization": "Bearer " + login}); resp.StatusCode != 401 {
+		t.Fatalf("a login link's code opened the control API: %d", resp.StatusCode)
 	}
 	if resp, _ := d.Request("POST", "/mcp", strings.NewReader(mcpInit), map[string]string{"Authorization": "Bearer " + login, "Content-Type": "application/json", "Accept": "application/json, text/event-stream"}); resp.StatusCode != 401 {
-		t.Fatal("a login token opened /mcp")
+		t.Fatal("a login link's code opened /mcp")
+	}
+	resp, body = d.Request("POST", "/api/v1/login", nil, map[string]string{"Authorization": "Bearer " + login})
+	var signedIn struct {
+		Token string `json:"token"`
+	}
+	if resp.StatusCode != 200 || json.Unmarshal([]byte(body), &signedIn) != nil || signedIn.Token == "" || signedIn.Token == login {
+		t.Fatalf("first use of the link: %d %s", resp.StatusCode, body)
+	}
+	if resp, _ := d.Request("GET", "/api/v1/status", nil, map[string]string{"Authorization": "Bearer " + signedIn.Token}); resp.StatusCode != 200 {
+		t.Fatalf("the browser token from the link on the control API: %d", resp.StatusCode)
+	}
+	if resp, _ := d.Request("POST", "/mcp", strings.NewReader(mcpInit), map[string]string{"Authorization": "Bearer " + signedIn.Token, "Content-Type": "application/json", "Accept": "application/json, text/event-stream"}); resp.StatusCode != 401 {
+		t.Fatal("a browser token opened /mcp")
+	}
+	resp, body = d.Request("POST", "/api/v1/login", nil, map[string]string{"Authorization": "Bearer " + login})
+	if resp.StatusCode != 401 || !strings.Contains(body, "already used") {
+		t.Fatalf("second use of the link: %d %s; want 401 saying it was used", resp.StatusCode, body)
+	}
+	if resp, _ := d.Request("POST", "/api/v1/login", nil, d.Control()); resp.StatusCode != 401 {
+		t.Fatalf("the control token on the login route: %d", resp.StatusCode)
 	}
 	// The UI itself is served without a token, under a strict CSP.
 	resp, body = d.Request("GET", "/", nil, nil)

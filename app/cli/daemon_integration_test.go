@@ -115,9 +115,14 @@ func TestServeRefusesNonLoopbackWithoutPublic(t *testing.T) {
 	dir := t.TempDir()
 	ws := filepath.Join(dir, "ws")
 	os.Mkdir(ws, 0o755)
-	_, stderr, code := clitest.Run(nil, t, bin, append(os.Environ(), "XDG_CONFIG_HOME="+dir), "serve", "--listen", "0.0.0.0:0", "--data", filepath.Join(dir, "d"), "--workspace", ws)
+	data := filepath.Join(dir, "d")
+	_, stderr, code := clitest.Run(nil, t, bin, append(os.Environ(), "XDG_CONFIG_HOME="+dir), "serve", "--listen", "0.0.0.0:0", "--data", data, "--workspace", ws)
 	if code == 0 || !strings.Contains(stderr, "--public") {
 		t.Fatalf("exit %d, stderr %q; want a refusal naming --public", code, stderr)
+	}
+	// The check runs before anything is created.
+	if _, err := os.Stat(data); !os.IsNotExist(err) {
+		t.Fatalf("a refused start created the data directory %s (%v)", data, err)
 	}
 }
 

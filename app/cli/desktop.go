@@ -74,7 +74,7 @@ func runDesktop(cmd *cobra.Command, g *Globals, f *serveFlags, startHidden bool)
 		return nil
 	}
 	if err != nil {
-		return userErrorf(err, "%v", err)
+		return serveError(err, opts.Listen)
 	}
 	return nil
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/gatehouse-dev/gatehouse/backend/config"
 	"github.com/gatehouse-dev/gatehouse/sandbox/choose"
 	"github.com/gatehouse-dev/gatehouse/sandbox/proof"
 )
@@ -45,6 +46,10 @@ func init() {
 
 func runDoctor(cmd *cobra.Command, g *Globals, f *doctorFlags) error {
 	ctx := cmd.Context()
+	// Refused before the battery runs, which takes a while.
+	if err := oneOf("--backend", f.backend, config.Backends, false); err != nil {
+		return err
+	}
 	// Backend chatter would interleave with the table; keep warnings only.
 	log := slog.New(slog.NewTextHandler(g.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	// The configured backend is the one that must pass, unless a flag says

@@ -7,11 +7,17 @@ import (
 )
 
 type stateReply struct {
-	KilledSessions int `json:"killed_sessions"`
-	State          struct {
-		Paused bool `json:"paused"`
-		Killed bool `json:"killed"`
-		Active int  `json:"active_sessions"`
+	KilledSessions int  `json:"killed_sessions"`
+	Changed        bool `json:"changed"`
+	Resumed        struct {
+		WasPaused bool `json:"was_paused"`
+		WasKilled bool `json:"was_killed"`
+	} `json:"resumed"`
+	State struct {
+		Paused  bool `json:"paused"`
+		Killed  bool `json:"killed"`
+		Active  int  `json:"active_sessions"`
+		Waiting int  `json:"waiting_calls"`
 	} `json:"state"`
 }
 
@@ -48,11 +54,22 @@ func init() {
 	register(func(g *Globals) *cobra.Command {
 		return switchCommand(g, "pause", "Make new tool calls wait until resume", "/api/v1/pause",
 			func(r stateReply) string {
+				if !r.Changed {
+					return "Already paused; new calls keep waiting until `gatehouse resume`."
+				}
 				return fmt.Sprintf("Paused. %s stay connected; new calls wait until `gatehouse resume`.", plural(r.State.Active, "session", "sessions"))
 			})
 	})
 	register(func(g *Globals) *cobra.Command {
 		return switchCommand(g, "resume", "Release paused calls and lift the kill switch", "/api/v1/resume",
-			func(stateReply) string { return "Resumed. Agents may call tools again." })
+			func(r stateReply) string {
+				switch {
+				case r.Resumed.WasKilled:
+					return "Resumed after the kill switch. Agents may connect and call tools again."
+				case r.Resumed.WasPaused:
+					return "Resumed. Waiting calls run now, and agents may call tools again."
+				}
+				return "Nothing was paused or stopped; agents were already free to call tools."
+			})
 	})
 }

@@ -10,8 +10,13 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/gatehouse-dev/gatehouse/app/cli/termsafe"
+	"github.com/gatehouse-dev/gatehouse/backend/apiclient"
 	"github.com/gatehouse-dev/gatehouse/backend/audit"
 )
+
+// maxLogHistory is the most past events one page of the API returns.
+const maxLogHistory = 1000
 
 func init() {
 	register(func(g *Globals) *cobra.Command {
@@ -21,33 +26,33 @@ func init() {
 		cmd := &cobra.Command{
 			Use:   "log",
 			Short: "Show the audit timeline (-f to follow it live)",
-			Args:  cobra.NoArgs,
+			Long: `Shows the last events of the audit timeline, oldest first, and with -f keeps
+printing new ones. -n 0 -f prints only what happens from now on.`,
+			Args: cobra.NoArgs,
 			RunE: func(cmd *cobra.Command, _ []string) error {
+				k, err := audit.ParseKindFilter(kind)
+				if err != nil {
+					return userErrorf(nil, "--kind %v", err)
+				}
+				switch {
+				case limit < 0 || limit > maxLogHistory:
+					return userErrorf(nil, "-n must be a number of events from 0 to %d", maxLogHistory)
+				case limit == 0 && !follow:
+					return userErrorf(nil, "-n 0 shows no past events; add -f to follow new ones")
+				}
 				c, err := client(g)
 				if err != nil {
 					return err
 				}
 				q := url.Values{}
-				for k, v := range map[string]string{"session": sess, "kind": kind, "actor": actor} {
+				for k, v := range map[string]string{"session": sess, "kind": k, "actor": actor} {
 					if v != "" {
 						q.Set(k, v)
 					}
 				}
-				last := url.Values{"order": {"desc"}, "limit": {strconv.Itoa(limit)}}
-				for k, v := range q {
-					last[k] = v
-				}
-				var page struct {
-					Events []audit.Event `json:"events"`
-				}
-				if err := c.Get(cmd.Context(), "/api/v1/events", last, &page); err != nil {
+				after, err := printHistory(cmd, g, c, q, limit, asJSON)
+				if err != nil {
 					return apiErr(err)
-				}
-				slices.Reverse(page.Events)
-				var after int64
-				for _, e := range page.Events {
-					printEvent(g.Stdout, e, asJSON)
-					after = e.Seq
 				}
 				if !follow {
 					return nil
@@ -56,7 +61,7 @@ func init() {
 				err = c.Stream(cmd.Context(), "/api/v1/events/stream", q, func(event, _ string, data []byte) error {
 					if event != "audit" {
 						if event == "dropped" {
-							return fmt.Errorf("the daemon dropped this stream: %s", data)
+							return fmt.Errorf("the daemon dropped this stream: %s", termsafe.String(string(data)))
 						}
 						return nil
 					}
@@ -80,26 +85,56 @@ func init() {
 		f.BoolVarP(&follow, "follow", "f", false, "keep printing new events as they happen")
 		f.BoolVar(&asJSON, "json", false, "print one JSON event per line")
 		f.StringVar(&sess, "session", "", "only this session")
-		f.StringVar(&kind, "kind", "", `only this kind ("tool." for a whole family)`)
+		f.StringVar(&kind, "kind", "", `only this kind (tool.call) or family (tool)`)
 		f.StringVar(&actor, "actor", "", "only this actor (human, policy, system, agent:NAME)")
-		f.IntVarP(&limit, "limit", "n", 50, "how many past events to show first")
+		f.IntVarP(&limit, "limit", "n", 50, "how many past events to show first (0 with -f: none)")
 		return cmd
 	})
+}
+
+// printHistory prints the last limit events matching q and returns the seq
+// to follow from. With limit 0 it prints nothing and follows from the
+// newest event.
+func printHistory(cmd *cobra.Command, g *Globals, c *apiclient.Client, q url.Values, limit int, asJSON bool) (int64, error) {
+	last := url.Values{"order": {"desc"}, "limit": {strconv.Itoa(max(limit, 1))}}
+	for k, v := range q {
+		last[k] = v
+	}
+	var page struct {
+		Events []audit.Event `json:"events"`
+	}
+	if err := c.Get(cmd.Context(), "/api/v1/events", last, &page); err != nil {
+		return 0, err
+	}
+	var after int64
+	if len(page.Events) > 0 {
+		after = page.Events[0].Seq
+	}
+	if limit == 0 {
+		return after, nil
+	}
+	slices.Reverse(page.Events)
+	for _, e := range page.Events {
+		printEvent(g.Stdout, e, asJSON)
+	}
+	return after, nil
 }
 
 func printEvent(w io.Writer, e audit.Event, asJSON bool) {
 	if asJSON {
 		b, _ := json.Marshal(e)
-		fmt.Fprintf(w, "%s\n", b)
+		fmt.Fprintf(w, "%s\n", termsafe.JSON(b))
 		return
 	}
 	sess := e.Session
 	if sess == "" {
 		sess = "-"
 	}
-	payload := string(e.Payload)
+	// Escape first, then clip: a cut can then never leave half an escape
+	// that a terminal would act on.
+	payload := []rune(termsafe.String(string(e.Payload)))
 	if len(payload) > 200 {
-		payload = payload[:200] + "…"
+		payload = append(payload[:200], '…')
 	}
-	fmt.Fprintf(w, "%6d %s %-18s %-20s %s %s\n", e.Seq, e.Time.Local().Format("15:04:05.000"), e.Kind, e.Actor, sess, payload)
+	fmt.Fprintf(w, "%6d %s %-18s %-20s %s %s\n", e.Seq, clock(e.Time), termsafe.String(e.Kind), termsafe.String(e.Actor), termsafe.String(sess), string(payload))
 }

@@ -280,11 +280,12 @@ func TestKillStopsEverything(t *testing.T) {
 	for _, ch := range []chan outcome{running, pending} {
 		select {
 		case o := <-ch:
-			// The agent hears back: a tool error saying why, not a dead stream.
+			// The agent hears back: a tool error saying why and to wait,
+			// not a dead stream.
 			if o.err != nil {
 				t.Fatalf("call got no answer after the kill: %v", o.err)
 			}
-			if !o.res.IsError || !strings.Contains(strings.ToLower(clitest.Text(t, o.res)), "kill") {
+			if !o.res.IsError || !strings.Contains(clitest.Text(t, o.res), "the person stopped all agents; wait, do not retry") {
 				t.Fatalf("after kill: %s", clitest.Text(t, o.res))
 			}
 		case <-time.After(20 * time.Second):

@@ -16,9 +16,10 @@ func init() {
 		cmd := &cobra.Command{
 			Use:   "open",
 			Short: "Print a login link for the web UI (and open it in a browser)",
-			Long: `gatehouse open asks the running daemon for a fresh login link. The token
-travels in the URL fragment, which browsers never send to servers; the link
-expires after 12 hours. On a headless machine, forward the port first, e.g.
+			Long: `gatehouse open asks the running daemon for a fresh login link. Its code
+travels in the URL fragment, which browsers never send to servers; it signs
+in once (a second use is refused) and expires after 12 hours, as does the
+tab's sign-in. On a headless machine, forward the port first, e.g.
   ssh -L 7465:127.0.0.1:7465 host   and open the link on your own machine.`,
 			Args: cobra.NoArgs,
 			RunE: func(cmd *cobra.Command, _ []string) error {
@@ -34,7 +35,7 @@ expires after 12 hours. On a headless machine, forward the port first, e.g.
 					return apiErr(err)
 				}
 				fmt.Fprintln(g.Stdout, out.URL)
-				fmt.Fprintf(g.Stderr, "This link logs you in until %s. Keep it private.\n", out.ExpiresAt.Local().Format("15:04 Mon"))
+				fmt.Fprintf(g.Stderr, "This link signs in one browser tab, once, until %s. Keep it private.\n", out.ExpiresAt.Local().Format("Mon 15:04 MST"))
 				if browser && hasDisplay() {
 					if err := openBrowser(out.URL); err != nil {
 						fmt.Fprintf(g.Stderr, "Could not start a browser (%v); open the link yourself.\n", err)

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"fmt"
 	"net/url"
 	"strings"
@@ -9,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/gatehouse-dev/gatehouse/app/cli/termsafe"
 	"github.com/gatehouse-dev/gatehouse/backend/snapshot"
 )
 
@@ -18,7 +18,7 @@ func init() {
 		cmd := &cobra.Command{
 			Use:   "checkpoints SESSION",
 			Short: "List a session's checkpoints (one before and one after each changing call)",
-			Args:  cobra.ExactArgs(1),
+			Args:  needArg("a SESSION", "gatehouse sessions"),
 			RunE: func(cmd *cobra.Command, args []string) error {
 				c, err := client(g)
 				if err != nil {
@@ -40,7 +40,8 @@ func init() {
 				tw := tabwriter.NewWriter(g.Stdout, 0, 4, 2, ' ', 0)
 				fmt.Fprintln(tw, "CHECKPOINT\tCALL\tPHASE\tTIME\tFILES\tNOT RESTORABLE")
 				for _, cp := range out.Checkpoints {
-					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d\n", cp.ID, cp.CallID, cp.Phase, cp.Time.Local().Format("15:04:05"), cp.Stats.Files, len(cp.NotRestorable))
+					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d\n", termsafe.String(cp.ID), termsafe.String(cp.CallID), termsafe.String(string(cp.Phase)),
+						stamp(cp.Time), cp.Stats.Files, len(cp.NotRestorable))
 				}
 				return tw.Flush()
 			},
@@ -58,7 +59,7 @@ func init() {
 first changing call). Files you edited yourself since the last call are kept
 unless you pass --force. The current state is checkpointed first, so a
 rollback can itself be undone.`,
-			Args: cobra.ExactArgs(1),
+			Args: needArg("a SESSION", "gatehouse sessions"),
 			RunE: func(cmd *cobra.Command, args []string) error {
 				c, err := client(g)
 				if err != nil {
@@ -76,7 +77,7 @@ rollback can itself be undone.`,
 						return apiErr(err)
 					}
 					if len(list.Checkpoints) == 0 {
-						return userErrorf(nil, "session %s has no checkpoints; nothing to roll back", args[0])
+						return userErrorf(nil, "session %s has no checkpoints; nothing to roll back", termsafe.String(args[0]))
 					}
 					to = list.Checkpoints[0].ID
 				}
@@ -91,14 +92,12 @@ rollback can itself be undone.`,
 					return apiErr(err)
 				}
 				if asJSON {
-					b, _ := json.MarshalIndent(out, "", "  ")
-					fmt.Fprintln(g.Stdout, string(b))
-					return nil
+					return printJSON(g.Stdout, out)
 				}
-				printPlan(g, out.Summary, dryRun)
+				printPlan(g, out.Summary, &out.Plan, dryRun)
 				if out.Applied {
 					fmt.Fprintf(g.Stdout, "Rolled back: %d restored, %d deleted, %d recreated. Undo with: gatehouse rollback %s --call %s\n",
-						out.Result.Restored, out.Result.Deleted, out.Result.Recreated, args[0], out.Result.CallID)
+						out.Result.Restored, out.Result.Deleted, out.Result.Recreated, termsafe.String(args[0]), termsafe.String(out.Result.CallID))
 				}
 				return nil
 			},
@@ -122,10 +121,13 @@ type rollbackSummary struct {
 	Diff          string   `json:"diff"`
 }
 
-func printPlan(g *Globals, s rollbackSummary, dryRun bool) {
+// printPlan lists what a rollback changes and, on a dry run, the diffs.
+// Paths and file contents are the agent's: escaped. A binary file is one
+// line with its size, never its bytes.
+func printPlan(g *Globals, s rollbackSummary, p *snapshot.Plan, dryRun bool) {
 	line := func(label string, paths []string) {
 		if len(paths) > 0 {
-			fmt.Fprintf(g.Stdout, "%s (%d): %s\n", label, len(paths), strings.Join(paths, ", "))
+			fmt.Fprintf(g.Stdout, "%s (%d): %s\n", label, len(paths), strings.Join(termsafe.Strings(paths), ", "))
 		}
 	}
 	if dryRun {
@@ -136,7 +138,34 @@ func printPlan(g *Globals, s rollbackSummary, dryRun bool) {
 	line("recreate", s.Recreate)
 	line("kept: edited outside Gatehouse (use --force to overwrite)", s.ExternalEdits)
 	line("kept: changed again by a later call (use --force to overwrite)", s.Conflicts)
-	if dryRun && s.Diff != "" {
-		fmt.Fprint(g.Stdout, s.Diff)
+	if !dryRun {
+		return
 	}
+	for _, it := range p.Items {
+		switch {
+		case it.Diff != "":
+			fmt.Fprint(g.Stdout, termsafe.Text(it.Diff))
+		case it.Binary:
+			fmt.Fprintf(g.Stdout, "%s: binary, %s\n", termsafe.String(it.Path), binarySizes(p, it))
+		}
+	}
+}
+
+// binarySizes says how big a binary file is now and after the rollback,
+// from the plan's steps for its path.
+func binarySizes(p *snapshot.Plan, it snapshot.PlanItem) string {
+	for _, op := range p.Ops {
+		if op.Root != it.Root || op.Path != it.Path {
+			continue
+		}
+		switch {
+		case op.Expect != nil && op.Target != nil:
+			return fmt.Sprintf("%d bytes now, %d bytes after the rollback", op.Expect.Size, op.Target.Size)
+		case op.Target != nil:
+			return fmt.Sprintf("%d bytes (recreated)", op.Target.Size)
+		case op.Expect != nil:
+			return fmt.Sprintf("%d bytes (deleted)", op.Expect.Size)
+		}
+	}
+	return "size unknown"
 }

@@ -14,6 +14,8 @@ import (
 	"syscall"
 
 	"github.com/spf13/cobra"
+
+	"github.com/gatehouse-dev/gatehouse/app/cli/termsafe"
 )
 
 // Globals are the flags every subcommand takes.
@@ -26,11 +28,28 @@ type Globals struct {
 	Stderr io.Writer
 }
 
-// Logger returns the process logger, writing text to stderr.
+// Logger returns the process logger, writing text to stderr. The level was
+// checked before any command ran (see checkGlobals).
 func (g *Globals) Logger() *slog.Logger {
-	level := slog.LevelInfo
-	_ = level.UnmarshalText([]byte(g.LogLevel))
+	level, _ := parseLogLevel(g.LogLevel)
 	return slog.New(slog.NewTextHandler(g.Stderr, &slog.HandlerOptions{Level: level}))
+}
+
+var logLevels = map[string]slog.Level{"debug": slog.LevelDebug, "info": slog.LevelInfo, "warn": slog.LevelWarn, "error": slog.LevelError}
+
+// parseLogLevel is the one place --log-level is read; an unknown name is an
+// error, not a silent "info".
+func parseLogLevel(s string) (slog.Level, error) {
+	if l, ok := logLevels[s]; ok {
+		return l, nil
+	}
+	return slog.LevelInfo, oneOf("--log-level", s, []string{"debug", "info", "warn", "error"}, false)
+}
+
+// checkGlobals refuses bad global flags before any command does work.
+func (g *Globals) checkGlobals(*cobra.Command, []string) error {
+	_, err := parseLogLevel(g.LogLevel)
+	return err
 }
 
 type commandFactory func(*Globals) *cobra.Command
@@ -72,7 +91,10 @@ func newRoot(g *Globals) *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		Args:          cobra.NoArgs,
+		Version:       Version,
 	}
+	root.SetVersionTemplate(versionLine() + "\n")
+	root.PersistentPreRunE = g.checkGlobals
 	var sf serveFlags
 	sf.add(root.Flags())
 	root.RunE = func(cmd *cobra.Command, _ []string) error {
@@ -121,14 +143,15 @@ func reportError(w io.Writer, err error) int {
 	if errors.As(err, &ec) {
 		return ec.code
 	}
+	// Messages can quote what an agent wrote (a path, a name): escaped.
 	var ue *UserError
 	if errors.As(err, &ue) {
-		fmt.Fprintf(w, "gatehouse: %s\n", ue.Msg)
+		fmt.Fprintf(w, "gatehouse: %s\n", termsafe.Text(ue.Msg))
 		if ue.Err != nil && os.Getenv("GATEHOUSE_DEBUG") != "" {
-			fmt.Fprintf(w, "  detail: %v\n", ue.Err)
+			fmt.Fprintf(w, "  detail: %s\n", termsafe.Text(ue.Err.Error()))
 		}
 		return 1
 	}
-	fmt.Fprintf(w, "gatehouse: %v\n", err)
+	fmt.Fprintf(w, "gatehouse: %s\n", termsafe.Text(err.Error()))
 	return 1
 }

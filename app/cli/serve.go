@@ -16,6 +16,7 @@ import (
 
 	"github.com/gatehouse-dev/gatehouse/backend/config"
 	"github.com/gatehouse-dev/gatehouse/backend/daemon"
+	"github.com/gatehouse-dev/gatehouse/backend/listen"
 	"github.com/gatehouse-dev/gatehouse/backend/secrets"
 	"github.com/gatehouse-dev/gatehouse/backend/snapshot"
 	"github.com/gatehouse-dev/gatehouse/backend/toolcall"
@@ -24,9 +25,6 @@ import (
 	"github.com/gatehouse-dev/gatehouse/sandbox/choose"
 	"github.com/gatehouse-dev/gatehouse/sandbox/protect"
 )
-
-// Version is set at build time with -ldflags "-X ...cli.Version=…".
-var Version = "dev"
 
 // serveFlags are shared by `serve` and the desktop app.
 type serveFlags struct {
@@ -37,6 +35,10 @@ type serveFlags struct {
 	maxConns   int
 	mode       string
 	queryToken bool
+
+	// defaultWorkspace is set when no workspace was given and the current
+	// directory became it.
+	defaultWorkspace bool
 }
 
 func (f *serveFlags) add(fs *pflag.FlagSet) {
@@ -75,6 +77,10 @@ func (f *serveFlags) options(cmd *cobra.Command, g *Globals) (daemon.Options, co
 	if !changed("max-connections") && cfg.MaxConnections > 0 {
 		o.MaxConnections = cfg.MaxConnections
 	}
+	// Before anything is created: a refused start leaves no data dir.
+	if err := listen.Check(o.Listen, o.Public); err != nil {
+		return o, cfg, userErrorf(err, "%v", err)
+	}
 	if !changed("mode") && cfg.Mode != "" {
 		o.Mode = cfg.Mode
 	}
@@ -88,12 +94,13 @@ func (f *serveFlags) options(cmd *cobra.Command, g *Globals) (daemon.Options, co
 		ws = cfg.Workspaces
 	}
 	if len(ws) == 0 {
+		// The start-up summary says plainly that this is the workspace.
 		wd, err := os.Getwd()
 		if err != nil {
 			return o, cfg, err
 		}
-		fmt.Fprintf(g.Stderr, "gatehouse: no --workspace given; agents may work in the current directory %s\n", wd)
 		ws = []string{wd}
+		f.defaultWorkspace = true
 	}
 	for _, w := range ws {
 		abs, err := cleanWorkspace(w)
@@ -256,8 +263,9 @@ func runServe(cmd *cobra.Command, g *Globals, f *serveFlags) error {
 	if err != nil {
 		return err
 	}
+	opts.Ready = func(d *daemon.Daemon) { printNextSteps(g.Stderr, d.Addr().String(), opts, f.defaultWorkspace) }
 	if err := daemon.Run(cmd.Context(), opts); err != nil {
-		return userErrorf(err, "%v", err)
+		return serveError(err, opts.Listen)
 	}
 	return nil
 }

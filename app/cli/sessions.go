@@ -1,16 +1,23 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"net/url"
 	"strconv"
+	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/gatehouse-dev/gatehouse/app/cli/termsafe"
+	"github.com/gatehouse-dev/gatehouse/backend/apiclient"
+	"github.com/gatehouse-dev/gatehouse/backend/audit"
 	"github.com/gatehouse-dev/gatehouse/backend/session"
 )
+
+var sessionStatuses = []string{string(session.Active), string(session.Ended), string(session.Killed)}
 
 func init() {
 	register(func(g *Globals) *cobra.Command {
@@ -19,19 +26,21 @@ func init() {
 		var asJSON bool
 		cmd := &cobra.Command{
 			Use:   "sessions [ID]",
-			Short: "List agent sessions, or show one",
-			Args:  cobra.MaximumNArgs(1),
+			Short: "List agent sessions, or show one session's calls",
+			Long: `Without an ID, lists sessions, newest first. With one, shows the session and
+a table of its tool calls: when, which tool, the policy's verdict (and your
+decision when it asked), what the call was about, and how it ended.`,
+			Args: maxArgs(1, "an ID"),
 			RunE: func(cmd *cobra.Command, args []string) error {
+				if err := oneOf("--status", status, sessionStatuses, true); err != nil {
+					return err
+				}
 				c, err := client(g)
 				if err != nil {
 					return err
 				}
 				if len(args) == 1 {
-					var s session.Info
-					if err := c.Get(cmd.Context(), "/api/v1/sessions/"+url.PathEscape(args[0]), nil, &s); err != nil {
-						return apiErr(err)
-					}
-					return printJSON(g.Stdout, s)
+					return showSession(cmd.Context(), g, c, args[0], asJSON)
 				}
 				q := url.Values{"limit": {strconv.Itoa(limit)}}
 				if status != "" {
@@ -53,27 +62,93 @@ func init() {
 				tw := tabwriter.NewWriter(g.Stdout, 0, 4, 2, ' ', 0)
 				fmt.Fprintln(tw, "ID\tCLIENT\tSTATUS\tMODE\tSTARTED\tDURATION\tCALLS\tDENIED\tWORKSPACE")
 				for _, s := range out.Sessions {
-					end := time.Now()
-					if s.EndedAt != nil {
-						end = *s.EndedAt
-					}
 					ws := ""
 					if len(s.Workspaces) > 0 {
 						ws = s.Workspaces[0]
 					}
-					client := s.Client
-					if s.ClientName != "" {
-						client += " (" + s.ClientName + ")"
-					}
-					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%d\t%d\t%s\n", s.ID, client, s.Status, s.Mode,
-						s.StartedAt.Local().Format("2006-01-02 15:04:05"), end.Sub(s.StartedAt).Round(time.Second), s.Calls, s.Denied, ws)
+					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%d\t%d\t%s\n", termsafe.String(s.ID), clientLabel(s), termsafe.String(string(s.Status)),
+						termsafe.String(s.Mode), stamp(s.StartedAt), duration(s), s.Calls, s.Denied, termsafe.String(ws))
 				}
 				return tw.Flush()
 			},
 		}
 		cmd.Flags().StringVar(&status, "status", "", "only sessions with this status: active, ended, killed")
 		cmd.Flags().IntVar(&limit, "limit", 50, "how many sessions to show, newest first")
-		cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+		cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON (with an ID: the session and its calls)")
 		return cmd
 	})
+}
+
+// clientLabel is the token's name and, in brackets, the name the agent
+// gave itself, which it controls.
+func clientLabel(s session.Info) string {
+	label := termsafe.String(s.Client)
+	if s.ClientName != "" {
+		label += " (" + termsafe.String(s.ClientName) + ")"
+	}
+	return label
+}
+
+func duration(s session.Info) time.Duration {
+	end := time.Now()
+	if s.EndedAt != nil {
+		end = *s.EndedAt
+	}
+	return end.Sub(s.StartedAt).Round(time.Second)
+}
+
+func showSession(ctx context.Context, g *Globals, c *apiclient.Client, id string, asJSON bool) error {
+	var s session.Info
+	if err := c.Get(ctx, "/api/v1/sessions/"+url.PathEscape(id), nil, &s); err != nil {
+		return apiErr(err)
+	}
+	events, err := sessionEvents(ctx, c, s.ID)
+	if err != nil {
+		return apiErr(err)
+	}
+	calls := foldCalls(events)
+	if asJSON {
+		return printJSON(g.Stdout, struct {
+			Session session.Info `json:"session"`
+			Calls   []callRow    `json:"calls"`
+		}{s, calls})
+	}
+	fmt.Fprintf(g.Stdout, "Session %s: %s, %s, mode %s\n", termsafe.String(s.ID), clientLabel(s), termsafe.String(string(s.Status)), termsafe.String(s.Mode))
+	fmt.Fprintf(g.Stdout, "Started %s", stamp(s.StartedAt))
+	if s.EndedAt != nil {
+		fmt.Fprintf(g.Stdout, ", ended %s (%s)", stamp(*s.EndedAt), termsafe.String(s.EndReason))
+	}
+	fmt.Fprintf(g.Stdout, ", %s. Workspace: %s\n", duration(s), strings.Join(termsafe.Strings(s.Workspaces), ", "))
+	fmt.Fprintf(g.Stdout, "%s: %d allowed, %d asked, %d denied, %d errors.\n\n", plural(int(s.Calls), "call", "calls"), s.Allowed, s.Asked, s.Denied, s.Errors)
+	if len(calls) == 0 {
+		fmt.Fprintln(g.Stdout, "No tool calls yet.")
+		return nil
+	}
+	tw := tabwriter.NewWriter(g.Stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "TIME\tCALL\tTOOL\tVERDICT\tARGS\tRESULT")
+	for _, r := range calls {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", stamp(r.Time), termsafe.String(r.ID), termsafe.String(r.Tool), r.verdict(), r.args(), r.result())
+	}
+	return tw.Flush()
+}
+
+// sessionEvents reads every audit event of one session, oldest first.
+func sessionEvents(ctx context.Context, c *apiclient.Client, id string) ([]audit.Event, error) {
+	const page = 1000
+	var all []audit.Event
+	var after int64
+	for {
+		var out struct {
+			Events []audit.Event `json:"events"`
+		}
+		q := url.Values{"session": {id}, "limit": {strconv.Itoa(page)}, "after": {strconv.FormatInt(after, 10)}}
+		if err := c.Get(ctx, "/api/v1/events", q, &out); err != nil {
+			return nil, err
+		}
+		all = append(all, out.Events...)
+		if len(out.Events) < page {
+			return all, nil
+		}
+		after = out.Events[len(out.Events)-1].Seq
+	}
 }

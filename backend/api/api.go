@@ -181,8 +181,8 @@ func (s *Server) pause(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	s.Sessions.Pause(r.Context(), actor(r))
-	writeJSON(w, http.StatusOK, map[string]any{"state": s.Sessions.State()})
+	changed := s.Sessions.Pause(r.Context(), actor(r), req.reason("paused by human"))
+	writeJSON(w, http.StatusOK, map[string]any{"state": s.Sessions.State(), "changed": changed})
 }
 
 func (s *Server) resume(w http.ResponseWriter, r *http.Request) {
@@ -191,6 +191,6 @@ func (s *Server) resume(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	s.Sessions.Resume(r.Context(), actor(r))
-	writeJSON(w, http.StatusOK, map[string]any{"state": s.Sessions.State()})
+	res := s.Sessions.Resume(r.Context(), actor(r), req.reason("resumed by human"))
+	writeJSON(w, http.StatusOK, map[string]any{"state": s.Sessions.State(), "resumed": res})
 }

@@ -6,6 +6,9 @@ import (
 	"net/http"
 	"regexp"
 	"time"
+
+	"github.com/gatehouse-dev/gatehouse/backend/gate"
+	"github.com/gatehouse-dev/gatehouse/backend/token"
 )
 
 // TokenInfo describes an agent token (never its value).
@@ -22,9 +25,15 @@ type Tokens interface {
 	List(ctx context.Context) ([]TokenInfo, error)
 	Create(ctx context.Context, name string) (TokenInfo, string, error)
 	Revoke(ctx context.Context, id string) error
-	// CreateLogin mints an expiring control token for a browser login link.
+	// CreateLogin mints a login link's one-time code.
 	CreateLogin(ctx context.Context) (string, time.Time, error)
+	// RedeemLogin uses up the link the gate admitted (by its id) and
+	// returns the browser's control token; ErrLoginUsed if it was used.
+	RedeemLogin(ctx context.Context, id string) (string, time.Time, error)
 }
+
+// ErrLoginUsed is a login link that was used already (or just expired).
+var ErrLoginUsed = errors.New("this login link was already used or has expired; run `gatehouse open` for a new one")
 
 // ErrTokenNotFound is an unknown or non-revocable token id.
 var ErrTokenNotFound = errors.New("no agent token with that id (the control token and the default agent token are revoked by deleting their files)")
@@ -37,6 +46,7 @@ func (s *Server) registerTokens(mux *http.ServeMux) {
 	mux.HandleFunc("DELETE /api/v1/tokens/{id}", s.revokeToken)
 	mux.HandleFunc("GET /api/v1/connect", s.connect)
 	mux.HandleFunc("POST /api/v1/login-links", s.loginLink)
+	mux.HandleFunc("POST "+gate.LoginPath, s.redeemLogin)
 }
 
 func (s *Server) listTokens(w http.ResponseWriter, r *http.Request) {
@@ -97,5 +107,27 @@ func (s *Server) loginLink(w http.ResponseWriter, r *http.Request) {
 	}
 	s.Emit(r.Context(), "token.login_link", "human", "", map[string]any{"expires_at": exp.UTC()})
 	base, _ := s.Connect()["ui_url"].(string)
-	writeJSON(w, http.StatusOK, map[string]any{"url": base + "#token=" + tok, "expires_at": exp.UTC()})
+	writeJSON(w, http.StatusOK, map[string]any{"url": base + "#login=" + tok, "expires_at": exp.UTC()})
+}
+
+// redeemLogin is the one route a login link opens: the web UI trades the
+// link's code for a control token of its own, and the link is used up.
+func (s *Server) redeemLogin(w http.ResponseWriter, r *http.Request) {
+	p, _ := gate.FromContext(r.Context())
+	if p.Kind != token.Login {
+		// The control socket and the desktop window are signed in already.
+		s.fail(w, r, &httpError{http.StatusForbidden, "this route takes a login link from `gatehouse open`"})
+		return
+	}
+	tok, exp, err := s.Tokens.RedeemLogin(r.Context(), p.TokenID)
+	if errors.Is(err, ErrLoginUsed) {
+		s.fail(w, r, &httpError{http.StatusUnauthorized, err.Error()})
+		return
+	}
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	s.Emit(r.Context(), "token.login_used", "human", "", map[string]any{"expires_at": exp.UTC()})
+	writeJSON(w, http.StatusOK, map[string]any{"token": tok, "expires_at": exp.UTC()})
 }

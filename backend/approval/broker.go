@@ -248,7 +248,7 @@ func (b *Broker) Ask(ctx context.Context, req Request) (Decision, error) {
 		by, msg := "system:withdrawn", "the agent cancelled the call before anyone answered"
 		switch cause := context.Cause(ctx); {
 		case errors.Is(cause, session.ErrKilled):
-			by, msg = "system:kill", "all agents were stopped by the kill switch"
+			by, msg = "system:kill", session.KilledMessage
 		case errors.Is(cause, session.ErrNotActive):
 			by, msg = "system:session-ended", "the session ended before anyone answered"
 		}

@@ -11,14 +11,24 @@ import (
 	"github.com/gatehouse-dev/gatehouse/backend/db"
 )
 
+// ExportStats is what an export wrote: enough to say so, and to compare
+// its last hash with the live database later.
+type ExportStats struct {
+	Events   int64
+	Bytes    int64
+	LastSeq  int64
+	LastHash string // "" when no event matched
+}
+
 // Export writes the events matching f as JSON Lines, oldest first, one
 // Event.MarshalJSON record per line, hashes included. An unfiltered export
 // (or one of a contiguous seq range) can be checked offline with VerifyJSONL.
-func (s *Store) Export(ctx context.Context, w io.Writer, f Filter) error {
+func (s *Store) Export(ctx context.Context, w io.Writer, f Filter) (ExportStats, error) {
+	var st ExportStats
 	where, args := f.where(0, 0)
 	rows, err := s.db.QueryContext(ctx, selectSQL+where+" ORDER BY seq ASC", args...)
 	if err != nil {
-		return db.Classify(fmt.Errorf("read audit events: %w", err))
+		return st, db.Classify(fmt.Errorf("read audit events: %w", err))
 	}
 	defer rows.Close()
 	bw := bufio.NewWriterSize(w, 64<<10)
@@ -26,21 +36,24 @@ func (s *Store) Export(ctx context.Context, w io.Writer, f Filter) error {
 	for rows.Next() {
 		e, err := scanEvent(rows)
 		if err != nil {
-			return err
+			return st, err
 		}
 		line = appendRecord(line[:0], &e)
 		line = append(line, '\n')
 		if _, err := bw.Write(line); err != nil {
-			return fmt.Errorf("write audit export: %w", err)
+			return st, fmt.Errorf("write audit export: %w", err)
 		}
+		st.Events++
+		st.Bytes += int64(len(line))
+		st.LastSeq, st.LastHash = e.Seq, e.Hash
 	}
 	if err := rows.Err(); err != nil {
-		return db.Classify(fmt.Errorf("read audit events: %w", err))
+		return st, db.Classify(fmt.Errorf("read audit events: %w", err))
 	}
 	if err := bw.Flush(); err != nil {
-		return fmt.Errorf("write audit export: %w", err)
+		return st, fmt.Errorf("write audit export: %w", err)
 	}
-	return nil
+	return st, nil
 }
 
 // maxLine bounds one export line: a full payload plus the other fields.

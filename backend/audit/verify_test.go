@@ -85,7 +85,8 @@ func TestVerifyEmptyChain(t *testing.T) {
 func TestExportVerifiesOffline(t *testing.T) {
 	s, _ := seedChain(t, 25)
 	var buf bytes.Buffer
-	if err := s.Export(context.Background(), &buf, Filter{}); err != nil {
+	st, err := s.Export(context.Background(), &buf, Filter{})
+	if err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSuffix(buf.String(), "\n"), "\n")
@@ -102,6 +103,9 @@ func TestExportVerifiesOffline(t *testing.T) {
 	dbRep, _ := s.Verify(context.Background())
 	if rep.LastHash != dbRep.LastHash {
 		t.Fatalf("export last hash %s, database %s", rep.LastHash, dbRep.LastHash)
+	}
+	if st.Events != 25 || st.Bytes != int64(buf.Len()) || st.LastSeq != dbRep.LastSeq || st.LastHash != dbRep.LastHash {
+		t.Fatalf("ExportStats = %+v, want 25 events, %d bytes, seq %d, hash %s", st, buf.Len(), dbRep.LastSeq, dbRep.LastHash)
 	}
 
 	edit := func(f func([]string) []string) string {
@@ -147,7 +151,7 @@ func TestExportVerifiesOffline(t *testing.T) {
 func TestExportFilterAndRoundTrip(t *testing.T) {
 	s, _ := seedQueryStore(t)
 	var buf bytes.Buffer
-	if err := s.Export(context.Background(), &buf, Filter{Session: "a"}); err != nil {
+	if _, err := s.Export(context.Background(), &buf, Filter{Session: "a"}); err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")

@@ -10,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"strings"
 
 	"github.com/pelletier/go-toml/v2"
 
@@ -104,8 +103,11 @@ func Load(path string, explicit bool) (Config, error) {
 	if errors.Is(err, os.ErrNotExist) && !explicit {
 		return c, nil
 	}
+	if errors.Is(err, os.ErrNotExist) {
+		return c, fmt.Errorf("config file %s does not exist; create it or leave out --config: %w", path, err)
+	}
 	if err != nil {
-		return c, fmt.Errorf("read config %s: %w", path, err)
+		return c, fmt.Errorf("cannot read the config file %s: %w", path, err)
 	}
 	return Parse(b, path)
 }
@@ -119,28 +121,22 @@ func Parse(b []byte, name string) (Config, error) {
 	if err := dec.Decode(&c); err != nil {
 		return c, describe(err, name)
 	}
-	return c, c.Validate()
+	if err := c.Validate(); err != nil {
+		return c, fmt.Errorf("%s: %w", name, err)
+	}
+	return c, nil
 }
 
-func describe(err error, name string) error {
-	var strict *toml.StrictMissingError
-	if errors.As(err, &strict) && len(strict.Errors) > 0 {
-		var keys []string
-		for _, e := range strict.Errors {
-			row, _ := e.Position()
-			keys = append(keys, fmt.Sprintf("%q (line %d)", strings.Join(e.Key(), "."), row))
-		}
-		return fmt.Errorf("%s: unknown key %s; remove it or check its spelling: %w", name, strings.Join(keys, ", "), err)
-	}
-	var de *toml.DecodeError
-	if errors.As(err, &de) {
-		row, col := de.Position()
-		return fmt.Errorf("%s:%d:%d: %s: %w", name, row, col, de.String(), err)
-	}
-	return fmt.Errorf("%s: %w", name, err)
-}
+// Backends are the sandbox backends a config or a flag may name.
+var Backends = []string{"auto", "bwrap", "landlock", "seatbelt", "container", "none"}
 
-var validBackends = map[string]bool{"": true, "auto": true, "bwrap": true, "landlock": true, "seatbelt": true, "container": true, "none": true}
+var validBackends = func() map[string]bool {
+	m := map[string]bool{"": true}
+	for _, b := range Backends {
+		m[b] = true
+	}
+	return m
+}()
 var validModes = map[string]bool{"": true, "plan": true, "default": true, "accept-edits": true, "unattended": true}
 
 // Validate checks values the decoder cannot.
@@ -152,13 +148,13 @@ func (c Config) Validate() error {
 		return fmt.Errorf("mode %q is not one of plan, default, accept-edits, unattended", c.Mode)
 	}
 	if c.ApprovalTimeoutS < 0 {
-		return fmt.Errorf("approval_timeout_s must be positive, got %d", c.ApprovalTimeoutS)
+		return fmt.Errorf("approval_timeout_s must be a number of seconds, 0 or more (0 keeps the default), not %d", c.ApprovalTimeoutS)
 	}
 	if c.MaxPendingPerSession < 0 {
 		return fmt.Errorf("max_pending_per_session must be a positive number of cards, got %d", c.MaxPendingPerSession)
 	}
 	if c.MaxConnections < 0 {
-		return fmt.Errorf("max_connections must be positive, got %d", c.MaxConnections)
+		return fmt.Errorf("max_connections must be a whole number, 0 or more (0 keeps the default), not %d", c.MaxConnections)
 	}
 	switch c.Sandbox.ContainerCLI {
 	case "", "docker", "podman":

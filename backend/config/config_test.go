@@ -17,10 +17,11 @@ func TestParse(t *testing.T) {
 		{"full", "listen = \"127.0.0.1:0\"\nworkspaces = [\"/tmp/ws\"]\nmode = \"plan\"\n[sandbox]\nbackend = \"bwrap\"\n", ""},
 		{"unknown top key", "listen = \"x\"\nlisten_adress = \"y\"\n", `"listen_adress" (line 2)`},
 		{"unknown nested key", "[sandbox]\nbakend = \"bwrap\"\n", `"sandbox.bakend"`},
-		{"bad type", "max_connections = \"many\"\n", "cfg.toml:1"},
+		{"bad type", "max_connections = \"many\"\n", "cfg.toml line 1: max_connections must be a whole number of connections"},
 		{"bad backend", "[sandbox]\nbackend = \"chroot\"\n", "sandbox.backend"},
 		{"bad mode", "mode = \"yolo\"\n", "mode"},
-		{"syntax", "listen = \n", "cfg.toml:1"},
+		{"syntax", "listen = \n", "cfg.toml line 1 is not valid TOML"},
+		{"negative timeout", "approval_timeout_s = -5\n", "cfg.toml: approval_timeout_s must be a number of seconds, 0 or more"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -86,6 +86,7 @@ type Daemon struct {
 	policy    *toolcall.PolicyHolder
 	snapshots *snapshot.Store
 	tokens    *token.Set
+	logins    *token.OneTime
 	secrets   *secrets.Store
 	redactor  *secrets.Redactor
 	addr      net.Addr
@@ -143,7 +144,7 @@ func Run(ctx context.Context, opts Options) (err error) {
 	}
 	defer store.Close()
 
-	d := &Daemon{opts: opts, logger: logger, db: sqlDB, audit: store, tokens: &token.Set{}}
+	d := &Daemon{opts: opts, logger: logger, db: sqlDB, audit: store, tokens: &token.Set{}, logins: &token.OneTime{}}
 	if err := ensureTokens(ctx, sqlDB, opts.DataDir, d.tokens); err != nil {
 		return err
 	}
@@ -328,12 +329,12 @@ func (d *Daemon) buildHandler() http.Handler {
 	})
 	hooks := hookserver.New(hookserver.Config{Runner: d.runner, Runs: d.runs, Sessions: d.sessions, Logger: d.logger})
 	d.mcp = mcpserver.New(mcpserver.Config{
-		Sessions: d.sessions, Runs: d.runs, Tokens: d.tokens, Runner: d.runner, Version: d.opts.Version, Logger: d.logger,
+		Sessions: d.sessions, Runs: d.runs, Tokens: d.tokens, Runner: d.runner, Version: d.opts.Version, Logger: quietInfo(d.logger),
 		Routes: hooks.Routes(),
 	})
 	(&api.Server{
 		Sessions: d.sessions, Audit: d.audit, Approvals: d.approvals, Kill: d.Kill, Logger: d.logger, Status: d.status,
-		Policy: d.policy, Snapshots: d.snapshots, Tokens: &tokenStore{db: d.db, set: d.tokens}, Connect: d.connectInfo, Emit: d.Emit, Live: d.runs.Session,
+		Policy: d.policy, Snapshots: d.snapshots, Tokens: &tokenStore{db: d.db, set: d.tokens, logins: d.logins}, Connect: d.connectInfo, Emit: d.Emit, Live: d.runs.Session,
 	}).Register(mux)
 	mux.Handle("/mcp", d.mcp.Handler())
 	mux.Handle("/mcp/", d.mcp.Handler())
@@ -351,6 +352,7 @@ func (d *Daemon) buildHandler() http.Handler {
 		PublicHosts:    publicHosts,
 		AllowedOrigins: origins,
 		Tokens:         d.tokens,
+		Logins:         d.logins,
 		Open:           isUIPath,
 		QueryToken:     d.opts.QueryToken,
 		Logger:         d.logger,
@@ -374,7 +376,7 @@ func (d *Daemon) connectInfo() map[string]any {
 // Kill is the kill switch: deny every pending approval, then stop every
 // session (which cancels every call and sandboxed process tree).
 func (d *Daemon) Kill(ctx context.Context, actor, reason string) int {
-	d.approvals.DenyAll(ctx, "system:kill", "all agents were stopped by the kill switch")
+	d.approvals.DenyAll(ctx, "system:kill", session.KilledMessage)
 	return d.sessions.Kill(ctx, actor, reason)
 }
 

@@ -79,8 +79,9 @@ func loadTokens(ctx context.Context, db *sql.DB, set *token.Set) error {
 
 // tokenStore implements api.Tokens over the tokens table.
 type tokenStore struct {
-	db  *sql.DB
-	set *token.Set
+	db     *sql.DB
+	set    *token.Set
+	logins *token.OneTime
 }
 
 func (s *tokenStore) List(ctx context.Context) ([]api.TokenInfo, error) {
@@ -134,15 +135,31 @@ func (s *tokenStore) Revoke(ctx context.Context, id string) error {
 // LoginTTL is how long a browser login link stays valid.
 const LoginTTL = 12 * time.Hour
 
-// CreateLogin mints a control token for one browser login. It expires, and
-// each `gatehouse open` makes a new one, so a leaked link ages out.
+// CreateLogin mints a login link's code. It works once (RedeemLogin) and
+// expires, and each `gatehouse open` makes a new one, so a leaked link is
+// worth nothing once the person has used it or it has aged out.
 func (s *tokenStore) CreateLogin(ctx context.Context) (string, time.Time, error) {
+	code, err := token.New()
+	if err != nil {
+		return "", time.Time{}, err
+	}
+	exp := time.Now().Add(LoginTTL)
+	s.logins.Add(code, exp)
+	return code, exp, nil
+}
+
+// RedeemLogin uses up the link with this id and mints the browser's own
+// control token, which lasts as long as the link would have.
+func (s *tokenStore) RedeemLogin(ctx context.Context, id string) (string, time.Time, error) {
+	exp, ok := s.logins.Take(id)
+	if !ok {
+		return "", time.Time{}, api.ErrLoginUsed
+	}
 	tok, err := token.New()
 	if err != nil {
 		return "", time.Time{}, err
 	}
 	now := time.Now()
-	exp := now.Add(LoginTTL)
 	if _, err := s.db.ExecContext(ctx, `INSERT INTO tokens (id, kind, name, hash, created_ns, expires_ns) VALUES (?,?,?,?,?,?)`,
 		newTokenID(), string(token.Control), "browser", token.HashHex(tok), now.UnixNano(), exp.UnixNano()); err != nil {
 		return "", time.Time{}, fmt.Errorf("store login token: %w", err)

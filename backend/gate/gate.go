@@ -57,6 +57,8 @@ type Config struct {
 	// requests; the daemon's own origin is added by the caller.
 	AllowedOrigins []string
 	Tokens         *token.Set
+	// Logins are login links' one-time codes, good for LoginPath only.
+	Logins *token.OneTime
 	// Open reports routes that need no token (healthz, static UI assets).
 	Open func(r *http.Request) bool
 	// QueryToken accepts ?access_token= for conformance tooling that cannot
@@ -65,9 +67,16 @@ type Config struct {
 	Logger     *slog.Logger
 }
 
+// LoginPath trades a login link's code for a browser's control token.
+const LoginPath = "/api/v1/login"
+
 // Family is the capability a path needs.
 func Family(path string) (token.Kind, bool) {
 	switch {
+	case path == LoginPath:
+		// A login link opens this route and nothing else, so a link that
+		// leaks after its one use opens nothing.
+		return token.Login, true
 	case path == "/mcp" || strings.HasPrefix(path, "/mcp/"):
 		return token.Agent, true
 	case strings.HasPrefix(path, "/api/v1/") || path == "/api/v1":
@@ -149,6 +158,13 @@ func (c *Config) admit(r *http.Request, origins map[string]bool) (Principal, int
 			return Principal{Via: via}, http.StatusNotFound, "no such route"
 		}
 		return Principal{Via: via}, http.StatusUnauthorized, "invalid bearer token"
+	}
+	if want == token.Login {
+		id, ok := c.Logins.Match(tok)
+		if !ok {
+			return Principal{Via: via}, http.StatusUnauthorized, "this login link was already used or has expired; run `gatehouse open` for a new one"
+		}
+		return Principal{Kind: token.Login, TokenID: id, Via: via}, 0, ""
 	}
 	e, ok := c.Tokens.Match(tok, want)
 	if !ok {

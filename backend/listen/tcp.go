@@ -27,16 +27,25 @@ func IsLoopbackAddr(addr string) (bool, error) {
 	return ip != nil && ip.IsLoopback(), nil
 }
 
+// Check refuses what TCP would refuse for the address alone, so a caller
+// can refuse before it creates anything.
+func Check(addr string, public bool) error {
+	loop, err := IsLoopbackAddr(addr)
+	if err != nil {
+		return err
+	}
+	if !loop && !public {
+		return fmt.Errorf("refusing to listen on %s: %w; pass --public to expose Gatehouse beyond this machine", addr, ErrNotLoopback)
+	}
+	return nil
+}
+
 // TCP binds addr. A non-loopback address is refused unless public is set.
 // maxConns caps concurrent connections; further ones wait in the kernel
 // backlog rather than consuming goroutines and memory.
 func TCP(addr string, public bool, maxConns int) (net.Listener, error) {
-	loop, err := IsLoopbackAddr(addr)
-	if err != nil {
+	if err := Check(addr, public); err != nil {
 		return nil, err
-	}
-	if !loop && !public {
-		return nil, fmt.Errorf("refusing to listen on %s: %w; pass --public to expose Gatehouse beyond this machine", addr, ErrNotLoopback)
 	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {

@@ -24,9 +24,17 @@ const (
 	Killed Status = "killed"
 )
 
+// KilledMessage is what an agent is told when the kill switch stops its
+// call or its pending approval. It says to wait: a model that retries or
+// works around a refusal is what the switch exists to stop.
+const KilledMessage = "the person stopped all agents; wait, do not retry"
+
 var (
 	// ErrKilled refuses work after the kill switch, until resume.
-	ErrKilled = errors.New("all agents were stopped by the kill switch; resume Gatehouse to continue")
+	ErrKilled = errors.New(KilledMessage + ": Gatehouse refuses every call until they resume it")
+	// ErrPaused ends a call that gave up while the person had paused
+	// every agent (its own context ended first).
+	ErrPaused = errors.New("the person paused all agents; wait, do not retry: calls wait until they resume")
 	// ErrNotActive refuses work on an ended or unknown session.
 	ErrNotActive = errors.New("this session has ended; reconnect to start a new one")
 	// ErrNotFound is an unknown session id.
@@ -130,6 +138,7 @@ type Manager struct {
 	paused  bool
 	killed  bool
 	resumed chan struct{} // closed and replaced on every resume
+	waiting int           // calls held in Admit by the pause
 }
 
 // NewManager returns a manager whose sessions all derive from root, so
@@ -196,6 +205,9 @@ func (m *Manager) Start(ctx context.Context, req StartRequest) (*Live, error) {
 	m.mu.Lock()
 	m.live[info.ID] = l
 	m.mu.Unlock()
+	// One line per connection, whatever the transport (the MCP SDK's own
+	// are debug only).
+	m.logger.Info("agent connected", "session", info.ID, "token_name", info.Client, "client", info.ClientName, "version", info.ClientVersion, "transport", info.Transport)
 	m.emit(ctx, "session.start", actorFor(info), info.ID, map[string]any{
 		"client": info.Client, "client_name": info.ClientName, "client_version": info.ClientVersion,
 		"transport": info.Transport, "workspaces": info.Workspaces, "mode": info.Mode, "run": info.Run,
@@ -346,28 +358,38 @@ func (m *Manager) Kill(ctx context.Context, actor, reason string) int {
 	return len(ids)
 }
 
-// Pause makes new calls wait until Resume.
-func (m *Manager) Pause(ctx context.Context, actor string) {
+// Pause makes new calls wait until Resume. It reports whether the daemon
+// was running before (a second pause changes nothing and records nothing).
+func (m *Manager) Pause(ctx context.Context, actor, reason string) bool {
 	m.mu.Lock()
 	was := m.paused
 	m.paused = true
 	m.mu.Unlock()
 	if !was {
-		m.emit(ctx, "system.pause", actor, "", map[string]any{})
+		m.emit(ctx, "system.pause", actor, "", map[string]any{"reason": reason})
 	}
+	return !was
+}
+
+// Resumed says what a Resume lifted; both false means nothing was paused
+// or stopped.
+type Resumed struct {
+	WasPaused bool `json:"was_paused"`
+	WasKilled bool `json:"was_killed"`
 }
 
 // Resume releases paused calls and lifts the kill switch.
-func (m *Manager) Resume(ctx context.Context, actor string) {
+func (m *Manager) Resume(ctx context.Context, actor, reason string) Resumed {
 	m.mu.Lock()
-	wasPaused, wasKilled := m.paused, m.killed
+	r := Resumed{WasPaused: m.paused, WasKilled: m.killed}
 	m.paused, m.killed = false, false
 	close(m.resumed)
 	m.resumed = make(chan struct{})
 	m.mu.Unlock()
-	if wasPaused || wasKilled {
-		m.emit(ctx, "system.resume", actor, "", map[string]any{"was_paused": wasPaused, "was_killed": wasKilled})
+	if r.WasPaused || r.WasKilled {
+		m.emit(ctx, "system.resume", actor, "", map[string]any{"was_paused": r.WasPaused, "was_killed": r.WasKilled, "reason": reason})
 	}
+	return r
 }
 
 // State is the daemon-wide switch state.
@@ -375,13 +397,15 @@ type State struct {
 	Paused bool `json:"paused"`
 	Killed bool `json:"killed"`
 	Active int  `json:"active_sessions"`
+	// Waiting is how many calls the pause holds.
+	Waiting int `json:"waiting_calls"`
 }
 
 // State reports the switches and the number of live sessions.
 func (m *Manager) State() State {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return State{Paused: m.paused, Killed: m.killed, Active: len(m.live)}
+	return State{Paused: m.paused, Killed: m.killed, Active: len(m.live), Waiting: m.waiting}
 }
 
 // Admit is called before every tool call. It waits while paused and refuses
@@ -400,13 +424,30 @@ func (m *Manager) Admit(ctx context.Context, id string) error {
 		case !paused:
 			return nil
 		}
-		select {
-		case <-resumed:
-		case <-l.ctx.Done():
-			return context.Cause(l.ctx)
-		case <-ctx.Done():
-			return ctx.Err()
+		if err := m.waitResume(ctx, l, resumed); err != nil {
+			return err
 		}
+	}
+}
+
+// waitResume holds a call until resume, counted so `gatehouse approvals`
+// can say what the pause holds.
+func (m *Manager) waitResume(ctx context.Context, l *Live, resumed <-chan struct{}) error {
+	m.mu.Lock()
+	m.waiting++
+	m.mu.Unlock()
+	defer func() {
+		m.mu.Lock()
+		m.waiting--
+		m.mu.Unlock()
+	}()
+	select {
+	case <-resumed:
+		return nil
+	case <-l.ctx.Done():
+		return context.Cause(l.ctx)
+	case <-ctx.Done():
+		return fmt.Errorf("%w (%w)", ErrPaused, ctx.Err())
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -14,13 +15,16 @@ import (
 )
 
 type recorded struct {
-	mu    sync.Mutex
-	kinds []string
+	mu       sync.Mutex
+	kinds    []string
+	payloads []map[string]any
 }
 
-func (r *recorded) emit(_ context.Context, kind, _, _ string, _ any) {
+func (r *recorded) emit(_ context.Context, kind, _, _ string, payload any) {
 	r.mu.Lock()
+	p, _ := payload.(map[string]any)
 	r.kinds = append(r.kinds, kind)
+	r.payloads = append(r.payloads, p)
 	r.mu.Unlock()
 }
 
@@ -73,15 +77,26 @@ func TestPauseBlocksUntilResume(t *testing.T) {
 	ctx := context.Background()
 	m, _ := newManager(t)
 	l, _ := m.Start(ctx, StartRequest{Client: "c"})
-	m.Pause(ctx, "human")
+	if !m.Pause(ctx, "human", "lunch") {
+		t.Fatal("first Pause reported no change")
+	}
+	if m.Pause(ctx, "human", "again") {
+		t.Fatal("second Pause reported a change")
+	}
 	done := make(chan error, 1)
 	go func() { done <- m.Admit(ctx, l.ID()) }()
+	waitFor(t, func() bool { return m.State().Waiting == 1 })
 	select {
 	case err := <-done:
 		t.Fatalf("Admit returned while paused: %v", err)
-	case <-time.After(50 * time.Millisecond):
+	default:
 	}
-	m.Resume(ctx, "human")
+	if r := m.Resume(ctx, "human", "back"); !r.WasPaused || r.WasKilled {
+		t.Fatalf("Resume = %+v", r)
+	}
+	if r := m.Resume(ctx, "human", ""); r.WasPaused || r.WasKilled {
+		t.Fatalf("second Resume = %+v, want nothing lifted", r)
+	}
 	select {
 	case err := <-done:
 		if err != nil {
@@ -97,7 +112,7 @@ func TestKillCancelsAndRefusesUntilResume(t *testing.T) {
 	m, rec := newManager(t)
 	a, _ := m.Start(ctx, StartRequest{Client: "a"})
 	b, _ := m.Start(ctx, StartRequest{Client: "b"})
-	m.Pause(ctx, "human")
+	m.Pause(ctx, "human", "")
 	waiting := make(chan error, 1)
 	go func() { waiting <- m.Admit(ctx, a.ID()) }()
 	if n := m.Kill(ctx, "human", "test"); n != 2 {
@@ -123,7 +138,7 @@ func TestKillCancelsAndRefusesUntilResume(t *testing.T) {
 	if len(list) != 2 {
 		t.Fatalf("killed sessions listed = %d", len(list))
 	}
-	m.Resume(ctx, "human")
+	m.Resume(ctx, "human", "")
 	if _, err := m.Start(ctx, StartRequest{Client: "c"}); err != nil {
 		t.Fatalf("Start after resume: %v", err)
 	}
@@ -145,5 +160,45 @@ func TestRecoverEndsStaleSessions(t *testing.T) {
 	got, _ := m2.Lookup(ctx, l.ID())
 	if got.Status != Ended || got.EndReason != "daemon restarted" {
 		t.Fatalf("after recover: %+v", got)
+	}
+}
+
+func TestPausedCallThatGivesUpSaysWait(t *testing.T) {
+	ctx := context.Background()
+	m, rec := newManager(t)
+	l, _ := m.Start(ctx, StartRequest{Client: "c"})
+	m.Pause(ctx, "human", "reviewing")
+	cctx, cancel := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- m.Admit(cctx, l.ID()) }()
+	waitFor(t, func() bool { return m.State().Waiting == 1 })
+	cancel()
+	err := <-done
+	if !errors.Is(err, ErrPaused) || !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "wait, do not retry") {
+		t.Fatalf("Admit = %v", err)
+	}
+	if m.State().Waiting != 0 {
+		t.Fatalf("waiting = %d after the call gave up", m.State().Waiting)
+	}
+	var found bool
+	for i, k := range rec.kinds {
+		if k == "system.pause" && rec.payloads[i]["reason"] == "reviewing" {
+			found = true
+		}
+	}
+	if !found {
+		t.Fatalf("no system.pause with the reason in %v", rec.kinds)
+	}
+}
+
+// waitFor polls cond until it holds (or fails the test after 10 s).
+func waitFor(t *testing.T, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatal("condition not met within 10s")
+		}
+		time.Sleep(time.Millisecond)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 )
 
 // Defaults for Options' zero values.
@@ -90,12 +91,26 @@ func (o Options) withDefaults() Options {
 	return o
 }
 
-// IsBinary uses git's test: a NUL byte in the first 8000 bytes.
+// IsBinary looks at the first 8000 bytes: a NUL byte (git's test), or
+// bytes that are not UTF-8, make a file binary. Git's test alone passes
+// small compressed files (git's own objects) as text, and their diff is
+// noise a terminal may act on. A rune cut by the 8000-byte sample is fine.
 func IsBinary(b []byte) bool {
-	if len(b) > 8000 {
+	cut := len(b) > 8000
+	if cut {
 		b = b[:8000]
 	}
-	return bytes.IndexByte(b, 0) >= 0
+	if bytes.IndexByte(b, 0) >= 0 {
+		return true
+	}
+	for i := 0; i < len(b); {
+		r, n := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && n == 1 {
+			return !cut || utf8.FullRune(b[i:])
+		}
+		i += n
+	}
+	return false
 }
 
 // splitLines keeps each line's "\n" so a missing final newline is seen.

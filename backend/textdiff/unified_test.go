@@ -1,6 +1,8 @@
 package textdiff
 
 import (
+	"bytes"
+	"compress/zlib"
 	"fmt"
 	"math/rand/v2"
 	"strconv"
@@ -187,5 +189,35 @@ func BenchmarkDiffLargeFileSmallEdit(b *testing.B) {
 	c := []byte(strings.Replace(sb.String(), "line 25000\n", "changed\n", 1))
 	for b.Loop() {
 		Diff("a", "b", a, c, Options{})
+	}
+}
+
+func TestIsBinary(t *testing.T) {
+	// A zlib stream as git stores a small object: no NUL byte, not text.
+	var z bytes.Buffer
+	zw := zlib.NewWriter(&z)
+	zw.Write([]byte("blob 6\x00hello\n"))
+	zw.Close()
+	obj := bytes.ReplaceAll(z.Bytes(), []byte{0}, []byte{1})
+	cut := strings.Repeat("é", 3999) + "€" // the 8000-byte sample ends inside "€"
+	tests := []struct {
+		name string
+		in   []byte
+		want bool
+	}{
+		{"empty", nil, false},
+		{"text", []byte("package main\n\nfunc main() {}\n"), false},
+		{"utf-8 text", []byte("naïve café 日本\n"), false},
+		{"escape sequences are still text", []byte("\x1b[31mred\x1b[0m\n"), false},
+		{"NUL", []byte("a\x00b"), true},
+		{"compressed object without NUL", obj, true},
+		{"latin-1", []byte("caf\xe9\n"), true},
+		{"rune cut by the sample", []byte(cut), false},
+		{"file ends in half a rune", []byte("ab\xe2\x82"), true},
+	}
+	for _, tt := range tests {
+		if got := IsBinary(tt.in); got != tt.want {
+			t.Errorf("%s: IsBinary = %v, want %v", tt.name, got, tt.want)
+		}
 	}
 }

@@ -298,6 +298,7 @@ func (r *Runner) run(ctx context.Context, c *Call) Result {
 		r.deps.Logger.Warn("post-call checkpoint", "call", c.ID, "err", cerr)
 		out.Warning = "the checkpoint after this call failed (" + checkpointProblem(cerr) + "), so it cannot be undone from Gatehouse"
 	}
+	noteStopped(ctx, &out)
 	if err != nil {
 		if cause := context.Cause(ctx); cause != nil && errors.Is(cause, session.ErrKilled) {
 			err = session.ErrKilled

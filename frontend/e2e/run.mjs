@@ -65,6 +65,21 @@ try {
     await shot(page, '01-empty');
   });
 
+  await t.step('a login link signs in one tab, once', async () => {
+    const link = (await daemon.api('POST', '/api/v1/login-links')).json.url;
+    assert(link.includes('#login='), `link ${link}`);
+    const first = await browser.newPage();
+    await first.goto(link);
+    await first.waitForSelector('text=Nothing is waiting for you');
+    assert(!first.url().includes('login='), `code still in URL: ${first.url()}`);
+    const second = await browser.newPage();
+    await second.goto(link);
+    await second.waitForSelector('text=This login link was already used');
+    await shot(second, '02-login-link-used');
+    await second.close();
+    await first.close();
+  });
+
   await t.step('without a token the page says to run gatehouse open', async () => {
     const other = await browser.newPage();
     await other.goto(`${daemon.base}/`);

@@ -11,5 +11,5 @@ render(<App />, document.getElementById('app')!);
 void boot();
 // A fresh login link pasted into this tab signs in again without a reload.
 addEventListener('hashchange', () => {
-  if (/(^#|&)token=/.test(location.hash)) signInFromUrl();
+  if (/(^#|&)(token|login)=/.test(location.hash)) signInFromUrl();
 });

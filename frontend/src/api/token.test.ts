@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { TOKEN_KEY, forgetToken, isDesktop, takeToken, type TokenEnv } from './token';
+import { LOGIN_PATH, TOKEN_KEY, forgetToken, isDesktop, redeemLink, takeToken, type TokenEnv } from './token';
 
 function env(url: string, desktop = false) {
   const u = new URL(url);
@@ -58,5 +58,37 @@ describe('takeToken', () => {
     takeToken(e);
     forgetToken(e);
     expect(store.size).toBe(0);
+  });
+});
+
+describe('login links', () => {
+  it('takes a #login= code out of the URL without storing it', () => {
+    const { e, store, replaced } = env('http://127.0.0.1:7465/#login=code1&view=x');
+    expect(takeToken(e)).toEqual({ kind: 'link', code: 'code1' });
+    expect(store.size).toBe(0);
+    expect(replaced).toEqual(['/#view=x']);
+  });
+
+  it('trades the code once for a stored token', async () => {
+    const { e, store } = env('http://127.0.0.1:7465/');
+    const calls: { path: string; auth: string }[] = [];
+    const fetchFn = (async (path: string, init: RequestInit) => {
+      calls.push({ path, auth: (init.headers as Record<string, string>).Authorization });
+      return new Response(JSON.stringify({ token: 'browser-token' }), { status: 200 });
+    }) as unknown as typeof fetch;
+    expect(await redeemLink('code1', e, fetchFn)).toEqual({ kind: 'token', token: 'browser-token' });
+    expect(store.get(TOKEN_KEY)).toBe('browser-token');
+    expect(calls).toEqual([{ path: LOGIN_PATH, auth: 'Bearer code1' }]);
+  });
+
+  it('says so when the link was used already', async () => {
+    const { e, store } = env('http://127.0.0.1:7465/');
+    const used = (async () => new Response('{"error":"this login link was already used"}', { status: 401 })) as unknown as typeof fetch;
+    expect(await redeemLink('code1', e, used)).toEqual({ kind: 'missing', linkUsed: true });
+    expect(store.size).toBe(0);
+    const down = (async () => {
+      throw new TypeError('network');
+    }) as unknown as typeof fetch;
+    expect(await redeemLink('code1', e, down)).toEqual({ kind: 'missing' });
   });
 });

@@ -3,7 +3,7 @@
 
 import { ApiClient, ApiError, query } from '../api/client';
 import { EventFeed, type FeedState } from '../api/feed';
-import { browserEnv, forgetToken, takeToken, type Auth } from '../api/token';
+import { browserEnv, forgetToken, redeemLink, takeToken, type Auth } from '../api/token';
 import type { ApprovalRequest, AuditEvent, Decision, EventPage, Scope, Session, Status } from '../api/types';
 import { backoffMs, sleep } from '../lib/backoff';
 import { createStore, Emitter } from './store';
@@ -192,6 +192,8 @@ function applyEvents(batch: AuditEvent[], receivedAt: number): void {
 }
 
 export async function boot(): Promise<void> {
+  const auth = store.get().auth;
+  if (auth.kind === 'link') store.set({ auth: await redeemLink(auth.code, env) });
   if (store.get().auth.kind === 'missing') return;
   feed?.stop();
   // Resume point first, then the snapshots: events between the two are
@@ -226,7 +228,7 @@ export async function boot(): Promise<void> {
   feed.start();
 }
 
-/** Takes a #token=… that arrived after load and (re)starts. */
+/** Takes a #login=… or #token=… that arrived after load and (re)starts. */
 export function signInFromUrl(): void {
   store.set({ auth: takeToken(env) });
   void boot();

@@ -25,10 +25,12 @@ const NAV: { screen: Screen; label: string }[] = [
 export function App() {
   const auth = useStore(store, (s) => s.auth.kind);
   const expired = useStore(store, (s) => s.auth.kind === 'missing' && s.auth.expired === true);
+  const linkUsed = useStore(store, (s) => s.auth.kind === 'missing' && s.auth.linkUsed === true);
   const pending = useStore(store, (s) => s.approvals.length);
   const route = useRoute();
 
-  if (auth === 'missing') return <Login expired={expired} />;
+  if (auth === 'missing') return <Login expired={expired} linkUsed={linkUsed} />;
+  if (auth === 'link') return <Login signingIn />;
 
   return (
     <div class="app">
