@@ -17,7 +17,7 @@ func jsonBody(v any) *strings.Reader {
 }
 
 func TestPolicyAPI(t *testing.T) {
-	d := clitest.Start(t)
+	d := clitest.StartAsk(t)
 	h := d.Control()
 	h["Content-Type"] = "application/json"
 	resp, body := d.Request("PUT", "/api/v1/policy", jsonBody(map[string]string{"text": "[[rule]]\nid = \"x\"\naction = \"allow\"\ntool = \"run_command\"\nbinary = \"/usr/bin/make\"\nbogus = 1\n"}), h)
@@ -45,7 +45,7 @@ func TestPolicyAPI(t *testing.T) {
 }
 
 func TestAgentTokensAndLoginLinks(t *testing.T) {
-	d := clitest.Start(t)
+	d := clitest.StartAsk(t)
 	h := d.Control()
 	h["Content-Type"] = "application/json"
 	resp, body := d.Request("POST", "/api/v1/tokens", jsonBody(map[string]string{"name": "cursor"}), h)

@@ -132,7 +132,8 @@ func deskStart(t *testing.T, extra ...string) *deskApp {
 	a.baseEnvForSecond = append(a.baseEnvForSecond, "XDG_CONFIG_HOME="+a.cfg, "GATEHOUSE_DEBUG=1")
 	args := []string{"--", "xvfb-run", "-a", "-s", "-screen 0 1280x800x24", a.bin}
 	args = append(args, extra...)
-	args = append(args, "--listen", "127.0.0.1:0", "--data", a.data, "--workspace", a.ws, "--log-level", "debug")
+	// Ask mode: the tests raise cards with interpreter commands.
+	args = append(args, "--listen", "127.0.0.1:0", "--data", a.data, "--workspace", a.ws, "--mode", "ask", "--log-level", "debug")
 	a.cmd = exec.Command("dbus-run-session", args...)
 	a.cmd.Env = a.baseEnvForSecond
 	a.cmd.Stdout, a.cmd.Stderr = a.log, a.log

@@ -18,7 +18,7 @@ import (
 // with a sentence, and the person can deny everything waiting from that
 // session in one go.
 func TestCardFloodIsCapped(t *testing.T) {
-	d := clitest.Start(t)
+	d := clitest.StartAsk(t)
 	s := d.MCP(context.Background(), "flooder")
 	const calls = 25
 	results := make(chan outcome, calls)

@@ -101,7 +101,7 @@ func TestHookFailsClosed(t *testing.T) {
 		}
 	})
 	t.Run("daemon slower than the hook's timeout", func(t *testing.T) {
-		d := clitest.Start(t)
+		d := clitest.StartAsk(t)
 		// An interpreter asks, and nobody answers.
 		out, stderr, code := hookRun(t, bin, d.Data, "claude", preToolUse("s2", "Bash", map[string]any{"command": "sh -c 'echo $0'"}, d.Workspace), "--timeout", "2s")
 		if dec, _, _ := claudeDecision(t, out); code != 2 || dec != "deny" || !strings.Contains(stderr, "did not answer within 2s") {
@@ -124,7 +124,8 @@ func TestHookShellRunsInTheSandbox(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.Remove(canary) })
-	d := clitest.Start(t)
+	// Ask mode, so the shell command raises a card to deny and allow.
+	d := clitest.StartAsk(t)
 	os.WriteFile(filepath.Join(d.Workspace, "a.txt"), []byte("hello\n"), 0o644)
 
 	// A plain command runs without a card.

@@ -168,7 +168,7 @@ func finish(t *testing.T, what string, pending <-chan asyncCall) inspectorCall {
 // deny asked ones through the control API while the inspector waits, edit a
 // file, then read the whole story back from the audit timeline.
 func TestInspectorEndToEnd(t *testing.T) {
-	d := clitest.Start(t)
+	d := clitest.StartAsk(t)
 	in := newInspector(t, d)
 	if err := os.WriteFile(filepath.Join(d.Workspace, "hello.txt"), []byte("hello from the workspace\n"), 0o644); err != nil {
 		t.Fatal(err)

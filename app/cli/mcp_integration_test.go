@@ -49,7 +49,7 @@ func kinds(events []map[string]any) []string {
 }
 
 func TestMCPToolsAndSchemas(t *testing.T) {
-	d := clitest.Start(t)
+	d := clitest.StartAsk(t)
 	s := d.MCP(context.Background(), "schema-probe")
 	res, err := s.ListTools(context.Background(), nil)
 	if err != nil {
@@ -81,7 +81,7 @@ func TestMCPToolsAndSchemas(t *testing.T) {
 // TestMCPAllowAskDeny is the core flow: an allowed command, one the person
 // approves through the control API, and one the person denies with a message.
 func TestMCPAllowAskDeny(t *testing.T) {
-	d := clitest.Start(t)
+	d := clitest.StartAsk(t)
 	os.WriteFile(filepath.Join(d.Workspace, "hello.txt"), []byte("hi there\n"), 0o644)
 	s := d.MCP(context.Background(), "flow-probe")
 
@@ -127,7 +127,7 @@ func TestMCPAllowAskDeny(t *testing.T) {
 }
 
 func TestMCPSessionGrant(t *testing.T) {
-	d := clitest.Start(t)
+	d := clitest.StartAsk(t)
 	s := d.MCP(context.Background(), "grant-probe")
 	done := make(chan *mcp.CallToolResult, 1)
 	go func() { done <- call(t, s, "run_command", map[string]any{"argv": []string{"sh", "-c", "echo one"}}) }()
@@ -149,7 +149,7 @@ func TestMCPSessionGrant(t *testing.T) {
 // TestApprovalNeedsControlCapability: the agent cannot approve its own call,
 // neither with its token on the control API nor through any MCP call.
 func TestApprovalNeedsControlCapability(t *testing.T) {
-	d := clitest.Start(t)
+	d := clitest.StartAsk(t)
 	s := d.MCP(context.Background(), "sneaky-agent")
 	done := make(chan *mcp.CallToolResult, 1)
 	go func() { done <- call(t, s, "run_command", map[string]any{"argv": []string{"sh", "-c", "echo pwned"}}) }()
@@ -178,7 +178,7 @@ func TestApprovalNeedsControlCapability(t *testing.T) {
 }
 
 func TestMCPBadInput(t *testing.T) {
-	d := clitest.Start(t)
+	d := clitest.StartAsk(t)
 	s := d.MCP(context.Background(), "bad-input")
 	big := strings.Repeat("a", 11<<20)
 	tests := []struct {
@@ -253,7 +253,7 @@ func TestMCPBadInput(t *testing.T) {
 // TestKillStopsEverything: a running sandboxed command and a pending
 // approval both end when the kill switch fires; new calls are refused.
 func TestKillStopsEverything(t *testing.T) {
-	d := clitest.Start(t)
+	d := clitest.StartAsk(t)
 	s := d.MCP(context.Background(), "killable")
 	running := make(chan outcome, 1)
 	go func() {

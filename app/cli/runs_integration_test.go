@@ -51,7 +51,7 @@ func listSessions(t *testing.T, d *clitest.Daemon) []sessionRow {
 // an "allow for this session" in one never applies in the other; a run's
 // session ends when its bridge goes.
 func TestOneSessionPerRun(t *testing.T) {
-	d := clitest.Start(t)
+	d := clitest.StartAsk(t)
 	a, cmdA := bridgeSession(t, d, "run-a")
 	b, _ := bridgeSession(t, d, "run-b")
 	defer b.Close()
@@ -99,7 +99,7 @@ func TestOneSessionPerRun(t *testing.T) {
 // run cannot be told apart from its other runs, so its cards offer "once"
 // and a "session" answer grants nothing beyond the call.
 func TestStatelessClientGetsNoSessionScope(t *testing.T) {
-	d := clitest.Start(t)
+	d := clitest.StartAsk(t)
 	c := mcp.NewClient(&mcp.Implementation{Name: "new-protocol", Version: "1"}, nil)
 	s, err := c.Connect(context.Background(), d.MCPTransport(), &mcp.ClientSessionOptions{ProtocolVersion: "2026-07-28"})
 	if err != nil {

@@ -17,6 +17,7 @@ import (
 	"github.com/gatehouse-dev/gatehouse/backend/config"
 	"github.com/gatehouse-dev/gatehouse/backend/daemon"
 	"github.com/gatehouse-dev/gatehouse/backend/listen"
+	"github.com/gatehouse-dev/gatehouse/backend/policy"
 	"github.com/gatehouse-dev/gatehouse/backend/secrets"
 	"github.com/gatehouse-dev/gatehouse/backend/snapshot"
 	"github.com/gatehouse-dev/gatehouse/backend/toolcall"
@@ -84,11 +85,13 @@ func (f *serveFlags) options(cmd *cobra.Command, g *Globals) (daemon.Options, co
 	if !changed("mode") && cfg.Mode != "" {
 		o.Mode = cfg.Mode
 	}
-	switch o.Mode {
-	case "", "plan", "default", "accept-edits", "unattended":
-	default:
-		return o, cfg, userErrorf(nil, "--mode %q is not one of plan, default, accept-edits, unattended", o.Mode)
+	// One name for each mode in the sessions it starts: "default" (or
+	// nothing) is auto.
+	mode, err := policy.ParseMode(o.Mode)
+	if err != nil {
+		return o, cfg, userErrorf(err, "--mode: %v", err)
 	}
+	o.Mode = string(mode)
 	ws := f.workspaces
 	if len(ws) == 0 {
 		ws = cfg.Workspaces

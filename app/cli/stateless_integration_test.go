@@ -16,7 +16,7 @@ import (
 // TestStatelessClient: a 2026-07-28 client (no sessions, no initialize) is
 // served on the same /mcp endpoint and gets one Gatehouse session.
 func TestStatelessClient(t *testing.T) {
-	d := clitest.Start(t)
+	d := clitest.StartAsk(t)
 	c := mcp.NewClient(&mcp.Implementation{Name: "new-protocol", Version: "1"}, nil)
 	s, err := c.Connect(context.Background(), d.MCPTransport(), &mcp.ClientSessionOptions{ProtocolVersion: "2026-07-28"})
 	if err != nil {

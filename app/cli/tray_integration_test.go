@@ -356,7 +356,7 @@ type trayOutcome struct {
 func TestTrayKillSwitch(t *testing.T) {
 	requireTools(t, "dbus-daemon", "Xvfb")
 	bin := desktopBinary(t)
-	d := clitest.Start(t)
+	d := clitest.StartAsk(t)
 	_, body := d.Request("GET", "/api/v1/status", nil, d.Control())
 	var st struct {
 		PID     int    `json:"pid"`

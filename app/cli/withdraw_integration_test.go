@@ -51,7 +51,7 @@ func TestWithdrawnCards(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			d := clitest.Start(t)
+			d := clitest.StartAsk(t)
 			stop := tc.cancel(t, d)
 			a := d.WaitApproval(30 * time.Second)
 			stop()

@@ -42,6 +42,8 @@ type Server struct {
 	Logger *slog.Logger
 	// Status adds daemon facts (version, sandbox backend) to GET /status.
 	Status func() map[string]any
+	// DefaultMode is the mode new sessions start in, which "default" names.
+	DefaultMode string
 }
 
 // Register adds the control routes to mux. Later features add their own

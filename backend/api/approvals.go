@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/gatehouse-dev/gatehouse/backend/approval"
+	"github.com/gatehouse-dev/gatehouse/backend/policy"
 )
 
 func (s *Server) registerApprovals(mux *http.ServeMux) {
@@ -40,6 +41,8 @@ type decisionRequest struct {
 	Decision string `json:"decision"`
 	Scope    string `json:"scope"`
 	Message  string `json:"message"`
+	// Rule is the "always" rule as edited on the card.
+	Rule string `json:"rule"`
 }
 
 func (s *Server) decideApproval(w http.ResponseWriter, r *http.Request) {
@@ -48,7 +51,18 @@ func (s *Server) decideApproval(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	d := approval.Decision{Scope: approval.Scope(req.Scope), Message: strings.TrimSpace(req.Message)}
+	d := approval.Decision{Scope: approval.Scope(req.Scope), Message: strings.TrimSpace(req.Message), Rule: strings.TrimSpace(req.Rule)}
+	if d.Rule != "" {
+		// Checked now, so a bad edit is refused while the card still waits.
+		if req.Scope != string(approval.ScopeAlways) {
+			s.fail(w, r, &httpError{http.StatusBadRequest, `an edited rule only goes with scope "always"`})
+			return
+		}
+		if _, err := policy.ParseRule(d.Rule); err != nil {
+			s.fail(w, r, &httpError{http.StatusBadRequest, "the edited rule is not valid: " + err.Error()})
+			return
+		}
+	}
 	switch req.Decision {
 	case "allow":
 		d.Allow = true

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/gatehouse-dev/gatehouse/backend/policy"
 	"github.com/gatehouse-dev/gatehouse/backend/session"
 )
 
@@ -59,12 +60,16 @@ func (s *Server) setMode(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	switch req.Mode {
-	case "plan", "default", "accept-edits", "unattended":
-	default:
-		s.fail(w, r, &httpError{http.StatusBadRequest, "mode must be plan, default, accept-edits or unattended"})
+	mode, err := policy.ParseMode(req.Mode)
+	if err != nil || req.Mode == "" {
+		s.fail(w, r, &httpError{http.StatusBadRequest, "mode must be one of plan, ask, auto, accept-edits or unattended"})
 		return
 	}
+	if mode == policy.ModeAuto && req.Mode == string(policy.ModeDefault) && s.DefaultMode != "" {
+		// "default" is whatever the daemon was started with.
+		mode = policy.Mode(s.DefaultMode)
+	}
+	req.Mode = string(mode)
 	id := r.PathValue("id")
 	if err := s.Sessions.SetMode(r.Context(), id, req.Mode, actor(r)); err != nil {
 		if errors.Is(err, session.ErrNotActive) {

@@ -69,8 +69,12 @@ type Request struct {
 	Reason   string         `json:"reason"`
 	Rule     string         `json:"rule"`
 	Risks    []Risk         `json:"risks,omitempty"`
-	// AlwaysRule is the policy snippet "Always allow" would write.
-	AlwaysRule string `json:"always_rule,omitempty"`
+	// AlwaysRule is the policy snippet "Always allow" would write, and
+	// SessionRule what "for this session" would allow.
+	AlwaysRule  string `json:"always_rule,omitempty"`
+	SessionRule string `json:"session_rule,omitempty"`
+	// Cwd is where the command would run.
+	Cwd string `json:"cwd,omitempty"`
 	// Via is how the call came ("hook": the agent's own tool, Native
 	// names it); empty for Gatehouse's MCP tools.
 	Via    string `json:"via,omitempty"`
@@ -89,7 +93,10 @@ type Decision struct {
 	Allow   bool   `json:"allow"`
 	Scope   Scope  `json:"scope"`
 	Message string `json:"message,omitempty"` // deny reason, or the answer to a question
-	By      string `json:"by"`                // human, or system:timeout / system:kill / system:session-ended
+	// Rule, for an "always" allow, is the rule as the person edited it on
+	// the card (a [[rule]] table); empty keeps the card's AlwaysRule.
+	Rule string `json:"rule,omitempty"`
+	By   string `json:"by"` // human, or system:timeout / system:kill / system:session-ended
 }
 
 var (

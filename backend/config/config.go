@@ -13,6 +13,7 @@ import (
 
 	"github.com/pelletier/go-toml/v2"
 
+	"github.com/gatehouse-dev/gatehouse/backend/policy"
 	"github.com/gatehouse-dev/gatehouse/backend/secrets"
 )
 
@@ -137,15 +138,14 @@ var validBackends = func() map[string]bool {
 	}
 	return m
 }()
-var validModes = map[string]bool{"": true, "plan": true, "default": true, "accept-edits": true, "unattended": true}
 
 // Validate checks values the decoder cannot.
 func (c Config) Validate() error {
 	if !validBackends[c.Sandbox.Backend] {
 		return fmt.Errorf("sandbox.backend %q is not one of auto, bwrap, landlock, seatbelt, container, none", c.Sandbox.Backend)
 	}
-	if !validModes[c.Mode] {
-		return fmt.Errorf("mode %q is not one of plan, default, accept-edits, unattended", c.Mode)
+	if _, err := policy.ParseMode(c.Mode); err != nil {
+		return fmt.Errorf("mode: %w", err)
 	}
 	if c.ApprovalTimeoutS < 0 {
 		return fmt.Errorf("approval_timeout_s must be a number of seconds, 0 or more (0 keeps the default), not %d", c.ApprovalTimeoutS)

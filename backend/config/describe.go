@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/pelletier/go-toml/v2"
+
+	"github.com/gatehouse-dev/gatehouse/backend/policy"
 )
 
 // hints say what a key takes, in the person's terms, where its type alone
@@ -74,7 +76,11 @@ func want(key string) string {
 	}
 	switch key {
 	case "mode":
-		return choices(validModes)
+		modes := map[string]bool{string(policy.ModeDefault): true}
+		for _, m := range policy.Modes {
+			modes[string(m)] = true
+		}
+		return choices(modes)
 	case "sandbox.backend":
 		return choices(validBackends)
 	}

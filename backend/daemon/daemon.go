@@ -30,6 +30,7 @@ import (
 	"github.com/gatehouse-dev/gatehouse/backend/hookserver"
 	"github.com/gatehouse-dev/gatehouse/backend/listen"
 	"github.com/gatehouse-dev/gatehouse/backend/mcpserver"
+	"github.com/gatehouse-dev/gatehouse/backend/policy"
 	"github.com/gatehouse-dev/gatehouse/backend/secrets"
 	"github.com/gatehouse-dev/gatehouse/backend/session"
 	"github.com/gatehouse-dev/gatehouse/backend/snapshot"
@@ -118,6 +119,11 @@ func Run(ctx context.Context, opts Options) (err error) {
 	if opts.MaxConnections <= 0 {
 		opts.MaxConnections = 256
 	}
+	mode, err := policy.ParseMode(opts.Mode)
+	if err != nil {
+		return err
+	}
+	opts.Mode = string(mode)
 	lock, err := prepareDataDir(opts.DataDir)
 	if err != nil {
 		return err
@@ -334,7 +340,7 @@ func (d *Daemon) buildHandler() http.Handler {
 	})
 	(&api.Server{
 		Sessions: d.sessions, Audit: d.audit, Approvals: d.approvals, Kill: d.Kill, Logger: d.logger, Status: d.status,
-		Policy: d.policy, Snapshots: d.snapshots, Tokens: &tokenStore{db: d.db, set: d.tokens, logins: d.logins}, Connect: d.connectInfo, Emit: d.Emit, Live: d.runs.Session,
+		Policy: d.policy, Snapshots: d.snapshots, Tokens: &tokenStore{db: d.db, set: d.tokens, logins: d.logins}, Connect: d.connectInfo, Emit: d.Emit, Live: d.runs.Session, DefaultMode: d.opts.Mode,
 	}).Register(mux)
 	mux.Handle("/mcp", d.mcp.Handler())
 	mux.Handle("/mcp/", d.mcp.Handler())

@@ -100,3 +100,18 @@ func WriteUserFile(userPath string, data []byte) error {
 	}
 	return writeAtomic(target, data, mode)
 }
+
+// ParseRule reads one [[rule]] table, as the person edited it on a card
+// before saving it "always". It must be exactly one valid allow rule.
+func ParseRule(text string) (Rule, error) {
+	_, rules, err := parseUser([]byte(text), "the edited rule")
+	switch {
+	case err != nil:
+		return Rule{}, err
+	case len(rules) != 1:
+		return Rule{}, fmt.Errorf("the edited rule must be exactly one [[rule]] table, not %d", len(rules))
+	case rules[0].Action != Allow:
+		return Rule{}, errors.New(`an "always allow" rule must have action = "allow"`)
+	}
+	return rules[0], nil
+}

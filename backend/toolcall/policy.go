@@ -80,11 +80,12 @@ func (r *Runner) authorize(ctx context.Context, c *Call) error {
 	r.flushHeld(ctx, c)
 	risks = append(risks, r.notRestorable(ctx, c)...)
 	always := policy.RuleFromCall(plan.Call, policy.ScopeAlways)
+	grant := policy.RuleFromCall(plan.Call, policy.ScopeSession)
 	req := approval.Request{
 		Kind: approval.KindCall, Session: sess, CallID: c.ID, Actor: c.actor(), Tool: c.Req.Tool,
 		Binary: plan.Call.Binary, Paths: plan.Call.Paths, URL: r.redact(plan.Call.URL),
 		Diff: r.redact(plan.Diff), Reason: dec.Reason, Rule: dec.Rule.String(), Risks: risks,
-		AlwaysRule: always.String(), Args: plan.Summary, Via: string(c.Req.Via), Native: c.Req.Native,
+		AlwaysRule: always.String(), SessionRule: grant.String(), Cwd: plan.Call.Cwd, Args: plan.Summary, Via: string(c.Req.Via), Native: c.Req.Native,
 		NoSessionScope: c.State.NoSessionGrants, Goal: c.State.Live.Snapshot().Goal,
 	}
 	for _, a := range plan.Call.Argv {
@@ -101,9 +102,15 @@ func (r *Runner) authorize(ctx context.Context, c *Call) error {
 	switch d.Scope {
 	case approval.ScopeSession:
 		if !c.State.NoSessionGrants {
-			c.State.AddGrant(policy.RuleFromCall(plan.Call, policy.ScopeSession))
+			c.State.AddGrant(grant)
 		}
 	case approval.ScopeAlways:
+		if d.Rule != "" {
+			// The person edited the rule on the card (checked by the API).
+			if edited, err := policy.ParseRule(d.Rule); err == nil {
+				always = edited
+			}
+		}
 		if err := policy.AppendRule(r.deps.Policy.UserPath, always); err != nil {
 			r.deps.Logger.Error("write always-allow rule", "err", err)
 			r.record(ctx, c, "policy.rule_failed", "system", map[string]any{"error": err.Error()})

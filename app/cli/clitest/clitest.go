@@ -129,6 +129,14 @@ func Start(t testing.TB, extra ...string) *Daemon {
 	return StartWith(t, filepath.Join(base, "data"), filepath.Join(base, "ws"), extra...)
 }
 
+// StartAsk is Start in ask mode, where every command but the harmless ones
+// raises a card: for tests of cards themselves (waiting, cancelling,
+// deciding), whatever the default mode.
+func StartAsk(t testing.TB, extra ...string) *Daemon {
+	t.Helper()
+	return Start(t, append([]string{"--mode", "ask"}, extra...)...)
+}
+
 // StartWith runs a daemon with the given data dir and workspace.
 func StartWith(t testing.TB, data, ws string, extra ...string) *Daemon {
 	t.Helper()
