@@ -374,9 +374,29 @@ func (d *Daemon) connectInfo() map[string]any {
 		"mcp_url":        "http://" + d.addr.String() + "/mcp",
 		"ui_url":         "http://" + d.addr.String() + "/",
 		"agent_token":    tok,
-		"bridge_command": "gatehouse --data " + d.opts.DataDir + " mcp",
+		"bridge_command": bridgeCommand() + " --data " + d.opts.DataDir + " mcp",
 		"data_dir":       d.opts.DataDir,
 	}
+}
+
+// bridgeCommand is the gatehouse binary agents should start for the stdio
+// bridge: its absolute path, since a bare "gatehouse" is not on PATH after
+// `make run`. The headless binary beside a desktop build is preferred, as
+// it starts without loading GTK.
+func bridgeCommand() string {
+	exe, err := os.Executable()
+	if err != nil {
+		return "gatehouse"
+	}
+	if real, err := filepath.EvalSymlinks(exe); err == nil {
+		exe = real
+	}
+	if cli := filepath.Join(filepath.Dir(exe), "gatehouse"); cli != exe {
+		if st, err := os.Stat(cli); err == nil && st.Mode().IsRegular() {
+			return cli
+		}
+	}
+	return exe
 }
 
 // Kill is the kill switch: deny every pending approval, then stop every

@@ -13,14 +13,16 @@ describe('clientConfigs', () => {
 
   it('Codex: TOML with the token in an env var, plus the stdio form', () => {
     const s = byId('codex').snippets;
-    expect(s[0]!.text).toBe('[mcp_servers.gatehouse]\nurl = "http://127.0.0.1:7465/mcp"\nbearer_token_env_var = "GATEHOUSE_AGENT_TOKEN"\n');
+    expect(s[0]!.text).toBe(
+      '[mcp_servers.gatehouse]\nurl = "http://127.0.0.1:7465/mcp"\nbearer_token_env_var = "GATEHOUSE_AGENT_TOKEN"\ndefault_tools_approval_mode = "approve"\n',
+    );
     expect(s[1]!.text).toBe('export GATEHOUSE_AGENT_TOKEN=gh_agent_abc');
-    expect(s[2]!.text).toBe('[mcp_servers.gatehouse]\ncommand = "gatehouse"\nargs = ["mcp"]\n');
+    expect(s[2]!.text).toBe('[mcp_servers.gatehouse]\ncommand = "gatehouse"\nargs = ["mcp"]\ndefault_tools_approval_mode = "approve"\n');
   });
 
   it('JSON clients parse and carry the bearer header', () => {
     const g = JSON.parse(byId('gemini').snippets[0]!.text);
-    expect(g.mcpServers.gatehouse).toEqual({ httpUrl: p.mcpUrl, headers: { Authorization: 'Bearer gh_agent_abc' } });
+    expect(g.mcpServers.gatehouse).toEqual({ httpUrl: p.mcpUrl, headers: { Authorization: 'Bearer gh_agent_abc' }, trust: true });
     const c = JSON.parse(byId('cursor').snippets[0]!.text);
     expect(c.mcpServers.gatehouse.url).toBe(p.mcpUrl);
     const v = JSON.parse(byId('vscode').snippets[0]!.text);

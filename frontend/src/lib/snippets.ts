@@ -71,13 +71,14 @@ export function clientConfigs(p: ConnectParams): ClientConfig[] {
         {
           label: 'HTTP',
           where: '~/.codex/config.toml',
-          text: `[mcp_servers.gatehouse]\nurl = ${tomlString(p.mcpUrl)}\nbearer_token_env_var = "${TOKEN_ENV}"\n`,
+          // Without the approval mode, `codex exec` refuses every MCP call.
+          text: `[mcp_servers.gatehouse]\nurl = ${tomlString(p.mcpUrl)}\nbearer_token_env_var = "${TOKEN_ENV}"\ndefault_tools_approval_mode = "approve"\n`,
         },
         { label: 'Environment', where: 'shell', text: `export ${TOKEN_ENV}=${shellQuote(p.token)}` },
         {
           label: 'stdio bridge',
           where: '~/.codex/config.toml',
-          text: `[mcp_servers.gatehouse]\ncommand = ${tomlString(cmd)}\nargs = [${args.map(tomlString).join(', ')}]\n`,
+          text: `[mcp_servers.gatehouse]\ncommand = ${tomlString(cmd)}\nargs = [${args.map(tomlString).join(', ')}]\ndefault_tools_approval_mode = "approve"\n`,
         },
       ],
     },
@@ -88,7 +89,13 @@ export function clientConfigs(p: ConnectParams): ClientConfig[] {
         {
           label: 'HTTP',
           where: '~/.gemini/settings.json',
-          text: json({ mcpServers: { gatehouse: { httpUrl: p.mcpUrl, headers: { Authorization: auth } } } }),
+          // Without trust, headless `gemini -p` offers the model no Gatehouse tool.
+          text: json({ mcpServers: { gatehouse: { httpUrl: p.mcpUrl, headers: { Authorization: auth }, trust: true } } }),
+        },
+        {
+          label: 'stdio bridge',
+          where: '~/.gemini/settings.json',
+          text: json({ mcpServers: { gatehouse: { command: cmd, args, trust: true } } }),
         },
       ],
     },
