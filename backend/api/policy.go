@@ -28,7 +28,7 @@ func (s *Server) getPolicy(w http.ResponseWriter, r *http.Request) {
 	}
 	p := s.Policy.Get()
 	writeJSON(w, http.StatusOK, map[string]any{
-		"file": s.Policy.UserPath, "text": string(text), "rules": p.Effective(), "notices": p.Notices(),
+		"file": s.Policy.UserPath, "text": string(text), "rules": p.Effective(policy.Mode(s.DefaultMode)), "mode": s.DefaultMode, "notices": p.Notices(),
 	})
 }
 
