@@ -56,18 +56,25 @@ type Placeholders struct {
 var Shared = &Placeholders{}
 
 // Cover decides, in one step, how each protected path is kept: held are
-// placeholder links (new, or another run's) to pin, existing are the
+// placeholders (new, or another run's) to pin or cover, existing are the
 // user's own files and directories. A path whose parent does not exist
 // is in neither: there is nothing to cover. Pass held to Release after
-// the run.
+// the run. Placeholders are links, except a git dir's commondir: git
+// takes any entry there (lstat) as a file to read, so it gets a file
+// naming the git dir it sits in.
 func (r *Placeholders) Cover(paths []string) (held, existing []string) {
-	return r.cover(paths, func(string) kind { return linkKind })
+	return r.cover(paths, func(p string) kind {
+		if filepath.Base(p) == "commondir" {
+			return fileKind
+		}
+		return linkKind
+	})
 }
 
 // Reserve makes placeholders a container can mount over for the paths
 // that do not exist: empty directories, or files where git reads a file
-// (commondir, config.worktree, a worktree's gitdir). Paths that exist
-// are left to the caller.
+// (config, commondir, config.worktree, a worktree's gitdir). Paths that
+// exist are left to the caller.
 func (r *Placeholders) Reserve(paths []string) []string {
 	held, _ := r.cover(paths, containerKind)
 	return held
@@ -75,7 +82,7 @@ func (r *Placeholders) Reserve(paths []string) []string {
 
 func containerKind(p string) kind {
 	switch filepath.Base(p) {
-	case "commondir", "config.worktree", "gitdir":
+	case "config", "commondir", "config.worktree", "gitdir":
 		return fileKind
 	}
 	return dirKind
@@ -180,4 +187,26 @@ func (r *Placeholders) Release(paths []string) {
 func pristineLink(p string) bool {
 	t, err := os.Readlink(p)
 	return err == nil && t == LinkTarget
+}
+
+// IsPlaceholder reports whether p looks like a placeholder of either
+// kind, as the doctor battery checks that nothing else was created:
+// a link to LinkTarget, an empty directory of mode 0555, or a read-only
+// file holding what a placeholder file holds.
+func IsPlaceholder(p string) bool {
+	if pristineLink(p) {
+		return true
+	}
+	st, err := os.Lstat(p)
+	switch {
+	case err != nil:
+		return false
+	case st.IsDir():
+		ents, err := os.ReadDir(p)
+		return err == nil && len(ents) == 0 && st.Mode().Perm() == 0o555
+	case st.Mode().IsRegular():
+		b, err := readSmall(p)
+		return err == nil && st.Mode().Perm() == 0o444 && bytes.Equal(b, fileContent(p))
+	}
+	return false
 }
