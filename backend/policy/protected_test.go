@@ -19,6 +19,7 @@ func TestProtectedPathsMatchTheSandbox(t *testing.T) {
 		".git/modules/x/hooks", ".git/modules/lib/foo/config", ".git/modules/x/commondir", ".git/modules/planted",
 		".git/worktrees/w/commondir", ".git/worktrees/w/gitdir", ".git/worktrees/w/config.worktree", "vendor/lib/.git"},
 		protect.Names...)
+	fixed = append(fixed, protect.HookRunnerNames...)
 	for _, n := range fixed {
 		p := path.Join("/ws", n)
 		if _, ok := protectedPath(p); ok {

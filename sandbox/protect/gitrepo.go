@@ -43,6 +43,10 @@ type repoScan struct {
 	c    *collector
 	home string
 	seen map[string]bool // git dirs already scanned
+	// hookDirs are where git finds the hooks it runs for commits in the
+	// workspace itself (which hook runners they call decides which
+	// runners' config is protected).
+	hookDirs []string
 }
 
 // git scans the repository at workspace root ws.
@@ -102,6 +106,9 @@ func (r *repoScan) gitDir(g, wt string, depth int) error {
 		for _, n := range gitDirFiles {
 			r.c.addIn(filepath.Join(common, n))
 		}
+	}
+	if wt == r.c.ws {
+		r.hookDirs = append(r.hookDirs, filepath.Join(common, "hooks"))
 	}
 	if err := r.hooksPaths(g, wt); err != nil {
 		return err
@@ -238,7 +245,11 @@ func (r *repoScan) hooksPaths(g, wt string) error {
 			}
 			p = filepath.Join(wt, p)
 		}
-		r.c.addIn(filepath.Clean(p))
+		p = filepath.Clean(p)
+		r.c.addIn(p)
+		if wt == r.c.ws {
+			r.hookDirs = append(r.hookDirs, p)
+		}
 	}
 	return nil
 }

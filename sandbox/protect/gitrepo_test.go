@@ -90,8 +90,24 @@ func TestForGitRepositories(t *testing.T) {
 			files: gitDirLayout(".git", "[core]\n\thooksPath = .husky/_\n"),
 			want: setWant{
 				existing: []string{".git/config"},
-				missing:  []string{".husky", ".git/hooks", ".git/commondir", ".git/config.worktree", ".git/modules", ".pre-commit-config.yaml", "lefthook.yml", ".lefthook-local.toml"},
+				missing:  []string{".husky", ".git/hooks", ".git/commondir", ".git/config.worktree", ".git/modules", ".pre-commit-config.yaml"},
+				absent:   []string{"lefthook.yml", ".huskyrc", ".config"},
 			},
+		},
+		{
+			name:  "lefthook installed in git's hooks",
+			files: merged(gitDirLayout(".git", ""), map[string]string{".git/hooks/pre-commit": "#!/bin/sh\nlefthook run pre-commit \"$@\"\n", ".git/hooks/pre-push.sample": "husky"}),
+			want:  setWant{missing: []string{"lefthook.yml", ".lefthook-local.toml", ".lefthook", ".config"}, absent: []string{".huskyrc"}},
+		},
+		{
+			name:  "lefthook configured, not installed yet",
+			files: merged(gitDirLayout(".git", ""), map[string]string{"lefthook.yml": "pre-commit: {}\n"}),
+			want:  setWant{existing: []string{"lefthook.yml"}, missing: []string{".lefthook.json", "lefthook-local.yml"}},
+		},
+		{
+			name:  "husky's older config, hooks in the hooks path",
+			files: merged(gitDirLayout(".git", "[core]\nhooksPath = .husky\n"), map[string]string{".husky/pre-commit": "#!/bin/sh\n. \"$(dirname \"$0\")/_/husky.sh\"\n"}),
+			want:  setWant{existing: []string{".husky"}, missing: []string{".huskyrc.json", "husky.config.js"}, absent: []string{"lefthook.yml"}},
 		},
 		{
 			name:  "hooksPath in a directory that exists",
@@ -162,13 +178,8 @@ func TestForGitRepositories(t *testing.T) {
 			want:  setWant{existing: []string{".git"}},
 		},
 		{
-			name:  "lefthook's .config location when .config is missing",
-			files: gitDirLayout(".git", ""),
-			want:  setWant{missing: []string{".config"}},
-		},
-		{
-			name:  "and when it exists",
-			files: merged(gitDirLayout(".git", ""), map[string]string{".config/": ""}),
+			name:  "lefthook's .config location when .config exists",
+			files: merged(gitDirLayout(".git", ""), map[string]string{".config/": "", ".git/hooks/pre-commit": "lefthook"}),
 			want:  setWant{missing: []string{".config/lefthook.yml", ".config/lefthook.toml"}, absent: []string{".config"}},
 		},
 	}

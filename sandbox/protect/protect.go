@@ -18,42 +18,15 @@ import (
 // if written by an agent, would run code outside the sandbox later.
 // Agents' own project config is here too: Claude Code's .claude holds
 // hooks that run shell commands, and .cursor, .codex and .gemini name MCP
-// servers to start. So are the files the hook runners installed in git's
-// hooks read at commit time (HookRunnerNames). What git itself runs from
-// a repository is found from the repository (gitrepo.go). backend/policy
-// asks before file tools write the same names (a test there holds the
-// lists together).
-var Names = append([]string{
+// servers to start. The hook runners' config (hookrunners.go) and what
+// git itself runs (gitrepo.go) are found from the repository.
+// backend/policy asks before file tools write the same names (a test
+// there holds the lists together).
+var Names = []string{
 	".mcp.json", ".claude", ".cursor", ".codex", ".gemini",
 	".vscode", ".idea", ".gatehouse", ".gatehouse.toml",
 	".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile",
 	".zshrc", ".zshenv", ".zprofile", ".zlogin", ".zlogout", ".envrc",
-}, HookRunnerNames...)
-
-// HookRunnerNames are the config files and directories of git hook
-// runners (husky, pre-commit, lefthook): the hook git runs is theirs,
-// and what it does is read from these at each commit.
-var HookRunnerNames = hookRunnerNames()
-
-func hookRunnerNames() []string {
-	out := []string{
-		// husky: the hooks themselves (core.hooksPath = .husky/_), and
-		// the config files of its older versions.
-		".husky", ".huskyrc", ".huskyrc.json", ".huskyrc.yaml", ".huskyrc.yml",
-		".huskyrc.js", ".huskyrc.cjs", "husky.config.js", "husky.config.cjs",
-		// pre-commit
-		".pre-commit-config.yaml", ".pre-commit-config.yml",
-		// lefthook: its script directories; its config files follow.
-		".lefthook", ".lefthook-local",
-	}
-	// lefthook picks one main config of several names ("you'll never know
-	// which one"), and merges a -local one, so every name is protected.
-	for _, base := range []string{"lefthook", ".lefthook", "lefthook-local", ".lefthook-local", ".config/lefthook"} {
-		for _, ext := range []string{".yml", ".yaml", ".json", ".jsonc", ".toml"} {
-			out = append(out, base+ext)
-		}
-	}
-	return out
 }
 
 // Set is the protected paths of one workspace, split by whether they
@@ -102,6 +75,7 @@ func forHome(ws, home string) (Set, error) {
 	}
 	r := &repoScan{c: c, home: home, seen: map[string]bool{}}
 	err := r.git(ws)
+	c.hookRunners(r.hookDirs)
 	sort.Strings(c.set.Existing)
 	sort.Strings(c.set.Missing)
 	sort.Strings(c.set.Writable)

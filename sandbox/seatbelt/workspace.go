@@ -7,11 +7,13 @@ import (
 )
 
 // staticProtected are the protected names of every workspace, named in
-// the profile whether they exist or not: the protect package's names and
-// what git runs from the workspace's own git dir. What only the
+// the profile whether they exist or not (path rules cost nothing): the
+// protect package's names, every hook runner's, and what git runs from
+// the workspace's own git dir. What only the
 // repository says (core.hooksPath, includes, submodules) comes from
 // protect.Scan.
-var staticProtected = append([]string{".git/hooks", ".git/config", ".git/commondir", ".git/config.worktree"}, protect.Names...)
+var staticProtected = append(append([]string{".git/hooks", ".git/config", ".git/commondir", ".git/config.worktree"},
+	protect.Names...), protect.HookRunnerNames...)
 
 // writeProtected writes the denials for the workspaces' protected paths
 // and secrets.
