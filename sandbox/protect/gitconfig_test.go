@@ -124,3 +124,22 @@ func TestParseGitConfigErrorNamesTheLine(t *testing.T) {
 		t.Fatalf("got %v, want an error on line 3", err)
 	}
 }
+
+// Whatever the bytes, the reader returns values or an error, and never
+// panics or loops.
+func FuzzParseGitConfig(f *testing.F) {
+	for _, tc := range gitConfigCases {
+		f.Add([]byte(tc.src))
+	}
+	f.Fuzz(func(t *testing.T, src []byte) {
+		vars, err := parseGitConfig(src)
+		if err != nil && !errors.Is(err, errGitConfig) {
+			t.Fatalf("error without errGitConfig: %v", err)
+		}
+		for _, v := range vars {
+			if !strings.Contains(v.Name, ".") && strings.ContainsAny(v.Name, "[]") {
+				t.Fatalf("bad name %q", v.Name)
+			}
+		}
+	})
+}
