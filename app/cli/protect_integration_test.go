@@ -16,8 +16,9 @@ import (
 
 // Through the real daemon and its default sandbox: a command reads no
 // workspace secret but the one the config exposes, cannot write the
-// hooks directory the repository's core.hooksPath names even when the
-// person approves the command, and a file tool asks before writing there.
+// hooks directory the repository's core.hooksPath names (auto mode runs
+// the command without a card; the OS refuses the write), and a file tool
+// asks before writing there.
 func TestWorkspaceSecretsAndHooksPath(t *testing.T) {
 	gitBin, err := exec.LookPath("git")
 	if err != nil {
@@ -59,28 +60,20 @@ func TestWorkspaceSecretsAndHooksPath(t *testing.T) {
 		t.Fatalf("the exposed secret was not readable: %s", out)
 	}
 
-	// sh asks (it can run anything); approved, the sandbox still refuses.
-	done := make(chan outcome, 1)
-	go func() {
-		done <- callAsync(s, "run_command", map[string]any{"argv": []string{"sh", "-c", "echo evil > tools/githooks/pre-commit; echo evil > tools/githooks/post-commit"}})
-	}()
-	a := d.WaitApproval(30 * time.Second)
-	d.Decide(a.ID, "allow", "once", "")
-	o := <-done
-	if o.err != nil {
-		t.Fatal(o.err)
-	}
+	// In auto mode a sandboxed sh runs without a card: the OS refuses.
+	out := clitest.Text(t, call(t, s, "run_command", map[string]any{"argv": []string{"sh", "-c", "echo evil > tools/githooks/pre-commit; echo evil > tools/githooks/post-commit"}}))
 	if b, _ := os.ReadFile(filepath.Join(ws, "tools", "githooks", "pre-commit")); string(b) != hook {
-		t.Fatalf("an approved command rewrote the hook git runs: %q\n%s", b, clitest.Text(t, o.res))
+		t.Fatalf("a command rewrote the hook git runs: %q\n%s", b, out)
 	}
 	if _, err := os.Lstat(filepath.Join(ws, "tools", "githooks", "post-commit")); err == nil {
-		t.Fatal("an approved command added a hook")
+		t.Fatal("a command added a hook")
 	}
 
+	done := make(chan outcome, 1)
 	go func() {
 		done <- callAsync(s, "write_file", map[string]any{"path": "tools/githooks/pre-commit", "content": "evil"})
 	}()
-	a = d.WaitApproval(30 * time.Second)
+	a := d.WaitApproval(30 * time.Second)
 	if !strings.Contains(a.Reason, "git") {
 		t.Errorf("the card does not say git runs it: %q", a.Reason)
 	}
