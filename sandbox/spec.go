@@ -97,6 +97,13 @@ type Spec struct {
 	// (only the bytes kept under the cap).
 	Stdout io.Writer
 	Stderr io.Writer
+
+	// ExposeSecrets are workspace secrets this run may read, on top of
+	// the session's (see SessionSpec.ExposeSecrets): a person's grant
+	// for one call or session. The container backend fixes what it hides
+	// when its container starts, so there it must be a subset of the
+	// session's.
+	ExposeSecrets []string
 }
 
 // SessionSpec describes an agent session: the workspaces every run may
@@ -105,6 +112,11 @@ type SessionSpec struct {
 	ID         string
 	Workspaces []string
 	Hidden     []string
+	// ExposeSecrets are the workspace secrets commands may read (every
+	// other file on the secret list is hidden): patterns relative to a
+	// workspace root, as the config's [sandbox] expose_secrets takes them
+	// (see protect.ParseExposure).
+	ExposeSecrets []string
 	// Limits bound the whole session where a backend can only apply them
 	// once (the container's memory and process limits).
 	Limits Limits

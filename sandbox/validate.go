@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/gatehouse-dev/gatehouse/sandbox/protect"
 )
 
 // DefaultPath is the PATH used to find argv[0] when Spec.Env has none.
@@ -26,6 +28,9 @@ type Prepared struct {
 	Network    Network
 	Limits     Limits
 	Spec       Spec // the original, for Stdin/Stdout/Stderr
+
+	// Expose is the session's and the run's ExposeSecrets together.
+	Expose protect.Exposure
 }
 
 // PrepareOptions tune validation for a backend.
@@ -121,6 +126,9 @@ func PrepareSession(ss SessionSpec, opt PrepareOptions) (SessionSpec, error) {
 		}
 		out.Hidden = append(out.Hidden, resolveExisting(h))
 	}
+	if _, err := protect.ParseExposure(ss.ExposeSecrets); err != nil {
+		return ss, specErr("expose_secrets", strings.Join(ss.ExposeSecrets, ","), errors.Join(ErrBadSpec, err))
+	}
 	return out, nil
 }
 
@@ -212,6 +220,11 @@ func Prepare(ss SessionSpec, s Spec, opt PrepareOptions) (*Prepared, error) {
 		}
 		p.ReadOnly = append(p.ReadOnly, rp)
 	}
+	expose, err := protect.ParseExposure(append(append([]string(nil), ss.ExposeSecrets...), s.ExposeSecrets...))
+	if err != nil {
+		return nil, specErr("expose_secrets", strings.Join(s.ExposeSecrets, ","), errors.Join(ErrBadSpec, err))
+	}
+	p.Expose = expose
 	p.Hidden = append(p.Hidden, ss.Hidden...)
 	for i, h := range s.Hidden {
 		if hasNUL(h) {

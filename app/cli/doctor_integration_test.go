@@ -35,8 +35,11 @@ func TestDoctorBinary(t *testing.T) {
 					t.Errorf("table lacks check %q", c)
 				}
 			}
-			if n := strings.Count(out.String(), "PASS"); n < 2*len(proof.Checks) {
-				t.Errorf("want every row of bwrap and landlock to PASS, saw %d PASS", n)
+			// bwrap shows a missing protected name in a listing: its one
+			// row that reports a known limit instead (sandbox/README.md).
+			pass, limit := strings.Count(out.String(), "PASS"), strings.Count(out.String(), "LIMIT")
+			if pass < 2*len(proof.Checks)-1 || pass+limit < 2*len(proof.Checks) || strings.Contains(out.String(), "FAIL") {
+				t.Errorf("want every row of bwrap and landlock to PASS (or LIMIT for bwrap's listing), saw %d PASS, %d LIMIT", pass, limit)
 			}
 		})
 	}

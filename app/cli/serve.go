@@ -257,6 +257,7 @@ func prepareServe(cmd *cobra.Command, g *Globals, f *serveFlags) (daemon.Options
 		return opts, err
 	}
 	opts.Sandbox = sb
+	opts.ExposeSecrets = cfg.Sandbox.ExposeSecrets
 	opts.UI = frontend.Dist()
 	return opts, nil
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/gatehouse-dev/gatehouse/backend/policy"
 	"github.com/gatehouse-dev/gatehouse/backend/secrets"
+	"github.com/gatehouse-dev/gatehouse/sandbox/protect"
 )
 
 // DefaultListen is the loopback address the daemon binds by default.
@@ -52,6 +53,12 @@ type Sandbox struct {
 	ContainerImage string   `toml:"container_image"`
 	ContainerArgs  []string `toml:"container_args"`     // extra global CLI args, e.g. --runtime runc
 	ContainerRun   []string `toml:"container_run_args"` // extra `run` flags, e.g. --ulimit nofile=1024
+
+	// ExposeSecrets are workspace files on the secret list that commands
+	// may read anyway (every other one is hidden from them): paths or
+	// patterns relative to a workspace root, e.g. ".env.test",
+	// "testdata/*.pem", or "fixtures/" for everything below it.
+	ExposeSecrets []string `toml:"expose_secrets"`
 }
 
 // Limits are per-session budgets; zero keeps the default, -1 disables one.
@@ -155,6 +162,9 @@ func (c Config) Validate() error {
 	}
 	if c.MaxConnections < 0 {
 		return fmt.Errorf("max_connections must be a whole number, 0 or more (0 keeps the default), not %d", c.MaxConnections)
+	}
+	if _, err := protect.ParseExposure(c.Sandbox.ExposeSecrets); err != nil {
+		return fmt.Errorf("sandbox.expose_secrets: %w; give paths relative to the workspace root", err)
 	}
 	switch c.Sandbox.ContainerCLI {
 	case "", "docker", "podman":

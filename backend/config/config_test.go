@@ -22,6 +22,10 @@ func TestParse(t *testing.T) {
 		{"bad mode", "mode = \"yolo\"\n", "mode"},
 		{"syntax", "listen = \n", "cfg.toml line 1 is not valid TOML"},
 		{"negative timeout", "approval_timeout_s = -5\n", "cfg.toml: approval_timeout_s must be a number of seconds, 0 or more"},
+		{"expose secrets", "[sandbox]\nexpose_secrets = [\".env.test\", \"testdata/\", \"certs/*.pem\"]\n", ""},
+		{"expose an absolute path", "[sandbox]\nexpose_secrets = [\"/home/me/.env\"]\n", "sandbox.expose_secrets"},
+		{"expose outside the workspace", "[sandbox]\nexpose_secrets = [\"../other/.env\"]\n", "sandbox.expose_secrets"},
+		{"expose a bad pattern", "[sandbox]\nexpose_secrets = [\"[\"]\n", "not a valid pattern"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -55,6 +55,9 @@ type Options struct {
 	Logger     *slog.Logger
 	// Sandbox confines run_command; nil refuses commands with advice.
 	Sandbox sandbox.Backend
+	// ExposeSecrets are the workspace secrets commands may read (the
+	// config's [sandbox] expose_secrets).
+	ExposeSecrets []string
 
 	// PolicyPath is the user's policy file.
 	PolicyPath string
@@ -193,6 +196,7 @@ func Run(ctx context.Context, opts Options) (err error) {
 		Sessions: d.sessions, Approvals: d.approvals, Policy: pol, Audit: auditSink{d},
 		Sandbox: opts.Sandbox, Hidden: []string{opts.DataDir}, Logger: logger,
 		Redact: d.redactor.String, EnvFor: secretStore.EnvFor, Snapshots: d.snapshots,
+		ExposeSecrets: opts.ExposeSecrets,
 	})
 	if err != nil {
 		return err

@@ -39,6 +39,8 @@ func (p *Policy) analyze(s *Session, c *Call, cls toolClass) *analysis {
 			if cls == classWrite {
 				if r, ok := protectedPath(fp); ok {
 					a.risks = append(a.risks, r)
+				} else if r, ok := sessionProtected(fp, s.Protected); ok {
+					a.risks = append(a.risks, r)
 				}
 			}
 		}

@@ -30,7 +30,8 @@ var metadataHosts = []string{
 var sensitiveDirs = set(".ssh", ".aws", ".gnupg", ".kube", ".docker", ".azure", ".password-store")
 
 // sensitiveFiles are exact basenames that hold credentials.
-var sensitiveFiles = set(".netrc", ".git-credentials", ".npmrc", ".pypirc", ".pgpass", "credentials", "credentials.json")
+var sensitiveFiles = set(".netrc", "_netrc", ".git-credentials", ".npmrc", ".pypirc", ".pgpass", "credentials", "credentials.json",
+	"application_default_credentials.json", "credentials.tfrc.json", ".boto", ".s3cfg", ".dockercfg", "credentials.db", "access_tokens.db")
 
 // sensitivePath reports whether the absolute path p holds credentials.
 func sensitivePath(p string) (Risk, bool) {
@@ -128,7 +129,6 @@ func isMetadataHost(host string) bool {
 // asks even where edits are otherwise allowed.
 func protectedPath(p string) (Risk, bool) {
 	base := path.Base(p)
-	dir := path.Dir(p)
 	mk := func(name, why string) (Risk, bool) {
 		return Risk{Kind: RiskProtected, field: fieldText, names: []string{name},
 			Detail: p + " " + why}, true
@@ -145,9 +145,13 @@ func protectedPath(p string) (Risk, bool) {
 			return mk(path.Base(d), "is agent or editor configuration, which can run commands")
 		}
 	}
+	if name, ok := gitProtected(p); ok {
+		return mk(name, "is read by git as its hooks or configuration, which run programs")
+	}
+	if name, ok := hookRunnerProtected(p); ok {
+		return mk(name, "is a git hook runner's configuration, which runs commands at each commit")
+	}
 	switch {
-	case path.Base(dir) == ".git" && base == "config":
-		return mk(".git/config", "is git configuration, which can run programs")
 	case base == ".mcp.json":
 		return mk(base, "configures agent tools")
 	case strings.HasPrefix(base, ".gatehouse"):

@@ -131,4 +131,11 @@ type Session struct {
 	// the agent reports it; calls reaching for secrets it never mentions
 	// are flagged as drifting from it.
 	Goal string
+
+	// Protected are absolute paths in the workspaces that the sandbox
+	// keeps read-only or uncreatable beyond the fixed names protectedPath
+	// knows: what the repository's own config names (core.hooksPath, its
+	// included files), found by the caller (sandbox/protect.For), since
+	// Decide reads no files. Writing one, or inside one, asks.
+	Protected []string
 }

@@ -105,6 +105,7 @@ func (r *Runner) sandboxSession(ctx context.Context, st *State) (sandbox.Session
 	}
 	sb, err := r.deps.Sandbox.Open(st.Live.Context(), sandbox.SessionSpec{
 		ID: st.Live.ID(), Workspaces: st.Workspaces, Hidden: r.deps.Hidden, Limits: sandbox.DefaultLimits(),
+		ExposeSecrets: r.deps.ExposeSecrets,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("could not start the sandbox: %w", err)

@@ -45,6 +45,10 @@ type Deps struct {
 	// Hidden are host paths never visible in a sandbox (the data dir).
 	Hidden []string
 	Logger *slog.Logger
+
+	// ExposeSecrets are the workspace secrets every session's commands
+	// may read (sandbox.SessionSpec.ExposeSecrets).
+	ExposeSecrets []string
 }
 
 // Runner executes tool calls.

@@ -82,9 +82,11 @@ func (s *State) policySession(home string, sandboxed bool) (policy.Session, erro
 	if err != nil {
 		return policy.Session{}, toolErrorf(err, "This session's mode %q is not one Gatehouse knows, so it refused the call; the person can set the mode again.", info.Mode)
 	}
+	protected := protectedPaths(s.Workspaces) // reads files: not under the lock
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return policy.Session{Mode: mode, Workspaces: s.Workspaces, Home: home, Grants: append([]policy.Rule(nil), s.grants...), Goal: info.Goal, Sandboxed: sandboxed}, nil
+	return policy.Session{Mode: mode, Workspaces: s.Workspaces, Home: home, Grants: append([]policy.Rule(nil), s.grants...), Goal: info.Goal, Sandboxed: sandboxed,
+		Protected: protected}, nil
 }
 
 // Idle releases what the session holds while its client is away (the warm

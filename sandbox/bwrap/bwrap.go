@@ -18,7 +18,6 @@ import (
 	"github.com/gatehouse-dev/gatehouse/sandbox"
 	"github.com/gatehouse-dev/gatehouse/sandbox/initproc"
 	"github.com/gatehouse-dev/gatehouse/sandbox/launch"
-	"github.com/gatehouse-dev/gatehouse/sandbox/protect"
 )
 
 // Name is the backend's config name.
@@ -156,19 +155,15 @@ func (s *started) Discard() { s.pend.Discard() }
 
 // Run implements sandbox.Started.
 func (s *started) Run(ctx context.Context, p *sandbox.Prepared) (sandbox.Result, error) {
-	var names []string
-	for _, w := range p.Workspaces {
-		set := protect.For(w)
-		names = append(append(names, set.Existing...), set.Missing...)
-	}
-	held, existing := protect.Shared.Cover(names)
-	// Gone before the call returns: the checkpoint after it, and the
-	// person, see the workspace without them.
-	defer protect.Shared.Release(held)
-	prot := append(existing, held...)
-
 	req := launch.NewRequest(p, sandbox.RunEnv(p.Env, s.home, "/tmp"), 0)
-	req.Protect = prot
+	release, err := workspaceMounts(p, req)
+	if err != nil {
+		s.pend.Discard()
+		return sandbox.Result{Backend: Name}, err
+	}
+	// Placeholders are gone before the call returns: the checkpoint
+	// after it, and the person, see the workspace without them.
+	defer release()
 	return s.pend.Exec(ctx, launch.Call{
 		Request: req,
 		Limits:  p.Limits,

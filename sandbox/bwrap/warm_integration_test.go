@@ -59,12 +59,17 @@ func TestSandboxBuiltAheadOfItsCall(t *testing.T) {
 		}
 	}
 
-	// The .git made by one call is protected in the next.
+	// No call can make a repository (git would run its hooks on the
+	// person's next command here); one made on the host while the next
+	// sandbox waits is protected in it.
 	settle()
-	if r := run(`mkdir -p .git/hooks && echo ok`); !bytes.Contains(r.Stdout, []byte("ok")) {
-		t.Fatalf("mkdir .git/hooks: %s", r.Stderr)
+	if r := run(`mkdir .git; git init -q 2>/dev/null; test -e .git || echo absent`); !bytes.Contains(r.Stdout, []byte("absent")) {
+		t.Fatalf("a call made .git: %s %s", r.Stdout, r.Stderr)
 	}
 	settle()
+	if err := os.Mkdir(filepath.Join(ws, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	// A protected name made on the host while the next sandbox waits.
 	if err := os.Mkdir(filepath.Join(ws, ".vscode"), 0o755); err != nil {
 		t.Fatal(err)

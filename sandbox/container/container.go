@@ -133,22 +133,27 @@ func (b *Backend) Open(ctx context.Context, s sandbox.SessionSpec) (sandbox.Sess
 			return nil, &sandbox.SpecError{Field: "workspace", Value: w, Err: sandbox.ErrBadSpec}
 		}
 	}
+	sess := &session{b: b, ss: ss}
+	if sess.expose, err = protect.ParseExposure(ss.ExposeSecrets); err != nil {
+		return nil, err
+	}
+	if err := sess.start(ctx); err != nil {
+		return nil, err
+	}
+	sess.prepareNext()
+	return sess, nil
+}
+
+// start starts the session's container with the mounts its workspaces
+// need now.
+func (s *session) start(ctx context.Context) error {
+	b, ss := s.b, s.ss
 	var rnd [4]byte
 	_, _ = rand.Read(rnd[:])
 	name := "gatehouse-" + unsafeName.ReplaceAllString(ss.ID, "_") + "-" + hex.EncodeToString(rnd[:])
-	var protected, missing []string
-	for _, w := range ss.Workspaces {
-		set := protect.For(w)
-		for _, p := range set.Existing {
-			// A volume follows the link on the host, so it would mount the
-			// link's target (anywhere) and leave the link itself
-			// replaceable from inside.
-			if st, err := os.Lstat(p); err == nil && st.Mode()&os.ModeSymlink != 0 {
-				return nil, fmt.Errorf("%s is a symbolic link, which the container sandbox cannot keep read-only; replace it with what it points to, or use the bwrap or landlock backend: %w", p, sandbox.ErrBadSpec)
-			}
-		}
-		protected = append(protected, set.Existing...)
-		missing = append(missing, set.Missing...)
+	cov, err := workspaceCover(ss.Workspaces, s.expose)
+	if err != nil {
+		return err
 	}
 	var runDir string
 	if b.opts.Helper != "" {
@@ -157,23 +162,21 @@ func (b *Backend) Open(ctx context.Context, s sandbox.SessionSpec) (sandbox.Sess
 			runDir = d
 		}
 	}
-	held := protect.Shared.Reserve(missing)
-	args := b.runArgs(name, ss, append(protected, held...), runDir)
+	args := b.runArgs(name, ss, cov.mounts, runDir)
 	out, err := b.command(ctx, args...).CombinedOutput()
 	if err != nil {
-		protect.Shared.Release(held)
+		cov.release()
 		_ = b.command(context.WithoutCancel(ctx), b.rmArgs(name)...).Run()
 		if runDir != "" {
 			os.RemoveAll(runDir)
 		}
-		return nil, fmt.Errorf("start session container: %s: %w", lastLine(out, err), err)
+		return fmt.Errorf("start session container: %s: %w", lastLine(out, err), err)
 	}
-	sess := &session{b: b, ss: ss, name: name, held: held, runDir: runDir}
-	sess.prepareNext()
-	return sess, nil
+	s.name, s.cover, s.runDir = name, cov, runDir
+	return nil
 }
 
-func (b *Backend) runArgs(name string, ss sandbox.SessionSpec, protected []string, runDir string) []string {
+func (b *Backend) runArgs(name string, ss sandbox.SessionSpec, covers []string, runDir string) []string {
 	a := []string{"run", "-d", "--name", name, "--label", "gatehouse.session=" + ss.ID, "--label", "gatehouse.owner=" + b.opts.Owner,
 		"--network", "none", "--read-only", "--cap-drop", "ALL",
 		"--security-opt", "no-new-privileges", "--workdir", ss.Workspaces[0]}
@@ -190,11 +193,8 @@ func (b *Backend) runArgs(name string, ss sandbox.SessionSpec, protected []strin
 	for _, w := range ss.Workspaces {
 		a = append(a, "--mount", "type=bind,source="+w+",target="+w)
 	}
-	for _, p := range protected {
-		if strings.ContainsAny(p, ",:") {
-			continue
-		}
-		a = append(a, "--mount", "type=bind,source="+p+",target="+p+",readonly")
+	for _, m := range covers {
+		a = append(a, "--mount", m)
 	}
 	for _, h := range ss.Hidden {
 		st, err := os.Lstat(h)
@@ -249,7 +249,10 @@ type session struct {
 	run  sync.Mutex // one run at a time: a run's cleanup kills the container's processes
 	ss   sandbox.SessionSpec
 	name string
-	held []string
+	// cover is what the container was started to hide and protect;
+	// expose, the secrets the session lets commands read.
+	cover  *cover
+	expose protect.Exposure
 	// runDir is shared with the container for the ready helper's socket;
 	// empty when calls go through the CLI's exec only.
 	runDir string
@@ -278,6 +281,9 @@ func (s *session) Run(ctx context.Context, spec sandbox.Spec) (sandbox.Result, e
 	}
 	if len(p.ReadOnly) > 0 || len(p.ReadWrite) > 0 {
 		return res, &sandbox.SpecError{Field: "read_write", Value: "", Err: fmt.Errorf("%w: the container backend mounts only the session's workspaces", sandbox.ErrBadSpec)}
+	}
+	if err := s.coverCurrent(ctx, spec); err != nil {
+		return res, err
 	}
 	env := sandbox.RunEnv(p.Env, "/tmp", "/tmp")
 	defer s.prepareNext()
@@ -422,7 +428,12 @@ func (s *session) close(ctx context.Context) error {
 	}
 	s.closed = true
 	s.mu.Unlock()
-	defer protect.Shared.Release(s.held)
+	return s.stop(ctx)
+}
+
+// stop removes the container and what was made for it.
+func (s *session) stop(ctx context.Context) error {
+	defer s.cover.release()
 	s.dropReady()
 	if s.runDir != "" {
 		defer os.RemoveAll(s.runDir)

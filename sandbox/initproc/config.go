@@ -84,6 +84,17 @@ type Request struct {
 	// the protected names of a writable workspace, including placeholders
 	// for names that do not exist yet.
 	Protect []string `json:"protect,omitempty"`
+	// Writable are directories inside a protected one bound writable
+	// again: each submodule's git dir in the read-only .git/modules.
+	Writable []string `json:"writable,omitempty"`
+	// Pin are directories bound onto themselves, flags unchanged: a mount
+	// point cannot be renamed, so the directories holding hidden secrets
+	// stay where the next sandbox looks for them.
+	Pin []string `json:"pin,omitempty"`
+	// HideFiles are covered with an empty read-only file and HideDirs
+	// with an empty read-only directory: the workspace's secrets.
+	HideFiles []string `json:"hide_files,omitempty"`
+	HideDirs  []string `json:"hide_dirs,omitempty"`
 }
 
 // CallFDs is how many descriptors travel with a Request over Connect:

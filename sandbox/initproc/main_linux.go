@@ -65,16 +65,16 @@ func confineAndExec(cfg Config) error {
 	}
 	env := os.Environ()
 	var dir string
-	var protect []string
+	var req Request
 	if cfg.RequestFD > 0 {
-		req, err := readRequest(cfg.RequestFD)
-		if err != nil {
+		var err error
+		if req, err = readRequest(cfg.RequestFD); err != nil {
 			return err
 		}
 		cfg.Path, cfg.Argv, cfg.Rlimits = req.Path, req.Argv, req.Rlimits
-		env, dir, protect = req.Env, req.Dir, req.Protect
+		env, dir = req.Env, req.Dir
 	}
-	if err := protectPaths(protect); err != nil {
+	if err := mountRequest(req); err != nil {
 		return err
 	}
 	for _, r := range cfg.Rlimits {

@@ -25,7 +25,6 @@ import (
 	"github.com/gatehouse-dev/gatehouse/sandbox/initproc"
 	"github.com/gatehouse-dev/gatehouse/sandbox/launch"
 	"github.com/gatehouse-dev/gatehouse/sandbox/proctree"
-	"github.com/gatehouse-dev/gatehouse/sandbox/protect"
 )
 
 // Name is the backend's config name.
@@ -78,7 +77,11 @@ func (b *Backend) Layout(_ sandbox.SessionSpec, p *sandbox.Prepared) (string, er
 	if p.Network.Mode != sandbox.NetHost && b.abi < 4 {
 		return "", fmt.Errorf("%w: Landlock ABI %d cannot block the network; upgrade to Linux 6.7+ or use bwrap", sandbox.ErrUnavailable, b.abi)
 	}
-	j, err := json.Marshal(Rules(p, "\x00home", "\x00tmp"))
+	rules, err := Rules(p, "\x00home", "\x00tmp")
+	if err != nil {
+		return "", err
+	}
+	j, err := json.Marshal(rules)
 	if err != nil {
 		return "", fmt.Errorf("encode landlock rules: %w", err)
 	}
@@ -102,7 +105,11 @@ func (b *Backend) Start(_ sandbox.SessionSpec, p *sandbox.Prepared) (sandbox.Sta
 		os.RemoveAll(scratch)
 		return nil, fmt.Errorf("create run directory: %w", err)
 	}
-	rules := Rules(p, home, tmp)
+	rules, err := Rules(p, home, tmp)
+	if err != nil {
+		os.RemoveAll(scratch)
+		return nil, err
+	}
 	pend, err := launch.Start(launch.Command{
 		Backend: Name,
 		Helper:  b.opts.Helper,
@@ -150,27 +157,14 @@ func (s *started) Run(ctx context.Context, p *sandbox.Prepared) (sandbox.Result,
 
 // Rules computes the Landlock rules for p with the run's private home
 // and temporary directories.
-func Rules(p *sandbox.Prepared, home, tmp string) initproc.Landlock {
+func Rules(p *sandbox.Prepared, home, tmp string) (initproc.Landlock, error) {
 	l := initproc.Landlock{DenyNet: p.Network.Mode != sandbox.NetHost}
 	special := map[string]access{}
 	for _, h := range append(p.Hidden, sandbox.SensitiveSystemFiles()...) {
 		special[h] = denied
 	}
-	for _, w := range p.Workspaces {
-		for _, pr := range protect.For(w).Existing {
-			if _, hidden := special[pr]; !hidden {
-				special[pr] = readOnly
-			}
-			// A protected link's target (.claude -> cfg/claude) is
-			// read-only too: a write through the link lands there, and a
-			// rule on the link alone would not cover it under a writable
-			// cfg. The link itself sits in the read-only root or .git.
-			if t, err := filepath.EvalSymlinks(pr); err == nil && t != pr {
-				if _, hidden := special[t]; !hidden {
-					special[t] = readOnly
-				}
-			}
-		}
+	if err := workspaceSpecials(p, special); err != nil {
+		return l, err
 	}
 	for _, d := range sandbox.SystemDirs {
 		if real, err := filepath.EvalSymlinks(d); err == nil && real == d {
@@ -200,7 +194,7 @@ func Rules(p *sandbox.Prepared, home, tmp string) initproc.Landlock {
 		l.RWFiles = append(l.RWFiles, p.Network.ProxySocket)
 	}
 	l.RWDirs = append(l.RWDirs, home, tmp)
-	return l
+	return l, nil
 }
 
 // carveRoot grants a workspace: read on the root, write on each entry

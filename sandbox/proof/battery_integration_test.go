@@ -19,7 +19,10 @@ func runBattery(t *testing.T, b sandbox.Backend) {
 	rows := Run(ctx, b, Options{})
 	for _, r := range rows {
 		t.Logf("%-9s %-45s %-11s %s", r.Backend, r.Check, r.Outcome, r.Reason)
-		if r.Outcome != Pass {
+		// Only Landlock keeps a missing name out of listings; the others
+		// must say exactly how it shows (see sandbox/README.md).
+		limitOK := r.Check == CheckAbsentName && b.Name() != "landlock"
+		if r.Outcome != Pass && !(limitOK && r.Outcome == Limited) {
 			t.Errorf("%s: %s: %s", r.Check, r.Outcome, r.Reason)
 		}
 	}

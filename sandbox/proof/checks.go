@@ -77,7 +77,7 @@ func checkGitHooks(ctx context.Context, e *env) (Outcome, string) {
 
 // unmountScript tries to lift the protections with the umount syscall
 // (busybox calls it whatever the uid; util-linux only as root).
-const unmountScript = `for p in .git/hooks .git/config .mcp.json .claude .vscode .bashrc; do busybox umount -l "$p"; umount -l "$p"; done 2>/dev/null; `
+const unmountScript = `for p in .git/hooks .git/config .mcp.json .claude .vscode .bashrc .husky .git/modules .git/modules/x .git/modules/x/hooks .git/modules/x/config .pre-commit-config.yaml .envrc .env sub sub/.env.local; do busybox umount -l "$p"; umount -l "$p"; done 2>/dev/null; `
 
 func checkUncreatable(ctx context.Context, e *env) (Outcome, string) {
 	r, err := e.run(ctx, []string{"sh", "-c", unmountScript + `echo '{}' > .mcp.json; mkdir -p .claude && echo '{"hooks":{}}' > .claude/settings.json; mkdir -p .vscode && echo x > .vscode/tasks.json; echo x > .bashrc; exit 0`}, nil)

@@ -1,7 +1,8 @@
 // Package proof is the doctor battery: real processes that try to break
 // out of a backend (read a canary in $HOME, write outside the workspace
-// and into .git/hooks, reach 127.0.0.1, read host secrets, fork-bomb,
-// outlive a kill) and a row per attempt saying whether the OS refused.
+// and into what git or a hook runner runs on the host, reach 127.0.0.1,
+// read host and workspace secrets, fork-bomb, outlive a kill) and a row
+// per attempt saying whether the OS refused.
 // `gatehouse doctor` and the Go tests run the same checks.
 package proof
 
@@ -25,6 +26,10 @@ const (
 	Pass        Outcome = "PASS"
 	Fail        Outcome = "FAIL"
 	Unavailable Outcome = "UNAVAILABLE"
+	// Limited: what must hold held, but the backend shows less than the
+	// check asks for, and the reason says exactly what (a known limit
+	// in sandbox/README.md).
+	Limited Outcome = "LIMIT"
 )
 
 // Row is one check's result on one backend.
@@ -45,12 +50,19 @@ const (
 	CheckEnvSecrets    = "host env secrets absent"
 	CheckForkBomb      = "fork bomb contained"
 	CheckSleeperKilled = "sleeper killed on time, grandchildren too"
+	CheckHooksPath     = "write core.hooksPath dir (.husky) fails"
+	CheckSubmodule     = "write .git/modules/x hooks, config fails"
+	CheckEnvrc         = "create .envrc fails"
+	CheckPreCommit     = "replace .pre-commit-config.yaml fails"
+	CheckSecretFile    = "cat .env returns no secret"
+	CheckAbsentName    = "missing protected name absent (ls -a, cat)"
 )
 
 // Checks lists the battery's checks in order.
 var Checks = []string{
 	CheckHomeCanary, CheckWriteOutside, CheckGitHooks, CheckUncreatable,
 	CheckNetwork, CheckEnvSecrets, CheckForkBomb, CheckSleeperKilled,
+	CheckHooksPath, CheckSubmodule, CheckEnvrc, CheckPreCommit, CheckSecretFile, CheckAbsentName,
 }
 
 // Options tune where the battery works.
@@ -106,6 +118,10 @@ func Run(ctx context.Context, b sandbox.Backend, o Options) []Row {
 	if err := os.WriteFile(filepath.Join(ws, ".git", "config"), []byte(gitConfig), 0o644); err != nil {
 		return fail(fmt.Sprintf("cannot create the test workspace: %v", err))
 	}
+	secret := "gatehouse-workspace-secret-" + randHex(16)
+	if err := plantWorkspace(ws, secret); err != nil {
+		return fail(fmt.Sprintf("cannot create the test workspace: %v", err))
+	}
 	sess, err := b.Open(ctx, sandbox.SessionSpec{ID: "doctor-" + randHex(4), Workspaces: []string{ws}, Limits: SessionLimits()})
 	if err != nil {
 		return fail(fmt.Sprintf("cannot open a session: %v", err))
@@ -115,10 +131,11 @@ func Run(ctx context.Context, b sandbox.Backend, o Options) []Row {
 		defer cancel()
 		_ = sess.Close(cctx)
 	}()
-	e := &env{sess: sess, ws: ws, outside: outside, home: o.Home, log: o.Logger}
+	e := &env{sess: sess, ws: ws, outside: outside, home: o.Home, secret: secret, log: o.Logger}
 	checks := []func(context.Context, *env) (Outcome, string){
 		checkHomeCanary, checkWriteOutside, checkGitHooks, checkUncreatable,
 		checkNetwork, checkEnvSecrets, checkForkBomb, checkSleeper,
+		checkHooksPath, checkSubmodule, checkEnvrc, checkPreCommit, checkSecretFile, checkAbsentName,
 	}
 	rows := make([]Row, 0, len(checks))
 	for i, c := range checks {
@@ -128,13 +145,15 @@ func Run(ctx context.Context, b sandbox.Backend, o Options) []Row {
 	return rows
 }
 
-const gitConfig = "[core]\n\trepositoryformatversion = 0\n"
+// gitConfig is the test repository's config: husky's hooks path.
+const gitConfig = "[core]\n\trepositoryformatversion = 0\n\thooksPath = .husky\n"
 
 type env struct {
 	sess    sandbox.Session
 	ws      string
 	outside string
 	home    string
+	secret  string // the canary in the workspace's .env files
 	log     *slog.Logger
 }
 

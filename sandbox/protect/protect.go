@@ -1,28 +1,28 @@
 // Package protect lists the paths inside a writable workspace that stay
-// read-only (git hooks and config, shell rc files, agent and editor
-// config), and reserves the ones that do not exist yet so a sandbox can
-// mount over them and keep them uncreatable.
+// read-only (what git runs from the repository, hook runners' config,
+// shell rc files, agent and editor config) and the secret files that
+// commands never read, and reserves the protected names that do not
+// exist yet so a sandbox can mount over them and keep them uncreatable.
 package protect
 
 import (
-	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
-	"sync"
-	"syscall"
 )
 
 // Names are protected paths relative to a workspace root. Each of them,
 // if written by an agent, would run code outside the sandbox later.
 // Agents' own project config is here too: Claude Code's .claude holds
 // hooks that run shell commands, and .cursor, .codex and .gemini name MCP
-// servers to start. backend/policy asks before file tools write the same
-// names (a test there holds the two lists together).
+// servers to start. The hook runners' config (hookrunners.go) and what
+// git itself runs (gitrepo.go) are found from the repository.
+// backend/policy asks before file tools write the same names (a test
+// there holds the lists together).
 var Names = []string{
-	".git/hooks", ".git/config",
 	".mcp.json", ".claude", ".cursor", ".codex", ".gemini",
 	".vscode", ".idea", ".gatehouse", ".gatehouse.toml",
 	".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile",
@@ -32,127 +32,121 @@ var Names = []string{
 // Set is the protected paths of one workspace, split by whether they
 // exist now.
 type Set struct {
+	// Existing are kept read-only.
 	Existing []string
-	Missing  []string
+	// Missing cannot be created. One whose parent does not exist either
+	// is listed as its nearest missing ancestor (.config for
+	// .config/lefthook.yml), which is what a command would create first.
+	Missing []string
+	// Writable are directories inside an Existing one that stay
+	// writable: each submodule's git dir inside the read-only
+	// .git/modules, so that no new one can be planted beside them.
+	// Their own protected paths are in Existing and Missing.
+	Writable []string
 }
 
-// For computes the protected paths of workspace ws (absolute, resolved).
-// Any root entry named .gatehouse* is protected too. A .git that is a
-// file (worktree pointer) is protected itself.
-func For(ws string) Set {
-	var s Set
-	seen := map[string]bool{}
-	add := func(p string) {
-		if seen[p] {
-			return
-		}
-		seen[p] = true
-		if _, err := os.Lstat(p); err == nil {
-			s.Existing = append(s.Existing, p)
-		} else {
-			s.Missing = append(s.Missing, p)
-		}
-	}
-	gitDir := false
-	if st, err := os.Lstat(filepath.Join(ws, ".git")); err == nil {
-		if st.IsDir() {
-			gitDir = true
-		} else {
-			add(filepath.Join(ws, ".git"))
-		}
-	}
+// All is every protected path, existing or not.
+func (s Set) All() []string {
+	return append(append([]string(nil), s.Existing...), s.Missing...)
+}
+
+// For computes the protected paths of workspace ws (absolute, resolved):
+// Names, every root entry named .gatehouse*, and what git runs or reads
+// as configuration from the workspace's repository. It reads the
+// repository's config (and the person's global git config, for
+// core.hooksPath); an error means git could not read it either, and no
+// command should run until it is fixed.
+func For(ws string) (Set, error) {
+	home, _ := os.UserHomeDir()
+	return forHome(ws, home)
+}
+
+func forHome(ws, home string) (Set, error) {
+	c := &collector{ws: ws, seen: map[string]bool{}}
 	for _, n := range Names {
-		if strings.HasPrefix(n, ".git/") && !gitDir {
-			continue
-		}
-		add(filepath.Join(ws, n))
+		c.add(filepath.Join(ws, filepath.FromSlash(n)))
 	}
 	if ents, err := os.ReadDir(ws); err == nil {
 		for _, e := range ents {
 			if strings.HasPrefix(e.Name(), ".gatehouse") {
-				add(filepath.Join(ws, e.Name()))
+				c.add(filepath.Join(ws, e.Name()))
 			}
 		}
 	}
-	sort.Strings(s.Existing)
-	sort.Strings(s.Missing)
-	return s
-}
-
-// Placeholders are empty read-only directories created on the host at
-// missing protected paths, so a sandbox has a mount point to cover them
-// with. They are shared between concurrent runs and removed when the
-// last run using them releases them.
-type Placeholders struct {
-	mu   sync.Mutex
-	refs map[string]int
-	// pool, when set, holds spare placeholders (see pool.go); pooled marks
-	// the held ones that came from it and go back to it.
-	pool   *pool
-	pooled map[string]bool
-}
-
-// Shared is the process-wide placeholder registry.
-var Shared = &Placeholders{}
-
-// Reserve creates placeholders for paths (whose parents must exist) and
-// returns the ones it holds; pass them to Release after the run. Paths
-// that exist already are left to the caller.
-func (r *Placeholders) Reserve(paths []string) []string {
-	held, _ := r.Cover(paths)
-	return held
-}
-
-// Cover decides, in one step, how each protected path is kept
-// read-only: held are placeholders (new, or another run's) to cover,
-// existing are the user's own files and directories. A path whose parent
-// does not exist is in neither: there is nothing to cover.
-func (r *Placeholders) Cover(paths []string) (held, existing []string) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.refs == nil {
-		r.refs = map[string]int{}
+	r := &repoScan{c: c, home: home, seen: map[string]bool{}}
+	err := r.git(ws)
+	c.hookRunners(r.hookDirs)
+	sort.Strings(c.set.Existing)
+	sort.Strings(c.set.Missing)
+	sort.Strings(c.set.Writable)
+	if err != nil {
+		return c.set, fmt.Errorf("find what git runs from %s: %w", ws, err)
 	}
-	for _, p := range paths {
-		if r.refs[p] > 0 {
-			r.refs[p]++
-			held = append(held, p)
-			continue
-		}
-		var err error
-		if r.pool.take(p) {
-			r.pooled[p] = true
-		} else {
-			err = os.Mkdir(p, 0o555)
-		}
+	return c.set, nil
+}
+
+// collector gathers one workspace's protected paths.
+type collector struct {
+	ws   string
+	seen map[string]bool
+	set  Set
+}
+
+// inside reports whether p lies in the workspace (not the root itself).
+func (c *collector) inside(p string) bool {
+	return p != c.ws && within(p, c.ws)
+}
+
+// addIn adds p if it lies in the workspace: nothing outside it is
+// writable in the sandbox to begin with.
+func (c *collector) addIn(p string) {
+	if c.inside(p) {
+		c.add(p)
+	}
+}
+
+// add files p as existing or missing. A missing path is kept from being
+// created where it would be: under its parent's real location when that
+// is a link inside the workspace, and as its nearest missing ancestor
+// when the parent does not exist.
+func (c *collector) add(p string) {
+	if _, err := os.Lstat(p); err == nil {
+		c.file(p, &c.set.Existing)
+		return
+	}
+	for {
+		parent := filepath.Dir(p)
+		st, err := os.Lstat(parent)
 		switch {
-		case err == nil:
-			r.refs[p] = 1
-			held = append(held, p)
-		case errors.Is(err, fs.ErrExist):
-			existing = append(existing, p)
+		case err != nil:
+			if parent == c.ws || !c.inside(parent) {
+				return
+			}
+			p = parent
+			continue
+		case st.Mode()&fs.ModeSymlink != 0:
+			real, err := filepath.EvalSymlinks(parent)
+			if err != nil || !c.inside(real) {
+				return // nothing the sandbox can write
+			}
+			c.add(filepath.Join(real, filepath.Base(p)))
+			return
+		case !st.IsDir():
+			return // nothing can be created under a file
 		}
+		c.file(p, &c.set.Missing)
+		return
 	}
-	return held, existing
 }
 
-// Release drops one hold on each path and removes placeholders nobody
-// holds. os.Remove only removes an empty directory, so nothing a user
-// put there is lost.
-func (r *Placeholders) Release(paths []string) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	for _, p := range paths {
-		r.refs[p]--
-		if r.refs[p] <= 0 {
-			delete(r.refs, p)
-			if r.pooled[p] {
-				delete(r.pooled, p)
-				if r.pool.give(p) {
-					continue
-				}
-			}
-			_ = syscall.Rmdir(p) // never a file: this only ever made directories
-		}
+func (c *collector) writable(p string) {
+	c.file(p, &c.set.Writable)
+}
+
+func (c *collector) file(p string, list *[]string) {
+	if c.seen[p] {
+		return
 	}
+	c.seen[p] = true
+	*list = append(*list, p)
 }

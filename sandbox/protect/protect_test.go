@@ -13,7 +13,8 @@ func TestFor(t *testing.T) {
 	must(t, os.WriteFile(filepath.Join(ws, ".git", "config"), nil, 0o644))
 	must(t, os.WriteFile(filepath.Join(ws, ".gatehouse-policy.toml"), nil, 0o644))
 	must(t, os.Mkdir(filepath.Join(ws, ".vscode"), 0o755))
-	s := For(ws)
+	s, err := For(ws)
+	must(t, err)
 	for _, want := range []string{".git/hooks", ".git/config", ".gatehouse-policy.toml", ".vscode"} {
 		if !slices.Contains(s.Existing, filepath.Join(ws, want)) {
 			t.Errorf("existing lacks %s: %v", want, s.Existing)
@@ -29,7 +30,8 @@ func TestFor(t *testing.T) {
 	// (worktree pointer) is protected itself.
 	ws2 := t.TempDir()
 	must(t, os.WriteFile(filepath.Join(ws2, ".git"), []byte("gitdir: /x"), 0o644))
-	s2 := For(ws2)
+	s2, err := For(ws2)
+	must(t, err)
 	if !slices.Contains(s2.Existing, filepath.Join(ws2, ".git")) {
 		t.Errorf(".git file not protected: %v", s2.Existing)
 	}
@@ -42,23 +44,26 @@ func TestPlaceholdersRefcount(t *testing.T) {
 	ws := t.TempDir()
 	p := filepath.Join(ws, ".mcp.json")
 	r := &Placeholders{}
-	a := r.Reserve([]string{p})
-	b := r.Reserve([]string{p})
+	a, _ := r.Cover([]string{p})
+	b, _ := r.Cover([]string{p})
 	if len(a) != 1 || len(b) != 1 {
-		t.Fatalf("reserve: %v %v", a, b)
+		t.Fatalf("cover: %v %v", a, b)
+	}
+	if got, err := os.Readlink(p); err != nil || got != LinkTarget {
+		t.Fatalf("placeholder: %q %v, want a link to %s", got, err, LinkTarget)
 	}
 	r.Release(a)
-	if _, err := os.Stat(p); err != nil {
+	if _, err := os.Lstat(p); err != nil {
 		t.Fatalf("placeholder removed while still held: %v", err)
 	}
 	r.Release(b)
-	if _, err := os.Stat(p); !os.IsNotExist(err) {
+	if _, err := os.Lstat(p); !os.IsNotExist(err) {
 		t.Fatalf("placeholder left behind: %v", err)
 	}
 	// A path that already exists is not taken over.
 	must(t, os.WriteFile(p, []byte("{}"), 0o644))
-	if got := r.Reserve([]string{p}); len(got) != 0 {
-		t.Fatalf("reserved an existing file: %v", got)
+	if held, existing := r.Cover([]string{p}); len(held) != 0 || len(existing) != 1 {
+		t.Fatalf("covered an existing file as a placeholder: %v", held)
 	}
 }
 
@@ -88,58 +93,91 @@ func TestCoverSplitsPlaceholdersFromTheUsersFiles(t *testing.T) {
 		t.Fatalf("second run: held %v existing %v", held2, existing2)
 	}
 	r.Release(held)
-	if _, err := os.Stat(missing); err != nil {
+	if _, err := os.Lstat(missing); err != nil {
 		t.Fatalf("placeholder removed under the second run: %v", err)
 	}
 	r.Release(held2)
-	if _, err := os.Stat(missing); !os.IsNotExist(err) {
+	if _, err := os.Lstat(missing); !os.IsNotExist(err) {
 		t.Fatalf("placeholder left behind: %v", err)
 	}
 }
 
-// With a pool, placeholders are renamed in and out instead of made and
-// removed; one a run wrote into stays where it is, and a spare that
-// changed is not handed out again.
+// The container's placeholders are directories, and files where git
+// reads a file; each goes away with its last hold, unless changed.
+func TestReserveForTheContainer(t *testing.T) {
+	ws := t.TempDir()
+	must(t, os.Mkdir(filepath.Join(ws, ".git"), 0o755))
+	dir, cd, wc := filepath.Join(ws, ".envrc"), filepath.Join(ws, ".git", "commondir"), filepath.Join(ws, ".git", "config.worktree")
+	r := &Placeholders{}
+	held := r.Reserve([]string{dir, cd, wc})
+	if len(held) != 3 {
+		t.Fatalf("held %v", held)
+	}
+	if st, err := os.Lstat(dir); err != nil || !st.IsDir() {
+		t.Errorf(".envrc placeholder: %v %v", st, err)
+	}
+	if b, err := os.ReadFile(cd); err != nil || string(b) != ".\n" {
+		t.Errorf("commondir placeholder: %q %v, want the git dir itself", b, err)
+	}
+	if st, err := os.Lstat(wc); err != nil || !st.Mode().IsRegular() || st.Size() != 0 {
+		t.Errorf("config.worktree placeholder: %v %v", st, err)
+	}
+	// Something wrote into config.worktree: it stays.
+	must(t, os.Chmod(wc, 0o644), os.WriteFile(wc, []byte("[core]\n"), 0o644))
+	r.Release(held)
+	for _, p := range []string{dir, cd} {
+		if _, err := os.Lstat(p); !os.IsNotExist(err) {
+			t.Errorf("%s left behind: %v", p, err)
+		}
+	}
+	if _, err := os.Lstat(wc); err != nil {
+		t.Errorf("a changed placeholder was removed: %v", err)
+	}
+}
+
+// With a pool, placeholder links are renamed in and out instead of made
+// and removed; one replaced while held stays where it is, and a spare
+// that changed is not handed out again.
 func TestPoolRenamesPlaceholders(t *testing.T) {
 	ws := t.TempDir()
 	r := &Placeholders{}
 	must(t, r.UsePool(filepath.Join(t.TempDir(), "pool")))
 	a, b := filepath.Join(ws, ".mcp.json"), filepath.Join(ws, ".vscode")
 	held, existing := r.Cover([]string{a, b})
-	if len(held) != 2 || len(existing) != 0 || !r.pooled[a] || !r.pooled[b] {
-		t.Fatalf("held %v existing %v pooled %v", held, existing, r.pooled)
+	if len(held) != 2 || len(existing) != 0 || !r.holds[a].pooled || !r.holds[b].pooled {
+		t.Fatalf("held %v existing %v", held, existing)
 	}
 	for _, p := range held {
-		if st, err := os.Lstat(p); err != nil || !st.IsDir() || st.Mode().Perm() != 0o555 {
-			t.Fatalf("placeholder %s: %v %v", p, st, err)
+		if !pristineLink(p) {
+			t.Fatalf("placeholder %s is not a link to %s", p, LinkTarget)
 		}
 	}
-	// Something wrote into .vscode (a sandbox where it was not covered).
-	must(t, os.Chmod(b, 0o755), os.WriteFile(filepath.Join(b, "tasks.json"), []byte("{}"), 0o644))
+	// Something replaced .vscode (a sandbox where it was not covered).
+	must(t, os.Remove(b), os.Mkdir(b, 0o755), os.WriteFile(filepath.Join(b, "tasks.json"), []byte("{}"), 0o644))
 	r.Release(held)
 	if _, err := os.Lstat(a); !os.IsNotExist(err) {
-		t.Errorf("empty placeholder left in the workspace: %v", err)
+		t.Errorf("placeholder left in the workspace: %v", err)
 	}
 	if _, err := os.Stat(filepath.Join(b, "tasks.json")); err != nil {
-		t.Errorf("what was written into a placeholder left the workspace: %v", err)
+		t.Errorf("what replaced a placeholder left the workspace: %v", err)
 	}
 	if len(r.pool.spare) != 1 {
 		t.Fatalf("spares %v, want the one clean placeholder back", r.pool.spare)
 	}
 	// The spare changes while it waits: it is dropped, a fresh one used.
-	must(t, os.Chmod(r.pool.spare[0], 0o755), os.WriteFile(filepath.Join(r.pool.spare[0], "x"), nil, 0o644))
+	must(t, os.Remove(r.pool.spare[0]), os.Symlink("/elsewhere", r.pool.spare[0]))
 	held, _ = r.Cover([]string{a})
-	if ents, err := os.ReadDir(a); err != nil || len(ents) != 0 || len(held) != 1 {
-		t.Fatalf("placeholder from a changed spare: %v %v", ents, err)
+	if !pristineLink(a) || len(held) != 1 {
+		t.Fatalf("placeholder from a changed spare")
 	}
 	r.Release(held)
-	// A workspace on another filesystem (here: /dev/shm) falls back to mkdir.
+	// A workspace on another filesystem (here: /dev/shm) makes its own.
 	if shm, err := os.MkdirTemp("/dev/shm", "ws"); err == nil {
 		defer os.RemoveAll(shm)
 		p := filepath.Join(shm, ".envrc")
 		held, _ := r.Cover([]string{p})
-		if len(held) != 1 || r.pooled[p] {
-			t.Errorf("cross-filesystem placeholder: held %v pooled %v", held, r.pooled[p])
+		if len(held) != 1 || r.holds[p].pooled {
+			t.Errorf("cross-filesystem placeholder: held %v", held)
 		}
 		r.Release(held)
 		if _, err := os.Lstat(p); !os.IsNotExist(err) {

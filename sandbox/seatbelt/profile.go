@@ -5,7 +5,6 @@ package seatbelt
 
 import (
 	"fmt"
-	"path/filepath"
 	"strings"
 
 	"github.com/gatehouse-dev/gatehouse/sandbox"
@@ -20,10 +19,12 @@ var systemRead = []string{
 }
 
 // Profile renders the SBPL profile for p with the run's fresh home and
-// temporary directories. Later rules win in SBPL, so denials for
-// protected and hidden paths come after the grants they carve from;
-// being path rules, they also cover paths that do not exist yet.
-func Profile(p *sandbox.Prepared, home, tmp string) string {
+// temporary directories, and what its workspaces protect and hide (ws,
+// one per workspace, from protect.Scan). Later rules win in SBPL, so
+// denials for protected and hidden paths come after the grants they
+// carve from; being path rules, they also cover paths that do not exist
+// yet.
+func Profile(p *sandbox.Prepared, home, tmp string, ws []protect.Workspace) string {
 	var b strings.Builder
 	w := func(format string, a ...any) { fmt.Fprintf(&b, format+"\n", a...) }
 	w("(version 1)")
@@ -54,20 +55,7 @@ func Profile(p *sandbox.Prepared, home, tmp string) string {
 	w("  (subpath %s)", quote(home))
 	w("  (subpath %s)", quote(tmp))
 	w(")")
-	w("(deny file-write*")
-	for _, ws := range p.Workspaces {
-		for _, n := range protect.Names {
-			pn := filepath.Join(ws, n)
-			w("  (subpath %s)", quote(pn))
-			// Seatbelt matches the path a write resolves to, so a
-			// protected link's target is named too.
-			if t, err := filepath.EvalSymlinks(pn); err == nil && t != pn {
-				w("  (subpath %s)", quote(t))
-			}
-		}
-		w("  (regex %s)", quote("^"+regexQuote(ws)+"/\\.gatehouse"))
-	}
-	w(")")
+	writeProtected(w, p.Workspaces, ws)
 	if len(p.Hidden) > 0 {
 		w("(deny file-read* file-write*")
 		for _, h := range p.Hidden {

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/gatehouse-dev/gatehouse/sandbox"
+	"github.com/gatehouse-dev/gatehouse/sandbox/protect"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -16,26 +17,31 @@ func TestProfileGolden(t *testing.T) {
 	tests := []struct {
 		name string
 		p    sandbox.Prepared
+		ws   []protect.Workspace
 	}{
 		{"network-none", sandbox.Prepared{
 			Workspaces: []string{"/Users/ann/src/app"},
 			Hidden:     []string{"/Users/ann/Library/Application Support/Gatehouse"},
 			Network:    sandbox.Network{Mode: sandbox.NetNone},
-		}},
+		}, []protect.Workspace{{
+			Root:      "/Users/ann/src/app",
+			Protected: protect.Set{Missing: []string{"/Users/ann/src/app/.husky", "/Users/ann/src/app/tools/githooks"}},
+			Secrets:   protect.Found{Files: []string{"/Users/ann/src/app/.env"}, Dirs: []string{"/Users/ann/src/app/locked"}},
+		}}},
 		{"network-host-extra-paths", sandbox.Prepared{
 			Workspaces: []string{"/Users/ann/src/we\"ird"},
 			ReadOnly:   []string{"/Users/ann/go/pkg/mod"},
 			ReadWrite:  []string{"/Users/ann/.cache/go-build"},
 			Network:    sandbox.Network{Mode: sandbox.NetHost},
-		}},
+		}, nil},
 		{"network-proxy", sandbox.Prepared{
 			Workspaces: []string{"/Users/ann/src/app"},
 			Network:    sandbox.Network{Mode: sandbox.NetProxy, ProxySocket: "/tmp/gh/proxy.sock"},
-		}},
+		}, nil},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got := Profile(&tc.p, "/private/tmp/gatehouse-run-1/home", "/private/tmp/gatehouse-run-1/tmp")
+			got := Profile(&tc.p, "/private/tmp/gatehouse-run-1/home", "/private/tmp/gatehouse-run-1/tmp", tc.ws)
 			golden := filepath.Join("testdata", tc.name+".sb")
 			if *update {
 				if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
@@ -68,7 +74,7 @@ func TestProfileDeniesProtectedLinkTargets(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := Profile(&sandbox.Prepared{Workspaces: []string{ws}}, "/h", "/t")
+	got := Profile(&sandbox.Prepared{Workspaces: []string{ws}}, "/h", "/t", nil)
 	deny := got[strings.Index(got, "(deny file-write*"):]
 	for _, want := range []string{quote(filepath.Join(ws, ".claude")), quote(real)} {
 		if !strings.Contains(deny, "(subpath "+want+")") {

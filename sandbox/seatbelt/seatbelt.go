@@ -12,6 +12,7 @@ import (
 	"github.com/gatehouse-dev/gatehouse/sandbox"
 	"github.com/gatehouse-dev/gatehouse/sandbox/initproc"
 	"github.com/gatehouse-dev/gatehouse/sandbox/launch"
+	"github.com/gatehouse-dev/gatehouse/sandbox/protect"
 )
 
 // Name is the backend's config name.
@@ -73,8 +74,16 @@ func (b *Backend) run(ctx context.Context, ss sandbox.SessionSpec, p *sandbox.Pr
 	if err := os.Mkdir(tmp, 0o700); err != nil {
 		return sandbox.Result{Backend: Name}, fmt.Errorf("create run directory: %w", err)
 	}
+	var ws []protect.Workspace
+	for _, root := range p.Workspaces {
+		w, err := protect.Scan(root, p.Expose)
+		if err != nil {
+			return sandbox.Result{Backend: Name}, fmt.Errorf("cannot tell what to protect in %s, so nothing runs: %w", root, err)
+		}
+		ws = append(ws, w)
+	}
 	env := sandbox.RunEnv(p.Env, home, tmp)
-	argv := append([]string{b.opts.SandboxExec, "-p", Profile(p, home, tmp), "--", p.Path}, p.Argv[1:]...)
+	argv := append([]string{b.opts.SandboxExec, "-p", Profile(p, home, tmp, ws), "--", p.Path}, p.Argv[1:]...)
 	return launch.Run(ctx, launch.Command{
 		Backend: Name,
 		Helper:  b.opts.Helper,

@@ -1,0 +1,34 @@
+package bwrap
+
+import (
+	"fmt"
+
+	"github.com/gatehouse-dev/gatehouse/sandbox"
+	"github.com/gatehouse-dev/gatehouse/sandbox/initproc"
+	"github.com/gatehouse-dev/gatehouse/sandbox/protect"
+)
+
+// workspaceMounts fills in what the helper mounts over p's workspaces
+// when the call arrives, computed now so a protected name or a secret
+// the previous call made is covered in this one: the protected paths
+// read-only (placeholder links pinned for missing names), submodules'
+// git dirs writable again, the secrets hidden behind empty files and
+// their directories pinned. release gives the placeholders back; call it
+// once the run is over.
+func workspaceMounts(p *sandbox.Prepared, req *initproc.Request) (release func(), err error) {
+	var names []string
+	for _, w := range p.Workspaces {
+		ws, err := protect.Scan(w, p.Expose)
+		if err != nil {
+			return nil, fmt.Errorf("cannot tell what to protect in %s, so nothing runs: %w", w, err)
+		}
+		names = append(names, ws.Protected.All()...)
+		req.Writable = append(req.Writable, ws.Protected.Writable...)
+		req.Pin = append(req.Pin, ws.HiddenParents()...)
+		req.HideFiles = append(req.HideFiles, ws.Secrets.Files...)
+		req.HideDirs = append(req.HideDirs, ws.Secrets.Dirs...)
+	}
+	held, existing := protect.Shared.Cover(names)
+	req.Protect = append(existing, held...)
+	return func() { protect.Shared.Release(held) }, nil
+}

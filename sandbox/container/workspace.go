@@ -1,0 +1,180 @@
+package container
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/gatehouse-dev/gatehouse/sandbox"
+	"github.com/gatehouse-dev/gatehouse/sandbox/protect"
+)
+
+// cover is what keeps a session container's workspaces trustworthy: its
+// mounts are fixed when the container starts, so the workspace is
+// scanned then, and again before each run (key) to start a fresh
+// container when what must be covered changed (a secret or protected
+// name appeared, a submodule was added).
+type cover struct {
+	mounts []string // --mount values, parents before children
+	held   []string // placeholders reserved for missing protected names
+	dir    string   // holds the empty file secrets are covered with
+	key    string
+}
+
+// workspaceCover scans ws and lays out the mounts: protected paths
+// read-only (over placeholders where missing), submodules' git dirs
+// writable again inside the read-only .git/modules, every secret behind
+// an empty read-only file, directories that could not be searched
+// behind an empty one, and the directories holding secrets bound onto
+// themselves, so no command can move one away (a mount point cannot be
+// renamed) and leave a decoy for a sandbox being set up beside it.
+func workspaceCover(workspaces []string, e protect.Exposure) (*cover, error) {
+	c := &cover{}
+	type mount struct{ target, spec string }
+	var ms []mount
+	var missing []string
+	for _, w := range workspaces {
+		ws, err := protect.Scan(w, e)
+		if err != nil {
+			return nil, fmt.Errorf("cannot tell what to protect in %s, so nothing runs: %w", w, err)
+		}
+		for _, p := range ws.Protected.Existing {
+			// A volume follows the link on the host, so it would mount the
+			// link's target (anywhere) and leave the link itself
+			// replaceable from inside.
+			if st, err := os.Lstat(p); err == nil && st.Mode()&os.ModeSymlink != 0 {
+				return nil, fmt.Errorf("%s is a symbolic link, which the container sandbox cannot keep read-only; replace it with what it points to, or use the bwrap or landlock backend: %w", p, sandbox.ErrBadSpec)
+			}
+			ms = append(ms, mount{p, "type=bind,source=" + p + ",target=" + p + ",readonly"})
+		}
+		missing = append(missing, ws.Protected.Missing...)
+		for _, d := range ws.Protected.Writable {
+			ms = append(ms, mount{d, "type=bind,source=" + d + ",target=" + d})
+		}
+		for _, d := range ws.HiddenParents() {
+			ms = append(ms, mount{d, "type=bind,source=" + d + ",target=" + d})
+		}
+		for _, d := range ws.Secrets.Dirs {
+			ms = append(ms, mount{d, "type=tmpfs,target=" + d + ",tmpfs-size=1k,tmpfs-mode=0"})
+		}
+		if len(ws.Secrets.Files) > 0 && c.dir == "" {
+			if c.dir, err = emptyFileDir(); err != nil {
+				return nil, err
+			}
+		}
+		for _, f := range ws.Secrets.Files {
+			ms = append(ms, mount{f, "type=bind,source=" + filepath.Join(c.dir, "empty") + ",target=" + f + ",readonly"})
+		}
+	}
+	c.held = protect.Shared.Reserve(missing)
+	for _, p := range c.held {
+		ms = append(ms, mount{p, "type=bind,source=" + p + ",target=" + p + ",readonly"})
+	}
+	// What later scans will see while the placeholders stand: a
+	// placeholder .git, say, shows the names below it as missing, which
+	// its read-only mount covers already.
+	key, err := scanKey(workspaces, e)
+	if err != nil {
+		c.release()
+		return nil, err
+	}
+	c.key = key
+	// Parents first (a parent is a prefix of its children), as the
+	// runtime mounts them in order.
+	sort.SliceStable(ms, func(i, j int) bool { return ms[i].target < ms[j].target })
+	for _, m := range ms {
+		if strings.ContainsAny(m.target, ",:") || strings.ContainsAny(c.dir, ",:") {
+			c.release()
+			return nil, fmt.Errorf("the container sandbox cannot mount %s (a comma or colon in its path); rename it, or use the bwrap or landlock backend: %w", m.target, sandbox.ErrBadSpec)
+		}
+		c.mounts = append(c.mounts, m.spec)
+	}
+	return c, nil
+}
+
+// release gives back the placeholders and removes the empty file.
+func (c *cover) release() {
+	protect.Shared.Release(c.held)
+	if c.dir != "" {
+		os.RemoveAll(c.dir)
+	}
+}
+
+// stale reports whether the workspaces now need other mounts than the
+// container was started with.
+func (c *cover) stale(workspaces []string, e protect.Exposure) bool {
+	key, err := scanKey(workspaces, e)
+	return err != nil || key != c.key // an error: the fresh start reports it
+}
+
+func scanKey(workspaces []string, e protect.Exposure) (string, error) {
+	var keys []string
+	for _, w := range workspaces {
+		ws, err := protect.Scan(w, e)
+		if err != nil {
+			return "", fmt.Errorf("cannot tell what to protect in %s, so nothing runs: %w", w, err)
+		}
+		keys = append(keys, wsKey(ws))
+	}
+	return strings.Join(keys, "\x00"), nil
+}
+
+// wsKey names what a workspace's cover depends on. A missing name and
+// the placeholder reserved for it count as the same.
+func wsKey(ws protect.Workspace) string {
+	all := ws.Protected.All()
+	sort.Strings(all)
+	return strings.Join([]string{
+		strings.Join(all, "\x01"), strings.Join(ws.Protected.Writable, "\x01"),
+		strings.Join(ws.Hidden(), "\x01"),
+	}, "\x02")
+}
+
+// emptyFileDir makes a private directory holding the empty, read-only
+// file secrets are covered with.
+func emptyFileDir() (string, error) {
+	d, err := os.MkdirTemp("", "gatehouse-ctr-hide-")
+	if err == nil {
+		err = os.WriteFile(filepath.Join(d, "empty"), nil, 0o444)
+	}
+	if err != nil {
+		os.RemoveAll(d)
+		return "", fmt.Errorf("prepare the file that hides secrets: %w", err)
+	}
+	return d, nil
+}
+
+// coverCurrent makes sure the container hides and protects what the
+// workspaces hold now, before a run: when that changed, it starts a
+// fresh container (its mounts cannot change), and a run that asks to
+// read a secret the session hides is refused, for the same reason.
+func (s *session) coverCurrent(ctx context.Context, spec sandbox.Spec) error {
+	if s.cover.stale(s.ss.Workspaces, s.expose) {
+		s.b.opts.Logger.Info("container sandbox: the workspace's protected paths or secrets changed; starting a fresh container", "container", s.name)
+		if err := s.stop(ctx); err != nil {
+			return err
+		}
+		if err := s.start(ctx); err != nil {
+			s.mu.Lock()
+			s.closed = true // nothing left to run in
+			s.mu.Unlock()
+			return err
+		}
+	}
+	if len(spec.ExposeSecrets) == 0 {
+		return nil
+	}
+	extra, err := protect.ParseExposure(spec.ExposeSecrets)
+	if err != nil {
+		return &sandbox.SpecError{Field: "expose_secrets", Value: strings.Join(spec.ExposeSecrets, ","), Err: errors.Join(sandbox.ErrBadSpec, err)}
+	}
+	if s.cover.stale(s.ss.Workspaces, s.expose.Join(extra)) {
+		return &sandbox.SpecError{Field: "expose_secrets", Value: strings.Join(spec.ExposeSecrets, ","),
+			Err: fmt.Errorf("%w: the container backend fixes which secrets it hides when the session starts; expose them for the session (the config's [sandbox] expose_secrets), or use bwrap or landlock", sandbox.ErrBadSpec)}
+	}
+	return nil
+}

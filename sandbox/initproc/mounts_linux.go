@@ -1,0 +1,150 @@
+package initproc
+
+import (
+	"fmt"
+	"sort"
+
+	"golang.org/x/sys/unix"
+)
+
+// mountOp is one mount a Request asks for.
+type mountOp int
+
+const (
+	opPin mountOp = iota
+	opWritable
+	opProtect
+	opHideFile
+	opHideDir
+)
+
+// mountRequest makes the Request's mounts, parents before children: a
+// submodule's git dir is bound writable inside the read-only
+// .git/modules before its hooks are covered again, and a secret's
+// directory is pinned before the secret is hidden. At one path, the
+// order above holds.
+func mountRequest(req Request) error {
+	type mount struct {
+		path string
+		op   mountOp
+	}
+	var ms []mount
+	for _, l := range []struct {
+		paths []string
+		op    mountOp
+	}{{req.Pin, opPin}, {req.Writable, opWritable}, {req.Protect, opProtect}, {req.HideFiles, opHideFile}, {req.HideDirs, opHideDir}} {
+		for _, p := range l.paths {
+			ms = append(ms, mount{p, l.op})
+		}
+	}
+	if len(ms) == 0 {
+		return nil
+	}
+	// A parent is a prefix of its children, so it sorts first.
+	sort.SliceStable(ms, func(i, j int) bool {
+		if ms[i].path != ms[j].path {
+			return ms[i].path < ms[j].path
+		}
+		return ms[i].op < ms[j].op
+	})
+	var empty *emptyTree
+	defer func() {
+		if empty != nil {
+			empty.close()
+		}
+	}()
+	for _, m := range ms {
+		var err error
+		switch m.op {
+		case opPin:
+			if err = unix.Mount(m.path, m.path, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
+				err = fmt.Errorf("pin %s: %w", m.path, err)
+			}
+		case opWritable:
+			err = writablePath(m.path)
+		case opProtect:
+			err = protectPath(m.path)
+		case opHideFile, opHideDir:
+			if empty == nil {
+				if empty, err = newEmptyTree(); err != nil {
+					return err
+				}
+			}
+			err = empty.cover(m.path, m.op == opHideDir)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writablePath binds p onto itself writable. A bind inherits the
+// read-only flag of the mount it is cut from, so it is remounted without.
+func writablePath(p string) error {
+	if err := unix.Mount(p, p, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
+		return fmt.Errorf("keep %s writable: %w", p, err)
+	}
+	if err := unix.Mount("", p, "", keptFlags(p), ""); err != nil {
+		return fmt.Errorf("keep %s writable: %w", p, err)
+	}
+	return nil
+}
+
+// emptyTree is a detached, read-only tmpfs holding one empty file and
+// one empty directory, never attached anywhere a process could write
+// it: each hidden secret gets a clone of one of them mounted over it.
+type emptyTree struct{ fd int }
+
+func newEmptyTree() (*emptyTree, error) {
+	fs, err := unix.Fsopen("tmpfs", unix.FSOPEN_CLOEXEC)
+	if err != nil {
+		return nil, fmt.Errorf("hide the workspace's secrets (needs Linux 5.2 or later): %w", err)
+	}
+	defer unix.Close(fs)
+	if err := unix.FsconfigSetString(fs, "size", "4k"); err != nil {
+		return nil, fmt.Errorf("hide the workspace's secrets: %w", err)
+	}
+	if err := unix.FsconfigCreate(fs); err != nil {
+		return nil, fmt.Errorf("hide the workspace's secrets: %w", err)
+	}
+	mnt, err := unix.Fsmount(fs, unix.FSMOUNT_CLOEXEC, unix.MOUNT_ATTR_NOSUID|unix.MOUNT_ATTR_NODEV|unix.MOUNT_ATTR_NOEXEC)
+	if err != nil {
+		return nil, fmt.Errorf("hide the workspace's secrets: %w", err)
+	}
+	t := &emptyTree{fd: mnt}
+	f, err := unix.Openat(mnt, "file", unix.O_CREAT|unix.O_EXCL|unix.O_WRONLY|unix.O_CLOEXEC, 0o444)
+	if err == nil {
+		unix.Close(f)
+		err = unix.Mkdirat(mnt, "dir", 0o555)
+	}
+	if err == nil {
+		// Clones copy the read-only flag.
+		err = unix.MountSetattr(mnt, "", unix.AT_EMPTY_PATH, &unix.MountAttr{Attr_set: unix.MOUNT_ATTR_RDONLY})
+	}
+	if err != nil {
+		t.close()
+		return nil, fmt.Errorf("hide the workspace's secrets: %w", err)
+	}
+	return t, nil
+}
+
+// cover mounts a clone of the empty file (or directory) over p; a link
+// at p is covered itself, not followed.
+func (t *emptyTree) cover(p string, dir bool) error {
+	name := "file"
+	if dir {
+		name = "dir"
+	}
+	fd, err := unix.OpenTree(t.fd, name, unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC)
+	if err != nil {
+		return fmt.Errorf("hide %s: %w", p, err)
+	}
+	defer unix.Close(fd)
+	if err := unix.MoveMount(fd, "", unix.AT_FDCWD, p, unix.MOVE_MOUNT_F_EMPTY_PATH); err != nil {
+		return fmt.Errorf("hide %s: %w", p, err)
+	}
+	return nil
+}
+
+func (t *emptyTree) close() { unix.Close(t.fd) }

@@ -1,0 +1,159 @@
+//go:build integration
+
+package proof
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gatehouse-dev/gatehouse/sandbox"
+)
+
+func runSh(t *testing.T, s sandbox.Session, script string, mod func(*sandbox.Spec)) sandbox.Result {
+	t.Helper()
+	spec := sandbox.Spec{Argv: []string{"sh", "-c", script}, Env: []string{"PATH=/usr/bin:/bin", "LC_ALL=C"}, Limits: sandbox.DefaultLimits()}
+	if mod != nil {
+		mod(&spec)
+	}
+	r, err := s.Run(context.Background(), spec)
+	if err != nil {
+		t.Fatalf("%s: %v", script, err)
+	}
+	return r
+}
+
+// What each backend shows for a protected name that does not exist
+// (.envrc), operation by operation: the README's table. Creating it
+// fails everywhere; only Landlock keeps it out of a listing.
+func TestMissingProtectedNameSemantics(t *testing.T) {
+	ops := []struct{ name, script string }{
+		{"ls -a", `ls -a | grep -qx .envrc && echo listed || echo absent`},
+		{"cat", `cat .envrc >/dev/null 2>&1 && echo read || echo absent`},
+		{"test -e", `test -e .envrc && echo exists || echo absent`},
+		{"echo > x", `echo x > .envrc 2>/dev/null && echo created || echo refused`},
+		{"mkdir x", `mkdir .envrc 2>/dev/null && echo created || echo refused`},
+		{"ln -s", `ln -s y .envrc 2>/dev/null && echo created || echo refused`},
+		{"mv y x", `echo y > y; mv -f y .envrc 2>/dev/null && echo created || echo refused`},
+	}
+	want := map[string]map[string]string{
+		"bwrap":     {"ls -a": "listed", "cat": "absent", "test -e": "absent"},
+		"landlock":  {"ls -a": "absent", "cat": "absent", "test -e": "absent"},
+		"container": {"ls -a": "listed", "cat": "absent", "test -e": "exists"},
+	}
+	for _, b := range allBackends(t) {
+		t.Run(b.Name(), func(t *testing.T) {
+			ws := t.TempDir()
+			must(t, os.Mkdir(filepath.Join(ws, ".git"), 0o755))
+			s := openSession(t, b, ws)
+			var row []string
+			for _, op := range ops {
+				got := strings.TrimSpace(string(runSh(t, s, op.script, nil).Stdout))
+				row = append(row, op.name+": "+got)
+				w := want[b.Name()][op.name]
+				if w == "" {
+					w = "refused"
+				}
+				if got != w {
+					t.Errorf("%s: %s, want %s", op.name, got, w)
+				}
+			}
+			t.Logf("%s: %s", b.Name(), strings.Join(row, "; "))
+			if _, err := os.Lstat(filepath.Join(ws, ".envrc")); err == nil && b.Name() != "container" {
+				t.Errorf("a placeholder stayed in the workspace after the run")
+			}
+		})
+	}
+}
+
+// The person exposes one secret; the rest stay hidden. A secret the
+// person adds between two calls is hidden from the second, and what a
+// command writes into an exposed one is kept.
+func TestExposeSecretsAndNewSecrets(t *testing.T) {
+	for _, b := range allBackends(t) {
+		t.Run(b.Name(), func(t *testing.T) {
+			ws := t.TempDir()
+			must(t, os.Mkdir(filepath.Join(ws, ".git"), 0o755),
+				os.WriteFile(filepath.Join(ws, ".env"), []byte("HIDDEN=1\n"), 0o600),
+				os.Mkdir(filepath.Join(ws, "testdata"), 0o755),
+				os.WriteFile(filepath.Join(ws, "testdata", "server.key"), []byte("FIXTURE\n"), 0o644))
+			s, err := b.Open(context.Background(), sandbox.SessionSpec{ID: "expose", Workspaces: []string{ws}, Limits: SessionLimits(), ExposeSecrets: []string{"testdata/"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close(context.Background())
+			r := runSh(t, s, `cat .env testdata/server.key 2>&1`, nil)
+			if strings.Contains(string(r.Stdout), "HIDDEN") || !strings.Contains(string(r.Stdout), "FIXTURE") {
+				t.Fatalf("first call read %q", r.Stdout)
+			}
+			must(t, os.WriteFile(filepath.Join(ws, "id_ed25519"), []byte("PRIVATE\n"), 0o600))
+			r = runSh(t, s, `cat id_ed25519 2>&1; echo more >> testdata/server.key`, nil)
+			if strings.Contains(string(r.Stdout), "PRIVATE") {
+				t.Fatalf("a secret added between calls was read: %q", r.Stdout)
+			}
+			if b, _ := os.ReadFile(filepath.Join(ws, "testdata", "server.key")); string(b) != "FIXTURE\nmore\n" {
+				t.Errorf("write to an exposed secret: %q", b)
+			}
+			// A run can be let read one more (bwrap and Landlock); the
+			// container, whose mounts are fixed, refuses rather than lie.
+			r2, err := s.Run(context.Background(), sandbox.Spec{Argv: []string{"cat", ".env"}, ExposeSecrets: []string{".env"}, Limits: sandbox.DefaultLimits()})
+			switch {
+			case b.Name() == "container":
+				if err == nil {
+					t.Errorf("the container ran with a secret it hides exposed: %q", r2.Stdout)
+				}
+			case err != nil || string(r2.Stdout) != "HIDDEN=1\n":
+				t.Errorf("exposed for one run: %q %v", r2.Stdout, err)
+			}
+		})
+	}
+}
+
+// Submodules' git dirs stay usable: objects and refs can be written,
+// only their hooks and config are read-only. And git itself runs in a
+// repository with husky's hooks path and a submodule, on every backend
+// that can write .git (not Landlock: see its known limits).
+func TestGitStillWorks(t *testing.T) {
+	gitBin, err := exec.LookPath("git")
+	if err != nil {
+		t.Fatalf("git is required for this test: %v", err)
+	}
+	for _, b := range nativeBackends(t) {
+		t.Run(b.Name(), func(t *testing.T) {
+			ws := t.TempDir()
+			git := func(args ...string) {
+				cmd := exec.Command(gitBin, args...)
+				cmd.Dir = ws
+				cmd.Env = []string{"HOME=" + ws, "PATH=/usr/bin:/bin", "GIT_CONFIG_NOSYSTEM=1"}
+				if out, err := cmd.CombinedOutput(); err != nil {
+					t.Fatalf("git %v: %v\n%s", args, err, out)
+				}
+			}
+			git("init", "-q")
+			git("config", "core.hooksPath", ".husky")
+			must(t, os.MkdirAll(filepath.Join(ws, ".git", "modules", "x", "objects"), 0o755),
+				os.MkdirAll(filepath.Join(ws, ".git", "modules", "x", "hooks"), 0o755),
+				os.WriteFile(filepath.Join(ws, ".git", "modules", "x", "HEAD"), []byte("ref: refs/heads/main\n"), 0o644),
+				os.WriteFile(filepath.Join(ws, ".git", "modules", "x", "config"), []byte("[core]\n"), 0o644),
+				os.WriteFile(filepath.Join(ws, "a.txt"), []byte("a\n"), 0o644))
+			s := openSession(t, b, ws)
+			env := func(sp *sandbox.Spec) {
+				sp.Env = append(sp.Env, "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.test", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.test", "HOME="+ws)
+			}
+			r := runSh(t, s, `echo ok > .git/modules/x/objects/o && cat .git/modules/x/objects/o`, nil)
+			if strings.TrimSpace(string(r.Stdout)) != "ok" {
+				t.Errorf("a submodule's objects are not writable: %q %q", r.Stdout, r.Stderr)
+			}
+			if b.Name() == "landlock" {
+				return
+			}
+			r = runSh(t, s, `git add a.txt && git commit -q -m one && git log --oneline | wc -l`, env)
+			if strings.TrimSpace(string(r.Stdout)) != "1" {
+				t.Errorf("git commit in the sandbox: %q %q", r.Stdout, r.Stderr)
+			}
+		})
+	}
+}

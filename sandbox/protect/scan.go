@@ -1,0 +1,55 @@
+package protect
+
+import (
+	"path/filepath"
+	"sort"
+)
+
+// Workspace is what a sandbox must keep of one workspace: the protected
+// paths (read-only, or uncreatable) and the secrets it hides.
+type Workspace struct {
+	Root      string
+	Protected Set
+	Secrets   Found
+}
+
+// Scan computes both for workspace ws (absolute, resolved), leaving out
+// the secrets e exposes.
+func Scan(ws string, e Exposure) (Workspace, error) {
+	w := Workspace{Root: ws}
+	var err error
+	if w.Protected, err = For(ws); err != nil {
+		return w, err
+	}
+	if w.Secrets, err = Secrets.Find(ws, e); err != nil {
+		return w, err
+	}
+	return w, nil
+}
+
+// Hidden is every path the sandbox hides: secret files, and directories
+// that could not be searched.
+func (w Workspace) Hidden() []string {
+	return append(append([]string(nil), w.Secrets.Files...), w.Secrets.Dirs...)
+}
+
+// HiddenParents are the directories between the root and each hidden
+// path. A sandbox whose mounts hide the secrets pins these too (a mount
+// point cannot be renamed), so no command can move a secret's directory
+// away and leave a decoy in its place for a sandbox being set up beside
+// it.
+func (w Workspace) HiddenParents() []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, h := range w.Hidden() {
+		for d := filepath.Dir(h); d != w.Root && within(d, w.Root); d = filepath.Dir(d) {
+			if seen[d] {
+				break
+			}
+			seen[d] = true
+			out = append(out, d)
+		}
+	}
+	sort.Strings(out)
+	return out
+}

@@ -1,0 +1,153 @@
+package protect
+
+import (
+	"errors"
+	"fmt"
+	"path"
+	"strings"
+)
+
+// The secret list: files in a workspace that commands never read
+// (bwrap and the container see them empty, Landlock cannot open them).
+// It names what commonly holds credentials; the person exposes one with
+// the config's [sandbox] expose_secrets or for a session.
+
+// secretDirs are path components below which every file is a secret.
+var secretDirs = map[string]bool{".ssh": true, ".aws": true, ".azure": true, ".gnupg": true, ".password-store": true}
+
+// secretFiles are exact basenames (lower-cased).
+var secretFiles = map[string]bool{
+	".npmrc": true, ".pypirc": true, ".netrc": true, "_netrc": true, ".git-credentials": true,
+	".pgpass": true, ".boto": true, ".s3cfg": true, ".dockercfg": true,
+	"credentials.json": true, "application_default_credentials.json": true, "credentials.tfrc.json": true,
+}
+
+// secretPaths are exact trailing paths (lower-cased): a file of this
+// name in a directory of this name.
+var secretPaths = []string{".docker/config.json", ".kube/config", "gcloud/credentials.db", "gcloud/access_tokens.db"}
+
+// secretExts are extensions of key and certificate files.
+var secretExts = map[string]bool{".pem": true, ".key": true, ".p12": true, ".pfx": true}
+
+// privateKeyPrefixes name SSH private keys (id_ed25519, id_rsa_work);
+// the .pub halves are public.
+var privateKeyPrefixes = []string{"id_rsa", "id_dsa", "id_ecdsa", "id_ed25519"}
+
+// envTemplates are .env.* suffixes of files that document variables
+// rather than hold them.
+var envTemplates = []string{".example", ".sample", ".template"}
+
+// IsSecret reports whether the file at rel (slash-separated, relative
+// to a workspace root) is on the secret list.
+func IsSecret(rel string) bool {
+	lc := strings.ToLower(rel)
+	base := path.Base(lc)
+	switch {
+	case base == ".env":
+		return true
+	case strings.HasPrefix(base, ".env."):
+		for _, t := range envTemplates {
+			if strings.HasSuffix(base, t) {
+				return false
+			}
+		}
+		return true
+	case secretFiles[base], secretExts[path.Ext(base)]:
+		return true
+	}
+	for _, p := range privateKeyPrefixes {
+		if strings.HasPrefix(base, p) && !strings.HasSuffix(base, ".pub") {
+			return true
+		}
+	}
+	for _, p := range secretPaths {
+		if lc == p || strings.HasSuffix(lc, "/"+p) {
+			return true
+		}
+	}
+	dirs := strings.Split(path.Dir(lc), "/")
+	for _, d := range dirs {
+		if secretDirs[d] {
+			return true
+		}
+	}
+	return false
+}
+
+// Exposure is the set of secrets the person chose to let commands read:
+// patterns relative to a workspace root. A pattern with a slash matches
+// the whole relative path (path.Match: *, ?, [...]); one without matches
+// a file of that name anywhere; one ending in / exposes everything
+// below that directory.
+type Exposure struct {
+	patterns []string
+}
+
+// ErrBadExposure marks an expose_secrets entry that cannot be used.
+var ErrBadExposure = errors.New("bad expose_secrets entry")
+
+// ParseExposure checks each pattern: relative, without .., and valid
+// glob syntax.
+func ParseExposure(patterns []string) (Exposure, error) {
+	var e Exposure
+	for _, p := range patterns {
+		if err := checkPattern(p); err != nil {
+			return Exposure{}, fmt.Errorf("%q %w", p, err)
+		}
+		e.patterns = append(e.patterns, p)
+	}
+	return e, nil
+}
+
+func checkPattern(p string) error {
+	switch {
+	case p == "" || strings.TrimSpace(p) != p:
+		return fmt.Errorf("is empty or has surrounding spaces: %w", ErrBadExposure)
+	case strings.HasPrefix(p, "/"):
+		return fmt.Errorf("must be relative to the workspace root: %w", ErrBadExposure)
+	case strings.ContainsRune(p, 0) || strings.Contains(p, "\\"):
+		return fmt.Errorf("holds a NUL or a backslash: %w", ErrBadExposure)
+	}
+	for _, c := range strings.Split(strings.TrimSuffix(p, "/"), "/") {
+		if c == ".." || c == "." || c == "" {
+			return fmt.Errorf("must not contain empty, . or .. components: %w", ErrBadExposure)
+		}
+	}
+	if _, err := path.Match(strings.TrimSuffix(p, "/"), ""); err != nil {
+		return fmt.Errorf("is not a valid pattern (%v): %w", err, ErrBadExposure)
+	}
+	return nil
+}
+
+// Join is e with the patterns of o added.
+func (e Exposure) Join(o Exposure) Exposure {
+	return Exposure{patterns: append(append([]string(nil), e.patterns...), o.patterns...)}
+}
+
+// Patterns returns the patterns, for a layout key or a log line.
+func (e Exposure) Patterns() []string { return append([]string(nil), e.patterns...) }
+
+// Exposes reports whether the secret at rel is exposed.
+func (e Exposure) Exposes(rel string) bool {
+	for _, p := range e.patterns {
+		if dir, ok := strings.CutSuffix(p, "/"); ok {
+			// The pattern's components against as many leading ones of rel.
+			n := strings.Count(dir, "/") + 1
+			parts := strings.Split(rel, "/")
+			if len(parts) > n {
+				if m, _ := path.Match(dir, strings.Join(parts[:n], "/")); m {
+					return true
+				}
+			}
+			continue
+		}
+		target := rel
+		if !strings.Contains(p, "/") {
+			target = path.Base(rel)
+		}
+		if m, _ := path.Match(p, target); m {
+			return true
+		}
+	}
+	return false
+}
