@@ -29,6 +29,11 @@ var secretPaths = []string{".docker/config.json", ".kube/config", "gcloud/creden
 // secretExts are extensions of key and certificate files.
 var secretExts = map[string]bool{".pem": true, ".key": true, ".p12": true, ".pfx": true}
 
+// fixtureDirs hold test fixtures: key and certificate files below them are
+// test data (Go's TLS tests read testdata/*.pem), not credentials, so the
+// sandbox leaves them readable.
+var fixtureDirs = map[string]bool{"testdata": true, "fixtures": true, "__fixtures__": true, "test": true, "tests": true, "spec": true}
+
 // privateKeyPrefixes name SSH private keys (id_ed25519, id_rsa_work);
 // the .pub halves are public.
 var privateKeyPrefixes = []string{"id_rsa", "id_dsa", "id_ecdsa", "id_ed25519"}
@@ -52,8 +57,10 @@ func IsSecret(rel string) bool {
 			}
 		}
 		return true
-	case secretFiles[base], secretExts[path.Ext(base)]:
+	case secretFiles[base]:
 		return true
+	case secretExts[path.Ext(base)]:
+		return !underFixtures(lc)
 	}
 	for _, p := range privateKeyPrefixes {
 		if strings.HasPrefix(base, p) && !strings.HasSuffix(base, ".pub") {
@@ -68,6 +75,16 @@ func IsSecret(rel string) bool {
 	dirs := strings.Split(path.Dir(lc), "/")
 	for _, d := range dirs {
 		if secretDirs[d] {
+			return true
+		}
+	}
+	return false
+}
+
+// underFixtures: some directory on rel's path holds test fixtures.
+func underFixtures(rel string) bool {
+	for _, d := range strings.Split(path.Dir(rel), "/") {
+		if fixtureDirs[d] {
 			return true
 		}
 	}
