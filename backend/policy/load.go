@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	"github.com/pelletier/go-toml/v2"
-	"github.com/pelletier/go-toml/v2/unstable"
 )
 
 // WorkspacePolicyFile is where a workspace ships its tighten-only policy.
@@ -21,6 +20,8 @@ const WorkspacePolicyFile = ".gatehouse/policy.toml"
 type Policy struct {
 	user        []Rule
 	workspace   []Rule
+	userFx      []EffectRule
+	workspaceFx []EffectRule
 	trustedDirs map[string]bool
 	notices     []string
 }
@@ -29,13 +30,15 @@ type Policy struct {
 type userFile struct {
 	// TrustedBinDirs replaces the directories the harmless-command allowlist
 	// trusts.
-	TrustedBinDirs []string   `toml:"trusted_bin_dirs"`
-	Rules          []fileRule `toml:"rule"`
+	TrustedBinDirs []string     `toml:"trusted_bin_dirs"`
+	Rules          []fileRule   `toml:"rule"`
+	Effects        []fileEffect `toml:"effect"`
 }
 
 // workspaceFile is the schema of .gatehouse/policy.toml: rules only.
 type workspaceFile struct {
-	Rules []fileRule `toml:"rule"`
+	Rules   []fileRule   `toml:"rule"`
+	Effects []fileEffect `toml:"effect"`
 }
 
 type fileRule struct {
@@ -72,6 +75,9 @@ func Load(userPath string, workspaceRoots []string) (*Policy, error) {
 				return nil, err
 			}
 			p.user = rules
+			if p.userFx, err = buildEffects(data, userPath, uf.Effects, SourceUser); err != nil {
+				return nil, err
+			}
 			if len(uf.TrustedBinDirs) > 0 {
 				p.trustedDirs = make(map[string]bool, len(uf.TrustedBinDirs))
 				for _, d := range uf.TrustedBinDirs {
@@ -96,8 +102,13 @@ func Load(userPath string, workspaceRoots []string) (*Policy, error) {
 		if err != nil {
 			return nil, err
 		}
+		fx, fxNotices, err := parseWorkspaceEffects(data, file)
+		if err != nil {
+			return nil, err
+		}
 		p.workspace = append(p.workspace, rules...)
-		p.notices = append(p.notices, notices...)
+		p.workspaceFx = append(p.workspaceFx, fx...)
+		p.notices = append(append(p.notices, notices...), fxNotices...)
 	}
 	return p, nil
 }
@@ -186,24 +197,4 @@ func buildRules(data []byte, file string, frs []fileRule, src Source, base strin
 
 // ruleLines returns the line of each [[rule]] header, in order, so decisions
 // can point at the rule that fired.
-func ruleLines(data []byte) []int {
-	var p unstable.Parser
-	p.Reset(data)
-	var lines []int
-	for p.NextExpression() {
-		e := p.Expression()
-		if e.Kind != unstable.ArrayTable {
-			continue
-		}
-		it := e.Key()
-		if !it.Next() {
-			continue
-		}
-		k := it.Node()
-		if string(k.Data) != "rule" || !it.IsLast() {
-			continue
-		}
-		lines = append(lines, p.Shape(k.Raw).Start.Line)
-	}
-	return lines
-}
+func ruleLines(data []byte) []int { return tableLines(data, "rule") }

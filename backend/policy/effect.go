@@ -1,0 +1,282 @@
+package policy
+
+import (
+	"fmt"
+	"path"
+	"strings"
+
+	"github.com/pelletier/go-toml/v2/unstable"
+)
+
+// Effect rules judge what a command did, not what its text said: a
+// staged command's change set is applied at once (allow), held behind a
+// card that shows the diff (ask), or discarded (deny). They sit in the
+// same policy files as [[effect]] tables:
+//
+//	[[effect]]
+//	id = "hold-migrations"
+//	action = "ask"
+//	paths = ["db/migrations/**"]   # relative to the workspace root
+//	ops = ["modify", "delete"]     # create, modify, delete; empty means any
+//	min_files = 1                  # how many matching changes it takes
+//	reason = "migrations are applied to production"
+//
+// The builtin defaults hold deleting or emptying more than 20 files, a
+// whole tracked directory, a git history rewrite and a link that leads out
+// of the workspace. The person's rules decide before the defaults (the
+// most specific match, then the strictest); the workspace's own rules can
+// only tighten.
+
+// EffectRule is one [[effect]] table.
+type EffectRule struct {
+	ID       string
+	Action   Verdict
+	Paths    []string
+	Ops      []string
+	MinFiles int
+	Reason   string
+
+	globs  []glob
+	source Source
+	file   string
+	line   int
+}
+
+type fileEffect struct {
+	ID       string   `toml:"id"`
+	Action   string   `toml:"action"`
+	Paths    []string `toml:"paths"`
+	Ops      []string `toml:"ops"`
+	MinFiles int      `toml:"min_files"`
+	Reason   string   `toml:"reason"`
+}
+
+// EffectChange is one changed path, relative to the workspace root.
+type EffectChange struct {
+	Path string
+	Op   string // create, modify, delete
+	Dir  bool
+}
+
+// Effect is what a staged command did, as effect rules see it.
+type Effect struct {
+	Changes []EffectChange
+	// Deleted and Emptied count files deleted, and files left empty.
+	Deleted, Emptied int
+	// TrackedDirsDeleted are directories holding tracked files that are gone.
+	TrackedDirsDeleted []string
+	// HistoryRewrites describe git refs moved to a commit that does not
+	// descend from the old one (losing commits), and reflog entries dropped.
+	HistoryRewrites []string
+	// LinksOut are symbolic links made to lead outside the workspace.
+	LinksOut []string
+}
+
+// EffectDecision is DecideEffect's answer.
+type EffectDecision struct {
+	Verdict  Verdict  `json:"verdict"`
+	Rule     RuleRef  `json:"rule"`
+	Reason   string   `json:"reason"`
+	Findings []string `json:"findings,omitempty"`
+}
+
+// MassDeleteFiles is how many files a command may delete or empty before
+// its effect is held.
+const MassDeleteFiles = 20
+
+// DecideEffect judges a staged command's change set.
+func (p *Policy) DecideEffect(e Effect) EffectDecision {
+	var findings []string
+	hold := func(id, why string) EffectDecision {
+		return EffectDecision{Verdict: Ask, Rule: builtinRef(id), Reason: why}
+	}
+	var d EffectDecision
+	if best := bestEffect(p.userFx, e); best != nil {
+		d = EffectDecision{Verdict: best.Action, Rule: best.ref(), Reason: effectReason(best)}
+	} else {
+		switch n := e.Deleted + e.Emptied; {
+		case len(e.HistoryRewrites) > 0:
+			d = hold("history-rewrite", "it rewrites git history: "+strings.Join(e.HistoryRewrites, "; "))
+		case len(e.TrackedDirsDeleted) > 0:
+			d = hold("tracked-dir-delete", "it deletes the whole tracked directory "+strings.Join(e.TrackedDirsDeleted, ", "))
+		case n > MassDeleteFiles:
+			d = hold("mass-delete", fmt.Sprintf("it deletes or empties %d files (more than %d)", n, MassDeleteFiles))
+		case len(e.LinksOut) > 0:
+			d = hold("link-out", "it makes links that lead outside the workspace: "+strings.Join(e.LinksOut, ", "))
+		default:
+			d = EffectDecision{Verdict: Allow, Rule: builtinRef("effect-apply"), Reason: "the change set stays inside the workspace and can be undone"}
+		}
+	}
+	// The workspace's own rules can only raise the verdict.
+	for i := range p.workspaceFx {
+		r := &p.workspaceFx[i]
+		if r.Action > d.Verdict && r.matchCount(e) > 0 {
+			d = EffectDecision{Verdict: r.Action, Rule: r.ref(), Reason: effectReason(r)}
+		}
+	}
+	if e.Deleted+e.Emptied > 0 {
+		findings = append(findings, fmt.Sprintf("%d files deleted or emptied", e.Deleted+e.Emptied))
+	}
+	findings = append(findings, e.HistoryRewrites...)
+	for _, t := range e.TrackedDirsDeleted {
+		findings = append(findings, "tracked directory "+t+" deleted")
+	}
+	for _, l := range e.LinksOut {
+		findings = append(findings, "link "+l+" leads outside the workspace")
+	}
+	d.Findings = findings
+	return d
+}
+
+// bestEffect is the matching rule with the most specific paths, then the
+// strictest action.
+func bestEffect(rules []EffectRule, e Effect) *EffectRule {
+	var best *EffectRule
+	bestSpec := -1
+	for i := range rules {
+		r := &rules[i]
+		if r.matchCount(e) == 0 {
+			continue
+		}
+		spec := 0
+		for _, g := range r.Paths {
+			spec = max(spec, len(literalPrefix(g)))
+		}
+		if best == nil || spec > bestSpec || (spec == bestSpec && r.Action > best.Action) {
+			best, bestSpec = r, spec
+		}
+	}
+	return best
+}
+
+// matchCount: how many changes the rule covers, 0 when below min_files.
+func (r *EffectRule) matchCount(e Effect) int {
+	n := 0
+	for _, c := range e.Changes {
+		if r.covers(c) {
+			n++
+		}
+	}
+	if n < max(1, r.MinFiles) {
+		return 0
+	}
+	return n
+}
+
+func (r *EffectRule) covers(c EffectChange) bool {
+	if len(r.Ops) > 0 {
+		ok := false
+		for _, op := range r.Ops {
+			ok = ok || op == c.Op
+		}
+		if !ok {
+			return false
+		}
+	}
+	if len(r.globs) == 0 {
+		return true
+	}
+	for _, g := range r.globs {
+		if g.match("/"+path.Clean(c.Path), "") {
+			return true
+		}
+	}
+	return false
+}
+
+func (r *EffectRule) ref() RuleRef {
+	return RuleRef{ID: r.ID, Source: r.source, File: r.file, Line: r.line}
+}
+
+func effectReason(r *EffectRule) string {
+	if r.Reason != "" {
+		return r.Reason + " (" + r.ref().String() + ")"
+	}
+	return "matched " + r.ref().String()
+}
+
+var effectOps = map[string]bool{"create": true, "modify": true, "delete": true}
+
+// buildEffects compiles a file's [[effect]] tables.
+func buildEffects(data []byte, file string, fes []fileEffect, src Source) ([]EffectRule, error) {
+	lines := tableLines(data, "effect")
+	out := make([]EffectRule, 0, len(fes))
+	for i, fe := range fes {
+		line := 0
+		if i < len(lines) {
+			line = lines[i]
+		}
+		r := EffectRule{ID: fe.ID, Paths: fe.Paths, Ops: fe.Ops, MinFiles: fe.MinFiles, Reason: fe.Reason, source: src, file: file, line: line}
+		if r.ID == "" {
+			r.ID = fmt.Sprintf("effect-%d", i+1)
+		}
+		if err := r.Action.UnmarshalText([]byte(fe.Action)); err != nil {
+			return nil, fmt.Errorf("%s:%d: effect %q: %w", file, line, r.ID, err)
+		}
+		for _, op := range fe.Ops {
+			if !effectOps[op] {
+				return nil, fmt.Errorf("%s:%d: effect %q: op %q is not create, modify or delete", file, line, r.ID, op)
+			}
+		}
+		if fe.MinFiles < 0 {
+			return nil, fmt.Errorf("%s:%d: effect %q: min_files must be 0 or more", file, line, r.ID)
+		}
+		for _, pat := range fe.Paths {
+			if strings.HasPrefix(pat, "/") || strings.HasPrefix(pat, "~") {
+				return nil, fmt.Errorf("%s:%d: effect %q: paths are relative to the workspace root, not %q", file, line, r.ID, pat)
+			}
+			g, err := compileGlob("/"+pat, "")
+			if err != nil {
+				return nil, fmt.Errorf("%s:%d: effect %q: %w", file, line, r.ID, err)
+			}
+			r.globs = append(r.globs, g)
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+// parseWorkspaceEffects reads a workspace file's effect rules; allow rules
+// are dropped with a notice, as a workspace can only tighten.
+func parseWorkspaceEffects(data []byte, file string) ([]EffectRule, []string, error) {
+	var wf workspaceFile
+	if err := decodeStrict(data, file, &wf); err != nil {
+		return nil, nil, err
+	}
+	all, err := buildEffects(data, file, wf.Effects, SourceWorkspace)
+	if err != nil {
+		return nil, nil, err
+	}
+	var keep []EffectRule
+	var notices []string
+	for _, r := range all {
+		if r.Action == Allow {
+			notices = append(notices, fmt.Sprintf("%s:%d: allow effect %q ignored, because a workspace policy can only tighten", file, r.line, r.ID))
+			continue
+		}
+		keep = append(keep, r)
+	}
+	return keep, notices, nil
+}
+
+// tableLines returns the line of each [[name]] header, in order.
+func tableLines(data []byte, name string) []int {
+	var p unstable.Parser
+	p.Reset(data)
+	var lines []int
+	for p.NextExpression() {
+		e := p.Expression()
+		if e.Kind != unstable.ArrayTable {
+			continue
+		}
+		it := e.Key()
+		if !it.Next() {
+			continue
+		}
+		k := it.Node()
+		if string(k.Data) == name && it.IsLast() {
+			lines = append(lines, p.Shape(k.Raw).Start.Line)
+		}
+	}
+	return lines
+}
