@@ -167,14 +167,20 @@ func (s *started) Run(ctx context.Context, p *sandbox.Prepared) (sandbox.Result,
 	defer protect.Shared.Release(held)
 	prot := append(existing, held...)
 
-	req := launch.NewRequest(p, sandbox.RunEnv(p.Env, s.home, "/tmp"), 0)
+	env := sandbox.RunEnv(p.Env, s.home, "/tmp")
+	if p.Network.Mode == sandbox.NetProxy {
+		env = sandbox.ProxyEnv(env, sandbox.ProxyAddr)
+	}
+	req := launch.NewRequest(p, env, 0)
 	req.Protect = prot
+	req.Net = launch.OwnNamespaceNet(p.Network.Mode)
 	return s.pend.Exec(ctx, launch.Call{
 		Request: req,
 		Limits:  p.Limits,
 		Stdin:   p.Spec.Stdin,
 		Stdout:  p.Spec.Stdout,
 		Stderr:  p.Spec.Stderr,
+		Proxy:   p.Network.Proxy,
 	})
 }
 
@@ -237,9 +243,6 @@ func Args(p *sandbox.Prepared, l Layout) []string {
 	}
 	for _, r := range p.ReadWrite {
 		a = append(a, "--bind", r, r)
-	}
-	if p.Network.Mode == sandbox.NetProxy {
-		a = append(a, "--bind", p.Network.ProxySocket, p.Network.ProxySocket)
 	}
 	for _, h := range l.Hidden {
 		st, err := os.Lstat(h)

@@ -16,16 +16,14 @@ func ABI() int {
 	return v
 }
 
-// applyLandlock restricts this process (and so the target it execs).
-// It fails closed: a kernel without Landlock, or without network rules
-// when DenyNet is asked, is an error rather than a silent downgrade.
+// applyLandlock restricts this process (and so the target it execs) on
+// the filesystem and in scoped IPC. The network is a layer of its own,
+// added when the call arrives (applyLandlockNet), so a sandbox built
+// ahead of time serves any network mode. It fails closed: a kernel
+// without Landlock is an error rather than a silent downgrade.
 func applyLandlock(l Landlock) error {
-	abi := ABI()
-	if abi < 1 {
+	if ABI() < 1 {
 		return fmt.Errorf("landlock is not supported by this kernel")
-	}
-	if l.DenyNet && abi < 4 {
-		return fmt.Errorf("landlock ABI %d cannot deny network; need ABI 4 (Linux 6.7)", abi)
 	}
 	rules := []landlock.Rule{
 		landlock.PathAccess(llsys.AccessFSReadDir, l.ListDirs...).IgnoreIfMissing(),
@@ -35,16 +33,29 @@ func applyLandlock(l Landlock) error {
 		landlock.RWFiles(l.RWFiles...).IgnoreIfMissing(),
 	}
 	cfg := landlock.V7.BestEffort()
-	var err error
-	if l.DenyNet {
-		err = cfg.Restrict(rules...)
-	} else {
-		if err = cfg.RestrictPaths(rules...); err == nil {
-			err = cfg.RestrictScoped()
-		}
+	err := cfg.RestrictPaths(rules...)
+	if err == nil {
+		err = cfg.RestrictScoped()
 	}
 	if err != nil {
 		return fmt.Errorf("apply landlock: %w", err)
+	}
+	return nil
+}
+
+// applyLandlockNet adds a layer that refuses TCP bind and connect except
+// a connect to proxyPort (when non-zero). Layers only narrow, so the
+// filesystem layer stays as it was. ABI 4 (Linux 6.7) is required.
+func applyLandlockNet(proxyPort int) error {
+	if abi := ABI(); abi < 4 {
+		return fmt.Errorf("landlock ABI %d cannot restrict the network; need ABI 4 (Linux 6.7)", abi)
+	}
+	var rules []landlock.Rule
+	if proxyPort > 0 {
+		rules = append(rules, landlock.ConnectTCP(uint16(proxyPort)))
+	}
+	if err := landlock.V4.RestrictNet(rules...); err != nil {
+		return fmt.Errorf("apply landlock network rules: %w", err)
 	}
 	return nil
 }

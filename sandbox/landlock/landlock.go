@@ -5,6 +5,10 @@
 // daemon is never restricted; a supervising helper stays behind as
 // subreaper so one kill reaches the whole tree.
 //
+// The network is Landlock's TCP rules (a connect to the run's proxy port
+// only, or none) plus a seccomp filter that refuses every other socket:
+// see sandbox/initproc and proxy.go for what holds without a namespace.
+//
 // Landlock only adds rights down a directory tree, so "writable
 // workspace except .git/hooks" is expressed by granting each workspace
 // entry separately. Two consequences, both failing closed: new files
@@ -18,6 +22,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"net"
 	"os"
 	"path/filepath"
 
@@ -139,19 +144,28 @@ func (s *started) Run(ctx context.Context, p *sandbox.Prepared) (sandbox.Result,
 		// tasks, so the run gets its limit on top of what already runs.
 		nprocBase = proctree.UserTasks(os.Getuid())
 	}
-	return s.pend.Exec(ctx, launch.Call{
-		Request: launch.NewRequest(p, sandbox.RunEnv(p.Env, s.home, s.tmp), nprocBase),
-		Limits:  p.Limits,
-		Stdin:   p.Spec.Stdin,
-		Stdout:  p.Spec.Stdout,
-		Stderr:  p.Spec.Stderr,
-	})
+	env := sandbox.RunEnv(p.Env, s.home, s.tmp)
+	call := launch.Call{Limits: p.Limits, Stdin: p.Spec.Stdin, Stdout: p.Spec.Stdout, Stderr: p.Spec.Stderr}
+	port := 0
+	if p.Network.Mode == sandbox.NetProxy {
+		ln, err := listenProxy()
+		if err != nil {
+			s.pend.Discard()
+			return sandbox.Result{Backend: Name}, err
+		}
+		port = ln.Addr().(*net.TCPAddr).Port
+		env = sandbox.ProxyEnv(env, ln.Addr().String())
+		call.Proxy, call.ProxyListener = p.Network.Proxy, ln
+	}
+	call.Request = launch.NewRequest(p, env, nprocBase)
+	call.Request.Net = launch.HostNamespaceNet(p.Network.Mode, port)
+	return s.pend.Exec(ctx, call)
 }
 
 // Rules computes the Landlock rules for p with the run's private home
 // and temporary directories.
 func Rules(p *sandbox.Prepared, home, tmp string) initproc.Landlock {
-	l := initproc.Landlock{DenyNet: p.Network.Mode != sandbox.NetHost}
+	var l initproc.Landlock
 	special := map[string]access{}
 	for _, h := range append(p.Hidden, sandbox.SensitiveSystemFiles()...) {
 		special[h] = denied
@@ -195,9 +209,6 @@ func Rules(p *sandbox.Prepared, home, tmp string) initproc.Landlock {
 	}
 	for _, r := range p.ReadWrite {
 		carve(r, readWrite, special, &l)
-	}
-	if p.Network.Mode == sandbox.NetProxy {
-		l.RWFiles = append(l.RWFiles, p.Network.ProxySocket)
 	}
 	l.RWDirs = append(l.RWDirs, home, tmp)
 	return l

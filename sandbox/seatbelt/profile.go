@@ -6,6 +6,7 @@ package seatbelt
 import (
 	"fmt"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/gatehouse-dev/gatehouse/sandbox"
@@ -20,10 +21,10 @@ var systemRead = []string{
 }
 
 // Profile renders the SBPL profile for p with the run's fresh home and
-// temporary directories. Later rules win in SBPL, so denials for
+// temporary directories, and the port of its proxy on loopback. Later rules win in SBPL, so denials for
 // protected and hidden paths come after the grants they carve from;
 // being path rules, they also cover paths that do not exist yet.
-func Profile(p *sandbox.Prepared, home, tmp string) string {
+func Profile(p *sandbox.Prepared, home, tmp string, proxyPort int) string {
 	var b strings.Builder
 	w := func(format string, a ...any) { fmt.Fprintf(&b, format+"\n", a...) }
 	w("(version 1)")
@@ -80,7 +81,9 @@ func Profile(p *sandbox.Prepared, home, tmp string) string {
 		w("(allow network*)")
 		w("(allow mach-lookup (global-name \"com.apple.dnssd.service\"))")
 	case sandbox.NetProxy:
-		w("(allow network-outbound (remote unix-socket (path-literal %s)))", quote(p.Network.ProxySocket))
+		// Seatbelt names only localhost or any host: the run's proxy port
+		// on loopback, TCP only.
+		w("(allow network-outbound (remote tcp %s))", quote("localhost:"+strconv.Itoa(proxyPort)))
 	}
 	return b.String()
 }

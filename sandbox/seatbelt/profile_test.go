@@ -30,12 +30,12 @@ func TestProfileGolden(t *testing.T) {
 		}},
 		{"network-proxy", sandbox.Prepared{
 			Workspaces: []string{"/Users/ann/src/app"},
-			Network:    sandbox.Network{Mode: sandbox.NetProxy, ProxySocket: "/tmp/gh/proxy.sock"},
+			Network:    sandbox.Network{Mode: sandbox.NetProxy},
 		}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got := Profile(&tc.p, "/private/tmp/gatehouse-run-1/home", "/private/tmp/gatehouse-run-1/tmp")
+			got := Profile(&tc.p, "/private/tmp/gatehouse-run-1/home", "/private/tmp/gatehouse-run-1/tmp", 49152)
 			golden := filepath.Join("testdata", tc.name+".sb")
 			if *update {
 				if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
@@ -68,7 +68,7 @@ func TestProfileDeniesProtectedLinkTargets(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := Profile(&sandbox.Prepared{Workspaces: []string{ws}}, "/h", "/t")
+	got := Profile(&sandbox.Prepared{Workspaces: []string{ws}}, "/h", "/t", 0)
 	deny := got[strings.Index(got, "(deny file-write*"):]
 	for _, want := range []string{quote(filepath.Join(ws, ".claude")), quote(real)} {
 		if !strings.Contains(deny, "(subpath "+want+")") {
