@@ -11,6 +11,7 @@ type RuleInfo struct {
 	Args    []string `json:"args,omitempty"`
 	Paths   []string `json:"paths,omitempty"`
 	Domains []string `json:"domains,omitempty"`
+	Ports   []int    `json:"ports,omitempty"`
 	Reason  string   `json:"reason,omitempty"`
 	Source  Source   `json:"source"`
 	File    string   `json:"file,omitempty"`
@@ -30,7 +31,7 @@ func (p *Policy) Effective() []RuleInfo {
 		for _, r := range set {
 			out = append(out, RuleInfo{
 				ID: r.ID, Action: r.Action.String(), Tool: r.Tool, Binary: r.Binary, Args: r.Args, Paths: r.Paths,
-				Domains: r.Domains, Reason: r.Reason, Source: r.source, File: r.file, Line: r.line,
+				Domains: r.Domains, Ports: r.Ports, Reason: r.Reason, Source: r.source, File: r.file, Line: r.line,
 			})
 		}
 	}
