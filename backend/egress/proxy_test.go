@@ -84,7 +84,7 @@ type fixture struct {
 	run  *Run
 }
 
-func newFixture(t *testing.T, tests map[string]string, allow ...string) *fixture {
+func newFixture(t testing.TB, tests map[string]string, allow ...string) *fixture {
 	t.Helper()
 	f := &fixture{dec: &decider{allow: map[string]bool{}}, rec: &recorder{}, res: &resolver{m: map[string][]netip.Addr{
 		"loopback.example.test": {netip.MustParseAddr("127.0.0.1")},
@@ -122,7 +122,7 @@ func (f *fixture) client(srv *httptest.Server) *http.Client {
 	return &http.Client{Transport: tr, Timeout: 10 * time.Second}
 }
 
-func tlsServer(t *testing.T, names ...string) *httptest.Server {
+func tlsServer(t testing.TB, names ...string) *httptest.Server {
 	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprintf(w, "hello from %s", r.Host)
 	}))

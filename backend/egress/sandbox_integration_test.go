@@ -22,6 +22,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -53,7 +54,7 @@ type servers struct {
 	hits       atomic.Int32
 }
 
-func startServers(t *testing.T) *servers {
+func startServers(t testing.TB) *servers {
 	t.Helper()
 	s := &servers{}
 	handler := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -72,7 +73,7 @@ func startServers(t *testing.T) *servers {
 	return s
 }
 
-func selfSigned(t *testing.T, names ...string) (tls.Certificate, []byte) {
+func selfSigned(t testing.TB, names ...string) (tls.Certificate, []byte) {
 	t.Helper()
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
@@ -156,7 +157,7 @@ type world struct {
 	ws    string
 }
 
-func newWorld(t *testing.T) *world {
+func newWorld(t testing.TB) *world {
 	t.Helper()
 	s := startServers(t)
 	p, err := egress.New(egress.Options{
@@ -324,4 +325,46 @@ func TestWgetThroughProxyInContainer(t *testing.T) {
 	if r.ExitCode == 0 || w.srv.hits.Load() != before {
 		t.Fatalf("direct: exit %d %q", r.ExitCode, r.Stdout)
 	}
+}
+
+// BenchmarkCurlHTTPSThroughProxy is the same comparison with curl, a real
+// client process: a request through a run's proxy against one straight to
+// the server (same name, certificate and TLS), interleaved, medians.
+func BenchmarkCurlHTTPSThroughProxy(b *testing.B) {
+	w := newWorld(b)
+	ln, err := net.Listen("tcp4", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer ln.Close()
+	run := w.proxy.Open(context.Background(), egress.RunInfo{Session: "s", Call: "c", Decider: &decider{allow: map[string]bool{"pkgs.example.test:443": true}}})
+	go run.Serve(ln)
+	defer run.Close()
+	ca := filepath.Join(w.ws, "ca.pem")
+	curl := func(args ...string) time.Duration {
+		start := time.Now()
+		out, err := exec.Command("curl", append([]string{"-sS", "--cacert", ca}, args...)...).CombinedOutput()
+		if err != nil || !strings.Contains(string(out), "hello from pkgs.example.test") {
+			b.Fatalf("curl %v: %v %s", args, err, out)
+		}
+		return time.Since(start)
+	}
+	var direct, proxied []time.Duration
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		direct = append(direct, curl("--noproxy", "*", "--connect-to", "pkgs.example.test:443:"+addr(w.srv.tls), "https://pkgs.example.test/"))
+		proxied = append(proxied, curl("--proxy", "http://"+ln.Addr().String(), "https://pkgs.example.test/"))
+	}
+	b.StopTimer()
+	md, mp := medianOf(direct), medianOf(proxied)
+	b.ReportMetric(float64(md.Microseconds())/1000, "ms-direct-median")
+	b.ReportMetric(float64(mp.Microseconds())/1000, "ms-proxy-median")
+	b.ReportMetric(float64((mp-md).Microseconds())/1000, "ms-added")
+	b.ReportMetric(float64(mp)/float64(md), "x-direct")
+}
+
+func medianOf(d []time.Duration) time.Duration {
+	s := append([]time.Duration(nil), d...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	return s[len(s)/2]
 }
