@@ -3,6 +3,8 @@ package initproc
 import (
 	"fmt"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/landlock-lsm/go-landlock/landlock"
 	llsys "github.com/landlock-lsm/go-landlock/landlock/syscall"
 )
@@ -46,15 +48,29 @@ func applyLandlock(l Landlock) error {
 // applyLandlockNet adds a layer that refuses TCP bind and connect except
 // a connect to proxyPort (when non-zero). Layers only narrow, so the
 // filesystem layer stays as it was. ABI 4 (Linux 6.7) is required.
+//
+// It restricts the calling thread only, which is the one that execs (the
+// caller holds it with LockOSThread): exec keeps that thread's domain,
+// and restricting every thread of the Go runtime, as go-landlock does,
+// costs a signal round to each of them on every call.
 func applyLandlockNet(proxyPort int) error {
 	if abi := ABI(); abi < 4 {
 		return fmt.Errorf("landlock ABI %d cannot restrict the network; need ABI 4 (Linux 6.7)", abi)
 	}
-	var rules []landlock.Rule
-	if proxyPort > 0 {
-		rules = append(rules, landlock.ConnectTCP(uint16(proxyPort)))
+	fd, err := llsys.LandlockCreateRuleset(&llsys.RulesetAttr{HandledAccessNet: llsys.AccessNetBindTCP | llsys.AccessNetConnectTCP}, 0)
+	if err != nil {
+		return fmt.Errorf("create landlock network rules: %w", err)
 	}
-	if err := landlock.V4.RestrictNet(rules...); err != nil {
+	defer unix.Close(fd)
+	if proxyPort > 0 {
+		if err := llsys.LandlockAddNetPortRule(fd, &llsys.NetPortAttr{AllowedAccess: llsys.AccessNetConnectTCP, Port: uint64(proxyPort)}, 0); err != nil {
+			return fmt.Errorf("allow the proxy port: %w", err)
+		}
+	}
+	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+		return fmt.Errorf("set no_new_privs: %w", err)
+	}
+	if err := llsys.LandlockRestrictSelf(fd, 0); err != nil {
 		return fmt.Errorf("apply landlock network rules: %w", err)
 	}
 	return nil

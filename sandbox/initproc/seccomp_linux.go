@@ -228,10 +228,11 @@ func mustAssemble(p []insn) []unix.SockFilter {
 	return f
 }
 
-// applySeccomp installs the filter for s on every thread of this process,
-// which the target inherits across exec. no_new_privs comes first: the
-// kernel requires it of an unprivileged filter, and it keeps a setuid
-// program from shedding the filter's effect.
+// applySeccomp installs the filter for s on the calling thread, the one
+// that execs (held with LockOSThread): the target inherits that thread's
+// filter across exec, and the helper's other threads exist no longer than
+// the exec. no_new_privs comes first: the kernel requires it of an
+// unprivileged filter, and it keeps a setuid program from shedding it.
 func applySeccomp(s sockets) error {
 	if hostArch() == nil {
 		return fmt.Errorf("no network filter for the %s architecture; use a supported machine (amd64, arm64) or the host network", runtime.GOARCH)
@@ -241,7 +242,7 @@ func applySeccomp(s sockets) error {
 		return fmt.Errorf("set no_new_privs: %w", err)
 	}
 	fp := unix.SockFprog{Len: uint16(len(prog)), Filter: &prog[0]}
-	if _, _, e := unix.Syscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, unix.SECCOMP_FILTER_FLAG_TSYNC, uintptr(unsafe.Pointer(&fp))); e != 0 {
+	if _, _, e := unix.Syscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, 0, uintptr(unsafe.Pointer(&fp))); e != 0 {
 		return fmt.Errorf("install the network filter: %w", e)
 	}
 	runtime.KeepAlive(prog)

@@ -108,6 +108,13 @@ func (b *Backend) Start(_ sandbox.SessionSpec, p *sandbox.Prepared) (sandbox.Sta
 		return nil, fmt.Errorf("create run directory: %w", err)
 	}
 	rules := Rules(p, home, tmp)
+	// The proxy's port is opened with the sandbox, off the call's path; a
+	// call without a proxy closes it unused.
+	proxyLn, err := listenProxy()
+	if err != nil {
+		os.RemoveAll(scratch)
+		return nil, err
+	}
 	pend, err := launch.Start(launch.Command{
 		Backend: Name,
 		Helper:  b.opts.Helper,
@@ -124,17 +131,22 @@ func (b *Backend) Start(_ sandbox.SessionSpec, p *sandbox.Prepared) (sandbox.Sta
 		Cleanup:  func() { os.RemoveAll(scratch) },
 	})
 	if err != nil {
+		proxyLn.Close()
 		return nil, err
 	}
-	return &started{pend: pend, home: home, tmp: tmp}, nil
+	return &started{pend: pend, home: home, tmp: tmp, proxyLn: proxyLn}, nil
 }
 
 type started struct {
 	pend      *launch.Pending
 	home, tmp string
+	proxyLn   net.Listener
 }
 
-func (s *started) Discard() { s.pend.Discard() }
+func (s *started) Discard() {
+	s.proxyLn.Close()
+	s.pend.Discard()
+}
 
 // Run implements sandbox.Started.
 func (s *started) Run(ctx context.Context, p *sandbox.Prepared) (sandbox.Result, error) {
@@ -148,14 +160,11 @@ func (s *started) Run(ctx context.Context, p *sandbox.Prepared) (sandbox.Result,
 	call := launch.Call{Limits: p.Limits, Stdin: p.Spec.Stdin, Stdout: p.Spec.Stdout, Stderr: p.Spec.Stderr}
 	port := 0
 	if p.Network.Mode == sandbox.NetProxy {
-		ln, err := listenProxy()
-		if err != nil {
-			s.pend.Discard()
-			return sandbox.Result{Backend: Name}, err
-		}
-		port = ln.Addr().(*net.TCPAddr).Port
-		env = sandbox.ProxyEnv(env, ln.Addr().String())
-		call.Proxy, call.ProxyListener = p.Network.Proxy, ln
+		port = s.proxyLn.Addr().(*net.TCPAddr).Port
+		env = sandbox.ProxyEnv(env, s.proxyLn.Addr().String())
+		call.Proxy, call.ProxyListener = p.Network.Proxy, s.proxyLn
+	} else {
+		s.proxyLn.Close()
 	}
 	call.Request = launch.NewRequest(p, env, nprocBase)
 	call.Request.Net = launch.HostNamespaceNet(p.Network.Mode, port)
