@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"io"
+	"net"
 	"time"
 )
 
@@ -9,20 +10,31 @@ import (
 type NetworkMode string
 
 const (
-	// NetNone gives the process no network at all (the default).
+	// NetNone gives the process no network at all (the default): no IP
+	// socket reaches anything outside the sandbox, on every backend.
 	NetNone NetworkMode = "none"
 	// NetHost shares the host's network.
 	NetHost NetworkMode = "host"
-	// NetProxy gives no network except one unix socket to a proxy.
+	// NetProxy gives no network except TCP to the run's proxy, whose
+	// address the run finds in HTTP_PROXY and the like (see ProxyEnv).
 	NetProxy NetworkMode = "proxy"
 )
 
 // Network is the network posture of one run.
 type Network struct {
 	Mode NetworkMode
-	// ProxySocket is the host path of the proxy's unix socket when Mode is
-	// NetProxy; it is visible at the same path inside the sandbox.
-	ProxySocket string
+	// Proxy serves the run's proxy connections when Mode is NetProxy.
+	Proxy Proxy
+}
+
+// Proxy is the egress proxy of one run.
+type Proxy interface {
+	// Serve answers the connections the run makes to its proxy address,
+	// until ln is closed. Only the run's processes can reach ln: a socket
+	// in the run's own network namespace (bwrap, container), or a port on
+	// the host's loopback that Landlock lets the run connect to. The
+	// backend closes ln when the run is over.
+	Serve(ln net.Listener)
 }
 
 // Limits bound one run. A zero field means "no limit" except OutputBytes

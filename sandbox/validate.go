@@ -186,8 +186,8 @@ func Prepare(ss SessionSpec, s Spec, opt PrepareOptions) (*Prepared, error) {
 	switch p.Network.Mode {
 	case NetNone, NetHost:
 	case NetProxy:
-		if p.Network.ProxySocket == "" || !filepath.IsAbs(p.Network.ProxySocket) || hasNUL(p.Network.ProxySocket) {
-			return nil, specErr("network.proxy_socket", p.Network.ProxySocket, ErrBadSpec)
+		if p.Network.Proxy == nil {
+			return nil, specErr("network.proxy", "", ErrBadSpec)
 		}
 	default:
 		return nil, specErr("network", string(p.Network.Mode), ErrBadSpec)

@@ -43,7 +43,7 @@ func TestPrepareRejectsBadInput(t *testing.T) {
 		{"rw symlink escape", Spec{Argv: ok, ReadWrite: []string{"escape"}}, ErrPathEscape},
 		{"rw system dir", Spec{Argv: ok, ReadWrite: []string{"/etc"}}, ErrUnsafeWorkspace},
 		{"bad network", Spec{Argv: ok, Network: Network{Mode: "wifi"}}, ErrBadSpec},
-		{"proxy without socket", Spec{Argv: ok, Network: Network{Mode: NetProxy}}, ErrBadSpec},
+		{"proxy without a proxy", Spec{Argv: ok, Network: Network{Mode: NetProxy}}, ErrBadSpec},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -12,7 +12,7 @@ if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 pkgs=(gcc libc6-dev make git ca-certificates pkg-config bubblewrap
       libgtk-3-dev libwebkit2gtk-4.1-dev libayatana-appindicator3-dev)
 if [ "$want" = "test" ]; then
-  pkgs+=(podman runc busybox-static sqlite3 passwd uidmap iproute2 util-linux procps chromium
+  pkgs+=(podman runc busybox-static sqlite3 passwd uidmap iproute2 util-linux procps chromium curl
          xvfb xauth dbus dbus-x11 imagemagick x11-utils)
 fi
 # npm is needed to build the web UI; any Node works to bootstrap Node 22.

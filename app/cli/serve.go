@@ -258,6 +258,9 @@ func prepareServe(cmd *cobra.Command, g *Globals, f *serveFlags) (daemon.Options
 	}
 	opts.Sandbox = sb
 	opts.ExposeSecrets = cfg.Sandbox.ExposeSecrets
+	if opts.Egress, err = egressProxy(cfg.Network, opts.Logger); err != nil {
+		return opts, err
+	}
 	opts.UI = frontend.Dist()
 	return opts, nil
 }

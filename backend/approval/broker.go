@@ -34,6 +34,9 @@ const (
 	KindQuestion Kind = "question"
 	// KindLimit asks to extend a session's spent budget.
 	KindLimit Kind = "limit"
+	// KindNetwork asks whether a sandboxed command may connect to a
+	// domain (Request.Domain, Request.Port) through the egress proxy.
+	KindNetwork Kind = "network"
 )
 
 // Scope is how far an allow reaches.
@@ -64,6 +67,8 @@ type Request struct {
 	Binary   string         `json:"binary,omitempty"`
 	Paths    []string       `json:"paths,omitempty"`
 	URL      string         `json:"url,omitempty"`
+	Domain   string         `json:"domain,omitempty"` // KindNetwork
+	Port     int            `json:"port,omitempty"`   // KindNetwork
 	Diff     string         `json:"diff,omitempty"`
 	Question string         `json:"question,omitempty"`
 	Reason   string         `json:"reason"`

@@ -33,6 +33,7 @@ type Config struct {
 	Mode           string   `toml:"mode"`
 
 	Sandbox Sandbox `toml:"sandbox"`
+	Network Network `toml:"network"`
 	// Secret entries are injected into matching commands and redacted
 	// from everything that leaves the daemon.
 	Secret    []secrets.Secret `toml:"secret"`

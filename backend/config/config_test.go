@@ -26,6 +26,8 @@ func TestParse(t *testing.T) {
 		{"expose an absolute path", "[sandbox]\nexpose_secrets = [\"/home/me/.env\"]\n", "sandbox.expose_secrets"},
 		{"expose outside the workspace", "[sandbox]\nexpose_secrets = [\"../other/.env\"]\n", "sandbox.expose_secrets"},
 		{"expose a bad pattern", "[sandbox]\nexpose_secrets = [\"[\"]\n", "not a valid pattern"},
+		{"network", "[network]\nenabled = false\ntest_only_hosts = { \"pkgs.example.test\" = \"127.0.0.1\" }\n", ""},
+		{"network typo", "[network]\nenable = true\n", `"network.enable"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -68,5 +70,18 @@ func TestDefaultDataDirXDG(t *testing.T) {
 	}
 	if d != "/x/data/gatehouse" && !strings.Contains(d, "Gatehouse") {
 		t.Fatalf("DefaultDataDir = %q", d)
+	}
+}
+
+// The proxy is on unless switched off, and the test-only hosts are empty
+// unless named.
+func TestNetworkDefaults(t *testing.T) {
+	c, err := Parse(nil, "cfg.toml")
+	if err != nil || !c.Network.On() || len(c.Network.TestHosts) != 0 {
+		t.Fatalf("defaults: %+v, %v", c.Network, err)
+	}
+	c, err = Parse([]byte("[network]\nenabled = false\n"), "cfg.toml")
+	if err != nil || c.Network.On() {
+		t.Fatalf("off: %+v, %v", c.Network, err)
 	}
 }

@@ -26,6 +26,7 @@ import (
 	"github.com/gatehouse-dev/gatehouse/backend/atomicfile"
 	"github.com/gatehouse-dev/gatehouse/backend/audit"
 	"github.com/gatehouse-dev/gatehouse/backend/db"
+	"github.com/gatehouse-dev/gatehouse/backend/egress"
 	"github.com/gatehouse-dev/gatehouse/backend/gate"
 	"github.com/gatehouse-dev/gatehouse/backend/hookserver"
 	"github.com/gatehouse-dev/gatehouse/backend/listen"
@@ -58,6 +59,9 @@ type Options struct {
 	// ExposeSecrets are the workspace secrets commands may read (the
 	// config's [sandbox] expose_secrets).
 	ExposeSecrets []string
+	// Egress is the proxy commands reach the network through; nil gives
+	// them no network.
+	Egress *egress.Proxy
 
 	// PolicyPath is the user's policy file.
 	PolicyPath string
@@ -194,7 +198,7 @@ func Run(ctx context.Context, opts Options) (err error) {
 	}
 	d.runner, err = toolcall.New(toolcall.Deps{
 		Sessions: d.sessions, Approvals: d.approvals, Policy: pol, Audit: auditSink{d},
-		Sandbox: opts.Sandbox, Hidden: []string{opts.DataDir}, Logger: logger,
+		Sandbox: opts.Sandbox, Hidden: []string{opts.DataDir}, Logger: logger, Egress: egressDep(opts.Egress),
 		Redact: d.redactor.String, EnvFor: secretStore.EnvFor, Snapshots: d.snapshots,
 		ExposeSecrets: opts.ExposeSecrets,
 	})

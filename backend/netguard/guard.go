@@ -13,7 +13,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 )
 
@@ -204,24 +203,18 @@ func (g *Guard) admit(ctx context.Context, u *url.URL, pinned *pins) error {
 	}
 	port := portOf(u)
 	var addrs []netip.Addr
+	var err error
 	if lit.IsValid() {
-		addrs = []netip.Addr{lit}
+		addrs, err = checkAddrs(host, []netip.Addr{lit}, port, g.permits)
 	} else {
-		found, err := g.opts.Resolver.LookupNetIP(ctx, "ip", name)
-		if err != nil {
-			return fmt.Errorf("cannot resolve %s: %w", name, err)
-		}
-		if len(found) == 0 {
-			return fmt.Errorf("cannot resolve %s: no addresses", name)
-		}
-		addrs = found
+		addrs, err = ResolveChecked(ctx, g.opts.Resolver, name, port, g.permits)
 	}
-	for i, a := range addrs {
-		a = a.Unmap().WithZone("")
-		addrs[i] = a
-		if reason, bad := Blocked(a); bad && !g.permit[netip.AddrPortFrom(a, port)] {
-			return &BlockedError{URL: shown, Host: host, Addr: a, Reason: reason}
+	if err != nil {
+		var be *BlockedError
+		if errors.As(err, &be) {
+			be.URL = shown
 		}
+		return err
 	}
 	pinned.set(host, addrs)
 	return nil
@@ -244,20 +237,7 @@ func portOf(u *url.URL) uint16 {
 // dialer connects only to pinned addresses, and re-checks the exact socket
 // address just before connect as a second line of defence.
 func (g *Guard) dialer(pinned *pins) func(ctx context.Context, network, addr string) (net.Conn, error) {
-	d := &net.Dialer{
-		Timeout: g.opts.Timeout,
-		Control: func(_, address string, _ syscall.RawConn) error {
-			ap, err := netip.ParseAddrPort(address)
-			if err != nil {
-				return &BlockedError{Host: address, Reason: "the dial address could not be checked"}
-			}
-			a := ap.Addr().Unmap()
-			if reason, bad := Blocked(a); bad && !g.permit[netip.AddrPortFrom(a, ap.Port())] {
-				return &BlockedError{Host: address, Addr: a, Reason: reason}
-			}
-			return nil
-		},
-	}
+	d := &net.Dialer{Timeout: g.opts.Timeout, Control: DialControl(g.permits)}
 	return func(ctx context.Context, network, addr string) (net.Conn, error) {
 		host, portStr, err := net.SplitHostPort(addr)
 		if err != nil {
@@ -280,6 +260,9 @@ func (g *Guard) dialer(pinned *pins) func(ctx context.Context, network, addr str
 		return nil, firstErr
 	}
 }
+
+// permits is the PermitForTesting list as a Permit.
+func (g *Guard) permits(a netip.AddrPort) bool { return g.permit[a] }
 
 func (g *Guard) refused(err error) {
 	var be *BlockedError

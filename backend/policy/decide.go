@@ -230,7 +230,7 @@ func boundaryBaseline(mode Mode, sandboxed bool, a *analysis) Decision {
 		case !sandboxed:
 			return ask("no-sandbox", "with no sandbox, running "+a.base+" needs approval")
 		}
-		return allow("sandboxed-command", a.base+" runs inside the sandbox: no network, writes only in the workspace, every change checkpointed")
+		return allow("sandboxed-command", a.base+" runs inside the sandbox: the network only through Gatehouse's proxy, writes only in the workspace, every change checkpointed")
 	case classFetch:
 		return ask("fetch", "fetching from "+a.host+" needs approval; a domains rule can allow it")
 	}

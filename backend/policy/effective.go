@@ -11,6 +11,7 @@ type RuleInfo struct {
 	Args    []string `json:"args,omitempty"`
 	Paths   []string `json:"paths,omitempty"`
 	Domains []string `json:"domains,omitempty"`
+	Ports   []int    `json:"ports,omitempty"`
 	Reason  string   `json:"reason,omitempty"`
 	Source  Source   `json:"source"`
 	File    string   `json:"file,omitempty"`
@@ -68,7 +69,7 @@ func (p *Policy) rulesOf(rules []Rule, stage Stage) []RuleInfo {
 	for _, r := range rules {
 		out = append(out, RuleInfo{
 			ID: r.ID, Action: r.Action.String(), Tool: r.Tool, Binary: r.Binary, Args: r.Args, Paths: r.Paths,
-			Domains: r.Domains, Reason: r.Reason, Source: r.source, File: r.file, Line: r.line, Stage: stage,
+			Domains: r.Domains, Ports: r.Ports, Reason: r.Reason, Source: r.source, File: r.file, Line: r.line, Stage: stage,
 		})
 	}
 	return out
@@ -85,7 +86,7 @@ func baselineRules(mode Mode) []RuleInfo {
 	if boundaryMode(mode) {
 		return []RuleInfo{read, outside,
 			b("workspace-edit", "allow", "", "edits inside the workspace run: each is checkpointed and can be undone"),
-			b("sandboxed-command", "allow", ToolRunCommand, "commands run inside the sandbox: no network, writes only in the workspace, every change checkpointed"),
+			b("sandboxed-command", "allow", ToolRunCommand, "commands run inside the sandbox: the network only through the proxy, writes only in the workspace, every change checkpointed"),
 			b("no-sandbox", "ask", "", "with no sandbox, commands and edits ask"),
 			b("unconfined", "ask", ToolRunCommand, "a command that runs outside the sandbox asks"),
 			fetch,

@@ -49,6 +49,7 @@ type fileRule struct {
 	Args    []string `toml:"args"`
 	Paths   []string `toml:"paths"`
 	Domains []string `toml:"domains"`
+	Ports   []int    `toml:"ports"`
 	Reason  string   `toml:"reason"`
 }
 
@@ -177,7 +178,7 @@ func buildRules(data []byte, file string, frs []fileRule, src Source, base strin
 			line = lines[i]
 		}
 		r := Rule{ID: fr.ID, Tool: fr.Tool, Binary: fr.Binary, Args: fr.Args, Paths: fr.Paths,
-			Domains: fr.Domains, Reason: fr.Reason, source: src, file: file, line: line}
+			Domains: fr.Domains, Ports: fr.Ports, Reason: fr.Reason, source: src, file: file, line: line}
 		if r.ID == "" {
 			r.ID = fmt.Sprintf("rule-%d", i+1)
 		}

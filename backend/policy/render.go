@@ -2,6 +2,7 @@ package policy
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 )
@@ -36,6 +37,13 @@ func (r Rule) String() string {
 	list("args", r.Args)
 	list("paths", r.Paths)
 	list("domains", r.Domains)
+	if len(r.Ports) > 0 {
+		ports := make([]string, len(r.Ports))
+		for i, p := range r.Ports {
+			ports[i] = strconv.Itoa(p)
+		}
+		b.WriteString("ports = [" + strings.Join(ports, ", ") + "]\n")
+	}
 	kv("reason", r.Reason)
 	return b.String()
 }

@@ -19,7 +19,8 @@ import (
 //     rules need one. For run_command an allow rule matches the working
 //     directory; ask and deny rules also match path-like arguments;
 //   - domains: example.com matches that host exactly, *.example.com any
-//     subdomain (not example.com itself).
+//     subdomain (not example.com itself);
+//   - ports: with tool = "network" only (see network.go).
 type Rule struct {
 	ID      string
 	Action  Verdict
@@ -28,6 +29,7 @@ type Rule struct {
 	Args    []string
 	Paths   []string
 	Domains []string
+	Ports   []int
 	Reason  string
 
 	c      *compiledRule
@@ -54,9 +56,12 @@ type domainPattern struct {
 // compile validates the rule and prepares it for matching. base resolves
 // relative path patterns (workspace files only).
 func (r *Rule) compile(base string) error {
+	if r.Tool == ToolNetwork || len(r.Ports) > 0 {
+		return r.compileNetwork()
+	}
 	c := &compiledRule{}
 	if r.Tool != "" && classOf(r.Tool) == classUnknown {
-		return fmt.Errorf("tool %q is not one of run_command, read_file, write_file, edit_file, list_dir, search_files, fetch_url, ask_human", r.Tool)
+		return fmt.Errorf("tool %q is not one of run_command, read_file, write_file, edit_file, list_dir, search_files, fetch_url, ask_human, network", r.Tool)
 	}
 	if r.Action < Allow || r.Action > Deny {
 		return fmt.Errorf("action must be allow, ask or deny")

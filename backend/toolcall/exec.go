@@ -27,8 +27,8 @@ func (r *Runner) runCommandTool() *Tool {
 	return &Tool{
 		Name:  "run_command",
 		Title: "Run a command",
-		Description: "Run a program with arguments inside the Gatehouse sandbox (no network, writes only in the workspace). " +
-			"argv is an array, not a shell string: to use pipes or redirection, run [\"sh\", \"-c\", \"...\"], which needs the person's approval.",
+		Description: "Run a program with arguments inside the Gatehouse sandbox (writes only in the workspace; the network only through Gatehouse's proxy, one approved domain at a time). " +
+			"argv is an array, not a shell string: to use pipes or redirection, run [\"sh\", \"-c\", \"...\"]. The result carries exit_code, stdout and stderr.",
 		Schema:       json.RawMessage(schemaRunCommand),
 		OutputSchema: outRunCommand,
 		Prepare:      r.prepareRunCommand,
@@ -128,7 +128,9 @@ func (r *Runner) execute(ctx context.Context, c *Call, a runCommandArgs, timeout
 	}
 	limits := sandbox.DefaultLimits()
 	limits.Wall = timeout
-	spec := sandbox.Spec{Argv: a.Argv, Dir: call.Cwd, Env: env, Hidden: r.deps.Hidden, Network: sandbox.Network{Mode: sandbox.NetNone}, Limits: limits,
+	network, release := r.runNetwork(ctx, c)
+	defer release()
+	spec := sandbox.Spec{Argv: a.Argv, Dir: call.Cwd, Env: env, Hidden: r.deps.Hidden, Network: network, Limits: limits,
 		Stdout: c.Req.Stdout, Stderr: c.Req.Stderr}
 	if a.Stdin != nil {
 		spec.Stdin = strings.NewReader(*a.Stdin)

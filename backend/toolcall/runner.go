@@ -37,6 +37,8 @@ type Deps struct {
 	// EnvFor returns configured secrets to inject for a binary.
 	EnvFor  func(binary string) map[string]string
 	Sandbox sandbox.Backend
+	// Egress gives commands the network through the proxy (network.go).
+	Egress Egress
 	// Snapshots checkpoints the workspace around mutating calls; nil runs
 	// calls uncheckpointed (and says so in the audit log).
 	Snapshots *snapshot.Store

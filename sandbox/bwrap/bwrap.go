@@ -155,7 +155,12 @@ func (s *started) Discard() { s.pend.Discard() }
 
 // Run implements sandbox.Started.
 func (s *started) Run(ctx context.Context, p *sandbox.Prepared) (sandbox.Result, error) {
-	req := launch.NewRequest(p, sandbox.RunEnv(p.Env, s.home, "/tmp"), 0)
+	env := sandbox.RunEnv(p.Env, s.home, "/tmp")
+	if p.Network.Mode == sandbox.NetProxy {
+		env = sandbox.ProxyEnv(env, sandbox.ProxyAddr)
+	}
+	req := launch.NewRequest(p, env, 0)
+	req.Net = launch.OwnNamespaceNet(p.Network.Mode)
 	release, err := workspaceMounts(p, req)
 	if err != nil {
 		s.pend.Discard()
@@ -170,6 +175,7 @@ func (s *started) Run(ctx context.Context, p *sandbox.Prepared) (sandbox.Result,
 		Stdin:   p.Spec.Stdin,
 		Stdout:  p.Spec.Stdout,
 		Stderr:  p.Spec.Stderr,
+		Proxy:   p.Network.Proxy,
 	})
 }
 
@@ -232,9 +238,6 @@ func Args(p *sandbox.Prepared, l Layout) []string {
 	}
 	for _, r := range p.ReadWrite {
 		a = append(a, "--bind", r, r)
-	}
-	if p.Network.Mode == sandbox.NetProxy {
-		a = append(a, "--bind", p.Network.ProxySocket, p.Network.ProxySocket)
 	}
 	for _, h := range l.Hidden {
 		st, err := os.Lstat(h)

@@ -276,8 +276,8 @@ func (s *session) Run(ctx context.Context, spec sandbox.Spec) (sandbox.Result, e
 	if err != nil {
 		return res, err
 	}
-	if p.Network.Mode != sandbox.NetNone {
-		return res, &sandbox.SpecError{Field: "network", Value: string(p.Network.Mode), Err: fmt.Errorf("%w: the container backend has no network", sandbox.ErrBadSpec)}
+	if p.Network.Mode == sandbox.NetHost {
+		return res, &sandbox.SpecError{Field: "network", Value: string(p.Network.Mode), Err: fmt.Errorf("%w: the container backend has no host network", sandbox.ErrBadSpec)}
 	}
 	if len(p.ReadOnly) > 0 || len(p.ReadWrite) > 0 {
 		return res, &sandbox.SpecError{Field: "read_write", Value: "", Err: fmt.Errorf("%w: the container backend mounts only the session's workspaces", sandbox.ErrBadSpec)}
@@ -295,6 +295,11 @@ func (s *session) Run(ctx context.Context, spec sandbox.Spec) (sandbox.Result, e
 	}
 	if err := ctx.Err(); err != nil {
 		return res, err // and never beside a helper being started (takeReady)
+	}
+	if p.Network.Mode == sandbox.NetProxy {
+		// The proxy's socket comes from the ready helper; through the CLI's
+		// exec the run keeps the container's own empty network.
+		s.b.opts.Logger.Warn("container sandbox: no ready helper, so this run has no proxy and no network", "container", s.name)
 	}
 	return s.runExec(ctx, p, env, spec)
 }

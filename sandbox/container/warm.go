@@ -194,7 +194,10 @@ func (s *session) runReady(ctx context.Context, r *readyExec, p *sandbox.Prepare
 	res := sandbox.Result{Backend: Name}
 	defer s.forget(r)
 	defer r.conn.Close()
-	req, err := json.Marshal(initproc.Request{Path: p.Argv[0], Argv: p.Argv, Env: env, Dir: p.Dir})
+	if p.Network.Mode == sandbox.NetProxy {
+		env = sandbox.ProxyEnv(env, sandbox.ProxyAddr)
+	}
+	req, err := json.Marshal(initproc.Request{Path: p.Argv[0], Argv: p.Argv, Env: env, Dir: p.Dir, Net: launch.OwnNamespaceNet(p.Network.Mode)})
 	if err != nil {
 		return res, fmt.Errorf("encode sandbox request: %w", err)
 	}
@@ -231,6 +234,12 @@ func (s *session) runReady(ctx context.Context, r *readyExec, p *sandbox.Prepare
 	}
 	theirs = nil
 	go func() { _, _ = r.conn.Write(req) }()
+	if p.Network.Mode == sandbox.NetProxy {
+		// The helper listens in the container's namespace and hands the
+		// socket back before it starts the target.
+		stop := launch.ServeProxyFrom(r.conn, p.Network.Proxy, s.b.opts.Logger)
+		defer stop()
+	}
 
 	limits := p.Limits
 	out := launch.CopyOutput(pipes[1][0], pipes[2][0], limits.OutputCap(), p.Spec.Stdout, p.Spec.Stderr)

@@ -30,8 +30,6 @@ type Landlock struct {
 	ROFiles  []string `json:"ro_files,omitempty"`
 	RWDirs   []string `json:"rw_dirs,omitempty"`
 	RWFiles  []string `json:"rw_files,omitempty"`
-	// DenyNet forbids TCP connect and bind (Landlock ABI 4 and later).
-	DenyNet bool `json:"deny_net,omitempty"`
 }
 
 // Config is everything the helper needs; it travels as JSON in argv so
@@ -68,6 +66,9 @@ type Config struct {
 	DevPts   bool      `json:"devpts,omitempty"`
 	Rlimits  []Rlimit  `json:"rlimits,omitempty"`
 	Landlock *Landlock `json:"landlock,omitempty"`
+	// Net is the run's network when it is known at start (a supervisor's
+	// next stage); a Request's Net replaces it.
+	Net *Net `json:"net,omitempty"`
 	// Path and Argv are the program to exec.
 	Path string   `json:"path"`
 	Argv []string `json:"argv"`
@@ -95,6 +96,8 @@ type Request struct {
 	// with an empty read-only directory: the workspace's secrets.
 	HideFiles []string `json:"hide_files,omitempty"`
 	HideDirs  []string `json:"hide_dirs,omitempty"`
+	// Net is the run's network (see Net); nil leaves it as it is.
+	Net *Net `json:"net,omitempty"`
 }
 
 // CallFDs is how many descriptors travel with a Request over Connect:

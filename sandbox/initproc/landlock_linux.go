@@ -3,6 +3,8 @@ package initproc
 import (
 	"fmt"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/landlock-lsm/go-landlock/landlock"
 	llsys "github.com/landlock-lsm/go-landlock/landlock/syscall"
 )
@@ -16,16 +18,14 @@ func ABI() int {
 	return v
 }
 
-// applyLandlock restricts this process (and so the target it execs).
-// It fails closed: a kernel without Landlock, or without network rules
-// when DenyNet is asked, is an error rather than a silent downgrade.
+// applyLandlock restricts this process (and so the target it execs) on
+// the filesystem and in scoped IPC. The network is a layer of its own,
+// added when the call arrives (applyLandlockNet), so a sandbox built
+// ahead of time serves any network mode. It fails closed: a kernel
+// without Landlock is an error rather than a silent downgrade.
 func applyLandlock(l Landlock) error {
-	abi := ABI()
-	if abi < 1 {
+	if ABI() < 1 {
 		return fmt.Errorf("landlock is not supported by this kernel")
-	}
-	if l.DenyNet && abi < 4 {
-		return fmt.Errorf("landlock ABI %d cannot deny network; need ABI 4 (Linux 6.7)", abi)
 	}
 	rules := []landlock.Rule{
 		landlock.PathAccess(llsys.AccessFSReadDir, l.ListDirs...).IgnoreIfMissing(),
@@ -35,16 +35,43 @@ func applyLandlock(l Landlock) error {
 		landlock.RWFiles(l.RWFiles...).IgnoreIfMissing(),
 	}
 	cfg := landlock.V7.BestEffort()
-	var err error
-	if l.DenyNet {
-		err = cfg.Restrict(rules...)
-	} else {
-		if err = cfg.RestrictPaths(rules...); err == nil {
-			err = cfg.RestrictScoped()
-		}
+	err := cfg.RestrictPaths(rules...)
+	if err == nil {
+		err = cfg.RestrictScoped()
 	}
 	if err != nil {
 		return fmt.Errorf("apply landlock: %w", err)
+	}
+	return nil
+}
+
+// applyLandlockNet adds a layer that refuses TCP bind and connect except
+// a connect to proxyPort (when non-zero). Layers only narrow, so the
+// filesystem layer stays as it was. ABI 4 (Linux 6.7) is required.
+//
+// It restricts the calling thread only, which is the one that execs (the
+// caller holds it with LockOSThread): exec keeps that thread's domain,
+// and restricting every thread of the Go runtime, as go-landlock does,
+// costs a signal round to each of them on every call.
+func applyLandlockNet(proxyPort int) error {
+	if abi := ABI(); abi < 4 {
+		return fmt.Errorf("landlock ABI %d cannot restrict the network; need ABI 4 (Linux 6.7)", abi)
+	}
+	fd, err := llsys.LandlockCreateRuleset(&llsys.RulesetAttr{HandledAccessNet: llsys.AccessNetBindTCP | llsys.AccessNetConnectTCP}, 0)
+	if err != nil {
+		return fmt.Errorf("create landlock network rules: %w", err)
+	}
+	defer unix.Close(fd)
+	if proxyPort > 0 {
+		if err := llsys.LandlockAddNetPortRule(fd, &llsys.NetPortAttr{AllowedAccess: llsys.AccessNetConnectTCP, Port: uint64(proxyPort)}, 0); err != nil {
+			return fmt.Errorf("allow the proxy port: %w", err)
+		}
+	}
+	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+		return fmt.Errorf("set no_new_privs: %w", err)
+	}
+	if err := llsys.LandlockRestrictSelf(fd, 0); err != nil {
+		return fmt.Errorf("apply landlock network rules: %w", err)
 	}
 	return nil
 }

@@ -66,13 +66,21 @@ func confineAndExec(cfg Config) error {
 	env := os.Environ()
 	var dir string
 	var req Request
+	netCfg := cfg.Net
+	var back func(fd int) error
 	if cfg.RequestFD > 0 {
-		var err error
-		if req, err = readRequest(cfg.RequestFD); err != nil {
+		r, f, err := readRequest(cfg.RequestFD)
+		if err != nil {
 			return err
 		}
+		defer f.Close()
+		req = r
 		cfg.Path, cfg.Argv, cfg.Rlimits = req.Path, req.Argv, req.Rlimits
-		env, dir = req.Env, req.Dir
+		env, dir, netCfg = req.Env, req.Dir, req.Net
+		back = sendOnFD(int(f.Fd()))
+	}
+	if err := confineNetEarly(netCfg, back); err != nil {
+		return err
 	}
 	if err := mountRequest(req); err != nil {
 		return err
@@ -94,30 +102,40 @@ func confineAndExec(cfg Config) error {
 			return fmt.Errorf("enter working directory: %w", err)
 		}
 	}
+	if err := confineNetLast(netCfg); err != nil {
+		return err
+	}
 	err := syscall.Exec(cfg.Path, cfg.Argv, env)
 	return fmt.Errorf("exec %s: %w", cfg.Path, err)
 }
 
-// readRequest reads the call's Request; the daemon closes the pipe after
-// writing it, and closes it unwritten when the sandbox is not needed.
-func readRequest(fd int) (Request, error) {
+// readRequest reads the call's Request from a unix socket: the daemon
+// shuts its side for writing after the Request, and closes it unwritten
+// when the sandbox is not needed. The socket stays open for the way back
+// (the proxy's listening socket) until the caller closes it.
+func readRequest(fd int) (Request, *os.File, error) {
 	f := os.NewFile(uintptr(fd), "request")
-	defer f.Close()
 	var req Request
 	b, err := io.ReadAll(f)
 	if err != nil {
-		return req, fmt.Errorf("read request: %w", err)
+		f.Close()
+		return req, nil, fmt.Errorf("read request: %w", err)
 	}
 	if len(b) == 0 {
-		return req, errNoRequest
+		f.Close()
+		return req, nil, errNoRequest
 	}
 	if err := json.Unmarshal(b, &req); err != nil {
-		return req, fmt.Errorf("decode request: %w", err)
+		f.Close()
+		return req, nil, fmt.Errorf("decode request: %w", err)
 	}
 	if req.Path == "" || len(req.Argv) == 0 {
-		return req, fmt.Errorf("request has no program")
+		f.Close()
+		return req, nil, fmt.Errorf("request has no program")
 	}
-	return req, nil
+	// The target must not inherit the way back to the daemon.
+	syscall.CloseOnExec(fd)
+	return req, f, nil
 }
 
 // errNoRequest means the sandbox was discarded before use.
@@ -166,6 +184,16 @@ func supervise(cfg Config) int {
 		}
 		next.Path, next.Argv, next.Rlimits = path, call.req.Argv, call.req.Rlimits
 		env, dir = call.req.Env, call.req.Dir
+		if n := call.req.Net; n != nil {
+			// The proxy's socket goes back on the call's connection; the
+			// target's stage only installs the filter.
+			if err := confineNetEarly(n, sendOn(call.conn)); err != nil {
+				return report(status, Status{Exit: ExitSetupFailed, Error: err.Error()})
+			}
+			last := *n
+			last.Listen = ""
+			next.Net = &last
+		}
 		hangup = call.hangup()
 	}
 	if cfg.RequestFD > 0 {

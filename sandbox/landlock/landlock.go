@@ -5,6 +5,10 @@
 // daemon is never restricted; a supervising helper stays behind as
 // subreaper so one kill reaches the whole tree.
 //
+// The network is Landlock's TCP rules (a connect to the run's proxy port
+// only, or none) plus a seccomp filter that refuses every other socket:
+// see sandbox/initproc and proxy.go for what holds without a namespace.
+//
 // Landlock only adds rights down a directory tree, so "writable
 // workspace except .git/hooks" is expressed by granting each workspace
 // entry separately. Two consequences, both failing closed: new files
@@ -18,6 +22,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"net"
 	"os"
 	"path/filepath"
 
@@ -110,6 +115,13 @@ func (b *Backend) Start(_ sandbox.SessionSpec, p *sandbox.Prepared) (sandbox.Sta
 		os.RemoveAll(scratch)
 		return nil, err
 	}
+	// The proxy's port is opened with the sandbox, off the call's path; a
+	// call without a proxy closes it unused.
+	proxyLn, err := listenProxy()
+	if err != nil {
+		os.RemoveAll(scratch)
+		return nil, err
+	}
 	pend, err := launch.Start(launch.Command{
 		Backend: Name,
 		Helper:  b.opts.Helper,
@@ -126,17 +138,22 @@ func (b *Backend) Start(_ sandbox.SessionSpec, p *sandbox.Prepared) (sandbox.Sta
 		Cleanup:  func() { os.RemoveAll(scratch) },
 	})
 	if err != nil {
+		proxyLn.Close()
 		return nil, err
 	}
-	return &started{pend: pend, home: home, tmp: tmp}, nil
+	return &started{pend: pend, home: home, tmp: tmp, proxyLn: proxyLn}, nil
 }
 
 type started struct {
 	pend      *launch.Pending
 	home, tmp string
+	proxyLn   net.Listener
 }
 
-func (s *started) Discard() { s.pend.Discard() }
+func (s *started) Discard() {
+	s.proxyLn.Close()
+	s.pend.Discard()
+}
 
 // Run implements sandbox.Started.
 func (s *started) Run(ctx context.Context, p *sandbox.Prepared) (sandbox.Result, error) {
@@ -146,19 +163,25 @@ func (s *started) Run(ctx context.Context, p *sandbox.Prepared) (sandbox.Result,
 		// tasks, so the run gets its limit on top of what already runs.
 		nprocBase = proctree.UserTasks(os.Getuid())
 	}
-	return s.pend.Exec(ctx, launch.Call{
-		Request: launch.NewRequest(p, sandbox.RunEnv(p.Env, s.home, s.tmp), nprocBase),
-		Limits:  p.Limits,
-		Stdin:   p.Spec.Stdin,
-		Stdout:  p.Spec.Stdout,
-		Stderr:  p.Spec.Stderr,
-	})
+	env := sandbox.RunEnv(p.Env, s.home, s.tmp)
+	call := launch.Call{Limits: p.Limits, Stdin: p.Spec.Stdin, Stdout: p.Spec.Stdout, Stderr: p.Spec.Stderr}
+	port := 0
+	if p.Network.Mode == sandbox.NetProxy {
+		port = s.proxyLn.Addr().(*net.TCPAddr).Port
+		env = sandbox.ProxyEnv(env, s.proxyLn.Addr().String())
+		call.Proxy, call.ProxyListener = p.Network.Proxy, s.proxyLn
+	} else {
+		s.proxyLn.Close()
+	}
+	call.Request = launch.NewRequest(p, env, nprocBase)
+	call.Request.Net = launch.HostNamespaceNet(p.Network.Mode, port)
+	return s.pend.Exec(ctx, call)
 }
 
 // Rules computes the Landlock rules for p with the run's private home
 // and temporary directories.
 func Rules(p *sandbox.Prepared, home, tmp string) (initproc.Landlock, error) {
-	l := initproc.Landlock{DenyNet: p.Network.Mode != sandbox.NetHost}
+	var l initproc.Landlock
 	special := map[string]access{}
 	for _, h := range append(p.Hidden, sandbox.SensitiveSystemFiles()...) {
 		special[h] = denied
@@ -189,9 +212,6 @@ func Rules(p *sandbox.Prepared, home, tmp string) (initproc.Landlock, error) {
 	}
 	for _, r := range p.ReadWrite {
 		carve(r, readWrite, special, &l)
-	}
-	if p.Network.Mode == sandbox.NetProxy {
-		l.RWFiles = append(l.RWFiles, p.Network.ProxySocket)
 	}
 	l.RWDirs = append(l.RWDirs, home, tmp)
 	return l, nil

@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -52,6 +53,9 @@ type Command struct {
 	Cleanup func()
 	// PIDNamespace says every process of the run dies with the helper.
 	PIDNamespace bool
+	// Proxy and ProxyListener, for Run, are as in Call.
+	Proxy         sandbox.Proxy
+	ProxyListener net.Listener
 }
 
 // RequestFD is the helper's descriptor for the request pipe of a
@@ -61,14 +65,18 @@ const RequestFD = 3
 // Run starts c and waits for it. Cancelling ctx, or the wall limit,
 // kills the whole tree and returns a Result with Killed set.
 func Run(ctx context.Context, c Command) (sandbox.Result, error) {
-	if err := ctx.Err(); err != nil {
-		return sandbox.Result{Backend: c.Backend}, err
+	err := ctx.Err()
+	var p *Pending
+	if err == nil {
+		p, err = Start(c)
 	}
-	p, err := Start(c)
 	if err != nil {
+		if c.ProxyListener != nil {
+			c.ProxyListener.Close()
+		}
 		return sandbox.Result{Backend: c.Backend}, err
 	}
-	return p.Exec(ctx, Call{Limits: c.Limits, Stdin: c.Stdin, Stdout: c.Stdout, Stderr: c.Stderr})
+	return p.Exec(ctx, Call{Limits: c.Limits, Stdin: c.Stdin, Stdout: c.Stdout, Stderr: c.Stderr, Proxy: c.Proxy, ProxyListener: c.ProxyListener})
 }
 
 // Pending is a started helper whose run has not been waited for: with a
@@ -80,9 +88,10 @@ type Pending struct {
 	cmd   *exec.Cmd
 	group *cgroup.Group
 
-	stdin            *os.File // write end, nil when not deferred-fed
-	stdout, stderr   *os.File // read ends
-	request, statusR *os.File
+	stdin          *os.File // write end, nil when not deferred-fed
+	stdout, stderr *os.File // read ends
+	request        *net.UnixConn
+	statusR        *os.File
 
 	done    chan struct{} // closed when the helper has been waited for
 	waitErr error
@@ -133,13 +142,18 @@ func Start(c Command) (_ *Pending, err error) {
 
 	var extra []*os.File
 	if c.Deferred {
-		r, w, err := pipe()
+		ours, theirs, err := requestChannel()
 		if err != nil {
 			return nil, err
 		}
-		p.request = w
-		closeOnFail, childEnds = append(closeOnFail, w), append(childEnds, r)
-		extra = append(extra, r)
+		p.request = ours
+		childEnds = append(childEnds, theirs)
+		extra = append(extra, theirs)
+		defer func() {
+			if err != nil {
+				ours.Close()
+			}
+		}()
 	}
 	if c.Config.Supervise {
 		r, w, err := pipe()
@@ -201,6 +215,11 @@ type Call struct {
 	Stdin   io.Reader
 	Stdout  io.Writer // live copies, optional
 	Stderr  io.Writer
+	// Proxy serves the run's proxy connections: on ProxyListener when set
+	// (a port on the host's loopback), else on the listening socket the
+	// helper hands back when the Request's Net has a Listen address.
+	Proxy         sandbox.Proxy
+	ProxyListener net.Listener
 }
 
 // Exec hands the call to the helper and waits for the run. It returns
@@ -208,6 +227,9 @@ type Call struct {
 // first.
 func (p *Pending) Exec(ctx context.Context, call Call) (res sandbox.Result, err error) {
 	res = sandbox.Result{Backend: p.c.Backend}
+	// Whatever happens below, the proxy stops with the run.
+	stopProxy := p.serveProxy(call)
+	defer stopProxy()
 	// The helper may still be exiting: release what it used once it has.
 	defer func() {
 		go func() {
@@ -238,7 +260,7 @@ func (p *Pending) Exec(ctx context.Context, call Call) (res sandbox.Result, err 
 		// the kill paths below.
 		go func() {
 			_, _ = p.request.Write(b)
-			p.request.Close()
+			_ = p.request.CloseWrite()
 		}()
 	}
 
@@ -319,6 +341,25 @@ func SetupError(status *initproc.Status) error {
 	return nil
 }
 
+// serveProxy hands the run's proxy listener to call.Proxy and returns
+// what closes it once the run is over.
+func (p *Pending) serveProxy(call Call) (stop func()) {
+	if call.Proxy == nil {
+		if call.ProxyListener != nil {
+			call.ProxyListener.Close()
+		}
+		return func() {}
+	}
+	if call.ProxyListener != nil {
+		go call.Proxy.Serve(call.ProxyListener)
+		return func() { call.ProxyListener.Close() }
+	}
+	if call.Request == nil || call.Request.Net == nil || call.Request.Net.Listen == "" || p.request == nil {
+		return func() {}
+	}
+	return ServeProxyFrom(p.request, call.Proxy, p.log)
+}
+
 // Discard stops a helper whose call never came.
 func (p *Pending) Discard() {
 	p.kill()
@@ -349,10 +390,13 @@ func (p *Pending) terminate(grace time.Duration) {
 // finish releases what Start took, once.
 func (p *Pending) finish() {
 	p.finishOnce.Do(func() {
-		for _, f := range []*os.File{p.stdin, p.stdout, p.stderr, p.request, p.statusR} {
+		for _, f := range []*os.File{p.stdin, p.stdout, p.stderr, p.statusR} {
 			if f != nil {
 				f.Close()
 			}
+		}
+		if p.request != nil {
+			p.request.Close()
 		}
 		p.removeGroup()
 		if p.c.Cleanup != nil {

@@ -36,13 +36,17 @@ const agentPause = 150 * time.Millisecond
 // interleaved in the same run so machine noise hits both alike. pause
 // goes by before each sandboxed call.
 func benchTrue(b *testing.B, be sandbox.Backend, pause time.Duration) {
+	benchTrueNet(b, be, pause, sandbox.Network{Mode: sandbox.NetNone})
+}
+
+func benchTrueNet(b *testing.B, be sandbox.Backend, pause time.Duration, network sandbox.Network) {
 	ctx := context.Background()
 	s, err := be.Open(ctx, sandbox.SessionSpec{ID: "bench", Workspaces: []string{b.TempDir()}, Limits: SessionLimits()})
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer s.Close(ctx)
-	spec := sandbox.Spec{Argv: []string{"/bin/true"}, Limits: sandbox.DefaultLimits()}
+	spec := sandbox.Spec{Argv: []string{"/bin/true"}, Limits: sandbox.DefaultLimits(), Network: network}
 	var bare, boxed []time.Duration
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
@@ -87,6 +91,14 @@ func newLandlock(b *testing.B) sandbox.Backend {
 func BenchmarkTrueBwrap(b *testing.B)         { benchTrue(b, newBwrap(b), agentPause) }
 func BenchmarkTrueLandlock(b *testing.B)      { benchTrue(b, newLandlock(b), agentPause) }
 func BenchmarkTrueContainerExec(b *testing.B) { benchTrue(b, newPodman(b), agentPause) }
+
+// With the run's proxy (the daemon's default): its listener per run.
+func BenchmarkTrueBwrapProxy(b *testing.B) {
+	benchTrueNet(b, newBwrap(b), agentPause, sandbox.Network{Mode: sandbox.NetProxy, Proxy: &fakeProxy{}})
+}
+func BenchmarkTrueLandlockProxy(b *testing.B) {
+	benchTrueNet(b, newLandlock(b), agentPause, sandbox.Network{Mode: sandbox.NetProxy, Proxy: &fakeProxy{}})
+}
 
 // Back to back: each call also waits for most of its sandbox's build.
 func BenchmarkTrueBwrapBackToBack(b *testing.B)         { benchTrue(b, newBwrap(b), 0) }

@@ -107,6 +107,12 @@ elif command -v nc >/dev/null 2>&1; then echo hi | nc -w 2 127.0.0.1 "$1";
 else exit 97; fi`
 
 func checkNetwork(ctx context.Context, e *env) (Outcome, string) {
+	return tcpRow(ctx, e, sandbox.NetNone, nil)
+}
+
+// tcpRow connects to a listener on the host's 127.0.0.1 and fails if it
+// accepted anything.
+func tcpRow(ctx context.Context, e *env, mode sandbox.NetworkMode, proxy sandbox.Proxy) (Outcome, string) {
 	ln, err := net.Listen("tcp4", "127.0.0.1:0")
 	if err != nil {
 		return Unavailable, fmt.Sprintf("cannot listen on 127.0.0.1: %v", err)
@@ -125,7 +131,7 @@ func checkNetwork(ctx context.Context, e *env) (Outcome, string) {
 	}()
 	port := strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
 	r, err := e.run(ctx, []string{"sh", "-c", probeScript, "sh", port}, func(s *sandbox.Spec) {
-		s.Network = sandbox.Network{Mode: sandbox.NetNone}
+		s.Network = sandbox.Network{Mode: mode, Proxy: proxy}
 	})
 	if err != nil {
 		return Fail, fmt.Sprintf("run failed: %v", err)

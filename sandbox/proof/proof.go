@@ -1,8 +1,9 @@
 // Package proof is the doctor battery: real processes that try to break
 // out of a backend (read a canary in $HOME, write outside the workspace
-// and into what git or a hook runner runs on the host, reach 127.0.0.1,
-// read host and workspace secrets, fork-bomb, outlive a kill) and a row
-// per attempt saying whether the OS refused.
+// and into what git or a hook runner runs on the host, reach 127.0.0.1
+// over TCP, UDP, DNS or a raw socket, with no network and beside a proxy,
+// read host and workspace secrets, fork-bomb, outlive a kill) and a row per
+// attempt saying whether the OS refused.
 // `gatehouse doctor` and the Go tests run the same checks.
 package proof
 
@@ -47,6 +48,11 @@ const (
 	CheckGitHooks      = "write .git/hooks/pre-commit fails"
 	CheckUncreatable   = "create .mcp.json/.claude/.vscode fails"
 	CheckNetwork       = "connect 127.0.0.1 fails (network none)"
+	CheckUDP           = "UDP to 127.0.0.1 never arrives (network none)"
+	CheckDNS           = "DNS query to a 127.0.0.1 resolver never arrives"
+	CheckRaw           = "raw socket: ping 127.0.0.1 gets no reply"
+	CheckProxyReached  = "proxy reachable through HTTP_PROXY (network proxy)"
+	CheckProxyOnly     = "direct TCP, UDP, DNS fail beside the proxy"
 	CheckEnvSecrets    = "host env secrets absent"
 	CheckForkBomb      = "fork bomb contained"
 	CheckSleeperKilled = "sleeper killed on time, grandchildren too"
@@ -61,7 +67,8 @@ const (
 // Checks lists the battery's checks in order.
 var Checks = []string{
 	CheckHomeCanary, CheckWriteOutside, CheckGitHooks, CheckUncreatable,
-	CheckNetwork, CheckEnvSecrets, CheckForkBomb, CheckSleeperKilled,
+	CheckNetwork, CheckUDP, CheckDNS, CheckRaw, CheckProxyReached, CheckProxyOnly,
+	CheckEnvSecrets, CheckForkBomb, CheckSleeperKilled,
 	CheckHooksPath, CheckSubmodule, CheckEnvrc, CheckPreCommit, CheckSecretFile, CheckAbsentName,
 }
 
@@ -134,7 +141,8 @@ func Run(ctx context.Context, b sandbox.Backend, o Options) []Row {
 	e := &env{sess: sess, ws: ws, outside: outside, home: o.Home, secret: secret, log: o.Logger}
 	checks := []func(context.Context, *env) (Outcome, string){
 		checkHomeCanary, checkWriteOutside, checkGitHooks, checkUncreatable,
-		checkNetwork, checkEnvSecrets, checkForkBomb, checkSleeper,
+		checkNetwork, checkUDP, checkDNS, checkRaw, checkProxyReached, checkProxyOnly,
+		checkEnvSecrets, checkForkBomb, checkSleeper,
 		checkHooksPath, checkSubmodule, checkEnvrc, checkPreCommit, checkSecretFile, checkAbsentName,
 	}
 	rows := make([]Row, 0, len(checks))

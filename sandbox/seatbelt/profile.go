@@ -5,6 +5,7 @@ package seatbelt
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/gatehouse-dev/gatehouse/sandbox"
@@ -19,12 +20,12 @@ var systemRead = []string{
 }
 
 // Profile renders the SBPL profile for p with the run's fresh home and
-// temporary directories, and what its workspaces protect and hide (ws,
-// one per workspace, from protect.Scan). Later rules win in SBPL, so
-// denials for protected and hidden paths come after the grants they
-// carve from; being path rules, they also cover paths that do not exist
-// yet.
-func Profile(p *sandbox.Prepared, home, tmp string, ws []protect.Workspace) string {
+// temporary directories, what its workspaces protect and hide (ws, one
+// per workspace, from protect.Scan), and the port of its proxy on
+// loopback. Later rules win in SBPL, so denials for protected and hidden
+// paths come after the grants they carve from; being path rules, they
+// also cover paths that do not exist yet.
+func Profile(p *sandbox.Prepared, home, tmp string, ws []protect.Workspace, proxyPort int) string {
 	var b strings.Builder
 	w := func(format string, a ...any) { fmt.Fprintf(&b, format+"\n", a...) }
 	w("(version 1)")
@@ -68,7 +69,9 @@ func Profile(p *sandbox.Prepared, home, tmp string, ws []protect.Workspace) stri
 		w("(allow network*)")
 		w("(allow mach-lookup (global-name \"com.apple.dnssd.service\"))")
 	case sandbox.NetProxy:
-		w("(allow network-outbound (remote unix-socket (path-literal %s)))", quote(p.Network.ProxySocket))
+		// Seatbelt names only localhost or any host: the run's proxy port
+		// on loopback, TCP only.
+		w("(allow network-outbound (remote tcp %s))", quote("localhost:"+strconv.Itoa(proxyPort)))
 	}
 	return b.String()
 }

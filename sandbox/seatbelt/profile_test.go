@@ -36,12 +36,12 @@ func TestProfileGolden(t *testing.T) {
 		}, nil},
 		{"network-proxy", sandbox.Prepared{
 			Workspaces: []string{"/Users/ann/src/app"},
-			Network:    sandbox.Network{Mode: sandbox.NetProxy, ProxySocket: "/tmp/gh/proxy.sock"},
+			Network:    sandbox.Network{Mode: sandbox.NetProxy},
 		}, nil},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got := Profile(&tc.p, "/private/tmp/gatehouse-run-1/home", "/private/tmp/gatehouse-run-1/tmp", tc.ws)
+			got := Profile(&tc.p, "/private/tmp/gatehouse-run-1/home", "/private/tmp/gatehouse-run-1/tmp", tc.ws, 49152)
 			golden := filepath.Join("testdata", tc.name+".sb")
 			if *update {
 				if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
@@ -74,7 +74,7 @@ func TestProfileDeniesProtectedLinkTargets(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := Profile(&sandbox.Prepared{Workspaces: []string{ws}}, "/h", "/t", nil)
+	got := Profile(&sandbox.Prepared{Workspaces: []string{ws}}, "/h", "/t", nil, 0)
 	deny := got[strings.Index(got, "(deny file-write*"):]
 	for _, want := range []string{quote(filepath.Join(ws, ".claude")), quote(real)} {
 		if !strings.Contains(deny, "(subpath "+want+")") {

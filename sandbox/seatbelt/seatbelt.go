@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -83,10 +84,21 @@ func (b *Backend) run(ctx context.Context, ss sandbox.SessionSpec, p *sandbox.Pr
 		ws = append(ws, w)
 	}
 	env := sandbox.RunEnv(p.Env, home, tmp)
-	argv := append([]string{b.opts.SandboxExec, "-p", Profile(p, home, tmp, ws), "--", p.Path}, p.Argv[1:]...)
+	var proxyLn net.Listener
+	port := 0
+	if p.Network.Mode == sandbox.NetProxy {
+		if proxyLn, err = net.Listen("tcp4", "127.0.0.1:0"); err != nil {
+			return sandbox.Result{Backend: Name}, fmt.Errorf("open the run's proxy port: %w", err)
+		}
+		port = proxyLn.Addr().(*net.TCPAddr).Port
+		env = sandbox.ProxyEnv(env, proxyLn.Addr().String())
+	}
+	argv := append([]string{b.opts.SandboxExec, "-p", Profile(p, home, tmp, ws, port), "--", p.Path}, p.Argv[1:]...)
 	return launch.Run(ctx, launch.Command{
-		Backend: Name,
-		Helper:  b.opts.Helper,
+		Proxy:         p.Network.Proxy,
+		ProxyListener: proxyLn,
+		Backend:       Name,
+		Helper:        b.opts.Helper,
 		Config: initproc.Config{
 			Rlimits: launch.Rlimits(p.Limits, 0),
 			Path:    b.opts.SandboxExec,

@@ -1,0 +1,22 @@
+package cli
+
+import (
+	"fmt"
+	"log/slog"
+
+	"github.com/gatehouse-dev/gatehouse/backend/config"
+	"github.com/gatehouse-dev/gatehouse/backend/egress"
+)
+
+// egressProxy is the proxy the config asks for, or nil when [network]
+// enabled = false leaves commands without a network.
+func egressProxy(n config.Network, log *slog.Logger) (*egress.Proxy, error) {
+	if !n.On() {
+		return nil, nil
+	}
+	p, err := egress.New(egress.Options{TestHosts: n.TestHosts, Logger: log})
+	if err != nil {
+		return nil, fmt.Errorf("[network] in the config: %w", err)
+	}
+	return p, nil
+}

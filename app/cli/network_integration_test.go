@@ -1,0 +1,196 @@
+//go:build integration
+
+package cli_test
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/json"
+	"encoding/pem"
+	"fmt"
+	"io"
+	"log"
+	"math/big"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gatehouse-dev/gatehouse/app/cli/clitest"
+)
+
+// networkCard is a pending approval of kind network, as the control API
+// lists it.
+type networkCard struct {
+	ID         string   `json:"id"`
+	Kind       string   `json:"kind"`
+	Domain     string   `json:"domain"`
+	Port       int      `json:"port"`
+	Argv       []string `json:"argv"`
+	AlwaysRule string   `json:"always_rule"`
+}
+
+func waitNetworkCard(t *testing.T, d *clitest.Daemon) networkCard {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		_, body := d.Request("GET", "/api/v1/approvals", nil, d.Control())
+		var out struct {
+			Approvals []networkCard `json:"approvals"`
+		}
+		if err := json.Unmarshal([]byte(body), &out); err != nil {
+			t.Fatalf("approvals: %v %s", err, body)
+		}
+		for _, a := range out.Approvals {
+			if a.Kind != "network" {
+				t.Fatalf("a %s card came, not a network one: %s", a.Kind, body)
+			}
+			return a
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatal("no network card appeared")
+	return networkCard{}
+}
+
+// startNetworkDaemon runs the real binary with the proxy, a test-only
+// resolver that hands the made-up names to one local HTTPS server, and
+// a policy that lets curl run and pkgs.example.test through.
+func startNetworkDaemon(t *testing.T, backend string) (*clitest.Daemon, *httptest.Server) {
+	t.Helper()
+	names := []string{"pkgs.example.test", "other.example.test", "denied.example.test", "always.example.test"}
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: names[0]}, DNSNames: names,
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour), IsCA: true, BasicConstraintsValid: true,
+		KeyUsage: x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, "hello from %s\n", r.Host)
+	}))
+	srv.TLS = &tls.Config{Certificates: []tls.Certificate{{Certificate: [][]byte{der}, PrivateKey: key}}}
+	srv.Config.ErrorLog = log.New(io.Discard, "", 0)
+	srv.StartTLS()
+	t.Cleanup(srv.Close)
+	target := strings.TrimPrefix(srv.URL, "https://")
+
+	base := t.TempDir()
+	ws, cfgDir := filepath.Join(base, "ws"), filepath.Join(base, "config", "gatehouse")
+	for _, d := range []string{ws, cfgDir} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var hosts []string
+	for _, n := range names {
+		hosts = append(hosts, fmt.Sprintf("%q = %q", n+":443", target))
+	}
+	cfg := fmt.Sprintf("[sandbox]\nbackend = %q\n\n[network]\ntest_only_hosts = { %s }\n", backend, strings.Join(hosts, ", "))
+	pol := "[[rule]]\naction = \"allow\"\ntool = \"run_command\"\nbinary = \"/usr/bin/curl\"\n\n" +
+		"[[rule]]\naction = \"allow\"\ntool = \"network\"\ndomains = [\"pkgs.example.test\"]\n"
+	for p, s := range map[string]string{
+		filepath.Join(cfgDir, "config.toml"): cfg,
+		filepath.Join(cfgDir, "policy.toml"): pol,
+		filepath.Join(ws, "ca.pem"):          string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})),
+	} {
+		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return clitest.StartWith(t, filepath.Join(base, "data"), ws), srv
+}
+
+func curl(args ...string) map[string]any {
+	return map[string]any{"argv": append([]string{"curl", "-sS", "--max-time", "30", "--cacert", "ca.pem"}, args...)}
+}
+
+// The proxy end to end through the daemon, on bwrap and Landlock: an
+// approved domain works from curl in the sandbox, an unapproved one puts
+// a network card in front of the person (once, session or always), a
+// denied one fails, going around the proxy fails, and every connection
+// is in the audit.
+func TestNetworkThroughTheProxy(t *testing.T) {
+	for _, backend := range []string{"bwrap", "landlock"} {
+		t.Run(backend, func(t *testing.T) {
+			d, _ := startNetworkDaemon(t, backend)
+			s := d.MCP(context.Background(), "netprobe")
+
+			r := call(t, s, "run_command", curl("https://pkgs.example.test/"))
+			if r.IsError || !strings.Contains(clitest.Text(t, r), "hello from pkgs.example.test") {
+				t.Fatalf("approved domain: %s", clitest.Text(t, r))
+			}
+
+			// Unapproved: a card; allowed for the session, the next call
+			// goes through without one.
+			done := make(chan outcome, 1)
+			go func() { done <- callAsync(s, "run_command", curl("https://other.example.test/")) }()
+			card := waitNetworkCard(t, d)
+			if card.Domain != "other.example.test" || card.Port != 443 || len(card.Argv) == 0 || card.Argv[0] != "curl" ||
+				!strings.Contains(card.AlwaysRule, `tool = "network"`) {
+				t.Fatalf("card %+v", card)
+			}
+			d.Decide(card.ID, "allow", "session", "")
+			if o := <-done; o.err != nil || o.res.IsError || !strings.Contains(clitest.Text(t, o.res), "hello from other.example.test") {
+				t.Fatalf("after allow: %v %s", o.err, clitest.Text(t, o.res))
+			}
+			if r := call(t, s, "run_command", curl("https://other.example.test/")); r.IsError {
+				t.Fatalf("session grant: %s", clitest.Text(t, r))
+			}
+
+			// Denied: the command fails.
+			go func() { done <- callAsync(s, "run_command", curl("https://denied.example.test/")) }()
+			card = waitNetworkCard(t, d)
+			d.Decide(card.ID, "deny", "once", "not this one")
+			if o := <-done; o.err != nil || !o.res.IsError || !strings.Contains(clitest.Text(t, o.res), "403") {
+				t.Fatalf("denied: %v %s", o.err, clitest.Text(t, o.res))
+			}
+
+			// Always: the rule lands in the person's policy file.
+			go func() { done <- callAsync(s, "run_command", curl("https://always.example.test/")) }()
+			card = waitNetworkCard(t, d)
+			d.Decide(card.ID, "allow", "always", "")
+			if o := <-done; o.err != nil || o.res.IsError {
+				t.Fatalf("always: %v %s", o.err, clitest.Text(t, o.res))
+			}
+			pol, _ := os.ReadFile(filepath.Join(filepath.Dir(d.Workspace), "config", "gatehouse", "policy.toml"))
+			if !strings.Contains(string(pol), "tool = \"network\"\ndomains = [\"always.example.test\"]") {
+				t.Fatalf("policy file:\n%s", pol)
+			}
+
+			// Around the proxy: no name resolves, nothing connects.
+			r = call(t, s, "run_command", curl("--noproxy", "*", "https://pkgs.example.test/"))
+			if !r.IsError {
+				t.Fatalf("--noproxy worked: %s", clitest.Text(t, r))
+			}
+
+			conns := d.Events("kind=network.connection")
+			var seen []string
+			for _, e := range conns {
+				p, _ := e["payload"].(map[string]any)
+				seen = append(seen, fmt.Sprintf("%v:%v up=%v down=%v refused=%v", p["domain"], p["port"], p["bytes_up"], p["bytes_down"], p["refused"] != nil))
+			}
+			all := strings.Join(seen, "\n")
+			for _, want := range []string{"pkgs.example.test:443 up=", "other.example.test:443", "denied.example.test:443 up=0 down=0 refused=true"} {
+				if !strings.Contains(all, want) {
+					t.Errorf("audit lacks %q:\n%s", want, all)
+				}
+			}
+			if strings.Contains(all, "pkgs.example.test:443 up=0") {
+				t.Errorf("an approved connection recorded no bytes:\n%s", all)
+			}
+		})
+	}
+}

@@ -1,0 +1,97 @@
+package initproc
+
+import (
+	"fmt"
+	"net"
+	"net/netip"
+
+	"golang.org/x/sys/unix"
+)
+
+// confineNetEarly applies the parts of n that must precede the rest of
+// the call's setup: Landlock's network layer (with the host's namespace),
+// and the proxy's listening socket (in the run's own namespace), which is
+// handed to the daemon by back.
+func confineNetEarly(n *Net, back func(fd int) error) error {
+	if n == nil {
+		return nil
+	}
+	if err := n.check(); err != nil {
+		return err
+	}
+	if n.Mode == NetHost {
+		return nil
+	}
+	if n.HostNamespace {
+		return applyLandlockNet(n.ProxyPort)
+	}
+	if n.Mode != NetProxy || n.Listen == "" {
+		return nil
+	}
+	if back == nil {
+		return fmt.Errorf("no channel to hand the proxy's socket back on")
+	}
+	fd, err := listenTCP(n.Listen)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(fd)
+	if err := back(fd); err != nil {
+		return fmt.Errorf("hand the proxy's socket to gatehouse: %w", err)
+	}
+	return nil
+}
+
+// sendOnFD hands a descriptor over the unix socket fd.
+func sendOnFD(sock int) func(fd int) error {
+	return func(fd int) error { return unix.Sendmsg(sock, []byte{0}, unix.UnixRights(fd), nil, 0) }
+}
+
+// sendOn hands a descriptor over conn.
+func sendOn(conn *net.UnixConn) func(fd int) error {
+	return func(fd int) error {
+		_, _, err := conn.WriteMsgUnix([]byte{0}, unix.UnixRights(fd), nil)
+		return err
+	}
+}
+
+// confineNetLast installs the socket filter, the last step before exec.
+func confineNetLast(n *Net) error {
+	if n == nil || n.Mode == NetHost {
+		return nil
+	}
+	switch {
+	case !n.HostNamespace:
+		return applySeccomp(namespaced)
+	case n.Mode == NetProxy:
+		return applySeccomp(unixAndTCP)
+	}
+	return applySeccomp(unixOnly)
+}
+
+// listenTCP makes a plain TCP listening socket with raw calls: Go's
+// net.Listen would pick MPTCP and register the socket with this process's
+// poller, and the socket is only passed on.
+func listenTCP(addr string) (int, error) {
+	ap, err := netip.ParseAddrPort(addr)
+	if err != nil || !ap.Addr().Is4() {
+		return -1, fmt.Errorf("proxy listen address %q is not IPv4 address:port", addr)
+	}
+	fd, err := unix.Socket(unix.AF_INET, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, unix.IPPROTO_TCP)
+	if err != nil {
+		return -1, fmt.Errorf("proxy socket: %w", err)
+	}
+	if err := unix.SetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_REUSEADDR, 1); err != nil {
+		unix.Close(fd)
+		return -1, fmt.Errorf("proxy socket: %w", err)
+	}
+	if err := unix.Bind(fd, &unix.SockaddrInet4{Port: int(ap.Port()), Addr: ap.Addr().As4()}); err != nil {
+		unix.Close(fd)
+		return -1, fmt.Errorf("listen for the proxy on %s: %w", addr, err)
+	}
+	if err := unix.Listen(fd, 128); err != nil {
+		unix.Close(fd)
+		return -1, fmt.Errorf("listen for the proxy on %s: %w", addr, err)
+	}
+	return fd, nil
+}

@@ -1,0 +1,134 @@
+//go:build integration
+
+package landlock
+
+import (
+	"context"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/gatehouse-dev/gatehouse/sandbox"
+)
+
+// countingProxy accepts and closes, counting.
+type countingProxy struct{ n atomic.Int32 }
+
+func (p *countingProxy) Serve(ln net.Listener) {
+	for {
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		p.n.Add(1)
+		c.Close()
+	}
+}
+
+// What holds beside the proxy without a network namespace, as proxy.go
+// says: another port is refused, the proxy's port on another address is
+// NOT (the documented gap), and another user's connection to the proxy
+// is dropped.
+func TestProxyPortWhatHolds(t *testing.T) {
+	b, err := New(Options{})
+	if err != nil {
+		t.Fatalf("landlock unavailable: %v", err)
+	}
+	ws := t.TempDir()
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The workspace root is read-only under Landlock; its entries are not.
+	must(os.Mkdir(filepath.Join(ws, "run"), 0o755))
+	other, err := net.Listen("tcp4", "127.0.0.1:0")
+	must(err)
+	defer other.Close()
+	var otherHits atomic.Int32
+	go acceptCount(other, &otherHits)
+
+	s, err := b.Open(context.Background(), sandbox.SessionSpec{ID: "t", Workspaces: []string{ws}})
+	must(err)
+	defer s.Close(context.Background())
+	proxy := &countingProxy{}
+	// The script tells the test its proxy port, waits for the go-ahead,
+	// then tries another port and the proxy's port on another address.
+	script := `p=${HTTP_PROXY##*:}; echo "$p" > run/port.tmp && mv run/port.tmp run/port
+i=0; while [ ! -e run/go ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i+1)); done
+bash -c "echo hi > /dev/tcp/127.0.0.1/$1" 2>/dev/null && echo other=reached || echo other=refused
+bash -c "echo hi > /dev/tcp/127.0.0.2/$p" 2>/dev/null && echo sameport=reached || echo sameport=refused`
+	done := make(chan sandbox.Result, 1)
+	go func() {
+		lim := sandbox.DefaultLimits()
+		lim.Wall = 60 * time.Second
+		r, err := s.Run(context.Background(), sandbox.Spec{
+			Argv: []string{"sh", "-c", script, "sh", strconv.Itoa(other.Addr().(*net.TCPAddr).Port)},
+			Env:  []string{"PATH=/usr/bin:/bin"}, Limits: lim,
+			Network: sandbox.Network{Mode: sandbox.NetProxy, Proxy: proxy},
+		})
+		if err != nil {
+			t.Error(err)
+		}
+		done <- r
+	}()
+	port := waitFile(t, filepath.Join(ws, "run", "port"))
+	same, err := net.Listen("tcp4", "127.0.0.2:"+port)
+	must(err)
+	defer same.Close()
+	var sameHits atomic.Int32
+	go acceptCount(same, &sameHits)
+
+	if os.Geteuid() == 0 {
+		// Another user connects to the run's proxy port: dropped.
+		cmd := exec.Command("bash", "-c", "exec 3<>/dev/tcp/127.0.0.1/"+port+"; sleep 0.2")
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 61998, Gid: 61998}}
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("other user's connect: %v %s", err, out)
+		}
+		if n := proxy.n.Load(); n != 0 {
+			t.Errorf("the proxy took %d connections from another user", n)
+		}
+	}
+	must(os.WriteFile(filepath.Join(ws, "run", "go"), nil, 0o644))
+	r := <-done
+	out := string(r.Stdout)
+	if !strings.Contains(out, "other=refused") || otherHits.Load() != 0 {
+		t.Errorf("another port: %q, %d connections", out, otherHits.Load())
+	}
+	if !strings.Contains(out, "sameport=reached") || sameHits.Load() == 0 {
+		t.Errorf("the documented gap changed (update proxy.go and the READMEs): %q, %d connections", out, sameHits.Load())
+	}
+}
+
+func acceptCount(ln net.Listener, n *atomic.Int32) {
+	for {
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		n.Add(1)
+		c.Close()
+	}
+}
+
+func waitFile(t *testing.T, p string) string {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		if b, err := os.ReadFile(p); err == nil && len(b) > 0 {
+			return strings.TrimSpace(string(b))
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatalf("%s never appeared", p)
+	return ""
+}
