@@ -140,17 +140,12 @@ func shellQuote(s string) string {
 // isOurHook recognises a hook command Gatehouse wrote for agent a, whatever
 // binary path or data dir it named (the binary may have moved since).
 func isOurHook(cmd string, a Agent) bool {
-	f := strings.Fields(cmd)
-	if len(f) < 3 || f[len(f)-2] != "--data" && !strings.Contains(cmd, " --data ") {
+	i := strings.Index(cmd, " hook "+string(a)+" ")
+	if i < 0 || !strings.Contains(cmd[i:], " --data ") {
 		return false
 	}
-	for i := 1; i+1 < len(f); i++ {
-		if f[i] == "hook" && f[i+1] == string(a) {
-			bin := strings.Trim(strings.Join(f[:i], " "), "'")
-			return strings.HasPrefix(filepath.Base(bin), "gatehouse")
-		}
-	}
-	return false
+	bin := strings.Trim(cmd[:i], `'"`)
+	return strings.HasPrefix(filepath.Base(bin), "gatehouse")
 }
 
 // format of a config file.
