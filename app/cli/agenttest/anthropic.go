@@ -65,7 +65,7 @@ func (anthropic) serve(w http.ResponseWriter, r *http.Request, st Step) {
 	stop := "end_turn"
 	if st.Tool != "" {
 		s.event("content_block_start", map[string]any{"type": "content_block_start", "index": 0,
-			"content_block": map[string]any{"type": "tool_use", "id": "toolu_agenttest", "name": st.Tool, "input": map[string]any{}}})
+			"content_block": map[string]any{"type": "tool_use", "id": st.callID("toolu"), "name": st.Tool, "input": map[string]any{}}})
 		s.event("content_block_delta", map[string]any{"type": "content_block_delta", "index": 0,
 			"delta": map[string]any{"type": "input_json_delta", "partial_json": st.argsJSON()}})
 		stop = "tool_use"

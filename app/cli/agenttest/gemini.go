@@ -58,8 +58,64 @@ func (gemini) parse(body []byte) (results, offered []string, err error) {
 	return results, offered, nil
 }
 
+// jsonFiller answers a request that wants JSON of a schema (Gemini CLI's
+// model router and next-speaker checks) with the smallest valid value, so
+// the CLI does not retry with backoff.
+func jsonFiller(body []byte) (string, bool) {
+	var req struct {
+		GenerationConfig struct {
+			MimeType   string         `json:"responseMimeType"`
+			JSONSchema map[string]any `json:"responseJsonSchema"`
+			Schema     map[string]any `json:"responseSchema"`
+		} `json:"generationConfig"`
+	}
+	if json.Unmarshal(body, &req) != nil || req.GenerationConfig.MimeType != "application/json" {
+		return "", false
+	}
+	schema := req.GenerationConfig.JSONSchema
+	if schema == nil {
+		schema = req.GenerationConfig.Schema
+	}
+	b, _ := json.Marshal(minimal(schema))
+	return string(b), true
+}
+
+// minimal is the smallest value that a JSON schema accepts.
+func minimal(schema map[string]any) any {
+	if enum, ok := schema["enum"].([]any); ok && len(enum) > 0 {
+		return enum[0]
+	}
+	t, _ := schema["type"].(string)
+	switch strings.ToLower(t) {
+	case "object", "":
+		out := map[string]any{}
+		props, _ := schema["properties"].(map[string]any)
+		req, _ := schema["required"].([]any)
+		for _, k := range req {
+			name, _ := k.(string)
+			p, _ := props[name].(map[string]any)
+			out[name] = minimal(p)
+		}
+		return out
+	case "array":
+		return []any{}
+	case "integer", "number":
+		if m, ok := schema["minimum"].(float64); ok {
+			return m
+		}
+		return 1
+	case "boolean":
+		return false
+	default:
+		return ""
+	}
+}
+
 func (gemini) serve(w http.ResponseWriter, r *http.Request, st Step) {
 	var part map[string]any
+	if text, ok := jsonFiller(r.Context().Value(bodyKey{}).([]byte)); ok && st.Tool == "" {
+		st.Text = text
+	}
 	if st.Tool != "" {
 		var args any
 		_ = json.Unmarshal([]byte(st.argsJSON()), &args)

@@ -1,6 +1,7 @@
 package agenttest
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -8,6 +9,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"time"
 )
 
 // API is a vendor's model API.
@@ -21,6 +23,8 @@ const (
 
 // Request is one request the model server received.
 type Request struct {
+	// At is when the request arrived.
+	At     time.Time
 	Method string
 	Path   string
 	Query  string
@@ -95,7 +99,7 @@ func (m *Model) Requests() []Request {
 func (m *Model) handle(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(io.LimitReader(r.Body, 64<<20))
 	d := dialectOf(m.api)
-	rec := Request{Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery, Header: r.Header.Clone(), Body: body}
+	rec := Request{At: time.Now(), Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery, Header: r.Header.Clone(), Body: body}
 	if !d.isModelCall(r) {
 		m.record(rec)
 		d.side(w, r)
@@ -116,8 +120,11 @@ func (m *Model) handle(w http.ResponseWriter, r *http.Request) {
 		}
 		return false
 	})
-	d.serve(w, r, st)
+	d.serve(w, r.WithContext(context.WithValue(r.Context(), bodyKey{}, body)), st)
 }
+
+// bodyKey carries the request body to a dialect's serve.
+type bodyKey struct{}
 
 func (m *Model) record(r Request) {
 	m.mu.Lock()

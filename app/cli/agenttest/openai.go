@@ -86,7 +86,7 @@ func (openAI) serve(w http.ResponseWriter, r *http.Request, st Step) {
 	var item map[string]any
 	if st.Tool != "" {
 		ns, name := split(st.Tool)
-		item = map[string]any{"type": "function_call", "id": "fc_agenttest", "call_id": "call_agenttest",
+		item = map[string]any{"type": "function_call", "id": st.callID("fc"), "call_id": st.callID("call"),
 			"name": name, "arguments": st.argsJSON(), "status": "completed"}
 		if ns != "" {
 			item["namespace"] = ns

@@ -6,18 +6,21 @@ import (
 	"path/filepath"
 )
 
-// NewGemini prepares Gemini CLI with HOME=home (settings in
-// home/.gemini/settings.json), talking to m (a Gemini model). Its own
-// settings (API-key auth, telemetry and updates off) go into a system
-// defaults file, the lowest-precedence source, so settings.json holds only
-// what the test (or `gatehouse install`) writes there.
+// NewGemini prepares Gemini CLI with HOME=home, talking to m (a Gemini
+// model). Its own settings (API-key auth, telemetry and updates off) start
+// home/.gemini/settings.json; `gatehouse install` adds to that file. (A
+// system defaults file would keep them apart, but Gemini CLI ignores one
+// under a world-writable /tmp.)
 func NewGemini(home string, m *Model) (*CLI, error) {
 	c, err := newCLI("gemini", home, m)
 	if err != nil {
 		return nil, err
 	}
-	defaults := filepath.Join(home, "gemini-system-defaults.json")
-	if err := os.WriteFile(defaults, []byte(`{
+	settings := filepath.Join(home, ".gemini", "settings.json")
+	if err := os.MkdirAll(filepath.Dir(settings), 0o700); err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(settings, []byte(`{
   "security": {"auth": {"selectedType": "gemini-api-key"}},
   "telemetry": {"enabled": false},
   "privacy": {"usageStatisticsEnabled": false},
@@ -31,7 +34,7 @@ func NewGemini(home string, m *Model) (*CLI, error) {
 		"GEMINI_API_KEY=agenttest-key",
 		// Headless runs in an untrusted folder exit 55.
 		"GEMINI_CLI_TRUST_WORKSPACE=true",
-		"GEMINI_CLI_SYSTEM_DEFAULTS_PATH=" + defaults,
+		"GEMINI_CLI_NO_RELAUNCH=true",
 	}
 	return c, nil
 }

@@ -6,7 +6,10 @@
 // server received, so a test can assert what the model saw.
 package agenttest
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"fmt"
+)
 
 // Step is one model turn: call a tool, or say text.
 type Step struct {
@@ -16,6 +19,8 @@ type Step struct {
 	Tool string
 	Args any
 	Text string
+
+	n int // the step's index, for unique call ids
 }
 
 // Call is a step that calls tool with args.
@@ -43,8 +48,13 @@ func (s Script) next(results int, offered func(string) bool) Step {
 	if st.Tool != "" && !offered(st.Tool) {
 		return Say(filler)
 	}
+	st.n = results
 	return st
 }
+
+// callID is unique per step: CLIs drop or merge history entries that reuse
+// an id, which would replay a step forever.
+func (st Step) callID(prefix string) string { return fmt.Sprintf("%s_agenttest_%d", prefix, st.n) }
 
 func (st Step) argsJSON() string {
 	if st.Args == nil {
