@@ -59,7 +59,10 @@ if [ "$want" = "test" ]; then
   for p in "${agent_pkgs[@]}"; do
     name="${p%@*}"
     ver="${p##*@}"
-    have="$(sed -n 's/^  "version": "\(.*\)",$/\1/p' "$agents/node_modules/$name/package.json" 2>/dev/null | head -n1)"
+    have=""
+    if [ -f "$agents/node_modules/$name/package.json" ]; then
+      have="$(sed -n 's/^  "version": "\(.*\)",$/\1/p' "$agents/node_modules/$name/package.json" | head -n1)"
+    fi
     [ "$have" = "$ver" ] || need+=("$p")
   done
   if [ ${#need[@]} -gt 0 ]; then

@@ -76,6 +76,9 @@ type CLI struct {
 	Model *Model
 	// Env adds NAME=value pairs to every run (and to Environ).
 	Env []string
+	// Prefix, when set, runs the CLI through a wrapper command, e.g. one
+	// that enters a mount namespace.
+	Prefix []string
 
 	vars []string // the CLI's own settings, from its constructor
 }
@@ -128,7 +131,8 @@ func (c *CLI) run(ctx context.Context, dir string, args ...string) (*Result, err
 		defer cancel()
 	}
 	before := len(c.Model.Requests())
-	cmd := exec.CommandContext(ctx, c.Bin, args...)
+	argv := append(append(append([]string{}, c.Prefix...), c.Bin), args...)
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Dir = dir
 	cmd.Env = c.Environ()
 	cmd.Stdin = nil // closed: the CLIs must not wait for input
