@@ -113,3 +113,58 @@ func lastOffered(r *agenttest.Result) []string {
 	}
 	return nil
 }
+
+// TestCodexTrustsInstalledHooks: Codex runs a user hook only once it is
+// trusted; `gatehouse install codex` writes the trust entries itself, and
+// Codex's own app-server must report both hooks as trusted. A --system
+// install's hooks (in /etc/codex/requirements.toml, bind-mounted from a temp
+// dir in a private mount namespace) are managed: they need no trust.
+func TestCodexTrustsInstalledHooks(t *testing.T) {
+	for _, c := range []struct{ scope, want string }{{"user", "trusted"}, {"system", "managed"}} {
+		t.Run(c.scope, func(t *testing.T) {
+			var prefix []string
+			if c.scope == "system" {
+				if os.Geteuid() != 0 {
+					t.Skip("needs root: /etc/codex is bind-mounted from a temp dir in a private mount namespace")
+				}
+				if err := os.MkdirAll("/etc/codex", 0o755); err != nil {
+					t.Fatal(err)
+				}
+				prefix = []string{"unshare", "--mount", "--propagation", "private", "sh", "-c", `mount --bind "$0" /etc/codex && exec "$@"`, t.TempDir()}
+			}
+			d := clitest.Start(t)
+			model, err := agenttest.NewModel(agenttest.OpenAI, agenttest.Script{agenttest.Say("done")})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer model.Close()
+			cli, err := agenttest.NewCodex(filepath.Join(t.TempDir(), "home"), model)
+			if err != nil {
+				t.Fatalf("the pinned Codex CLI is needed for this test: %v", err)
+			}
+			cli.Prefix = prefix
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			argv := append(append([]string{}, prefix...), d.Bin, "--data", d.Data, "install", "codex")
+			if c.scope == "system" {
+				argv = append(argv, "--system")
+			}
+			if out, errOut, code := clitest.Run(ctx, t, argv[0], cli.Environ(), argv[1:]...); code != 0 {
+				t.Fatalf("install: %d\n%s%s", code, out, errOut)
+			}
+			hooks, err := cli.CodexHooks(ctx, d.Workspace)
+			if err != nil {
+				t.Fatal(err)
+			}
+			status := map[string]string{}
+			for _, h := range hooks {
+				if strings.Contains(h.Command, " hook codex --data ") {
+					status[h.EventName] = h.TrustStatus
+				}
+			}
+			if status["preToolUse"] != c.want || status["postToolUse"] != c.want {
+				t.Fatalf("Codex's view of Gatehouse's hooks: %v, want %s (all hooks: %+v)", status, c.want, hooks)
+			}
+		})
+	}
+}
