@@ -79,13 +79,12 @@ func probeHook(ctx context.Context, a agentconfig.Agent, cmd string) (bool, stri
 	switch {
 	case ctx.Err() != nil:
 		return false, "the hook did not answer within " + hookProbeTimeout.String()
+	case denies(a, out.Bytes()):
+		return true, "denied with the daemon down"
 	case errors.As(err, &ee) && ee.ExitCode() == 2 && a != agentconfig.Cursor:
 		return true, "blocked (exit 2)"
 	case err != nil:
 		return false, fmt.Sprintf("the hook failed (%v) instead of answering deny: %s", err, firstLine(errb.String()))
-	}
-	if denies(a, out.Bytes()) {
-		return true, "denied with the daemon down"
 	}
 	return false, "the hook let a shell call through with the daemon down: " + firstLine(out.String())
 }
