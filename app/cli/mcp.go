@@ -81,7 +81,11 @@ running daemon, where it gets the same policy, sandbox and audit as /mcp.`,
 				if err != nil {
 					return err
 				}
-				tok, err := token.ReadFile(filepath.Join(dir, daemon.AgentToken))
+				tokFile, err := AgentTokenPath(dir, agent)
+				if err != nil {
+					return userErrorf(err, "%v", err)
+				}
+				tok, err := token.ReadFile(tokFile)
 				if err != nil {
 					return userErrorf(err, "cannot read the agent token: %v", err)
 				}

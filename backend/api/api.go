@@ -33,6 +33,8 @@ type Server struct {
 	Policy    *toolcall.PolicyHolder
 	Snapshots *snapshot.Store
 	Tokens    Tokens
+	// Agents wires Gatehouse into the agents' own configs.
+	Agents Agents
 	// Connect describes how agents reach the daemon (URL, default token).
 	Connect func() map[string]any
 	// Live finds a live session's tool-call state (its budgets).
@@ -62,6 +64,7 @@ func (s *Server) Register(mux *http.ServeMux) {
 	s.registerTokens(mux)
 	s.registerRollback(mux)
 	s.registerLimits(mux)
+	s.registerAgents(mux)
 	mux.HandleFunc("POST /api/v1/sessions/{id}/mode", s.setMode)
 	mux.HandleFunc("/api/v1/", func(w http.ResponseWriter, r *http.Request) {
 		gate.Error(w, http.StatusNotFound, fmt.Sprintf("no route %s %s; see GET /api/v1/status and the README for the control API", r.Method, r.URL.Path))

@@ -301,7 +301,7 @@ func (d *Daemon) tokenValues() []secrets.Value {
 			out = append(out, secrets.Value{Name: f.name, Value: tok})
 		}
 	}
-	return out
+	return append(out, agentTokenValues(d.opts.DataDir)...)
 }
 
 func (d *Daemon) liveSessions() []string {
@@ -348,7 +348,7 @@ func (d *Daemon) buildHandler() http.Handler {
 	})
 	(&api.Server{
 		Sessions: d.sessions, Audit: d.audit, Approvals: d.approvals, Kill: d.Kill, Logger: d.logger, Status: d.status,
-		Policy: d.policy, Snapshots: d.snapshots, Tokens: &tokenStore{db: d.db, set: d.tokens, logins: d.logins}, Connect: d.connectInfo, Emit: d.Emit, Live: d.runs.Session, DefaultMode: d.opts.Mode,
+		Policy: d.policy, Snapshots: d.snapshots, Tokens: &tokenStore{db: d.db, set: d.tokens, logins: d.logins}, Agents: d.agentsService(), Connect: d.connectInfo, Emit: d.Emit, Live: d.runs.Session, DefaultMode: d.opts.Mode,
 	}).Register(mux)
 	mux.Handle("/mcp", d.mcp.Handler())
 	mux.Handle("/mcp/", d.mcp.Handler())

@@ -36,6 +36,9 @@ func ensureTokens(ctx context.Context, db *sql.DB, dataDir string, set *token.Se
 			return fmt.Errorf("register %s: %w", t.file, err)
 		}
 	}
+	if err := syncAgentTokens(ctx, db, dataDir); err != nil {
+		return err
+	}
 	return loadTokens(ctx, db, set)
 }
 

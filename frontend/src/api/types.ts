@@ -189,3 +189,29 @@ export interface NewToken {
   name: string;
   token: string;
 }
+
+/** One scope's wiring of an agent (GET /api/v1/agents). */
+export interface AgentScopeStatus {
+  agent: string;
+  scope: 'user' | 'system';
+  wired: boolean;
+  files: string[];
+  recorded: boolean;
+}
+
+export interface AgentStatus {
+  name: string;
+  title: string;
+  installed: boolean;
+  scope?: 'user' | 'system';
+  where: string[];
+  user: AgentScopeStatus;
+  system: AgentScopeStatus;
+}
+
+/** What POST /api/v1/agents/{name}/install|uninstall did. */
+export interface AgentResult {
+  agent: string;
+  scope: 'user' | 'system';
+  changes: { path: string; outcome: 'unchanged' | 'created' | 'written' | 'restored' | 'removed' | 'stripped' }[];
+}

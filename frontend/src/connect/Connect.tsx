@@ -8,6 +8,7 @@ import { when } from '../lib/format';
 import { api, reportError } from '../state/app';
 import { Code, CopyButton, Empty, ErrorLine } from '../ui/common';
 import { useLoad } from '../ui/hooks';
+import { Agents } from './Agents';
 
 export function Connect() {
   const info = useLoad<ConnectInfo>('/api/v1/connect');
@@ -95,6 +96,7 @@ export function Connect() {
           </p>
         </>
       )}
+      <Agents />
       <Tokens onCreated={setFresh} fresh={fresh} />
     </section>
   );

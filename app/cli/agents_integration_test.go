@@ -1,0 +1,170 @@
+//go:build integration
+
+package cli_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gatehouse-dev/gatehouse/app/cli/agenttest"
+	"github.com/gatehouse-dev/gatehouse/app/cli/clitest"
+)
+
+// realAgent is one pinned agent CLI, driven by a scripted model.
+type realAgent struct {
+	name string
+	api  agenttest.API
+	// tool is Gatehouse's run_command as this CLI names it to the model.
+	tool string
+	new  func(home string, m *agenttest.Model) (*agenttest.CLI, error)
+	run  func(ctx context.Context, c *agenttest.CLI, dir, prompt string) (*agenttest.Result, error)
+}
+
+var realAgents = []realAgent{
+	{"claude", agenttest.Anthropic, "mcp__gatehouse__run_command", agenttest.NewClaude,
+		func(ctx context.Context, c *agenttest.CLI, dir, prompt string) (*agenttest.Result, error) {
+			return c.RunClaude(ctx, dir, prompt, []string{"mcp__gatehouse__run_command"})
+		}},
+	{"codex", agenttest.OpenAI, "mcp__gatehouse__run_command", agenttest.NewCodex,
+		func(ctx context.Context, c *agenttest.CLI, dir, prompt string) (*agenttest.Result, error) {
+			return c.RunCodex(ctx, dir, prompt)
+		}},
+	{"gemini", agenttest.Gemini, "mcp_gatehouse_run_command", agenttest.NewGemini,
+		func(ctx context.Context, c *agenttest.CLI, dir, prompt string) (*agenttest.Result, error) {
+			return c.RunGemini(ctx, dir, prompt)
+		}},
+}
+
+// TestInstalledAgentSeesRunCommandOutput installs Gatehouse into each real
+// CLI's own config with `gatehouse install`, has the scripted model call
+// run_command ["cat","a.txt"] through the MCP entry install wrote, and
+// checks that the model's next request carries the file's text.
+func TestInstalledAgentSeesRunCommandOutput(t *testing.T) {
+	for _, ag := range realAgents {
+		t.Run(ag.name, func(t *testing.T) {
+			d := clitest.Start(t)
+			const secret = "the quick brown fox from a.txt"
+			if err := os.WriteFile(filepath.Join(d.Workspace, "a.txt"), []byte(secret+"\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			model, err := agenttest.NewModel(ag.api, agenttest.Script{
+				agenttest.Call(ag.tool, map[string]any{"argv": []string{"cat", "a.txt"}}),
+				agenttest.Say("done"),
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer model.Close()
+			cli, err := ag.new(filepath.Join(t.TempDir(), "home"), model)
+			if err != nil {
+				t.Fatalf("the pinned %s CLI is needed for this test: %v", ag.name, err)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+			defer cancel()
+
+			out, errOut, code := clitest.Run(ctx, t, d.Bin, cli.Environ(), "--data", d.Data, "install", ag.name)
+			if code != 0 {
+				t.Fatalf("gatehouse install %s: exit %d\n%s%s", ag.name, code, out, errOut)
+			}
+			if _, err := os.Stat(filepath.Join(d.Data, "tokens", ag.name+".token")); err != nil {
+				t.Fatalf("install made no agent token: %v", err)
+			}
+
+			start := time.Now()
+			res, err := ag.run(ctx, cli, d.Workspace, "Show me a.txt")
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, q := range res.Requests {
+				t.Logf("+%v %s %s (%d tool results)", q.At.Sub(start).Round(time.Millisecond), q.Method, q.Path, len(q.ToolResults))
+				if os.Getenv("AGENTTEST_DUMP") != "" {
+					t.Logf("%s", q.Body)
+				}
+			}
+			offered := false
+			for _, q := range res.Requests {
+				for _, o := range q.Offered {
+					offered = offered || o == ag.tool
+				}
+			}
+			if !offered {
+				t.Fatalf("%s never offered the model %s; tools offered: %v\n%s", ag.name, ag.tool, lastOffered(res), res)
+			}
+			results := res.ToolResults()
+			if len(results) == 0 {
+				t.Fatalf("%s returned no tool result to the model\n%s\ndaemon log:\n%s", ag.name, res, d.Log())
+			}
+			if !res.ModelSaw(secret) {
+				t.Fatalf("the model never saw run_command's stdout; what it saw:\n%s", strings.Join(results, "\n---\n"))
+			}
+		})
+	}
+}
+
+func lastOffered(r *agenttest.Result) []string {
+	for i := len(r.Requests) - 1; i >= 0; i-- {
+		if len(r.Requests[i].Offered) > 0 {
+			return r.Requests[i].Offered
+		}
+	}
+	return nil
+}
+
+// TestCodexTrustsInstalledHooks: Codex runs a user hook only once it is
+// trusted; `gatehouse install codex` writes the trust entries itself, and
+// Codex's own app-server must report both hooks as trusted. A --system
+// install's hooks (in /etc/codex/requirements.toml, bind-mounted from a temp
+// dir in a private mount namespace) are managed: they need no trust.
+func TestCodexTrustsInstalledHooks(t *testing.T) {
+	for _, c := range []struct{ scope, want string }{{"user", "trusted"}, {"system", "managed"}} {
+		t.Run(c.scope, func(t *testing.T) {
+			var prefix []string
+			if c.scope == "system" {
+				if os.Geteuid() != 0 {
+					t.Skip("needs root: /etc/codex is bind-mounted from a temp dir in a private mount namespace")
+				}
+				if err := os.MkdirAll("/etc/codex", 0o755); err != nil {
+					t.Fatal(err)
+				}
+				prefix = []string{"unshare", "--mount", "--propagation", "private", "sh", "-c", `mount --bind "$0" /etc/codex && exec "$@"`, t.TempDir()}
+			}
+			d := clitest.Start(t)
+			model, err := agenttest.NewModel(agenttest.OpenAI, agenttest.Script{agenttest.Say("done")})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer model.Close()
+			cli, err := agenttest.NewCodex(filepath.Join(t.TempDir(), "home"), model)
+			if err != nil {
+				t.Fatalf("the pinned Codex CLI is needed for this test: %v", err)
+			}
+			cli.Prefix = prefix
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			argv := append(append([]string{}, prefix...), d.Bin, "--data", d.Data, "install", "codex")
+			if c.scope == "system" {
+				argv = append(argv, "--system")
+			}
+			if out, errOut, code := clitest.Run(ctx, t, argv[0], cli.Environ(), argv[1:]...); code != 0 {
+				t.Fatalf("install: %d\n%s%s", code, out, errOut)
+			}
+			hooks, err := cli.CodexHooks(ctx, d.Workspace)
+			if err != nil {
+				t.Fatal(err)
+			}
+			status := map[string]string{}
+			for _, h := range hooks {
+				if strings.Contains(h.Command, " hook codex --data ") {
+					status[h.EventName] = h.TrustStatus
+				}
+			}
+			if status["preToolUse"] != c.want || status["postToolUse"] != c.want {
+				t.Fatalf("Codex's view of Gatehouse's hooks: %v, want %s (all hooks: %+v)", status, c.want, hooks)
+			}
+		})
+	}
+}

@@ -1,0 +1,145 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/gatehouse-dev/gatehouse/backend/agentconfig"
+	"github.com/gatehouse-dev/gatehouse/backend/apiclient"
+)
+
+func init() {
+	register(func(g *Globals) *cobra.Command {
+		var uninstall, system bool
+		cmd := &cobra.Command{
+			Use:   "install claude|codex|gemini|cursor",
+			Short: "Wire Gatehouse into an agent's own config: its MCP server entry and the hooks for its native tools",
+			Long: `install writes into the agent's own configuration the Gatehouse MCP server
+(the stdio bridge, with this binary's absolute path) and the hooks that send
+the agent's native tools (shell, edits, reads) through Gatehouse. Each agent
+gets its own agent token (DATA/tokens/<agent>.token), so it can be revoked
+alone. Running it again changes nothing; --uninstall restores the files byte
+for byte when they are as install left them, and otherwise removes only
+Gatehouse's entries.
+
+--system writes the hooks into the machine's managed settings (Claude Code
+/etc/claude-code/managed-settings.json, Codex /etc/codex/requirements.toml,
+Gemini CLI /etc/gemini-cli/settings.json, Cursor /etc/cursor/hooks.json),
+which a repository's own settings cannot switch off. It needs root.`,
+			Args: func(_ *cobra.Command, args []string) error {
+				if len(args) != 1 {
+					return userErrorf(nil, "name one agent: gatehouse install claude|codex|gemini|cursor")
+				}
+				return nil
+			},
+			RunE: func(cmd *cobra.Command, args []string) error {
+				return runInstall(cmd.Context(), g, args[0], uninstall, system)
+			},
+		}
+		cmd.Flags().BoolVar(&uninstall, "uninstall", false, "remove Gatehouse from the agent's config instead")
+		cmd.Flags().BoolVar(&system, "system", false, "use the machine's managed settings, which repositories cannot override (needs root)")
+		return cmd
+	})
+}
+
+// selfBinary is the absolute, symlink-free path of the running binary: the
+// agent's config must keep working whatever PATH the agent has.
+func selfBinary() (string, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return "", fmt.Errorf("find this binary: %w", err)
+	}
+	if r, err := filepath.EvalSymlinks(exe); err == nil {
+		exe = r
+	}
+	return filepath.Abs(exe)
+}
+
+func runInstall(ctx context.Context, g *Globals, name string, uninstall, system bool) error {
+	a, err := agentconfig.ParseAgent(name)
+	if err != nil {
+		return userErrorf(err, "%v", err)
+	}
+	scope := agentconfig.User
+	if system {
+		scope = agentconfig.System
+	}
+	dir, err := dataDir(g, "")
+	if err != nil {
+		return err
+	}
+	env, err := agentconfig.FromOS()
+	if err != nil {
+		return err
+	}
+	in := agentconfig.Installer{Env: env, DataDir: dir}
+	var res agentconfig.Result
+	if uninstall {
+		res, err = in.Unwire(a, scope)
+	} else {
+		var bin string
+		if bin, err = selfBinary(); err != nil {
+			return err
+		}
+		res, err = in.Wire(a, scope, agentconfig.Wiring{Binary: bin, DataDir: dir})
+	}
+	if errors.Is(err, agentconfig.ErrNotInstalled) {
+		return userErrorf(err, "Gatehouse is not installed for %s (%s); nothing was changed", a.Title(), scope)
+	}
+	var ref *agentconfig.Refusal
+	if errors.As(err, &ref) {
+		return userErrorf(err, "%s", ref.Msg)
+	}
+	if err != nil {
+		return err
+	}
+	printInstall(g.Stdout, res, uninstall)
+	syncDaemonTokens(ctx, g, dir)
+	return nil
+}
+
+func printInstall(w io.Writer, res agentconfig.Result, uninstall bool) {
+	who := fmt.Sprintf("%s (%s)", res.Agent.Title(), res.Scope)
+	if !res.Changed() {
+		fmt.Fprintf(w, "Gatehouse is already installed for %s; nothing changed.\n", who)
+		return
+	}
+	for _, c := range res.Changes {
+		if c.Outcome != agentconfig.Unchanged {
+			fmt.Fprintf(w, "  %-9s %s\n", c.Outcome, c.Path)
+		}
+	}
+	var edited []string
+	for _, c := range res.Changes {
+		if c.Outcome == agentconfig.Stripped {
+			edited = append(edited, c.Path)
+		}
+	}
+	switch {
+	case uninstall && len(edited) > 0:
+		fmt.Fprintf(w, "Removed Gatehouse from %s. %s changed since install, so only Gatehouse's entries were taken out of it.\n", who, strings.Join(edited, " and "))
+	case uninstall:
+		fmt.Fprintf(w, "Removed Gatehouse from %s; its files are as they were before install.\n", who)
+	default:
+		fmt.Fprintf(w, "Wired Gatehouse into %s; start a new %s session to load it.\n", who, res.Agent.Title())
+	}
+}
+
+// syncDaemonTokens asks a running daemon to register (or revoke) the agent
+// token files now; a stopped daemon does it when it starts.
+func syncDaemonTokens(ctx context.Context, g *Globals, dir string) {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	err := apiclient.New(dir).Post(ctx, "/api/v1/agents/sync", nil, nil)
+	if err != nil && !errors.Is(err, apiclient.ErrNoDaemon) {
+		fmt.Fprintf(g.Stderr, "gatehouse: the running daemon could not reload the agent tokens (%v); restart it to pick up the change.\n", apiErr(err))
+	}
+}

@@ -1,0 +1,196 @@
+// Package agentconfig wires Gatehouse into an agent's own configuration:
+// the MCP server entry and the hooks that send the agent's native tools
+// through Gatehouse. Every edit is textual, so the person's formatting and
+// comments survive, and every install keeps what is needed to restore the
+// files byte for byte.
+package agentconfig
+
+import (
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Agent is an agent CLI that install knows how to wire.
+type Agent string
+
+const (
+	Claude Agent = "claude"
+	Codex  Agent = "codex"
+	Gemini Agent = "gemini"
+	Cursor Agent = "cursor"
+)
+
+// Agents lists every agent in display order.
+var Agents = []Agent{Claude, Codex, Gemini, Cursor}
+
+// ParseAgent accepts only the agents above.
+func ParseAgent(s string) (Agent, error) {
+	for _, a := range Agents {
+		if string(a) == s {
+			return a, nil
+		}
+	}
+	return "", fmt.Errorf("unknown agent %q; use one of claude, codex, gemini or cursor", s)
+}
+
+// Title is the agent's product name.
+func (a Agent) Title() string {
+	switch a {
+	case Claude:
+		return "Claude Code"
+	case Codex:
+		return "Codex CLI"
+	case Gemini:
+		return "Gemini CLI"
+	case Cursor:
+		return "Cursor"
+	}
+	return string(a)
+}
+
+// Scope says whose configuration an install writes.
+type Scope string
+
+const (
+	// User is the person's own config files.
+	User Scope = "user"
+	// System is the machine's managed settings, which a repository's own
+	// settings cannot switch off.
+	System Scope = "system"
+)
+
+// ParseScope accepts only the scopes above.
+func ParseScope(s string) (Scope, error) {
+	switch Scope(s) {
+	case User, System:
+		return Scope(s), nil
+	}
+	return "", fmt.Errorf("unknown scope %q; use user or system", s)
+}
+
+// Env is where an agent's files live. Tests point it at temp dirs.
+type Env struct {
+	Home   string
+	Getenv func(string) string
+	// Root prefixes the machine-wide paths (/etc/…); empty means "/".
+	Root string
+}
+
+// FromOS reads the real HOME and environment.
+func FromOS() (Env, error) {
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return Env{}, fmt.Errorf("find home directory: %w", err)
+	}
+	return Env{Home: home, Getenv: os.Getenv}, nil
+}
+
+func (e Env) env(k string) string {
+	if e.Getenv == nil {
+		return ""
+	}
+	return e.Getenv(k)
+}
+
+func (e Env) system(p string) string { return filepath.Join(e.root(), p) }
+
+func (e Env) root() string {
+	if e.Root == "" {
+		return "/"
+	}
+	return e.Root
+}
+
+// Wiring is what the entries point at.
+type Wiring struct {
+	// Binary is the absolute path of the gatehouse binary.
+	Binary string
+	// DataDir is the daemon's data directory.
+	DataDir string
+}
+
+func (w Wiring) check() error {
+	if !filepath.IsAbs(w.Binary) || !filepath.IsAbs(w.DataDir) {
+		return fmt.Errorf("the gatehouse binary and data directory must be absolute paths (got %q and %q)", w.Binary, w.DataDir)
+	}
+	return nil
+}
+
+// mcpArgs are the bridge's arguments for agent a.
+func (w Wiring) mcpArgs(a Agent) []any {
+	return []any{"mcp", "--data", w.DataDir, "--agent", string(a)}
+}
+
+// hookCommand is the shell command line each agent runs as its hook.
+func (w Wiring) hookCommand(a Agent) string {
+	return shellQuote(w.Binary) + " hook " + string(a) + " --data " + shellQuote(w.DataDir)
+}
+
+// shellQuote quotes s for a POSIX shell when it needs it.
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._-+:@%=") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// isOurHook recognises a hook command Gatehouse wrote for agent a, whatever
+// binary path or data dir it named (the binary may have moved since).
+func isOurHook(cmd string, a Agent) bool {
+	i := strings.Index(cmd, " hook "+string(a)+" ")
+	if i < 0 || !strings.Contains(cmd[i:], " --data ") {
+		return false
+	}
+	bin := strings.Trim(cmd[:i], `'"`)
+	return strings.HasPrefix(filepath.Base(bin), "gatehouse")
+}
+
+// format of a config file.
+type format int
+
+const (
+	formatJSON format = iota
+	formatJSONC
+	formatTOML
+)
+
+// target is one config file an install touches.
+type target struct {
+	Path   string
+	Format format
+	// Perm is the mode of a file install creates.
+	Perm fs.FileMode
+}
+
+// files maps a target's path to its content; a missing key is an absent
+// file.
+type files map[string][]byte
+
+// definition is one agent's wiring.
+type definition interface {
+	targets(env Env, scope Scope) []target
+	// add returns every target's content with Gatehouse's entries added.
+	add(env Env, scope Scope, w Wiring, cur files) (files, error)
+	// strip returns every target's content with only Gatehouse's entries
+	// removed.
+	strip(env Env, scope Scope, cur files) (files, error)
+	// wired reports whether the hooks are in place.
+	wired(env Env, scope Scope, cur files) bool
+}
+
+func definitionOf(a Agent) definition {
+	switch a {
+	case Claude:
+		return claudeDef{}
+	case Codex:
+		return codexDef{}
+	case Gemini:
+		return geminiDef{}
+	case Cursor:
+		return cursorDef{}
+	}
+	return nil
+}

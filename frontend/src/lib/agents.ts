@@ -1,0 +1,70 @@
+// What the Connect screen shows per agent, and the sentence after an
+// Install or Remove: pure functions, tested without a daemon.
+
+import type { AgentResult, AgentStatus } from '../api/types';
+
+export interface AgentRow {
+  name: string;
+  title: string;
+  wired: boolean;
+  /** e.g. "Wired (user config)" or "Not wired". */
+  label: string;
+  /** The files that hold (or would hold) the wiring. */
+  where: string[];
+  action: 'install' | 'uninstall';
+  /** The scope the button acts on. */
+  scope: 'user' | 'system';
+  /** Why a Remove here cannot undo everything (a system install needs root). */
+  note?: string;
+}
+
+export function agentRows(list: AgentStatus[]): AgentRow[] {
+  return list.map((a) => {
+    const system = a.system.wired || a.system.recorded;
+    const user = a.user.wired || a.user.recorded;
+    if (system) {
+      return {
+        name: a.name,
+        title: a.title,
+        wired: a.system.wired,
+        label: a.system.wired ? 'Wired (managed settings)' : 'Install recorded, hooks missing (managed settings)',
+        where: a.system.files,
+        action: 'uninstall',
+        scope: 'system',
+        note: 'Managed settings need root to change: run sudo gatehouse install ' + a.name + ' --system --uninstall if Remove fails.',
+      };
+    }
+    if (user) {
+      return {
+        name: a.name,
+        title: a.title,
+        wired: a.user.wired,
+        label: a.user.wired ? 'Wired (user config)' : 'Install recorded, hooks missing',
+        where: a.user.files,
+        action: 'uninstall',
+        scope: 'user',
+      };
+    }
+    return { name: a.name, title: a.title, wired: false, label: 'Not wired', where: a.user.files, action: 'install', scope: 'user' };
+  });
+}
+
+export function actionPath(row: Pick<AgentRow, 'name' | 'action'>): string {
+  return `/api/v1/agents/${encodeURIComponent(row.name)}/${row.action}`;
+}
+
+/** One sentence saying what an Install or Remove did. */
+export function resultSentence(title: string, install: boolean, r: AgentResult): string {
+  const changed = r.changes.filter((c) => c.outcome !== 'unchanged');
+  if (changed.length === 0) {
+    return install ? `${title} was already wired; nothing changed.` : `${title} had nothing to remove.`;
+  }
+  if (install) {
+    return `Wired ${title} (${changed.map((c) => c.path).join(', ')}); start a new ${title} session to load it.`;
+  }
+  const edited = changed.filter((c) => c.outcome === 'stripped').map((c) => c.path);
+  if (edited.length > 0) {
+    return `Removed Gatehouse from ${title}. ${edited.join(' and ')} changed since install, so only Gatehouse's entries were taken out.`;
+  }
+  return `Removed Gatehouse from ${title}; its files are as they were before install.`;
+}
