@@ -5,7 +5,9 @@ package cli_test
 import (
 	"context"
 	"encoding/json"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -126,4 +128,46 @@ func TestStatelessClientGetsNoSessionScope(t *testing.T) {
 	d.WaitApproval(30 * time.Second) // asked again: no session grant was made
 	d.Decide(d.Pending()[0].ID, "deny", "once", "")
 	<-done
+}
+
+// TestCodexCallsJoinTheHookRun: Codex names its run only in each call's
+// _meta, so its MCP calls through a bridge land in the same session as its
+// hooks.
+func TestCodexCallsJoinTheHookRun(t *testing.T) {
+	d := clitest.Start(t)
+	os.WriteFile(filepath.Join(d.Workspace, "a.txt"), []byte("hi\n"), 0o644)
+	cmd := exec.Command(d.Bin, "--data", d.Data, "mcp", "--agent", "codex")
+	cmd.Env = d.Env()
+	c := mcp.NewClient(&mcp.Implementation{Name: "codex-mcp-client", Version: "0.171.0"}, nil)
+	s, err := c.Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-06-18"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	params := &mcp.CallToolParams{Name: "read_file", Arguments: map[string]any{"path": "a.txt"}}
+	params.SetMeta(map[string]any{"sessionId": "codex-run-1", "threadId": "codex-run-1"})
+	if r, err := s.CallTool(context.Background(), params); err != nil || r.IsError {
+		t.Fatalf("read through the bridge: %v %+v", err, r)
+	}
+	out, _, code := hookRun(t, d.Bin, d.Data, "codex", preToolUse("codex-run-1", "Bash", map[string]any{"command": "cat a.txt"}, d.Workspace))
+	if dec, _, _ := claudeDecision(t, out); code != 0 || dec != "allow" {
+		t.Fatalf("hook: %d %s", code, out)
+	}
+	var calls int64
+	var runs []string
+	o, _, _ := d.CLI(nil, "sessions", "--json")
+	var list []struct {
+		Run   string `json:"run"`
+		Calls int64  `json:"calls"`
+	}
+	json.Unmarshal([]byte(o), &list)
+	for _, x := range list {
+		if x.Run == "codex:codex-run-1" {
+			calls = x.Calls
+		}
+		runs = append(runs, x.Run)
+	}
+	if calls != 2 {
+		t.Fatalf("the Codex run's session has %d calls (sessions %v), want the bridge's and the hook's", calls, runs)
+	}
 }

@@ -255,6 +255,7 @@ func (s *Server) callHandler(name string) mcp.ToolHandler {
 		if st == nil {
 			return nil, errors.New("this MCP session is not open in Gatehouse (it ended or was killed); reconnect")
 		}
+		st = s.runOfCall(ctx, req, st)
 		var args json.RawMessage
 		if req.Params != nil {
 			args = req.Params.Arguments
