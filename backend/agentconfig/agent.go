@@ -124,10 +124,21 @@ func (w Wiring) mcpArgs(a Agent) []any {
 	return []any{"mcp", "--data", w.DataDir, "--agent", string(a)}
 }
 
-// hookCommand is the shell command line each agent runs as its hook.
+// hookCommand is the shell command line each agent runs as its hook. The
+// hook answers (with a block) a little before the agent's own timeout
+// would kill it, so a card may wait up to that long for the person.
 func (w Wiring) hookCommand(a Agent) string {
-	return shellQuote(w.Binary) + " hook " + string(a) + " --data " + shellQuote(w.DataDir)
+	return shellQuote(w.Binary) + " hook " + string(a) + " --data " + shellQuote(w.DataDir) + " --timeout " + hookAnswerWithin
 }
+
+// hookAnswerWithin is the hooks' --timeout: inside the 600 s each agent is
+// told to give them.
+const hookAnswerWithin = "590s"
+
+// toolTimeoutSeconds is how long an agent waits for one MCP tool call: a
+// card may wait for the person (the approval timeout is 120 s), and long
+// builds run.
+const toolTimeoutSeconds = 600
 
 // shellQuote quotes s for a POSIX shell when it needs it.
 func shellQuote(s string) string {

@@ -56,6 +56,8 @@ func (c claudeDef) add(env Env, scope Scope, w Wiring, cur files) (files, error)
 	}
 	if err := setMCPEntry(m, mcp, []string{"mcpServers"}, map[string]any{
 		"type": "stdio", "command": w.Binary, "args": w.mcpArgs(Claude), "env": map[string]any{},
+		// Claude Code's per-server tool timeout, in ms; progress does not extend it.
+		"timeout": toolTimeoutSeconds * 1000,
 	}); err != nil {
 		return nil, err
 	}

@@ -72,6 +72,7 @@ func (c codexDef) add(env Env, scope Scope, w Wiring, cur files) (files, error) 
 	// Without it `codex exec` refuses every MCP call ("requires approval,
 	// but approval policy is never"); Gatehouse does its own asking.
 	body.WriteString("default_tools_approval_mode = \"approve\"\n")
+	fmt.Fprintf(&body, "tool_timeout_sec = %d\n", toolTimeoutSeconds)
 	out := files{}
 	if scope == System {
 		r, err := c.addManaged(cur[req], w)

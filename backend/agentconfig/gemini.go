@@ -54,7 +54,7 @@ func (g geminiDef) add(env Env, scope Scope, w Wiring, cur files) (files, error)
 	// Without "trust", headless Gemini CLI offers the model no Gatehouse
 	// tool (it would ask a person who is not there).
 	if err := setMCPEntry(u, user, []string{"mcpServers"}, map[string]any{
-		"command": w.Binary, "args": w.mcpArgs(Gemini), "trust": true,
+		"command": w.Binary, "args": w.mcpArgs(Gemini), "trust": true, "timeout": toolTimeoutSeconds * 1000,
 	}); err != nil {
 		return nil, err
 	}
