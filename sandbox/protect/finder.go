@@ -230,6 +230,8 @@ func (c *wsCache) list(dir, rel string) (l *listing, listed bool, err error) {
 				l.subdirs = append(l.subdirs, n)
 			}
 		case !IsSecret(joinSlash(rel, n)):
+		case t.IsRegular() && publicPEM(filepath.Join(dir, n)):
+			// Certificates alone (a test CA, a bundle) are public.
 		case t&fs.ModeSymlink != 0:
 			l.links = append(l.links, n)
 		default:

@@ -1,8 +1,11 @@
 package protect
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"io"
+	"os"
 	"path"
 	"strings"
 )
@@ -168,3 +171,28 @@ func (e Exposure) Exposes(rel string) bool {
 	}
 	return false
 }
+
+// pemScan bounds how much of a .pem file is read to tell a key from a
+// certificate.
+const pemScan = 256 << 10
+
+// publicPEM reports whether the file at path is a .pem holding no private
+// key: certificates and bundles are public, and tests and tools read them.
+// Anything unreadable, or with a key in it, stays a secret.
+func publicPEM(path string) bool {
+	if !strings.EqualFold(filepathExt(path), ".pem") {
+		return false
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, pemScan+1))
+	if err != nil || len(b) > pemScan {
+		return false
+	}
+	return bytes.Contains(b, []byte("-----BEGIN ")) && !bytes.Contains(b, []byte("PRIVATE KEY-----"))
+}
+
+func filepathExt(p string) string { return path.Ext(p) }

@@ -107,3 +107,25 @@ func TestScanHiddenParents(t *testing.T) {
 		t.Fatalf("parents %v, want %v", got, want)
 	}
 }
+
+func TestPublicPEM(t *testing.T) {
+	dir := t.TempDir()
+	cases := map[string]struct {
+		content string
+		public  bool
+	}{
+		"ca.pem":     {"-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n", true},
+		"key.pem":    {"-----BEGIN PRIVATE KEY-----\nMIIE\n-----END PRIVATE KEY-----\n", false},
+		"both.pem":   {"-----BEGIN CERTIFICATE-----\nx\n-----END CERTIFICATE-----\n-----BEGIN RSA PRIVATE KEY-----\ny\n-----END RSA PRIVATE KEY-----\n", false},
+		"ssh.pem":    {"-----BEGIN OPENSSH PRIVATE KEY-----\nz\n-----END OPENSSH PRIVATE KEY-----\n", false},
+		"binary.pem": {"\x30\x82\x01", false},
+		"cert.key":   {"-----BEGIN CERTIFICATE-----\n", false},
+	}
+	for name, c := range cases {
+		p := filepath.Join(dir, name)
+		os.WriteFile(p, []byte(c.content), 0o600)
+		if got := publicPEM(p); got != c.public {
+			t.Errorf("%s: public = %v, want %v", name, got, c.public)
+		}
+	}
+}
