@@ -88,7 +88,7 @@ func startWithFD3(t *testing.T, what string, cmd *exec.Cmd) string {
 }
 
 // snWatcher is a minimal org.kde.StatusNotifierWatcher: enough for
-// libayatana-appindicator to register its item (a real desktop's panel
+// the tray to register its item (a real desktop's panel
 // plays this part).
 type snWatcher struct {
 	mu    sync.Mutex
