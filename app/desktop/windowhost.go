@@ -275,7 +275,12 @@ func (h *windowHost) setVisible(p *windowProc, visible, ready bool) {
 		h.stopTimerLocked()
 		return
 	}
-	h.armTimerLocked()
+	// A window prepared hidden counts its time from when its page is up,
+	// so a slow start is not released before it could be shown.
+	if ready {
+		h.stopTimerLocked()
+	}
+	h.armTimerLocked(ready)
 }
 
 func (h *windowHost) ended(p *windowProc, err error) {
@@ -297,11 +302,17 @@ func (h *windowHost) ended(p *windowProc, err error) {
 	h.c.logger.Warn("the window process ended; it starts again when Gatehouse is opened", "pid", p.cmd.Process.Pid, "err", err)
 }
 
-func (h *windowHost) armTimerLocked() {
+// armTimerLocked starts the release countdown; a window whose page never
+// came up still goes, later.
+func (h *windowHost) armTimerLocked(ready bool) {
 	if h.stopped || h.timer != nil {
 		return
 	}
-	h.timer = time.AfterFunc(h.c.releaseAfter, h.releaseIfHidden)
+	d := h.c.releaseAfter
+	if !ready {
+		d = max(d, time.Minute)
+	}
+	h.timer = time.AfterFunc(d, h.releaseIfHidden)
 }
 
 func (h *windowHost) stopTimerLocked() {
@@ -323,7 +334,7 @@ func (h *windowHost) releaseIfHidden() {
 		return
 	}
 	if waiting > 0 {
-		h.armTimerLocked()
+		h.armTimerLocked(h.ready)
 		return
 	}
 	h.c.logger.Info("window released while hidden", "pid", p.cmd.Process.Pid, "hidden_for", h.c.releaseAfter)
