@@ -343,7 +343,7 @@ func TestBuildAssets(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := json.Unmarshal(b, &wj); err != nil || wj.Output != "gatehouse" || wj.Dir != "frontend" || !strings.Contains(wj.Tags, "webkit2_41") {
+	if err := json.Unmarshal(b, &wj); err != nil || wj.Output != "gatehouse-desktop" || wj.Dir != "frontend" || !strings.Contains(wj.Tags, "webkit2_41") || !strings.Contains(wj.Tags, "desktop") {
 		t.Fatalf("wails.json: %v %+v", err, wj)
 	}
 }

@@ -2,8 +2,8 @@ package tray
 
 import (
 	"context"
-	"errors"
 	"encoding/json"
+	"errors"
 	"net"
 	"net/http"
 	"os"
