@@ -20,7 +20,7 @@ import (
 // denies each, answers its agent with the denial, and records both the
 // decision and the result before the audit store closes.
 func TestServeStopDeniesWaitingCalls(t *testing.T) {
-	d := clitest.Start(t)
+	d := clitest.StartAsk(t) // sh raises a card in ask mode
 	s := d.MCP(context.Background(), "waiting-at-stop")
 	type outcome struct {
 		res *mcp.CallToolResult
