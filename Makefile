@@ -5,11 +5,14 @@ export PATH := $(NODE22):/usr/local/go/bin:$(PATH)
 export CGO_ENABLED := 1
 GO ?= go
 BIN := bin/gatehouse
-# The full product: the Wails window and the tray need these tags (and GTK).
+# bin/gatehouse is every command, the daemon, the app and the tray, with no
+# GUI libraries to load; bin/gatehouse-desktop, next to it, draws the window
+# (Wails: these tags, GTK and WebKitGTK).
+DESKTOP_BIN := bin/gatehouse-desktop
 DESKTOP_TAGS := desktop,production,webkit2_41
 GOTEST_FLAGS ?= -count=1 -timeout 40m -p 2
 
-.PHONY: run build install uninstall ui test test-fast test-go test-ui test-e2e bench deps deps-test clean
+.PHONY: run build binaries install uninstall ui test test-fast test-go test-ui test-e2e bench deps deps-test clean
 
 deps:
 	@scripts/deps.sh build
@@ -29,8 +32,11 @@ ui:
 	@cmp -s frontend/package-lock.json $(NPM_STAMP) || { cd frontend && npm ci --no-audit --no-fund --loglevel=error && cp package-lock.json node_modules/.gatehouse-lock; }
 	cd frontend && npm run build
 
-build: deps ui
-	$(GO) build -tags $(DESKTOP_TAGS) -ldflags "$(LDFLAGS)" -o $(BIN) .
+build: deps ui binaries
+
+binaries:
+	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) .
+	$(GO) build -tags $(DESKTOP_TAGS) -ldflags "$(LDFLAGS)" -o $(DESKTOP_BIN) .
 	CGO_ENABLED=0 $(GO) build -o bin/gatehouse-sandbox-init ./sandbox/cmd/gatehouse-sandbox-init
 
 # Puts gatehouse and gatehouse-sandbox-init on PATH as symlinks into bin/
@@ -68,9 +74,7 @@ test-e2e:
 
 # Everything: unit, integration (real binary, real sandboxes, real SQLite),
 # frontend unit tests and browser end-to-end tests.
-test: deps-test ui
-	$(GO) build -tags $(DESKTOP_TAGS) -ldflags "$(LDFLAGS)" -o $(BIN) .
-	CGO_ENABLED=0 $(GO) build -o bin/gatehouse-sandbox-init ./sandbox/cmd/gatehouse-sandbox-init
+test: deps-test ui binaries
 	$(MAKE) --no-print-directory test-go test-ui test-e2e
 
 bench: deps-test

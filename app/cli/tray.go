@@ -1,5 +1,3 @@
-//go:build desktop
-
 package cli
 
 import (
@@ -34,7 +32,7 @@ to the daemon over DATA/control.sock and keeps retrying while the daemon is
 down. Quit closes only the tray.`,
 			Args: cobra.NoArgs,
 			RunE: func(cmd *cobra.Command, _ []string) error {
-				if !hasDisplay() {
+				if !desktop.HasDisplay(runtime.GOOS, os.Getenv) {
 					return userErrorf(nil, "the tray needs a desktop session and neither DISPLAY nor WAYLAND_DISPLAY is set; use `gatehouse kill`, `pause` and `resume` instead")
 				}
 				dir, err := dataDir(g, "")
@@ -45,13 +43,28 @@ down. Quit closes only the tray.`,
 				if err != nil {
 					return err
 				}
-				defer unlock()
-				return tray.Run(cmd.Context(), tray.Options{
+				o := tray.Options{
 					Client: apiclient.New(dir),
 					Dial:   func() *apiclient.Client { return apiclient.New(dir) },
 					OpenUI: func() error { return openUI(dir) },
 					Logger: g.Logger(),
-				})
+				}
+				if os.Getenv(desktop.TrayOfAppEnv) != "" {
+					// Started by the desktop app: Quit quits the app.
+					o.QuitApp = func() error { return desktop.RequestQuit(dir) }
+					o.MenuOpened = func() { desktop.Prewarm(dir) }
+				}
+				err = tray.Run(cmd.Context(), o)
+				unlock()
+				if errors.Is(err, tray.ErrUnsupported) {
+					// macOS: the tray needs cgo, which only the desktop
+					// build has.
+					return execDesktop("the tray icon")
+				}
+				if err != nil {
+					return userErrorf(err, "the tray icon cannot start: %v", err)
+				}
+				return nil
 			},
 		}
 	})

@@ -8,6 +8,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"image/png"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -26,8 +27,9 @@ import (
 	"github.com/gatehouse-dev/gatehouse/app/tray"
 )
 
-// The tray needs the desktop build (cgo + GTK + appindicator).
-func desktopBinary(t *testing.T) string { return clitest.DesktopBinary(t) }
+// The tray is in the small gatehouse: on Linux it speaks
+// StatusNotifierItem over D-Bus in pure Go, with no GTK.
+func trayBinary(t *testing.T) string { return clitest.Binary(t) }
 
 func requireTools(t *testing.T, names ...string) {
 	t.Helper()
@@ -86,7 +88,7 @@ func startWithFD3(t *testing.T, what string, cmd *exec.Cmd) string {
 }
 
 // snWatcher is a minimal org.kde.StatusNotifierWatcher: enough for
-// libayatana-appindicator to register its item (a real desktop's panel
+// the tray to register its item (a real desktop's panel
 // plays this part).
 type snWatcher struct {
 	mu    sync.Mutex
@@ -241,21 +243,43 @@ func (ti *trayItem) click(label string) {
 	}
 }
 
-// shown is what the item shows: its title and which of our icons.
+// shown is what the item shows: its title and which of our icons (the
+// item's pixmap, ARGB32 in network byte order, against each icon's PNG).
 func (ti *trayItem) shown() (title string, icon string) {
 	t, _ := ti.prop("Title")
 	title, _ = t.(string)
-	n, _ := ti.prop("IconName")
-	name, _ := n.(string)
-	icon = "unknown icon " + name
-	if b, err := os.ReadFile(name); err == nil {
+	v, err := ti.prop("IconPixmap")
+	icon = fmt.Sprintf("unknown icon (%v)", err)
+	var pix []struct {
+		W, H int32
+		Pix  []byte
+	}
+	if err == nil && dbus.Store([]any{v}, &pix) == nil && len(pix) > 0 {
 		for _, i := range []tray.Icon{tray.IconIdle, tray.IconActive, tray.IconWaiting, tray.IconPaused, tray.IconKilled, tray.IconOffline} {
-			if bytes.Equal(b, i.PNG()) {
+			if bytes.Equal(pix[0].Pix, argb(ti.t, i.PNG())) {
 				icon = i.String()
 			}
 		}
 	}
 	return title, icon
+}
+
+// argb is a PNG as StatusNotifierItem pixels: A, R, G, B per pixel.
+func argb(t *testing.T, b []byte) []byte {
+	img, err := png.Decode(bytes.NewReader(b))
+	if err != nil {
+		t.Fatalf("decode icon: %v", err)
+	}
+	r := img.Bounds()
+	out := make([]byte, 0, r.Dx()*r.Dy()*4)
+	for y := r.Min.Y; y < r.Max.Y; y++ {
+		for x := r.Min.X; x < r.Max.X; x++ {
+			// The low byte of each 16-bit channel, as systray packs it.
+			rr, gg, bb, aa := img.At(x, y).RGBA()
+			out = append(out, byte(aa), byte(rr), byte(gg), byte(bb))
+		}
+	}
+	return out
 }
 
 // waitShown waits until the tray shows icon and a title containing text.
@@ -355,7 +379,7 @@ type trayOutcome struct {
 // sandboxed process tree with the tray's "Stop all agents now".
 func TestTrayKillSwitch(t *testing.T) {
 	requireTools(t, "dbus-daemon", "Xvfb")
-	bin := desktopBinary(t)
+	bin := trayBinary(t)
 	d := clitest.StartAsk(t)
 	_, body := d.Request("GET", "/api/v1/status", nil, d.Control())
 	var st struct {

@@ -7,11 +7,11 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"flag"
+	"fmt"
 	"image/png"
 	"io"
 	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -63,42 +63,6 @@ func TestUniqueIDPerDataDir(t *testing.T) {
 	}
 }
 
-func TestParsePageReport(t *testing.T) {
-	var data []any
-	if err := json.Unmarshal([]byte(`[{"title":"(2) Gatehouse","app":true,"cards":2,"conn":"live","visibility":"visible"}]`), &data); err != nil {
-		t.Fatal(err)
-	}
-	r, ok := parsePageReport(data)
-	if !ok || r != (PageReport{Title: "(2) Gatehouse", App: true, Cards: 2, Conn: "live", Visible: true}) {
-		t.Fatalf("%+v %v", r, ok)
-	}
-	if _, ok := parsePageReport(nil); ok {
-		t.Fatal("empty data parsed")
-	}
-	if _, ok := parsePageReport([]any{"x"}); ok {
-		t.Fatal("string parsed")
-	}
-	r, _ = parsePageReport([]any{map[string]any{"cards": -3.0, "visibility": "hidden"}})
-	if r.Cards != 0 || r.Visible {
-		t.Fatalf("%+v", r)
-	}
-}
-
-func TestWindowTitle(t *testing.T) {
-	for in, want := range map[string]string{
-		"Gatehouse":                            "Gatehouse",
-		"(3) Gatehouse":                        "(3) Gatehouse",
-		"":                                     "Gatehouse",
-		"Login":                                "Gatehouse",
-		"Gatehouse\x1b[31m":                    "Gatehouse",
-		strings.Repeat("x", 200) + "Gatehouse": "Gatehouse",
-	} {
-		if got := windowTitle(in); got != want {
-			t.Errorf("windowTitle(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
 func TestNotificationText(t *testing.T) {
 	title, body := notificationText(approvalEvent{Kind: "call", Tool: "run_command", Argv: []string{"sh", "-c", "echo  hi\nthere"}, Reason: "sh is an interpreter"}, 1)
 	if title != "Gatehouse: an agent is waiting for you" || body != "sh -c echo hi there\nsh is an interpreter" {
@@ -128,66 +92,19 @@ func TestEscapeMarkup(t *testing.T) {
 	}
 }
 
-// flushRecorder is a ResponseWriter like Wails' own: no Flush.
-type noFlush struct {
-	h    http.Header
-	mu   sync.Mutex
-	body bytes.Buffer
-}
-
-func (w *noFlush) Header() http.Header { return w.h }
-func (w *noFlush) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.body.Write(p)
-}
-func (w *noFlush) WriteHeader(int) {}
-
-func TestWindowHandlerFlushesAndEndsWithApp(t *testing.T) {
-	appCtx, stop := context.WithCancel(context.Background())
-	var flushErr error
-	ended := make(chan struct{})
-	h := windowHandler(appCtx, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		io.WriteString(w, "data: 1\n\n")
-		flushErr = http.NewResponseController(w).Flush()
-		<-r.Context().Done()
-		close(ended)
-	}))
-	w := &noFlush{h: http.Header{}}
-	go h.ServeHTTP(w, httptest.NewRequest("GET", "/api/v1/events/stream", nil))
-	time.Sleep(50 * time.Millisecond)
-	select {
-	case <-ended:
-		t.Fatal("the stream ended before the app stopped")
-	default:
-	}
-	stop()
-	select {
-	case <-ended:
-	case <-time.After(2 * time.Second):
-		t.Fatal("the stream did not end when the app stopped")
-	}
-	if flushErr != nil {
-		t.Fatalf("Flush through the window handler: %v", flushErr)
-	}
-	if w.body.String() != "data: 1\n\n" {
-		t.Fatalf("body %q", w.body.String())
-	}
-}
-
 type fakeNotifier struct {
 	mu    sync.Mutex
 	calls []string
 	ch    chan struct{}
 }
 
-func (f *fakeNotifier) Notify(title, body string, replaces uint32) (uint32, error) {
+func (f *fakeNotifier) Notify(n Notification) (uint32, error) {
 	f.mu.Lock()
-	f.calls = append(f.calls, title+"|"+body)
-	n := uint32(len(f.calls))
+	f.calls = append(f.calls, fmt.Sprintf("%s|%s|%s|%v", n.Title, n.Body, n.Approval, n.Decidable))
+	id := uint32(len(f.calls))
 	f.mu.Unlock()
 	f.ch <- struct{}{}
-	return n, nil
+	return id, nil
 }
 func (f *fakeNotifier) Close() error { return nil }
 
@@ -270,7 +187,8 @@ func TestApprovalWatcherNotifiesOnlyWhenHidden(t *testing.T) {
 	n := &fakeNotifier{ch: make(chan struct{}, 8)}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	w := &approvalWatcher{api: api, hidden: hidden.Load, notify: n, logger: slog.New(slog.NewTextHandler(io.Discard, nil)), wait: 1}
+	var cards atomic.Int32
+	w := &approvalWatcher{api: api, hidden: hidden.Load, notify: n, onCard: func() { cards.Add(1) }, logger: slog.New(slog.NewTextHandler(io.Discard, nil)), wait: 1}
 	done := make(chan struct{})
 	go func() { w.run(ctx); close(done) }()
 
@@ -292,8 +210,11 @@ func TestApprovalWatcherNotifiesOnlyWhenHidden(t *testing.T) {
 	n.mu.Lock()
 	got := n.calls
 	n.mu.Unlock()
-	if len(got) != 1 || got[0] != "Gatehouse: an agent is waiting for you|rm -rf build\ndestructive\n3 cards are waiting." {
+	if len(got) != 1 || got[0] != "Gatehouse: an agent is waiting for you|rm -rf build\ndestructive\n3 cards are waiting.|a2|true" {
 		t.Fatalf("calls: %q", got)
+	}
+	if c := cards.Load(); c != 2 {
+		t.Fatalf("onCard ran %d times, want 2 (a1 while visible, a2 while hidden)", c)
 	}
 	cancel()
 	select {
@@ -422,7 +343,7 @@ func TestBuildAssets(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := json.Unmarshal(b, &wj); err != nil || wj.Output != "gatehouse" || wj.Dir != "frontend" || !strings.Contains(wj.Tags, "webkit2_41") {
+	if err := json.Unmarshal(b, &wj); err != nil || wj.Output != "gatehouse-desktop" || wj.Dir != "frontend" || !strings.Contains(wj.Tags, "webkit2_41") || !strings.Contains(wj.Tags, "desktop") {
 		t.Fatalf("wails.json: %v %+v", err, wj)
 	}
 }

@@ -1,11 +1,10 @@
-// Package desktop is the Gatehouse desktop app: one Wails window that hosts
-// the daemon in the same process. The window loads the web UI through
-// Wails' asset server, which calls the daemon's in-process handler (no
-// port, no token); agents still reach the daemon over loopback TCP.
-//
-// The Wails parts build only with the `desktop` tag (plus `production` and,
-// on Linux, `webkit2_41`); the helpers in this file build everywhere so the
-// fast unit tests cover them.
+// Package desktop is the Gatehouse desktop app: the daemon, the tray icon
+// (a process of its own), desktop notifications whose buttons decide
+// cards, and the window, a process of its own too (package window) that
+// runs only while the person wants it. This package links neither GTK nor
+// WebKit, so it runs in the small gatehouse binary; the window is
+// gatehouse-desktop. Agents reach the daemon over loopback TCP, the window
+// over the same-user control socket.
 package desktop
 
 import (
@@ -40,6 +39,10 @@ func UniqueID(dataDir string) string {
 	return "dev.gatehouse.desktop.d" + hex.EncodeToString(sum[:6])
 }
 
+// InstanceBus is the D-Bus name and object path the app running on
+// dataDir answers on (its SendMessage takes {"Args": [...]}).
+func InstanceBus(dataDir string) (name, path string) { return singleInstanceBus(UniqueID(dataDir)) }
+
 // singleInstanceBus is the D-Bus name and object path Wails (v2, Linux)
 // exports for a SingleInstanceLock with this UniqueId. The pre-check in
 // instance_linux.go speaks the same protocol so a second launch never gets
@@ -47,55 +50,6 @@ func UniqueID(dataDir string) string {
 func singleInstanceBus(uniqueID string) (name, path string) {
 	id := "wails_app_" + strings.ReplaceAll(strings.ReplaceAll(uniqueID, "-", "_"), ".", "_")
 	return "org." + id + ".SingleInstance", "/org/" + id + "/SingleInstance"
-}
-
-// PageReport is what the page in the window says about itself (sent by a
-// small script the app injects; the frontend needs no hook for it).
-type PageReport struct {
-	Title string // document.title, e.g. "(1) Gatehouse"
-	App   bool   // the app shell rendered (not the login screen, not a blank page)
-	Cards int    // approval cards in the DOM
-	Conn  string // the live-feed state shown in the status bar: live, polling, …
-	// Visible is document.visibilityState == "visible".
-	Visible bool
-}
-
-// parsePageReport reads the report from a Wails event's data (a decoded
-// JSON object).
-func parsePageReport(data []any) (PageReport, bool) {
-	if len(data) == 0 {
-		return PageReport{}, false
-	}
-	m, ok := data[0].(map[string]any)
-	if !ok {
-		return PageReport{}, false
-	}
-	var r PageReport
-	r.Title, _ = m["title"].(string)
-	r.App, _ = m["app"].(bool)
-	if n, ok := m["cards"].(float64); ok && n >= 0 && n < 1e6 {
-		r.Cards = int(n)
-	}
-	r.Conn, _ = m["conn"].(string)
-	v, _ := m["visibility"].(string)
-	r.Visible = v == "visible"
-	return r, true
-}
-
-// windowTitle is the OS window title for a page title: the page's own
-// (which carries the pending count, "(2) Gatehouse") when it is a sane
-// Gatehouse title, else the plain app name.
-func windowTitle(pageTitle string) string {
-	t := strings.TrimSpace(pageTitle)
-	if t == "" || len(t) > 120 || !utf8.ValidString(t) || !strings.Contains(t, AppName) {
-		return AppName
-	}
-	for _, r := range t {
-		if !unicode.IsPrint(r) {
-			return AppName
-		}
-	}
-	return t
 }
 
 // approvalEvent is the part of an approval.requested payload a

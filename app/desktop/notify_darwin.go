@@ -14,16 +14,17 @@ import (
 // can change what runs.
 type osaNotifier struct{}
 
-func newNotifier(func()) Notifier { return osaNotifier{} }
+func newNotifier(func(string, Action)) Notifier { return osaNotifier{} }
 
-func (osaNotifier) Notify(title, body string, _ uint32) (uint32, error) {
+// Notification Center's scripted notifications carry no buttons.
+func (osaNotifier) Notify(n Notification) (uint32, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	out, err := exec.CommandContext(ctx, "osascript",
 		"-e", "on run argv",
 		"-e", "display notification (item 2 of argv) with title (item 1 of argv)",
 		"-e", "end run",
-		title, body).CombinedOutput()
+		n.Title, n.Body).CombinedOutput()
 	if err != nil {
 		return 0, fmt.Errorf("osascript: %v: %s", err, out)
 	}

@@ -15,19 +15,33 @@ const (
 	notifyIface = "org.freedesktop.Notifications"
 )
 
-// dbusNotifier sends freedesktop notifications over the session bus. A
-// click on one (its "default" action) calls onClick, which shows the
-// window. The bus is dialled on first use and again after it went away.
+// notifyCategory is the notification's type hint. The specification's
+// standard categories (device, email, im, network, presence, transfer,
+// call) describe none of this; its rule for others is "x-vendor.class.name".
+const notifyCategory = "x-gatehouse.approval.requested"
+
+// dbusNotifier sends freedesktop notifications over the session bus, with
+// Allow once and Deny buttons on a card that can be decided from there. A
+// click (ActionInvoked) is taken only from the notification server that
+// showed the notification: anyone on the bus can emit the signal, and
+// Allow decides a call.
 type dbusNotifier struct {
-	onClick func()
+	onAction func(approval string, a Action)
 
 	mu   sync.Mutex
 	conn *dbus.Conn
-	ours map[uint32]bool
+	ours map[uint32]shown
 }
 
-func newNotifier(onClick func()) Notifier {
-	return &dbusNotifier{onClick: onClick, ours: map[uint32]bool{}}
+// shown is one notification on screen: its card and the server (unique bus
+// name) that showed it.
+type shown struct {
+	approval string
+	server   string
+}
+
+func newNotifier(onAction func(approval string, a Action)) Notifier {
+	return &dbusNotifier{onAction: onAction, ours: map[uint32]shown{}}
 }
 
 func (n *dbusNotifier) connect() (*dbus.Conn, error) {
@@ -38,52 +52,71 @@ func (n *dbusNotifier) connect() (*dbus.Conn, error) {
 	if err != nil {
 		return nil, fmt.Errorf("connect to the D-Bus session bus: %w", err)
 	}
-	if err := conn.AddMatchSignal(dbus.WithMatchObjectPath(notifyPath), dbus.WithMatchInterface(notifyIface), dbus.WithMatchMember("ActionInvoked")); err != nil {
-		conn.Close()
-		return nil, fmt.Errorf("watch notification clicks: %w", err)
+	for _, member := range []string{"ActionInvoked", "NotificationClosed"} {
+		if err := conn.AddMatchSignal(dbus.WithMatchObjectPath(notifyPath), dbus.WithMatchInterface(notifyIface), dbus.WithMatchMember(member)); err != nil {
+			conn.Close()
+			return nil, fmt.Errorf("watch notification clicks: %w", err)
+		}
 	}
 	ch := make(chan *dbus.Signal, 16)
 	conn.Signal(ch)
-	go n.clicks(ch)
+	go n.signals(ch)
 	n.conn = conn
 	return conn, nil
 }
 
-// clicks runs until the connection closes (godbus then closes ch).
-func (n *dbusNotifier) clicks(ch chan *dbus.Signal) {
+// signals runs until the connection closes (godbus then closes ch).
+func (n *dbusNotifier) signals(ch chan *dbus.Signal) {
 	for s := range ch {
-		if s.Name != notifyIface+".ActionInvoked" || len(s.Body) < 2 {
+		if len(s.Body) < 1 {
 			continue
 		}
 		id, _ := s.Body[0].(uint32)
 		n.mu.Lock()
-		mine := n.ours[id]
+		note, mine := n.ours[id]
+		// A signal from anyone but the server that showed it is forged.
+		mine = mine && s.Sender == note.server
+		if mine {
+			delete(n.ours, id)
+		}
 		n.mu.Unlock()
-		if mine && n.onClick != nil {
-			n.onClick()
+		if !mine || s.Name != notifyIface+".ActionInvoked" || len(s.Body) < 2 {
+			continue
+		}
+		key, _ := s.Body[1].(string)
+		if a, ok := ParseAction(key); ok && n.onAction != nil {
+			n.onAction(note.approval, a)
 		}
 	}
 }
 
-func (n *dbusNotifier) Notify(title, body string, replaces uint32) (uint32, error) {
+func (n *dbusNotifier) Notify(note Notification) (uint32, error) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	conn, err := n.connect()
 	if err != nil {
 		return 0, err
 	}
+	var server string
+	if err := conn.BusObject().Call("org.freedesktop.DBus.GetNameOwner", 0, notifyName).Store(&server); err != nil {
+		return 0, fmt.Errorf("no notification server on the session bus: %w", err)
+	}
 	hints := map[string]dbus.Variant{
 		"urgency":       dbus.MakeVariant(byte(1)),
 		"desktop-entry": dbus.MakeVariant("gatehouse"),
-		"category":      dbus.MakeVariant("presence"),
+		"category":      dbus.MakeVariant(notifyCategory),
+	}
+	actions := []string{ActionOpen.Key(), "Open Gatehouse"}
+	if note.Decidable {
+		actions = append(actions, ActionAllowOnce.Key(), "Allow once", ActionDeny.Key(), "Deny")
 	}
 	var id uint32
 	call := conn.Object(notifyName, notifyPath).Call(notifyIface+".Notify", 0,
-		AppName, replaces, "", title, escapeMarkup(body), []string{"default", "Open Gatehouse"}, hints, int32(-1))
+		AppName, note.Replaces, "", note.Title, escapeMarkup(note.Body), actions, hints, int32(-1))
 	if err := call.Store(&id); err != nil {
 		return 0, fmt.Errorf("org.freedesktop.Notifications.Notify: %w", err)
 	}
-	n.ours[id] = true
+	n.ours[id] = shown{approval: note.Approval, server: server}
 	return id, nil
 }
 

@@ -6,9 +6,9 @@ import "errors"
 
 type noNotifier struct{}
 
-func newNotifier(func()) Notifier { return noNotifier{} }
+func newNotifier(func(string, Action)) Notifier { return noNotifier{} }
 
-func (noNotifier) Notify(string, string, uint32) (uint32, error) {
+func (noNotifier) Notify(Notification) (uint32, error) {
 	return 0, errors.New("desktop notifications are unsupported on this operating system")
 }
 

@@ -11,8 +11,8 @@ import (
 	"time"
 )
 
-// trayProcess is the tray icon, a child process (systray and Wails cannot
-// share one process). If it fails the app logs and carries on.
+// trayProcess is the tray icon, a child process (so it keeps working while the
+// window is frozen or closed). If it fails the app logs and carries on.
 type trayProcess struct {
 	cmd    *exec.Cmd
 	done   chan struct{}
@@ -22,16 +22,14 @@ type trayProcess struct {
 	stopping bool
 }
 
-// startTray starts argv (the gatehouse binary's `tray` command). It must
-// be called from the main goroutine, which is locked to the main thread:
-// on Linux the child's parent-death signal is tied to the thread that
-// started it, and the main thread lives as long as the process.
+// startTray starts argv (the small gatehouse binary's `tray` command: the
+// tray needs neither GTK nor WebKit).
 func startTray(argv []string, stderr io.Writer, logger *slog.Logger) *trayProcess {
 	if len(argv) == 0 {
 		return nil
 	}
 	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Env = append(os.Environ(), "GATEHOUSE_DESKTOP_PID="+strconv.Itoa(os.Getpid()))
+	cmd.Env = append(os.Environ(), TrayOfAppEnv+"="+strconv.Itoa(os.Getpid()))
 	cmd.Stdout, cmd.Stderr = stderr, stderr
 	cmd.SysProcAttr = trayAttrs()
 	if err := cmd.Start(); err != nil {

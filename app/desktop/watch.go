@@ -12,14 +12,6 @@ import (
 	"time"
 )
 
-// Notifier shows one desktop notification. replaces is the id of the
-// previous one (0 for none) so a burst of cards updates a single bubble;
-// the returned id is the one to replace next time.
-type Notifier interface {
-	Notify(title, body string, replaces uint32) (uint32, error)
-	Close() error
-}
-
 // approvalWatcher follows new approval cards through the daemon's
 // in-process handler (a long-poll on the control API, no network) and
 // notifies while the window is out of sight.
@@ -27,6 +19,8 @@ type approvalWatcher struct {
 	api    http.Handler
 	hidden func() bool
 	notify Notifier
+	// onCard runs for every new card, seen or not.
+	onCard func()
 	logger *slog.Logger
 	// wait is the long-poll length (seconds); tests shorten it.
 	wait int
@@ -143,11 +137,20 @@ func (w *approvalWatcher) run(ctx context.Context) {
 				newest = &ev
 			}
 		}
-		if newest == nil || !w.hidden() {
+		if newest == nil {
+			continue
+		}
+		if w.onCard != nil {
+			w.onCard()
+		}
+		if !w.hidden() {
 			continue
 		}
 		title, body := notificationText(*newest, w.pending(ctx))
-		id, err := w.notify.Notify(title, body, w.last)
+		id, err := w.notify.Notify(Notification{
+			Title: title, Body: body, Replaces: w.last,
+			Approval: newest.ID, Decidable: newest.Kind != "question",
+		})
 		if err != nil {
 			w.logger.Warn("desktop notification not shown", "err", err)
 			continue

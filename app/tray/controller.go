@@ -23,7 +23,14 @@ type Options struct {
 	Dial func() *apiclient.Client
 	// OpenUI shows Gatehouse (the desktop window, else the web UI).
 	OpenUI func() error
-	Logger *slog.Logger
+	// QuitApp, when the desktop app started this tray, asks the app to
+	// quit (it asks the person first if calls are waiting, then stops the
+	// tray too). Nil: Quit closes only the tray.
+	QuitApp func() error
+	// MenuOpened, if set, runs when the person opens the tray's menu (the
+	// desktop app then prepares its window, as Open is likely next).
+	MenuOpened func()
+	Logger     *slog.Logger
 
 	// PollEvery is how often the status is read (default 1s).
 	PollEvery time.Duration
@@ -55,6 +62,8 @@ type controller struct {
 	last        View
 
 	poke chan struct{}
+	// stop ends the tray (set by Run).
+	stop func()
 }
 
 func newController(o Options, apply func(View)) *controller {
@@ -263,6 +272,22 @@ func (c *controller) Open() error {
 		return err
 	}
 	return nil
+}
+
+// Quit quits the desktop app when the tray belongs to one, else closes
+// only the tray.
+func (c *controller) Quit() {
+	if c.o.QuitApp == nil {
+		if c.stop != nil {
+			c.stop()
+		}
+		return
+	}
+	c.o.Logger.Info("tray: asking the desktop app to quit")
+	if err := c.o.QuitApp(); err != nil {
+		c.o.Logger.Error("tray: quit Gatehouse", "err", err)
+		c.setNotice(failure("could not quit Gatehouse", err))
+	}
 }
 
 func failure(what string, err error) string {

@@ -3,6 +3,7 @@ package tray
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"net"
 	"net/http"
 	"os"
@@ -285,4 +286,28 @@ func TestRefusalShowsNotice(t *testing.T) {
 	c.o.OpenUI = func() error { return &apiclient.APIError{Status: 500, Msg: "boom"} }
 	c.Open()
 	v.waitFor(t, "open notice", func(x View) bool { return strings.Contains(x.Summary, "could not open Gatehouse: boom") })
+}
+
+// TestQuit: beside the desktop app Quit asks the app to quit (and the
+// tray stays until the app stops it); alone it closes only the tray.
+func TestQuit(t *testing.T) {
+	f := newFakeDaemon(t)
+	var asked, stopped int
+	c := newController(Options{Client: apiclient.New(f.dir), QuitApp: func() error { asked++; return nil }}, (&views{}).apply)
+	c.stop = func() { stopped++ }
+	c.Quit()
+	if asked != 1 || stopped != 0 {
+		t.Fatalf("with the app: asked %d, stopped %d; want 1, 0", asked, stopped)
+	}
+	c.o.QuitApp = nil
+	c.Quit()
+	if asked != 1 || stopped != 1 {
+		t.Fatalf("alone: asked %d, stopped %d; want 1, 1", asked, stopped)
+	}
+	v := &views{}
+	c = newController(Options{Client: apiclient.New(f.dir), QuitApp: func() error { return errors.New("no answer") }}, v.apply)
+	c.Quit()
+	if !strings.Contains(v.last().Summary, "could not quit Gatehouse: no answer") {
+		t.Fatalf("failed quit: %+v", v.last())
+	}
 }

@@ -3,10 +3,11 @@
 // the daemon over control.sock only, so it keeps working when the desktop
 // window is frozen or closed.
 //
-// The GUI part (systray, cgo + GTK) is behind the `desktop` build tag. This
-// file and the controller are tag-free and unit-tested: they turn the
-// daemon's status into the icon, the title and the menu labels, and send
-// the switches.
+// The GUI part (systray.go) is a StatusNotifierItem spoken over D-Bus in
+// pure Go on Linux, so the tray is part of the small gatehouse binary and
+// loads neither GTK nor WebKit; on macOS it needs cgo and the desktop
+// build. This file and the controller turn the daemon's status into the
+// icon, the title and the menu labels, and send the switches.
 package tray
 
 import (
@@ -76,6 +77,8 @@ const (
 	LabelResume = "Resume agents"
 	LabelKill   = "Stop all agents now"
 	LabelQuit   = "Quit"
+	// LabelQuitApp replaces LabelQuit when the desktop app started the tray.
+	LabelQuitApp = "Quit Gatehouse"
 )
 
 // Why the daemon is offline.

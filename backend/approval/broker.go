@@ -148,6 +148,8 @@ type Broker struct {
 	mu      sync.Mutex
 	pending map[string]*waiter
 	asking  map[string]int // card slots taken per session (see reserve)
+	// closed, once set, is the decision every request gets (see Close).
+	closed *Decision
 }
 
 type waiter struct {
@@ -244,9 +246,13 @@ func (b *Broker) Ask(ctx context.Context, req Request) (Decision, error) {
 	w := &waiter{req: req, done: make(chan Decision, 1)}
 	b.mu.Lock()
 	b.pending[req.ID] = w
+	closed := b.closed
 	b.mu.Unlock()
 	// Published after it is pending, so a UI that reacts at once can decide.
 	b.emit(ctx, "approval.requested", "policy", req.Session, req.CallID, req)
+	if closed != nil {
+		return b.resolve(context.WithoutCancel(ctx), req.ID, *closed)
+	}
 
 	timer := time.NewTimer(b.timeout)
 	defer timer.Stop()

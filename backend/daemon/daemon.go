@@ -100,6 +100,7 @@ type Daemon struct {
 	addr      net.Addr
 	handler   http.Handler
 	mux       http.Handler
+	busy      inflight
 	mcp       *mcpserver.Server
 	runs      *agentrun.Registry
 }
@@ -230,7 +231,7 @@ func Run(ctx context.Context, opts Options) (err error) {
 		tcp.Close()
 		return err
 	}
-	d.handler = d.buildHandler()
+	d.handler = d.busy.wrap(d.buildHandler())
 
 	// Requests (SSE streams above all) see this context end at shutdown.
 	reqCtx, stopRequests := context.WithCancel(context.WithoutCancel(ctx))
@@ -277,6 +278,8 @@ loop:
 	}
 
 	logger.Info("gatehouse daemon shutting down")
+	reason := stopReason(ctx)
+	d.stopCalls(reason)
 	stopRequests()
 	shutCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
@@ -288,7 +291,7 @@ loop:
 		d.sessions.End(shutCtx, info, "daemon stopped")
 	}
 	d.runs.Close(shutCtx)
-	d.Emit(shutCtx, "system.stop", audit.ActorSystem, "", map[string]any{"reason": "signal"})
+	d.Emit(shutCtx, "system.stop", audit.ActorSystem, "", map[string]any{"reason": reason.Why})
 	return err
 }
 

@@ -107,6 +107,34 @@ try {
     await page.waitForFunction(() => document.querySelectorAll('[data-approval-id]').length === 0);
   });
 
+  await t.step('the header fits one row at the desktop window\'s default size (1120x760)', async () => {
+    // The window is 1120x760 with a 25 px menu bar; paused is the widest
+    // everyday state of the status bar.
+    await page.setViewportSize({ width: 1120, height: 735 });
+    const call = agent.call('run_command', { argv: ['sh', '-c', 'echo header-check'] });
+    const card = await waitCard();
+    const rows = () =>
+      page.evaluate(() => {
+        const top = (s) => document.querySelector(s).getBoundingClientRect();
+        const nav = top('header.top nav'), bar = top('.statusbar'), header = top('header.top');
+        return { sameRow: Math.abs(nav.top + nav.height / 2 - (bar.top + bar.height / 2)) < 8, header: Math.round(header.height), overflow: document.documentElement.scrollWidth > innerWidth };
+      });
+    let r = await rows();
+    assert(r.sameRow && !r.overflow, `header at 1120 px: ${JSON.stringify(r)}`);
+    t.note(`header at the default window size: one row, ${r.header} px high`);
+    await shot(page, 'header-default-size');
+    await page.getByRole('button', { name: 'Pause' }).click();
+    await page.waitForSelector('.state.paused');
+    r = await rows();
+    assert(r.sameRow && !r.overflow, `header paused at 1120 px: ${JSON.stringify(r)}`);
+    await shot(page, 'header-default-size-paused');
+    await page.getByRole('button', { name: 'Resume agents' }).click();
+    await page.waitForFunction(() => !document.querySelector('.state.paused'));
+    await card.getByRole('button', { name: /Deny/ }).click();
+    await call;
+    await page.setViewportSize({ width: 1280, height: 860 });
+  });
+
   await t.step('deny by keyboard with a typed message: the agent sees the message', async () => {
     const call = agent.call('run_command', { argv: ['sh', '-c', 'echo must-not-run'] });
     const card = await waitCard();

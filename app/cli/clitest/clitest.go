@@ -20,7 +20,8 @@ import (
 	"time"
 )
 
-// DesktopTags build the full product: the Wails window and the tray.
+// DesktopTags build gatehouse-desktop: the Wails window (and the tray on
+// macOS).
 const DesktopTags = "desktop,production,webkit2_41"
 
 type build struct {
@@ -29,60 +30,75 @@ type build struct {
 	err  error
 }
 
-var builds = map[string]*build{"": {}, DesktopTags: {}}
+var headless, desktop build
 
-// Binary builds the headless gatehouse once per test process and returns
-// its path.
-func Binary(t testing.TB) string { return buildWith(t, "") }
-
-// DesktopBinary builds gatehouse with the desktop window and tray (GTK,
-// WebKitGTK and appindicator must be installed) once per test process.
-func DesktopBinary(t testing.TB) string { return buildWith(t, DesktopTags) }
-
-// buildWith builds like `make build`: the binary and, next to it, the small
-// sandbox helper it re-executes for every command. The directory is
-// world-readable so tests can run the binary as another user.
-func buildWith(t testing.TB, tags string) string {
+// Binary builds the headless gatehouse (and the sandbox helper next to it)
+// once per test process and returns its path.
+func Binary(t testing.TB) string {
 	t.Helper()
-	b := builds[tags]
-	b.once.Do(func() {
-		dir, err := os.MkdirTemp("", "gatehouse-bin-")
-		if err != nil {
-			b.err = err
+	headless.once.Do(func() { headless.path, headless.err = buildHeadless() })
+	if headless.err != nil {
+		t.Fatalf("build gatehouse: %v", headless.err)
+	}
+	return headless.path
+}
+
+// DesktopBinary builds what `make build` puts in bin/: gatehouse, the
+// sandbox helper and, next to them, gatehouse-desktop (GTK, WebKitGTK and
+// cgo must be installed), once per test process. It returns the path of
+// gatehouse, the program a person runs; the window is
+// DesktopWindow(DesktopBinary(t)).
+func DesktopBinary(t testing.TB) string {
+	t.Helper()
+	desktop.once.Do(func() {
+		desktop.path, desktop.err = buildHeadless()
+		if desktop.err != nil {
 			return
 		}
-		os.Chmod(dir, 0o755)
-		b.path = filepath.Join(dir, "gatehouse")
-		main := []string{"build", "-o", b.path}
-		if tags != "" {
-			main = append(main, "-tags", tags)
-		}
-		// The helper is static, as `make` builds it: the container backend
-		// mounts it into images without a C library.
-		for _, args := range [][]string{
-			append(main, "."),
-			{"build", "-o", filepath.Join(dir, "gatehouse-sandbox-init"), "./sandbox/cmd/gatehouse-sandbox-init"},
-		} {
-			cmd := exec.Command("go", args...)
-			cmd.Dir = RepoRoot()
-			cgo := "CGO_ENABLED=1"
-			if strings.Contains(args[2], "sandbox-init") {
-				cgo = "CGO_ENABLED=0"
-			}
-			cmd.Env = append(os.Environ(), cgo)
-			if out, err := cmd.CombinedOutput(); err != nil {
-				b.err = fmt.Errorf("go %v: %v\n%s", args, err, out)
-				if tags != "" {
-					b.err = fmt.Errorf("%w\n(the desktop build needs: apt-get install -y libgtk-3-dev libwebkit2gtk-4.1-dev libayatana-appindicator3-dev)", b.err)
-				}
-				return
-			}
+		win := DesktopWindow(desktop.path)
+		if err := goBuild("1", "build", "-tags", DesktopTags, "-o", win, "."); err != nil {
+			desktop.err = fmt.Errorf("%w\n(the desktop build needs: apt-get install -y libgtk-3-dev libwebkit2gtk-4.1-dev)", err)
 		}
 	})
-	if b.err != nil {
-		t.Fatalf("build gatehouse: %v", b.err)
+	if desktop.err != nil {
+		t.Fatalf("build gatehouse-desktop: %v", desktop.err)
 	}
-	return b.path
+	return desktop.path
+}
+
+// DesktopWindow is gatehouse-desktop next to the gatehouse at bin.
+func DesktopWindow(bin string) string { return filepath.Join(filepath.Dir(bin), "gatehouse-desktop") }
+
+// buildHeadless builds like `make build`: the binary and, next to it, the
+// small sandbox helper it re-executes for every command, in a fresh
+// directory. The directory is world-readable so tests can run the binary
+// as another user.
+func buildHeadless() (string, error) {
+	dir, err := os.MkdirTemp("", "gatehouse-bin-")
+	if err != nil {
+		return "", err
+	}
+	os.Chmod(dir, 0o755)
+	path := filepath.Join(dir, "gatehouse")
+	if err := goBuild("1", "build", "-o", path, "."); err != nil {
+		return "", err
+	}
+	// The helper is static, as `make` builds it: the container backend
+	// mounts it into images without a C library.
+	if err := goBuild("0", "build", "-o", filepath.Join(dir, "gatehouse-sandbox-init"), "./sandbox/cmd/gatehouse-sandbox-init"); err != nil {
+		return "", err
+	}
+	return path, nil
+}
+
+func goBuild(cgo string, args ...string) error {
+	cmd := exec.Command("go", args...)
+	cmd.Dir = RepoRoot()
+	cmd.Env = append(os.Environ(), "CGO_ENABLED="+cgo)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("go %v: %v\n%s", args, err, out)
+	}
+	return nil
 }
 
 // RepoRoot is the repository's top directory.

@@ -1,14 +1,14 @@
 // Always-visible daemon state and the two big switches: pause/resume and
 // the kill switch. Stopping all agents takes exactly one confirming click.
+// The pending count is the Approvals tab's badge (and the window title),
+// so the header fits one row at the desktop window's default width.
 
 import { useEffect, useState } from 'preact/hooks';
 import { killAll, pauseAll, resumeAll, store } from '../state/app';
 import { useStore } from '../state/store';
-import { href } from './router';
 
 export function StatusBar() {
   const status = useStore(store, (s) => s.status);
-  const pending = useStore(store, (s) => s.approvals.length);
   const conn = useStore(store, (s) => s.conn);
   const [confirmKill, setConfirmKill] = useState(false);
   const [busy, setBusy] = useState(false);
@@ -39,24 +39,23 @@ export function StatusBar() {
         <li title="Sandbox backend confining agent commands">
           Sandbox <strong>{status?.sandbox ?? '—'}</strong>
         </li>
-        <li>
-          Sessions <strong>{st?.active_sessions ?? '—'}</strong>
-        </li>
-        <li>
-          <a href={href('approvals')}>
-            Pending <strong class={pending ? 'pending-count hot' : 'pending-count'}>{pending}</strong>
-          </a>
-        </li>
+        {!st?.killed && (
+          <li>
+            Sessions <strong>{st?.active_sessions ?? '—'}</strong>
+          </li>
+        )}
         {st?.killed ? (
-          <li class="state killed">All agents stopped</li>
+          <li class="state killed" title="All agents were stopped; new calls are refused until you resume">
+            All stopped
+          </li>
         ) : st?.paused ? (
           <li class="state paused">Paused</li>
         ) : null}
       </ul>
       <div class="switches">
-        {st?.paused || st?.killed ? (
-          <button type="button" class="btn" disabled={busy || !status || down} onClick={() => act(resumeAll)}>
-            Resume agents
+        {confirmKill ? null : st?.paused || st?.killed ? (
+          <button type="button" class="btn" aria-label="Resume agents" title="Resume agents: new calls run again" disabled={busy || !status || down} onClick={() => act(resumeAll)}>
+            Resume
           </button>
         ) : (
           <button type="button" class="btn" disabled={busy || !status || down} onClick={() => act(pauseAll)} title="New calls wait until you resume; nothing is stopped">

@@ -1,6 +1,6 @@
 //go:build desktop
 
-package desktop
+package window
 
 import (
 	"log/slog"

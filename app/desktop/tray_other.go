@@ -1,7 +1,0 @@
-//go:build !linux
-
-package desktop
-
-import "syscall"
-
-func trayAttrs() *syscall.SysProcAttr { return nil }

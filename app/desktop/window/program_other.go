@@ -1,0 +1,5 @@
+//go:build desktop && !linux
+
+package window
+
+func setProgram() {}

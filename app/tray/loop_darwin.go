@@ -1,0 +1,20 @@
+//go:build darwin && desktop
+
+package tray
+
+import (
+	"context"
+
+	"fyne.io/systray"
+)
+
+func checkSession() error { return nil }
+
+// runLoop runs Cocoa's loop on the main thread until Quit.
+func runLoop(onReady, ready func(), ctx context.Context, cancel context.CancelFunc) {
+	go func() {
+		<-ctx.Done()
+		systray.Quit()
+	}()
+	systray.Run(func() { onReady(); go ready() }, cancel)
+}
