@@ -64,9 +64,9 @@ func confineNetLast(n *Net) error {
 	case !n.HostNamespace:
 		return applySeccomp(namespaced)
 	case n.Mode == NetProxy:
-		return applySeccomp(unixAndTCP)
+		return applySeccomp(pairsAndTCP)
 	}
-	return applySeccomp(unixOnly)
+	return applySeccomp(pairsOnly)
 }
 
 // listenTCP makes a plain TCP listening socket with raw calls: Go's

@@ -15,16 +15,24 @@ import (
 // (SCTP, MPTCP); and io_uring creates sockets without the socket(2) call
 // a filter can check. As in Codex's Linux sandbox, the filter refuses
 // socket creation itself, so none of those exists.
+//
+// Nor, beside Landlock, do unix sockets made with socket(2): below ABI 9
+// Landlock does not govern connecting to a pathname socket, and the host's
+// are all in reach there: the daemon's own control.sock (which would let a
+// command approve its own cards), the session bus (which starts programs
+// outside any sandbox), a container engine's socket. socketpair(2), which
+// reaches nothing outside the run, stays allowed.
 
 // sockets is what a filter lets a run create.
 type sockets int
 
 const (
-	// unixOnly: AF_UNIX only (no network, host namespace).
-	unixOnly sockets = iota
-	// unixAndTCP: AF_UNIX, and AF_INET/AF_INET6 stream sockets of plain
+	// pairsOnly: no socket(2) at all, socketpair(2) of AF_UNIX only (no
+	// network, host namespace).
+	pairsOnly sockets = iota
+	// pairsAndTCP: pairsOnly, and AF_INET/AF_INET6 stream sockets of plain
 	// TCP, which Landlock then confines to the proxy's port.
-	unixAndTCP
+	pairsAndTCP
 	// namespaced: the run's own network namespace confines IP, so only the
 	// families a namespace does not confine are refused (vsock reaches the
 	// hypervisor, bluetooth and the like reach hardware).
@@ -137,9 +145,13 @@ func socketFilter(a *seccompArch, s sockets) []insn {
 	}
 	p = append(p, ja("allow"))
 
-	p = append(p, at("socket", ld(offArg0)), jeq(afUnix, "allow", ""))
+	p = append(p, at("socket", ld(offArg0)))
+	if s == namespaced {
+		// The run's mount namespace shows it no host socket to reach.
+		p = append(p, jeq(afUnix, "allow", ""))
+	}
 	switch s {
-	case unixAndTCP:
+	case pairsAndTCP:
 		p = append(p,
 			jeq(afInet, "stream", ""),
 			jeq(afInet6, "stream", "deny"),

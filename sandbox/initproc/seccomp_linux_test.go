@@ -62,14 +62,14 @@ func TestSocketFilter(t *testing.T) {
 		name string
 		nr   func(a seccompArch) uint32
 		args []uint32
-		want [3]uint32 // unixOnly, unixAndTCP, namespaced
+		want [3]uint32 // pairsOnly, pairsAndTCP, namespaced
 	}
 	sock := func(a seccompArch) uint32 { return a.socket }
 	pair := func(a seccompArch) uint32 { return a.socketpair }
 	nr := func(n uint32) func(seccompArch) uint32 { return func(seccompArch) uint32 { return n } }
 	calls := []call{
-		{"unix stream", sock, []uint32{afUnix, sockStream, 0}, [3]uint32{allow, allow, allow}},
-		{"unix datagram", sock, []uint32{afUnix, dgram | nonblockCloexec, 0}, [3]uint32{allow, allow, allow}},
+		{"unix stream", sock, []uint32{afUnix, sockStream, 0}, [3]uint32{deny, deny, allow}},
+		{"unix datagram", sock, []uint32{afUnix, dgram | nonblockCloexec, 0}, [3]uint32{deny, deny, allow}},
 		{"tcp", sock, []uint32{afInet, sockStream, 0}, [3]uint32{deny, allow, allow}},
 		{"tcp, explicit protocol, flags", sock, []uint32{afInet, sockStream | nonblockCloexec, ipprotoTCP}, [3]uint32{deny, allow, allow}},
 		{"tcp6", sock, []uint32{afInet6, sockStream, 0}, [3]uint32{deny, allow, allow}},
@@ -89,7 +89,7 @@ func TestSocketFilter(t *testing.T) {
 		{"another call", nr(0), []uint32{afInet}, [3]uint32{allow, allow, allow}},
 	}
 	for name, a := range seccompArches {
-		for s, mode := range []sockets{unixOnly, unixAndTCP, namespaced} {
+		for s, mode := range []sockets{pairsOnly, pairsAndTCP, namespaced} {
 			prog := mustAssemble(socketFilter(&a, mode))
 			for _, c := range calls {
 				t.Run(fmt.Sprintf("%s/%d/%s", name, mode, c.name), func(t *testing.T) {

@@ -6,6 +6,8 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -197,4 +199,50 @@ func checkProxyOnly(ctx context.Context, e *env) (Outcome, string) {
 		return Fail, fmt.Sprintf("the probes reached the proxy %d times; they should have gone direct and failed", n)
 	}
 	return Pass, "direct TCP, UDP and DNS all failed beside the proxy"
+}
+
+// hostSocketScript connects to the unix socket $1 (curl, else python3); a
+// socket the sandbox cannot even see is out of reach.
+const hostSocketScript = `if [ ! -S "$1" ]; then echo "the socket is not visible in the sandbox"; exit 3;
+elif command -v curl >/dev/null 2>&1; then curl -sS --max-time 5 --unix-socket "$1" http://gatehouse-proof/;
+elif command -v python3 >/dev/null 2>&1; then python3 -c 'import socket,sys; s=socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); s.send(b"x")' "$1";
+else exit 97; fi`
+
+// checkHostSocket listens on a unix socket outside the workspace, as the
+// daemon's control.sock and the session bus do, and fails if a run reaches
+// it: through one, a command could approve its own cards or start programs
+// outside any sandbox.
+func checkHostSocket(ctx context.Context, e *env) (Outcome, string) {
+	dir, err := os.MkdirTemp("", "gatehouse-proof-sock-")
+	if err != nil {
+		return Unavailable, fmt.Sprintf("cannot make a socket directory: %v", err)
+	}
+	defer os.RemoveAll(dir)
+	path := filepath.Join(dir, "host.sock")
+	ln, err := net.Listen("unix", path)
+	if err != nil {
+		return Unavailable, fmt.Sprintf("cannot listen on a unix socket: %v", err)
+	}
+	var conns atomic.Int32
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			conns.Add(1)
+			c.Close()
+		}
+	}()
+	r, err := e.run(ctx, []string{"sh", "-c", hostSocketScript, "sh", path}, nil)
+	ln.Close()
+	switch {
+	case err != nil:
+		return Fail, fmt.Sprintf("run failed: %v", err)
+	case conns.Load() > 0:
+		return Fail, "a command reached a unix socket outside the workspace"
+	case r.ExitCode == 97:
+		return Unavailable, "no curl or python3 inside the sandbox to probe with"
+	}
+	return Pass, "refused: " + firstLine(append(r.Stderr, r.Stdout...))
 }

@@ -53,6 +53,7 @@ const (
 	CheckRaw           = "raw socket: ping 127.0.0.1 gets no reply"
 	CheckProxyReached  = "proxy reachable through HTTP_PROXY (network proxy)"
 	CheckProxyOnly     = "direct TCP, UDP, DNS fail beside the proxy"
+	CheckHostSocket    = "connect a host unix socket fails (control.sock, the session bus)"
 	CheckEnvSecrets    = "host env secrets absent"
 	CheckForkBomb      = "fork bomb contained"
 	CheckSleeperKilled = "sleeper killed on time, grandchildren too"
@@ -67,7 +68,7 @@ const (
 // Checks lists the battery's checks in order.
 var Checks = []string{
 	CheckHomeCanary, CheckWriteOutside, CheckGitHooks, CheckUncreatable,
-	CheckNetwork, CheckUDP, CheckDNS, CheckRaw, CheckProxyReached, CheckProxyOnly,
+	CheckNetwork, CheckUDP, CheckDNS, CheckRaw, CheckProxyReached, CheckProxyOnly, CheckHostSocket,
 	CheckEnvSecrets, CheckForkBomb, CheckSleeperKilled,
 	CheckHooksPath, CheckSubmodule, CheckEnvrc, CheckPreCommit, CheckSecretFile, CheckAbsentName,
 }
@@ -141,7 +142,7 @@ func Run(ctx context.Context, b sandbox.Backend, o Options) []Row {
 	e := &env{sess: sess, ws: ws, outside: outside, home: o.Home, secret: secret, log: o.Logger}
 	checks := []func(context.Context, *env) (Outcome, string){
 		checkHomeCanary, checkWriteOutside, checkGitHooks, checkUncreatable,
-		checkNetwork, checkUDP, checkDNS, checkRaw, checkProxyReached, checkProxyOnly,
+		checkNetwork, checkUDP, checkDNS, checkRaw, checkProxyReached, checkProxyOnly, checkHostSocket,
 		checkEnvSecrets, checkForkBomb, checkSleeper,
 		checkHooksPath, checkSubmodule, checkEnvrc, checkPreCommit, checkSecretFile, checkAbsentName,
 	}
