@@ -43,6 +43,9 @@ type decisionRequest struct {
 	Message  string `json:"message"`
 	// Rule is the "always" rule as edited on the card.
 	Rule string `json:"rule"`
+	// Staged names conflicting paths of an effect card to take from the
+	// staged run rather than keep.
+	Staged []string `json:"staged"`
 }
 
 func (s *Server) decideApproval(w http.ResponseWriter, r *http.Request) {
@@ -51,7 +54,7 @@ func (s *Server) decideApproval(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	d := approval.Decision{Scope: approval.Scope(req.Scope), Message: strings.TrimSpace(req.Message), Rule: strings.TrimSpace(req.Rule)}
+	d := approval.Decision{Scope: approval.Scope(req.Scope), Message: strings.TrimSpace(req.Message), Rule: strings.TrimSpace(req.Rule), Staged: req.Staged}
 	if d.Rule != "" {
 		// Checked now, so a bad edit is refused while the card still waits.
 		if req.Scope != string(approval.ScopeAlways) {

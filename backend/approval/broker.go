@@ -37,6 +37,9 @@ const (
 	// KindNetwork asks whether a sandboxed command may connect to a
 	// domain (Request.Domain, Request.Port) through the egress proxy.
 	KindNetwork Kind = "network"
+	// KindEffect holds a staged command's change set (Request.Changes)
+	// until the person applies it (allow) or discards it (deny).
+	KindEffect Kind = "effect"
 )
 
 // Scope is how far an allow reaches.
@@ -56,24 +59,30 @@ type Risk struct {
 
 // Request is the card the person sees. Everything in it is already redacted.
 type Request struct {
-	ID       string         `json:"id"`
-	Kind     Kind           `json:"kind"`
-	Session  string         `json:"session"`
-	CallID   string         `json:"call_id"`
-	Actor    string         `json:"actor"`
-	Tool     string         `json:"tool"`
-	Args     map[string]any `json:"args,omitempty"`
-	Argv     []string       `json:"argv,omitempty"`
-	Binary   string         `json:"binary,omitempty"`
-	Paths    []string       `json:"paths,omitempty"`
-	URL      string         `json:"url,omitempty"`
-	Domain   string         `json:"domain,omitempty"` // KindNetwork
-	Port     int            `json:"port,omitempty"`   // KindNetwork
-	Diff     string         `json:"diff,omitempty"`
-	Question string         `json:"question,omitempty"`
-	Reason   string         `json:"reason"`
-	Rule     string         `json:"rule"`
-	Risks    []Risk         `json:"risks,omitempty"`
+	ID      string         `json:"id"`
+	Kind    Kind           `json:"kind"`
+	Session string         `json:"session"`
+	CallID  string         `json:"call_id"`
+	Actor   string         `json:"actor"`
+	Tool    string         `json:"tool"`
+	Args    map[string]any `json:"args,omitempty"`
+	Argv    []string       `json:"argv,omitempty"`
+	Binary  string         `json:"binary,omitempty"`
+	Paths   []string       `json:"paths,omitempty"`
+	URL     string         `json:"url,omitempty"`
+	Domain  string         `json:"domain,omitempty"` // KindNetwork
+	Port    int            `json:"port,omitempty"`   // KindNetwork
+	// KindEffect: what the staged command did, what was held and why, and
+	// paths the person also changed meanwhile (their version wins unless
+	// the decision names them in Staged).
+	Changes   []Change       `json:"changes,omitempty"`
+	Findings  []string       `json:"findings,omitempty"`
+	Conflicts []ConflictNote `json:"conflicts,omitempty"`
+	Diff      string         `json:"diff,omitempty"`
+	Question  string         `json:"question,omitempty"`
+	Reason    string         `json:"reason"`
+	Rule      string         `json:"rule"`
+	Risks     []Risk         `json:"risks,omitempty"`
 	// AlwaysRule is the policy snippet "Always allow" would write, and
 	// SessionRule what "for this session" would allow.
 	AlwaysRule  string `json:"always_rule,omitempty"`
@@ -93,6 +102,24 @@ type Request struct {
 	ExpiresAt time.Time `json:"expires_at"`
 }
 
+// Change is one path a staged command changed.
+type Change struct {
+	Path     string `json:"path"`
+	Op       string `json:"op"`   // create, modify, delete
+	Kind     string `json:"kind"` // file, dir, symlink, special
+	Mode     string `json:"mode,omitempty"`
+	OldMode  string `json:"old_mode,omitempty"`
+	Size     int64  `json:"size,omitempty"`
+	Target   string `json:"target,omitempty"`
+	ModeOnly bool   `json:"mode_only,omitempty"`
+}
+
+// ConflictNote is a changed path someone else changed meanwhile.
+type ConflictNote struct {
+	Path string `json:"path"`
+	Why  string `json:"why"`
+}
+
 // Decision is the person's answer (or the system's, on timeout or kill).
 type Decision struct {
 	Allow   bool   `json:"allow"`
@@ -101,7 +128,10 @@ type Decision struct {
 	// Rule, for an "always" allow, is the rule as the person edited it on
 	// the card (a [[rule]] table); empty keeps the card's AlwaysRule.
 	Rule string `json:"rule,omitempty"`
-	By   string `json:"by"` // human, or system:timeout / system:kill / system:session-ended
+	// Staged, for an effect card, lists conflicting paths to overwrite
+	// with the staged version; the others keep the person's.
+	Staged []string `json:"staged,omitempty"`
+	By     string   `json:"by"` // human, or system:timeout / system:kill / system:session-ended
 }
 
 var (
