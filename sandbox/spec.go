@@ -3,6 +3,8 @@ package sandbox
 import (
 	"io"
 	"net"
+	"path/filepath"
+	"strconv"
 	"time"
 )
 
@@ -105,6 +107,9 @@ type Spec struct {
 	Limits  Limits
 	// Stdin is fed to the process; nil means empty input.
 	Stdin io.Reader
+	// Stage, if set, runs the command staged (see Stage); backends that
+	// cannot stage refuse it (CanStage).
+	Stage *Stage
 	// Stdout and Stderr, if set, receive output live as it is captured
 	// (only the bytes kept under the cap).
 	Stdout io.Writer
@@ -132,6 +137,36 @@ type SessionSpec struct {
 	// Limits bound the whole session where a backend can only apply them
 	// once (the container's memory and process limits).
 	Limits Limits
+	// StageRoot, when set, is the session's staging directory on the host
+	// (in the data dir): a backend that can stage runs (see Spec.Stage)
+	// makes it reachable to its helper.
+	StageRoot string
+}
+
+// Stage asks for a staged run: every workspace is an overlay whose lower
+// layer is the workspace itself and whose upper layer takes every write,
+// so the workspace is not touched; the caller reads the change set from
+// the upper layers afterwards and applies it or not.
+type Stage struct {
+	// Dir is the run's directory inside SessionSpec.StageRoot. The
+	// workspace i (in SessionSpec order) stages into Dir/i/upper, with
+	// Dir/i/work as the overlay's work directory; the caller makes them.
+	Dir string
+	// PassThrough are directories inside a workspace written directly
+	// (build outputs and installs, such as node_modules): they exist now,
+	// are not staged, and are not checkpointed.
+	PassThrough []string
+}
+
+// StageUpper is where workspace i of a staged run keeps its writes, under
+// the stage root.
+func StageUpper(root, dir string, i int) string {
+	return filepath.Join(root, dir, strconv.Itoa(i), "upper")
+}
+
+// StageWork is the overlay work directory beside StageUpper.
+func StageWork(root, dir string, i int) string {
+	return filepath.Join(root, dir, strconv.Itoa(i), "work")
 }
 
 // KillReason says why a run was killed.
