@@ -38,7 +38,8 @@ type Set struct {
 
 // For computes the protected paths of workspace ws (absolute, resolved).
 // Any root entry named .gatehouse* is protected too. A .git that is a
-// file (worktree pointer) is protected itself.
+// file (worktree pointer) is protected itself, and so are the config and
+// hooks of the git dirs it points to (see FindLinked).
 func For(ws string) Set {
 	var s Set
 	seen := map[string]bool{}
@@ -72,6 +73,11 @@ func For(ws string) Set {
 			if strings.HasPrefix(e.Name(), ".gatehouse") {
 				add(filepath.Join(ws, e.Name()))
 			}
+		}
+	}
+	if l, err := FindLinked(ws); err == nil {
+		for _, p := range LinkedNames(l) {
+			add(p)
 		}
 	}
 	sort.Strings(s.Existing)
