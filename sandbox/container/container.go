@@ -190,6 +190,7 @@ func (b *Backend) runArgs(name string, ss sandbox.SessionSpec, protected []strin
 	for _, w := range ss.Workspaces {
 		a = append(a, "--mount", "type=bind,source="+w+",target="+w)
 	}
+	a = append(a, sessionMounts(ss)...)
 	for _, p := range protected {
 		if strings.ContainsAny(p, ",:") {
 			continue
@@ -276,7 +277,7 @@ func (s *session) Run(ctx context.Context, spec sandbox.Spec) (sandbox.Result, e
 	if p.Network.Mode != sandbox.NetNone {
 		return res, &sandbox.SpecError{Field: "network", Value: string(p.Network.Mode), Err: fmt.Errorf("%w: the container backend has no network", sandbox.ErrBadSpec)}
 	}
-	if len(p.ReadOnly) > 0 || len(p.ReadWrite) > 0 {
+	if len(spec.ReadOnly) > 0 || len(spec.ReadWrite) > 0 {
 		return res, &sandbox.SpecError{Field: "read_write", Value: "", Err: fmt.Errorf("%w: the container backend mounts only the session's workspaces", sandbox.ErrBadSpec)}
 	}
 	env := sandbox.RunEnv(p.Env, "/tmp", "/tmp")
