@@ -16,6 +16,14 @@ func ABI() int {
 	return v
 }
 
+// gitDirAccess is what git needs in its own directory: lock files made,
+// written and renamed over index, HEAD and packed-refs, and directories
+// for rebase and worktree state. No execute, links, devices, fifos or
+// sockets.
+const gitDirAccess = llsys.AccessFSReadFile | llsys.AccessFSReadDir | llsys.AccessFSWriteFile |
+	llsys.AccessFSTruncate | llsys.AccessFSMakeReg | llsys.AccessFSMakeDir |
+	llsys.AccessFSRemoveFile | llsys.AccessFSRemoveDir
+
 // applyLandlock restricts this process (and so the target it execs).
 // It fails closed: a kernel without Landlock, or without network rules
 // when DenyNet is asked, is an error rather than a silent downgrade.
@@ -33,6 +41,7 @@ func applyLandlock(l Landlock) error {
 		landlock.ROFiles(l.ROFiles...).IgnoreIfMissing(),
 		landlock.RWDirs(l.RWDirs...).WithRefer().IgnoreIfMissing(),
 		landlock.RWFiles(l.RWFiles...).IgnoreIfMissing(),
+		landlock.PathAccess(gitDirAccess, l.GitDirs...).WithRefer().IgnoreIfMissing(),
 	}
 	cfg := landlock.V7.BestEffort()
 	var err error

@@ -7,10 +7,11 @@
 //
 // Landlock only adds rights down a directory tree, so "writable
 // workspace except .git/hooks" is expressed by granting each workspace
-// entry separately. Two consequences, both failing closed: new files
-// cannot be created directly in the workspace root or in .git itself
-// (so git commands that write .git/index fail), and there is no private
-// /tmp, only a per-run temporary directory exported as TMPDIR.
+// entry separately. New files cannot be created directly in the
+// workspace root, and there is no private /tmp, only a per-run temporary
+// directory exported as TMPDIR. Git must create files in .git itself, so
+// .git gets that right, and with it .git/config and .git/hooks below it:
+// gitguard watches those during each run (see gitdir.go).
 package landlock
 
 import (
@@ -139,13 +140,14 @@ func (s *started) Run(ctx context.Context, p *sandbox.Prepared) (sandbox.Result,
 		// tasks, so the run gets its limit on top of what already runs.
 		nprocBase = proctree.UserTasks(os.Getuid())
 	}
-	return s.pend.Exec(ctx, launch.Call{
+	call := launch.Call{
 		Request: launch.NewRequest(p, sandbox.RunEnv(p.Env, s.home, s.tmp), nprocBase),
 		Limits:  p.Limits,
 		Stdin:   p.Spec.Stdin,
 		Stdout:  p.Spec.Stdout,
 		Stderr:  p.Spec.Stderr,
-	})
+	}
+	return guardGit(ctx, p, &call, func() (sandbox.Result, error) { return s.pend.Exec(ctx, call) })
 }
 
 // Rules computes the Landlock rules for p with the run's private home
@@ -199,6 +201,7 @@ func Rules(p *sandbox.Prepared, home, tmp string) initproc.Landlock {
 	if p.Network.Mode == sandbox.NetProxy {
 		l.RWFiles = append(l.RWFiles, p.Network.ProxySocket)
 	}
+	extraRules(p, special, &l)
 	l.RWDirs = append(l.RWDirs, home, tmp)
 	return l
 }

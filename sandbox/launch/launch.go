@@ -201,6 +201,10 @@ type Call struct {
 	Stdin   io.Reader
 	Stdout  io.Writer // live copies, optional
 	Stderr  io.Writer
+	// Abort, when it closes, kills the run at once (no grace) for
+	// AbortReason: the daemon saw it change a protected path.
+	Abort       <-chan struct{}
+	AbortReason sandbox.KillReason
 }
 
 // Exec hands the call to the helper and waits for the run. It returns
@@ -287,6 +291,9 @@ func (p *Pending) Exec(ctx context.Context, call Call) (res sandbox.Result, err 
 	case <-wall:
 		res.Killed, res.KillReason = true, sandbox.KillTimeout
 		p.terminate(limits.GraceOrDefault())
+	case <-call.Abort:
+		res.Killed, res.KillReason = true, call.AbortReason
+		p.terminate(0)
 	}
 	res.Duration = time.Since(start)
 	<-statusDone // EOF at the latest when the helper is gone
