@@ -43,7 +43,7 @@ type Options struct {
 	// LimitBytes bounds all roots together; 0 means DefaultLimitBytes.
 	LimitBytes int64
 	// Host are the person's own caches, shown read-only as a fallback.
-	Host Host
+	Host   Host
 	Logger *slog.Logger
 }
 

@@ -40,7 +40,9 @@ func TestGuardCatchesAndRestores(t *testing.T) {
 			writeFile(t, tmp, "[core]\n\thooksPath = /x\n", 0o644)
 			must(t, os.Rename(tmp, cfg))
 		}},
-		{"hook planted", func(t *testing.T, _, hooks string) { writeFile(t, filepath.Join(hooks, "pre-commit"), "#!/bin/sh\nevil\n", 0o755) }},
+		{"hook planted", func(t *testing.T, _, hooks string) {
+			writeFile(t, filepath.Join(hooks, "pre-commit"), "#!/bin/sh\nevil\n", 0o755)
+		}},
 		{"sample made executable under a hook name", func(t *testing.T, _, hooks string) {
 			must(t, os.Rename(filepath.Join(hooks, "pre-commit.sample"), filepath.Join(hooks, "pre-commit")))
 		}},
