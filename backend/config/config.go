@@ -52,6 +52,14 @@ type Sandbox struct {
 	ContainerImage string   `toml:"container_image"`
 	ContainerArgs  []string `toml:"container_args"`     // extra global CLI args, e.g. --runtime runc
 	ContainerRun   []string `toml:"container_run_args"` // extra `run` flags, e.g. --ulimit nofile=1024
+	// Path adds directories to the sandbox's PATH, before the daemon's
+	// own; the toolchains they hold are shown read-only.
+	Path []string `toml:"path"`
+	// ReadOnly shows more host directories read-only in every sandbox.
+	ReadOnly []string `toml:"read_only"`
+	// CacheMiB bounds the build caches of all workspaces together; 0
+	// keeps the default, -1 turns the persistent cache off.
+	CacheMiB int64 `toml:"cache_mib"`
 }
 
 // Limits are per-session budgets; zero keeps the default, -1 disables one.
@@ -155,6 +163,9 @@ func (c Config) Validate() error {
 	}
 	if c.MaxConnections < 0 {
 		return fmt.Errorf("max_connections must be a whole number, 0 or more (0 keeps the default), not %d", c.MaxConnections)
+	}
+	if c.Sandbox.CacheMiB < -1 {
+		return fmt.Errorf("sandbox.cache_mib must be positive, 0 for the default or -1 for no cache, got %d", c.Sandbox.CacheMiB)
 	}
 	switch c.Sandbox.ContainerCLI {
 	case "", "docker", "podman":
