@@ -64,9 +64,9 @@ func (r *Runner) prepareRunCommand(ctx context.Context, c *Call) (*Plan, error) 
 		}
 		cwd = real
 	}
-	bin, err := policy.ResolveBinary(a.Argv[0], sandbox.DefaultPath, cwd)
+	bin, err := policy.ResolveBinary(a.Argv[0], r.runPath(), cwd)
 	if err != nil {
-		return nil, errorf("%s: command not found in the sandbox PATH (%s)", a.Argv[0], sandbox.DefaultPath)
+		return nil, r.notFound(a.Argv[0])
 	}
 	timeout := DefaultCommandTimeout
 	if a.TimeoutS > 0 {
@@ -103,9 +103,9 @@ func (r *Runner) sandboxSession(ctx context.Context, st *State) (sandbox.Session
 	if r.deps.Sandbox == nil {
 		return nil, errors.New("no sandbox is configured; run `gatehouse doctor` to see which backends work here")
 	}
-	sb, err := r.deps.Sandbox.Open(st.Live.Context(), sandbox.SessionSpec{
+	sb, err := r.deps.Sandbox.Open(st.Live.Context(), r.sessionSpec(st, sandbox.SessionSpec{
 		ID: st.Live.ID(), Workspaces: st.Workspaces, Hidden: r.deps.Hidden, Limits: sandbox.DefaultLimits(),
-	})
+	}))
 	if err != nil {
 		return nil, fmt.Errorf("could not start the sandbox: %w", err)
 	}
@@ -119,7 +119,12 @@ func (r *Runner) execute(ctx context.Context, c *Call, a runCommandArgs, timeout
 	if err != nil {
 		return Output{}, err
 	}
-	env := []string{"PATH=" + sandbox.DefaultPath, "LANG=C.UTF-8", "TERM=dumb", "NO_COLOR=1", "GIT_TERMINAL_PROMPT=0"}
+	end, err := r.beginRun(ctx, st)
+	if err != nil {
+		return Output{}, err
+	}
+	defer end()
+	env := r.runEnv(st)
 	if r.deps.EnvFor != nil {
 		for k, v := range r.deps.EnvFor(call.Binary) {
 			env = append(env, k+"="+v)
@@ -177,6 +182,7 @@ func commandOutput(res sandbox.Result, redact func(string) string) Output {
 	if stderr != "" {
 		fmt.Fprintf(&b, "--- stderr ---\n%s", stderr)
 	}
+	describeRun(&b, res, r.cacheDir())
 	return Output{
 		Text:    b.String(),
 		IsError: res.ExitCode != 0 || res.Killed,
