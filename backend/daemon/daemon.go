@@ -25,6 +25,7 @@ import (
 	"github.com/gatehouse-dev/gatehouse/backend/approval"
 	"github.com/gatehouse-dev/gatehouse/backend/atomicfile"
 	"github.com/gatehouse-dev/gatehouse/backend/audit"
+	"github.com/gatehouse-dev/gatehouse/backend/buildcache"
 	"github.com/gatehouse-dev/gatehouse/backend/db"
 	"github.com/gatehouse-dev/gatehouse/backend/gate"
 	"github.com/gatehouse-dev/gatehouse/backend/hookserver"
@@ -55,6 +56,8 @@ type Options struct {
 	Logger     *slog.Logger
 	// Sandbox confines run_command; nil refuses commands with advice.
 	Sandbox sandbox.Backend
+	// RunEnv gives commands the person's toolchains and build caches.
+	RunEnv *toolcall.RunEnv
 
 	// PolicyPath is the user's policy file.
 	PolicyPath string
@@ -192,7 +195,7 @@ func Run(ctx context.Context, opts Options) (err error) {
 	d.runner, err = toolcall.New(toolcall.Deps{
 		Sessions: d.sessions, Approvals: d.approvals, Policy: pol, Audit: auditSink{d},
 		Sandbox: opts.Sandbox, Hidden: []string{opts.DataDir}, Logger: logger,
-		Redact: d.redactor.String, EnvFor: secretStore.EnvFor, Snapshots: d.snapshots,
+		Redact: d.redactor.String, EnvFor: secretStore.EnvFor, Snapshots: d.snapshots, RunEnv: opts.RunEnv,
 	})
 	if err != nil {
 		return err
@@ -341,6 +344,7 @@ func (d *Daemon) buildHandler() http.Handler {
 	(&api.Server{
 		Sessions: d.sessions, Audit: d.audit, Approvals: d.approvals, Kill: d.Kill, Logger: d.logger, Status: d.status,
 		Policy: d.policy, Snapshots: d.snapshots, Tokens: &tokenStore{db: d.db, set: d.tokens, logins: d.logins}, Connect: d.connectInfo, Emit: d.Emit, Live: d.runs.Session, DefaultMode: d.opts.Mode,
+		Cache: d.buildCache(),
 	}).Register(mux)
 	mux.Handle("/mcp", d.mcp.Handler())
 	mux.Handle("/mcp/", d.mcp.Handler())
@@ -365,6 +369,14 @@ func (d *Daemon) buildHandler() http.Handler {
 	}
 	d.mux = mux
 	return g.Wrap(mux)
+}
+
+// buildCache is the commands' build cache, nil when there is none.
+func (d *Daemon) buildCache() *buildcache.Cache {
+	if d.opts.RunEnv == nil {
+		return nil
+	}
+	return d.opts.RunEnv.Cache
 }
 
 // connectInfo tells the Connect screen how agents reach this daemon.
