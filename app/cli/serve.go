@@ -257,6 +257,9 @@ func prepareServe(cmd *cobra.Command, g *Globals, f *serveFlags) (daemon.Options
 		return opts, err
 	}
 	opts.Sandbox = sb
+	if opts.RunEnv, err = runEnv(cmd.Context(), g, cfg.Sandbox, opts.DataDir, opts.Logger); err != nil {
+		return opts, err
+	}
 	opts.UI = frontend.Dist()
 	return opts, nil
 }
