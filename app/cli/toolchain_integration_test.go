@@ -1,0 +1,210 @@
+//go:build integration
+
+package cli_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/gatehouse-dev/gatehouse/app/cli/clitest"
+	"github.com/gatehouse-dev/gatehouse/backend/buildcache"
+)
+
+// nativeSandboxes are the backends these tests run real work under.
+var nativeSandboxes = []string{"bwrap", "landlock"}
+
+// startConfigured runs a daemon whose config file holds cfg (the
+// [sandbox] table and more) and whose policy allows the named binaries.
+func startConfigured(t *testing.T, cfg string, allow []string, env []string) *clitest.Daemon {
+	t.Helper()
+	base := t.TempDir()
+	dir := filepath.Join(base, "config", "gatehouse")
+	must(t, os.MkdirAll(dir, 0o700))
+	must(t, os.WriteFile(filepath.Join(dir, "config.toml"), []byte(cfg), 0o600))
+	var pol strings.Builder
+	for i, b := range allow {
+		fmt.Fprintf(&pol, "[[rule]]\nid = \"test-allow-%d\"\naction = \"allow\"\ntool = \"run_command\"\nbinary = %q\nreason = \"test\"\n\n", i, b)
+	}
+	must(t, os.WriteFile(filepath.Join(dir, "policy.toml"), []byte(pol.String()), 0o600))
+	return clitest.StartWithEnv(t, filepath.Join(base, "data"), filepath.Join(base, "ws"), env)
+}
+
+func must(t *testing.T, errs ...error) {
+	t.Helper()
+	for _, err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// runCmd is a run_command call that may take a while (a cold build).
+func runCmd(t *testing.T, s *mcp.ClientSession, argv ...string) (string, bool) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	r, err := s.CallTool(ctx, &mcp.CallToolParams{Name: "run_command", Arguments: map[string]any{"argv": argv, "timeout_s": 600}})
+	if err != nil {
+		t.Fatalf("run_command %v: %v", argv, err)
+	}
+	return clitest.Text(t, r), r.IsError
+}
+
+// goModule writes a small module that needs a dependency from the host's
+// module cache (one this repository builds with), with its go.sum.
+func goModule(t *testing.T, dir string) {
+	t.Helper()
+	cmd := exec.Command("go", "list", "-m", "-json", "golang.org/x/sys")
+	cmd.Dir = clitest.RepoRoot()
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	var mod struct{ Version string }
+	must(t, json.Unmarshal(out, &mod))
+	sums, err := os.ReadFile(filepath.Join(clitest.RepoRoot(), "go.sum"))
+	must(t, err)
+	var sum strings.Builder
+	for _, l := range strings.Split(string(sums), "\n") {
+		if strings.HasPrefix(l, "golang.org/x/sys "+mod.Version) {
+			sum.WriteString(l + "\n")
+		}
+	}
+	files := map[string]string{
+		"go.mod":    "module example.test/small\n\ngo 1.26.0\n\nrequire golang.org/x/sys " + mod.Version + "\n",
+		"go.sum":    sum.String(),
+		"small.go":  "package small\n\nimport \"golang.org/x/sys/unix\"\n\n// Pid is this process's id.\nfunc Pid() int { return unix.Getpid() }\n",
+		"s_test.go": "package small\n\nimport \"testing\"\n\nfunc TestPid(t *testing.T) {\n\tif Pid() <= 0 {\n\t\tt.Fatal(\"no pid\")\n\t}\n}\n",
+	}
+	for name, body := range files {
+		must(t, os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644))
+	}
+}
+
+// Go on the person's PATH (outside the system PATH: /usr/local/go/bin)
+// runs in the sandbox; the second `go test` of a module hits the
+// workspace's build cache; its dependency comes from the host's module
+// cache, with no network.
+func TestGoTestTwiceHitsTheCache(t *testing.T) {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Fatalf("go must be on PATH for this test: %v", err)
+	}
+	for _, backend := range nativeSandboxes {
+		t.Run(backend, func(t *testing.T) {
+			d := startConfigured(t, "[sandbox]\nbackend = \""+backend+"\"\n", nil, nil)
+			goModule(t, d.Workspace)
+			s := d.MCP(context.Background(), "go-test")
+			first, isErr := runCmd(t, s, "go", "test", "-v", "./...")
+			if isErr || !strings.Contains(first, "--- PASS: TestPid") {
+				t.Fatalf("first go test:\n%s", first)
+			}
+			second, isErr := runCmd(t, s, "go", "test", "-v", "./...")
+			if isErr || !strings.Contains(second, "(cached)") {
+				t.Fatalf("second go test did not hit the cache:\n%s", second)
+			}
+			root := filepath.Join(d.Data, "cache", buildcache.RootName(d.Workspace))
+			if ents, _ := os.ReadDir(filepath.Join(root, buildcache.GoBuild)); len(ents) < 16 {
+				t.Errorf("GOCACHE in %s holds %d entries", root, len(ents))
+			}
+			if m, _ := filepath.Glob(filepath.Join(root, buildcache.GoMod, "golang.org", "x", "sys@*")); len(m) == 0 {
+				t.Errorf("the dependency was not fetched into the sandbox's module cache")
+			}
+
+			// The cache shows in the control API and the CLI, and clears.
+			out, _, code := d.CLI(nil, "cache", "--json")
+			var u buildcache.Usage
+			if code != 0 || json.Unmarshal([]byte(out), &u) != nil || u.Bytes < 1<<20 || len(u.Workspaces) != 1 || u.Workspaces[0].Workspace != d.Workspace {
+				t.Fatalf("gatehouse cache: %d %s", code, out)
+			}
+			if out, errOut, code := d.CLI(nil, "cache", "clear", "--workspace", d.Workspace); code != 0 || !strings.Contains(out, "Cleared") {
+				t.Fatalf("cache clear: %d %s %s", code, out, errOut)
+			}
+			out, _, _ = d.CLI(nil, "cache", "--json")
+			if json.Unmarshal([]byte(out), &u) != nil || u.Bytes > 1<<20 {
+				t.Errorf("after clear: %s", out)
+			}
+		})
+	}
+}
+
+// fakeHome is a home with a toolchain outside every system dir and the
+// secrets a home holds.
+func fakeHome(t *testing.T) (home, secret string) {
+	home = t.TempDir()
+	home, _ = filepath.EvalSymlinks(home)
+	secret = "gatehouse-test-secret-" + fmt.Sprint(time.Now().UnixNano())
+	for _, d := range []string{".cargo/bin", ".rustup/toolchains/stable", ".ssh", "shared/bin"} {
+		must(t, os.MkdirAll(filepath.Join(home, d), 0o755))
+	}
+	must(t, os.Chmod(filepath.Join(home, "shared", "bin"), 0o777))
+	must(t, os.WriteFile(filepath.Join(home, ".ssh", "id_test"), []byte(secret), 0o600))
+	must(t, os.WriteFile(filepath.Join(home, ".rustup", "toolchains", "stable", "VERSION"), []byte("1.99-fake\n"), 0o644))
+	tool := fmt.Sprintf(`#!/bin/sh
+echo "faketool runs from $0"
+cat %[1]s/.rustup/toolchains/stable/VERSION
+cat %[1]s/.ssh/id_test 2>/dev/null || echo "ssh secret unreadable"
+ls %[1]s/.ssh >/dev/null 2>&1 || echo "ssh dir unlistable"
+touch %[1]s/.cargo/bin/planted 2>/dev/null && echo "toolchain writable"
+exit 0
+`, home)
+	must(t, os.WriteFile(filepath.Join(home, ".cargo", "bin", "faketool"), []byte(tool), 0o755))
+	return home, secret
+}
+
+// A toolchain in a PATH dir under $HOME runs in every native sandbox,
+// read-only, beside the runtime its bin needs (~/.rustup), while ~/.ssh
+// in that home stays unreadable. A world-writable PATH dir is refused
+// at start, and a missing command names the setting that adds one.
+func TestToolchainOutsideSystemDirs(t *testing.T) {
+	for _, backend := range nativeSandboxes {
+		t.Run(backend, func(t *testing.T) {
+			home, secret := fakeHome(t)
+			env := []string{"HOME=" + home, "PATH=" + home + "/.cargo/bin:" + home + "/shared/bin:/usr/bin:/bin"}
+			d := startConfigured(t, "[sandbox]\nbackend = \""+backend+"\"\n", []string{filepath.Join(home, ".cargo", "bin", "faketool")}, env)
+			if !strings.Contains(d.Log(), "shared/bin is not shown to sandboxes") || !strings.Contains(d.Log(), "writable by every user") {
+				t.Errorf("no note about the world-writable PATH entry:\n%s", d.Log())
+			}
+			s := d.MCP(context.Background(), "toolchain")
+			out, isErr := runCmd(t, s, "faketool")
+			if isErr || !strings.Contains(out, "faketool runs from "+home+"/.cargo/bin/faketool") || !strings.Contains(out, "1.99-fake") {
+				t.Fatalf("faketool:\n%s", out)
+			}
+			if strings.Contains(out, secret) || !strings.Contains(out, "ssh secret unreadable") || !strings.Contains(out, "ssh dir unlistable") {
+				t.Errorf("~/.ssh was visible:\n%s", out)
+			}
+			if strings.Contains(out, "toolchain writable") {
+				t.Errorf("the toolchain dir was writable:\n%s", out)
+			}
+			out, isErr = runCmd(t, s, "gatehouse-no-such-tool")
+			if !isErr || !strings.Contains(out, "[sandbox] path in ") || !strings.Contains(out, "config.toml") {
+				t.Errorf("command not found says:\n%s", out)
+			}
+		})
+	}
+}
+
+// A read_only entry that would show a secret stops the daemon at start
+// with a sentence naming it.
+func TestReadOnlySecretRefused(t *testing.T) {
+	home, _ := fakeHome(t)
+	base := t.TempDir()
+	dir := filepath.Join(base, "config", "gatehouse")
+	must(t, os.MkdirAll(dir, 0o700), os.MkdirAll(filepath.Join(base, "ws"), 0o755))
+	must(t, os.WriteFile(filepath.Join(dir, "config.toml"), []byte("[sandbox]\nread_only = [\"~\"]\n"), 0o600))
+	env := append(os.Environ(), "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(base, "config"))
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	_, errOut, code := clitest.Run(ctx, t, clitest.Binary(t), env, "serve", "--listen", "127.0.0.1:0", "--data", filepath.Join(base, "data"), "--workspace", filepath.Join(base, "ws"))
+	if code == 0 || !strings.Contains(errOut, "read_only entry "+home+" would show sandboxes "+home+"/.ssh") {
+		t.Fatalf("exit %d:\n%s", code, errOut)
+	}
+}
