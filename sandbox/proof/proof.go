@@ -45,12 +45,15 @@ const (
 	CheckEnvSecrets    = "host env secrets absent"
 	CheckForkBomb      = "fork bomb contained"
 	CheckSleeperKilled = "sleeper killed on time, grandchildren too"
+	CheckToolchains    = "toolchains on PATH visible, read-only"
+	CheckHomeSecrets   = "home secrets unreadable (~/.ssh, ~/.aws, …)"
 )
 
 // Checks lists the battery's checks in order.
 var Checks = []string{
 	CheckHomeCanary, CheckWriteOutside, CheckGitHooks, CheckUncreatable,
 	CheckNetwork, CheckEnvSecrets, CheckForkBomb, CheckSleeperKilled,
+	CheckToolchains, CheckHomeSecrets,
 }
 
 // Options tune where the battery works.
@@ -60,7 +63,10 @@ type Options struct {
 	Home string
 	// Scratch is where the test workspace is created; default os.TempDir.
 	Scratch string
-	Logger  *slog.Logger
+	// Toolchains are what the daemon shows its sandboxes (the person's
+	// PATH); the toolchain row checks them.
+	Toolchains sandbox.Toolchains
+	Logger     *slog.Logger
 }
 
 // ForkBombLimit is the process limit the fork bomb runs under.
@@ -106,7 +112,7 @@ func Run(ctx context.Context, b sandbox.Backend, o Options) []Row {
 	if err := os.WriteFile(filepath.Join(ws, ".git", "config"), []byte(gitConfig), 0o644); err != nil {
 		return fail(fmt.Sprintf("cannot create the test workspace: %v", err))
 	}
-	sess, err := b.Open(ctx, sandbox.SessionSpec{ID: "doctor-" + randHex(4), Workspaces: []string{ws}, Limits: SessionLimits()})
+	sess, err := b.Open(ctx, sandbox.SessionSpec{ID: "doctor-" + randHex(4), Workspaces: []string{ws}, Limits: SessionLimits(), ReadOnly: o.Toolchains.ReadOnly})
 	if err != nil {
 		return fail(fmt.Sprintf("cannot open a session: %v", err))
 	}
@@ -115,10 +121,11 @@ func Run(ctx context.Context, b sandbox.Backend, o Options) []Row {
 		defer cancel()
 		_ = sess.Close(cctx)
 	}()
-	e := &env{sess: sess, ws: ws, outside: outside, home: o.Home, log: o.Logger}
+	e := &env{sess: sess, ws: ws, outside: outside, home: o.Home, toolchains: o.Toolchains, log: o.Logger}
 	checks := []func(context.Context, *env) (Outcome, string){
 		checkHomeCanary, checkWriteOutside, checkGitHooks, checkUncreatable,
 		checkNetwork, checkEnvSecrets, checkForkBomb, checkSleeper,
+		checkToolchains, checkHomeSecrets,
 	}
 	rows := make([]Row, 0, len(checks))
 	for i, c := range checks {
@@ -131,11 +138,12 @@ func Run(ctx context.Context, b sandbox.Backend, o Options) []Row {
 const gitConfig = "[core]\n\trepositoryformatversion = 0\n"
 
 type env struct {
-	sess    sandbox.Session
-	ws      string
-	outside string
-	home    string
-	log     *slog.Logger
+	sess       sandbox.Session
+	ws         string
+	outside    string
+	home       string
+	toolchains sandbox.Toolchains
+	log        *slog.Logger
 }
 
 // run executes argv in the workspace with a short default wall limit.
