@@ -33,9 +33,6 @@ func SecretInside(dir, home string) string {
 	if home == "" {
 		return ""
 	}
-	if within(home, dir) {
-		return home
-	}
 	// Secrets that do not exist yet count too (they may appear later);
 	// one that exists makes the clearer example.
 	first := ""
@@ -50,6 +47,9 @@ func SecretInside(dir, home string) string {
 		if first == "" {
 			first = s
 		}
+	}
+	if first == "" && within(home, dir) {
+		return home
 	}
 	return first
 }
