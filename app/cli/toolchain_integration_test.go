@@ -208,3 +208,49 @@ func TestReadOnlySecretRefused(t *testing.T) {
 		t.Fatalf("exit %d:\n%s", code, errOut)
 	}
 }
+
+// A full cache disk: the failing command's output says so, the next
+// command first evicts the least recently used entries and runs, and
+// when nothing is left to evict the call fails with a sentence saying
+// what to do, never a cryptic failed build.
+func TestCacheDiskFull(t *testing.T) {
+	if os.Getuid() != 0 {
+		t.Fatal("this test mounts a tmpfs and must run as root (make test runs it so)")
+	}
+	base := t.TempDir()
+	cacheDir := filepath.Join(base, "data", "cache")
+	must(t, os.MkdirAll(cacheDir, 0o700))
+	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=32m", "tmpfs", cacheDir).CombinedOutput(); err != nil {
+		t.Fatalf("mount tmpfs: %v %s", err, out)
+	}
+	t.Cleanup(func() { exec.Command("umount", "-l", cacheDir).Run() })
+	cfg := filepath.Join(base, "config", "gatehouse")
+	must(t, os.MkdirAll(cfg, 0o700),
+		os.WriteFile(filepath.Join(cfg, "config.toml"), []byte("[sandbox]\nbackend = \"bwrap\"\n"), 0o600),
+		os.WriteFile(filepath.Join(cfg, "policy.toml"), []byte(allowShellPolicy), 0o600))
+	d := clitest.StartWith(t, filepath.Join(base, "data"), filepath.Join(base, "ws"))
+	s := d.MCP(context.Background(), "disk-full")
+
+	out, isErr := runCmd(t, s, "sh", "-c", `head -c 40000000 /dev/zero > "$XDG_CACHE_HOME/big"`)
+	if !isErr || !strings.Contains(out, "ran out of disk space") || !strings.Contains(out, "gatehouse cache clear") {
+		t.Fatalf("a command that filled the cache's disk says:\n%s", out)
+	}
+	big := filepath.Join(cacheDir, buildcache.RootName(d.Workspace), buildcache.XDG, "big")
+	if out, isErr := runCmd(t, s, "true"); isErr {
+		t.Fatalf("the next command did not get room:\n%s", out)
+	}
+	if _, err := os.Lstat(big); err == nil {
+		t.Fatal("the least recently used entry was not evicted")
+	}
+
+	// Something that is not the cache's fills the disk: nothing to evict.
+	exec.Command("dd", "if=/dev/zero", "of="+filepath.Join(cacheDir, "filler"), "bs=1M", "count=64").Run()
+	out, isErr = runCmd(t, s, "true")
+	if !isErr || !strings.Contains(out, "build cache") || !strings.Contains(out, "free space on that disk") {
+		t.Fatalf("a full cache disk says:\n%s", out)
+	}
+	os.Remove(filepath.Join(cacheDir, "filler"))
+	if out, isErr := runCmd(t, s, "true"); isErr {
+		t.Fatalf("after freeing space:\n%s", out)
+	}
+}

@@ -109,7 +109,8 @@ func describeRun(b *strings.Builder, res sandbox.Result, cacheDir string) {
 	for _, v := range res.Violations {
 		fmt.Fprintf(b, "gatehouse: %s\n", v.Detail)
 	}
-	if res.ExitCode != 0 && cacheDir != "" && (bytes.Contains(res.Stderr, []byte("no space left on device")) || bytes.Contains(res.Stdout, []byte("no space left on device"))) {
+	noSpace := []byte("no space left on device")
+	if res.ExitCode != 0 && cacheDir != "" && (bytes.Contains(bytes.ToLower(res.Stderr), noSpace) || bytes.Contains(bytes.ToLower(res.Stdout), noSpace)) {
 		fmt.Fprintf(b, "gatehouse: the command ran out of disk space; if it was writing its build cache (%s), the next command clears the cache's oldest entries first, or run `gatehouse cache clear`\n", cacheDir)
 	}
 }
