@@ -22,6 +22,9 @@ func TestParse(t *testing.T) {
 		{"bad mode", "mode = \"yolo\"\n", "mode"},
 		{"syntax", "listen = \n", "cfg.toml line 1 is not valid TOML"},
 		{"negative timeout", "approval_timeout_s = -5\n", "cfg.toml: approval_timeout_s must be a number of seconds, 0 or more"},
+		{"toolchains and cache", "[sandbox]\npath = [\"~/bin\"]\nread_only = [\"/srv/sdk\"]\ncache_mib = 2048\n", ""},
+		{"no cache", "[sandbox]\ncache_mib = -1\n", ""},
+		{"bad cache size", "[sandbox]\ncache_mib = -5\n", "sandbox.cache_mib"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
