@@ -17,7 +17,7 @@ import (
 // runEnv works out what commands run with: the person's toolchains on
 // their PATH (plus [sandbox] path), shown read-only, and a build cache
 // per workspace in the data dir. What it skips it says once, here.
-func runEnv(ctx context.Context, g *Globals, sb config.Sandbox, dataDir string, log *slog.Logger) (*toolcall.RunEnv, error) {
+func runEnv(ctx context.Context, g *Globals, sb config.Sandbox, dataDir string, workspaces []string, log *slog.Logger) (*toolcall.RunEnv, error) {
 	tc, err := findToolchains(g, sb, log)
 	if err != nil {
 		return nil, err
@@ -37,6 +37,7 @@ func runEnv(ctx context.Context, g *Globals, sb config.Sandbox, dataDir string, 
 		fmt.Fprintf(g.Stderr, "gatehouse: builds will not be cached between commands: %v\n", err)
 		return e, nil
 	}
+	c.Prepare(workspaces)
 	e.Cache = c
 	return e, nil
 }

@@ -254,3 +254,39 @@ func TestCacheDiskFull(t *testing.T) {
 		t.Fatalf("after freeing space:\n%s", out)
 	}
 }
+
+// npm cannot read a second cache, so the host's _cacache is linked into
+// the workspace's root: a lockfile install that works offline on the
+// host (make test's `npm ci` for the web UI fills the host's cache) works
+// offline in the sandbox, which has no network at all.
+func TestNpmOfflineFromHostCache(t *testing.T) {
+	npm, err := exec.LookPath("npm")
+	if err != nil {
+		t.Fatalf("npm is needed for this test: %v", err)
+	}
+	// The policy names the program as PATH finds it, link or not.
+	d := startConfigured(t, "[sandbox]\nbackend = \"bwrap\"\n", []string{npm}, nil)
+	for _, f := range []string{"package.json", "package-lock.json"} {
+		b, err := os.ReadFile(filepath.Join(clitest.RepoRoot(), "frontend", f))
+		must(t, err, os.WriteFile(filepath.Join(d.Workspace, f), b, 0o644))
+	}
+	s := d.MCP(context.Background(), "npm")
+	out, isErr := runCmd(t, s, "npm", "ci", "--offline", "--ignore-scripts", "--no-audit", "--no-fund")
+	if isErr || !strings.Contains(out, "added ") {
+		// Only a fault of ours if the host itself can do it offline.
+		host := t.TempDir()
+		for _, f := range []string{"package.json", "package-lock.json"} {
+			b, _ := os.ReadFile(filepath.Join(d.Workspace, f))
+			must(t, os.WriteFile(filepath.Join(host, f), b, 0o644))
+		}
+		cmd := exec.Command(npm, "ci", "--offline", "--ignore-scripts", "--no-audit", "--no-fund")
+		cmd.Dir = host
+		if hostOut, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("the host's npm cache lacks the web UI's packages (run `npm ci` in frontend/ first): %v\n%s", err, hostOut)
+		}
+		t.Fatalf("offline npm ci works on the host but not in the sandbox:\n%s", out)
+	}
+	if _, err := os.Stat(filepath.Join(d.Workspace, "node_modules", "preact")); err != nil {
+		t.Errorf("node_modules lacks preact after the install: %v", err)
+	}
+}

@@ -55,7 +55,7 @@ type Cache struct {
 	mu     sync.Mutex
 	roots  map[string]string // workspace -> root, made
 	active map[string]int    // root -> runs using it now
-	seeded map[string]bool   // roots seeded from the host caches this start
+	seeds  map[string]chan struct{} // roots being or done being seeded from the host caches this start; closed when done
 
 	ev evictor
 }
@@ -71,7 +71,7 @@ func Open(o Options) (*Cache, error) {
 	if err := os.MkdirAll(o.Dir, 0o700); err != nil {
 		return nil, fmt.Errorf("create the build cache dir: %w", err)
 	}
-	c := &Cache{o: o, log: o.Logger, roots: map[string]string{}, active: map[string]int{}, seeded: map[string]bool{}}
+	c := &Cache{o: o, log: o.Logger, roots: map[string]string{}, active: map[string]int{}, seeds: map[string]chan struct{}{}}
 	c.ev.c = c
 	return c, nil
 }
@@ -164,8 +164,6 @@ func (c *Cache) ReadOnly() []string { return c.o.Host.readOnly() }
 func (c *Cache) Begin(ctx context.Context, root string) (end func(), err error) {
 	c.mu.Lock()
 	c.active[root]++
-	seed := !c.seeded[root]
-	c.seeded[root] = true
 	c.mu.Unlock()
 	end = func() {
 		c.mu.Lock()
@@ -177,14 +175,48 @@ func (c *Cache) Begin(ctx context.Context, root string) (end func(), err error) 
 		// Outside the call's path: the next call does not wait for it.
 		c.ev.soon()
 	}
-	if seed {
-		go c.o.Host.seed(root, c.log)
+	// Usually done long before (Prepare runs at start); a command that
+	// reads the npm cache must not race it.
+	select {
+	case <-c.seed(root):
+	case <-time.After(seedWait):
+	case <-ctx.Done():
 	}
 	if err := c.ev.ensureRoom(ctx); err != nil {
 		end()
 		return nil, err
 	}
 	return end, nil
+}
+
+// seedWait bounds how long a run waits for its root's seeding.
+const seedWait = 30 * time.Second
+
+// Prepare makes the roots of workspaces and links the host's caches into
+// them in the background, so the first command finds them ready.
+func (c *Cache) Prepare(workspaces []string) {
+	for _, ws := range workspaces {
+		if r, err := c.Root(ws); err == nil {
+			c.seed(r)
+		}
+	}
+}
+
+// seed starts linking the host's caches into root once per start and
+// returns a channel closed when that is done.
+func (c *Cache) seed(root string) <-chan struct{} {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	ch, ok := c.seeds[root]
+	if !ok {
+		ch = make(chan struct{})
+		c.seeds[root] = ch
+		go func() {
+			defer close(ch)
+			c.o.Host.seed(root, c.log)
+		}()
+	}
+	return ch
 }
 
 // isActive reports whether a run uses root now.

@@ -115,7 +115,7 @@ func (c *Cache) Clear(ws string) ([]string, error) {
 		}
 		cleared = append(cleared, r)
 		c.mu.Lock()
-		delete(c.seeded, r) // link the host's caches in again next time
+		delete(c.seeds, r) // link the host's caches in again next time
 		c.mu.Unlock()
 	}
 	c.ev.mu.Lock()
