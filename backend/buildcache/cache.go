@@ -53,8 +53,8 @@ type Cache struct {
 	log *slog.Logger
 
 	mu     sync.Mutex
-	roots  map[string]string // workspace -> root, made
-	active map[string]int    // root -> runs using it now
+	roots  map[string]string        // workspace -> root, made
+	active map[string]int           // root -> runs using it now
 	seeds  map[string]chan struct{} // roots being or done being seeded from the host caches this start; closed when done
 
 	ev evictor
