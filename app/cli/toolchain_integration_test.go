@@ -290,3 +290,33 @@ func TestNpmOfflineFromHostCache(t *testing.T) {
 		t.Errorf("node_modules lacks preact after the install: %v", err)
 	}
 }
+
+// cargo through rustup's proxy in ~/.cargo/bin: CARGO_HOME is in the
+// workspace's cache root while ~/.cargo/bin stays on PATH read-only and
+// the toolchain comes from ~/.rustup (RUSTUP_HOME), so a crate builds.
+func TestCargoBuildsInSandbox(t *testing.T) {
+	cargo, err := exec.LookPath("cargo")
+	if err != nil {
+		t.Skipf("cargo is not installed here (make test does not install Rust): %v", err)
+	}
+	for _, backend := range nativeSandboxes {
+		t.Run(backend, func(t *testing.T) {
+			d := startConfigured(t, "[sandbox]\nbackend = \""+backend+"\"\n", []string{cargo}, nil)
+			must(t, os.MkdirAll(filepath.Join(d.Workspace, "src"), 0o755),
+				// Landlock keeps the workspace root uncreatable: what cargo
+				// makes there exists already.
+				os.MkdirAll(filepath.Join(d.Workspace, "target"), 0o755),
+				os.WriteFile(filepath.Join(d.Workspace, "Cargo.lock"), []byte("version = 3\n\n[[package]]\nname = \"small\"\nversion = \"0.1.0\"\n"), 0o644),
+				os.WriteFile(filepath.Join(d.Workspace, "Cargo.toml"), []byte("[package]\nname = \"small\"\nversion = \"0.1.0\"\nedition = \"2021\"\n"), 0o644),
+				os.WriteFile(filepath.Join(d.Workspace, "src", "main.rs"), []byte("fn main() { println!(\"built in the sandbox\"); }\n"), 0o644))
+			s := d.MCP(context.Background(), "cargo")
+			out, isErr := runCmd(t, s, "cargo", "run", "--offline", "-q")
+			if isErr || !strings.Contains(out, "built in the sandbox") {
+				t.Fatalf("cargo run:\n%s", out)
+			}
+			if _, err := os.Stat(filepath.Join(d.Data, "cache", buildcache.RootName(d.Workspace), buildcache.Cargo)); err != nil {
+				t.Errorf("CARGO_HOME not in the cache root: %v", err)
+			}
+		})
+	}
+}
