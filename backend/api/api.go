@@ -47,6 +47,8 @@ type Server struct {
 	DefaultMode string
 	// Cache is the commands' build cache; nil when there is none.
 	Cache *buildcache.Cache
+	// RunPath is the PATH commands are found on ("" for the system's).
+	RunPath string
 }
 
 // Register adds the control routes to mux. Later features add their own

@@ -344,7 +344,7 @@ func (d *Daemon) buildHandler() http.Handler {
 	(&api.Server{
 		Sessions: d.sessions, Audit: d.audit, Approvals: d.approvals, Kill: d.Kill, Logger: d.logger, Status: d.status,
 		Policy: d.policy, Snapshots: d.snapshots, Tokens: &tokenStore{db: d.db, set: d.tokens, logins: d.logins}, Connect: d.connectInfo, Emit: d.Emit, Live: d.runs.Session, DefaultMode: d.opts.Mode,
-		Cache: d.buildCache(),
+		Cache: d.buildCache(), RunPath: d.runPath(),
 	}).Register(mux)
 	mux.Handle("/mcp", d.mcp.Handler())
 	mux.Handle("/mcp/", d.mcp.Handler())
@@ -377,6 +377,14 @@ func (d *Daemon) buildCache() *buildcache.Cache {
 		return nil
 	}
 	return d.opts.RunEnv.Cache
+}
+
+// runPath is the PATH commands are found on, "" for the system's.
+func (d *Daemon) runPath() string {
+	if d.opts.RunEnv == nil {
+		return ""
+	}
+	return d.opts.RunEnv.Toolchains.PathString()
 }
 
 // connectInfo tells the Connect screen how agents reach this daemon.
