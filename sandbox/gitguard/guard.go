@@ -47,16 +47,30 @@ type Guard struct {
 // Default serves every backend in the process.
 var Default = &Guard{}
 
+// shared is one watch over a set of paths. It outlives the runs that use
+// it while nothing changes, since creating and closing an inotify
+// instance costs about a millisecond per run; an event while no run holds
+// it (the person's own change, or a restore) makes it stale, and the next
+// run starts a fresh one.
 type shared struct {
 	key      string
 	paths    []string
 	base     map[string]*node
 	w        *watcher
 	leases   map[*Lease]bool
-	changed  []string // guarded paths seen changing, in order
+	changed  []string // guarded paths seen changing during runs, in order
+	stale    bool     // changed while no run held it
+	idleFrom time.Time
+	// closing is set while the last run out checks and restores; settled
+	// closes when it is done.
+	closing  bool
+	settled  chan struct{}
 	restored chan struct{}
 	result   []sandbox.Violation
 }
+
+// maxIdle bounds the watches kept between runs (one per workspace in use).
+const maxIdle = 16
 
 // Lease is one run's part in a watch.
 type Lease struct {
@@ -82,6 +96,19 @@ func (g *Guard) Enter(ctx context.Context, paths []string) (*Lease, error) {
 			g.watches, g.baselines = map[string]*shared{}, map[string]*node{}
 		}
 		s := g.watches[key]
+		if s != nil && s.closing {
+			g.mu.Unlock()
+			select {
+			case <-s.settled:
+				continue
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+		}
+		if s != nil && len(s.leases) == 0 && s.stale {
+			g.retire(s)
+			s = nil
+		}
 		if s != nil && len(s.changed) > 0 {
 			g.mu.Unlock()
 			select {
@@ -106,8 +133,28 @@ func (g *Guard) Enter(ctx context.Context, paths []string) (*Lease, error) {
 	}
 }
 
+// retire stops a watch no run holds; g.mu is held.
+func (g *Guard) retire(s *shared) {
+	if g.watches[s.key] == s {
+		delete(g.watches, s.key)
+	}
+	go s.w.stop() // closing an inotify instance waits for an RCU grace period: milliseconds
+}
+
 // start records the baseline and starts the watch; g.mu is held.
 func (g *Guard) start(key string, paths []string) (*shared, error) {
+	var idle []*shared
+	for _, o := range g.watches {
+		if len(o.leases) == 0 {
+			idle = append(idle, o)
+		}
+	}
+	if len(idle) >= maxIdle {
+		slices.SortFunc(idle, func(a, b *shared) int { return a.idleFrom.Compare(b.idleFrom) })
+		for _, o := range idle[:len(idle)-maxIdle+1] {
+			g.retire(o)
+		}
+	}
 	s := &shared{key: key, paths: paths, base: map[string]*node{}, leases: map[*Lease]bool{}, restored: make(chan struct{})}
 	w, err := watch(paths, func(p string) { g.fire(s, p) })
 	if err != nil {
@@ -131,6 +178,10 @@ func (g *Guard) start(key string, paths []string) (*shared, error) {
 func (g *Guard) fire(s *shared, p string) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	if len(s.leases) == 0 {
+		s.stale = true
+		return
+	}
 	if !slices.Contains(s.changed, p) {
 		s.changed = append(s.changed, p)
 	}
@@ -150,7 +201,7 @@ func (l *Lease) Leave() []sandbox.Violation {
 	last := len(s.leases) == 0
 	tampered := len(s.changed) > 0
 	if last {
-		delete(g.watches, s.key)
+		s.closing, s.settled = true, make(chan struct{})
 	}
 	g.mu.Unlock()
 	if !last {
@@ -164,7 +215,6 @@ func (l *Lease) Leave() []sandbox.Violation {
 		}
 		return s.result
 	}
-	s.w.stop()
 	var out []sandbox.Violation
 	for _, p := range s.paths {
 		b := s.base[p]
@@ -172,8 +222,9 @@ func (l *Lease) Leave() []sandbox.Violation {
 			continue
 		}
 		out = append(out, putBack(p, b))
+		nb := snapshot(p)
 		g.mu.Lock()
-		g.baselines[p] = snapshot(p)
+		g.baselines[p] = nb
 		g.mu.Unlock()
 	}
 	if tampered && len(out) == 0 {
@@ -181,8 +232,19 @@ func (l *Lease) Leave() []sandbox.Violation {
 		// protected path, and the run was stopped for it.
 		out = append(out, sandbox.Violation{Kind: ViolationKind, Detail: fmt.Sprintf("the command changed %s, which stays protected, and changed it back", short(s.changed[0]))})
 	}
-	s.result = out
-	close(s.restored)
+	g.mu.Lock()
+	s.result, s.closing = out, false
+	if len(out) > 0 {
+		// The restored files are new inodes: the next run watches afresh.
+		g.retire(s)
+	} else {
+		s.idleFrom = time.Now()
+	}
+	if tampered {
+		close(s.restored)
+	}
+	close(s.settled)
+	g.mu.Unlock()
 	return out
 }
 

@@ -206,3 +206,47 @@ func must(t *testing.T, errs ...error) {
 		}
 	}
 }
+
+// A change made between runs is the person's: the next run keeps it and
+// watches the new files, so a later change to them is still caught.
+func TestGuardBetweenRuns(t *testing.T) {
+	cfg, hooks := gitDir(t)
+	g := &Guard{}
+	l, _ := g.Enter(context.Background(), []string{cfg, hooks})
+	if vs := l.Leave(); len(vs) != 0 {
+		t.Fatal(vs)
+	}
+	appendFile(t, cfg, "[user]\n\tname = me\n")
+	writeFile(t, filepath.Join(hooks, "pre-push"), "#!/bin/sh\n", 0o755)
+	want, _ := os.ReadFile(cfg)
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		// The idle watch hears the change before the next run enters.
+		g.mu.Lock()
+		stale := len(g.watches) == 0 || g.watches[strings.Join([]string{cfg, hooks}, "\x00")].stale
+		g.mu.Unlock()
+		if stale || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	l, err := g.Enter(context.Background(), []string{cfg, hooks})
+	if err != nil {
+		t.Fatal(err)
+	}
+	appendFile(t, filepath.Join(hooks, "pre-push"), "evil\n")
+	select {
+	case <-l.Abort():
+	case <-time.After(5 * time.Second):
+		t.Fatal("a change to a hook the person added was missed")
+	}
+	if vs := l.Leave(); len(vs) == 0 {
+		t.Fatal("no violation")
+	}
+	if got, _ := os.ReadFile(cfg); string(got) != string(want) {
+		t.Errorf("the person's config change was lost: %q", got)
+	}
+	if got, _ := os.ReadFile(filepath.Join(hooks, "pre-push")); string(got) != "#!/bin/sh\n" {
+		t.Errorf("hook now %q", got)
+	}
+}

@@ -5,7 +5,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -51,26 +50,29 @@ type node struct {
 // fingerprint summarises the tree at p without reading file contents.
 func fingerprint(p string) string {
 	h := sha256.New()
+	buf := make([]byte, 0, 256)
 	n := 0
 	var walk func(p, rel string)
 	walk = func(p, rel string) {
 		n++
+		buf = append(buf[:0], rel...)
+		buf = append(buf, 0)
 		if n > maxEntries {
-			io.WriteString(h, "\x00more")
+			h.Write(append(buf, "more"...))
 			return
 		}
 		st, err := os.Lstat(p)
 		if err != nil {
-			fmt.Fprintf(h, "%s\x00absent\x00", rel)
+			h.Write(append(buf, "absent"...))
 			return
 		}
-		fmt.Fprintf(h, "%s\x00%s\x00", rel, statKey(st))
+		h.Write(appendStatKey(buf, st))
 		if !st.IsDir() {
 			return
 		}
 		ents, err := os.ReadDir(p)
 		if err != nil {
-			fmt.Fprintf(h, "unreadable\x00")
+			h.Write([]byte("\x00unreadable"))
 			return
 		}
 		for _, e := range ents {

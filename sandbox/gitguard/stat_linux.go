@@ -1,18 +1,22 @@
 package gitguard
 
 import (
-	"fmt"
+	"encoding/binary"
 	"io/fs"
 	"syscall"
 )
 
-// statKey is what changes whenever a file is written, replaced,
+// appendStatKey adds what changes whenever a file is written, replaced,
 // re-linked or chmodded: the change time cannot be set by a process.
-func statKey(st fs.FileInfo) string {
+func appendStatKey(b []byte, st fs.FileInfo) []byte {
 	s, ok := st.Sys().(*syscall.Stat_t)
 	if !ok {
-		return fmt.Sprint(st.Mode(), st.Size(), st.ModTime().UnixNano())
+		b = binary.LittleEndian.AppendUint32(b, uint32(st.Mode()))
+		b = binary.LittleEndian.AppendUint64(b, uint64(st.Size()))
+		return binary.LittleEndian.AppendUint64(b, uint64(st.ModTime().UnixNano()))
 	}
-	return fmt.Sprintf("%d:%d:%o:%d:%d.%d:%d.%d:%d", s.Dev, s.Ino, s.Mode, s.Size,
-		s.Mtim.Sec, s.Mtim.Nsec, s.Ctim.Sec, s.Ctim.Nsec, s.Nlink)
+	for _, v := range []uint64{s.Dev, s.Ino, uint64(s.Mode), uint64(s.Size), uint64(s.Mtim.Sec), uint64(s.Mtim.Nsec), uint64(s.Ctim.Sec), uint64(s.Ctim.Nsec), s.Nlink} {
+		b = binary.LittleEndian.AppendUint64(b, v)
+	}
+	return b
 }

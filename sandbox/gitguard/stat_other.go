@@ -3,10 +3,12 @@
 package gitguard
 
 import (
-	"fmt"
+	"encoding/binary"
 	"io/fs"
 )
 
-func statKey(st fs.FileInfo) string {
-	return fmt.Sprint(st.Mode(), st.Size(), st.ModTime().UnixNano())
+func appendStatKey(b []byte, st fs.FileInfo) []byte {
+	b = binary.LittleEndian.AppendUint32(b, uint32(st.Mode()))
+	b = binary.LittleEndian.AppendUint64(b, uint64(st.Size()))
+	return binary.LittleEndian.AppendUint64(b, uint64(st.ModTime().UnixNano()))
 }
