@@ -66,6 +66,13 @@ func Profile(p *sandbox.Prepared, home, tmp string) string {
 			}
 		}
 		w("  (regex %s)", quote("^"+regexQuote(ws)+"/\\.gatehouse"))
+		// A linked worktree's git dirs are writable (in ReadWrite): their
+		// config and hooks are not.
+		if l, err := protect.FindLinked(ws); err == nil {
+			for _, pn := range protect.LinkedNames(l) {
+				w("  (subpath %s)", quote(pn))
+			}
+		}
 	}
 	w(")")
 	if len(p.Hidden) > 0 {
@@ -74,6 +81,10 @@ func Profile(p *sandbox.Prepared, home, tmp string) string {
 			w("  (subpath %s)", quote(h))
 		}
 		w(")")
+	}
+	if p.Cache != "" {
+		// The build cache lives in the hidden data dir; later rules win.
+		w("(allow file-read* file-write* (subpath %s))", quote(p.Cache))
 	}
 	switch p.Network.Mode {
 	case sandbox.NetHost:
