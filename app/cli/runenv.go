@@ -14,10 +14,10 @@ import (
 	"github.com/gatehouse-dev/gatehouse/sandbox"
 )
 
-// runEnv works out what commands run with: the person's toolchains on
+// commandEnv works out what commands run with: the person's toolchains on
 // their PATH (plus [sandbox] path), shown read-only, and a build cache
 // per workspace in the data dir. What it skips it says once, here.
-func runEnv(ctx context.Context, g *Globals, sb config.Sandbox, dataDir string, workspaces []string, log *slog.Logger) (*toolcall.RunEnv, error) {
+func commandEnv(ctx context.Context, g *Globals, sb config.Sandbox, dataDir string, workspaces []string, log *slog.Logger) (*toolcall.RunEnv, error) {
 	tc, err := findToolchains(g, sb, log)
 	if err != nil {
 		return nil, err

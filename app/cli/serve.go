@@ -257,7 +257,7 @@ func prepareServe(cmd *cobra.Command, g *Globals, f *serveFlags) (daemon.Options
 		return opts, err
 	}
 	opts.Sandbox = sb
-	if opts.RunEnv, err = runEnv(cmd.Context(), g, cfg.Sandbox, opts.DataDir, opts.Workspaces, opts.Logger); err != nil {
+	if opts.RunEnv, err = commandEnv(cmd.Context(), g, cfg.Sandbox, opts.DataDir, opts.Workspaces, opts.Logger); err != nil {
 		return opts, err
 	}
 	opts.UI = frontend.Dist()

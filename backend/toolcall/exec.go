@@ -119,12 +119,12 @@ func (r *Runner) execute(ctx context.Context, c *Call, a runCommandArgs, timeout
 	if err != nil {
 		return Output{}, err
 	}
-	end, err := r.beginRun(ctx, st)
+	end, err := r.beginRun(ctx, c.State)
 	if err != nil {
 		return Output{}, err
 	}
 	defer end()
-	env := r.runEnv(st)
+	env := r.runEnv(c.State)
 	if r.deps.EnvFor != nil {
 		for k, v := range r.deps.EnvFor(call.Binary) {
 			env = append(env, k+"="+v)
@@ -151,7 +151,7 @@ func (r *Runner) execute(ctx context.Context, c *Call, a runCommandArgs, timeout
 		fin["violations"] = res.Violations
 	}
 	r.record(ctx, c, "exec.finished", "system", fin)
-	return commandOutput(res, r.redact), nil
+	return withNotes(commandOutput(res, r.redact), runNotes(res, r.cacheDir())), nil
 }
 
 // streamKeep is how much of each stream a command's result carries: its
@@ -182,7 +182,6 @@ func commandOutput(res sandbox.Result, redact func(string) string) Output {
 	if stderr != "" {
 		fmt.Fprintf(&b, "--- stderr ---\n%s", stderr)
 	}
-	describeRun(&b, res, r.cacheDir())
 	return Output{
 		Text:    b.String(),
 		IsError: res.ExitCode != 0 || res.Killed,

@@ -102,17 +102,37 @@ func (r *Runner) beginRun(ctx context.Context, st *State) (end func(), err error
 	return end, nil
 }
 
-// describeRun adds to a command's output what the sandbox saw that the
-// command's own messages do not say: a protected path it changed, and a
-// full disk behind a "no space" failure.
-func describeRun(b *strings.Builder, res sandbox.Result, cacheDir string) {
+// runNotes are what the sandbox saw that the command's own messages do
+// not say: a protected path it changed, and a full disk behind a "no
+// space" failure.
+func runNotes(res sandbox.Result, cacheDir string) []string {
+	var notes []string
 	for _, v := range res.Violations {
-		fmt.Fprintf(b, "gatehouse: %s\n", v.Detail)
+		notes = append(notes, v.Detail)
 	}
 	noSpace := []byte("no space left on device")
 	if res.ExitCode != 0 && cacheDir != "" && (bytes.Contains(bytes.ToLower(res.Stderr), noSpace) || bytes.Contains(bytes.ToLower(res.Stdout), noSpace)) {
-		fmt.Fprintf(b, "gatehouse: the command ran out of disk space; if it was writing its build cache (%s), the next command clears the cache's oldest entries first, or run `gatehouse cache clear`\n", cacheDir)
+		notes = append(notes, fmt.Sprintf("the command ran out of disk space; if it was writing its build cache (%s), the next command clears the cache's oldest entries first, or run `gatehouse cache clear`", cacheDir))
 	}
+	return notes
+}
+
+// withNotes adds notes to a command's result, in the text and in the
+// structured part (which is all some agents show their model).
+func withNotes(out Output, notes []string) Output {
+	if len(notes) == 0 {
+		return out
+	}
+	var b strings.Builder
+	b.WriteString(out.Text)
+	for _, n := range notes {
+		fmt.Fprintf(&b, "gatehouse: %s\n", n)
+	}
+	out.Text = b.String()
+	if out.Structured != nil {
+		out.Structured["notes"] = notes
+	}
+	return out
 }
 
 // cacheDir names the cache for messages ("" without one).
