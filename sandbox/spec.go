@@ -134,6 +134,16 @@ type SessionSpec struct {
 	// workspace root, as the config's [sandbox] expose_secrets takes them
 	// (see protect.ParseExposure).
 	ExposeSecrets []string
+	// ReadOnly are host directories every run sees read-only at the same
+	// path: the person's toolchains and their module caches.
+	ReadOnly []string
+	// Cache is a directory every run may write, shown even when it lies
+	// in a hidden one (the workspace's build cache in the data dir).
+	Cache string
+	// GitDirs are set by PrepareSession: the git directories of a
+	// workspace that is a linked worktree, which lie outside it and are
+	// writable like it (their config and hooks stay protected).
+	GitDirs []string
 	// Limits bound the whole session where a backend can only apply them
 	// once (the container's memory and process limits).
 	Limits Limits
@@ -177,6 +187,9 @@ const (
 	KillTimeout  KillReason = "timeout"  // Limits.Wall elapsed
 	KillCanceled KillReason = "canceled" // the caller's context was cancelled
 	KillCPU      KillReason = "cpu"      // RLIMIT_CPU fired
+	// KillProtected: the run changed a protected path that its backend
+	// could not keep read-only (Landlock's .git/config and hooks).
+	KillProtected KillReason = "protected-path"
 )
 
 // Violation is something the sandbox saw the process try and refuse.

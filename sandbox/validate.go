@@ -25,9 +25,13 @@ type Prepared struct {
 	ReadOnly   []string
 	ReadWrite  []string
 	Hidden     []string
-	Network    Network
-	Limits     Limits
-	Spec       Spec // the original, for Stdin/Stdout/Stderr
+	// Cache is the session's writable cache dir ("" for none); GitDirs are
+	// its linked worktree's git dirs, also in ReadWrite.
+	Cache   string
+	GitDirs []string
+	Network Network
+	Limits  Limits
+	Spec    Spec // the original, for Stdin/Stdout/Stderr
 
 	// Expose is the session's and the run's ExposeSecrets together.
 	Expose protect.Exposure
@@ -129,6 +133,9 @@ func PrepareSession(ss SessionSpec, opt PrepareOptions) (SessionSpec, error) {
 	if _, err := protect.ParseExposure(ss.ExposeSecrets); err != nil {
 		return ss, specErr("expose_secrets", strings.Join(ss.ExposeSecrets, ","), errors.Join(ErrBadSpec, err))
 	}
+	if err := prepareSessionPaths(ss, &out, home); err != nil {
+		return ss, err
+	}
 	return out, nil
 }
 
@@ -176,6 +183,10 @@ func Prepare(ss SessionSpec, s Spec, opt PrepareOptions) (*Prepared, error) {
 		Argv:       append([]string(nil), s.Argv...),
 		Env:        append([]string(nil), s.Env...),
 		Workspaces: ss.Workspaces,
+		ReadOnly:   append([]string(nil), ss.ReadOnly...),
+		ReadWrite:  append([]string(nil), ss.GitDirs...),
+		Cache:      ss.Cache,
+		GitDirs:    ss.GitDirs,
 		Network:    s.Network,
 		Limits:     s.Limits,
 		Spec:       s,

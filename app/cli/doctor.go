@@ -28,7 +28,8 @@ func init() {
 			Use:   "doctor",
 			Short: "Prove on this machine that the sandbox refuses what it must",
 			Long: "doctor runs real escape attempts (read a canary in $HOME, write outside the workspace\n" +
-				"and into .git/hooks, reach 127.0.0.1, read host secrets, fork-bomb, outlive a kill)\n" +
+				"and into .git/hooks, reach 127.0.0.1, read host secrets, fork-bomb, outlive a kill,\n" +
+				"find the toolchains on your PATH read-only, read ~/.ssh and the like)\n" +
 				"under every sandbox backend available here and prints one row per attempt.\n" +
 				"It exits non-zero if the selected backend fails any row.",
 			Args: cobra.NoArgs,
@@ -76,6 +77,11 @@ func runDoctor(cmd *cobra.Command, g *Globals, f *doctorFlags) error {
 		opts.Container.RunArgs = f.runArgs
 	}
 
+	tc, err := findToolchains(g, cfg.Sandbox, log)
+	if err != nil {
+		return err
+	}
+	po := proof.Options{Logger: log, Toolchains: tc}
 	selected, selErr := choose.New(ctx, f.backend, opts, log)
 	selectedName := f.backend
 	if selErr == nil {
@@ -90,12 +96,12 @@ func runDoctor(cmd *cobra.Command, g *Globals, f *doctorFlags) error {
 			continue
 		}
 		fmt.Fprintf(g.Stderr, "gatehouse doctor: testing %s…\n", st.Name)
-		rows = append(rows, proof.Run(ctx, st.Backend, proof.Options{Logger: log})...)
+		rows = append(rows, proof.Run(ctx, st.Backend, po)...)
 		tested[st.Name] = true
 	}
 	if selErr == nil && !tested[selectedName] {
 		// "none" is never probed by Available; test it when it is chosen.
-		rows = append(rows, proof.Run(ctx, selected, proof.Options{Logger: log})...)
+		rows = append(rows, proof.Run(ctx, selected, po)...)
 	}
 	printDoctorTable(g.Stdout, rows, selectedName)
 	dir, err := dataDir(g, cfg.Data)

@@ -261,6 +261,9 @@ func prepareServe(cmd *cobra.Command, g *Globals, f *serveFlags) (daemon.Options
 	if opts.Egress, err = egressProxy(cfg.Network, opts.Logger); err != nil {
 		return opts, err
 	}
+	if opts.RunEnv, err = commandEnv(cmd.Context(), g, cfg.Sandbox, opts.DataDir, opts.Workspaces, opts.Logger); err != nil {
+		return opts, err
+	}
 	opts.UI = frontend.Dist()
 	return opts, nil
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/gatehouse-dev/gatehouse/backend/approval"
 	"github.com/gatehouse-dev/gatehouse/backend/audit"
+	"github.com/gatehouse-dev/gatehouse/backend/buildcache"
 	"github.com/gatehouse-dev/gatehouse/backend/db"
 	"github.com/gatehouse-dev/gatehouse/backend/gate"
 	"github.com/gatehouse-dev/gatehouse/backend/session"
@@ -46,6 +47,10 @@ type Server struct {
 	Status func() map[string]any
 	// DefaultMode is the mode new sessions start in, which "default" names.
 	DefaultMode string
+	// Cache is the commands' build cache; nil when there is none.
+	Cache *buildcache.Cache
+	// RunPath is the PATH commands are found on ("" for the system's).
+	RunPath string
 }
 
 // Register adds the control routes to mux. Later features add their own
@@ -65,6 +70,7 @@ func (s *Server) Register(mux *http.ServeMux) {
 	s.registerRollback(mux)
 	s.registerLimits(mux)
 	s.registerAgents(mux)
+	s.registerCache(mux)
 	mux.HandleFunc("POST /api/v1/sessions/{id}/mode", s.setMode)
 	mux.HandleFunc("/api/v1/", func(w http.ResponseWriter, r *http.Request) {
 		gate.Error(w, http.StatusNotFound, fmt.Sprintf("no route %s %s; see GET /api/v1/status and the README for the control API", r.Method, r.URL.Path))

@@ -88,7 +88,7 @@ func (s *Server) testPolicy(w http.ResponseWriter, r *http.Request) {
 			s.fail(w, r, &httpError{http.StatusBadRequest, "give argv for run_command"})
 			return
 		}
-		bin, err := policy.ResolveBinary(req.Argv[0], sandbox.DefaultPath, ws[0])
+		bin, err := policy.ResolveBinary(req.Argv[0], s.runPath(), ws[0])
 		if err != nil {
 			s.fail(w, r, &httpError{http.StatusBadRequest, req.Argv[0] + " is not found on the sandbox PATH"})
 			return
@@ -111,4 +111,12 @@ func (s *Server) testPolicy(w http.ResponseWriter, r *http.Request) {
 	home, _ := os.UserHomeDir()
 	dec := s.Policy.Get().Decide(policy.Session{Mode: mode, Workspaces: ws, Home: home}, call)
 	writeJSON(w, http.StatusOK, dec)
+}
+
+// runPath is the PATH commands are looked up in, as run_command does.
+func (s *Server) runPath() string {
+	if s.RunPath != "" {
+		return s.RunPath
+	}
+	return sandbox.DefaultPath
 }

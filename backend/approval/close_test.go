@@ -2,6 +2,7 @@ package approval
 
 import (
 	"context"
+	"reflect"
 	"slices"
 	"testing"
 	"time"
@@ -21,11 +22,11 @@ func TestCloseDeniesWaitingAndLater(t *testing.T) {
 		t.Fatalf("Close denied %d, want 1", n)
 	}
 	want := Decision{Allow: false, Scope: ScopeOnce, By: "system:shutdown", Message: "stopping"}
-	if d := <-got; d != want {
+	if d := <-got; !reflect.DeepEqual(d, want) {
 		t.Fatalf("waiting request got %+v, want %+v", d, want)
 	}
 	d, err := b.Ask(context.Background(), Request{Session: "s", CallID: "c2", Tool: "run_command"})
-	if err != nil || d != want {
+	if err != nil || !reflect.DeepEqual(d, want) {
 		t.Fatalf("request after Close: %+v %v, want %+v", d, err, want)
 	}
 	if p := b.Pending(); len(p) != 0 {

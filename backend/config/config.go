@@ -60,6 +60,14 @@ type Sandbox struct {
 	// patterns relative to a workspace root, e.g. ".env.test",
 	// "testdata/*.pem", or "fixtures/" for everything below it.
 	ExposeSecrets []string `toml:"expose_secrets"`
+	// Path adds directories to the sandbox's PATH, before the daemon's
+	// own; the toolchains they hold are shown read-only.
+	Path []string `toml:"path"`
+	// ReadOnly shows more host directories read-only in every sandbox.
+	ReadOnly []string `toml:"read_only"`
+	// CacheMiB bounds the build caches of all workspaces together; 0
+	// keeps the default, -1 turns the persistent cache off.
+	CacheMiB int64 `toml:"cache_mib"`
 }
 
 // Limits are per-session budgets; zero keeps the default, -1 disables one.
@@ -166,6 +174,9 @@ func (c Config) Validate() error {
 	}
 	if _, err := protect.ParseExposure(c.Sandbox.ExposeSecrets); err != nil {
 		return fmt.Errorf("sandbox.expose_secrets: %w; give paths relative to the workspace root", err)
+	}
+	if c.Sandbox.CacheMiB < -1 {
+		return fmt.Errorf("sandbox.cache_mib must be positive, 0 for the default or -1 for no cache, got %d", c.Sandbox.CacheMiB)
 	}
 	switch c.Sandbox.ContainerCLI {
 	case "", "docker", "podman":

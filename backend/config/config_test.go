@@ -28,6 +28,9 @@ func TestParse(t *testing.T) {
 		{"expose a bad pattern", "[sandbox]\nexpose_secrets = [\"[\"]\n", "not a valid pattern"},
 		{"network", "[network]\nenabled = false\ntest_only_hosts = { \"pkgs.example.test\" = \"127.0.0.1\" }\n", ""},
 		{"network typo", "[network]\nenable = true\n", `"network.enable"`},
+		{"toolchains and cache", "[sandbox]\npath = [\"~/bin\"]\nread_only = [\"/srv/sdk\"]\ncache_mib = 2048\n", ""},
+		{"no cache", "[sandbox]\ncache_mib = -1\n", ""},
+		{"bad cache size", "[sandbox]\ncache_mib = -5\n", "sandbox.cache_mib"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

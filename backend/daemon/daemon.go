@@ -25,6 +25,7 @@ import (
 	"github.com/gatehouse-dev/gatehouse/backend/approval"
 	"github.com/gatehouse-dev/gatehouse/backend/atomicfile"
 	"github.com/gatehouse-dev/gatehouse/backend/audit"
+	"github.com/gatehouse-dev/gatehouse/backend/buildcache"
 	"github.com/gatehouse-dev/gatehouse/backend/db"
 	"github.com/gatehouse-dev/gatehouse/backend/egress"
 	"github.com/gatehouse-dev/gatehouse/backend/gate"
@@ -62,6 +63,8 @@ type Options struct {
 	// Egress is the proxy commands reach the network through; nil gives
 	// them no network.
 	Egress *egress.Proxy
+	// RunEnv gives commands the person's toolchains and build caches.
+	RunEnv *toolcall.RunEnv
 
 	// PolicyPath is the user's policy file.
 	PolicyPath string
@@ -200,7 +203,7 @@ func Run(ctx context.Context, opts Options) (err error) {
 	d.runner, err = toolcall.New(toolcall.Deps{
 		Sessions: d.sessions, Approvals: d.approvals, Policy: pol, Audit: auditSink{d},
 		Sandbox: opts.Sandbox, Hidden: []string{opts.DataDir}, Logger: logger, Egress: egressDep(opts.Egress),
-		Redact: d.redactor.String, EnvFor: secretStore.EnvFor, Snapshots: d.snapshots,
+		Redact: d.redactor.String, EnvFor: secretStore.EnvFor, Snapshots: d.snapshots, RunEnv: opts.RunEnv,
 		ExposeSecrets: opts.ExposeSecrets,
 	})
 	if err != nil {
@@ -352,6 +355,7 @@ func (d *Daemon) buildHandler() http.Handler {
 	(&api.Server{
 		Sessions: d.sessions, Audit: d.audit, Approvals: d.approvals, Kill: d.Kill, Logger: d.logger, Status: d.status,
 		Policy: d.policy, Snapshots: d.snapshots, Tokens: &tokenStore{db: d.db, set: d.tokens, logins: d.logins}, Agents: d.agentsService(), Connect: d.connectInfo, Emit: d.Emit, Live: d.runs.Session, DefaultMode: d.opts.Mode,
+		Cache: d.buildCache(), RunPath: d.runPath(),
 	}).Register(mux)
 	mux.Handle("/mcp", d.mcp.Handler())
 	mux.Handle("/mcp/", d.mcp.Handler())
@@ -376,6 +380,22 @@ func (d *Daemon) buildHandler() http.Handler {
 	}
 	d.mux = mux
 	return g.Wrap(mux)
+}
+
+// buildCache is the commands' build cache, nil when there is none.
+func (d *Daemon) buildCache() *buildcache.Cache {
+	if d.opts.RunEnv == nil {
+		return nil
+	}
+	return d.opts.RunEnv.Cache
+}
+
+// runPath is the PATH commands are found on, "" for the system's.
+func (d *Daemon) runPath() string {
+	if d.opts.RunEnv == nil {
+		return ""
+	}
+	return d.opts.RunEnv.Toolchains.PathString()
 }
 
 // connectInfo tells the Connect screen how agents reach this daemon.

@@ -64,9 +64,9 @@ func (r *Runner) prepareRunCommand(ctx context.Context, c *Call) (*Plan, error) 
 		}
 		cwd = real
 	}
-	bin, err := policy.ResolveBinary(a.Argv[0], sandbox.DefaultPath, cwd)
+	bin, err := policy.ResolveBinary(a.Argv[0], r.runPath(), cwd)
 	if err != nil {
-		return nil, errorf("%s: command not found in the sandbox PATH (%s)", a.Argv[0], sandbox.DefaultPath)
+		return nil, r.notFound(a.Argv[0])
 	}
 	timeout := DefaultCommandTimeout
 	if a.TimeoutS > 0 {
@@ -103,10 +103,10 @@ func (r *Runner) sandboxSession(ctx context.Context, st *State) (sandbox.Session
 	if r.deps.Sandbox == nil {
 		return nil, errors.New("no sandbox is configured; run `gatehouse doctor` to see which backends work here")
 	}
-	sb, err := r.deps.Sandbox.Open(st.Live.Context(), sandbox.SessionSpec{
+	sb, err := r.deps.Sandbox.Open(st.Live.Context(), r.sessionSpec(st, sandbox.SessionSpec{
 		ID: st.Live.ID(), Workspaces: st.Workspaces, Hidden: r.deps.Hidden, Limits: sandbox.DefaultLimits(),
 		ExposeSecrets: r.deps.ExposeSecrets,
-	})
+	}))
 	if err != nil {
 		return nil, fmt.Errorf("could not start the sandbox: %w", err)
 	}
@@ -120,7 +120,12 @@ func (r *Runner) execute(ctx context.Context, c *Call, a runCommandArgs, timeout
 	if err != nil {
 		return Output{}, err
 	}
-	env := []string{"PATH=" + sandbox.DefaultPath, "LANG=C.UTF-8", "TERM=dumb", "NO_COLOR=1", "GIT_TERMINAL_PROMPT=0"}
+	end, err := r.beginRun(ctx, c.State)
+	if err != nil {
+		return Output{}, err
+	}
+	defer end()
+	env := r.runEnv(c.State)
 	if r.deps.EnvFor != nil {
 		for k, v := range r.deps.EnvFor(call.Binary) {
 			env = append(env, k+"="+v)
@@ -149,7 +154,7 @@ func (r *Runner) execute(ctx context.Context, c *Call, a runCommandArgs, timeout
 		fin["violations"] = res.Violations
 	}
 	r.record(ctx, c, "exec.finished", "system", fin)
-	return commandOutput(res, r.redact), nil
+	return withNotes(commandOutput(res, r.redact), runNotes(res, r.cacheDir())), nil
 }
 
 // streamKeep is how much of each stream a command's result carries: its

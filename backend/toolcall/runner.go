@@ -46,6 +46,9 @@ type Deps struct {
 	Fetch netguard.Options
 	// Hidden are host paths never visible in a sandbox (the data dir).
 	Hidden []string
+	// RunEnv gives commands the person's toolchains and a build cache;
+	// nil runs them with the system PATH only (runenv.go).
+	RunEnv *RunEnv
 	Logger *slog.Logger
 
 	// ExposeSecrets are the workspace secrets every session's commands

@@ -51,3 +51,33 @@ func TestArgs(t *testing.T) {
 		})
 	}
 }
+
+// The cache lives in the hidden data dir: its bind must come after the
+// dir's tmpfs (or the tmpfs would cover it) and before that tmpfs turns
+// read-only (or its mount point could not be made); toolchains and a
+// linked worktree's git dir are bound at their own paths.
+func TestArgsCacheAndToolchains(t *testing.T) {
+	data := t.TempDir()
+	cache := data + "/cache/abc"
+	p := sandbox.Prepared{
+		Path: "/usr/bin/go", Argv: []string{"go"}, Dir: "/w", Workspaces: []string{"/w"},
+		ReadOnly: []string{"/home/ann/.cargo/bin"}, ReadWrite: []string{"/src/repo/.git"}, Cache: cache,
+	}
+	got := strings.Join(Args(&p, Layout{Home: "/home/ann", Hidden: []string{data}}), " ")
+	want := []string{"--tmpfs /home/ann", "--ro-bind /home/ann/.cargo/bin /home/ann/.cargo/bin", "--bind /w /w",
+		"--bind /src/repo/.git /src/repo/.git", "--tmpfs " + data, "--bind " + cache + " " + cache, "--remount-ro " + data}
+	pos := 0
+	for _, w := range want {
+		i := strings.Index(got[pos:], w)
+		if i < 0 {
+			t.Fatalf("args lack %q in order:\n%s", w, got)
+		}
+		pos += i + len(w)
+	}
+	// Outside every hidden dir the cache is bound once, at the end.
+	p.Cache = "/var/cache/x"
+	got = strings.Join(Args(&p, Layout{Home: "/home/ann", Hidden: []string{data}}), " ")
+	if strings.Count(got, "--bind /var/cache/x /var/cache/x") != 1 || !strings.HasSuffix(got, "--bind /var/cache/x /var/cache/x") {
+		t.Errorf("cache outside the hidden dirs:\n%s", got)
+	}
+}

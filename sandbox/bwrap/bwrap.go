@@ -245,12 +245,14 @@ func Args(p *sandbox.Prepared, l Layout) []string {
 		case err != nil:
 			continue // nothing there to see
 		case st.IsDir():
-			a = append(a, "--tmpfs", h, "--remount-ro", h)
+			a = append(a, "--tmpfs", h)
+			a = append(a, cacheArgs(p, l.Hidden, h)...)
+			a = append(a, "--remount-ro", h)
 		default:
 			a = append(a, "--ro-bind", "/dev/null", h)
 		}
 	}
-	return a
+	return append(a, cacheArgs(p, l.Hidden, "")...)
 }
 
 // IsUnavailable reports whether err says the backend cannot run here.

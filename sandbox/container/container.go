@@ -193,6 +193,7 @@ func (b *Backend) runArgs(name string, ss sandbox.SessionSpec, covers []string, 
 	for _, w := range ss.Workspaces {
 		a = append(a, "--mount", "type=bind,source="+w+",target="+w)
 	}
+	a = append(a, sessionMounts(ss)...)
 	for _, m := range covers {
 		a = append(a, "--mount", m)
 	}
@@ -279,7 +280,7 @@ func (s *session) Run(ctx context.Context, spec sandbox.Spec) (sandbox.Result, e
 	if p.Network.Mode == sandbox.NetHost {
 		return res, &sandbox.SpecError{Field: "network", Value: string(p.Network.Mode), Err: fmt.Errorf("%w: the container backend has no host network", sandbox.ErrBadSpec)}
 	}
-	if len(p.ReadOnly) > 0 || len(p.ReadWrite) > 0 {
+	if len(spec.ReadOnly) > 0 || len(spec.ReadWrite) > 0 {
 		return res, &sandbox.SpecError{Field: "read_write", Value: "", Err: fmt.Errorf("%w: the container backend mounts only the session's workspaces", sandbox.ErrBadSpec)}
 	}
 	if err := s.coverCurrent(ctx, spec); err != nil {

@@ -30,6 +30,11 @@ type Landlock struct {
 	ROFiles  []string `json:"ro_files,omitempty"`
 	RWDirs   []string `json:"rw_dirs,omitempty"`
 	RWFiles  []string `json:"rw_files,omitempty"`
+	// GitDirs may gain and lose entries, and their files may be written,
+	// anywhere beneath; nothing beneath may be executed or made a link
+	// unless another rule says so. Landlock cannot keep .git/config and
+	// .git/hooks read-only below them: the daemon watches those instead.
+	GitDirs []string `json:"git_dirs,omitempty"`
 }
 
 // Config is everything the helper needs; it travels as JSON in argv so

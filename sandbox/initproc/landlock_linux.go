@@ -18,6 +18,14 @@ func ABI() int {
 	return v
 }
 
+// gitDirAccess is what git needs in its own directory: lock files made,
+// written and renamed over index, HEAD and packed-refs, and directories
+// for rebase and worktree state. No execute, links, devices, fifos or
+// sockets.
+const gitDirAccess = llsys.AccessFSReadFile | llsys.AccessFSReadDir | llsys.AccessFSWriteFile |
+	llsys.AccessFSTruncate | llsys.AccessFSMakeReg | llsys.AccessFSMakeDir |
+	llsys.AccessFSRemoveFile | llsys.AccessFSRemoveDir
+
 // applyLandlock restricts this process (and so the target it execs) on
 // the filesystem and in scoped IPC. The network is a layer of its own,
 // added when the call arrives (applyLandlockNet), so a sandbox built
@@ -33,6 +41,7 @@ func applyLandlock(l Landlock) error {
 		landlock.ROFiles(l.ROFiles...).IgnoreIfMissing(),
 		landlock.RWDirs(l.RWDirs...).WithRefer().IgnoreIfMissing(),
 		landlock.RWFiles(l.RWFiles...).IgnoreIfMissing(),
+		landlock.PathAccess(gitDirAccess, l.GitDirs...).WithRefer().IgnoreIfMissing(),
 	}
 	cfg := landlock.V7.BestEffort()
 	err := cfg.RestrictPaths(rules...)

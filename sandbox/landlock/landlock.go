@@ -11,10 +11,11 @@
 //
 // Landlock only adds rights down a directory tree, so "writable
 // workspace except .git/hooks" is expressed by granting each workspace
-// entry separately. Two consequences, both failing closed: new files
-// cannot be created directly in the workspace root or in .git itself
-// (so git commands that write .git/index fail), and there is no private
-// /tmp, only a per-run temporary directory exported as TMPDIR.
+// entry separately. New files cannot be created directly in the
+// workspace root, and there is no private /tmp, only a per-run temporary
+// directory exported as TMPDIR. Git must create files in .git itself, so
+// .git gets that right, and with it .git/config and .git/hooks below it:
+// gitguard watches those during each run (see gitdir.go).
 package landlock
 
 import (
@@ -175,7 +176,7 @@ func (s *started) Run(ctx context.Context, p *sandbox.Prepared) (sandbox.Result,
 	}
 	call.Request = launch.NewRequest(p, env, nprocBase)
 	call.Request.Net = launch.HostNamespaceNet(p.Network.Mode, port)
-	return s.pend.Exec(ctx, call)
+	return guardGit(ctx, p, &call, func() (sandbox.Result, error) { return s.pend.Exec(ctx, call) })
 }
 
 // Rules computes the Landlock rules for p with the run's private home
@@ -213,6 +214,7 @@ func Rules(p *sandbox.Prepared, home, tmp string) (initproc.Landlock, error) {
 	for _, r := range p.ReadWrite {
 		carve(r, readWrite, special, &l)
 	}
+	extraRules(p, special, &l)
 	l.RWDirs = append(l.RWDirs, home, tmp)
 	return l, nil
 }

@@ -220,6 +220,10 @@ type Call struct {
 	// helper hands back when the Request's Net has a Listen address.
 	Proxy         sandbox.Proxy
 	ProxyListener net.Listener
+	// Abort, when it closes, kills the run at once (no grace) for
+	// AbortReason: the daemon saw it change a protected path.
+	Abort       <-chan struct{}
+	AbortReason sandbox.KillReason
 }
 
 // Exec hands the call to the helper and waits for the run. It returns
@@ -309,6 +313,9 @@ func (p *Pending) Exec(ctx context.Context, call Call) (res sandbox.Result, err 
 	case <-wall:
 		res.Killed, res.KillReason = true, sandbox.KillTimeout
 		p.terminate(limits.GraceOrDefault())
+	case <-call.Abort:
+		res.Killed, res.KillReason = true, call.AbortReason
+		p.terminate(0)
 	}
 	res.Duration = time.Since(start)
 	<-statusDone // EOF at the latest when the helper is gone

@@ -4,6 +4,8 @@ package proof
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -12,11 +14,33 @@ import (
 	"github.com/gatehouse-dev/gatehouse/sandbox/landlock"
 )
 
-func runBattery(t *testing.T, b sandbox.Backend) {
+// batteryHome is a home holding a toolchain outside every system dir
+// and the secrets a home holds, for the toolchain and secret rows.
+func batteryHome(t *testing.T) (string, sandbox.Toolchains) {
 	t.Helper()
+	home, err := filepath.EvalSymlinks(t.TempDir())
+	must(t, err)
+	for _, d := range []string{".cargo/bin", ".rustup/toolchains", ".ssh", ".aws"} {
+		must(t, os.MkdirAll(filepath.Join(home, d), 0o755))
+	}
+	must(t, os.WriteFile(filepath.Join(home, ".cargo", "bin", "cargo"), []byte("#!/bin/sh\necho cargo\n"), 0o755),
+		os.WriteFile(filepath.Join(home, ".ssh", "id_ed25519"), []byte("secret"), 0o600),
+		os.WriteFile(filepath.Join(home, ".aws", "credentials"), []byte("secret"), 0o600),
+		os.WriteFile(filepath.Join(home, ".netrc"), []byte("secret"), 0o600))
+	tc, err := sandbox.FindToolchains(sandbox.ToolchainOptions{Path: []string{filepath.Join(home, ".cargo", "bin"), "/usr/bin", "/bin"}, Home: home})
+	must(t, err)
+	return home, tc
+}
+
+// runBattery runs every row against the backend mk builds for home,
+// which must protect that home.
+func runBattery(t *testing.T, mk func(home string) sandbox.Backend) {
+	t.Helper()
+	home, tc := batteryHome(t)
+	b := mk(home)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	rows := Run(ctx, b, Options{})
+	rows := Run(ctx, b, Options{Home: home, Toolchains: tc})
 	for _, r := range rows {
 		t.Logf("%-9s %-45s %-11s %s", r.Backend, r.Check, r.Outcome, r.Reason)
 		// Only Landlock keeps a missing name out of listings; the others
@@ -29,17 +53,21 @@ func runBattery(t *testing.T, b sandbox.Backend) {
 }
 
 func TestBatteryBwrap(t *testing.T) {
-	b, err := bwrap.New(context.Background(), bwrap.Options{})
-	if err != nil {
-		t.Fatalf("bwrap backend unavailable (install bubblewrap and allow user namespaces): %v", err)
-	}
-	runBattery(t, b)
+	runBattery(t, func(home string) sandbox.Backend {
+		b, err := bwrap.New(context.Background(), bwrap.Options{Home: home})
+		if err != nil {
+			t.Fatalf("bwrap backend unavailable (install bubblewrap and allow user namespaces): %v", err)
+		}
+		return b
+	})
 }
 
 func TestBatteryLandlock(t *testing.T) {
-	b, err := landlock.New(landlock.Options{})
-	if err != nil {
-		t.Fatalf("landlock backend unavailable: %v", err)
-	}
-	runBattery(t, b)
+	runBattery(t, func(home string) sandbox.Backend {
+		b, err := landlock.New(landlock.Options{Home: home})
+		if err != nil {
+			t.Fatalf("landlock backend unavailable: %v", err)
+		}
+		return b
+	})
 }

@@ -63,6 +63,8 @@ const (
 	CheckPreCommit     = "replace .pre-commit-config.yaml fails"
 	CheckSecretFile    = "cat .env returns no secret"
 	CheckAbsentName    = "missing protected name absent (ls -a, cat)"
+	CheckToolchains    = "toolchains on PATH visible, read-only"
+	CheckHomeSecrets   = "home secrets unreadable (~/.ssh, ~/.aws, …)"
 )
 
 // Checks lists the battery's checks in order.
@@ -71,6 +73,7 @@ var Checks = []string{
 	CheckNetwork, CheckUDP, CheckDNS, CheckRaw, CheckProxyReached, CheckProxyOnly, CheckHostSocket,
 	CheckEnvSecrets, CheckForkBomb, CheckSleeperKilled,
 	CheckHooksPath, CheckSubmodule, CheckEnvrc, CheckPreCommit, CheckSecretFile, CheckAbsentName,
+	CheckToolchains, CheckHomeSecrets,
 }
 
 // Options tune where the battery works.
@@ -80,7 +83,10 @@ type Options struct {
 	Home string
 	// Scratch is where the test workspace is created; default os.TempDir.
 	Scratch string
-	Logger  *slog.Logger
+	// Toolchains are what the daemon shows its sandboxes (the person's
+	// PATH); the toolchain row checks them.
+	Toolchains sandbox.Toolchains
+	Logger     *slog.Logger
 }
 
 // ForkBombLimit is the process limit the fork bomb runs under.
@@ -130,7 +136,7 @@ func Run(ctx context.Context, b sandbox.Backend, o Options) []Row {
 	if err := plantWorkspace(ws, secret); err != nil {
 		return fail(fmt.Sprintf("cannot create the test workspace: %v", err))
 	}
-	sess, err := b.Open(ctx, sandbox.SessionSpec{ID: "doctor-" + randHex(4), Workspaces: []string{ws}, Limits: SessionLimits()})
+	sess, err := b.Open(ctx, sandbox.SessionSpec{ID: "doctor-" + randHex(4), Workspaces: []string{ws}, Limits: SessionLimits(), ReadOnly: o.Toolchains.ReadOnly})
 	if err != nil {
 		return fail(fmt.Sprintf("cannot open a session: %v", err))
 	}
@@ -139,12 +145,13 @@ func Run(ctx context.Context, b sandbox.Backend, o Options) []Row {
 		defer cancel()
 		_ = sess.Close(cctx)
 	}()
-	e := &env{sess: sess, ws: ws, outside: outside, home: o.Home, secret: secret, log: o.Logger}
+	e := &env{sess: sess, ws: ws, outside: outside, home: o.Home, secret: secret, toolchains: o.Toolchains, log: o.Logger}
 	checks := []func(context.Context, *env) (Outcome, string){
 		checkHomeCanary, checkWriteOutside, checkGitHooks, checkUncreatable,
 		checkNetwork, checkUDP, checkDNS, checkRaw, checkProxyReached, checkProxyOnly, checkHostSocket,
 		checkEnvSecrets, checkForkBomb, checkSleeper,
 		checkHooksPath, checkSubmodule, checkEnvrc, checkPreCommit, checkSecretFile, checkAbsentName,
+		checkToolchains, checkHomeSecrets,
 	}
 	rows := make([]Row, 0, len(checks))
 	for i, c := range checks {
@@ -158,12 +165,13 @@ func Run(ctx context.Context, b sandbox.Backend, o Options) []Row {
 const gitConfig = "[core]\n\trepositoryformatversion = 0\n\thooksPath = .husky\n"
 
 type env struct {
-	sess    sandbox.Session
-	ws      string
-	outside string
-	home    string
-	secret  string // the canary in the workspace's .env files
-	log     *slog.Logger
+	sess       sandbox.Session
+	ws         string
+	outside    string
+	home       string
+	secret     string // the canary in the workspace's .env files
+	toolchains sandbox.Toolchains
+	log        *slog.Logger
 }
 
 // run executes argv in the workspace with a short default wall limit.

@@ -76,6 +76,13 @@ func forHome(ws, home string) (Set, error) {
 	r := &repoScan{c: c, home: home, seen: map[string]bool{}}
 	err := r.git(ws)
 	c.hookRunners(r.hookDirs)
+	// A linked worktree's git dirs lie outside the workspace and are
+	// writable in the sandbox (see FindLinked): their config and hooks are not.
+	if l, lerr := FindLinked(ws); lerr == nil {
+		for _, p := range LinkedNames(l) {
+			c.add(p)
+		}
+	}
 	sort.Strings(c.set.Existing)
 	sort.Strings(c.set.Missing)
 	sort.Strings(c.set.Writable)

@@ -64,6 +64,10 @@ func Profile(p *sandbox.Prepared, home, tmp string, ws []protect.Workspace, prox
 		}
 		w(")")
 	}
+	if p.Cache != "" {
+		// The build cache lives in the hidden data dir; later rules win.
+		w("(allow file-read* file-write* (subpath %s))", quote(p.Cache))
+	}
 	switch p.Network.Mode {
 	case sandbox.NetHost:
 		w("(allow network*)")

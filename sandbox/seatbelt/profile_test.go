@@ -3,6 +3,7 @@ package seatbelt
 import (
 	"flag"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -33,6 +34,13 @@ func TestProfileGolden(t *testing.T) {
 			ReadOnly:   []string{"/Users/ann/go/pkg/mod"},
 			ReadWrite:  []string{"/Users/ann/.cache/go-build"},
 			Network:    sandbox.Network{Mode: sandbox.NetHost},
+		}, nil},
+		{"cache-in-hidden-data-dir", sandbox.Prepared{
+			Workspaces: []string{"/Users/ann/src/app"},
+			Hidden:     []string{"/Users/ann/Library/Application Support/Gatehouse"},
+			ReadOnly:   []string{"/Users/ann/.cargo/bin", "/Users/ann/.rustup"},
+			Cache:      "/Users/ann/Library/Application Support/Gatehouse/cache/0123456789abcdef",
+			Network:    sandbox.Network{Mode: sandbox.NetNone},
 		}, nil},
 		{"network-proxy", sandbox.Prepared{
 			Workspaces: []string{"/Users/ann/src/app"},
@@ -78,6 +86,31 @@ func TestProfileDeniesProtectedLinkTargets(t *testing.T) {
 	deny := got[strings.Index(got, "(deny file-write*"):]
 	for _, want := range []string{quote(filepath.Join(ws, ".claude")), quote(real)} {
 		if !strings.Contains(deny, "(subpath "+want+")") {
+			t.Errorf("the deny block lacks %s:\n%s", want, deny)
+		}
+	}
+}
+
+// A linked worktree's common git dir is writable, its config and hooks
+// are not.
+func TestProfileDeniesLinkedGitConfig(t *testing.T) {
+	root, _ := filepath.EvalSymlinks(t.TempDir())
+	repo, wt := filepath.Join(root, "repo"), filepath.Join(root, "wt")
+	for _, args := range [][]string{{"init", "-q", repo}, {"-C", repo, "commit", "-q", "--allow-empty", "-m", "x"}, {"-C", repo, "worktree", "add", "-q", wt}} {
+		cmd := exec.Command("git", args...)
+		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=a", "GIT_AUTHOR_EMAIL=a@example.test", "GIT_COMMITTER_NAME=a", "GIT_COMMITTER_EMAIL=a@example.test")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v %s", args, err, out)
+		}
+	}
+	w, err := protect.Scan(wt, protect.Exposure{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := Profile(&sandbox.Prepared{Workspaces: []string{wt}}, "/h", "/t", []protect.Workspace{w}, 0)
+	deny := got[strings.Index(got, "(deny file-write*"):]
+	for _, want := range []string{filepath.Join(repo, ".git", "config"), filepath.Join(repo, ".git", "hooks")} {
+		if !strings.Contains(deny, "(subpath "+quote(want)+")") {
 			t.Errorf("the deny block lacks %s:\n%s", want, deny)
 		}
 	}

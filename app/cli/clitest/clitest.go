@@ -115,9 +115,12 @@ type Daemon struct {
 	Workspace string
 	Addr      string
 	Args      []string
-	cmd       *exec.Cmd
-	log       *LockedBuffer
-	exited    chan struct{}
+	// ExtraEnv is added to the daemon's environment (set it before
+	// Restart, or use StartWithEnv).
+	ExtraEnv []string
+	cmd      *exec.Cmd
+	log      *LockedBuffer
+	exited   chan struct{}
 }
 
 // LockedBuffer collects a child process's output while tests read it.
@@ -156,7 +159,14 @@ func StartAsk(t testing.TB, extra ...string) *Daemon {
 // StartWith runs a daemon with the given data dir and workspace.
 func StartWith(t testing.TB, data, ws string, extra ...string) *Daemon {
 	t.Helper()
-	d := &Daemon{t: t, Bin: Binary(t), Data: data, Workspace: ws}
+	return StartWithEnv(t, data, ws, nil, extra...)
+}
+
+// StartWithEnv is StartWith with env added to the daemon's environment
+// (a later entry wins, so HOME or PATH can be replaced).
+func StartWithEnv(t testing.TB, data, ws string, env []string, extra ...string) *Daemon {
+	t.Helper()
+	d := &Daemon{t: t, Bin: Binary(t), Data: data, Workspace: ws, ExtraEnv: env}
 	if err := os.MkdirAll(d.Workspace, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -168,7 +178,8 @@ func StartWith(t testing.TB, data, ws string, extra ...string) *Daemon {
 
 // Env is the environment the daemon and CLI run with: isolated config.
 func (d *Daemon) Env() []string {
-	return append(os.Environ(), "XDG_CONFIG_HOME="+filepath.Join(filepath.Dir(d.Workspace), "config"), "GATEHOUSE_DEBUG=1")
+	env := append(os.Environ(), "XDG_CONFIG_HOME="+filepath.Join(filepath.Dir(d.Workspace), "config"), "GATEHOUSE_DEBUG=1")
+	return append(env, d.ExtraEnv...)
 }
 
 // Restart starts the daemon process (again) and waits until it is ready.

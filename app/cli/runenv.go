@@ -1,0 +1,85 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/gatehouse-dev/gatehouse/backend/buildcache"
+	"github.com/gatehouse-dev/gatehouse/backend/config"
+	"github.com/gatehouse-dev/gatehouse/backend/toolcall"
+	"github.com/gatehouse-dev/gatehouse/sandbox"
+)
+
+// commandEnv works out what commands run with: the person's toolchains on
+// their PATH (plus [sandbox] path), shown read-only, and a build cache
+// per workspace in the data dir. What it skips it says once, here.
+func commandEnv(ctx context.Context, g *Globals, sb config.Sandbox, dataDir string, workspaces []string, log *slog.Logger) (*toolcall.RunEnv, error) {
+	tc, err := findToolchains(g, sb, log)
+	if err != nil {
+		return nil, err
+	}
+	home, _ := os.UserHomeDir()
+	e := &toolcall.RunEnv{Toolchains: tc, ConfigPath: configPath(g)}
+	if sb.CacheMiB < 0 {
+		return e, nil
+	}
+	host := buildcache.FindHost(ctx, lookIn("go", tc.Path), home, os.Getenv)
+	c, err := buildcache.Open(buildcache.Options{
+		Dir: filepath.Join(dataDir, "cache"), LimitBytes: sb.CacheMiB << 20, Host: host, Logger: log,
+	})
+	if err != nil {
+		// Commands still run, with caches that last one call.
+		log.Warn("no persistent build cache", "err", err)
+		fmt.Fprintf(g.Stderr, "gatehouse: builds will not be cached between commands: %v\n", err)
+		return e, nil
+	}
+	c.Prepare(workspaces)
+	e.Cache = c
+	return e, nil
+}
+
+// findToolchains reads the person's PATH and the [sandbox] settings, and
+// says what it skips.
+func findToolchains(g *Globals, sb config.Sandbox, log *slog.Logger) (sandbox.Toolchains, error) {
+	home, _ := os.UserHomeDir()
+	tc, err := sandbox.FindToolchains(sandbox.ToolchainOptions{
+		Path: filepath.SplitList(os.Getenv("PATH")), Extra: sb.Path, ReadOnly: sb.ReadOnly, Home: home,
+	})
+	if err != nil {
+		return tc, userErrorf(err, "%v (in %s)", err, configPath(g))
+	}
+	for _, n := range tc.Notes {
+		fmt.Fprintf(g.Stderr, "gatehouse: %s\n", n)
+		log.Warn("sandbox toolchains", "note", n)
+	}
+	if len(tc.ReadOnly) > 0 {
+		log.Info("sandboxes see these toolchains read-only", "dirs", strings.Join(tc.ReadOnly, ", "))
+	}
+	return tc, nil
+}
+
+// configPath is the config file in effect, for messages.
+func configPath(g *Globals) string {
+	if g.Config != "" {
+		return g.Config
+	}
+	if p, err := config.DefaultPath(); err == nil {
+		return p
+	}
+	return "the Gatehouse config file"
+}
+
+// lookIn finds an executable name in dirs, "" when none has it.
+func lookIn(name string, dirs []string) string {
+	for _, d := range dirs {
+		p := filepath.Join(d, name)
+		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() && st.Mode()&0o111 != 0 {
+			return p
+		}
+	}
+	return ""
+}
