@@ -35,6 +35,10 @@ type Prepared struct {
 
 	// Expose is the session's and the run's ExposeSecrets together.
 	Expose protect.Exposure
+	// StageRoot is the session's staging directory ("" for none), and
+	// Stage the run's request to be staged in it (nil for a direct run).
+	StageRoot string
+	Stage     *Stage
 }
 
 // PrepareOptions tune validation for a backend.
@@ -190,6 +194,14 @@ func Prepare(ss SessionSpec, s Spec, opt PrepareOptions) (*Prepared, error) {
 		Network:    s.Network,
 		Limits:     s.Limits,
 		Spec:       s,
+		StageRoot:  ss.StageRoot,
+	}
+	if s.Stage != nil {
+		st, err := prepareStage(ss, *s.Stage)
+		if err != nil {
+			return nil, err
+		}
+		p.Stage = &st
 	}
 	if p.Network.Mode == "" {
 		p.Network.Mode = NetNone

@@ -94,6 +94,10 @@ func firstLine(out []byte, err error) string {
 	return err.Error()
 }
 
+// CanStage implements sandbox.Stager: the helper mounts overlays in the
+// run's own mount namespace.
+func (b *Backend) CanStage() bool { return true }
+
 // Name implements sandbox.Backend.
 func (b *Backend) Name() string { return Name }
 
@@ -161,6 +165,7 @@ func (s *started) Run(ctx context.Context, p *sandbox.Prepared) (sandbox.Result,
 	}
 	req := launch.NewRequest(p, env, 0)
 	req.Net = launch.OwnNamespaceNet(p.Network.Mode)
+	stageRequest(p, req)
 	release, err := workspaceMounts(p, req)
 	if err != nil {
 		s.pend.Discard()
@@ -252,7 +257,13 @@ func Args(p *sandbox.Prepared, l Layout) []string {
 			a = append(a, "--ro-bind", "/dev/null", h)
 		}
 	}
-	return append(a, cacheArgs(p, l.Hidden, "")...)
+	a = append(a, cacheArgs(p, l.Hidden, "")...)
+	if p.StageRoot != "" {
+		// Every run of the session gets it; the helper detaches it
+		// before exec (see stageRequest).
+		a = append(a, "--bind", p.StageRoot, sandbox.StageMountPoint)
+	}
+	return a
 }
 
 // IsUnavailable reports whether err says the backend cannot run here.

@@ -103,6 +103,23 @@ type Request struct {
 	HideDirs  []string `json:"hide_dirs,omitempty"`
 	// Net is the run's network (see Net); nil leaves it as it is.
 	Net *Net `json:"net,omitempty"`
+	// Stage are overlays mounted over workspaces before every other
+	// mount, so every write of the run lands in an upper layer.
+	Stage []StageMount `json:"stage,omitempty"`
+	// PassThrough are directories of the real workspace bound over the
+	// overlays, writable: build outputs written in place.
+	PassThrough []string `json:"pass_through,omitempty"`
+	// StageBind, when set, is detached before exec (after the overlays,
+	// which keep their layers): the run never reaches an upper layer but
+	// through its overlay.
+	StageBind string `json:"stage_bind,omitempty"`
+}
+
+// StageMount is one overlay of a staged run.
+type StageMount struct {
+	Target string `json:"target"` // the workspace, which is also the lower layer
+	Upper  string `json:"upper"`
+	Work   string `json:"work"`
 }
 
 // CallFDs is how many descriptors travel with a Request over Connect:

@@ -24,6 +24,9 @@ const (
 // directory is pinned before the secret is hidden. At one path, the
 // order above holds.
 func mountRequest(req Request) error {
+	if err := stageMounts(req); err != nil {
+		return err
+	}
 	type mount struct {
 		path string
 		op   mountOp

@@ -1,0 +1,55 @@
+package sandbox
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Stager is a backend that can stage runs (see Spec.Stage): bwrap, whose
+// helper mounts the overlays inside the run's own mount namespace.
+// Landlock and the container run directly; the caller checks what they
+// changed afterwards instead.
+type Stager interface {
+	CanStage() bool
+}
+
+// ErrCannotStage refuses a staged run the backend cannot make (no stage
+// root, a backend without overlays).
+var ErrCannotStage = errors.New("this sandbox cannot stage the run")
+
+// StageMountPoint is where a staging backend shows the session's stage
+// root to its helper; the helper detaches it before exec, so the run never
+// reaches an upper layer but through its overlay.
+const StageMountPoint = "/.gatehouse-stage"
+
+// prepareStage checks a staged run: a stage root, a plain run directory,
+// and pass-through directories that exist in a workspace.
+func prepareStage(ss SessionSpec, st Stage) (Stage, error) {
+	if ss.StageRoot == "" {
+		return st, specErr("stage", st.Dir, ErrCannotStage)
+	}
+	if st.Dir == "" || strings.ContainsAny(st.Dir, "/\\\x00") || st.Dir == "." || st.Dir == ".." {
+		return st, specErr("stage.dir", st.Dir, ErrBadSpec)
+	}
+	out := Stage{Dir: st.Dir}
+	for i, p := range st.PassThrough {
+		if !filepath.IsAbs(p) || hasNUL(p) {
+			return st, specErr(indexed("stage.pass_through", i), p, ErrBadSpec)
+		}
+		real, err := filepath.EvalSymlinks(p)
+		if err != nil {
+			continue // gone since it was chosen: nothing to pass through
+		}
+		inside := false
+		for _, w := range ss.Workspaces {
+			inside = inside || (real != w && within(real, w))
+		}
+		if fi, err := os.Lstat(real); err != nil || !fi.IsDir() || !inside {
+			return st, specErr(indexed("stage.pass_through", i), p, ErrOutsideWorkspace)
+		}
+		out.PassThrough = append(out.PassThrough, real)
+	}
+	return out, nil
+}
