@@ -25,7 +25,7 @@ func BenchmarkEnterLeave(b *testing.B) {
 	g := &Guard{}
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		l, err := g.Enter(context.Background(), paths)
+		l, err := g.Enter(context.Background(), paths, nil)
 		if err != nil {
 			b.Fatal(err)
 		}

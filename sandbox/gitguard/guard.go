@@ -55,6 +55,7 @@ var Default = &Guard{}
 type shared struct {
 	key      string
 	paths    []string
+	keep     keepSet
 	base     map[string]*node
 	w        *watcher
 	leases   map[*Lease]bool
@@ -83,13 +84,18 @@ type Lease struct {
 // Abort closes when a guarded path changed: the run must die now.
 func (l *Lease) Abort() <-chan struct{} { return l.abort }
 
-// Enter starts guarding paths for one run. It waits while an earlier
+// Enter starts guarding paths for one run. keep are directories inside
+// them that the run may change (a submodule's git dir inside the guarded
+// .git/modules): only their names are guarded. It waits while an earlier
 // change to the same paths is being undone.
-func (g *Guard) Enter(ctx context.Context, paths []string) (*Lease, error) {
+func (g *Guard) Enter(ctx context.Context, paths, keep []string) (*Lease, error) {
 	paths = slices.Clone(paths)
 	slices.Sort(paths)
 	paths = slices.Compact(paths)
-	key := strings.Join(paths, "\x00")
+	keep = slices.Clone(keep)
+	slices.Sort(keep)
+	keep = slices.Compact(keep)
+	key := watchKey(paths, keep)
 	for {
 		g.mu.Lock()
 		if g.watches == nil {
@@ -120,7 +126,7 @@ func (g *Guard) Enter(ctx context.Context, paths []string) (*Lease, error) {
 		}
 		if s == nil {
 			var err error
-			s, err = g.start(key, paths)
+			s, err = g.start(key, paths, keep)
 			if err != nil {
 				g.mu.Unlock()
 				return nil, err
@@ -133,6 +139,11 @@ func (g *Guard) Enter(ctx context.Context, paths []string) (*Lease, error) {
 	}
 }
 
+// watchKey names the watch runs over the same sorted paths share.
+func watchKey(paths, keep []string) string {
+	return strings.Join(paths, "\x00") + "\x00\x00" + strings.Join(keep, "\x00")
+}
+
 // retire stops a watch no run holds; g.mu is held.
 func (g *Guard) retire(s *shared) {
 	if g.watches[s.key] == s {
@@ -142,7 +153,7 @@ func (g *Guard) retire(s *shared) {
 }
 
 // start records the baseline and starts the watch; g.mu is held.
-func (g *Guard) start(key string, paths []string) (*shared, error) {
+func (g *Guard) start(key string, paths, keep []string) (*shared, error) {
 	var idle []*shared
 	for _, o := range g.watches {
 		if len(o.leases) == 0 {
@@ -155,8 +166,12 @@ func (g *Guard) start(key string, paths []string) (*shared, error) {
 			g.retire(o)
 		}
 	}
-	s := &shared{key: key, paths: paths, base: map[string]*node{}, leases: map[*Lease]bool{}, restored: make(chan struct{})}
-	w, err := watch(paths, func(p string) { g.fire(s, p) })
+	ks := keepSet{}
+	for _, k := range keep {
+		ks[k] = true
+	}
+	s := &shared{key: key, paths: paths, keep: ks, base: map[string]*node{}, leases: map[*Lease]bool{}, restored: make(chan struct{})}
+	w, err := watch(paths, ks, func(p string) { g.fire(s, p) })
 	if err != nil {
 		return nil, fmt.Errorf("watch git's protected paths: %w", err)
 	}
@@ -164,8 +179,8 @@ func (g *Guard) start(key string, paths []string) (*shared, error) {
 	// After the watch is up, so nothing changes unseen in between.
 	for _, p := range paths {
 		b := g.baselines[p]
-		if b == nil || fingerprint(p) != b.fp {
-			b = snapshot(p)
+		if b == nil || fingerprint(p, ks) != b.fp {
+			b = snapshot(p, ks)
 			g.baselines[p] = b
 		}
 		s.base[p] = b
@@ -218,11 +233,11 @@ func (l *Lease) Leave() []sandbox.Violation {
 	var out []sandbox.Violation
 	for _, p := range s.paths {
 		b := s.base[p]
-		if fingerprint(p) == b.fp {
+		if fingerprint(p, s.keep) == b.fp {
 			continue
 		}
-		out = append(out, putBack(p, b))
-		nb := snapshot(p)
+		out = append(out, putBack(p, b, s.keep))
+		nb := snapshot(p, s.keep)
 		g.mu.Lock()
 		g.baselines[p] = nb
 		g.mu.Unlock()
@@ -249,8 +264,8 @@ func (l *Lease) Leave() []sandbox.Violation {
 }
 
 // putBack restores p and describes what happened in one sentence.
-func putBack(p string, b *node) sandbox.Violation {
-	aside, err := restore(p, b)
+func putBack(p string, b *node, keep keepSet) sandbox.Violation {
+	aside, err := restore(p, b, keep)
 	v := sandbox.Violation{Kind: ViolationKind}
 	switch {
 	case err != nil:

@@ -61,7 +61,7 @@ func TestGuardCatchesAndRestores(t *testing.T) {
 			cfg, hooks := gitDir(t)
 			wantCfg, _ := os.ReadFile(cfg)
 			g := &Guard{}
-			l, err := g.Enter(context.Background(), []string{cfg, hooks})
+			l, err := g.Enter(context.Background(), []string{cfg, hooks}, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -105,7 +105,7 @@ func TestGuardCatchesAndRestores(t *testing.T) {
 func TestGuardIgnoresReads(t *testing.T) {
 	cfg, hooks := gitDir(t)
 	g := &Guard{}
-	l, err := g.Enter(context.Background(), []string{cfg, hooks, filepath.Join(hooks, "..", "info", "attributes")})
+	l, err := g.Enter(context.Background(), []string{cfg, hooks, filepath.Join(hooks, "..", "info", "attributes")}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,7 +131,7 @@ func TestGuardMissingPath(t *testing.T) {
 	cfg, _ := gitDir(t)
 	deep := filepath.Join(filepath.Dir(cfg), "modules", "x", "hooks")
 	g := &Guard{}
-	l, err := g.Enter(context.Background(), []string{deep})
+	l, err := g.Enter(context.Background(), []string{deep}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -155,8 +155,8 @@ func TestGuardShared(t *testing.T) {
 	cfg, hooks := gitDir(t)
 	want, _ := os.ReadFile(cfg)
 	g := &Guard{}
-	a, _ := g.Enter(context.Background(), []string{cfg, hooks})
-	b, _ := g.Enter(context.Background(), []string{hooks, cfg})
+	a, _ := g.Enter(context.Background(), []string{cfg, hooks}, nil)
+	b, _ := g.Enter(context.Background(), []string{hooks, cfg}, nil)
 	appendFile(t, cfg, "evil")
 	for _, l := range []*Lease{a, b} {
 		select {
@@ -173,7 +173,7 @@ func TestGuardShared(t *testing.T) {
 	if n := <-done; n == 0 {
 		t.Error("first run got no violation")
 	}
-	c, err := g.Enter(context.Background(), []string{cfg, hooks})
+	c, err := g.Enter(context.Background(), []string{cfg, hooks}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -212,7 +212,7 @@ func must(t *testing.T, errs ...error) {
 func TestGuardBetweenRuns(t *testing.T) {
 	cfg, hooks := gitDir(t)
 	g := &Guard{}
-	l, _ := g.Enter(context.Background(), []string{cfg, hooks})
+	l, _ := g.Enter(context.Background(), []string{cfg, hooks}, nil)
 	if vs := l.Leave(); len(vs) != 0 {
 		t.Fatal(vs)
 	}
@@ -223,14 +223,14 @@ func TestGuardBetweenRuns(t *testing.T) {
 	for {
 		// The idle watch hears the change before the next run enters.
 		g.mu.Lock()
-		stale := len(g.watches) == 0 || g.watches[strings.Join([]string{cfg, hooks}, "\x00")].stale
+		stale := len(g.watches) == 0 || g.watches[watchKey([]string{cfg, hooks}, nil)].stale
 		g.mu.Unlock()
 		if stale || time.Now().After(deadline) {
 			break
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-	l, err := g.Enter(context.Background(), []string{cfg, hooks})
+	l, err := g.Enter(context.Background(), []string{cfg, hooks}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -248,5 +248,53 @@ func TestGuardBetweenRuns(t *testing.T) {
 	}
 	if got, _ := os.ReadFile(filepath.Join(hooks, "pre-push")); string(got) != "#!/bin/sh\n" {
 		t.Errorf("hook now %q", got)
+	}
+}
+
+// A submodule's git dir inside the guarded .git/modules takes the run's
+// writes; a new directory planted beside it is caught and moved aside,
+// and the kept one comes through the restore as the run left it.
+func TestGuardKeepsWritableDirs(t *testing.T) {
+	modules := filepath.Join(t.TempDir(), ".git", "modules")
+	sub := filepath.Join(modules, "x")
+	must(t, os.MkdirAll(filepath.Join(sub, "objects"), 0o755))
+	g := &Guard{}
+
+	l, err := g.Enter(context.Background(), []string{modules}, []string{sub})
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(sub, "objects", "o"), "object", 0o644)
+	writeFile(t, filepath.Join(sub, "HEAD"), "ref: refs/heads/main\n", 0o644)
+	select {
+	case <-l.Abort():
+		t.Fatal("a write inside the kept dir aborted the run")
+	case <-time.After(200 * time.Millisecond):
+	}
+	if vs := l.Leave(); len(vs) != 0 {
+		t.Fatalf("a write inside the kept dir was flagged: %+v", vs)
+	}
+
+	l, err = g.Enter(context.Background(), []string{modules}, []string{sub})
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(sub, "objects", "p"), "during", 0o644)
+	must(t, os.MkdirAll(filepath.Join(modules, "evil", "hooks"), 0o755))
+	select {
+	case <-l.Abort():
+	case <-time.After(5 * time.Second):
+		t.Fatal("no abort for a dir planted beside the kept one")
+	}
+	if vs := l.Leave(); len(vs) == 0 {
+		t.Fatal("the planted dir was not flagged")
+	}
+	if _, err := os.Lstat(filepath.Join(modules, "evil")); err == nil {
+		t.Error("the planted dir is still there")
+	}
+	for _, f := range []string{"objects/o", "objects/p", "HEAD"} {
+		if _, err := os.Stat(filepath.Join(sub, f)); err != nil {
+			t.Errorf("the kept dir lost %s in the restore: %v", f, err)
+		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"time"
 )
 
@@ -29,7 +30,14 @@ const (
 	dir
 	link
 	other
+	// kept is a directory left to the run (a submodule's git dir inside
+	// the guarded .git/modules): only its name is guarded, and a restore
+	// carries it over as it is.
+	kept
 )
+
+// keepSet is the directories inside guarded paths that runs may change.
+type keepSet map[string]bool
 
 // node is one path's state: its fingerprint (every inode, size, mode and
 // change time under it, which no write can leave as it was) and, to put
@@ -48,7 +56,7 @@ type node struct {
 }
 
 // fingerprint summarises the tree at p without reading file contents.
-func fingerprint(p string) string {
+func fingerprint(p string, keep keepSet) string {
 	h := sha256.New()
 	buf := make([]byte, 0, 256)
 	n := 0
@@ -59,6 +67,10 @@ func fingerprint(p string) string {
 		buf = append(buf, 0)
 		if n > maxEntries {
 			h.Write(append(buf, "more"...))
+			return
+		}
+		if keep[p] {
+			h.Write(append(buf, "kept"...))
 			return
 		}
 		st, err := os.Lstat(p)
@@ -85,13 +97,16 @@ func fingerprint(p string) string {
 
 // snapshot reads the tree at p: its fingerprint first, so a change made
 // while it is read shows as a mismatch later rather than slipping in.
-func snapshot(p string) *node {
-	fp := fingerprint(p)
+func snapshot(p string, keep keepSet) *node {
+	fp := fingerprint(p, keep)
 	budget := maxSnapshotBytes
 	entries := 0
 	var read func(p string) *node
 	read = func(p string) *node {
 		entries++
+		if keep[p] {
+			return &node{kind: kept}
+		}
 		st, err := os.Lstat(p)
 		if err != nil {
 			return &node{kind: absent}
@@ -144,7 +159,7 @@ func snapshot(p string) *node {
 // restore puts the tree at p back as nd recorded it. Whatever is there
 // now is moved aside, with execute bits cleared, to a name git never
 // reads, and that name is returned ("" when nothing was there).
-func restore(p string, nd *node) (aside string, err error) {
+func restore(p string, nd *node, keep keepSet) (aside string, err error) {
 	if nd.partial {
 		return "", errors.New("too large or unreadable to keep a copy")
 	}
@@ -158,6 +173,18 @@ func restore(p string, nd *node) (aside string, err error) {
 		if err := build(tmp, nd); err != nil {
 			os.RemoveAll(tmp)
 			return "", err
+		}
+		// What the run may change goes over as it is now, not from the
+		// snapshot: its writes there were allowed.
+		for k := range keep {
+			if rel, ok := below(p, k); ok {
+				if _, err := os.Lstat(k); err == nil {
+					if err := os.Rename(k, filepath.Join(tmp, rel)); err != nil {
+						os.RemoveAll(tmp)
+						return "", err
+					}
+				}
+			}
 		}
 	}
 	if _, err := os.Lstat(p); err == nil {
@@ -196,7 +223,7 @@ func build(p string, nd *node) error {
 		}
 		sort.Strings(names)
 		for _, n := range names {
-			if nd.kids[n].kind == absent {
+			if k := nd.kids[n].kind; k == absent || k == kept {
 				continue
 			}
 			if err := build(filepath.Join(p, n), nd.kids[n]); err != nil {
@@ -220,4 +247,13 @@ func disarm(p string) {
 		}
 		return nil
 	})
+}
+
+// below is k's path relative to p when k lies under p.
+func below(p, k string) (string, bool) {
+	rel, err := filepath.Rel(p, k)
+	if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, "../") {
+		return "", false
+	}
+	return rel, true
 }

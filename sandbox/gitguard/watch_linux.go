@@ -33,11 +33,14 @@ type watcher struct {
 type watchTarget struct {
 	tree  string            // the guarded path, when the watch is on one
 	names map[string]string // entry name -> guarded path, for parents
+	// kept are the entries left to the run in a watched directory:
+	// only their coming and going counts.
+	kept map[string]bool
 }
 
 // watch starts watching paths; fired is called (from another
 // goroutine, once) with the first guarded path that changed.
-func watch(paths []string, fired func(string)) (*watcher, error) {
+func watch(paths []string, keep keepSet, fired func(string)) (*watcher, error) {
 	fd, err := unix.InotifyInit1(unix.IN_CLOEXEC | unix.IN_NONBLOCK)
 	if err != nil {
 		return nil, fmt.Errorf("inotify: %w", err)
@@ -60,7 +63,7 @@ func watch(paths []string, fired func(string)) (*watcher, error) {
 		}
 	}
 	for _, p := range paths {
-		if err := w.addTree(p, 0); err != nil {
+		if err := w.addTree(p, keep, 0); err != nil {
 			w.close()
 			return nil, err
 		}
@@ -87,7 +90,10 @@ func anchor(p string) (dir, name string) {
 
 // addTree watches p and everything below it (files too: a hard link
 // elsewhere would change them without an event on their directory).
-func (w *watcher) addTree(p string, n int) error {
+func (w *watcher) addTree(p string, keep keepSet, n int) error {
+	if keep[p] {
+		return nil // its name is watched through its parent
+	}
 	st, err := os.Lstat(p)
 	if err != nil || st.Mode()&os.ModeSymlink != 0 {
 		return nil // absent, or a link whose replacement the parent watch sees
@@ -95,7 +101,16 @@ func (w *watcher) addTree(p string, n int) error {
 	if n > maxEntries {
 		return nil
 	}
-	if err := w.add(p, changeMask|unix.IN_DONT_FOLLOW, watchTarget{tree: p}); err != nil {
+	t := watchTarget{tree: p}
+	for k := range keep {
+		if filepath.Dir(k) == p {
+			if t.kept == nil {
+				t.kept = map[string]bool{}
+			}
+			t.kept[filepath.Base(k)] = true
+		}
+	}
+	if err := w.add(p, changeMask|unix.IN_DONT_FOLLOW, t); err != nil {
 		return err
 	}
 	if !st.IsDir() {
@@ -106,7 +121,7 @@ func (w *watcher) addTree(p string, n int) error {
 		return nil
 	}
 	for _, e := range ents {
-		if err := w.addTree(filepath.Join(p, e.Name()), n+1); err != nil {
+		if err := w.addTree(filepath.Join(p, e.Name()), keep, n+1); err != nil {
 			return err
 		}
 	}
@@ -127,6 +142,9 @@ func (w *watcher) add(p string, mask uint32, t watchTarget) error {
 	}
 	if t.names == nil {
 		t.names = old.names
+	}
+	if t.kept == nil {
+		t.kept = old.kept
 	}
 	w.byWD[int32(wd)] = t
 	return nil
@@ -164,8 +182,10 @@ func (w *watcher) read() {
 			w.mu.Lock()
 			t, ok := w.byWD[ev.Wd]
 			w.mu.Unlock()
+			const comesOrGoes = unix.IN_CREATE | unix.IN_DELETE | unix.IN_MOVED_FROM | unix.IN_MOVED_TO
 			switch {
 			case !ok:
+			case t.kept[name] && ev.Mask&comesOrGoes == 0:
 			case t.tree != "":
 				w.fired(t.tree)
 			case t.names[name] != "":

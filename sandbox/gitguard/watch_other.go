@@ -6,7 +6,7 @@ import "errors"
 
 type watcher struct{}
 
-func watch([]string, func(string)) (*watcher, error) {
+func watch([]string, keepSet, func(string)) (*watcher, error) {
 	return nil, errors.New("watching git's protected paths needs Linux inotify")
 }
 

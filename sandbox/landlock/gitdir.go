@@ -40,9 +40,8 @@ func gitDirs(p *sandbox.Prepared) []string {
 // guarded are the protected paths inside the git dirs: Landlock's rights
 // reach them, so gitguard watches them instead (with a protected link's
 // target when that lies inside too).
-func guarded(p *sandbox.Prepared) []string {
+func guarded(p *sandbox.Prepared) (out, keep []string) {
 	dirs := gitDirs(p)
-	var out []string
 	inGit := func(q string) bool {
 		for _, d := range dirs {
 			if q != d && sandbox.Within(q, d) {
@@ -65,8 +64,12 @@ func guarded(p *sandbox.Prepared) []string {
 				out = append(out, t)
 			}
 		}
+		// Submodules' git dirs inside the guarded .git/modules take the
+		// run's writes (objects, refs); their own config and hooks are
+		// guarded paths of their own above.
+		keep = append(keep, set.Writable...)
 	}
-	return out
+	return out, keep
 }
 
 // guardGit runs exec with the git dirs' protected paths watched: a
@@ -74,11 +77,11 @@ func guarded(p *sandbox.Prepared) []string {
 // result says so. Without a watch the run does not start, since its
 // rules let it write those paths.
 func guardGit(ctx context.Context, p *sandbox.Prepared, call *launch.Call, exec func() (sandbox.Result, error)) (sandbox.Result, error) {
-	paths := guarded(p)
+	paths, keep := guarded(p)
 	if len(paths) == 0 {
 		return exec()
 	}
-	lease, err := gitguard.Default.Enter(ctx, paths)
+	lease, err := gitguard.Default.Enter(ctx, paths, keep)
 	if err != nil {
 		return sandbox.Result{Backend: Name}, fmt.Errorf("keep git's config and hooks protected: %w", err)
 	}

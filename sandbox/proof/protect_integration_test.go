@@ -144,8 +144,8 @@ func TestGitStillWorks(t *testing.T) {
 				sp.Env = append(sp.Env, "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.test", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.test", "HOME="+ws)
 			}
 			r := runSh(t, s, `echo ok > .git/modules/x/objects/o && cat .git/modules/x/objects/o`, nil)
-			if strings.TrimSpace(string(r.Stdout)) != "ok" {
-				t.Errorf("a submodule's objects are not writable: %q %q", r.Stdout, r.Stderr)
+			if strings.TrimSpace(string(r.Stdout)) != "ok" || r.Killed || len(r.Violations) > 0 {
+				t.Errorf("a submodule's objects are not writable (exit %d, killed %v %q, violations %+v): %q %q", r.ExitCode, r.Killed, r.KillReason, r.Violations, r.Stdout, r.Stderr)
 			}
 			if b.Name() == "landlock" {
 				return
