@@ -1,0 +1,97 @@
+//go:build integration
+
+package proof
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gatehouse-dev/gatehouse/backend/stage"
+	"github.com/gatehouse-dev/gatehouse/sandbox"
+	"github.com/gatehouse-dev/gatehouse/sandbox/bwrap"
+)
+
+// A staged bwrap run writes only its upper layer: the workspace is as it
+// was, the change set read from the upper layer is exactly what the
+// command did, pass-through directories take their writes directly, and
+// the protected names stay read-only inside the overlay.
+func TestStagedRunLeavesWorkspaceAlone(t *testing.T) {
+	bw, err := bwrap.New(context.Background(), bwrap.Options{})
+	if err != nil {
+		t.Fatalf("bwrap backend unavailable: %v", err)
+	}
+	ws := t.TempDir()
+	ws, _ = filepath.EvalSymlinks(ws)
+	stageRoot := t.TempDir()
+	must(t, os.MkdirAll(filepath.Join(ws, "src", "deep"), 0o755),
+		os.WriteFile(filepath.Join(ws, "src", "a.go"), []byte("package a\n"), 0o644),
+		os.WriteFile(filepath.Join(ws, "src", "deep", "b.go"), []byte("package b\n"), 0o644),
+		os.WriteFile(filepath.Join(ws, "keep.txt"), []byte("keep\n"), 0o644),
+		os.MkdirAll(filepath.Join(ws, "node_modules"), 0o755))
+	s, err := bw.Open(context.Background(), sandbox.SessionSpec{ID: "t", Workspaces: []string{ws}, Limits: SessionLimits(), StageRoot: stageRoot})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.Close(context.Background()) })
+	upper, work := sandbox.StageUpper(stageRoot, "c1", 0), sandbox.StageWork(stageRoot, "c1", 0)
+	must(t, os.MkdirAll(upper, 0o700), os.MkdirAll(work, 0o700))
+	script := `set -e
+rm -rf src
+echo new > fresh.txt
+echo more >> keep.txt
+echo dep > node_modules/dep.js
+ls ` + sandbox.StageMountPoint + `/c1 2>/dev/null && echo STAGEROOT-VISIBLE
+echo x > .mcp.json 2>/dev/null && echo PROTECTED-WRITTEN
+ls
+`
+	r, err := s.Run(context.Background(), sandbox.Spec{Argv: []string{"sh", "-c", script}, Dir: ws, Env: []string{"PATH=/usr/bin:/bin"}, Limits: sandbox.DefaultLimits(),
+		Stage: &sandbox.Stage{Dir: "c1", PassThrough: []string{filepath.Join(ws, "node_modules")}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.ExitCode != 0 {
+		t.Fatalf("exit %d: %s %s", r.ExitCode, r.Stdout, r.Stderr)
+	}
+	out := string(r.Stdout)
+	if strings.Contains(out, "STAGEROOT-VISIBLE") || strings.Contains(out, "PROTECTED-WRITTEN") {
+		t.Errorf("staged run reached what it must not:\n%s", out)
+	}
+	if !strings.Contains(out, "fresh.txt") || strings.Contains(out, "src") {
+		t.Errorf("the run did not see its own changes:\n%s", out)
+	}
+	// The workspace is untouched, but for the pass-through directory.
+	if _, err := os.Stat(filepath.Join(ws, "src", "deep", "b.go")); err != nil {
+		t.Errorf("src was deleted in the workspace: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(ws, "fresh.txt")); err == nil {
+		t.Error("fresh.txt landed in the workspace")
+	}
+	if b, _ := os.ReadFile(filepath.Join(ws, "keep.txt")); string(b) != "keep\n" {
+		t.Errorf("keep.txt is %q", b)
+	}
+	if b, _ := os.ReadFile(filepath.Join(ws, "node_modules", "dep.js")); string(b) != "dep\n" {
+		t.Errorf("the pass-through write is missing: %q", b)
+	}
+	set, err := stage.Read(upper, ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]stage.Op{}
+	for _, c := range set.Changes {
+		got[c.Path] = c.Op
+	}
+	want := map[string]stage.Op{"src": stage.Delete, "src/a.go": stage.Delete, "src/deep": stage.Delete, "src/deep/b.go": stage.Delete, "fresh.txt": stage.Create, "keep.txt": stage.Modify}
+	for p, op := range want {
+		if got[p] != op {
+			t.Errorf("%s: got %q, want %q (set %+v)", p, got[p], op, set.Changes)
+		}
+	}
+	for p := range got {
+		if strings.HasPrefix(p, "node_modules") {
+			t.Errorf("pass-through path %s in the change set", p)
+		}
+	}
+}
