@@ -14,6 +14,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // Conflict is a changed path the person (or another program) also changed
@@ -39,6 +41,9 @@ type ApplyRequest struct {
 	// Journal records progress, so an apply a crash interrupted is
 	// finished on the next start (see Recover).
 	Journal string
+	// Step, if set, is called after each step with how many are done of
+	// how many (progress on a long apply).
+	Step func(done, total int)
 }
 
 // Applied is what Apply did.
@@ -135,21 +140,142 @@ func Apply(ctx context.Context, req ApplyRequest) (Applied, error) {
 		}
 		todo = append(todo, c)
 	}
+	todo = moveFreshDirs(todo, req.Upper, req.Workspace)
 	order(todo)
 	j, err := startJournal(req, todo)
 	if err != nil {
 		return out, err
 	}
-	for _, c := range todo {
+	parents := parentCheck{root: req.Workspace, ok: map[string]bool{}}
+	for i, c := range todo {
 		if err := ctx.Err(); err != nil {
 			return out, err
+		}
+		if why := parents.why(c.Path); why != "" {
+			// Someone put a link in the way meanwhile: writing through it
+			// could land outside the workspace.
+			out.Conflicts = append(out.Conflicts, Conflict{Path: c.Path, Op: c.Op, Why: why})
+			continue
 		}
 		if err := applyOne(req.Upper, req.Workspace, c); err != nil {
 			return out, fmt.Errorf("apply %s: %w", c.Path, err)
 		}
 		out.Paths = append(out.Paths, c.Path)
+		if req.Step != nil {
+			req.Step(i+1, len(todo))
+		}
 	}
 	return out, j.finish(req.Workspace)
+}
+
+// moveFreshDirs replaces each directory the run created whole (nothing
+// there in the workspace, nothing of it skipped) by one step that renames
+// it out of the upper layer: a 20,000-file install lands in one rename,
+// not 20,000 copies. The upper layer is thrown away afterwards anyway.
+func moveFreshDirs(todo []Change, upper, workspace string) []Change {
+	keep := map[string]bool{}
+	for _, c := range todo {
+		keep[c.Path] = true
+	}
+	deleted := map[string]bool{}
+	for _, c := range todo {
+		if c.Op == Delete {
+			deleted[c.Path] = true
+		}
+	}
+	var fresh []string
+	for _, c := range todo {
+		if c.Op != Create || c.Kind != Dir || deleted[c.Path] {
+			continue
+		}
+		if _, err := os.Lstat(filepath.Join(workspace, c.Path)); err == nil {
+			continue
+		}
+		if !sameDevice(filepath.Join(upper, c.Path), filepath.Dir(filepath.Join(workspace, c.Path))) {
+			continue
+		}
+		fresh = append(fresh, c.Path)
+	}
+	if len(fresh) == 0 {
+		return todo
+	}
+	sort.Strings(fresh)
+	var tops []string
+	for _, f := range fresh {
+		if n := len(tops); n > 0 && strings.HasPrefix(f, tops[n-1]+string(filepath.Separator)) {
+			continue
+		}
+		tops = append(tops, f)
+	}
+	under := func(p string) string {
+		for _, t := range tops {
+			if p == t || strings.HasPrefix(p, t+string(filepath.Separator)) {
+				return t
+			}
+		}
+		return ""
+	}
+	// A directory whose upper side holds something the set leaves out
+	// (a special file, a conflict the person keeps) is not moved whole.
+	whole := map[string]bool{}
+	for _, t := range tops {
+		whole[t] = true
+	}
+	for _, t := range tops {
+		_ = filepath.WalkDir(filepath.Join(upper, t), func(p string, d fs.DirEntry, err error) error {
+			rel, _ := filepath.Rel(upper, p)
+			if err != nil || !keep[rel] {
+				whole[t] = false
+				return filepath.SkipAll
+			}
+			return nil
+		})
+	}
+	out := todo[:0:0]
+	for _, c := range todo {
+		t := under(c.Path)
+		switch {
+		case t == "" || !whole[t]:
+			out = append(out, c)
+		case c.Path == t:
+			c.Moved = true
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+func sameDevice(a, b string) bool {
+	var sa, sb unix.Stat_t
+	if unix.Lstat(a, &sa) != nil || unix.Lstat(b, &sb) != nil {
+		return false
+	}
+	return sa.Dev == sb.Dev
+}
+
+// parentCheck makes sure no directory between the workspace root and a
+// path is a link, remembering the directories already checked.
+type parentCheck struct {
+	root string
+	ok   map[string]bool
+}
+
+func (p parentCheck) why(rel string) string {
+	dir := filepath.Dir(rel)
+	var chain []string
+	for d := dir; d != "." && d != string(filepath.Separator) && !p.ok[d]; d = filepath.Dir(d) {
+		chain = append(chain, d)
+	}
+	for i := len(chain) - 1; i >= 0; i-- {
+		fi, err := os.Lstat(filepath.Join(p.root, chain[i]))
+		if err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+			return "a directory on its path is now a link, which could lead outside the workspace"
+		}
+		if err == nil && fi.IsDir() {
+			p.ok[chain[i]] = true
+		}
+	}
+	return ""
 }
 
 // order puts deletions first (deepest paths first), then creations and
@@ -187,6 +313,8 @@ func applyOne(upper, workspace string, c Change) error {
 			return err
 		}
 		return nil
+	case c.Moved:
+		return moveDir(filepath.Join(upper, c.Path), dst)
 	case c.Kind == Dir:
 		if err := os.Mkdir(dst, c.Mode.Perm()); err != nil && !errors.Is(err, fs.ErrExist) {
 			return err
@@ -196,7 +324,50 @@ func applyOne(upper, workspace string, c Change) error {
 		return replaceWith(dst, func(tmp string) error { return os.Symlink(c.Target, tmp) })
 	}
 	src := filepath.Join(upper, c.Path)
-	return replaceWith(dst, func(tmp string) error { return copyFile(src, tmp, c.Mode.Perm()) })
+	return replaceWith(dst, func(tmp string) error { return linkOrCopy(src, tmp, c.Mode.Perm()) })
+}
+
+// moveDir renames a directory the run created whole into place, with
+// overlayfs's own marks taken off. Done twice, the second finds it moved.
+func moveDir(src, dst string) error {
+	if _, err := os.Lstat(src); errors.Is(err, fs.ErrNotExist) {
+		if _, err := os.Lstat(dst); err == nil {
+			return nil // moved before a crash
+		}
+	}
+	_ = filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && d.IsDir() {
+			stripOverlayXattrs(p)
+		}
+		return nil
+	})
+	return os.Rename(src, dst)
+}
+
+// linkOrCopy makes dst the staged file src: a hard link when both are on
+// one filesystem (no bytes copied; the upper layer is discarded after),
+// a copy otherwise.
+func linkOrCopy(src, dst string, perm fs.FileMode) error {
+	if err := os.Link(src, dst); err == nil {
+		stripOverlayXattrs(dst)
+		return os.Chmod(dst, perm)
+	}
+	return copyFile(src, dst, perm)
+}
+
+// stripOverlayXattrs removes overlayfs's user.overlay.* marks, which mean
+// something only inside an upper layer.
+func stripOverlayXattrs(p string) {
+	buf := make([]byte, 1024)
+	n, err := unix.Llistxattr(p, buf)
+	if err != nil || n <= 0 {
+		return
+	}
+	for _, name := range strings.Split(string(buf[:n]), "\x00") {
+		if strings.HasPrefix(name, "user.overlay.") {
+			_ = unix.Lremovexattr(p, name)
+		}
+	}
 }
 
 // replaceWith makes the new entry under a temporary name in dst's
@@ -219,6 +390,9 @@ func replaceWith(dst string, make func(tmp string) error) error {
 		os.Remove(tmp)
 		return err
 	}
+	// Renaming a link over another link to the same file (a step done
+	// again after a crash) succeeds and leaves both names.
+	_ = os.Remove(tmp)
 	return nil
 }
 

@@ -47,6 +47,9 @@ type Change struct {
 	Emptied bool `json:"emptied,omitempty"`
 	// ModeOnly: only the mode changed (a copy-up for chmod).
 	ModeOnly bool `json:"mode_only,omitempty"`
+	// Moved, in an apply's steps, stands for a directory created whole
+	// and everything in it: it is renamed into place in one step.
+	Moved bool `json:"moved,omitempty"`
 }
 
 // Set is a run's change set.

@@ -20,13 +20,15 @@ import (
 // store, which git reads beside the workspace's).
 
 // RefMove is a git ref the run moved to a commit that does not descend
-// from the old one.
+// from the old one, or deleted (To empty).
 type RefMove struct {
 	Ref  string `json:"ref"`
 	From string `json:"from"`
 	To   string `json:"to"`
 	// Lost counts the commits the old position reached that the new does
-	// not (they live on only in the reflog).
+	// not hold an equivalent of (they live on only in the reflog). A
+	// rebase loses none, since every commit has its counterpart; nor does
+	// an amend, which replaces the tip.
 	Lost int `json:"lost"`
 	// Pushed: a remote-tracking ref holds the old commit, so others have it.
 	Pushed bool `json:"pushed"`
@@ -58,6 +60,11 @@ func ReadHistory(ctx context.Context, s Set, upper, root string) (History, error
 				refs[r] = true
 			}
 		case strings.HasPrefix(p, ".git/logs/") && c.Kind != Dir:
+			// A deleted branch's log goes with it: the branch is judged by
+			// what it loses (below), not by its log.
+			if ref := strings.TrimPrefix(p, ".git/logs/"); c.Op == Delete && deletedRef(s, ref) {
+				continue
+			}
 			if dropped(c, filepath.Join(root, p), filepath.Join(upper, p)) {
 				h.DroppedLogs = append(h.DroppedLogs, strings.TrimPrefix(p, ".git/logs/"))
 			}
@@ -67,22 +74,35 @@ func ReadHistory(ctx context.Context, s Set, upper, root string) (History, error
 	for r := range refs {
 		from := resolveRef(root, r)
 		to := resolveRef(upper, r)
-		if to == "" && !deletedRef(s, r) {
+		gone := to == "" && deletedRef(s, r)
+		if to == "" && !gone {
 			to = from // the run did not touch this one
 		}
-		if from == "" || to == "" || from == to {
+		if from == "" || from == to {
 			continue
 		}
-		ok, err := g.isAncestor(ctx, from, to)
-		if err != nil {
-			return h, err
-		}
-		if ok {
-			continue
-		}
-		lost, err := g.count(ctx, from, to)
-		if err != nil {
-			return h, err
+		var lost int
+		if gone {
+			// A deleted branch loses what no other ref reaches.
+			n, err := g.unreachable(ctx, from, r)
+			if err != nil {
+				return h, err
+			}
+			if n == 0 {
+				continue
+			}
+			lost = n
+		} else {
+			ok, err := g.isAncestor(ctx, from, to)
+			if err != nil {
+				return h, err
+			}
+			if ok {
+				continue
+			}
+			if lost, err = g.lost(ctx, from, to); err != nil {
+				return h, err
+			}
 		}
 		pushed, err := g.onRemote(ctx, from)
 		if err != nil {
@@ -208,8 +228,37 @@ func (g gitEnv) isAncestor(ctx context.Context, from, to string) (bool, error) {
 	return false, fmt.Errorf("git merge-base: %w", err)
 }
 
-func (g gitEnv) count(ctx context.Context, from, to string) (int, error) {
-	out, err := g.cmd(ctx, "rev-list", "--count", from, "^"+to).Output()
+// lost counts the commits from reaches that to does not, less those to
+// holds an equivalent of (git cherry's "-": a rebase) and a replaced tip
+// (from and to share their parent: an amend).
+func (g gitEnv) lost(ctx context.Context, from, to string) (int, error) {
+	out, err := g.cmd(ctx, "cherry", to, from).Output()
+	if err != nil {
+		return 0, fmt.Errorf("git cherry: %w", err)
+	}
+	n := 0
+	for _, l := range strings.Split(string(out), "\n") {
+		if strings.HasPrefix(l, "+ ") {
+			n++
+		}
+	}
+	if n > 0 && g.parent(ctx, from) != "" && g.parent(ctx, from) == g.parent(ctx, to) {
+		n--
+	}
+	return n, nil
+}
+
+func (g gitEnv) parent(ctx context.Context, commit string) string {
+	out, err := g.cmd(ctx, "rev-parse", "--verify", "-q", commit+"^").Output()
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// unreachable counts the commits from reaches that no ref but ref does.
+func (g gitEnv) unreachable(ctx context.Context, from, ref string) (int, error) {
+	out, err := g.cmd(ctx, "rev-list", "--count", from, "--not", "--exclude="+ref, "--all").Output()
 	if err != nil {
 		return 0, fmt.Errorf("git rev-list: %w", err)
 	}

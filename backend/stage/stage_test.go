@@ -252,3 +252,61 @@ func TestRecoverFinishesAnInterruptedApply(t *testing.T) {
 		t.Fatal("the journal is still there")
 	}
 }
+
+// TestApplyMovesFreshDirsWhole: a directory the run created whole is
+// renamed out of the upper layer in one step, and an apply cut short
+// after that step still finishes.
+func TestApplyMovesFreshDirsWhole(t *testing.T) {
+	ws := workspace(t)
+	upper, seen := stagedRun(t, ws, `mkdir -p install/pkg/lib && for i in $(seq 200); do echo $i > install/pkg/lib/f$i.js; done && echo changed >> mod.txt`)
+	s, err := Read(upper, ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	todo := moveFreshDirs(append([]Change(nil), s.Changes...), upper, ws)
+	if len(todo) != 2 {
+		t.Fatalf("steps %+v, want the install moved whole and mod.txt", todo)
+	}
+	order(todo)
+	journal := filepath.Join(t.TempDir(), "journal")
+	if _, err := startJournal(ApplyRequest{Upper: upper, Workspace: ws, Journal: journal}, todo); err != nil {
+		t.Fatal(err)
+	}
+	if err := applyOne(upper, ws, todo[0]); err != nil { // the daemon dies after the first step
+		t.Fatal(err)
+	}
+	if found, err := Recover(context.Background(), journal); !found || err != nil {
+		t.Fatalf("recover: %v %v", found, err)
+	}
+	compareTrees(t, tree(t, ws), seen)
+	if _, err := os.Lstat(filepath.Join(upper, "install")); err == nil {
+		t.Error("the fresh directory was copied, not moved")
+	}
+}
+
+// TestApplyRefusesLinkedParents: a directory the person (or anything
+// else) replaced by a link while the run was held is not written through.
+func TestApplyRefusesLinkedParents(t *testing.T) {
+	ws := workspace(t)
+	outside := t.TempDir()
+	since := time.Now()
+	upper, _ := stagedRun(t, ws, "echo agent > keep/new.txt")
+	must := func(err error) {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(os.RemoveAll(filepath.Join(ws, "keep")))
+	must(os.Symlink(outside, filepath.Join(ws, "keep")))
+	s, _ := Read(upper, ws)
+	res, err := Apply(context.Background(), ApplyRequest{Set: s, Upper: upper, Workspace: ws, Since: since})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(outside, "new.txt")); err == nil {
+		t.Fatal("the apply wrote through a link out of the workspace")
+	}
+	if len(res.Conflicts) == 0 {
+		t.Fatalf("no conflict listed: %+v", res)
+	}
+}

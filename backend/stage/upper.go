@@ -222,14 +222,12 @@ func hasXattr(path string, names []string, want string) bool {
 	return false
 }
 
-// sameContent: a copy-up keeps the file's mtime, so a file with the lower
-// one's size and mtime was copied up for its mode alone; otherwise compare.
+// sameContent compares a staged file with the workspace's. Not by mtime:
+// a command can put the old mtime back on new content, and the card would
+// then call a content change a mode change.
 func sameContent(a, b string, ai, bi fs.FileInfo) (bool, error) {
 	if ai.Size() != bi.Size() {
 		return false, nil
-	}
-	if ai.ModTime().Equal(bi.ModTime()) {
-		return true, nil
 	}
 	fa, err := os.Open(a)
 	if err != nil {
