@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"bytes"
 	"errors"
 	"os"
 	"path/filepath"
@@ -52,4 +53,16 @@ func prepareStage(ss SessionSpec, st Stage) (Stage, error) {
 		out.PassThrough = append(out.PassThrough, real)
 	}
 	return out, nil
+}
+
+// stagingFailedPrefix starts what the helper prints when it could not
+// mount a staged run's overlays (and so never ran the command).
+const stagingFailedPrefix = "gatehouse sandbox: staging failed"
+
+// StagingFailed reports whether a staged run ended before its command
+// started because its overlays could not be mounted: the caller may run
+// it again unstaged. A command that prints the same line itself is taken
+// at its word; its rerun is checked after the fact like any unstaged run.
+func StagingFailed(r Result) bool {
+	return r.ExitCode == 125 && bytes.HasPrefix(r.Stderr, []byte(stagingFailedPrefix))
 }

@@ -129,6 +129,7 @@ func (f *serveFlags) options(cmd *cobra.Command, g *Globals) (daemon.Options, co
 	o.MaxPendingPerSession = cfg.MaxPendingPerSession
 	o.Limits = limits(cfg.Limits)
 	o.SnapshotsDisabled = cfg.Snapshots.Disabled
+	o.Unstaged = cfg.Sandbox.Unstaged
 	o.Snapshots = snapshot.Options{Exclude: cfg.Snapshots.Exclude, MaxFileSize: cfg.Snapshots.MaxFileMiB << 20, BudgetBytes: cfg.Snapshots.BudgetMiB << 20}
 	return o, cfg, nil
 }

@@ -68,6 +68,9 @@ type Sandbox struct {
 	// CacheMiB bounds the build caches of all workspaces together; 0
 	// keeps the default, -1 turns the persistent cache off.
 	CacheMiB int64 `toml:"cache_mib"`
+	// Unstaged runs commands directly in the workspace, their effect
+	// checked afterwards, even on a sandbox that can stage them.
+	Unstaged bool `toml:"unstaged"`
 }
 
 // Limits are per-session budgets; zero keeps the default, -1 disables one.

@@ -71,6 +71,9 @@ type Options struct {
 	// Snapshots tunes checkpoints; Disabled runs calls uncheckpointed.
 	Snapshots         snapshot.Options
 	SnapshotsDisabled bool
+	// Unstaged runs every command directly in the workspace, its effect
+	// checked afterwards, even where the sandbox could stage it.
+	Unstaged bool
 	// Limits are each session's budgets.
 	Limits toolcall.Limits
 	// UI is the built web UI served at /; nil serves a hint instead.
@@ -200,11 +203,18 @@ func Run(ctx context.Context, opts Options) (err error) {
 		}
 		defer d.snapshots.Close()
 	}
+	stageDir := ""
+	if !opts.Unstaged {
+		stageDir = filepath.Join(opts.DataDir, StageDir)
+		if err := d.recoverStaged(ctx, stageDir); err != nil {
+			return err
+		}
+	}
 	d.runner, err = toolcall.New(toolcall.Deps{
 		Sessions: d.sessions, Approvals: d.approvals, Policy: pol, Audit: auditSink{d},
 		Sandbox: opts.Sandbox, Hidden: []string{opts.DataDir}, Logger: logger, Egress: egressDep(opts.Egress),
 		Redact: d.redactor.String, EnvFor: secretStore.EnvFor, Snapshots: d.snapshots, RunEnv: opts.RunEnv,
-		ExposeSecrets: opts.ExposeSecrets,
+		ExposeSecrets: opts.ExposeSecrets, StageDir: stageDir,
 	})
 	if err != nil {
 		return err
@@ -217,6 +227,15 @@ func Run(ctx context.Context, opts Options) (err error) {
 			}
 			logger.Warn("fault injection: this tool panics on every call (GATEHOUSE_FAULT_PANIC_TOOL)", "tool", t)
 		}
+	}
+	if v := os.Getenv("GATEHOUSE_FAULT_STALL_APPLY"); v != "" {
+		// Tests kill the daemon in the middle of an apply.
+		n, err := strconv.Atoi(v)
+		if err != nil || n <= 0 {
+			return fmt.Errorf("GATEHOUSE_FAULT_STALL_APPLY must be a positive number of steps, not %q", v)
+		}
+		d.runner.StallApplyAfter(n)
+		logger.Warn("fault injection: applies stall after this many steps (GATEHOUSE_FAULT_STALL_APPLY)", "steps", n)
 	}
 
 	d.runs = agentrun.New(agentrun.Config{

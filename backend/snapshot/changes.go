@@ -39,6 +39,15 @@ func (s *Store) getIn(session, id string) (*Checkpoint, error) {
 // Changes lists what differs from checkpoint fromID to toID (for a call:
 // its pre and post checkpoints), with unified diffs for text files.
 func (s *Store) Changes(ctx context.Context, fromID, toID string) ([]Change, error) {
+	return s.changes(ctx, fromID, toID, true)
+}
+
+// ChangeList is Changes without the text diffs: what changed, cheaply.
+func (s *Store) ChangeList(ctx context.Context, fromID, toID string) ([]Change, error) {
+	return s.changes(ctx, fromID, toID, false)
+}
+
+func (s *Store) changes(ctx context.Context, fromID, toID string, withDiff bool) ([]Change, error) {
 	from, err := s.Get(fromID)
 	if err != nil {
 		return nil, err
@@ -59,7 +68,7 @@ func (s *Store) Changes(ctx context.Context, fromID, toID string) ([]Change, err
 			if err := ctx.Err(); err != nil {
 				return err
 			}
-			out = append(out, s.describe(r.Root, pc.path, pc.old, pc.new, true))
+			out = append(out, s.describe(r.Root, pc.path, pc.old, pc.new, withDiff))
 			return nil
 		})
 		if err != nil {

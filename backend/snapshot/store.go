@@ -326,3 +326,7 @@ func (s *Store) readTree(h Hash) ([]Entry, error) {
 	s.trees.Store(h, es)
 	return es, nil
 }
+
+// Budget is the stored bytes one workspace root's checkpoints may reach
+// (negative: unlimited).
+func (s *Store) Budget() int64 { return s.opts.BudgetBytes }

@@ -321,3 +321,36 @@ func (g gitEnv) tracks(ctx context.Context, dir string) (bool, error) {
 	_ = c.Wait()
 	return n > 0, nil
 }
+
+// Tracks reports whether git tracks a file under dir (relative to root);
+// a workspace without a .git directory tracks nothing.
+func Tracks(ctx context.Context, root, dir string) (bool, error) {
+	if fi, err := os.Stat(filepath.Join(root, ".git")); err != nil || !fi.IsDir() {
+		return false, nil
+	}
+	return gitEnv{root: root}.tracks(ctx, dir)
+}
+
+// Ignored returns which of paths (relative to root) git ignores and does
+// not track: build outputs, whose deletion is a clean rather than a loss.
+// A workspace without a .git directory ignores nothing.
+func Ignored(ctx context.Context, root string, paths []string) (map[string]bool, error) {
+	out := map[string]bool{}
+	if fi, err := os.Stat(filepath.Join(root, ".git")); err != nil || !fi.IsDir() || len(paths) == 0 {
+		return out, nil
+	}
+	c := (gitEnv{root: root}).cmd(ctx, "--work-tree="+root, "check-ignore", "-z", "--stdin")
+	c.Dir = root
+	c.Stdin = strings.NewReader(strings.Join(paths, "\x00") + "\x00")
+	b, err := c.Output()
+	var ee *exec.ExitError
+	if err != nil && !(errors.As(err, &ee) && ee.ExitCode() == 1) { // 1: none ignored
+		return nil, fmt.Errorf("git check-ignore: %w", err)
+	}
+	for _, p := range strings.Split(string(b), "\x00") {
+		if p != "" {
+			out[p] = true
+		}
+	}
+	return out, nil
+}

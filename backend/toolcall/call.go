@@ -69,6 +69,10 @@ type Call struct {
 	// held keeps a local read's early audit rows until its result (nil
 	// for every other call); see readlog.go.
 	held *callLog
+	// stage is the call's staged layers, when it runs staged; stageFull
+	// is set when the run outgrew the budget and was stopped.
+	stage     *stagedRun
+	stageFull *errStageFull
 }
 
 // Session is the call's Gatehouse session id.

@@ -12,16 +12,17 @@ import (
 
 // checkpoint records the workspace before or after a mutating call:
 // write_file/edit_file their own paths, run_command every root.
-func (r *Runner) checkpoint(ctx context.Context, c *Call, phase snapshot.Phase) error {
+// It returns the checkpoint's id ("" when none was taken).
+func (r *Runner) checkpoint(ctx context.Context, c *Call, phase snapshot.Phase) (string, error) {
 	plan := c.plan
 	if c.readOnly || (!plan.MutatesAll && len(plan.Mutates) == 0) {
-		return nil
+		return "", nil
 	}
 	if r.deps.Snapshots == nil {
 		if phase == snapshot.Pre {
 			r.record(ctx, c, "checkpoint.skipped", "system", map[string]any{"reason": "checkpoints are off; this call cannot be rolled back"})
 		}
-		return nil
+		return "", nil
 	}
 	req := snapshot.Request{Session: c.Session(), CallID: c.ID, Phase: phase, Roots: c.State.Workspaces}
 	if !plan.MutatesAll {
@@ -33,7 +34,7 @@ func (r *Runner) checkpoint(ctx context.Context, c *Call, phase snapshot.Phase) 
 	r.health.note(err)
 	if err != nil {
 		r.record(ctx, c, "checkpoint.failed", "system", map[string]any{"phase": phase, "error": err.Error()})
-		return err
+		return "", err
 	}
 	payload := map[string]any{
 		"checkpoint": cp.ID, "phase": cp.Phase, "files": cp.Stats.Files, "hashed": cp.Stats.Hashed,
@@ -43,7 +44,7 @@ func (r *Runner) checkpoint(ctx context.Context, c *Call, phase snapshot.Phase) 
 		payload["not_restorable"] = cp.NotRestorable[:min(n, 20)]
 	}
 	r.record(ctx, c, "checkpoint.created", "system", payload)
-	return nil
+	return cp.ID, nil
 }
 
 // notRestorable warns on the approval card about files a rollback could

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -103,10 +104,18 @@ func (r *Runner) sandboxSession(ctx context.Context, st *State) (sandbox.Session
 	if r.deps.Sandbox == nil {
 		return nil, errors.New("no sandbox is configured; run `gatehouse doctor` to see which backends work here")
 	}
-	sb, err := r.deps.Sandbox.Open(st.Live.Context(), r.sessionSpec(st, sandbox.SessionSpec{
+	ss := r.sessionSpec(st, sandbox.SessionSpec{
 		ID: st.Live.ID(), Workspaces: st.Workspaces, Hidden: r.deps.Hidden, Limits: sandbox.DefaultLimits(),
-		ExposeSecrets: r.deps.ExposeSecrets,
-	}))
+		ExposeSecrets: r.deps.ExposeSecrets, StageRoot: r.stageRoot(st),
+	})
+	if ss.StageRoot != "" {
+		if err := os.MkdirAll(ss.StageRoot, 0o700); err != nil {
+			// Runs go checked instead of staged.
+			r.deps.Logger.Warn("make the session's stage root", "err", err)
+			ss.StageRoot = ""
+		}
+	}
+	sb, err := r.deps.Sandbox.Open(st.Live.Context(), ss)
 	if err != nil {
 		return nil, fmt.Errorf("could not start the sandbox: %w", err)
 	}
@@ -140,10 +149,29 @@ func (r *Runner) execute(ctx context.Context, c *Call, a runCommandArgs, timeout
 	if a.Stdin != nil {
 		spec.Stdin = strings.NewReader(*a.Stdin)
 	}
-	r.record(ctx, c, "exec.started", "system", map[string]any{"argv": redactAll(r.redact, a.Argv), "cwd": call.Cwd, "backend": r.deps.Sandbox.Name()})
-	res, err := sb.Run(ctx, spec)
+	runCtx := ctx
+	if sr := c.stage; sr != nil {
+		spec.Stage = &sandbox.Stage{Dir: sr.dir, PassThrough: sr.passThrough}
+		var stop context.CancelCauseFunc
+		runCtx, stop = context.WithCancelCause(ctx)
+		defer stop(nil)
+		defer watchBudget(runCtx, sr, r.stageBudget(), stop)()
+	}
+	r.record(ctx, c, "exec.started", "system", map[string]any{"argv": redactAll(r.redact, a.Argv), "cwd": call.Cwd, "backend": r.deps.Sandbox.Name(), "staged": c.stage != nil})
+	res, err := sb.Run(runCtx, spec)
+	if full, ok := context.Cause(runCtx).(errStageFull); ok && ctx.Err() == nil {
+		// The budget stopped it, not the agent or the person.
+		c.stageFull, err = &full, nil
+		res.Killed, res.KillReason = true, killStageFull
+	}
+	if c.stage != nil && errors.Is(err, sandbox.ErrCannotStage) {
+		return Output{}, errNotStaged
+	}
 	if err != nil {
 		return Output{}, err
+	}
+	if c.stage != nil && sandbox.StagingFailed(res) {
+		return Output{}, errNotStaged
 	}
 	fin := map[string]any{
 		"exit_code": res.ExitCode, "signal": res.Signal, "duration_ms": res.Duration.Milliseconds(),

@@ -24,7 +24,14 @@ var (
     "stderr_truncated": {"type": "boolean"},
     "stdout_bytes": {"type": "integer", "description": "Bytes the command wrote to stdout."},
     "stderr_bytes": {"type": "integer"},
-    "duration_ms": {"type": "integer"}`)
+    "duration_ms": {"type": "integer"},
+    "effect": {"type": "object", "description": "What became of the command's changes to the workspace. outcome: unchanged, applied, discarded (the workspace was never touched) or rolled_back. held: the person was asked. conflicts: paths changed in the workspace meanwhile, where the person's version was kept.",
+      "properties": {
+        "outcome": {"type": "string", "enum": ["unchanged", "applied", "discarded", "rolled_back"]},
+        "staged": {"type": "boolean"}, "held": {"type": "boolean"},
+        "created": {"type": "integer"}, "modified": {"type": "integer"}, "deleted": {"type": "integer"},
+        "reason": {"type": "string"}, "note": {"type": "string"},
+        "conflicts": {"type": "array", "items": {"type": "string"}}}}`)
 
 	outReadFile = outputSchema(`
     "path": {"type": "string"},

@@ -6,7 +6,6 @@ package toolcall
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"log/slog"
 	"runtime/debug"
@@ -54,6 +53,9 @@ type Deps struct {
 	// ExposeSecrets are the workspace secrets every session's commands
 	// may read (sandbox.SessionSpec.ExposeSecrets).
 	ExposeSecrets []string
+	// StageDir holds staged runs' layers and apply journals (in the data
+	// dir); "" runs every command checked instead of staged (staged.go).
+	StageDir string
 }
 
 // Runner executes tool calls.
@@ -63,6 +65,9 @@ type Runner struct {
 	order  []string
 	seq    atomic.Int64
 	health checkpointHealth
+	// stallApply, when set, stops applies after that many steps (a fault
+	// for tests; see StallApplyAfter).
+	stallApply atomic.Int64
 }
 
 // Tool is one MCP tool.
@@ -167,7 +172,7 @@ func (r *Runner) Decide(ctx context.Context, req Request) (cl *Clearance, res Re
 		return nil, res
 	}
 	if req.RunsNatively {
-		if err := r.checkpoint(ctx, c, snapshot.Pre); err != nil {
+		if _, err := r.checkpoint(ctx, c, snapshot.Pre); err != nil {
 			return nil, r.fail(ctx, c, "tool.refused", toolErrorf(err, "Gatehouse could not checkpoint the workspace before this call, so it blocked it: %s", checkpointProblem(err)))
 		}
 	}
@@ -182,7 +187,7 @@ func (r *Runner) Finish(ctx context.Context, req Request, out Output) (res Resul
 	defer done()
 	defer r.recoverInto(ctx, c, &res)
 	c.plan = req.Continues.Plan
-	if cerr := r.checkpoint(context.WithoutCancel(ctx), c, snapshot.Post); cerr != nil {
+	if _, cerr := r.checkpoint(context.WithoutCancel(ctx), c, snapshot.Post); cerr != nil {
 		r.deps.Logger.Warn("post-call checkpoint", "call", c.ID, "err", cerr)
 		out.Warning = "the checkpoint after this call failed (" + checkpointProblem(cerr) + "), so it cannot be undone from Gatehouse"
 	}
@@ -293,28 +298,18 @@ func (r *Runner) prepare(ctx context.Context, c *Call) error {
 	return nil
 }
 
-// run is everything from the first checkpoint to the answer.
+// run is everything from the first checkpoint to the answer: staged
+// where the sandbox can (staged.go), checked against its checkpoints
+// where it cannot (checked.go).
 func (r *Runner) run(ctx context.Context, c *Call) Result {
-	if c.held != nil {
-		defer c.held.expect.Settle()
-	}
-	if err := r.checkpoint(ctx, c, snapshot.Pre); err != nil {
-		return r.fail(ctx, c, "tool.refused", toolErrorf(err, "Gatehouse could not checkpoint the workspace before this call, so it did not run it (reads still run): %s", checkpointProblem(err)))
-	}
-	out, err := c.plan.Run(ctx, c)
-	// After, whatever happened: a failed command may have changed files.
-	if cerr := r.checkpoint(context.WithoutCancel(ctx), c, snapshot.Post); cerr != nil {
-		r.deps.Logger.Warn("post-call checkpoint", "call", c.ID, "err", cerr)
-		out.Warning = "the checkpoint after this call failed (" + checkpointProblem(cerr) + "), so it cannot be undone from Gatehouse"
-	}
-	noteStopped(ctx, &out)
-	if err != nil {
-		if cause := context.Cause(ctx); cause != nil && errors.Is(cause, session.ErrKilled) {
-			err = session.ErrKilled
+	if r.canStage(c) {
+		sr, err := r.newStagedRun(c)
+		if err == nil {
+			return r.runStaged(ctx, c, sr)
 		}
-		return r.fail(ctx, c, "tool.error", err)
+		r.deps.Logger.Warn("cannot stage the run; running it checked instead", "call", c.ID, "err", err)
 	}
-	return r.finish(ctx, c, out)
+	return r.runChecked(ctx, c)
 }
 
 // fail records why a call did not produce a result and answers the agent

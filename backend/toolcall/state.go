@@ -33,6 +33,8 @@ type State struct {
 	limits  Limits
 	limitMu sync.Mutex
 	closed  bool
+	// trackedDirs remembers which pass-through candidates git tracks.
+	trackedDirs map[string]bool
 }
 
 // NewState makes a session's state with the given budgets.

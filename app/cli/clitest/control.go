@@ -15,6 +15,19 @@ type Approval struct {
 	Argv     []string `json:"argv"`
 	Reason   string   `json:"reason"`
 	Question string   `json:"question"`
+	Kind     string   `json:"kind"`
+	// An effect card's change set, findings and conflicts.
+	Changes []struct {
+		Path string `json:"path"`
+		Op   string `json:"op"`
+		Kind string `json:"kind"`
+	} `json:"changes"`
+	Findings  []string `json:"findings"`
+	Conflicts []struct {
+		Path string `json:"path"`
+		Why  string `json:"why"`
+	} `json:"conflicts"`
+	Diff string `json:"diff"`
 }
 
 // WaitApproval polls the control API until an approval is pending.

@@ -1,0 +1,414 @@
+//go:build integration
+
+package cli_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/gatehouse-dev/gatehouse/app/cli/clitest"
+)
+
+// effectWorkspace is a git repository with 30 tracked files in src/, a
+// notes file and three small text files, committed in five commits.
+func effectWorkspace(t *testing.T, ws string) {
+	t.Helper()
+	os.MkdirAll(filepath.Join(ws, "src"), 0o755)
+	for i := 0; i < 30; i++ {
+		os.WriteFile(filepath.Join(ws, "src", fmt.Sprintf("f%02d.go", i)), []byte(fmt.Sprintf("package src\n\nconst V%d = %d\n", i, i)), 0o644)
+	}
+	for _, f := range []string{"a.txt", "b.txt", "c.txt"} {
+		os.WriteFile(filepath.Join(ws, f), []byte("alpha\n"), 0o644)
+	}
+	os.WriteFile(filepath.Join(ws, "notes.txt"), []byte("notes\n"), 0o644)
+	hostGitIn(t, ws, "init", "-q", "-b", "main")
+	hostGitIn(t, ws, "add", "-A")
+	hostGitIn(t, ws, "commit", "-q", "-m", "first")
+	for i := 2; i <= 5; i++ {
+		os.WriteFile(filepath.Join(ws, "history.txt"), []byte(strings.Repeat("x", i)), 0o644)
+		hostGitIn(t, ws, "add", "-A")
+		hostGitIn(t, ws, "commit", "-q", "-m", fmt.Sprintf("commit %d", i))
+	}
+}
+
+func hostGitIn(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=T", "GIT_AUTHOR_EMAIL=t@example.test", "GIT_COMMITTER_NAME=T", "GIT_COMMITTER_EMAIL=t@example.test", "GIT_CONFIG_NOSYSTEM=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// gitEnvArgs lets a sandboxed git commit without the person's config.
+var gitEnvArgs = "export GIT_AUTHOR_NAME=A GIT_AUTHOR_EMAIL=a@example.test GIT_COMMITTER_NAME=A GIT_COMMITTER_EMAIL=a@example.test; "
+
+func startEffectDaemon(t *testing.T) *clitest.Daemon {
+	t.Helper()
+	return startEffectDaemonWith(t, "")
+}
+
+// startEffectDaemonWith writes config (TOML) before the daemon starts.
+func startEffectDaemonWith(t *testing.T, config string) *clitest.Daemon {
+	t.Helper()
+	base := t.TempDir()
+	if config != "" {
+		cfgDir := filepath.Join(base, "config", "gatehouse")
+		os.MkdirAll(cfgDir, 0o700)
+		os.WriteFile(filepath.Join(cfgDir, "config.toml"), []byte(config), 0o600)
+	}
+	ws := filepath.Join(base, "ws")
+	effectWorkspace(t, ws)
+	return clitest.StartWith(t, filepath.Join(base, "data"), ws)
+}
+
+// asyncCall runs a tool call in the background; its result arrives on
+// the channel.
+func asyncRun(t *testing.T, d *clitest.Daemon, args map[string]any) <-chan *mcp.CallToolResult {
+	t.Helper()
+	s := d.MCP(context.Background(), "effects")
+	ch := make(chan *mcp.CallToolResult, 1)
+	go func() {
+		r, err := s.CallTool(context.Background(), &mcp.CallToolParams{Name: "run_command", Arguments: args})
+		if err != nil {
+			t.Errorf("call: %v", err)
+		}
+		ch <- r
+	}()
+	return ch
+}
+
+// startRun starts a call whose daemon the test will kill: its error is
+// expected and ignored.
+func startRun(t *testing.T, d *clitest.Daemon, args map[string]any) {
+	t.Helper()
+	s := d.MCP(context.Background(), "doomed")
+	go s.CallTool(context.Background(), &mcp.CallToolParams{Name: "run_command", Arguments: args})
+}
+
+func effectPart(t *testing.T, r *mcp.CallToolResult) map[string]any {
+	t.Helper()
+	if r == nil {
+		t.Fatal("no result")
+	}
+	var sc map[string]any
+	b, _ := json.Marshal(r.StructuredContent)
+	json.Unmarshal(b, &sc)
+	e, _ := sc["effect"].(map[string]any)
+	if e == nil {
+		t.Fatalf("no effect in the result: %s", b)
+	}
+	return e
+}
+
+func waitResult(t *testing.T, ch <-chan *mcp.CallToolResult) *mcp.CallToolResult {
+	t.Helper()
+	select {
+	case r := <-ch:
+		return r
+	case <-time.After(60 * time.Second):
+		t.Fatal("the call did not answer")
+	}
+	return nil
+}
+
+// TestEffectCardsForDeletions: deleting src/ by any name (rm -rf, a
+// Python one-liner, find -delete) holds an effect card listing the
+// deletions while the workspace stays as it was; deny leaves it
+// byte-identical, allow applies the deletion.
+func TestEffectCardsForDeletions(t *testing.T) {
+	cases := []struct {
+		name string
+		argv []string
+	}{
+		{"rm -rf", []string{"rm", "-rf", "src"}},
+		{"shutil.rmtree", []string{"/usr/bin/python3", "-c", "import shutil; shutil.rmtree('src')"}},
+		{"find -delete", []string{"find", "src", "-delete"}},
+	}
+	d := startEffectDaemon(t)
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			before := tree(t, d.Workspace)
+			for _, decision := range []string{"deny", "allow"} {
+				ch := asyncRun(t, d, map[string]any{"argv": tc.argv})
+				a := d.WaitApproval(60 * time.Second)
+				if a.Kind != "effect" {
+					t.Fatalf("card kind %q, want effect: %+v", a.Kind, a)
+				}
+				deleted := 0
+				for _, c := range a.Changes {
+					if c.Op == "delete" && strings.HasPrefix(c.Path, "src/") {
+						deleted++
+					}
+				}
+				if deleted != 30 {
+					t.Errorf("the card lists %d deletions in src/, want 30: %+v", deleted, a.Changes)
+				}
+				// Held: nothing happened on disk yet.
+				if diff := diffTrees(before, tree(t, d.Workspace)); diff != "" {
+					t.Fatalf("the workspace changed while the card was held:\n%s", diff)
+				}
+				d.Decide(a.ID, decision, "once", "")
+				e := effectPart(t, waitResult(t, ch))
+				_, err := os.Stat(filepath.Join(d.Workspace, "src"))
+				switch decision {
+				case "deny":
+					if e["outcome"] != "discarded" {
+						t.Errorf("deny: effect %v", e)
+					}
+					if diff := diffTrees(before, tree(t, d.Workspace)); diff != "" {
+						t.Fatalf("deny changed the workspace:\n%s", diff)
+					}
+				case "allow":
+					if e["outcome"] != "applied" || err == nil {
+						t.Errorf("allow: effect %v, src still there: %v", e, err == nil)
+					}
+				}
+			}
+			// Put src back for the next case.
+			hostGitIn(t, d.Workspace, "checkout", "-q", "--", "src")
+		})
+	}
+}
+
+// TestEffectAppliesOrdinaryEdits: sed -i over three files applies at
+// once, without a card, and the call can be undone like any other.
+func TestEffectAppliesOrdinaryEdits(t *testing.T) {
+	d := startEffectDaemon(t)
+	s := d.MCP(context.Background(), "sed")
+	r, err := s.CallTool(context.Background(), &mcp.CallToolParams{Name: "run_command", Arguments: map[string]any{
+		"argv": []string{"sed", "-i", "s/alpha/beta/", "a.txt", "b.txt", "c.txt"}}})
+	if err != nil || r.IsError {
+		t.Fatalf("sed: %v %s", err, clitest.Text(t, r))
+	}
+	if n := len(d.Pending()); n != 0 {
+		t.Fatalf("%d cards for an ordinary edit", n)
+	}
+	if e := effectPart(t, r); e["outcome"] != "applied" || e["modified"] != float64(3) || e["held"] != false {
+		t.Fatalf("effect %v", e)
+	}
+	for _, f := range []string{"a.txt", "b.txt", "c.txt"} {
+		if b, _ := os.ReadFile(filepath.Join(d.Workspace, f)); string(b) != "beta\n" {
+			t.Errorf("%s = %q", f, b)
+		}
+	}
+	// The scoped checkpoints around the apply make it undoable.
+	out, errOut, code := d.CLI(context.Background(), "rollback", activeSession(t, d), "--call", callIDOf(t, d, "run_command"))
+	if code != 0 {
+		t.Fatalf("undo the sed call: %s %s", out, errOut)
+	}
+	for _, f := range []string{"a.txt", "b.txt", "c.txt"} {
+		if b, _ := os.ReadFile(filepath.Join(d.Workspace, f)); string(b) != "alpha\n" {
+			t.Errorf("after undo %s = %q", f, b)
+		}
+	}
+}
+
+// callIDOf is the id of the latest call of tool.
+func callIDOf(t *testing.T, d *clitest.Daemon, tool string) string {
+	t.Helper()
+	evs := d.Events("kind=tool.call")
+	for i := len(evs) - 1; i >= 0; i-- {
+		if p, _ := evs[i]["payload"].(map[string]any); p != nil && p["tool"] == tool {
+			if id, _ := evs[i]["call_id"].(string); id != "" {
+				return id
+			}
+		}
+	}
+	t.Fatalf("no %s call in the audit: %v", tool, evs)
+	return ""
+}
+
+// TestEffectKeepsThePersonsEdit: a file the person changes while a card
+// holds the run is listed as a conflict, and their version survives the
+// apply.
+func TestEffectKeepsThePersonsEdit(t *testing.T) {
+	d := startEffectDaemon(t)
+	ch := asyncRun(t, d, map[string]any{"argv": []string{"sh", "-c", "rm -rf src && echo agent >> notes.txt"}})
+	a := d.WaitApproval(60 * time.Second)
+	if a.Kind != "effect" {
+		t.Fatalf("card %+v", a)
+	}
+	os.WriteFile(filepath.Join(d.Workspace, "notes.txt"), []byte("the person's notes\n"), 0o644)
+	// The card is built when the run ends; the conflict shows on the result.
+	d.Decide(a.ID, "allow", "once", "")
+	e := effectPart(t, waitResult(t, ch))
+	if b, _ := os.ReadFile(filepath.Join(d.Workspace, "notes.txt")); string(b) != "the person's notes\n" {
+		t.Errorf("notes.txt = %q: the person's edit was lost", b)
+	}
+	cs, _ := e["conflicts"].([]any)
+	if len(cs) != 1 || cs[0] != "notes.txt" {
+		t.Errorf("conflicts %v, want [notes.txt]", e["conflicts"])
+	}
+	if _, err := os.Stat(filepath.Join(d.Workspace, "src")); err == nil {
+		t.Error("src was not deleted")
+	}
+}
+
+// TestEffectHistoryRewrites: reset --hard HEAD~3 and an amend of a commit
+// a remote has both hold, with the moved refs on the card; deny leaves
+// the refs where they were.
+func TestEffectHistoryRewrites(t *testing.T) {
+	cases := []struct {
+		name, setup, script, want string
+	}{
+		{"reset --hard HEAD~3", "", "git reset -q --hard HEAD~3", "losing 3 commits"},
+		{"amend a pushed commit", "update-ref refs/remotes/origin/main HEAD", "echo z >> notes.txt && git commit -q --amend -am again", "a remote already has"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			d := startEffectDaemon(t)
+			if tc.setup != "" {
+				hostGitIn(t, d.Workspace, strings.Fields(tc.setup)...)
+			}
+			head := hostGitIn(t, d.Workspace, "rev-parse", "HEAD")
+			ch := asyncRun(t, d, map[string]any{"argv": []string{"sh", "-c", gitEnvArgs + tc.script}})
+			a := d.WaitApproval(60 * time.Second)
+			if a.Kind != "effect" || !strings.Contains(strings.Join(a.Findings, "\n"), "refs/heads/main") || !strings.Contains(strings.Join(a.Findings, "\n"), tc.want) {
+				t.Fatalf("card %q %+v", a.Kind, a.Findings)
+			}
+			d.Decide(a.ID, "deny", "once", "keep history")
+			waitResult(t, ch)
+			if got := hostGitIn(t, d.Workspace, "rev-parse", "HEAD"); got != head {
+				t.Fatalf("HEAD moved to %s after deny", got)
+			}
+		})
+	}
+}
+
+// TestEffectSurvivesAKilledDaemon: a daemon killed mid-apply finishes
+// the apply on restart (no half-applied tree), and one killed while a
+// card is held leaves the workspace untouched, the card expired and the
+// staged layer gone.
+func TestEffectSurvivesAKilledDaemon(t *testing.T) {
+	t.Run("mid-apply", func(t *testing.T) {
+		base := t.TempDir()
+		ws := filepath.Join(base, "ws")
+		os.MkdirAll(filepath.Join(ws, "gen"), 0o755)
+		for i := 0; i < 200; i++ {
+			os.WriteFile(filepath.Join(ws, "gen", fmt.Sprintf("g%03d.txt", i)), []byte("old\n"), 0o644)
+		}
+		d := clitest.StartWithEnv(t, filepath.Join(base, "data"), ws, []string{"GATEHOUSE_FAULT_STALL_APPLY=50"})
+		startRun(t, d, map[string]any{"argv": []string{"sh", "-c", "for f in gen/*.txt; do echo new > $f; done"}})
+		clitest.WaitFor(t, 60*time.Second, "the apply to stall", func() bool { return strings.Contains(d.Log(), "the apply stalls here") })
+		applied := 0
+		for i := 0; i < 200; i++ {
+			if b, _ := os.ReadFile(filepath.Join(ws, "gen", fmt.Sprintf("g%03d.txt", i))); string(b) == "new\n" {
+				applied++
+			}
+		}
+		if applied == 0 || applied == 200 {
+			t.Fatalf("%d of 200 applied before the kill; the test needs a half-done apply", applied)
+		}
+		d.Signal(syscall.SIGKILL, 10*time.Second)
+		d.ExtraEnv = nil
+		d.Restart()
+		for i := 0; i < 200; i++ {
+			if b, _ := os.ReadFile(filepath.Join(ws, "gen", fmt.Sprintf("g%03d.txt", i))); string(b) != "new\n" {
+				t.Fatalf("g%03d.txt = %q after restart: a half-applied tree", i, b)
+			}
+		}
+		if len(d.Events("kind=stage.recovered")) != 1 {
+			t.Error("no stage.recovered row")
+		}
+		assertStageEmpty(t, d)
+	})
+	t.Run("card held", func(t *testing.T) {
+		d := startEffectDaemon(t)
+		before := tree(t, d.Workspace)
+		startRun(t, d, map[string]any{"argv": []string{"rm", "-rf", "src"}})
+		a := d.WaitApproval(60 * time.Second)
+		d.Signal(syscall.SIGKILL, 10*time.Second)
+		d.Restart()
+		if diff := diffTrees(before, tree(t, d.Workspace)); diff != "" {
+			t.Fatalf("the workspace changed:\n%s", diff)
+		}
+		if code := d.Decide(a.ID, "allow", "once", ""); code == 200 {
+			t.Fatal("the card of a dead daemon could still be allowed")
+		}
+		assertStageEmpty(t, d)
+	})
+}
+
+func assertStageEmpty(t *testing.T, d *clitest.Daemon) {
+	t.Helper()
+	ents, _ := os.ReadDir(filepath.Join(d.Data, "stage"))
+	for _, e := range ents {
+		if e.Name() == "journals" {
+			if js, _ := os.ReadDir(filepath.Join(d.Data, "stage", "journals")); len(js) > 0 {
+				t.Errorf("journals left: %v", js)
+			}
+			continue
+		}
+		t.Errorf("staged layer %s left after restart", e.Name())
+	}
+}
+
+// TestEffectBudget: a command that writes past the checkpoint budget is
+// stopped with a clear result, and nothing it wrote lands.
+func TestEffectBudget(t *testing.T) {
+	d := startEffectDaemonWith(t, "[snapshots]\nbudget_mib = 4\n")
+	ws := d.Workspace
+	s := d.MCP(context.Background(), "filler")
+	r, err := s.CallTool(context.Background(), &mcp.CallToolParams{Name: "run_command", Arguments: map[string]any{
+		"argv": []string{"sh", "-c", "while :; do head -c 1048576 /dev/zero >> big.bin; done"}, "timeout_s": 60}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := effectPart(t, r)
+	if e["outcome"] != "discarded" || !strings.Contains(fmt.Sprint(e["note"]), "budget") || !r.IsError {
+		t.Fatalf("effect %v\n%s", e, clitest.Text(t, r))
+	}
+	if _, err := os.Stat(filepath.Join(ws, "big.bin")); err == nil {
+		t.Fatal("the oversized write landed")
+	}
+}
+
+// TestEffectLinksOut: replacing a directory with a link out of the
+// workspace holds.
+func TestEffectLinksOut(t *testing.T) {
+	d := startEffectDaemon(t)
+	ch := asyncRun(t, d, map[string]any{"argv": []string{"sh", "-c", "rm -f src/f00.go && ln -s /etc src/f00.go"}})
+	a := d.WaitApproval(60 * time.Second)
+	if a.Kind != "effect" || !strings.Contains(strings.Join(a.Findings, "\n"), "outside the workspace") {
+		t.Fatalf("card %+v", a)
+	}
+	d.Decide(a.ID, "deny", "once", "")
+	waitResult(t, ch)
+	if fi, err := os.Lstat(filepath.Join(d.Workspace, "src", "f00.go")); err != nil || fi.Mode()&os.ModeSymlink != 0 {
+		t.Fatalf("src/f00.go after deny: %v %v", fi, err)
+	}
+}
+
+// TestEffectCheckedOnLandlock: where commands cannot be staged, the same
+// rules judge the checkpoint diff, and a denied effect is rolled back.
+func TestEffectCheckedOnLandlock(t *testing.T) {
+	d := startEffectDaemonWith(t, "[sandbox]\nbackend = \"landlock\"\n")
+	before := tree(t, d.Workspace)
+	ch := asyncRun(t, d, map[string]any{"argv": []string{"rm", "-rf", "src"}})
+	a := d.WaitApproval(60 * time.Second)
+	if a.Kind != "effect" || !strings.Contains(strings.Join(a.Findings, "\n"), "Deny rolls them back") {
+		t.Fatalf("card %+v", a)
+	}
+	d.Decide(a.ID, "deny", "once", "")
+	e := effectPart(t, waitResult(t, ch))
+	if e["outcome"] != "rolled_back" {
+		t.Fatalf("effect %v", e)
+	}
+	if diff := diffTrees(before, tree(t, d.Workspace)); diff != "" {
+		t.Fatalf("the rollback left:\n%s", diff)
+	}
+}
