@@ -713,7 +713,8 @@ func (a *deskApp) checkWebStorage() {
 		a.t.Fatal(err)
 	}
 	ours := map[string]bool{"gatehouse.db": true, "gatehouse.db-wal": true, "gatehouse.db-shm": true, "snapshots": true, "agent.token": true,
-		"control.token": true, "control.sock": true, "addr": true, "daemon.lock": true, "tray.lock": true, "placeholders": true}
+		"control.token": true, "control.sock": true, "addr": true, "daemon.lock": true, "tray.lock": true, "placeholders": true,
+		"cache": true, "stage": true}
 	var names, foreign []string
 	for _, e := range ents {
 		names = append(names, e.Name())

@@ -32,6 +32,12 @@ action = "allow"
 tool = "run_command"
 binary = "/usr/bin/sh"
 reason = "rollback scenarios"
+
+[[effect]]
+id = "test-allow-effects"
+action = "allow"
+paths = ["**"]
+reason = "rollback scenarios delete files on purpose"
 `
 
 // startRollbackDaemon makes a workspace holding a git repository with two

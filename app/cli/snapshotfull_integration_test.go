@@ -51,9 +51,15 @@ func TestSnapshotDiskFull(t *testing.T) {
 	if r := call(t, s, "run_command", map[string]any{"argv": []string{"cat", "a.txt"}}); r.IsError || !strings.Contains(clitest.Text(t, r), "hello") {
 		t.Fatalf("a read-only command with the disk full: %s", clitest.Text(t, r))
 	}
-	r := callApproving(t, d, s, "run_command", map[string]any{"argv": []string{"sh", "-c", "echo x > c.txt"}})
+	// A staged command's checkpoint holds the paths it changed: changing
+	// big.bin, which the store lacks, cannot be checkpointed, so the
+	// change is not applied.
+	r := callApproving(t, d, s, "run_command", map[string]any{"argv": []string{"sh", "-c", "echo x >> big.bin"}})
 	if !r.IsError || !strings.Contains(clitest.Text(t, r), "budget_mib") {
 		t.Fatalf("a change with the disk full: %s", clitest.Text(t, r))
+	}
+	if b, _ := os.ReadFile(filepath.Join(ws, "big.bin")); len(b) != len(big) {
+		t.Fatalf("big.bin changed although its checkpoint failed (%d bytes)", len(b))
 	}
 	// A write whose before-checkpoint holds nothing new runs, and its
 	// result says the checkpoint after it failed.

@@ -43,6 +43,8 @@ type effectResult struct {
 	Reason    string
 	Conflicts []string // paths where the person's version was kept
 	Note      string   // one sentence for the agent
+	// warning: it landed, but the checkpoint after it failed.
+	warning string
 }
 
 func (e effectResult) structured() map[string]any {
@@ -77,6 +79,9 @@ func withEffect(out Output, e effectResult) Output {
 	}
 	if e.Outcome == OutcomeDiscarded || e.Outcome == OutcomeRolledBack {
 		out.IsError = true
+	}
+	if e.warning != "" {
+		out.Warning = e.warning
 	}
 	return out
 }
@@ -206,6 +211,7 @@ func (r *Runner) applyStaged(ctx context.Context, c *Call, sr *stagedRun, cs cha
 	}
 	if _, err := r.scopedCheckpoint(context.WithoutCancel(ctx), c, snapshot.Post, paths); err != nil {
 		r.deps.Logger.Warn("post-apply checkpoint", "call", c.ID, "err", err)
+		res.warning = "the checkpoint after this call failed (" + checkpointProblem(err) + "), so it cannot be undone from Gatehouse"
 	}
 	r.record(ctx, c, "stage.applied", "system", map[string]any{
 		"applied": applied, "conflicts": res.Conflicts, "problems": problems, "duration_ms": time.Since(start).Milliseconds(),
