@@ -412,3 +412,34 @@ func TestEffectCheckedOnLandlock(t *testing.T) {
 		t.Fatalf("the rollback left:\n%s", diff)
 	}
 }
+
+// TestEffectBranchSwitchApplies: switching to a branch without src/
+// deletes 30 tracked files, but git took them out of the index itself and
+// they live on in history: it applies without a card.
+func TestEffectBranchSwitchApplies(t *testing.T) {
+	d := startEffectDaemon(t)
+	hostGitIn(t, d.Workspace, "checkout", "-q", "-b", "lean")
+	hostGitIn(t, d.Workspace, "rm", "-rq", "src")
+	hostGitIn(t, d.Workspace, "commit", "-qm", "no src")
+	hostGitIn(t, d.Workspace, "checkout", "-q", "main")
+	s := d.MCP(context.Background(), "switch")
+	r, err := s.CallTool(context.Background(), &mcp.CallToolParams{Name: "run_command", Arguments: map[string]any{"argv": []string{"git", "checkout", "-q", "lean"}}})
+	if err != nil || r.IsError {
+		t.Fatalf("checkout: %v %s", err, clitest.Text(t, r))
+	}
+	if n := len(d.Pending()); n != 0 {
+		t.Fatalf("%d cards for a branch switch", n)
+	}
+	if e := effectPart(t, r); e["outcome"] != "applied" {
+		t.Fatalf("effect %v", e)
+	}
+	if got := hostGitIn(t, d.Workspace, "rev-parse", "--abbrev-ref", "HEAD"); got != "lean" {
+		t.Fatalf("HEAD is on %s", got)
+	}
+	if _, err := os.Stat(filepath.Join(d.Workspace, "src")); err == nil {
+		t.Fatal("src is still there")
+	}
+	if st := hostGitIn(t, d.Workspace, "status", "--porcelain"); st != "" {
+		t.Fatalf("the applied checkout left the tree dirty:\n%s", st)
+	}
+}

@@ -354,3 +354,75 @@ func Ignored(ctx context.Context, root string, paths []string) (map[string]bool,
 	}
 	return out, nil
 }
+
+// RemovedByGit are the deleted files of s that git itself took out of
+// the index in the same run (a branch switch, git rm, a reset): they live
+// on in history, and history rules judge that. Only a staged run can
+// tell, since it needs the index before (the workspace's) and after (the
+// upper layer's); upper "" returns nothing.
+func RemovedByGit(ctx context.Context, s Set, root, upper string) (map[string]bool, error) {
+	out := map[string]bool{}
+	if upper == "" || !indexChanged(s) {
+		return out, nil
+	}
+	var gone []string
+	for _, c := range s.Changes {
+		if c.Op == Delete && c.Kind != Dir && !strings.HasPrefix(filepath.ToSlash(c.Path), ".git/") {
+			gone = append(gone, filepath.ToSlash(c.Path))
+		}
+	}
+	if len(gone) == 0 {
+		return out, nil
+	}
+	g := gitEnv{root: root}
+	before, err := g.listed(ctx, filepath.Join(root, ".git", "index"), gone)
+	if err != nil {
+		return nil, err
+	}
+	after, err := g.listed(ctx, filepath.Join(upper, ".git", "index"), gone)
+	if err != nil {
+		return nil, err
+	}
+	for p := range before {
+		if !after[p] {
+			out[filepath.FromSlash(p)] = true
+		}
+	}
+	return out, nil
+}
+
+func indexChanged(s Set) bool {
+	for _, c := range s.Changes {
+		if filepath.ToSlash(c.Path) == ".git/index" {
+			return true
+		}
+	}
+	return false
+}
+
+// listed returns which of paths the index file lists (asked in chunks,
+// on the command line: ls-files takes no pathspec file).
+func (g gitEnv) listed(ctx context.Context, index string, paths []string) (map[string]bool, error) {
+	out := map[string]bool{}
+	if _, err := os.Stat(index); err != nil {
+		return out, nil
+	}
+	for len(paths) > 0 {
+		n := min(len(paths), 500)
+		chunk := paths[:n]
+		paths = paths[n:]
+		c := g.cmd(ctx, append([]string{"--work-tree=" + g.root, "ls-files", "-z", "--"}, chunk...)...)
+		c.Dir = g.root
+		c.Env = append(c.Env, "GIT_INDEX_FILE="+index, "GIT_LITERAL_PATHSPECS=1")
+		b, err := c.Output()
+		if err != nil {
+			return nil, fmt.Errorf("git ls-files: %w", err)
+		}
+		for _, p := range strings.Split(string(b), "\x00") {
+			if p != "" {
+				out[p] = true
+			}
+		}
+	}
+	return out, nil
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/gatehouse-dev/gatehouse/backend/policy"
@@ -70,10 +71,16 @@ func effectOf(ctx context.Context, cs changeSets) policy.Effect {
 				e.LinksOut = append(e.LinksOut, c.Path+" -> "+c.Target)
 			}
 		}
+		// What git itself removed (a branch switch) lives on in history.
+		byGit, err := stage.RemovedByGit(ctx, s, ws, cs.uppers[i])
+		if err != nil {
+			byGit = nil
+		}
+		gone = slices.DeleteFunc(gone, func(p string) bool { return byGit[p] })
 		e.Emptied += emptied
 		e.Deleted += countLosses(ctx, ws, gone, emptied)
 		if dirs, err := stage.TrackedDirs(ctx, s, ws); err == nil {
-			e.TrackedDirsDeleted = append(e.TrackedDirsDeleted, notMoved(s, dirs)...)
+			e.TrackedDirsDeleted = append(e.TrackedDirsDeleted, notByGit(s, notMoved(s, dirs), byGit)...)
 		}
 		if cs.uppers[i] != "" {
 			e.HistoryRewrites = append(e.HistoryRewrites, historyOf(ctx, s, cs.uppers[i], ws)...)
@@ -131,6 +138,24 @@ func notMoved(s stage.Set, dirs []string) []string {
 		}
 		if !moved || !any {
 			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// notByGit drops the tracked directories whose every deleted file git
+// itself took out of the index.
+func notByGit(s stage.Set, dirs []string, byGit map[string]bool) []string {
+	if len(byGit) == 0 {
+		return dirs
+	}
+	var out []string
+	for _, d := range dirs {
+		for _, c := range s.Changes {
+			if c.Op == stage.Delete && c.Kind != stage.Dir && strings.HasPrefix(c.Path, d+string(filepath.Separator)) && !byGit[c.Path] {
+				out = append(out, d)
+				break
+			}
 		}
 	}
 	return out
