@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { hiddenIn, visibleParts, visibleText } from './visible';
+import { parseRule } from './rulesummary';
+import { escapeHiddenToml, hiddenIn, visibleParts, visibleText } from './visible';
 
 describe('visibleText', () => {
   // The Trojan Source paper's "stretched string" and "commenting out"
@@ -77,5 +78,18 @@ describe('hiddenIn', () => {
   it('does not count line feeds in multiline text', () => {
     expect(hiddenIn(['a\nb'], { multiline: true })).toEqual([]);
     expect(hiddenIn(['a\nb'])).toHaveLength(1);
+  });
+});
+
+describe('escapeHiddenToml', () => {
+  it('shows hidden characters of a rule as escapes that mean the same rule', () => {
+    const raw = '[[rule]]\nid = "allow-sh"\nbinary = "/usr/bin/sh"\nargs = ["-c", "echo \u2067# \u2066x\u{E0041}"]\n';
+    const esc = escapeHiddenToml(raw);
+    expect(esc).toBe('[[rule]]\nid = "allow-sh"\nbinary = "/usr/bin/sh"\nargs = ["-c", "echo \\u2067# \\u2066x\\U000E0041"]\n');
+    expect(parseRule(esc)).toEqual(parseRule(raw));
+  });
+  it('leaves a clean rule alone', () => {
+    const r = '[[rule]]\nbinary = "/usr/bin/go"\n';
+    expect(escapeHiddenToml(r)).toBe(r);
   });
 });

@@ -120,3 +120,20 @@ export function hiddenIn(texts: readonly (string | undefined | null)[], o: Visib
   }
   return [...seen.values()];
 }
+
+/**
+ * Writes each hidden character of a TOML snippet (other than line feeds and
+ * tabs) as a \uXXXX escape, so a text box, which cannot mark them, shows
+ * them. The daemon puts such characters only inside basic strings, where
+ * the escape means the same character: the rule is unchanged.
+ */
+export function escapeHiddenToml(text: string): string {
+  return visibleParts(text, { multiline: true })
+    .map((p) => {
+      if (typeof p === 'string') return p;
+      if (p.cp >= 0xd800 && p.cp <= 0xdfff) return String.fromCharCode(p.cp); // no escape spells a lone surrogate
+      const hex = p.cp.toString(16).toUpperCase();
+      return p.cp > 0xffff ? `\\U${hex.padStart(8, '0')}` : `\\u${hex.padStart(4, '0')}`;
+    })
+    .join('');
+}

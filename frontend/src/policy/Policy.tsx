@@ -86,7 +86,7 @@ export function Policy() {
         </ul>
       )}
 
-      <PolicyTester defaultMode={MODES.includes(doc.data?.mode as Mode) ? (doc.data!.mode as Mode) : 'auto'} />
+      <PolicyTester key={doc.data?.mode ?? ''} defaultMode={MODES.includes(doc.data?.mode as Mode) ? (doc.data!.mode as Mode) : 'auto'} />
 
       <h2>Rules, in the order they are applied</h2>
       <p class="muted">
@@ -210,7 +210,8 @@ function RuleTable({ rules }: { rules: PolicyRule[] }) {
                         )}
                       </div>
                     )}
-                    {!m && !args?.shown.length && <span class="muted">every call</span>}
+                    {/* A built-in step's reach is its reason. */}
+                    {!m && !args?.shown.length && <span class="muted">—</span>}
                   </td>
                   <td>{r.reason}</td>
                   <td class="from">

@@ -195,12 +195,12 @@ export function SessionDetail({ id }: { id: string }) {
         <Empty title="No calls in this session yet" />
       ) : (
         <>
-        <CallsLegend />
-        <ol class="calls" aria-describedby="calls-legend">
-          {calls.map((c) => (
-            <CallRow key={c.id} session={id} call={c} checkpoints={byCall.get(c.id) ?? []} rollbackAvailable={!cpUnavailable} onRolledBack={cps.reload} />
-          ))}
-        </ol>
+          <CallsLegend />
+          <ol class="calls" aria-describedby="calls-legend">
+            {calls.map((c) => (
+              <CallRow key={c.id} session={id} call={c} checkpoints={byCall.get(c.id) ?? []} rollbackAvailable={!cpUnavailable} onRolledBack={cps.reload} />
+            ))}
+          </ol>
         </>
       )}
     </section>
@@ -211,16 +211,9 @@ export function SessionDetail({ id }: { id: string }) {
 function CallsLegend() {
   return (
     <div class="calls-legend" id="calls-legend">
-      <div class="call-line call-head" aria-hidden="true">
-        <span class="c-time">Time</span>
-        <span class="c-target">What the call did</span>
-        <span>Policy</span>
-        <span>Your answer</span>
-        <span>Outcome</span>
-      </div>
       <p class="muted small">
-        <strong>Policy</strong> is what your policy said (allow, ask or deny); <strong>your answer</strong> is what you decided when it asked; <strong>outcome</strong> is how the call
-        ended. <strong>Checkpoints</strong>: <em>before</em> is the workspace just before the call ran, <em>after</em> just after it. <em>Diff</em> shows what the call changed,{' '}
+        Each row: the time, what the call did, <strong>policy</strong> (what your policy said: allow, ask or deny), <strong>your answer</strong> when it asked, and the{' '}
+        <strong>outcome</strong>. <strong>Checkpoints</strong>: <em>before</em> is the workspace just before the call ran, <em>after</em> just after it. <em>Diff</em> shows what the call changed,{' '}
         <em>Rollback to here</em> puts the whole workspace back to that moment, <em>Undo this call</em> reverts only this call’s changes. Calls that only read take no checkpoints.
       </p>
     </div>

@@ -93,38 +93,38 @@ export function Sessions() {
               {list.map((s) => {
                 const st = sessionState(s);
                 return (
-                <tr key={s.id} data-session={s.id} data-state={st} class={`row-${st}`}>
-                  <td>
-                    <a href={href('sessions', s.id)}>
-                      <Vis text={s.client_name || s.client || shortId(s.id)} />
-                    </a>
-                    {s.client_version && (
-                      <span class="muted">
-                        {' '}
-                        <Vis text={s.client_version} />
+                  <tr key={s.id} data-session={s.id} data-state={st} class={`row-${st}`}>
+                    <td>
+                      <a href={href('sessions', s.id)}>
+                        <Vis text={s.client_name || s.client || shortId(s.id)} />
+                      </a>
+                      {s.client_version && (
+                        <span class="muted">
+                          {' '}
+                          <Vis text={s.client_version} />
+                        </span>
+                      )}
+                      <span class="muted small transport"> · {s.transport}</span>
+                    </td>
+                    <td class="path" title={(s.workspaces ?? []).join('\n')}>
+                      {(s.workspaces ?? [])[0] ?? '—'}
+                      {(s.workspaces ?? []).length > 1 && <span class="muted"> +{(s.workspaces ?? []).length - 1}</span>}
+                    </td>
+                    <td>
+                      <span class={`mode m-${s.mode}`}>{s.mode}</span>
+                    </td>
+                    <td>{when(s.started_at)}</td>
+                    <td>{duration((s.ended_at ? Date.parse(s.ended_at) : now) - Date.parse(s.started_at))}</td>
+                    <td class="num">{s.calls}</td>
+                    <td class="num">
+                      {s.allowed} / {s.asked} / {s.denied}
+                    </td>
+                    <td>
+                      <span class={`status st-${st}`} aria-description={STATE_HELP[st]}>
+                        {st}
                       </span>
-                    )}
-                    <span class="muted small transport"> · {s.transport}</span>
-                  </td>
-                  <td class="path" title={(s.workspaces ?? []).join('\n')}>
-                    {(s.workspaces ?? [])[0] ?? '—'}
-                    {(s.workspaces ?? []).length > 1 && <span class="muted"> +{(s.workspaces ?? []).length - 1}</span>}
-                  </td>
-                  <td>
-                    <span class={`mode m-${s.mode}`}>{s.mode}</span>
-                  </td>
-                  <td>{when(s.started_at)}</td>
-                  <td>{duration((s.ended_at ? Date.parse(s.ended_at) : now) - Date.parse(s.started_at))}</td>
-                  <td class="num">{s.calls}</td>
-                  <td class="num">
-                    {s.allowed} / {s.asked} / {s.denied}
-                  </td>
-                  <td>
-                    <span class={`status st-${st}`} aria-description={STATE_HELP[st]}>
-                      {st}
-                    </span>
-                  </td>
-                </tr>
+                    </td>
+                  </tr>
                 );
               })}
             </tbody>

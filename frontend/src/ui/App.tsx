@@ -10,7 +10,6 @@ import { Timeline } from '../timeline/Timeline';
 import { Announcer } from './Announcer';
 import { Approvals } from './Approvals';
 import { Banner } from './Banner';
-import { CardNotes } from './CardNotes';
 import { Login } from './Login';
 import { StatusBar } from './StatusBar';
 import { href, useRoute, type Screen } from './router';
@@ -73,7 +72,6 @@ export function App() {
         <CurrentScreen screen={route.screen} arg={route.arg} />
       </main>
       <Announcer />
-      <CardNotes />
     </div>
   );
 }

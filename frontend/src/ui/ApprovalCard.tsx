@@ -21,6 +21,7 @@ import { NetworkDetails } from './cards/NetworkDetails';
 import { riskInfo } from './risks';
 import { useNow } from './hooks';
 import { href } from './router';
+import { escapeHiddenToml } from '../lib/visible';
 import { Vis } from './Visible';
 
 export interface CardActions {
@@ -125,9 +126,17 @@ export const ApprovalCard = memo(function ApprovalCard(p: CardProps) {
 
       {drift.map((r, i) => (
         <p key={i} class="drift" role="alert">
-          <span class="badge">Drifts from the request</span> {riskInfo(r.kind).meaning} {r.detail && <Vis text={r.detail} multiline />}
+          <span class="badge">Drifts from the request</span> {r.detail ? <Vis text={sentence(r.detail)} multiline /> : riskInfo(r.kind).meaning}
         </p>
       ))}
+      {req.goal && (
+        <p class="goal">
+          <span class="muted">The person asked:</span>{' '}
+          <q>
+            <Vis text={req.goal} multiline />
+          </q>
+        </p>
+      )}
       {hidden.length > 0 && (
         <p class="hidden-warning" role="alert">
           <span class="badge">Hidden characters</span> This card contains invisible or direction-changing characters, shown as marked tokens:{' '}
@@ -159,14 +168,6 @@ export const ApprovalCard = memo(function ApprovalCard(p: CardProps) {
           })}
         </ul>
       )}
-      {req.goal && (
-        <p class="goal">
-          <span class="muted">The person asked:</span>{' '}
-          <q>
-            <Vis text={req.goal} multiline />
-          </q>
-        </p>
-      )}
 
       {question ? (
         <p class="question">
@@ -182,7 +183,12 @@ export const ApprovalCard = memo(function ApprovalCard(p: CardProps) {
 
       <p class="reason">
         <Vis text={req.reason} multiline />
-        {req.rule && <span class="rule"> — rule {req.rule}</span>}
+        {req.rule && (
+          <span class="rule">
+            {' — '}
+            <Vis text={req.rule} />
+          </span>
+        )}
       </p>
 
       {question ? (
@@ -254,10 +260,22 @@ export const ApprovalCard = memo(function ApprovalCard(p: CardProps) {
             </p>
           )}
           <ul class="scope-help" aria-label="What each answer does">
-            <li>{c.allowHelp}</li>
-            {c.session && <li class={c.session.offered ? '' : 'no-session'}>{c.session.offered ? c.session.help : c.session.why}</li>}
-            {c.always && <li>{c.always.help}</li>}
-            <li>{c.denyHelp}</li>
+            <li>
+              <Vis text={c.allowHelp} />
+            </li>
+            {c.session && (
+              <li class={c.session.offered ? '' : 'no-session'}>
+                <Vis text={c.session.offered ? c.session.help : c.session.why} multiline />
+              </li>
+            )}
+            {c.always && (
+              <li>
+                <Vis text={c.always.help} multiline />
+              </li>
+            )}
+            <li>
+              <Vis text={c.denyHelp} />
+            </li>
           </ul>
         </>
       )}
@@ -265,10 +283,16 @@ export const ApprovalCard = memo(function ApprovalCard(p: CardProps) {
   );
 });
 
+/** "the person's request…" → "The person's request…". */
+function sentence(s: string): string {
+  return s.charAt(0).toUpperCase() + s.slice(1);
+}
+
 // The rule "Always allow" writes, editable before it is saved. The daemon
 // checks an edited rule and answers with a sentence when it does not parse.
 function AlwaysEditor({ req, busy, error, actions, onClick }: { req: ApprovalRequest; busy: boolean; error: string; actions: CardActions; onClick(fn: () => void): (e: MouseEvent) => void }) {
-  const [text, setText] = useState(req.always_rule ?? '');
+  // A text box cannot mark hidden characters: they are written as escapes.
+  const [text, setText] = useState(escapeHiddenToml(req.always_rule ?? ''));
   const summary = describeSnippet(text);
   const errId = `always-err-${req.id}`;
   return (
@@ -285,7 +309,11 @@ function AlwaysEditor({ req, busy, error, actions, onClick }: { req: ApprovalReq
         aria-describedby={error ? errId : undefined}
         onInput={(e) => setText(e.currentTarget.value)}
       />
-      {summary && <p class="muted small">It matches {summary}.</p>}
+      {summary && (
+        <p class="muted small">
+          It matches <Vis text={summary} multiline />.
+        </p>
+      )}
       {error && (
         <p id={errId} class="error-line" role="alert">
           {error}

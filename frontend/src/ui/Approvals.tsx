@@ -5,11 +5,13 @@
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
 import type { ApprovalRequest, Scope } from '../api/types';
 import { decisionBody } from '../lib/decision';
+import { escapeHiddenToml } from '../lib/visible';
 import { keyEffect, keyTarget, type Armed } from '../lib/keys';
 import { PlacementGuard } from '../lib/placement';
 import { decide, store } from '../state/app';
 import { useStore } from '../state/store';
 import { ApprovalCard, type CardActions } from './ApprovalCard';
+import { CardNoteLine } from './CardNotes';
 import { Empty } from './common';
 import { FloodBar } from './FloodBar';
 import { href } from './router';
@@ -117,7 +119,7 @@ export function Approvals() {
       if (latest.current.busy.has(id)) return;
       const idx = latest.current.approvals.findIndex((a) => a.id === id);
       const inputs = cardInputs(cardEl(id));
-      const body = decisionBody({ decision, scope, message, shownRule: req.always_rule, editedRule: inputs.rule, staged: req.kind === 'effect' ? inputs.staged : [] });
+      const body = decisionBody({ decision, scope, message, shownRule: req.always_rule ? escapeHiddenToml(req.always_rule) : undefined, editedRule: inputs.rule, staged: req.kind === 'effect' ? inputs.staged : [] });
       setBusy((b) => new Set(b).add(id));
       setErrors((e) => (e[id] ? { ...e, [id]: '' } : e));
       const wasAlways = scope === 'always';
@@ -216,7 +218,10 @@ export function Approvals() {
   if (approvals.length === 0) {
     return (
       <section class="screen" aria-labelledby="approvals-h">
-        <h1 id="approvals-h">Approvals</h1>
+        <div class="screen-head approvals-head">
+          <h1 id="approvals-h">Approvals</h1>
+          <CardNoteLine />
+        </div>
         <Empty title="Nothing is waiting for you">
           <p>
             When an agent asks to do something your policy does not allow outright, it appears here and waits up to {timeout} seconds for your answer before it is denied
@@ -232,13 +237,17 @@ export function Approvals() {
 
   return (
     <section class="screen" aria-labelledby="approvals-h" ref={screenRef}>
-      <div class="screen-head">
+      <div class="screen-head approvals-head">
         <h1 id="approvals-h">
           Approvals <span class="count">{approvals.length}</span>
         </h1>
-        <p class="muted keys-help">
-          <kbd>a</kbd> allow once · <kbd>s</kbd> for session · <kbd>d</kbd> deny · <kbd>Enter</kbd> confirm · <kbd>j</kbd>/<kbd>k</kbd> next/previous
-        </p>
+        <CardNoteLine
+          fallback={
+            <>
+              <kbd>a</kbd> allow once · <kbd>s</kbd> for session · <kbd>d</kbd> deny · <kbd>Enter</kbd> confirm · <kbd>j</kbd>/<kbd>k</kbd> next/previous
+            </>
+          }
+        />
       </div>
       {paused && <p class="notice info">Agents are paused: new calls wait until you resume, but you can still answer these.</p>}
       <FloodBar approvals={approvals} clients={clients} aimed={(e) => aimedAt(guard, e)} />

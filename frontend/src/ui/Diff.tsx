@@ -16,7 +16,23 @@ function lineClass(l: string): string {
   return 'd-ctx';
 }
 
-export function Diff({ text, label = 'Diff', limit = PREVIEW_LINES, binaries = [] }: { text: string; label?: string; limit?: number; binaries?: readonly BinaryNote[] }) {
+/**
+ * binaries: files the diff text leaves out, listed after it with their
+ * sizes; sizeOf: the size line for a file the diff names as binary.
+ */
+export function Diff({
+  text,
+  label = 'Diff',
+  limit = PREVIEW_LINES,
+  binaries = [],
+  sizeOf,
+}: {
+  text: string;
+  label?: string;
+  limit?: number;
+  binaries?: readonly BinaryNote[];
+  sizeOf?: (path: string) => string | undefined;
+}) {
   const [all, setAll] = useState(false);
   const lines = text ? text.replace(/\n$/, '').split('\n') : [];
   const shown = all ? lines : lines.slice(0, limit);
@@ -31,7 +47,7 @@ export function Diff({ text, label = 'Diff', limit = PREVIEW_LINES, binaries = [
             named.add(bin);
             return (
               <span key={i} class="d-binary">
-                <Vis text={bin} />: {sized.get(bin) ?? 'binary'}
+                <Vis text={bin} />: {sized.get(bin) ?? sizeOf?.(bin) ?? 'binary'}
                 {'\n'}
               </span>
             );

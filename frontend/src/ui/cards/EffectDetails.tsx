@@ -5,7 +5,9 @@
 import type { ApprovalRequest } from '../../api/types';
 import { changeDetail, countsLine, groupChanges, opLabel } from '../../lib/changes';
 import { Diff } from '../Diff';
+import { binarySize } from '../../lib/binary';
 import { Vis } from '../Visible';
+import { Argv, Cwd } from './CallDetails';
 
 // Longer groups start folded, so the findings and the buttons stay near.
 const OPEN_UP_TO = 12;
@@ -14,8 +16,11 @@ export function EffectDetails({ req }: { req: ApprovalRequest }) {
   const g = groupChanges(req.changes);
   const findings = req.findings ?? [];
   const conflicts = req.conflicts ?? [];
+  const sizes = new Map((req.changes ?? []).filter((c) => c.size !== undefined).map((c) => [c.path, binarySize(c.size, c.size)]));
   return (
     <div class="details effect">
+      {req.argv && req.argv.length > 0 && <Argv argv={req.argv} label="The command that made these changes" />}
+      <Cwd req={req} />
       {findings.length > 0 && (
         <div class="findings">
           <h4>Why it waits</h4>
@@ -80,7 +85,7 @@ export function EffectDetails({ req }: { req: ApprovalRequest }) {
           ))}
         </fieldset>
       )}
-      {req.diff && <Diff text={req.diff} label="What the command changed" />}
+      {req.diff && <Diff text={req.diff} label="What the command changed" sizeOf={(p) => sizes.get(p)} />}
     </div>
   );
 }
