@@ -15,7 +15,7 @@ import { CHROMIUM, launch } from './lib/browser.mjs';
 import { connectAgent, resultText } from './lib/mcp.mjs';
 import { assert, createHarness, notAvailable, percentile } from './lib/harness.mjs';
 import { serveSyntheticEvents } from './lib/synthetic.mjs';
-import { mockApprovals, effectCard, hookCard } from './lib/mockcards.mjs';
+import { mockApprovals, effectCard, hookCard, lateCard } from './lib/mockcards.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const outDir = resolve(here, '..', '..', 'test-results');
@@ -331,6 +331,8 @@ try {
     assert((await ec.locator('mark.invis').count()) >= 4, 'hidden characters are not marked');
     assert(await ec.locator('.hidden-warning').count(), 'no warning about hidden characters');
     assert((await hc.locator('.hidden-warning').count()) === 0, 'the harmless card warns');
+    // No tooltip can open over a card's risk line: nothing on a card has one.
+    assert((await page.locator('[data-approval-id] [title], [data-approval-id][title]').count()) === 0, 'an element on a card carries a tooltip');
     // The rule "always" would write shows them too, as escapes that mean the same.
     await ec.getByRole('button', { name: /Always allow/ }).click();
     const rule = await ec.locator('.rule-snippet').inputValue();
@@ -368,7 +370,7 @@ try {
   await t.step('effect and hook cards: the change list, whose version lands, the agent’s own tool, the goal and its drift', async () => {
     const mock = await browser.newPage();
     await mock.setViewportSize(DESKTOP);
-    const sent = await mockApprovals(mock, [effectCard(), hookCard()]);
+    const sent = await mockApprovals(mock, [effectCard(), hookCard(), lateCard()]);
     await mock.goto(`${daemon.base}/#token=${daemon.control}`);
     const eff = mock.locator('[data-kind="effect"]');
     await eff.waitFor();
@@ -384,7 +386,7 @@ try {
     assert(bin.includes('logo.png: binary, 2,048 bytes'), `binary file in the diff: ${bin}`);
     assert(await eff.getByRole('button', { name: /^Discard/ }).count(), 'no Discard');
     assert((await eff.getByRole('button', { name: /Allow for session/ }).count()) === 0, 'effect card offers a session scope');
-    const hook = mock.locator('[data-kind="call"]');
+    const hook = mock.locator('[data-approval-id="a_e2e_hook"]');
     assert((await hook.locator('.via').textContent()).includes('Claude Code Bash'), 'via line');
     assert((await hook.locator('.goal').textContent()).includes('fix the flaky test'), 'goal');
     assert((await hook.locator('.drift').textContent()).includes('never mentions'), 'drift line');
@@ -400,6 +402,12 @@ try {
     await mock.waitForSelector('[data-kind="effect"]', { state: 'detached' });
     const body = sent.get('a_e2e_effect');
     assert(JSON.stringify(body) === JSON.stringify({ decision: 'allow', scope: 'once', message: '', staged: ['src/b.go'] }), `effect decision ${JSON.stringify(body)}`);
+    // A decision that comes too late (410): the card goes, saying why.
+    const late = mock.locator('[data-approval-id="a_e2e_late"]');
+    await clickAimed(late.getByRole('button', { name: /Allow once/ }), mock);
+    await late.waitFor({ state: 'detached' });
+    const note = await mock.locator('[data-note-for="a_e2e_late"]').textContent();
+    assert(note.includes('withdrawn: the agent cancelled the call'), `note after a 410: ${note}`);
     await mock.close();
   });
 

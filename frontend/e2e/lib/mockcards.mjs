@@ -68,6 +68,25 @@ export function hookCard() {
   };
 }
 
+/** A plain command card whose decision the daemon answers 410: the agent had cancelled it. */
+export function lateCard() {
+  return {
+    id: 'a_e2e_late',
+    kind: 'call',
+    session: 's_e2e_mock_late',
+    call_id: 'c_e2e_late',
+    actor: 'agent:e2e-late',
+    tool: 'run_command',
+    argv: ['make', 'release'],
+    reason: 'any other command asks',
+    rule: 'builtin rule "command"',
+    created_at: new Date(Date.now() + 2).toISOString(),
+    expires_at: later(),
+  };
+}
+
+const GONE = 'that request was withdrawn: the agent cancelled the call before you decided, so nothing ran';
+
 export async function mockApprovals(page, cards) {
   const sent = new Map();
   const ids = new Set(cards.map((c) => c.id));
@@ -79,6 +98,7 @@ export async function mockApprovals(page, cards) {
     if (!ids.has(id) || route.request().method() !== 'POST') return route.continue();
     const body = route.request().postDataJSON();
     sent.set(id, body);
+    if (id === 'a_e2e_late') return route.fulfill({ status: 410, json: { error: GONE } });
     return route.fulfill({ json: { approval: cards.find((c) => c.id === id), decision: body.decision, scope: body.scope } });
   });
   return sent;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ApprovalRequest } from '../api/types';
-import { NO_SESSION_WHY, choices, grantedPlace, headline, hiddenOnCard, splitRisks, viaLine } from './cardtext';
+import { NO_SESSION_WHY, cardSummary, choices, grantedPlace, headline, hiddenOnCard, splitRisks, viaLine } from './cardtext';
 
 const card = (over: Partial<ApprovalRequest>): ApprovalRequest => ({
   id: 'a_1',
@@ -114,5 +114,15 @@ describe('hiddenOnCard', () => {
   });
   it('a multi-line script alone is not flagged', () => {
     expect(hiddenOnCard(card({ argv: ['sh', '-c', 'set -e\n\tgo test ./...'] }))).toEqual([]);
+  });
+});
+
+describe('cardSummary', () => {
+  it('names who and what, briefly', () => {
+    expect(cardSummary(card({ argv: ['git', 'push'] }), 'claude-code')).toBe('claude-code: git push');
+    expect(cardSummary(card({ kind: 'network', domain: 'pkgs.example.test', port: 443 }), '')).toBe('claude: pkgs.example.test:443');
+    expect(cardSummary(card({ kind: 'question', question: 'Which port?' }), 'codex')).toBe('codex: question “Which port?”');
+    expect(cardSummary(card({ tool: 'write_file', paths: ['/ws/a.go'] }), 'x')).toBe('x: /ws/a.go');
+    expect(cardSummary(card({ argv: ['echo', 'y'.repeat(200)] }), 'x')).toHaveLength(93);
   });
 });

@@ -135,3 +135,17 @@ export function hiddenOnCard(req: ApprovalRequest): Hidden[] {
   for (const h of [...hiddenIn(one), ...hiddenIn(multi, { multiline: true })]) if (!seen.has(h.cp)) seen.set(h.cp, h);
   return [...seen.values()];
 }
+
+/** "claude: sh -c make" — what a card was about, in one line, for notes. */
+export function cardSummary(req: ApprovalRequest, client: string): string {
+  const who = client || (req.actor.startsWith('agent:') ? req.actor.slice(6) : req.actor);
+  const what =
+    req.kind === 'question'
+      ? `question “${req.question ?? ''}”`
+      : req.kind === 'network'
+        ? `${req.domain ?? ''}:${req.port ?? ''}`
+        : req.argv?.length
+          ? req.argv.join(' ')
+          : (req.paths?.[0] ?? req.url ?? req.tool);
+  return `${who}: ${what.length > 90 ? what.slice(0, 89) + '…' : what}`;
+}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decisionBody, refusal } from './decision';
+import { decisionBody, goneNote, refusal, WITHDRAWN_NOTE } from './decision';
 
 const rule = '[[rule]]\nid = "allow-go-test"\naction = "allow"\ntool = "run_command"\nbinary = "/usr/bin/go"\nargs = ["test"]\n';
 
@@ -33,4 +33,20 @@ describe('refusal', () => {
     [500, 'failed'],
     [0, 'failed'],
   ])('%i → %s', (status, want) => expect(refusal(status)).toBe(want));
+});
+
+describe('goneNote', () => {
+  it.each([
+    ['approval.withdrawn', { status: 'withdrawn', by: 'system:withdrawn' }, WITHDRAWN_NOTE],
+    ['approval.decided', { status: 'withdrawn', by: 'system:withdrawn' }, WITHDRAWN_NOTE],
+    ['approval.decided', { status: 'withdrawn', by: 'system:session-ended' }, 'withdrawn: the session ended'],
+    ['approval.expired', { reason: 'daemon restarted' }, 'expired: nobody answered in time, so it was denied'],
+    ['approval.decided', { status: 'expired', by: 'system:timeout' }, 'expired: nobody answered in time, so it was denied'],
+    ['approval.decided', { status: 'denied', by: 'human' }, 'denied elsewhere (the CLI, a notification or another window)'],
+    ['approval.decided', { status: 'answered', by: 'human' }, 'answered elsewhere (the CLI, a notification or another window)'],
+    ['approval.decided', { status: 'allowed', by: 'human' }, 'allowed elsewhere (the CLI, a notification or another window)'],
+    ['approval.decided', { status: 'denied', by: 'system:kill' }, null],
+    ['approval.decided', { status: 'denied', by: 'system:quit' }, 'decided by system:quit'],
+    ['approval.decided', {}, null],
+  ])('%s %j', (kind, p, want) => expect(goneNote(kind, p)).toBe(want));
 });

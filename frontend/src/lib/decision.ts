@@ -45,3 +45,24 @@ export function refusal(status: number): Refusal {
 }
 
 export const WITHDRAWN_NOTE = 'withdrawn: the agent cancelled the call';
+
+/**
+ * Why a card went away, from the event that took it (approval.decided,
+ * .expired or .withdrawn and its payload), or null when nothing needs
+ * saying (the kill switch says so itself).
+ */
+export function goneNote(kind: string, p: Record<string, unknown>): string | null {
+  if (kind === 'approval.withdrawn') return WITHDRAWN_NOTE;
+  if (kind === 'approval.expired' || p.status === 'expired') return 'expired: nobody answered in time, so it was denied';
+  switch (p.by) {
+    case 'system:kill':
+      return null;
+    case 'system:withdrawn':
+      return WITHDRAWN_NOTE;
+    case 'system:session-ended':
+      return 'withdrawn: the session ended';
+    case 'human':
+      return `${p.status === 'denied' ? 'denied' : p.status === 'answered' ? 'answered' : 'allowed'} elsewhere (the CLI, a notification or another window)`;
+  }
+  return typeof p.by === 'string' && p.by ? `decided by ${p.by}` : null;
+}

@@ -5,7 +5,8 @@ import { ApiClient, ApiError, query } from '../api/client';
 import { EventFeed, type FeedState } from '../api/feed';
 import { browserEnv, forgetToken, redeemLink, takeToken, type Auth } from '../api/token';
 import type { ApprovalRequest, AuditEvent, DecisionBody, EventPage, Session, Status } from '../api/types';
-import { refusal, WITHDRAWN_NOTE, type Refusal } from '../lib/decision';
+import { cardSummary } from '../lib/cardtext';
+import { goneNote, refusal, WITHDRAWN_NOTE, type Refusal } from '../lib/decision';
 import { backoffMs, sleep } from '../lib/backoff';
 import { createStore, Emitter } from './store';
 
@@ -109,16 +110,9 @@ export function dismiss(id: number): void {
 const NOTE_MS = 8000;
 let noteSeq = 0;
 
-function cardWhat(req: ApprovalRequest): string {
-  const who = store.get().clients[req.session] || (req.actor.startsWith('agent:') ? req.actor.slice(6) : req.actor);
-  const what =
-    req.kind === 'question' ? `question “${req.question ?? ''}”` : req.kind === 'network' ? `${req.domain ?? ''}:${req.port ?? ''}` : req.argv?.length ? req.argv.join(' ') : (req.paths?.[0] ?? req.url ?? req.tool);
-  return `${who}: ${what.length > 90 ? what.slice(0, 89) + '…' : what}`;
-}
-
 /** Says, for a while, why a card went away. */
 export function noteCard(req: ApprovalRequest, text: string): void {
-  const note: CardNote = { id: ++noteSeq, approval: req.id, text, what: cardWhat(req) };
+  const note: CardNote = { id: ++noteSeq, approval: req.id, text, what: cardSummary(req, store.get().clients[req.session] ?? '') };
   store.set((s) => ({ cardNotes: [...s.cardNotes.filter((n) => n.approval !== req.id).slice(-4), note] }));
   setTimeout(() => dismissNote(note.id), NOTE_MS);
 }
@@ -186,22 +180,6 @@ function refreshStatusSoon(): void {
 
 // Decisions under way from this page: their events need no note.
 const deciding = new Set<string>();
-
-function goneNote(kind: string, p: Record<string, unknown>): string | null {
-  if (kind === 'approval.withdrawn') return WITHDRAWN_NOTE;
-  if (kind === 'approval.expired' || p.status === 'expired') return 'expired: nobody answered in time, so it was denied';
-  switch (p.by) {
-    case 'system:kill':
-      return null; // the kill switch says so itself
-    case 'system:withdrawn':
-      return WITHDRAWN_NOTE;
-    case 'system:session-ended':
-      return 'withdrawn: the session ended';
-    case 'human':
-      return `${p.status === 'denied' ? 'denied' : 'allowed'} elsewhere (the CLI, a notification or another window)`;
-  }
-  return typeof p.by === 'string' ? `decided by ${p.by}` : null;
-}
 
 // Checkpoint health changes with calls that change files; its banner
 // follows at most once a second.
