@@ -6,7 +6,7 @@
 // Prints one PASS/FAIL line per scenario, measured latencies, and
 // "N passed, N failed, N skipped". Screenshots go to <repo>/test-results/.
 
-import { mkdirSync, existsSync } from 'node:fs';
+import { mkdirSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -367,6 +367,44 @@ try {
     }
   });
 
+  await t.step('a staged rm -rf waits on an effect card: Discard leaves the workspace as it was, Apply applies it', async () => {
+    const staged = await connectAgent(daemon, 'e2e-staged');
+    try {
+      // Auto mode, where the command itself runs without a card: only its effect asks.
+      const sess = (await daemon.api('GET', '/api/v1/sessions?status=active')).json.sessions.find((s) => s.client_name === 'e2e-staged');
+      assert((await daemon.api('POST', `/api/v1/sessions/${sess.id}/mode`, { mode: 'auto' })).status === 200, 'session mode auto');
+      const doomed = join(daemon.workspace, 'doomed');
+      mkdirSync(doomed, { recursive: true });
+      for (let i = 0; i < 25; i++) writeFileSync(join(doomed, `f${i}.txt`), `file ${i}\n`);
+      writeFileSync(join(daemon.workspace, 'keep.txt'), 'v1\n');
+      for (const how of ['Discard', 'Apply']) {
+        const call = staged.call('run_command', { argv: ['sh', '-c', 'rm -rf doomed && echo v2 > keep.txt'] });
+        const card = await waitCard('[data-kind="effect"]');
+        const counts = await card.locator('.effect-counts').textContent();
+        assert(counts.includes('25 deleted (+1 directory), 1 modified'), `${how}: counts ${counts}`);
+        assert((await card.locator('.reason').textContent()).includes('25 files'), 'the reason');
+        assert((await card.locator('.diff').textContent()).includes('+v2'), 'the diff');
+        assert(readdirSync(doomed).length === 25 && readFileSync(join(daemon.workspace, 'keep.txt'), 'utf8') === 'v1\n', `${how}: the workspace changed while the card waits`);
+        if (how === 'Discard') {
+          await page.setViewportSize(DESKTOP);
+          await shot(page, 'card-effect-staged-default-size');
+          await page.setViewportSize({ width: 1280, height: 860 });
+        }
+        await clickAimed(card.getByRole('button', { name: new RegExp(`^${how}`) }));
+        const res = await call;
+        if (how === 'Discard') {
+          assert(resultText(res).includes('discarded'), `agent got ${resultText(res)}`);
+          assert(readdirSync(doomed).length === 25 && readFileSync(join(daemon.workspace, 'keep.txt'), 'utf8') === 'v1\n', 'Discard changed the workspace');
+        } else {
+          assert(!res.isError, `apply: ${resultText(res)}`);
+          assert(!existsSync(doomed) && readFileSync(join(daemon.workspace, 'keep.txt'), 'utf8') === 'v2\n', 'Apply did not apply the changes');
+        }
+      }
+    } finally {
+      await staged.close();
+    }
+  });
+
   await t.step('effect and hook cards: the change list, whose version lands, the agent’s own tool, the goal and its drift', async () => {
     const mock = await browser.newPage();
     await mock.setViewportSize(DESKTOP);
@@ -375,7 +413,7 @@ try {
     const eff = mock.locator('[data-kind="effect"]');
     await eff.waitFor();
     const counts = await eff.locator('.effect-counts').textContent();
-    assert(counts.includes('26 deleted, 4 modified, 2 created') && counts.includes('1 mode change') && counts.includes('1 link'), `counts: ${counts}`);
+    assert(counts.includes('25 deleted (+1 directory), 4 modified, 2 created') && counts.includes('1 mode change') && counts.includes('1 link'), `counts: ${counts}`);
     assert((await eff.locator('.findings').textContent()).includes('deletes 26 files'), 'findings missing');
     assert((await eff.locator('.change-group.op-delete summary').textContent()).includes('26'), 'delete group');
     assert((await eff.locator('.changes li', { hasText: 'out-link' }).textContent()).includes('link → /home/someone/.ssh'), 'link target');

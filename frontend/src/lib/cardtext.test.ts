@@ -69,6 +69,13 @@ describe('choices', () => {
     expect(c.denyHelp).toContain('never touched');
   });
 
+  it('an effect card of a run that could not be staged says the changes are in the workspace already', () => {
+    const c = choices(card({ kind: 'effect', findings: ['0 files created, 0 modified, 25 deleted', 'this sandbox cannot stage commands, so the changes are in the workspace already; Deny rolls them back'] }));
+    expect(c.allow).toBe('Apply');
+    expect(c.denyHelp).toContain('roll the changes back');
+    expect(c.denyHelp).not.toContain('never touched');
+  });
+
   it('a limit card says what allow and deny do to the budget', () => {
     const c = choices(card({ kind: 'limit', tool: 'limit' }));
     expect(c.allowHelp).toContain('double');

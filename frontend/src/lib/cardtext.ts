@@ -61,14 +61,23 @@ export function choices(req: ApprovalRequest): Choices {
       };
     }
     case 'effect':
-      return {
-        allow: 'Apply',
-        allowHelp: 'Apply: write these changes into your workspace (each file atomically; the call can be undone from its session).',
-        deny: 'Discard',
-        denyHelp: 'Discard: throw the changes away. Your workspace was never touched.',
-        session: null,
-        always: null,
-      };
+      return stagedRun(req)
+        ? {
+            allow: 'Apply',
+            allowHelp: 'Apply: write these changes into your workspace (each file atomically; the call can be undone from its session).',
+            deny: 'Discard',
+            denyHelp: 'Discard: throw the changes away. Your workspace was never touched.',
+            session: null,
+            always: null,
+          }
+        : {
+            allow: 'Apply',
+            allowHelp: 'Apply: keep these changes; they are in your workspace already (the call can be undone from its session).',
+            deny: 'Discard',
+            denyHelp: 'Discard: roll the changes back. This sandbox could not stage the command, so they were briefly in your workspace.',
+            session: null,
+            always: null,
+          };
     case 'limit':
       return {
         allow: 'Allow',
@@ -97,6 +106,15 @@ export function choices(req: ApprovalRequest): Choices {
         always: always('calls like this one'),
       };
   }
+}
+
+/**
+ * Whether an effect card's changes wait outside the workspace (a staged
+ * run) or are in it already (a sandbox that cannot stage, checked after
+ * the fact). The card says so only in its findings.
+ */
+export function stagedRun(req: ApprovalRequest): boolean {
+  return !(req.findings ?? []).some((f) => f.includes('cannot stage'));
 }
 
 /** The card's headline after the agent's name. */

@@ -17,7 +17,7 @@ describe('groupChanges', () => {
     expect(g.groups.map((x) => x.op)).toEqual(['delete', 'modify', 'create']);
     expect(g.counts).toEqual({ delete: 26, modify: 1, create: 1 });
     expect(g.total).toBe(28);
-    expect(countsLine(g)).toBe('26 deleted, 1 modified, 1 created');
+    expect(countsLine(g)).toBe('25 deleted (+1 directory), 1 modified, 1 created');
     expect(g.groups[0]!.changes[0]!.path).toBe('src');
   });
 
@@ -34,6 +34,10 @@ describe('groupChanges', () => {
   it('keeps a change with an op it does not know, as a modification', () => {
     const g = groupChanges([{ path: 'x', op: 'rename' as Change['op'], kind: 'file' }]);
     expect(g.counts.modify).toBe(1);
+  });
+
+  it('counts directories apart', () => {
+    expect(countsLine(groupChanges([{ path: 'a', op: 'create', kind: 'dir' }, { path: 'b', op: 'create', kind: 'dir' }]))).toBe('2 directories created');
   });
 
   it('handles no changes', () => {

@@ -49,9 +49,18 @@ export function opLabel(op: Op): string {
   return OP_LABEL[op][1];
 }
 
-/** "25 deleted, 2 modified, 1 created" (zero counts left out). */
+/**
+ * "25 deleted (+1 directory), 2 modified, 1 created": files and links
+ * counted apart from directories, so the numbers match the findings.
+ */
 export function countsLine(g: ChangeGroups): string {
-  const parts = OPS.filter((op) => g.counts[op] > 0).map((op) => `${g.counts[op]} ${OP_LABEL[op][0]}`);
+  const parts = g.groups.map(({ op, changes }) => {
+    const dirs = changes.filter((c) => c.kind === 'dir').length;
+    const files = changes.length - dirs;
+    const d = `${dirs} ${dirs === 1 ? 'directory' : 'directories'}`;
+    if (files === 0) return `${d} ${OP_LABEL[op][0]}`;
+    return `${files} ${OP_LABEL[op][0]}${dirs ? ` (+${d})` : ''}`;
+  });
   return parts.length ? parts.join(', ') : 'no changes';
 }
 

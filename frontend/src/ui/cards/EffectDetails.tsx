@@ -3,6 +3,7 @@
 // changed meanwhile the choice of whose version lands.
 
 import type { ApprovalRequest } from '../../api/types';
+import { stagedRun } from '../../lib/cardtext';
 import { changeDetail, countsLine, groupChanges, opLabel } from '../../lib/changes';
 import { Diff } from '../Diff';
 import { binarySize } from '../../lib/binary';
@@ -37,7 +38,7 @@ export function EffectDetails({ req }: { req: ApprovalRequest }) {
         <strong>{countsLine(g)}</strong>
         {g.modeChanges.length > 0 && ` · ${g.modeChanges.length} mode ${g.modeChanges.length === 1 ? 'change' : 'changes'}`}
         {g.links.length > 0 && ` · ${g.links.length} ${g.links.length === 1 ? 'link' : 'links'}`}
-        <span class="muted"> — nothing is written to your workspace until you apply.</span>
+        <span class="muted">{stagedRun(req) ? ' — nothing is written to your workspace until you apply.' : ' — already in your workspace; Discard rolls them back.'}</span>
       </p>
       {g.groups.map(({ op, changes }) => (
         <details key={op} class={`change-group op-${op}`} open={changes.length <= OPEN_UP_TO}>
