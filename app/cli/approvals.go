@@ -62,11 +62,19 @@ func init() {
 	})
 	register(func(g *Globals) *cobra.Command {
 		var session, always bool
+		var answer string
 		cmd := &cobra.Command{
 			Use:   "approve ID",
-			Short: "Allow a waiting call (once, for the session, or always)",
+			Short: "Allow a waiting call (once, for the session, or always), or answer a question with --answer",
 			Args:  needArg("an approval ID", "gatehouse approvals"),
 			RunE: func(cmd *cobra.Command, args []string) error {
+				id := args[0]
+				if cmd.Flags().Changed("answer") {
+					if session || always {
+						return userErrorf(nil, "--answer answers a question; it does not go with --session or --always")
+					}
+					return answerQuestion(cmd, g, id, answer)
+				}
 				scope := "once"
 				switch {
 				case session && always:
@@ -76,11 +84,20 @@ func init() {
 				case always:
 					scope = "always"
 				}
-				return decide(cmd, g, args[0], "allow", scope, "")
+				// An allow without text would answer a question with
+				// nothing, which the agent would read as consent.
+				if card, err := pendingCard(cmd, g, id); err != nil {
+					return err
+				} else if card != nil && card.Kind == approval.KindQuestion {
+					return userErrorf(nil, "%s is a question from the agent: answer it with gatehouse approve %s --answer TEXT, or decline with gatehouse deny %s",
+						termsafe.String(id), termsafe.String(id), termsafe.String(id))
+				}
+				return decide(cmd, g, id, "allow", scope, "")
 			},
 		}
 		cmd.Flags().BoolVar(&session, "session", false, "also allow the same command or path for the rest of this session")
 		cmd.Flags().BoolVar(&always, "always", false, "write an allow rule to your policy file")
+		cmd.Flags().StringVar(&answer, "answer", "", "answer a question card (ask_human) with TEXT")
 		return cmd
 	})
 	register(func(g *Globals) *cobra.Command {
@@ -137,4 +154,56 @@ func decide(cmd *cobra.Command, g *Globals, id, decision, scope, msg string) err
 	}
 	fmt.Fprintln(g.Stdout)
 	return nil
+}
+
+// answerQuestion sends text as the answer to a question card. An empty
+// answer is refused here: the daemon would pass it to the agent as if the
+// person had agreed to whatever it asked.
+func answerQuestion(cmd *cobra.Command, g *Globals, id, text string) error {
+	if strings.TrimSpace(text) == "" {
+		return userErrorf(nil, "an empty answer is not sent: write the answer after --answer, or decline the question with gatehouse deny %s", termsafe.String(id))
+	}
+	card, err := pendingCard(cmd, g, id)
+	if err != nil {
+		return err
+	}
+	if card != nil && card.Kind != approval.KindQuestion {
+		return userErrorf(nil, "%s is not a question but a %s card; --answer is only for questions (allow it with gatehouse approve %s)",
+			termsafe.String(id), termsafe.String(string(card.Kind)), termsafe.String(id))
+	}
+	c, err := client(g)
+	if err != nil {
+		return err
+	}
+	var out struct {
+		Approval approval.Request `json:"approval"`
+	}
+	body := map[string]string{"decision": "allow", "scope": "once", "message": text}
+	if err := c.Post(cmd.Context(), "/api/v1/approvals/"+url.PathEscape(id), body, &out); err != nil {
+		return apiErr(err)
+	}
+	fmt.Fprintf(g.Stdout, "Answered %s\n", termsafe.String(out.Approval.Question))
+	return nil
+}
+
+// pendingCard is the waiting card with this id, or nil when none waits
+// (the decision then gets the daemon's own sentence: decided, expired or
+// withdrawn).
+func pendingCard(cmd *cobra.Command, g *Globals, id string) (*approval.Request, error) {
+	c, err := client(g)
+	if err != nil {
+		return nil, err
+	}
+	var out struct {
+		Approvals []approval.Request `json:"approvals"`
+	}
+	if err := c.Get(cmd.Context(), "/api/v1/approvals", nil, &out); err != nil {
+		return nil, apiErr(err)
+	}
+	for i := range out.Approvals {
+		if out.Approvals[i].ID == id {
+			return &out.Approvals[i], nil
+		}
+	}
+	return nil, nil
 }

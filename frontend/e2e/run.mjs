@@ -6,7 +6,8 @@
 // Prints one PASS/FAIL line per scenario, measured latencies, and
 // "N passed, N failed, N skipped". Screenshots go to <repo>/test-results/.
 
-import { mkdirSync, existsSync } from 'node:fs';
+import { mkdirSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startDaemon } from './lib/daemon.mjs';
@@ -14,6 +15,7 @@ import { CHROMIUM, launch } from './lib/browser.mjs';
 import { connectAgent, resultText } from './lib/mcp.mjs';
 import { assert, createHarness, notAvailable, percentile } from './lib/harness.mjs';
 import { serveSyntheticEvents } from './lib/synthetic.mjs';
+import { mockApprovals, effectCard, hookCard, lateCard } from './lib/mockcards.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const outDir = resolve(here, '..', '..', 'test-results');
@@ -39,7 +41,16 @@ const shot = (p, name) => p.screenshot({ path: join(outDir, `e2e-${name}.png`), 
 const t = createHarness({ onFail: (name) => shot(page, 'FAILED-' + name.replace(/[^a-z0-9]+/gi, '-').slice(0, 60)) });
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-let daemon = await startDaemon(bin);
+// A local web server the network card's command reaches under a made-up
+// name, through the daemon's proxy (test_only_hosts is for tests only).
+const web = createServer((req, res) => res.end(`hello from ${req.headers.host}\n`));
+await new Promise((r) => web.listen(0, '127.0.0.1', r));
+// The default mode is auto, where sandboxed commands run without a card:
+// these steps are about cards, so the daemon asks. Twenty live cards come
+// from one session, more than the default cap of ten per session.
+const config = `max_pending_per_session = 25\n\n[network]\ntest_only_hosts = { "pkgs.example.test:80" = "127.0.0.1:${web.address().port}" }\n`;
+let daemon = await startDaemon(bin, { mode: 'ask', config });
+const DESKTOP = { width: 1120, height: 760 };
 const browser = await launch();
 const page = await browser.newPage();
 const pageErrors = [];
@@ -47,6 +58,18 @@ page.on('pageerror', (e) => pageErrors.push(e.message));
 let agent;
 
 const cards = () => page.locator('[data-approval-id]');
+// A person moves the pointer onto the button they mean; a card's buttons
+// ignore a click that arrives on a card that just moved under a resting
+// pointer (see src/lib/placement.ts).
+// A person who scrolls first sees the card settle before aiming: let the
+// scroll's own event pass (it comes a frame later), then move and click.
+async function clickAimed(locator, p = page) {
+  await locator.scrollIntoViewIfNeeded();
+  await p.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+  await p.mouse.move(2, 2);
+  await locator.click();
+}
+const pendingIds = async () => (await daemon.api('GET', '/api/v1/approvals')).json.approvals.map((a) => a.id);
 async function waitCard(predicate = '') {
   const sel = `[data-approval-id]${predicate}`;
   await page.waitForSelector(sel, { timeout: 10_000 });
@@ -101,7 +124,7 @@ try {
     assert(await card.locator('.risk-interpreter').count(), 'interpreter risk badge missing');
     assert((await card.getAttribute('data-rendered-at')) !== null, 'data-rendered-at missing');
     await shot(page, '03-card');
-    await card.getByRole('button', { name: /Allow once/ }).click();
+    await clickAimed(card.getByRole('button', { name: /Allow once/ }));
     const res = await call;
     assert(!res.isError && resultText(res).includes('approved-by-ui'), `agent got ${JSON.stringify(res)}`);
     await page.waitForFunction(() => document.querySelectorAll('[data-approval-id]').length === 0);
@@ -130,7 +153,7 @@ try {
     await shot(page, 'header-default-size-paused');
     await page.getByRole('button', { name: 'Resume agents' }).click();
     await page.waitForFunction(() => !document.querySelector('.state.paused'));
-    await card.getByRole('button', { name: /Deny/ }).click();
+    await clickAimed(card.getByRole('button', { name: /Deny/ }));
     await call;
     await page.setViewportSize({ width: 1280, height: 860 });
   });
@@ -139,8 +162,15 @@ try {
     const call = agent.call('run_command', { argv: ['sh', '-c', 'echo must-not-run'] });
     const card = await waitCard();
     await card.getByRole('button', { name: /Always allow/ }).click();
-    const rule = await card.locator('.rule-snippet').textContent();
+    const rule = await card.locator('.rule-snippet').inputValue();
     assert(rule && rule.includes('[[rule]]'), `always rule not shown: ${rule}`);
+    // An edit that does not parse is refused by the daemon, said on the card, and the card waits on.
+    await card.locator('.rule-snippet').fill(rule.replace('action = "allow"', 'action = "alow"'));
+    await clickAimed(card.getByRole('button', { name: 'Write rule and allow' }));
+    const err = await card.locator('.always .error-line').textContent();
+    assert(/not valid/.test(err ?? ''), `no error on the card for a bad rule: ${err}`);
+    assert((await cards().count()) === 1, 'a refused always rule decided the card');
+    await shot(page, 'card-always-rule-refused');
     await card.getByRole('button', { name: 'Cancel' }).click();
     await page.locator('body').click({ position: { x: 5, y: 800 } });
     await page.keyboard.press('d');
@@ -151,6 +181,21 @@ try {
     const res = await call;
     const text = resultText(res);
     assert(res.isError && text.includes('use the test runner instead') && !text.includes('must-not-run\n'), `agent got ${JSON.stringify(res)}`);
+  });
+
+  await t.step('always allow: the rule as edited on the card is the one written to the policy file', async () => {
+    const call = agent.call('run_command', { argv: ['sh', '-c', 'echo always-edited'] });
+    const card = await waitCard();
+    await card.getByRole('button', { name: /Always allow/ }).click();
+    const box = card.locator('.rule-snippet');
+    const shown = await box.inputValue();
+    await box.fill(shown.replace(/reason = ".*"/, 'reason = "edited on the card"'));
+    await clickAimed(card.getByRole('button', { name: 'Write rule and allow' }));
+    const res = await call;
+    assert(resultText(res).includes('always-edited'), `agent got ${JSON.stringify(res)}`);
+    const pol = (await daemon.api('GET', '/api/v1/policy')).json;
+    assert(pol.text.includes('edited on the card'), `policy file: ${pol.text}`);
+    assert((await daemon.api('PUT', '/api/v1/policy', { text: '' })).status === 200, 'policy reset');
   });
 
   await t.step('keyboard allow: a arms, Enter confirms', async () => {
@@ -167,10 +212,256 @@ try {
   await t.step('ask_human: the typed answer reaches the agent', async () => {
     const call = agent.call('ask_human', { question: 'Which branch should I push to?' });
     const card = await waitCard('[data-kind="question"]');
+    const send = card.getByRole('button', { name: 'Send answer' });
+    assert(await send.isDisabled(), 'Send answer is enabled with no answer');
+    await card.locator('textarea').fill('   ');
+    assert(await send.isDisabled(), 'Send answer is enabled with a blank answer');
+    await card.locator('textarea').press('Enter');
+    await sleep(300);
+    assert((await cards().count()) === 1, 'Enter on a blank answer answered the question');
     await card.locator('textarea').fill('release-2');
     await card.locator('textarea').press('Enter');
     const res = await call;
     assert(resultText(res).includes('release-2'), `agent got ${JSON.stringify(res)}`);
+  });
+
+  await t.step('network card: which command wants which domain and port, and what each answer allows', async () => {
+    const call = agent.call('run_command', { argv: ['curl', '-sS', '--max-time', '30', 'http://pkgs.example.test/'] });
+    // In ask mode the command asks first; then its connection asks.
+    const cmd = await waitCard('[data-kind="call"]');
+    await clickAimed(cmd.getByRole('button', { name: /Allow once/ }));
+    const card = await waitCard('[data-kind="network"]');
+    const ask = await card.locator('.net-ask').textContent();
+    assert(/curl/.test(ask) && /pkgs\.example\.test/.test(ask) && /:80\b/.test(ask), `network card says: ${ask}`);
+    const chips = await card.locator('.argv li').allTextContents();
+    assert(chips.includes('http://pkgs.example.test/'), `command chips ${JSON.stringify(chips)}`);
+    const help = (await card.locator('.scope-help').textContent()) ?? '';
+    assert(help.includes('this run of curl may connect to pkgs.example.test:80'), `once help: ${help}`);
+    assert(help.includes('every command in this session may connect to pkgs.example.test on ports 443 and 80'), `session help: ${help}`);
+    assert(help.includes('pkgs.example.test'), `always help: ${help}`);
+    await page.setViewportSize(DESKTOP);
+    await shot(page, 'card-network-default-size');
+    await page.setViewportSize({ width: 1280, height: 860 });
+    await clickAimed(card.getByRole('button', { name: /Allow once/ }));
+    const res = await call;
+    assert(!res.isError && resultText(res).includes('hello from pkgs.example.test'), `curl through the proxy got ${JSON.stringify(res)}`);
+    const decisions = (await daemon.api('GET', '/api/v1/events?kind=network.decision&order=desc&limit=5')).json.events;
+    assert(decisions.some((e) => e.payload?.domain === 'pkgs.example.test'), 'no network.decision row');
+  });
+
+  await t.step('a withdrawn card disappears with its note, and a late decision runs nothing (410)', async () => {
+    const ctl = new AbortController();
+    const call = agent.client.callTool({ name: 'run_command', arguments: { argv: ['sh', '-c', 'echo withdrawn > withdrawn.txt'] } }, undefined, { signal: ctl.signal, timeout: 150_000 });
+    call.catch(() => {});
+    const card = await waitCard();
+    const id = await card.getAttribute('data-approval-id');
+    ctl.abort(); // the SDK sends notifications/cancelled
+    await page.waitForSelector(`[data-approval-id="${id}"]`, { state: 'detached', timeout: 10_000 });
+    const note = await page.locator(`[data-note-for="${id}"]`).textContent({ timeout: 5000 });
+    assert(note.includes('withdrawn: the agent cancelled the call'), `note: ${note}`);
+    await shot(page, 'card-withdrawn-note');
+    const late = await daemon.api('POST', `/api/v1/approvals/${id}`, { decision: 'allow', scope: 'once', message: '' });
+    assert(late.status === 410, `late decision got ${late.status} ${late.text}`);
+    await sleep(300);
+    assert(!existsSync(join(daemon.workspace, 'withdrawn.txt')), 'the withdrawn command ran');
+  });
+
+  await t.step('card placement: a second click never decides the card that moved under the pointer', async () => {
+    const other = await connectAgent(daemon, 'e2e-agent-b');
+    try {
+      for (const how of ['double click', 'click, then click again once the card moved']) {
+        // Two cards of the same shape from two sessions: the second one's
+        // buttons sit right under the first one's once it goes.
+        const a = agent.call('run_command', { argv: ['sh', '-c', 'echo place-a'] });
+        await page.waitForFunction(() => document.querySelectorAll('[data-approval-id]').length === 1);
+        const b = other.call('run_command', { argv: ['sh', '-c', 'echo place-b'] });
+        await page.waitForFunction(() => document.querySelectorAll('[data-approval-id]').length === 2);
+        const [idA, idB] = await cards().evaluateAll((els) => els.map((e) => e.dataset.approvalId));
+        const box = await cards().first().getByRole('button', { name: /Allow once/ }).boundingBox();
+        const x = box.x + box.width / 2;
+        const y = box.y + box.height / 2;
+        await page.mouse.move(x - 80, y - 60);
+        await sleep(50);
+        if (how === 'double click') {
+          await page.mouse.dblclick(x, y);
+          await page.waitForSelector(`[data-approval-id="${idA}"]`, { state: 'detached' });
+        } else {
+          await page.mouse.click(x, y);
+          await page.waitForSelector(`[data-approval-id="${idA}"]`, { state: 'detached' });
+          const t0 = Date.now();
+          const under = await page.evaluate(([px, py]) => document.elementFromPoint(px, py)?.closest('[data-approval-id]')?.getAttribute('data-approval-id'), [x, y]);
+          assert(under === idB, `after the decision the pointer is over ${under}, not the next card ${idB}: the step proves nothing`);
+          await page.mouse.click(x, y);
+          const gap = Date.now() - t0;
+          assert(gap < 600, `the second click came ${gap} ms after the move; the step needs it sooner`);
+          await page.waitForSelector(`[data-approval-id="${idB}"] .moved-note`);
+          await shot(page, 'card-placement-click-refused');
+        }
+        const ra = await a;
+        assert(resultText(ra).includes('place-a'), `first card: ${JSON.stringify(ra)}`);
+        await sleep(400);
+        assert((await pendingIds()).includes(idB), `${how}: the second click decided the next card`);
+        // Aimed at it, the next card's button works.
+        await page.mouse.move(x + 60, y + 40);
+        await page.mouse.click(x, y);
+        const rb = await b;
+        assert(resultText(rb).includes('place-b'), `second card: ${JSON.stringify(rb)}`);
+      }
+    } finally {
+      await other.close();
+    }
+  });
+
+  await t.step('a Trojan-Source argv looks different from the harmless one it imitates', async () => {
+    // The paper's "commenting out": shown by a plain renderer as the
+    // harmless line, it runs the part that looks like a comment.
+    const harmless = 'echo "ok" # ; rm -rf build';
+    const evil = 'echo "ok" \u2067# \u2066; rm -rf build\u2069\u2066';
+    const h = agent.call('run_command', { argv: ['sh', '-c', harmless] });
+    await page.waitForFunction(() => document.querySelectorAll('[data-approval-id]').length === 1);
+    const e = agent.call('run_command', { argv: ['sh', '-c', evil] });
+    await page.waitForFunction(() => document.querySelectorAll('[data-approval-id]').length === 2);
+    const [hc, ec] = [cards().nth(0), cards().nth(1)];
+    const shown = async (c) => (await c.locator('.argv li').nth(2).innerText()).trim();
+    const hs = await shown(hc);
+    const es = await shown(ec);
+    assert(hs === harmless, `harmless chip ${JSON.stringify(hs)}`);
+    assert(es !== hs, 'the Trojan-Source argv renders like the harmless one');
+    assert(es.includes('⟨U+2067⟩') && es.includes('⟨U+2066⟩') && es.includes('⟨U+2069⟩'), `evil chip ${JSON.stringify(es)}`);
+    assert((await ec.locator('mark.invis').count()) >= 4, 'hidden characters are not marked');
+    assert(await ec.locator('.hidden-warning').count(), 'no warning about hidden characters');
+    assert((await hc.locator('.hidden-warning').count()) === 0, 'the harmless card warns');
+    // No tooltip can open over a card's risk line: nothing on a card has one.
+    assert((await page.locator('[data-approval-id] [title], [data-approval-id][title]').count()) === 0, 'an element on a card carries a tooltip');
+    // The rule "always" would write shows them too, as escapes that mean the same.
+    await ec.getByRole('button', { name: /Always allow/ }).click();
+    const rule = await ec.locator('.rule-snippet').inputValue();
+    assert(rule.includes('\\u2067') && !rule.includes('\u2067'), `always rule with hidden characters: ${JSON.stringify(rule)}`);
+    await page.setViewportSize(DESKTOP);
+    await shot(page, 'card-trojan-source-default-size');
+    await page.setViewportSize({ width: 1280, height: 860 });
+    for (const id of await pendingIds()) await daemon.api('POST', `/api/v1/approvals/${id}`, { decision: 'deny', scope: 'once', message: 'e2e' });
+    await Promise.all([h, e]);
+  });
+
+  await t.step('deny all from this session: one click answers a flood, other sessions keep theirs', async () => {
+    const flood = await connectAgent(daemon, 'e2e-flood');
+    try {
+      const mine = agent.call('run_command', { argv: ['sh', '-c', 'echo keep-me'] });
+      await page.waitForFunction(() => document.querySelectorAll('[data-approval-id]').length === 1);
+      const calls = [0, 1, 2].map((i) => flood.call('run_command', { argv: ['sh', '-c', `echo flood-${i}`] }));
+      await page.waitForFunction(() => document.querySelectorAll('[data-approval-id]').length === 4);
+      const row = page.locator('.flood li', { hasText: 'e2e-flood' });
+      assert((await row.textContent()).includes('3 calls waiting'), `flood row: ${await row.textContent()}`);
+      await shot(page, 'flood-deny-all');
+      await clickAimed(row.getByRole('button', { name: 'Deny all from this session' }));
+      const res = await Promise.all(calls);
+      assert(res.every((r) => r.isError), `flood calls: ${JSON.stringify(res)}`);
+      await page.waitForFunction(() => document.querySelectorAll('[data-approval-id]').length === 1);
+      const left = await pendingIds();
+      assert(left.length === 1, `pending after deny-all: ${left}`);
+      await daemon.api('POST', `/api/v1/approvals/${left[0]}`, { decision: 'deny', scope: 'once', message: 'e2e' });
+      await mine;
+    } finally {
+      await flood.close();
+    }
+  });
+
+  await t.step('a staged rm -rf waits on an effect card: Discard leaves the workspace as it was, Apply applies it', async () => {
+    const staged = await connectAgent(daemon, 'e2e-staged');
+    try {
+      // Auto mode, where the command itself runs without a card: only its effect asks.
+      const sess = (await daemon.api('GET', '/api/v1/sessions?status=active')).json.sessions.find((s) => s.client_name === 'e2e-staged');
+      assert((await daemon.api('POST', `/api/v1/sessions/${sess.id}/mode`, { mode: 'auto' })).status === 200, 'session mode auto');
+      const doomed = join(daemon.workspace, 'doomed');
+      mkdirSync(doomed, { recursive: true });
+      for (let i = 0; i < 25; i++) writeFileSync(join(doomed, `f${i}.txt`), `file ${i}\n`);
+      writeFileSync(join(daemon.workspace, 'keep.txt'), 'v1\n');
+      for (const how of ['Discard', 'Apply']) {
+        const call = staged.call('run_command', { argv: ['sh', '-c', 'rm -rf doomed && echo v2 > keep.txt'] });
+        const card = await waitCard('[data-kind="effect"]');
+        const counts = await card.locator('.effect-counts').textContent();
+        assert(counts.includes('25 deleted (+1 directory), 1 modified'), `${how}: counts ${counts}`);
+        assert((await card.locator('.reason').textContent()).includes('25 files'), 'the reason');
+        assert((await card.locator('.diff').textContent()).includes('+v2'), 'the diff');
+        assert(readdirSync(doomed).length === 25 && readFileSync(join(daemon.workspace, 'keep.txt'), 'utf8') === 'v1\n', `${how}: the workspace changed while the card waits`);
+        if (how === 'Discard') {
+          await page.setViewportSize(DESKTOP);
+          await shot(page, 'card-effect-staged-default-size');
+          await page.setViewportSize({ width: 1280, height: 860 });
+        }
+        await clickAimed(card.getByRole('button', { name: new RegExp(`^${how}`) }));
+        const res = await call;
+        if (how === 'Discard') {
+          assert(resultText(res).includes('discarded'), `agent got ${resultText(res)}`);
+          assert(readdirSync(doomed).length === 25 && readFileSync(join(daemon.workspace, 'keep.txt'), 'utf8') === 'v1\n', 'Discard changed the workspace');
+        } else {
+          assert(!res.isError, `apply: ${resultText(res)}`);
+          assert(!existsSync(doomed) && readFileSync(join(daemon.workspace, 'keep.txt'), 'utf8') === 'v2\n', 'Apply did not apply the changes');
+        }
+      }
+    } finally {
+      await staged.close();
+    }
+  });
+
+  await t.step('effect and hook cards: the change list, whose version lands, the agent’s own tool, the goal and its drift', async () => {
+    const mock = await browser.newPage();
+    await mock.setViewportSize(DESKTOP);
+    const sent = await mockApprovals(mock, [effectCard(), hookCard(), lateCard()]);
+    await mock.goto(`${daemon.base}/#token=${daemon.control}`);
+    const eff = mock.locator('[data-kind="effect"]');
+    await eff.waitFor();
+    const counts = await eff.locator('.effect-counts').textContent();
+    assert(counts.includes('25 deleted (+1 directory), 4 modified, 2 created') && counts.includes('1 mode change') && counts.includes('1 link'), `counts: ${counts}`);
+    assert((await eff.locator('.findings').textContent()).includes('deletes 26 files'), 'findings missing');
+    assert((await eff.locator('.change-group.op-delete summary').textContent()).includes('26'), 'delete group');
+    assert((await eff.locator('.changes li', { hasText: 'out-link' }).textContent()).includes('link → /home/someone/.ssh'), 'link target');
+    assert((await eff.locator('.changes li', { hasText: 'run.sh' }).textContent()).includes('0644 → 0755'), 'mode change');
+    assert(await eff.getByRole('button', { name: /^Apply/ }).count(), 'no Apply');
+    assert((await eff.locator('.argv li').allTextContents()).includes('sh'), 'the effect card does not show the command');
+    const bin = await eff.locator('.diff .d-binary').textContent();
+    assert(bin.includes('logo.png: binary, 2,048 bytes'), `binary file in the diff: ${bin}`);
+    assert(await eff.getByRole('button', { name: /^Discard/ }).count(), 'no Discard');
+    assert((await eff.getByRole('button', { name: /Allow for session/ }).count()) === 0, 'effect card offers a session scope');
+    const hook = mock.locator('[data-approval-id="a_e2e_hook"]');
+    assert((await hook.locator('.via').textContent()).includes('Claude Code Bash'), 'via line');
+    assert((await hook.locator('.goal').textContent()).includes('fix the flaky test'), 'goal');
+    assert((await hook.locator('.drift').textContent()).includes('never mentions'), 'drift line');
+    assert((await hook.locator('.cwd').textContent()).includes('/home/someone/src/app'), 'cwd');
+    assert((await hook.getByRole('button', { name: /Allow for session/ }).count()) === 0, 'no_session_scope card offers the session');
+    assert((await hook.locator('.scope-help .no-session').textContent()).includes('other runs'), 'no one-line why');
+    await shot(mock, 'card-effect-default-size');
+    await hook.evaluate((el) => el.scrollIntoView({ block: 'start' }));
+    await shot(mock, 'card-hook-default-size');
+    // Keep mine on one conflict, take the agent's on the other: only that one is sent as staged.
+    await eff.locator('input[data-conflict="src/b.go"][value="agent"]').check();
+    await clickAimed(eff.getByRole('button', { name: /^Apply/ }), mock);
+    await mock.waitForSelector('[data-kind="effect"]', { state: 'detached' });
+    const body = sent.get('a_e2e_effect');
+    assert(JSON.stringify(body) === JSON.stringify({ decision: 'allow', scope: 'once', message: '', staged: ['src/b.go'] }), `effect decision ${JSON.stringify(body)}`);
+    // A decision that comes too late (410): the card goes, saying why.
+    const late = mock.locator('[data-approval-id="a_e2e_late"]');
+    await clickAimed(late.getByRole('button', { name: /Allow once/ }), mock);
+    await late.waitFor({ state: 'detached' });
+    const note = await mock.locator('[data-note-for="a_e2e_late"]').textContent();
+    assert(note.includes('withdrawn: the agent cancelled the call'), `note after a 410: ${note}`);
+    await mock.close();
+  });
+
+  await t.step('a checkpoint failure shows a banner: undo is not available for new calls', async () => {
+    const mock = await browser.newPage();
+    await mock.route('**/api/v1/status', async (route) => {
+      const real = await route.fetch();
+      const json = await real.json();
+      json.checkpoints = { ok: false, problem: 'the snapshot store is full', since: new Date().toISOString() };
+      await route.fulfill({ response: real, json });
+    });
+    await mock.goto(`${daemon.base}/#token=${daemon.control}`);
+    const banner = await mock.locator('.checkpoints-failing').textContent({ timeout: 10_000 });
+    assert(banner.includes('Checkpoints are failing') && banner.includes('the snapshot store is full') && banner.includes('Undo is not available for new calls'), `banner: ${banner}`);
+    await shot(mock, 'banner-checkpoints-failing');
+    await mock.close();
   });
 
   // The 100 ms target is reported, not asserted: a shared CI machine must not
@@ -244,7 +535,8 @@ try {
 
   await t.step('sessions: history row, detail with calls, live mode and budget change', async () => {
     await page.goto(`${daemon.base}/#/sessions`);
-    const link = page.locator('table.sessions tbody tr a').first();
+    const mine = (await daemon.api('GET', '/api/v1/sessions?status=active')).json.sessions.find((s) => s.client_name === 'e2e-agent');
+    const link = page.locator(`table.sessions tbody tr[data-session="${mine.id}"] a`);
     await link.waitFor();
     await link.click();
     await page.waitForSelector('.calls .call');
@@ -266,8 +558,17 @@ try {
     await sel.selectOption('plan');
     await modeIs('plan');
     await page.waitForFunction(() => document.querySelector('#mode-select')?.value === 'plan' && !document.querySelector('#mode-select')?.disabled);
-    await sel.selectOption('default');
-    await modeIs('default');
+    await sel.selectOption('ask');
+    await modeIs('ask');
+    const modes = await sel.locator('option').allTextContents();
+    assert(JSON.stringify(modes) === JSON.stringify(['plan', 'ask', 'auto', 'accept-edits', 'unattended']), `modes ${modes}`);
+    // What the rows mean is said once; a call that only read has no diff or undo.
+    assert(await page.locator('#calls-legend').count(), 'the calls list does not explain its columns');
+    const transport = await page.locator('dd[data-transport]').textContent();
+    assert(/HTTP/.test(transport ?? ''), `transport ${transport}`);
+    const reads = page.locator('.call[data-tool="list_dir"]');
+    assert((await reads.count()) > 0, 'no list_dir call in the session');
+    assert((await reads.getByRole('button').count()) === 0, 'a read-only call has Diff/Undo buttons');
     // Budgets change live too.
     const calls = page.getByLabel('Tool calls');
     await calls.fill('4321');
@@ -282,10 +583,25 @@ try {
     const probe = await daemon.api('GET', '/api/v1/policy');
     if (probe.status === 404) notAvailable('GET /api/v1/policy answered 404');
     await page.waitForSelector('table.rules tbody tr');
+    const editor = page.locator('#policy-text');
+    // An empty file starts as a commented example that shows every kind of rule.
+    const example = await editor.inputValue();
+    assert(probe.json.text === '' && example.includes('[[effect]]') && example.includes('tool = "network"') && example.includes('ports = ['), `editor starts with: ${example.slice(0, 200)}`);
+    assert(await page.getByRole('button', { name: 'Save' }).isDisabled(), 'the untouched example counts as a change');
+    // Taken in as it is, the example is a valid policy.
+    const taken = example
+      .split('\n')
+      .filter((l) => /^# (\[\[|[a-z_]+ = )/.test(l))
+      .map((l) => l.slice(2))
+      .join('\n');
+    await editor.fill(taken);
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.waitForSelector('tr[data-rule-id="allow-package-mirror"][data-stage="user"]');
+    if (await page.locator('#policy-err').count()) throw new Error(`the example does not parse: ${await page.locator('#policy-err').textContent()}`);
+    assert((await page.locator('tr[data-rule-id="allow-package-mirror"]').textContent()).includes('ports 8443'), 'network rule ports');
     await page.locator('.tester input').fill('git push --force');
     await page.getByRole('button', { name: 'Check' }).click();
     await page.waitForSelector('.verdict-box .v-ask');
-    const editor = page.locator('#policy-text');
     await editor.fill('[[rule]]\nid = "typo"\naction = "alow"\n');
     await page.getByRole('button', { name: 'Save' }).click();
     const err = await page.locator('#policy-err').textContent();
@@ -303,6 +619,34 @@ try {
     await editor.fill('');
     await page.getByRole('button', { name: 'Save' }).click();
     await page.waitForSelector('table.rules >> text=e2e-no-secrets', { state: 'detached' });
+    assert((await editor.inputValue()) === example, 'an emptied file does not show the example again');
+  });
+
+  await t.step('policy table: the rules in the order they are applied, by stage, with the ids cards cite', async () => {
+    await page.goto(`${daemon.base}/#/policy`);
+    await page.waitForSelector('table.rules tr[data-rule-id]');
+    const api = (await daemon.api('GET', '/api/v1/policy')).json.rules;
+    const shown = await page.locator('table.rules tr[data-rule-id]').evaluateAll((rs) => rs.map((r) => r.getAttribute('data-rule-id')));
+    assert(JSON.stringify(shown) === JSON.stringify(api.map((r) => r.id)), `table order ${shown} vs API ${api.map((r) => r.id)}`);
+    const stages = await page.locator('table.rules tbody[data-stage]').evaluateAll((bs) => bs.map((b) => b.getAttribute('data-stage')));
+    assert(JSON.stringify(stages) === JSON.stringify(['always', 'user', 'baseline', 'risk', 'workspace', 'mode'].filter((s) => stages.includes(s))) && stages.includes('user'), `stages ${stages}`);
+    // The ids cards cite, in the order they decide: the harmless-command list before any other command asks.
+    for (const id of ['ask-human', 'workspace-edit', 'command', 'interpreter', 'sensitive']) assert(shown.includes(id), `no rule ${id} in the table`);
+    assert(shown.indexOf('harmless-command') < shown.indexOf('command') && shown.indexOf('command') < shown.indexOf('interpreter'), `order ${shown}`);
+    // Long argument lists expand on click.
+    const row = page.locator('tr[data-rule-id="harmless-command"]');
+    const more = row.getByRole('button', { name: /\(\+\d+ more\)/ });
+    const n = Number((await more.textContent()).match(/\d+/)[0]);
+    await more.click();
+    const args = await row.locator('.rule-args code').textContent();
+    assert(args.split(',').length === 8 + n, `expanded args: ${args}`);
+    await row.getByRole('button', { name: 'show fewer' }).click();
+    await page.setViewportSize(DESKTOP);
+    await page.evaluate(() => scrollTo(0, 0));
+    await shot(page, 'policy-default-size');
+    await page.evaluate(() => [...document.querySelectorAll('h2')].find((h) => h.textContent.startsWith('Rules, in the order'))?.scrollIntoView({ block: 'start' }));
+    await shot(page, 'policy-rules-default-size');
+    await page.setViewportSize({ width: 1280, height: 860 });
   });
 
   await t.step('connect: snippets carry the endpoint and token; a per-client token works until revoked', async () => {
@@ -335,7 +679,7 @@ try {
     await page.goto(`${daemon.base}/#/approvals`);
     const call = agent.call('write_file', { path: 'rollback-me.txt', content: 'temporary\n' });
     const card = await waitCard();
-    await card.getByRole('button', { name: /Allow once/ }).click();
+    await clickAimed(card.getByRole('button', { name: /Allow once/ }));
     const res = await call;
     assert(!res.isError, `write failed: ${resultText(res)}`);
     const sessions = (await daemon.api('GET', '/api/v1/sessions?status=active')).json.sessions;

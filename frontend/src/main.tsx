@@ -1,5 +1,6 @@
 import { render } from 'preact';
 import './styles.css';
+import './ui/cards.css';
 import { boot, signInFromUrl, store } from './state/app';
 import { metrics } from './state/metrics';
 import { bindTitle } from './state/title';

@@ -1,15 +1,17 @@
 // Starts a real `gatehouse serve` on a free port with throwaway data and
 // workspace directories, and reads back its address and tokens. With
 // `reuse`, it starts again on the same address and data (a restart).
+// `mode` is the default mode for new sessions; `config` is the text of
+// its config.toml (the e2e's own, never the person's).
 
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-export async function startDaemon(bin, { reuse } = {}) {
+export async function startDaemon(bin, { reuse, mode, config } = {}) {
   const root = reuse ? join(reuse.data, '..') : mkdtempSync(join(tmpdir(), 'gatehouse-e2e-'));
   const data = reuse?.data ?? join(root, 'data');
   const workspace = reuse?.workspace ?? join(root, 'ws');
@@ -17,9 +19,15 @@ export async function startDaemon(bin, { reuse } = {}) {
   mkdirSync(workspace, { recursive: true });
   const addrFile = join(data, 'addr');
   if (!reuse) rmSync(addrFile, { force: true });
+  const configDir = join(root, 'config', 'gatehouse');
+  if (config !== undefined) {
+    mkdirSync(configDir, { recursive: true });
+    writeFileSync(join(configDir, 'config.toml'), config);
+  }
   const logPath = join(root, 'daemon.log');
   const log = openSync(logPath, 'a');
-  const proc = spawn(bin, ['serve', '--listen', reuse?.addr ?? '127.0.0.1:0', '--data', data, '--workspace', workspace], {
+  const args = ['serve', '--listen', reuse?.addr ?? '127.0.0.1:0', '--data', data, '--workspace', workspace, ...(mode ? ['--mode', mode] : [])];
+  const proc = spawn(bin, args, {
     stdio: ['ignore', log, log],
     // Keep the user's real policy and config out of the test.
     env: { ...process.env, XDG_CONFIG_HOME: join(root, 'config') },

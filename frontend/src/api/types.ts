@@ -7,8 +7,16 @@ export interface DaemonState {
   active_sessions: number;
 }
 
+/** Whether checkpoints work; when not, new calls have no undo. */
+export interface CheckpointHealth {
+  ok: boolean;
+  problem?: string;
+  since?: string;
+}
+
 export interface Status {
   state: DaemonState;
+  checkpoints?: CheckpointHealth;
   sandbox?: string;
   version?: string;
   listen?: string;
@@ -17,21 +25,30 @@ export interface Status {
   pid?: number;
 }
 
-export type Mode = 'default' | 'plan' | 'accept-edits' | 'unattended';
-export const MODES: readonly Mode[] = ['plan', 'default', 'accept-edits', 'unattended'];
+export type Mode = 'plan' | 'ask' | 'auto' | 'accept-edits' | 'unattended';
+export const MODES: readonly Mode[] = ['plan', 'ask', 'auto', 'accept-edits', 'unattended'];
+
+/** How a session's client reaches the daemon. */
+export type Transport = 'stdio' | 'hook' | 'http' | 'http-stateless';
 
 export interface Session {
   id: string;
   client: string;
   client_name: string;
   client_version: string;
-  transport: string;
+  transport: Transport | string;
   workspaces: string[] | null;
   mode: Mode;
   started_at: string;
   ended_at?: string;
   status: 'active' | 'ended' | 'killed';
   end_reason?: string;
+  /** The agent run the session belongs to ("claude:<id>"). */
+  run?: string;
+  /** What the person asked the agent to do. */
+  goal?: string;
+  /** Live, but its client has not been heard from for a while. */
+  idle?: boolean;
   calls: number;
   allowed: number;
   asked: number;
@@ -63,9 +80,29 @@ export interface Risk {
   detail: string;
 }
 
+export type ApprovalKind = 'call' | 'question' | 'limit' | 'network' | 'effect';
+
+/** One path a staged command changed (effect cards). */
+export interface Change {
+  path: string;
+  op: 'create' | 'modify' | 'delete';
+  kind: 'file' | 'dir' | 'symlink' | 'special' | string;
+  mode?: string;
+  old_mode?: string;
+  size?: number;
+  target?: string;
+  mode_only?: boolean;
+}
+
+/** A changed path the person also changed meanwhile. */
+export interface ConflictNote {
+  path: string;
+  why: string;
+}
+
 export interface ApprovalRequest {
   id: string;
-  kind: 'call' | 'question';
+  kind: ApprovalKind;
   session: string;
   call_id: string;
   actor: string;
@@ -75,14 +112,38 @@ export interface ApprovalRequest {
   binary?: string;
   paths?: string[];
   url?: string;
+  domain?: string;
+  port?: number;
+  changes?: Change[];
+  findings?: string[];
+  conflicts?: ConflictNote[];
   diff?: string;
   question?: string;
   reason: string;
   rule: string;
   risks?: Risk[];
   always_rule?: string;
+  session_rule?: string;
+  cwd?: string;
+  /** "hook": the agent's own tool (native names it); empty for Gatehouse's MCP tools. */
+  via?: string;
+  native?: string;
+  /** "For this session" would reach other runs of the client: not offered. */
+  no_session_scope?: boolean;
+  goal?: string;
   created_at: string;
   expires_at: string;
+}
+
+/** The body of POST /api/v1/approvals/{id}. */
+export interface DecisionBody {
+  decision: Decision;
+  scope: Scope;
+  message: string;
+  /** The always rule as edited on the card. */
+  rule?: string;
+  /** Effect cards: conflicting paths to take from the staged run. */
+  staged?: string[];
 }
 
 export type Decision = 'allow' | 'deny';
@@ -133,9 +194,14 @@ export interface RollbackRequest {
   force: boolean;
 }
 
+/** The step of the policy that applies a rule, in the order they apply. */
+export type Stage = 'always' | 'user' | 'baseline' | 'risk' | 'workspace' | 'mode';
+
 export interface PolicyRule {
   id: string;
   action: string;
+  stage?: Stage;
+  ports?: number[];
   tool?: string | string[];
   binary?: string | string[];
   args?: string[] | string;
@@ -150,7 +216,10 @@ export interface PolicyRule {
 export interface PolicyDoc {
   file: string;
   text: string;
+  /** In the order they are applied. */
   rules: PolicyRule[];
+  /** The mode the rules are listed for (the daemon's default). */
+  mode?: string;
   notices: unknown[] | null;
 }
 

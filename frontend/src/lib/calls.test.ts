@@ -31,12 +31,17 @@ describe('groupCalls', () => {
       ev('c3', 'tool.call', { tool: 'read_file', args: { path: 'b' } }),
       ev('c3', 'approval.requested', {}),
       ev('c4', 'tool.result', { tool: 'read_file', args: { path: 'd' }, verdict: 'allow', is_error: false }),
+      ev('c5', 'tool.call', { tool: 'run_command', args: { argv: ['sleep', '9'] } }),
+      ev('c5', 'approval.requested', {}),
+      ev('c5', 'approval.withdrawn', { status: 'withdrawn' }),
+      ev('c5', 'tool.denied', { tool: 'run_command' }),
     ]);
     expect(calls.map((c) => [c.id, c.target, c.verdict, c.approval, c.outcome, c.exitCode])).toEqual([
       ['c1', 'run_command ls', 'allow', '', 'ok', 0],
       ['c2', 'write_file a', 'ask', 'denied', 'denied', null],
       ['c3', 'read_file b', '', '', 'waiting', null],
       ['c4', 'read_file d', 'allow', '', 'ok', null],
+      ['c5', 'run_command sleep 9', '', 'withdrawn', 'denied', null],
     ]);
   });
 });

@@ -11,7 +11,7 @@ export interface CallSummary {
   target: string;
   time: string;
   verdict: string;
-  /** approval.decided status (allowed, denied, expired, answered), if asked. */
+  /** approval.decided status (allowed, denied, expired, answered, withdrawn), if asked. */
   approval: string;
   outcome: Outcome;
   exitCode: number | null;
@@ -45,6 +45,7 @@ export function groupCalls(events: AuditEvent[]): CallSummary[] {
         break;
       case 'approval.decided':
       case 'approval.expired':
+      case 'approval.withdrawn':
         c.approval = String(p.status ?? 'expired');
         if (c.outcome === 'waiting') c.outcome = 'running';
         break;

@@ -22,6 +22,16 @@ describe('keyEffect', () => {
     expect(keyEffect(k('a', 'deny-message'), 'deny', 'call')).toBeNull();
   });
 
+  it('s arms nothing where "for this session" is not offered', () => {
+    expect(keyEffect(k('s'), null, 'call', false)).toBeNull();
+    expect(keyEffect(k('s'), null, 'effect')).toBeNull();
+    expect(keyEffect(k('s'), null, 'limit')).toBeNull();
+    expect(keyEffect(k('s'), null, 'network')).toEqual({ type: 'arm', action: 'session' });
+    // Apply and Discard of an effect card are a and d.
+    expect(keyEffect(k('a'), null, 'effect')).toEqual({ type: 'arm', action: 'once' });
+    expect(keyEffect(k('d'), null, 'effect')).toEqual({ type: 'arm', action: 'deny' });
+  });
+
   it('questions: a goes to the answer box, s is not offered, Enter answers', () => {
     expect(keyEffect(k('a'), null, 'question')).toEqual({ type: 'arm', action: 'answer' });
     expect(keyEffect(k('s'), null, 'question')).toBeNull();

@@ -2,6 +2,8 @@
 // Enter runs it: a stray keystroke landing in this window must never by
 // itself allow code to run.
 
+import type { ApprovalKind } from '../api/types';
+
 export type Armed = 'once' | 'session' | 'deny' | 'answer';
 
 /** Where the key was typed. */
@@ -23,7 +25,12 @@ export type KeyEffect =
   | { type: 'cancel' }
   | { type: 'move'; delta: 1 | -1 };
 
-export function keyEffect(input: KeyInput, armed: Armed | null, cardKind: 'call' | 'question'): KeyEffect | null {
+/**
+ * session: whether the card offers "for this session" (not on effect,
+ * limit or question cards, nor where the card says it would reach other
+ * runs).
+ */
+export function keyEffect(input: KeyInput, armed: Armed | null, cardKind: ApprovalKind, session = cardKind === 'call' || cardKind === 'network'): KeyEffect | null {
   if (input.ctrl || input.meta || input.alt || input.composing) return null;
   switch (input.target) {
     case 'other-text':
@@ -46,7 +53,7 @@ export function keyEffect(input: KeyInput, armed: Armed | null, cardKind: 'call'
       return { type: 'arm', action: cardKind === 'question' ? 'answer' : 'once' };
     case 's':
     case 'S':
-      return cardKind === 'question' ? null : { type: 'arm', action: 'session' };
+      return cardKind === 'question' || !session ? null : { type: 'arm', action: 'session' };
     case 'd':
     case 'D':
       return { type: 'arm', action: 'deny' };

@@ -14,6 +14,13 @@ describe('summarize', () => {
     expect(summarize(ev('approval.decided', { status: 'denied', scope: 'once', by: 'human', message: 'no' }))).toBe('denied by human: no');
     expect(summarize(ev('approval.decided', { status: 'allowed', scope: 'session', by: 'human' }))).toBe('allowed (session) by human');
     expect(summarize(ev('approval.requested', { kind: 'call', tool: 'run_command', argv: ['git', 'push'] }))).toBe('waiting for approval: run_command git push');
+    expect(summarize(ev('approval.requested', { kind: 'network', tool: 'network', domain: 'pkgs.example.test', port: 443, argv: ['curl', 'https://pkgs.example.test/'] }))).toBe(
+      'waiting for approval: connect to pkgs.example.test:443 (curl https://pkgs.example.test/)',
+    );
+    expect(summarize(ev('approval.requested', { kind: 'effect', tool: 'run_command', changes: [{}, {}], argv: ['rm', '-rf', 'src'] }))).toBe('waiting for approval: apply 2 changes of rm -rf src');
+    expect(summarize(ev('approval.withdrawn', { status: 'withdrawn', message: 'the agent cancelled the call before anyone answered' }))).toBe(
+      'withdrawn: the agent cancelled the call before anyone answered',
+    );
   });
   it('covers exec and results', () => {
     expect(summarize(ev('exec.finished', { exit_code: 0, duration_ms: 12, stdout_bytes: 5, stderr_bytes: 0 }))).toBe('exit 0 in 12 ms, 5 B out, 0 B err');

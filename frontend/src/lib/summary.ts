@@ -38,7 +38,12 @@ export function summarize(e: AuditEvent): string {
     case 'policy.decision':
       return `${str(p.verdict)} ${str(p.tool)}${p.reason ? ' — ' + str(p.reason) : ''}`;
     case 'approval.requested':
-      return p.kind === 'question' ? `asks the human: ${str(p.question)}` : `waiting for approval: ${p.argv ? `${str(p.tool)} ${argvText(p.argv)}` : str(p.tool)}`;
+      if (p.kind === 'question') return `asks the human: ${str(p.question)}`;
+      if (p.kind === 'network') return `waiting for approval: connect to ${str(p.domain)}:${str(p.port)}${p.argv ? ` (${argvText(p.argv)})` : ''}`;
+      if (p.kind === 'effect') return `waiting for approval: apply ${Array.isArray(p.changes) ? p.changes.length : 0} changes${p.argv ? ` of ${argvText(p.argv)}` : ''}`;
+      return `waiting for approval: ${p.argv ? `${str(p.tool)} ${argvText(p.argv)}` : str(p.tool)}`;
+    case 'approval.withdrawn':
+      return `withdrawn: ${str(p.message) || 'the agent cancelled the call'}`;
     case 'approval.decided': {
       const scope = p.scope && p.scope !== 'once' ? ` (${str(p.scope)})` : '';
       return `${str(p.status)}${scope} by ${str(p.by)}${p.message ? ': ' + str(p.message) : ''}`;

@@ -1,33 +1,17 @@
-// Policy: the effective rules and where each came from, the user's policy
-// file editor (validated by the daemon on save), and a "what would happen"
-// tester.
+// Policy: the rules in the order the daemon applies them, by stage, with
+// the ids cards and the tester cite; the user's policy file editor
+// (validated by the daemon on save; an empty file starts as a commented
+// example); and a "what would happen" tester.
 
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError } from '../api/client';
-import type { PolicyDoc, PolicyRule } from '../api/types';
+import { MODES, type Mode, type PolicyDoc, type PolicyRule } from '../api/types';
+import { argsPreview, EXAMPLE_POLICY, matcher, stageGroups } from '../lib/policyview';
 import { errorLine } from '../lib/argv';
 import { api, notify } from '../state/app';
 import { Empty, ErrorLine } from '../ui/common';
 import { useLoad } from '../ui/hooks';
 import { PolicyTester } from './PolicyTester';
-
-function list(v: string | string[] | undefined): string {
-  return Array.isArray(v) ? v.join(', ') : (v ?? '');
-}
-
-function matcher(r: PolicyRule): string {
-  const parts: string[] = [];
-  if (r.tool) parts.push(`tool ${list(r.tool)}`);
-  if (r.binary) parts.push(`binary ${list(r.binary)}`);
-  if (Array.isArray(r.args) && r.args.length) {
-    // The built-in harmless list is long: show the start, count the rest.
-    const shown = r.args.slice(0, 8).map(String).join(', ');
-    parts.push(`args ${shown}${r.args.length > 8 ? `, … (+${r.args.length - 8} more)` : ''}`);
-  } else if (typeof r.args === 'string' && r.args) parts.push(`args ${r.args}`);
-  if (r.paths) parts.push(`paths ${list(r.paths)}`);
-  if (r.domains) parts.push(`domains ${list(r.domains)}`);
-  return parts.join(' · ') || 'everything';
-}
 
 export function Policy() {
   const doc = useLoad<PolicyDoc>('/api/v1/policy');
@@ -36,9 +20,11 @@ export function Policy() {
   const [saving, setSaving] = useState(false);
   const area = useRef<HTMLTextAreaElement>(null);
 
+  // An empty file starts as the example; saved unchanged it says nothing.
+  const baseline = doc.data ? doc.data.text || EXAMPLE_POLICY : null;
   useEffect(() => {
-    if (doc.data && text === null) setText(doc.data.text);
-  }, [doc.data, text]);
+    if (baseline !== null && text === null) setText(baseline);
+  }, [baseline, text]);
 
   if (doc.error?.notFound) {
     return (
@@ -52,17 +38,18 @@ export function Policy() {
     );
   }
 
-  const dirty = doc.data !== null && text !== null && text !== doc.data.text;
+  const dirty = baseline !== null && text !== null && text !== baseline;
 
   const save = async () => {
     if (text === null) return;
     setSaving(true);
     setSaveErr('');
     try {
-      await api.put('/api/v1/policy', { text });
+      // The reply is the policy as the daemon now has it.
+      const saved = await api.put<PolicyDoc>('/api/v1/policy', { text });
       notify('Policy saved; it applies to the next call.', 'info');
-      setText(null);
-      doc.reload();
+      doc.set(saved);
+      setText(saved.text || EXAMPLE_POLICY);
     } catch (err) {
       const msg = err instanceof ApiError ? err.message : String(err);
       setSaveErr(msg);
@@ -99,51 +86,17 @@ export function Policy() {
         </ul>
       )}
 
-      <PolicyTester />
+      <PolicyTester key={doc.data?.mode ?? ''} defaultMode={MODES.includes(doc.data?.mode as Mode) ? (doc.data!.mode as Mode) : 'auto'} />
 
-      <h2>Effective rules</h2>
-      <p class="muted">First match wins, top to bottom. Built-in rules are the defaults; yours come from the policy file and workspace files.</p>
-      {rules.length === 0 && doc.data ? (
-        <p class="muted">No rules.</p>
-      ) : (
-        <div class="table-wrap">
-          <table class="rules">
-            <thead>
-              <tr>
-                <th scope="col">Action</th>
-                <th scope="col">Matches</th>
-                <th scope="col">Reason</th>
-                <th scope="col">From</th>
-              </tr>
-            </thead>
-            <tbody>
-              {rules.map((r, i) => (
-                <tr key={`${r.id}-${i}`}>
-                  <td>
-                    <span class={`verdict v-${r.action}`}>{r.action}</span>
-                  </td>
-                  <td>
-                    <code title={Array.isArray(r.args) ? r.args.join(', ') : undefined}>{matcher(r)}</code>
-                    {r.id && <div class="muted small">{r.id}</div>}
-                  </td>
-                  <td>{r.reason}</td>
-                  <td class="from">
-                    {r.source}
-                    {r.file && (
-                      <div class="muted small">
-                        {r.file}
-                        {r.line ? `:${r.line}` : ''}
-                      </div>
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+      <h2>Rules, in the order they are applied</h2>
+      <p class="muted">
+        Gatehouse takes these steps in order for every call{doc.data?.mode ? ` (listed for ${doc.data.mode} mode, the default for new sessions)` : ''}. Cards, the tester and the timeline cite the
+        same rule ids.
+      </p>
+      {rules.length === 0 && doc.data ? <p class="muted">No rules.</p> : <RuleTable rules={rules} />}
 
       <h2>Your policy file</h2>
+      {doc.data && !doc.data.text && <p class="muted">The file is empty, so only the built-in rules apply. The editor starts with a commented example: take in a block by removing its “# ”.</p>}
       {doc.data && (
         <div class="editor">
           <label for="policy-text">
@@ -174,7 +127,7 @@ export function Policy() {
             <button type="button" class="btn primary" disabled={!dirty || saving} onClick={save}>
               {saving ? 'Saving…' : 'Save'}
             </button>
-            <button type="button" class="btn" disabled={!dirty || saving} onClick={() => (setText(doc.data!.text), setSaveErr(''))}>
+            <button type="button" class="btn" disabled={!dirty || saving} onClick={() => (setText(baseline), setSaveErr(''))}>
               Discard changes
             </button>
             <span class="muted small">Ctrl+S saves. The daemon checks the file before it takes effect.</span>
@@ -182,5 +135,100 @@ export function Policy() {
         </div>
       )}
     </section>
+  );
+}
+
+function RuleTable({ rules }: { rules: PolicyRule[] }) {
+  const [open, setOpen] = useState<Set<number>>(new Set());
+  const groups = stageGroups(rules);
+  return (
+    <div class="table-wrap">
+      <table class="rules">
+        <thead>
+          <tr>
+            <th scope="col" class="num">
+              #
+            </th>
+            <th scope="col">Rule</th>
+            <th scope="col">Action</th>
+            <th scope="col">Matches</th>
+            <th scope="col">Reason</th>
+            <th scope="col">From</th>
+          </tr>
+        </thead>
+        {groups.map((g, gi) => (
+          <tbody key={gi} class={`stage stage-${g.stage || 'none'}`} data-stage={g.stage}>
+            <tr class="stage-row">
+              <th scope="rowgroup" colSpan={6}>
+                <span class="stage-n">{gi + 1}.</span> {g.title}
+                {g.help && <span class="muted"> — {g.help}</span>}
+              </th>
+            </tr>
+            {g.rules.length === 0 && (
+              <tr class="empty-stage">
+                <td colSpan={6} class="muted">
+                  None yet. Rules you write in the file below, and “for this session” answers, apply here: before the defaults.
+                </td>
+              </tr>
+            )}
+            {g.rules.map(({ n, rule: r }) => {
+              const args = Array.isArray(r.args) ? argsPreview(r.args, open.has(n)) : null;
+              const m = matcher(r);
+              return (
+                <tr key={`${r.id}-${n}`} data-rule-id={r.id} data-stage={r.stage}>
+                  <td class="num muted">{n}</td>
+                  <td>
+                    <code class="rule-id">{r.id || '—'}</code>
+                  </td>
+                  <td>
+                    <span class={`verdict v-${r.action}`}>{r.action}</span>
+                  </td>
+                  <td>
+                    {m && <code>{m}</code>}
+                    {args && args.shown.length > 0 && (
+                      <div class="rule-args">
+                        <code>
+                          args {args.shown.join(', ')}
+                          {args.more > 0 && ', …'}
+                        </code>{' '}
+                        {(args.more > 0 || open.has(n)) && (
+                          <button
+                            type="button"
+                            class="btn link small"
+                            aria-expanded={open.has(n)}
+                            onClick={() =>
+                              setOpen((o) => {
+                                const x = new Set(o);
+                                if (x.has(n)) x.delete(n);
+                                else x.add(n);
+                                return x;
+                              })
+                            }
+                          >
+                            {open.has(n) ? 'show fewer' : `(+${args.more} more)`}
+                          </button>
+                        )}
+                      </div>
+                    )}
+                    {/* A built-in step's reach is its reason. */}
+                    {!m && !args?.shown.length && <span class="muted">—</span>}
+                  </td>
+                  <td>{r.reason}</td>
+                  <td class="from">
+                    {r.source}
+                    {r.file && (
+                      <div class="muted small">
+                        {r.file}
+                        {r.line ? `:${r.line}` : ''}
+                      </div>
+                    )}
+                  </td>
+                </tr>
+              );
+            })}
+          </tbody>
+        ))}
+      </table>
+    </div>
   );
 }

@@ -10,12 +10,12 @@ import { riskInfo } from '../ui/risks';
 
 const TOOLS = ['run_command', 'read_file', 'write_file', 'edit_file', 'list_dir', 'search_files', 'fetch_url'];
 
-export function PolicyTester() {
+export function PolicyTester({ defaultMode = 'auto' }: { defaultMode?: Mode }) {
   const [tool, setTool] = useState('run_command');
   const [command, setCommand] = useState('git push --force');
   const [path, setPath] = useState('');
   const [url, setUrl] = useState('');
-  const [mode, setMode] = useState<Mode>('default');
+  const [mode, setMode] = useState<Mode>(defaultMode);
   const [result, setResult] = useState<PolicyVerdict | null>(null);
   const [err, setErr] = useState('');
   const [busy, setBusy] = useState(false);

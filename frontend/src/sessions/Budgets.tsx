@@ -69,7 +69,7 @@ export function BudgetsBox({ session }: { session: string }) {
           />
         </label>
       ))}
-      <button type="submit" disabled={busy}>
+      <button type="submit" class="btn" disabled={busy}>
         Save budgets
       </button>
       {saved && <p class="muted small" role="status">{saved}</p>}

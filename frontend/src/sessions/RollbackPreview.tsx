@@ -5,10 +5,12 @@
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError } from '../api/client';
 import type { Held, RollbackReply, RollbackRequest, RollbackSummary } from '../api/types';
+import { binaryPlanItems, type BinaryNote } from '../lib/binary';
 import { heldPath, isEmpty, rollbackSummary } from '../lib/rollback';
 import { api } from '../state/app';
 import { Diff } from '../ui/Diff';
 import { ErrorLine } from '../ui/common';
+import { Vis } from '../ui/Visible';
 
 export interface RollbackTarget {
   checkpoint?: string;
@@ -35,7 +37,9 @@ function PathList({ title, items }: { title: string; items: Held[] }) {
       <ul>
         {items.map((p, i) => (
           <li key={i}>
-            <code>{heldPath(p)}</code>
+            <code>
+              <Vis text={heldPath(p)} />
+            </code>
           </li>
         ))}
       </ul>
@@ -46,6 +50,7 @@ function PathList({ title, items }: { title: string; items: Held[] }) {
 export function RollbackPreview({ session, target, onClose }: { session: string; target: RollbackTarget; onClose(done: boolean): void }) {
   const [phase, setPhase] = useState<Phase>({ kind: 'planning' });
   const [force, setForce] = useState(false);
+  const [binaries, setBinaries] = useState<BinaryNote[]>([]);
   const path = `/api/v1/sessions/${encodeURIComponent(session)}/rollback`;
   const body = (dry: boolean): RollbackRequest => ({ checkpoint: target.checkpoint ?? '', call: target.call ?? '', dry_run: dry, force });
 
@@ -58,7 +63,10 @@ export function RollbackPreview({ session, target, onClose }: { session: string;
     setPhase({ kind: 'planning' });
     api
       .post<RollbackReply>(path, body(true))
-      .then((r) => setPhase({ kind: 'plan', plan: rollbackSummary(r) }))
+      .then((r) => {
+        setBinaries(binaryPlanItems(r));
+        setPhase({ kind: 'plan', plan: rollbackSummary(r) });
+      })
       .catch(fail);
     // A new plan when the force choice changes: forced plans list more.
   }, [target.checkpoint, target.call, force]);
@@ -104,7 +112,7 @@ export function RollbackPreview({ session, target, onClose }: { session: string;
           <PathList title="Recreate" items={plan.recreate} />
           <PathList title="Conflicts" items={plan.conflicts} />
           <PathList title="Edited outside Gatehouse since" items={plan.external_edits} />
-          {plan.diff && <Diff text={plan.diff} label="Changes the rollback will make" />}
+          {(plan.diff || binaries.length > 0) && <Diff text={plan.diff} binaries={binaries} label="Changes the rollback will make" />}
           {risky && (
             <label class="check">
               <input type="checkbox" checked={force} onChange={(e) => setForce(e.currentTarget.checked)} /> Overwrite files changed outside Gatehouse too

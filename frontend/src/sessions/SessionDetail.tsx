@@ -4,11 +4,14 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { ApiError, query } from '../api/client';
 import { MODES, type AuditEvent, type Checkpoint, type EventPage, type Mode, type Session } from '../api/types';
+import { binaryChanges, type BinaryNote } from '../lib/binary';
 import { groupCalls, type CallSummary } from '../lib/calls';
+import { callTools, MODE_HELP, sessionState, STATE_HELP, transportLabel } from '../lib/sessionview';
 import { clock, duration, when, bytes } from '../lib/format';
 import { api, liveEvents, reportError } from '../state/app';
 import { Diff } from '../ui/Diff';
 import { Empty, ErrorLine } from '../ui/common';
+import { Vis } from '../ui/Visible';
 import { useLoad, useNow } from '../ui/hooks';
 import { href } from '../ui/router';
 import { BudgetsBox } from './Budgets';
@@ -16,13 +19,6 @@ import { RollbackPreview, type RollbackTarget } from './RollbackPreview';
 
 // Enough for any realistic session; beyond it the timeline has the rest.
 const MAX_EVENTS = 20_000;
-
-const MODE_HELP: Record<Mode, string> = {
-  plan: 'read-only: the agent may look but not change anything',
-  default: 'reads allowed, edits and commands ask',
-  'accept-edits': 'edits inside the workspace allowed without asking',
-  unattended: 'runs what policy allows, denies what would ask',
-};
 
 function useSessionEvents(id: string) {
   const [events, setEvents] = useState<AuditEvent[]>([]);
@@ -108,6 +104,7 @@ export function SessionDetail({ id }: { id: string }) {
     );
   }
   const s = sess.data;
+  const st = s ? sessionState(s) : null;
   const cpUnavailable = cps.error?.notFound ?? false;
 
   return (
@@ -119,16 +116,43 @@ export function SessionDetail({ id }: { id: string }) {
         <h1 id="session-h">
           {s ? s.client_name || s.client || 'Session' : 'Session'} <span class="muted mono">{id}</span>
         </h1>
-        {s && <span class={`status st-${s.status}`}>{s.status}</span>}
+        {s && st && (
+          <span class={`status st-${st}`} data-state={st}>
+            {st}
+          </span>
+        )}
       </div>
       {sess.error && <ErrorLine message={sess.error.message} />}
+      {s && st && st !== 'active' && <p class={`notice ${st === 'idle' ? 'info' : 'muted-notice'} state-note`}>This session is {st}: {STATE_HELP[st]}.</p>}
       {s && (
-        <div class="session-facts">
+        <div class={`session-facts state-${st}`}>
           <dl class="facts-grid">
             <dt>Client</dt>
             <dd>
-              {s.client_name || s.client} {s.client_version} <span class="muted">via {s.transport}</span>
+              <Vis text={s.client_name || s.client} /> <Vis text={s.client_version} />
             </dd>
+            <dt>Transport</dt>
+            <dd data-transport={s.transport}>{transportLabel(s.transport)}</dd>
+            {s.run && (
+              <>
+                <dt>Agent run</dt>
+                <dd>
+                  <code>
+                    <Vis text={s.run} />
+                  </code>
+                </dd>
+              </>
+            )}
+            {s.goal && (
+              <>
+                <dt>Goal</dt>
+                <dd class="goal">
+                  <q>
+                    <Vis text={s.goal} multiline />
+                  </q>
+                </dd>
+              </>
+            )}
             <dt>Workspaces</dt>
             <dd>{(s.workspaces ?? []).map((w) => <code key={w} class="block">{w}</code>)}</dd>
             <dt>Started</dt>
@@ -150,7 +174,7 @@ export function SessionDetail({ id }: { id: string }) {
                 </option>
               ))}
             </select>
-            <p class="muted small">{MODE_HELP[s.mode] ?? ''}</p>
+            <p class="muted small">{MODE_HELP[s.mode as Mode] ?? ''}</p>
             {s.status !== 'active' && <p class="muted small">The session has ended; its mode can no longer change.</p>}
             {modeErr && <ErrorLine message={modeErr} />}
             {s.status === 'active' && <BudgetsBox session={id} />}
@@ -170,29 +194,47 @@ export function SessionDetail({ id }: { id: string }) {
       {calls.length === 0 ? (
         <Empty title="No calls in this session yet" />
       ) : (
-        <ol class="calls">
-          {calls.map((c) => (
-            <CallRow key={c.id} session={id} call={c} checkpoints={byCall.get(c.id) ?? []} rollbackAvailable={!cpUnavailable} onRolledBack={cps.reload} />
-          ))}
-        </ol>
+        <>
+          <CallsLegend />
+          <ol class="calls" aria-describedby="calls-legend">
+            {calls.map((c) => (
+              <CallRow key={c.id} session={id} call={c} checkpoints={byCall.get(c.id) ?? []} rollbackAvailable={!cpUnavailable} onRolledBack={cps.reload} />
+            ))}
+          </ol>
+        </>
       )}
     </section>
   );
 }
 
+// What the columns of a call row and its checkpoint tools mean.
+function CallsLegend() {
+  return (
+    <div class="calls-legend" id="calls-legend">
+      <p class="muted small">
+        Each row: the time, what the call did, <strong>policy</strong> (what your policy said: allow, ask or deny), <strong>your answer</strong> when it asked, and the{' '}
+        <strong>outcome</strong>. <strong>Checkpoints</strong>: <em>before</em> is the workspace just before the call ran, <em>after</em> just after it. <em>Diff</em> shows what the call changed,{' '}
+        <em>Rollback to here</em> puts the whole workspace back to that moment, <em>Undo this call</em> reverts only this call’s changes. Calls that only read take no checkpoints.
+      </p>
+    </div>
+  );
+}
+
 function CallRow({ session, call, checkpoints, rollbackAvailable, onRolledBack }: { session: string; call: CallSummary; checkpoints: Checkpoint[]; rollbackAvailable: boolean; onRolledBack(): void }) {
-  const [diff, setDiff] = useState<string | null>(null);
+  const [diff, setDiff] = useState<{ text: string; binaries: BinaryNote[] } | null>(null);
   const [diffErr, setDiffErr] = useState('');
   const [rollback, setRollback] = useState<RollbackTarget | null>(null);
-  const pre = checkpoints.find((c) => c.phase === 'pre');
-  const post = checkpoints.find((c) => c.phase === 'post');
+  const tools = callTools(call.tool, checkpoints);
   const notRestorable = checkpoints.flatMap((c) => c.not_restorable ?? []).map((n) => (typeof n === 'string' ? n : n.path));
+  const phases = checkpoints.map((c) => (c.phase === 'pre' ? 'before' : 'after'));
 
   const loadDiff = async () => {
     if (diff !== null) return setDiff(null);
     try {
-      const r = await api.get<{ diff: string }>(`/api/v1/sessions/${encodeURIComponent(session)}/calls/${encodeURIComponent(call.id)}/diff`);
-      setDiff(r.diff);
+      const r = await api.get<{ diff: string; changes?: { path: string; kind?: string; binary?: boolean; old_size?: number; new_size?: number }[] }>(
+        `/api/v1/sessions/${encodeURIComponent(session)}/calls/${encodeURIComponent(call.id)}/diff`,
+      );
+      setDiff({ text: r.diff ?? '', binaries: binaryChanges(r.changes) });
       setDiffErr('');
     } catch (err) {
       if (err instanceof ApiError && err.notFound) setDiffErr('No diff is available for this call.');
@@ -200,43 +242,45 @@ function CallRow({ session, call, checkpoints, rollbackAvailable, onRolledBack }
     }
   };
 
+  const hasTools = tools.diff || tools.rollbackTo || notRestorable.length > 0;
   return (
-    <li class={`call o-${call.outcome}`} data-call={call.id}>
+    <li class={`call o-${call.outcome}`} data-call={call.id} data-tool={call.tool}>
       <div class="call-line">
         <span class="c-time">{clock(call.time)}</span>
-        <code class="c-target" title={call.target}>
-          {call.target || call.id}
+        <code class="c-target">
+          <Vis text={call.target || call.id} />
         </code>
         <span class={`verdict v-${call.verdict || 'none'}`}>{call.verdict || '—'}</span>
-        {call.approval && <span class="muted">{call.approval}</span>}
+        <span class="muted">{call.approval || ''}</span>
         <span class={`outcome o-${call.outcome}`}>
           {call.outcome}
           {call.exitCode !== null && call.exitCode !== 0 ? ` (exit ${call.exitCode})` : ''}
         </span>
       </div>
-      {checkpoints.length > 0 && (
+      {hasTools && (
         <div class="call-tools">
-          <span class="muted small">
-            checkpoints: {checkpoints.map((c) => c.phase).join(' + ')}
-          </span>
+          {phases.length > 0 && <span class="muted small">checkpoints: {phases.join(' + ')}</span>}
           {notRestorable.length > 0 && (
-            <span class="badge warn" title={notRestorable.join('\n')}>
-              not restorable: {notRestorable.length}
+            <span class="badge warn">
+              not restorable: {notRestorable.length} ({notRestorable.slice(0, 3).join(', ')}
+              {notRestorable.length > 3 ? ', …' : ''})
             </span>
           )}
-          <button type="button" class="btn small" aria-expanded={diff !== null} onClick={loadDiff}>
-            {diff !== null ? 'Hide diff' : 'Diff'}
-          </button>
-          {rollbackAvailable && (post || pre) && (
+          {tools.diff && (
+            <button type="button" class="btn small" aria-expanded={diff !== null} onClick={loadDiff}>
+              {diff !== null ? 'Hide diff' : 'Diff'}
+            </button>
+          )}
+          {rollbackAvailable && tools.rollbackTo && (
             <button
               type="button"
               class="btn small"
-              onClick={() => setRollback({ checkpoint: (post ?? pre)!.id, title: post ? 'Roll back to right after this call' : 'Roll back to right before this call' })}
+              onClick={() => setRollback({ checkpoint: tools.rollbackTo!.id, title: tools.rollbackTo!.phase === 'post' ? 'Roll back to right after this call' : 'Roll back to right before this call' })}
             >
               Rollback to here
             </button>
           )}
-          {rollbackAvailable && pre && post && (
+          {rollbackAvailable && tools.undo && (
             <button type="button" class="btn small" onClick={() => setRollback({ call: call.id, title: 'Undo only this call' })}>
               Undo this call
             </button>
@@ -244,7 +288,8 @@ function CallRow({ session, call, checkpoints, rollbackAvailable, onRolledBack }
         </div>
       )}
       {diffErr && <p class="muted small">{diffErr}</p>}
-      {diff !== null && (diff ? <Diff text={diff} label={`Changes made by ${call.id}`} /> : <p class="muted small">This call changed no files.</p>)}
+      {diff !== null &&
+        (diff.text || diff.binaries.length ? <Diff text={diff.text} binaries={diff.binaries} label={`Changes made by ${call.id}`} /> : <p class="muted small">This call changed no files.</p>)}
       {rollback && (
         <RollbackPreview
           session={session}

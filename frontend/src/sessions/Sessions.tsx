@@ -5,8 +5,10 @@ import { useEffect, useState } from 'preact/hooks';
 import type { Session } from '../api/types';
 import { query } from '../api/client';
 import { duration, shortId, when } from '../lib/format';
+import { sessionState, STATE_HELP } from '../lib/sessionview';
 import { liveEvents, reportError, api } from '../state/app';
 import { Empty, ErrorLine } from '../ui/common';
+import { Vis } from '../ui/Visible';
 import { useLoad, useNow } from '../ui/hooks';
 import { href } from '../ui/router';
 
@@ -55,7 +57,7 @@ export function Sessions() {
           Show
           <select value={status} onChange={(e) => setStatus(e.currentTarget.value)}>
             <option value="">all sessions</option>
-            <option value="active">active</option>
+            <option value="active">active (and idle)</option>
             <option value="ended">ended</option>
             <option value="killed">killed</option>
           </select>
@@ -88,30 +90,43 @@ export function Sessions() {
               </tr>
             </thead>
             <tbody>
-              {list.map((s) => (
-                <tr key={s.id} data-session={s.id}>
-                  <td>
-                    <a href={href('sessions', s.id)}>{s.client_name || s.client || shortId(s.id)}</a>
-                    {s.client_version && <span class="muted"> {s.client_version}</span>}
-                  </td>
-                  <td class="path" title={(s.workspaces ?? []).join('\n')}>
-                    {(s.workspaces ?? [])[0] ?? '—'}
-                    {(s.workspaces ?? []).length > 1 && <span class="muted"> +{(s.workspaces ?? []).length - 1}</span>}
-                  </td>
-                  <td>
-                    <span class={`mode m-${s.mode}`}>{s.mode}</span>
-                  </td>
-                  <td>{when(s.started_at)}</td>
-                  <td>{duration((s.ended_at ? Date.parse(s.ended_at) : now) - Date.parse(s.started_at))}</td>
-                  <td class="num">{s.calls}</td>
-                  <td class="num">
-                    {s.allowed} / {s.asked} / {s.denied}
-                  </td>
-                  <td>
-                    <span class={`status st-${s.status}`}>{s.status}</span>
-                  </td>
-                </tr>
-              ))}
+              {list.map((s) => {
+                const st = sessionState(s);
+                return (
+                  <tr key={s.id} data-session={s.id} data-state={st} class={`row-${st}`}>
+                    <td>
+                      <a href={href('sessions', s.id)}>
+                        <Vis text={s.client_name || s.client || shortId(s.id)} />
+                      </a>
+                      {s.client_version && (
+                        <span class="muted">
+                          {' '}
+                          <Vis text={s.client_version} />
+                        </span>
+                      )}
+                      <span class="muted small transport"> · {s.transport}</span>
+                    </td>
+                    <td class="path" title={(s.workspaces ?? []).join('\n')}>
+                      {(s.workspaces ?? [])[0] ?? '—'}
+                      {(s.workspaces ?? []).length > 1 && <span class="muted"> +{(s.workspaces ?? []).length - 1}</span>}
+                    </td>
+                    <td>
+                      <span class={`mode m-${s.mode}`}>{s.mode}</span>
+                    </td>
+                    <td>{when(s.started_at)}</td>
+                    <td>{duration((s.ended_at ? Date.parse(s.ended_at) : now) - Date.parse(s.started_at))}</td>
+                    <td class="num">{s.calls}</td>
+                    <td class="num">
+                      {s.allowed} / {s.asked} / {s.denied}
+                    </td>
+                    <td>
+                      <span class={`status st-${st}`} aria-description={STATE_HELP[st]}>
+                        {st}
+                      </span>
+                    </td>
+                  </tr>
+                );
+              })}
             </tbody>
           </table>
           {more && list.length > 0 && (

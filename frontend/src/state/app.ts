@@ -4,7 +4,9 @@
 import { ApiClient, ApiError, query } from '../api/client';
 import { EventFeed, type FeedState } from '../api/feed';
 import { browserEnv, forgetToken, redeemLink, takeToken, type Auth } from '../api/token';
-import type { ApprovalRequest, AuditEvent, Decision, EventPage, Scope, Session, Status } from '../api/types';
+import type { ApprovalRequest, AuditEvent, DecisionBody, EventPage, Session, Status } from '../api/types';
+import { cardSummary } from '../lib/cardtext';
+import { goneNote, refusal, WITHDRAWN_NOTE, type Refusal } from '../lib/decision';
 import { backoffMs, sleep } from '../lib/backoff';
 import { createStore, Emitter } from './store';
 
@@ -27,6 +29,18 @@ export interface AppState {
   booted: boolean;
   /** Session id → client name, to say who is asking on approval cards. */
   clients: Record<string, string>;
+  /** Why cards went away that the person did not decide here. */
+  cardNotes: CardNote[];
+}
+
+/** A card that went away without the person deciding it here. */
+export interface CardNote {
+  id: number;
+  approval: string;
+  /** "withdrawn: the agent cancelled the call" */
+  text: string;
+  /** What the card was about, e.g. "claude: run_command sh -c …". */
+  what: string;
 }
 
 /** When a live approval.requested arrived, for the latency metric. */
@@ -47,6 +61,7 @@ export const store = createStore<AppState>({
   newestSeq: 0,
   booted: false,
   clients: {},
+  cardNotes: [],
 });
 
 export const api = new ApiClient({
@@ -90,6 +105,20 @@ export function notify(message: string, tone: Notice['tone'] = 'error'): void {
 
 export function dismiss(id: number): void {
   store.set((s) => ({ notices: s.notices.filter((n) => n.id !== id) }));
+}
+
+const NOTE_MS = 8000;
+let noteSeq = 0;
+
+/** Says, for a while, why a card went away. */
+export function noteCard(req: ApprovalRequest, text: string): void {
+  const note: CardNote = { id: ++noteSeq, approval: req.id, text, what: cardSummary(req, store.get().clients[req.session] ?? '') };
+  store.set((s) => ({ cardNotes: [...s.cardNotes.filter((n) => n.approval !== req.id).slice(-4), note] }));
+  setTimeout(() => dismissNote(note.id), NOTE_MS);
+}
+
+export function dismissNote(id: number): void {
+  store.set((s) => (s.cardNotes.some((n) => n.id === id) ? { cardNotes: s.cardNotes.filter((n) => n.id !== id) } : {}));
 }
 
 /** Reports a failed action in the banner; unreachable-daemon errors show as "Reconnecting…" instead. */
@@ -149,6 +178,26 @@ function refreshStatusSoon(): void {
   statusTimer = setTimeout(() => void refreshStatus(), 150);
 }
 
+// Decisions under way from this page: their events need no note.
+const deciding = new Set<string>();
+
+// Checkpoint health changes with calls that change files; its banner
+// follows at most once a second.
+function checkpointRelevant(kind: string, p: Record<string, unknown>): boolean {
+  if (kind === 'tool.refused' || kind === 'tool.error') return true;
+  if (kind !== 'tool.result') return false;
+  return p.is_error === true || typeof p.warning === 'string' || store.get().status?.checkpoints?.ok === false;
+}
+
+let statusThrottle: ReturnType<typeof setTimeout> | undefined;
+function refreshStatusThrottled(): void {
+  if (statusThrottle) return;
+  statusThrottle = setTimeout(() => {
+    statusThrottle = undefined;
+    void refreshStatus();
+  }, 1000);
+}
+
 function applyEvents(batch: AuditEvent[], receivedAt: number): void {
   let approvals = store.get().approvals;
   let changed = false;
@@ -165,12 +214,17 @@ function applyEvents(batch: AuditEvent[], receivedAt: number): void {
         break;
       }
       case 'approval.decided':
-      case 'approval.expired': {
+      case 'approval.expired':
+      case 'approval.withdrawn': {
         const id = typeof p.approval === 'string' ? p.approval : '';
-        if (approvals.some((a) => a.id === id)) {
+        const req = approvals.find((a) => a.id === id);
+        if (req) {
           approvals = approvals.filter((a) => a.id !== id);
           arrivals.delete(id);
           changed = true;
+          // A card the person is deciding here is theirs; others say why they went.
+          const note = deciding.has(id) ? null : goneNote(e.kind, p);
+          if (note) noteCard(req, note);
         }
         break;
       }
@@ -182,6 +236,7 @@ function applyEvents(batch: AuditEvent[], receivedAt: number): void {
       }
       default:
         if (e.kind.startsWith('system.') || e.kind.startsWith('session.')) refreshStatusSoon();
+        else if (checkpointRelevant(e.kind, p)) refreshStatusThrottled();
     }
   }
   const newest = batch[batch.length - 1]?.seq ?? 0;
@@ -234,19 +289,47 @@ export function signInFromUrl(): void {
   void boot();
 }
 
-export async function decide(id: string, decision: Decision, scope: Scope, message = ''): Promise<boolean> {
+export type DecideResult = { ok: true } | { ok: false; refusal: Refusal; message: string };
+
+/**
+ * Sends a decision. A withdrawn (410) or settled (404) card goes away with
+ * a note; a 400 stays for the card to show; anything else is a banner.
+ */
+export async function decide(id: string, body: DecisionBody): Promise<DecideResult> {
+  const req = store.get().approvals.find((a) => a.id === id);
+  deciding.add(id);
   try {
-    await api.post(`/api/v1/approvals/${encodeURIComponent(id)}`, { decision, scope, message });
+    await api.post(`/api/v1/approvals/${encodeURIComponent(id)}`, body);
     // Drop the card now; the approval.decided event confirms it.
     store.set((s) => ({ approvals: s.approvals.filter((a) => a.id !== id) }));
-    return true;
+    return { ok: true };
   } catch (err) {
-    if (err instanceof ApiError && err.notFound) {
-      // Decided elsewhere or expired meanwhile: the card is stale.
+    const message = err instanceof Error ? err.message : String(err);
+    const why = err instanceof ApiError ? refusal(err.status) : 'failed';
+    if (why === 'withdrawn' || why === 'gone') {
       store.set((s) => ({ approvals: s.approvals.filter((a) => a.id !== id) }));
-    }
+      if (req) noteCard(req, why === 'withdrawn' ? WITHDRAWN_NOTE : 'already decided elsewhere, or expired');
+    } else if (why === 'failed') reportError(err);
+    return { ok: false, refusal: why, message };
+  } finally {
+    // The decided event may trail the reply a little.
+    setTimeout(() => deciding.delete(id), 5000);
+  }
+}
+
+/** Denies every card one session has waiting (a flood); the number denied. */
+export async function denySession(session: string, message: string): Promise<number | null> {
+  try {
+    const r = await api.post<{ denied: number }>(`/api/v1/sessions/${encodeURIComponent(session)}/deny-pending`, { message });
+    const mine = store.get().approvals.filter((a) => a.session === session).map((a) => a.id);
+    for (const id of mine) deciding.add(id);
+    setTimeout(() => mine.forEach((id) => deciding.delete(id)), 5000);
+    store.set((s) => ({ approvals: s.approvals.filter((a) => a.session !== session || !deciding.has(a.id)) }));
+    void refreshApprovals();
+    return r.denied;
+  } catch (err) {
     reportError(err);
-    return false;
+    return null;
   }
 }
 

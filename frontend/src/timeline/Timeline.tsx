@@ -35,6 +35,8 @@ const KINDS: { value: string; label: string }[] = [
   { value: 'policy.decision', label: 'policy.decision' },
   { value: 'approval.requested', label: 'approval.requested' },
   { value: 'approval.decided', label: 'approval.decided' },
+  { value: 'approval.withdrawn', label: 'approval.withdrawn' },
+  { value: 'network.', label: 'Network (decisions, connections)' },
 ];
 
 export function Timeline({ arg }: { arg: string }) {

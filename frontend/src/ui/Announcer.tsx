@@ -3,6 +3,7 @@
 
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { actorName } from '../lib/format';
+import { visibleText } from '../lib/visible';
 import { store } from '../state/app';
 import { useStore } from '../state/store';
 
@@ -15,7 +16,9 @@ export function Announcer() {
     for (const a of approvals) seen.current.add(a.id);
     if (fresh.length === 1) {
       const a = fresh[0]!;
-      setText(a.kind === 'question' ? `${actorName(a.actor)} asks: ${a.question ?? ''}` : `Approval needed: ${actorName(a.actor)} wants ${a.tool}${a.argv ? ' ' + a.argv.join(' ') : ''}`);
+      // Read out as shown: hidden characters by their code.
+      const what = a.kind === 'question' ? `${actorName(a.actor)} asks: ${a.question ?? ''}` : a.kind === 'network' ? `Approval needed: ${actorName(a.actor)} wants to connect to ${a.domain ?? ''}:${a.port ?? ''}` : `Approval needed: ${actorName(a.actor)} wants ${a.tool}${a.argv ? ' ' + a.argv.join(' ') : ''}`;
+      setText(visibleText(what, { multiline: true }));
     } else if (fresh.length > 1) {
       setText(`${fresh.length} new approval requests`);
     }

@@ -1,23 +1,37 @@
 // One pending approval: what the agent wants, why policy asked, what it
-// risks, and the four answers. Rendering cost is kept small because the
-// time from event to card is measured.
+// risks, and the answers, each saying what it would allow. Rendering cost
+// is kept small because the time from event to card is measured.
+//
+// No element on a card carries a tooltip: a tooltip opens over what is
+// below the pointer, and the risks must stay readable.
 
 import { memo } from 'preact/compat';
 import { useLayoutEffect, useRef, useState } from 'preact/hooks';
 import type { ApprovalRequest } from '../api/types';
+import { choices, headline, hiddenOnCard, splitRisks, viaLine } from '../lib/cardtext';
 import { countdown, countdownLabel } from '../lib/countdown';
 import type { Armed } from '../lib/keys';
 import { actorName, shortId } from '../lib/format';
+import { describeSnippet } from '../lib/rulesummary';
 import { metrics, pushSample } from '../state/metrics';
 import { arrivals } from '../state/app';
-import { Diff } from './Diff';
+import { CallDetails } from './cards/CallDetails';
+import { EffectDetails } from './cards/EffectDetails';
+import { NetworkDetails } from './cards/NetworkDetails';
 import { riskInfo } from './risks';
 import { useNow } from './hooks';
 import { href } from './router';
+import { escapeHiddenToml } from '../lib/visible';
+import { Vis } from './Visible';
 
 export interface CardActions {
   arm(id: string, action: Armed | 'always' | null): void;
   focus(id: string): void;
+  /**
+   * False when a pointer click landed on a card that had only just moved
+   * under the pointer (the click was meant for what was there before).
+   */
+  aimed(id: string, e: MouseEvent): boolean;
   allow(id: string, scope: 'once' | 'session' | 'always'): void;
   deny(id: string, message: string): void;
   answer(id: string, text: string): void;
@@ -29,6 +43,10 @@ export interface CardProps {
   armed: Armed | 'always' | null;
   active: boolean;
   busy: boolean;
+  /** The daemon's sentence when it refused the last decision (a bad rule). */
+  error: string;
+  /** A click was just refused because the card had moved under the pointer. */
+  moved: boolean;
   /** Stable across renders, so an unchanged card is skipped. */
   actions: CardActions;
 }
@@ -63,15 +81,23 @@ export const ApprovalCard = memo(function ApprovalCard(p: CardProps) {
   }, [p.armed, p.active]);
 
   const a = p.actions;
+  // A decision button: a pointer click must have been aimed at this card.
+  const click = (fn: () => void) => (e: MouseEvent) => {
+    if (a.aimed(req.id, e)) fn();
+  };
   const titleId = `ap-${req.id}-title`;
   const question = req.kind === 'question';
-  const risks = req.risks ?? [];
+  const c = choices(req);
+  const { drift, other } = splitRisks(req.risks);
+  const hidden = hiddenOnCard(req);
+  const via = viaLine(req);
 
   return (
     <article
       ref={ref}
-      class={`card approval${p.active ? ' active' : ''}${p.busy ? ' busy' : ''}`}
+      class={`card approval kind-${req.kind}${p.active ? ' active' : ''}${p.busy ? ' busy' : ''}`}
       data-approval-id={req.id}
+      data-guard={req.id}
       data-kind={req.kind}
       tabIndex={-1}
       aria-labelledby={titleId}
@@ -80,40 +106,90 @@ export const ApprovalCard = memo(function ApprovalCard(p: CardProps) {
       <header class="card-head">
         <h3 id={titleId}>
           {question ? 'Question from ' : ''}
-          <span class="agent">{p.client || actorName(req.actor)}</span>
-          {!question && (
+          <span class="agent">
+            <Vis text={p.client || actorName(req.actor)} />
+          </span>
+          {!question && ` ${headline(req)}`}
+          {req.kind === 'call' && (
             <>
-              {' wants '}
+              {' '}
               <code class="tool">{req.tool}</code>
             </>
           )}
         </h3>
-        <a class="muted session-link" href={href('sessions', req.session)} title={req.session}>
+        {via && <span class="via">{via}</span>}
+        <a class="muted session-link" href={href('sessions', req.session)} aria-label={`session ${req.session}`}>
           session {shortId(req.session)}
         </a>
         <Countdown expiresAt={req.expires_at} />
       </header>
 
-      {question ? <p class="question">{req.question}</p> : <Details req={req} />}
-
-      <p class="reason">
-        {req.reason}
-        {req.rule && <span class="rule"> — {req.rule}</span>}
-      </p>
-
-      {risks.length > 0 && (
+      {drift.map((r, i) => (
+        <p key={i} class="drift" role="alert">
+          <span class="badge">Drifts from the request</span> {r.detail ? <Vis text={sentence(r.detail)} multiline /> : riskInfo(r.kind).meaning}
+        </p>
+      ))}
+      {req.goal && (
+        <p class="goal">
+          <span class="muted">The person asked:</span>{' '}
+          <q>
+            <Vis text={req.goal} multiline />
+          </q>
+        </p>
+      )}
+      {hidden.length > 0 && (
+        <p class="hidden-warning" role="alert">
+          <span class="badge">Hidden characters</span> This card contains invisible or direction-changing characters, shown as marked tokens:{' '}
+          {hidden.map((h, i) => (
+            <span key={h.cp}>
+              {i > 0 && ', '}
+              <mark class="invis">{h.token}</mark>
+              {h.name && ` ${h.name}`}
+            </span>
+          ))}
+          . What runs is exactly what is shown here, in this order.
+        </p>
+      )}
+      {other.length > 0 && (
         <ul class="risks" aria-label="Risks">
-          {risks.map((r, i) => {
+          {other.map((r, i) => {
             const info = riskInfo(r.kind);
             return (
               <li key={i} class={`risk risk-${r.kind}`}>
                 <span class="badge">{info.label}</span> {info.meaning}
-                {r.detail && r.detail !== req.reason && <span class="muted"> {r.detail}</span>}
+                {r.detail && r.detail !== req.reason && (
+                  <span class="muted">
+                    {' '}
+                    <Vis text={r.detail} multiline />
+                  </span>
+                )}
               </li>
             );
           })}
         </ul>
       )}
+
+      {question ? (
+        <p class="question">
+          <Vis text={req.question ?? ''} multiline />
+        </p>
+      ) : req.kind === 'network' ? (
+        <NetworkDetails req={req} />
+      ) : req.kind === 'effect' ? (
+        <EffectDetails req={req} />
+      ) : req.kind === 'call' ? (
+        <CallDetails req={req} />
+      ) : null}
+
+      <p class="reason">
+        <Vis text={req.reason} multiline />
+        {req.rule && (
+          <span class="rule">
+            {' — '}
+            <Vis text={req.rule} />
+          </span>
+        )}
+      </p>
 
       {question ? (
         <div class="answer-row">
@@ -128,24 +204,27 @@ export const ApprovalCard = memo(function ApprovalCard(p: CardProps) {
             placeholder="Type the answer; Enter sends it, Shift+Enter adds a line"
           />
           <div class="actions">
-            <button type="button" class="btn primary" disabled={p.busy || answer.trim() === ''} onClick={() => a.answer(req.id, answer)}>
-              Send answer
+            {/* An empty answer would read as consent: nothing to send until there is text. */}
+            <button type="button" class="btn primary" disabled={p.busy || answer.trim() === ''} onClick={click(() => a.answer(req.id, answer))}>
+              {c.allow}
             </button>
-            <button type="button" class="btn" disabled={p.busy} onClick={() => a.deny(req.id, '')}>
-              Decline to answer
+            <button type="button" class="btn" disabled={p.busy} onClick={click(() => a.deny(req.id, ''))}>
+              {c.deny}
             </button>
           </div>
         </div>
       ) : (
         <>
           <div class="actions" role="group" aria-label="Decision">
-            <button type="button" class={`btn primary${p.armed === 'once' ? ' armed' : ''}`} disabled={p.busy} onClick={() => a.allow(req.id, 'once')} aria-keyshortcuts="a" title="Run this call; ask again next time">
-              Allow once <kbd>a</kbd>
+            <button type="button" class={`btn primary${p.armed === 'once' ? ' armed' : ''}`} disabled={p.busy} onClick={click(() => a.allow(req.id, 'once'))} aria-keyshortcuts="a">
+              {c.allow} <kbd>a</kbd>
             </button>
-            <button type="button" class={`btn${p.armed === 'session' ? ' armed' : ''}`} disabled={p.busy} onClick={() => a.allow(req.id, 'session')} aria-keyshortcuts="s" title="Allow calls like this until this agent session ends">
-              Allow for session <kbd>s</kbd>
-            </button>
-            {req.always_rule && (
+            {c.session?.offered && (
+              <button type="button" class={`btn${p.armed === 'session' ? ' armed' : ''}`} disabled={p.busy} onClick={click(() => a.allow(req.id, 'session'))} aria-keyshortcuts="s">
+                Allow for session <kbd>s</kbd>
+              </button>
+            )}
+            {c.always && (
               <button type="button" class={`btn${p.armed === 'always' ? ' armed' : ''}`} disabled={p.busy} aria-expanded={p.armed === 'always'} onClick={() => a.arm(req.id, p.armed === 'always' ? null : 'always')}>
                 Always allow…
               </button>
@@ -164,78 +243,98 @@ export const ApprovalCard = memo(function ApprovalCard(p: CardProps) {
                 onInput={(e) => setMessage(e.currentTarget.value)}
                 onFocus={() => a.arm(req.id, 'deny')}
               />
-              <button type="button" class={`btn danger${p.armed === 'deny' ? ' armed' : ''}`} disabled={p.busy} onClick={() => a.deny(req.id, message)} aria-keyshortcuts="d">
-                Deny <kbd>d</kbd>
+              <button type="button" class={`btn danger${p.armed === 'deny' ? ' armed' : ''}`} disabled={p.busy} onClick={click(() => a.deny(req.id, message))} aria-keyshortcuts="d">
+                {c.deny} <kbd>d</kbd>
               </button>
             </span>
           </div>
-          {p.armed === 'always' && req.always_rule && (
-            <div class="always">
-              <p>This rule will be added to your policy file, and calls like this will run without asking:</p>
-              <pre class="rule-snippet">{req.always_rule}</pre>
-              <button type="button" class="btn primary" disabled={p.busy} onClick={() => a.allow(req.id, 'always')}>
-                Write rule and allow
-              </button>
-              <button type="button" class="btn" onClick={() => a.arm(req.id, null)}>
-                Cancel
-              </button>
-            </div>
-          )}
-          {p.active && (p.armed === 'once' || p.armed === 'session') && (
-            <p class="hint" role="status">
-              Press <kbd>Enter</kbd> to allow {p.armed === 'once' ? 'once' : 'for this session'}, <kbd>Esc</kbd> to cancel.
+          {p.moved && (
+            <p class="moved-note" role="status">
+              This card had just moved under the pointer, so that click was not taken. Click again to decide it.
             </p>
           )}
+          {p.armed === 'always' && req.always_rule && <AlwaysEditor req={req} busy={p.busy} error={p.error} actions={a} onClick={click} />}
+          {p.active && (p.armed === 'once' || p.armed === 'session') && (
+            <p class="hint" role="status">
+              Press <kbd>Enter</kbd> to {p.armed === 'once' ? c.allow.toLowerCase() : 'allow for this session'}, <kbd>Esc</kbd> to cancel.
+            </p>
+          )}
+          <ul class="scope-help" aria-label="What each answer does">
+            <li>
+              <Vis text={c.allowHelp} />
+            </li>
+            {c.session && (
+              <li class={c.session.offered ? '' : 'no-session'}>
+                <Vis text={c.session.offered ? c.session.help : c.session.why} multiline />
+              </li>
+            )}
+            {c.always && (
+              <li>
+                <Vis text={c.always.help} multiline />
+              </li>
+            )}
+            <li>
+              <Vis text={c.denyHelp} />
+            </li>
+          </ul>
         </>
       )}
     </article>
   );
 });
 
+/** "the person's request…" → "The person's request…". */
+function sentence(s: string): string {
+  return s.charAt(0).toUpperCase() + s.slice(1);
+}
+
+// The rule "Always allow" writes, editable before it is saved. The daemon
+// checks an edited rule and answers with a sentence when it does not parse.
+function AlwaysEditor({ req, busy, error, actions, onClick }: { req: ApprovalRequest; busy: boolean; error: string; actions: CardActions; onClick(fn: () => void): (e: MouseEvent) => void }) {
+  // A text box cannot mark hidden characters: they are written as escapes.
+  const [text, setText] = useState(escapeHiddenToml(req.always_rule ?? ''));
+  const summary = describeSnippet(text);
+  const errId = `always-err-${req.id}`;
+  return (
+    <div class="always">
+      <label for={`always-${req.id}`}>This rule will be added to your policy file; calls it matches will run without asking. You can edit it first:</label>
+      <textarea
+        id={`always-${req.id}`}
+        class="rule-snippet"
+        data-keyrole="always-rule"
+        spellcheck={false}
+        rows={Math.min(10, text.split('\n').length + 1)}
+        value={text}
+        aria-invalid={error ? true : undefined}
+        aria-describedby={error ? errId : undefined}
+        onInput={(e) => setText(e.currentTarget.value)}
+      />
+      {summary && (
+        <p class="muted small">
+          It matches <Vis text={summary} multiline />.
+        </p>
+      )}
+      {error && (
+        <p id={errId} class="error-line" role="alert">
+          {error}
+        </p>
+      )}
+      <button type="button" class="btn primary" disabled={busy || text.trim() === ''} onClick={onClick(() => actions.allow(req.id, 'always'))}>
+        Write rule and allow
+      </button>
+      <button type="button" class="btn" onClick={() => actions.arm(req.id, null)}>
+        Cancel
+      </button>
+    </div>
+  );
+}
+
 // Its own component so the once-a-second tick re-renders only this span.
 function Countdown({ expiresAt }: { expiresAt: string }) {
   const cd = countdown(Date.parse(expiresAt), useNow());
   return (
-    <span class={`countdown ${cd.urgency}`} role="timer" aria-label={countdownLabel(cd)} title="The call is denied automatically when this reaches 0:00">
+    <span class={`countdown ${cd.urgency}`} role="timer" aria-label={`${countdownLabel(cd)}; the call is denied automatically at 0:00`}>
       {cd.text}
     </span>
-  );
-}
-
-function Details({ req }: { req: ApprovalRequest }) {
-  const other = req.args && !req.argv && !req.paths?.length && !req.url && !req.diff;
-  return (
-    <div class="details">
-      {req.argv && req.argv.length > 0 && (
-        <ol class="argv" aria-label="Command arguments">
-          {req.argv.map((a, i) => (
-            <li key={i} class={i === 0 ? 'chip argv0' : 'chip'}>
-              {a === '' ? <span class="muted">(empty)</span> : a}
-            </li>
-          ))}
-        </ol>
-      )}
-      {req.binary && req.argv?.[0] !== req.binary && (
-        <p class="kv">
-          <span>binary</span> <code>{req.binary}</code>
-        </p>
-      )}
-      {req.paths && req.paths.length > 0 && (
-        <ul class="paths" aria-label="Paths">
-          {req.paths.map((p) => (
-            <li key={p}>
-              <code>{p}</code>
-            </li>
-          ))}
-        </ul>
-      )}
-      {req.url && (
-        <p class="kv">
-          <span>URL</span> <code class="url">{req.url}</code>
-        </p>
-      )}
-      {req.diff && <Diff text={req.diff} label="Proposed change" />}
-      {other && <pre class="args">{JSON.stringify(req.args, null, 2)}</pre>}
-    </div>
   );
 }

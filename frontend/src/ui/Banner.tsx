@@ -1,12 +1,16 @@
 // Error banner: the API's own sentence, dismissable; plus the connection
-// warning while the daemon is unreachable.
+// warning while the daemon is unreachable, and failing checkpoints (undo
+// is gone for new calls until they work again).
 
+import { checkpointProblem } from '../lib/checkpoints';
+import { when } from '../lib/format';
 import { dismiss, store } from '../state/app';
 import { useStore } from '../state/store';
 
 export function Banner() {
   const notices = useStore(store, (s) => s.notices);
   const conn = useStore(store, (s) => s.conn);
+  const checkpoints = useStore(store, (s) => checkpointProblem(s.status, when));
   return (
     <div class="banners">
       {conn === 'reconnecting' && (
@@ -15,6 +19,11 @@ export function Banner() {
             Reconnecting… The Gatehouse daemon is not answering; this page retries on its own. If it does not come back, start it again (<code>gatehouse serve</code> or
             the desktop app).
           </span>
+        </div>
+      )}
+      {checkpoints && (
+        <div class="banner warn checkpoints-failing" role="alert">
+          <span>{checkpoints}</span>
         </div>
       )}
       {notices.map((n) => (

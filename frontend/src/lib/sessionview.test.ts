@@ -1,0 +1,42 @@
+import { describe, expect, it } from 'vitest';
+import type { Checkpoint } from '../api/types';
+import { callTools, sessionState, transportLabel } from './sessionview';
+
+const cp = (phase: 'pre' | 'post'): Checkpoint => ({ id: `cp_${phase}`, session: 's', call_id: 'c', phase, time: '2026-01-01T00:00:00Z' });
+
+describe('sessionState', () => {
+  it.each([
+    [{ status: 'active' as const }, 'active'],
+    [{ status: 'active' as const, idle: true }, 'idle'],
+    [{ status: 'ended' as const, idle: true }, 'ended'],
+    [{ status: 'killed' as const }, 'killed'],
+  ])('%j → %s', (s, want) => expect(sessionState(s)).toBe(want));
+});
+
+describe('transportLabel', () => {
+  it('names the four transports and passes unknown ones through', () => {
+    expect(transportLabel('hook')).toContain('own tools');
+    expect(transportLabel('http-stateless')).toContain('stateless');
+    expect(transportLabel('stdio')).toContain('bridge');
+    expect(transportLabel('carrier-pigeon')).toBe('carrier-pigeon');
+  });
+});
+
+describe('callTools', () => {
+  it('a read-only call gets no diff or undo, whatever the daemon sent', () => {
+    for (const tool of ['read_file', 'list_dir', 'search_files', 'fetch_url', 'ask_human']) {
+      expect(callTools(tool, [cp('pre'), cp('post')])).toEqual({ diff: false, rollbackTo: null, undo: false });
+    }
+  });
+  it('a call with both checkpoints gets diff, rollback and undo', () => {
+    const t = callTools('write_file', [cp('pre'), cp('post')]);
+    expect(t.diff && t.undo).toBe(true);
+    expect(t.rollbackTo?.id).toBe('cp_post');
+  });
+  it('a call with only its before-checkpoint can be rolled back to, not diffed or undone', () => {
+    expect(callTools('run_command', [cp('pre')])).toEqual({ diff: false, rollbackTo: cp('pre'), undo: false });
+  });
+  it('no checkpoints, no tools', () => {
+    expect(callTools('run_command', [])).toEqual({ diff: false, rollbackTo: null, undo: false });
+  });
+});

@@ -1,0 +1,55 @@
+// How the session screens name a session's state, transport and mode, and
+// which checkpoint tools a call gets.
+
+import type { Checkpoint, Mode, Session } from '../api/types';
+
+export type SessionState = 'active' | 'idle' | 'ended' | 'killed';
+
+export function sessionState(s: Pick<Session, 'status' | 'idle'>): SessionState {
+  if (s.status === 'killed') return 'killed';
+  if (s.status === 'ended') return 'ended';
+  return s.idle ? 'idle' : 'active';
+}
+
+export const STATE_HELP: Record<SessionState, string> = {
+  active: 'connected and working',
+  idle: 'live, but its client has not been heard from for a while; its sandbox is released until the next call',
+  ended: 'its client went away or it was ended; nothing more runs in it',
+  killed: 'stopped by the kill switch',
+};
+
+const TRANSPORTS: Record<string, string> = {
+  stdio: 'stdio, through the gatehouse mcp bridge',
+  hook: 'hook, the agent’s own tools',
+  http: 'MCP over HTTP',
+  'http-stateless': 'MCP over HTTP, stateless (a 2026-07-28 client)',
+};
+
+export function transportLabel(t: string): string {
+  return TRANSPORTS[t] ?? t;
+}
+
+export const MODE_HELP: Record<Mode, string> = {
+  plan: 'read-only: the agent may look but not change anything',
+  ask: 'reads and harmless commands run; edits and other commands ask',
+  auto: 'reads, workspace edits and sandboxed commands run; only calls that cross the boundary ask',
+  'accept-edits': 'like ask, but edits inside the workspace run without asking',
+  unattended: 'like auto, and whatever would ask is denied (for CI)',
+};
+
+// Tools that never change files take no checkpoints: nothing to diff or undo.
+const READ_ONLY = new Set(['read_file', 'list_dir', 'search_files', 'fetch_url', 'ask_human']);
+
+export interface CallTools {
+  diff: boolean;
+  rollbackTo: Checkpoint | null;
+  undo: boolean;
+}
+
+export function callTools(tool: string, checkpoints: readonly Checkpoint[]): CallTools {
+  const none = { diff: false, rollbackTo: null, undo: false };
+  if (READ_ONLY.has(tool) || checkpoints.length === 0) return none;
+  const pre = checkpoints.find((c) => c.phase === 'pre') ?? null;
+  const post = checkpoints.find((c) => c.phase === 'post') ?? null;
+  return { diff: !!(pre && post), rollbackTo: post ?? pre, undo: !!(pre && post) };
+}
