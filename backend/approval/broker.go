@@ -75,7 +75,11 @@ type Request struct {
 	// KindEffect: what the staged command did, what was held and why, and
 	// paths the person also changed meanwhile (their version wins unless
 	// the decision names them in Staged).
-	Changes   []Change       `json:"changes,omitempty"`
+	Changes []Change `json:"changes,omitempty"`
+	// Staged: the workspace is untouched until allowed (false: the run
+	// could not be staged, its changes are in the workspace, and a deny
+	// rolls them back).
+	Staged    bool           `json:"staged,omitempty"`
 	Findings  []string       `json:"findings,omitempty"`
 	Conflicts []ConflictNote `json:"conflicts,omitempty"`
 	Diff      string         `json:"diff,omitempty"`

@@ -38,6 +38,7 @@ func (r *Runner) effectCard(c *Call, cs changeSets, dec policy.EffectDecision, s
 		Kind: approval.KindEffect, Session: c.Session(), CallID: c.ID, Actor: c.actor(), Tool: c.Req.Tool,
 		Binary: c.plan.Call.Binary, Cwd: c.plan.Call.Cwd, Reason: dec.Reason, Rule: dec.Rule.String(),
 		Findings: findings, Via: string(c.Req.Via), Native: c.Req.Native, Goal: c.State.Live.Snapshot().Goal,
+		Staged: staged,
 	}
 	for _, a := range c.plan.Call.Argv {
 		req.Argv = append(req.Argv, r.redact(a))
