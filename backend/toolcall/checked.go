@@ -84,13 +84,13 @@ func (r *Runner) checkEffect(ctx context.Context, c *Call, pre, post string, out
 		r.deps.Sessions.Count(c.Session(), session.Counters{Asked: 1})
 		d, err := r.ask(ctx, c, r.effectCard(c, cs, dec, false, conflictSince{}))
 		if err == nil && d.Allow {
-			res.Note = "The person approved this command's changes."
+			res.add("The person approved this command's changes.")
 			return withEffect(out, res)
 		}
 		r.deps.Sessions.Count(c.Session(), session.Counters{Denied: 1})
-		res.Note = "The command's changes were held for the person (" + dec.Reason + ") and " + notApproved(d, err)
+		res.add("The command's changes were held for the person (" + dec.Reason + ") and " + notApproved(d, err))
 	default:
-		res.Note = fmt.Sprintf("Gatehouse policy refused this command's changes (%s, %s)", dec.Reason, dec.Rule)
+		res.add(fmt.Sprintf("Gatehouse policy refused this command's changes (%s, %s)", dec.Reason, dec.Rule))
 	}
 	if err := r.undoCall(ctx, c); err != nil {
 		r.deps.Logger.Error("roll back a refused effect", "call", c.ID, "err", err)

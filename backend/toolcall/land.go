@@ -42,9 +42,18 @@ type effectResult struct {
 	Deleted   int
 	Reason    string
 	Conflicts []string // paths where the person's version was kept
+	KeptOut   []string // protected paths the run wrote, never applied
 	Note      string   // one sentence for the agent
 	// warning: it landed, but the checkpoint after it failed.
 	warning string
+}
+
+// add appends a sentence to the note.
+func (e *effectResult) add(s string) {
+	if e.Note != "" {
+		e.Note += " "
+	}
+	e.Note += s
 }
 
 func (e effectResult) structured() map[string]any {
@@ -57,6 +66,9 @@ func (e effectResult) structured() map[string]any {
 	}
 	if len(e.Conflicts) > 0 {
 		m["conflicts"] = e.Conflicts
+	}
+	if len(e.KeptOut) > 0 {
+		m["kept_out"] = e.KeptOut
 	}
 	if e.Note != "" {
 		m["note"] = e.Note
@@ -77,7 +89,7 @@ func withEffect(out Output, e effectResult) Output {
 		}
 		out.Text += "gatehouse: " + e.Note + "\n"
 	}
-	if e.Outcome == OutcomeDiscarded || e.Outcome == OutcomeRolledBack {
+	if e.Outcome == OutcomeDiscarded || e.Outcome == OutcomeRolledBack || len(e.KeptOut) > 0 {
 		out.IsError = true
 	}
 	if e.warning != "" {
@@ -110,8 +122,19 @@ func (r *Runner) land(ctx context.Context, c *Call, sr *stagedRun, out Output) O
 		r.record(ctx, c, "stage.discarded", "system", map[string]any{"reason": "budget"})
 		return withEffect(out, effectResult{Outcome: OutcomeDiscarded, Staged: true, Note: full.Error()})
 	}
-	cs := changeSets{workspaces: sr.workspaces, sets: sets, uppers: uppers}
-	res := effectResult{Staged: true}
+	cs, kept, err := keepOut(changeSets{workspaces: sr.workspaces, sets: sets, uppers: uppers})
+	if err != nil {
+		r.deps.Logger.Error("tell the protected paths of a staged run", "call", c.ID, "err", err)
+		r.record(ctx, c, "stage.discarded", "system", map[string]any{"reason": "protected paths unknown", "error": err.Error()})
+		return withEffect(out, effectResult{Outcome: OutcomeDiscarded, Staged: true,
+			Note: "Gatehouse could not tell which paths in the workspace are protected, so it kept none of the command's changes: " + err.Error()})
+	}
+	res := effectResult{Staged: true, KeptOut: kept}
+	if len(kept) > 0 {
+		r.record(ctx, c, "stage.kept_out", "system", map[string]any{"paths": kept})
+		res.add(fmt.Sprintf("Gatehouse did not apply %s: the host runs or reads %s as configuration, so a command may not create or change %s.",
+			strings.Join(firstN(kept, 10), ", "), pronoun(len(kept), "it", "them"), pronoun(len(kept), "it", "them")))
+	}
 	res.Created, res.Modified, res.Deleted = cs.counts()
 	if cs.total() == 0 {
 		res.Outcome = OutcomeUnchanged
@@ -129,7 +152,7 @@ func (r *Runner) land(ctx context.Context, c *Call, sr *stagedRun, out Output) O
 	case policy.Deny:
 		r.record(ctx, c, "stage.discarded", "policy", map[string]any{"reason": dec.Reason})
 		res.Outcome = OutcomeDiscarded
-		res.Note = fmt.Sprintf("Gatehouse policy discarded this command's changes (%s, %s); the workspace was not touched. Do not retry it; ask the person if it is needed.", dec.Reason, dec.Rule)
+		res.add(fmt.Sprintf("Gatehouse policy discarded this command's changes (%s, %s); the workspace was not touched. Do not retry it; ask the person if it is needed.", dec.Reason, dec.Rule))
 		return withEffect(out, res)
 	case policy.Ask:
 		res.Held = true
@@ -139,7 +162,7 @@ func (r *Runner) land(ctx context.Context, c *Call, sr *stagedRun, out Output) O
 			r.deps.Sessions.Count(c.Session(), session.Counters{Denied: 1})
 			r.record(ctx, c, "stage.discarded", "human", map[string]any{"reason": "not approved"})
 			res.Outcome = OutcomeDiscarded
-			res.Note = "The command ran, but its changes were held for the person (" + dec.Reason + ") and " + notApproved(d, err) + "; the workspace was not touched."
+			res.add("The command ran, but its changes were held for the person (" + dec.Reason + ") and " + notApproved(d, err) + "; the workspace was not touched.")
 			return withEffect(out, res)
 		}
 		chosen = map[string]bool{}
@@ -179,7 +202,7 @@ func (r *Runner) applyStaged(ctx context.Context, c *Call, sr *stagedRun, cs cha
 	paths := changedPaths(cs)
 	if _, err := r.scopedCheckpoint(ctx, c, snapshot.Pre, paths); err != nil {
 		res.Outcome = OutcomeDiscarded
-		res.Note = "Gatehouse could not checkpoint the workspace before applying this command's changes, so it kept none of them: " + checkpointProblem(err)
+		res.add("Gatehouse could not checkpoint the workspace before applying this command's changes, so it kept none of them: " + checkpointProblem(err))
 		return res
 	}
 	start := time.Now()
@@ -219,11 +242,11 @@ func (r *Runner) applyStaged(ctx context.Context, c *Call, sr *stagedRun, cs cha
 	res.Outcome = OutcomeApplied
 	switch {
 	case len(problems) > 0:
-		res.Note = "Some of this command's changes could not be applied: " + strings.Join(problems, "; ")
+		res.add("Some of this command's changes could not be applied: " + strings.Join(problems, "; "))
 	case len(res.Conflicts) > 0:
-		res.Note = fmt.Sprintf("Applied the command's changes, except %d path(s) changed in the workspace meanwhile, where the person's version was kept: %s", len(res.Conflicts), strings.Join(firstN(res.Conflicts, 10), ", "))
+		res.add(fmt.Sprintf("Applied the command's changes, except %d path(s) changed in the workspace meanwhile, where the person's version was kept: %s", len(res.Conflicts), strings.Join(firstN(res.Conflicts, 10), ", ")))
 	case res.Held:
-		res.Note = "The person approved this command's changes, and they are applied."
+		res.add("The person approved this command's changes, and they are applied.")
 	}
 	return res
 }
@@ -343,4 +366,11 @@ func RecoverStaged(ctx context.Context, stageDir string) (finished []string, err
 		}
 	}
 	return finished, nil
+}
+
+func pronoun(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }

@@ -22,7 +22,15 @@ func workspaceMounts(p *sandbox.Prepared, req *initproc.Request) (release func()
 		if err != nil {
 			return nil, fmt.Errorf("cannot tell what to protect in %s, so nothing runs: %w", w, err)
 		}
-		names = append(names, ws.Protected.All()...)
+		if p.Stage != nil {
+			// A staged run writes only its upper layer, and a protected
+			// name it creates there is never applied (the caller keeps it
+			// out), so no placeholder is needed: the agent sees the
+			// workspace as it is, and git adds no placeholder links.
+			names = append(names, ws.Protected.Existing...)
+		} else {
+			names = append(names, ws.Protected.All()...)
+		}
 		req.Writable = append(req.Writable, ws.Protected.Writable...)
 		req.Pin = append(req.Pin, ws.HiddenParents()...)
 		req.HideFiles = append(req.HideFiles, ws.Secrets.Files...)
