@@ -223,7 +223,7 @@ type step struct {
 }
 
 func cmd(argv ...string) step { return step{tool: "run_command", args: map[string]any{"argv": argv}} }
-func sh(script string) step  { return cmd("sh", "-c", script) }
+func sh(script string) step   { return cmd("sh", "-c", script) }
 func (s step) expect(text string) step {
 	s.want = text
 	return s
