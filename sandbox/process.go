@@ -24,7 +24,12 @@ type processSession struct {
 
 	mu     sync.Mutex
 	closed bool
-	ready  *warmSandbox
+	// ready are sandboxes built ahead (at most warmPool); building counts
+	// those under way, and built is closed (and replaced) whenever one is
+	// done, for a call waiting on it.
+	ready    []*warmSandbox
+	building int
+	built    chan struct{}
 }
 
 // OpenProcessSession validates s and returns a session whose runs are

@@ -52,26 +52,40 @@ func OpenWarmSession(backend string, s SessionSpec, opt PrepareOptions, w Warmer
 	return ps, nil
 }
 
-// runWarm runs p in the ready sandbox when its layout matches, else in a
-// fresh one, and then readies the next.
+// warmPool is how many sandboxes a session keeps ready. Agents fire
+// calls in bursts; with a second one ready, the next call of a burst does
+// not wait while the first is replaced.
+const warmPool = 2
+
+// runWarm runs p in a ready sandbox of its layout, or in the one being
+// built when there is none (it has a head start on a new one), else in a
+// fresh one; then it readies the next.
 func (s *processSession) runWarm(ctx context.Context, ss SessionSpec, p *Prepared) (Result, error) {
 	layout, err := s.layout(p)
 	if err != nil {
 		return Result{Backend: s.backend}, err
 	}
 	defer s.prepareNext(p)
-	s.mu.Lock()
-	ready := s.ready
-	s.ready = nil
-	s.mu.Unlock()
-	if ready != nil {
-		if ready.layout == layout {
-			res, err := ready.st.Run(ctx, p)
+	for {
+		s.mu.Lock()
+		w := s.takeLocked(layout)
+		wait := s.built
+		waiting := w == nil && s.building > 0 && !s.closed
+		s.mu.Unlock()
+		if w != nil {
+			res, err := w.st.Run(ctx, p)
 			if !errors.Is(err, ErrNotReady) {
 				return res, err
 			}
-		} else {
-			ready.st.Discard()
+			continue
+		}
+		if !waiting {
+			break
+		}
+		select {
+		case <-wait:
+		case <-ctx.Done():
+			return Result{Backend: s.backend}, ctx.Err()
 		}
 	}
 	st, err := s.warmer.Start(ss, p)
@@ -81,46 +95,75 @@ func (s *processSession) runWarm(ctx context.Context, ss SessionSpec, p *Prepare
 	return st.Run(ctx, p)
 }
 
-// prepareNext builds the next call's sandbox in the background.
-func (s *processSession) prepareNext(p *Prepared) {
-	s.warming.Add(1)
-	go func() {
-		defer s.warming.Done()
-		s.mu.Lock()
-		skip := s.closed || s.ready != nil
-		s.mu.Unlock()
-		if skip {
-			return
+// takeLocked pops a ready sandbox of layout, discarding ready ones of
+// another (built before the workspace changed); s.mu is held.
+func (s *processSession) takeLocked(layout string) *warmSandbox {
+	var keep []*warmSandbox
+	var got *warmSandbox
+	for _, w := range s.ready {
+		switch {
+		case w.layout != layout:
+			go w.st.Discard()
+		case got == nil:
+			got = w
+		default:
+			keep = append(keep, w)
 		}
-		layout, err := s.layout(p)
-		if err != nil {
-			return
-		}
-		st, err := s.warmer.Start(s.ss, p)
-		if err != nil {
-			return // the call itself will report it
-		}
-		s.mu.Lock()
-		keep := !s.closed && s.ready == nil
-		if keep {
-			s.ready = &warmSandbox{layout: layout, st: st}
-		}
-		s.mu.Unlock()
-		if !keep {
-			st.Discard()
-		}
-	}()
+	}
+	s.ready = keep
+	return got
 }
 
-// closeWarm discards the ready sandbox, waiting for one being built.
+// prepareNext builds sandboxes for the next calls in the background,
+// up to warmPool ready or under way.
+func (s *processSession) prepareNext(p *Prepared) {
+	s.mu.Lock()
+	if s.built == nil {
+		s.built = make(chan struct{})
+	}
+	n := 0
+	if !s.closed {
+		n = warmPool - len(s.ready) - s.building
+	}
+	s.building += max(n, 0)
+	s.mu.Unlock()
+	for i := 0; i < n; i++ {
+		s.warming.Add(1)
+		go s.buildOne(p)
+	}
+}
+
+func (s *processSession) buildOne(p *Prepared) {
+	defer s.warming.Done()
+	var w *warmSandbox
+	if layout, err := s.layout(p); err == nil {
+		if st, err := s.warmer.Start(s.ss, p); err == nil { // else the call itself will report it
+			w = &warmSandbox{layout: layout, st: st}
+		}
+	}
+	s.mu.Lock()
+	s.building--
+	keep := w != nil && !s.closed
+	if keep {
+		s.ready = append(s.ready, w)
+	}
+	close(s.built)
+	s.built = make(chan struct{})
+	s.mu.Unlock()
+	if w != nil && !keep {
+		w.st.Discard()
+	}
+}
+
+// closeWarm discards the ready sandboxes, waiting for those being built.
 func (s *processSession) closeWarm() {
 	s.warming.Wait()
 	s.mu.Lock()
 	ready := s.ready
 	s.ready = nil
 	s.mu.Unlock()
-	if ready != nil {
-		ready.st.Discard()
+	for _, w := range ready {
+		w.st.Discard()
 	}
 }
 
