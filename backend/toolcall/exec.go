@@ -115,6 +115,7 @@ func (r *Runner) sandboxSession(ctx context.Context, st *State) (sandbox.Session
 			ss.StageRoot = ""
 		}
 	}
+	st.stageRoot = ss.StageRoot
 	sb, err := r.deps.Sandbox.Open(st.Live.Context(), ss)
 	if err != nil {
 		return nil, fmt.Errorf("could not start the sandbox: %w", err)

@@ -2,6 +2,7 @@ package toolcall
 
 import (
 	"context"
+	"os"
 	"sync"
 	"time"
 
@@ -35,6 +36,8 @@ type State struct {
 	closed  bool
 	// trackedDirs remembers which pass-through candidates git tracks.
 	trackedDirs map[string]bool
+	// stageRoot is the session's staging directory, removed when it ends.
+	stageRoot string
 }
 
 // NewState makes a session's state with the given budgets.
@@ -112,7 +115,7 @@ func (s *State) Close(ctx context.Context) {
 		return
 	}
 	s.closed = true
-	sb := s.sandbox
+	sb, root := s.sandbox, s.stageRoot
 	s.sandbox = nil
 	s.mu.Unlock()
 	if sb != nil {
@@ -120,5 +123,9 @@ func (s *State) Close(ctx context.Context) {
 	}
 	if s.Roots != nil {
 		_ = s.Roots.Close()
+	}
+	if root != "" {
+		// Its runs are over: each removed its own layers, this is the rest.
+		_ = os.RemoveAll(root)
 	}
 }
