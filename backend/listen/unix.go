@@ -6,7 +6,7 @@ import (
 	"log/slog"
 	"net"
 	"os"
-	"syscall"
+	"path/filepath"
 )
 
 // PeerUIDFunc reads the uid of the process at the other end of a unix
@@ -33,26 +33,49 @@ func Unix(path string, logger *slog.Logger) (net.Listener, error) {
 			return nil, fmt.Errorf("remove stale socket: %w", err)
 		}
 	}
-	old := syscall.Umask(0o177)
-	ln, err := net.Listen("unix", path)
-	syscall.Umask(old)
+	// The socket is bound in a fresh 0700 directory beside path, made
+	// 0600 there and renamed into place, so it is never reachable with
+	// wider modes. Narrowing the umask instead would race every goroutine
+	// creating files meanwhile: the build cache's directories came out
+	// 0600, untraversable to the sandboxes.
+	dir, err := os.MkdirTemp(filepath.Dir(path), ".gh")
+	if err != nil {
+		return nil, fmt.Errorf("make the control socket's directory: %w", err)
+	}
+	defer os.RemoveAll(dir)
+	tmp := filepath.Join(dir, "s")
+	ln, err := net.Listen("unix", tmp)
 	if err != nil {
 		return nil, fmt.Errorf("listen on %s: %w", path, err)
 	}
-	if err := os.Chmod(path, 0o600); err != nil {
+	ul := ln.(*net.UnixListener)
+	ul.SetUnlinkOnClose(false) // the name it knows is tmp
+	if err := os.Chmod(tmp, 0o600); err != nil {
 		ln.Close()
 		return nil, fmt.Errorf("chmod control socket: %w", err)
 	}
-	ul := ln.(*net.UnixListener)
-	ul.SetUnlinkOnClose(true)
-	return &sameUIDListener{UnixListener: ul, uid: uint32(os.Getuid()), peerUID: peerUID, logger: logger}, nil
+	if err := os.Rename(tmp, path); err != nil {
+		ln.Close()
+		return nil, fmt.Errorf("place control socket at %s: %w", path, err)
+	}
+	return &sameUIDListener{UnixListener: ul, path: path, uid: uint32(os.Getuid()), peerUID: peerUID, logger: logger}, nil
 }
 
 type sameUIDListener struct {
 	*net.UnixListener
+	path    string
 	uid     uint32
 	peerUID PeerUIDFunc
 	logger  *slog.Logger
+}
+
+// Close stops listening and removes the socket.
+func (l *sameUIDListener) Close() error {
+	err := l.UnixListener.Close()
+	if rerr := os.Remove(l.path); rerr != nil && !errors.Is(rerr, os.ErrNotExist) && err == nil {
+		err = rerr
+	}
+	return err
 }
 
 func (l *sameUIDListener) Accept() (net.Conn, error) {
