@@ -17,7 +17,9 @@ import (
 // A staged bwrap run writes only its upper layer: the workspace is as it
 // was, the change set read from the upper layer is exactly what the
 // command did, pass-through directories take their writes directly, and
-// the protected names stay read-only inside the overlay.
+// an existing protected file stays read-only inside the overlay. A
+// protected name that does not exist may be written, but only into the
+// upper layer: the pipeline keeps it out of the workspace (keepout.go).
 func TestStagedRunLeavesWorkspaceAlone(t *testing.T) {
 	bw, err := bwrap.New(context.Background(), bwrap.Options{})
 	if err != nil {
@@ -30,6 +32,7 @@ func TestStagedRunLeavesWorkspaceAlone(t *testing.T) {
 		os.WriteFile(filepath.Join(ws, "src", "a.go"), []byte("package a\n"), 0o644),
 		os.WriteFile(filepath.Join(ws, "src", "deep", "b.go"), []byte("package b\n"), 0o644),
 		os.WriteFile(filepath.Join(ws, "keep.txt"), []byte("keep\n"), 0o644),
+		os.WriteFile(filepath.Join(ws, ".envrc"), []byte("export A=1\n"), 0o644),
 		os.MkdirAll(filepath.Join(ws, "node_modules"), 0o755))
 	s, err := bw.Open(context.Background(), sandbox.SessionSpec{ID: "t", Workspaces: []string{ws}, Limits: SessionLimits(), StageRoot: stageRoot})
 	if err != nil {
@@ -44,7 +47,8 @@ echo new > fresh.txt
 echo more >> keep.txt
 echo dep > node_modules/dep.js
 ls ` + sandbox.StageMountPoint + `/c1 2>/dev/null && echo STAGEROOT-VISIBLE
-echo x > .mcp.json 2>/dev/null && echo PROTECTED-WRITTEN
+echo x >> .envrc 2>/dev/null && echo PROTECTED-WRITTEN
+echo x > .mcp.json
 ls
 `
 	r, err := s.Run(context.Background(), sandbox.Spec{Argv: []string{"sh", "-c", script}, Dir: ws, Env: []string{"PATH=/usr/bin:/bin"}, Limits: sandbox.DefaultLimits(),
@@ -66,8 +70,13 @@ ls
 	if _, err := os.Stat(filepath.Join(ws, "src", "deep", "b.go")); err != nil {
 		t.Errorf("src was deleted in the workspace: %v", err)
 	}
-	if _, err := os.Stat(filepath.Join(ws, "fresh.txt")); err == nil {
-		t.Error("fresh.txt landed in the workspace")
+	for _, name := range []string{"fresh.txt", ".mcp.json"} {
+		if _, err := os.Stat(filepath.Join(ws, name)); err == nil {
+			t.Errorf("%s landed in the workspace", name)
+		}
+	}
+	if b, _ := os.ReadFile(filepath.Join(ws, ".envrc")); string(b) != "export A=1\n" {
+		t.Errorf(".envrc is %q", b)
 	}
 	if b, _ := os.ReadFile(filepath.Join(ws, "keep.txt")); string(b) != "keep\n" {
 		t.Errorf("keep.txt is %q", b)
@@ -83,7 +92,7 @@ ls
 	for _, c := range set.Changes {
 		got[c.Path] = c.Op
 	}
-	want := map[string]stage.Op{"src": stage.Delete, "src/a.go": stage.Delete, "src/deep": stage.Delete, "src/deep/b.go": stage.Delete, "fresh.txt": stage.Create, "keep.txt": stage.Modify}
+	want := map[string]stage.Op{"src": stage.Delete, "src/a.go": stage.Delete, "src/deep": stage.Delete, "src/deep/b.go": stage.Delete, "fresh.txt": stage.Create, "keep.txt": stage.Modify, ".mcp.json": stage.Create}
 	for p, op := range want {
 		if got[p] != op {
 			t.Errorf("%s: got %q, want %q (set %+v)", p, got[p], op, set.Changes)
