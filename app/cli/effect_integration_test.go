@@ -377,19 +377,50 @@ func TestEffectBudget(t *testing.T) {
 	}
 }
 
-// TestEffectLinksOut: replacing a directory with a link out of the
-// workspace holds.
+// TestEffectLinksOut: replacing a directory (or a file) with a link out
+// of the workspace holds, and deny leaves it as it was.
 func TestEffectLinksOut(t *testing.T) {
-	d := startEffectDaemon(t)
-	ch := asyncRun(t, d, map[string]any{"argv": []string{"sh", "-c", "rm -f src/f00.go && ln -s /etc src/f00.go"}})
-	a := d.WaitApproval(60 * time.Second)
-	if a.Kind != "effect" || !strings.Contains(strings.Join(a.Findings, "\n"), "outside the workspace") {
-		t.Fatalf("card %+v", a)
+	for _, tc := range []struct{ name, script, path string }{
+		{"directory", "rm -rf src && ln -s /etc src", "src"},
+		{"file", "rm -f notes.txt && ln -s /etc/passwd notes.txt", "notes.txt"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d := startEffectDaemon(t)
+			ch := asyncRun(t, d, map[string]any{"argv": []string{"sh", "-c", tc.script}})
+			a := d.WaitApproval(60 * time.Second)
+			if a.Kind != "effect" || !strings.Contains(strings.Join(a.Findings, "\n"), "outside the workspace") {
+				t.Fatalf("card %+v", a)
+			}
+			d.Decide(a.ID, "deny", "once", "")
+			waitResult(t, ch)
+			if fi, err := os.Lstat(filepath.Join(d.Workspace, tc.path)); err != nil || fi.Mode()&os.ModeSymlink != 0 {
+				t.Fatalf("%s after deny: %v %v", tc.path, fi, err)
+			}
+		})
 	}
-	d.Decide(a.ID, "deny", "once", "")
-	waitResult(t, ch)
-	if fi, err := os.Lstat(filepath.Join(d.Workspace, "src", "f00.go")); err != nil || fi.Mode()&os.ModeSymlink != 0 {
-		t.Fatalf("src/f00.go after deny: %v %v", fi, err)
+}
+
+// TestEffectWorkspaceGone: the person deletes the workspace while a card
+// holds a run; allowing it then applies nothing, says the workspace no
+// longer exists, and the daemon
+// carries on.
+func TestEffectWorkspaceGone(t *testing.T) {
+	d := startEffectDaemon(t)
+	ch := asyncRun(t, d, map[string]any{"argv": []string{"rm", "-rf", "src"}})
+	a := d.WaitApproval(60 * time.Second)
+	if err := os.RemoveAll(d.Workspace); err != nil {
+		t.Fatal(err)
+	}
+	d.Decide(a.ID, "allow", "once", "")
+	r := waitResult(t, ch)
+	if e := effectPart(t, r); e["outcome"] != "discarded" || !strings.Contains(fmt.Sprint(e["note"]), "no longer exists") {
+		t.Fatalf("effect %v", e)
+	}
+	if _, err := os.Stat(d.Workspace); err == nil {
+		t.Fatal("the apply recreated the deleted workspace")
+	}
+	if resp, _ := d.Request("GET", "/healthz", nil, nil); resp.StatusCode != 200 {
+		t.Fatalf("daemon unhealthy: %d", resp.StatusCode)
 	}
 }
 
