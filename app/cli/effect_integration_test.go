@@ -402,8 +402,7 @@ func TestEffectLinksOut(t *testing.T) {
 
 // TestEffectWorkspaceGone: the person deletes the workspace while a card
 // holds a run; allowing it then applies nothing, says the workspace no
-// longer exists, and the daemon
-// carries on.
+// longer exists, and the daemon carries on.
 func TestEffectWorkspaceGone(t *testing.T) {
 	d := startEffectDaemon(t)
 	ch := asyncRun(t, d, map[string]any{"argv": []string{"rm", "-rf", "src"}})
