@@ -48,7 +48,7 @@ func (f *serveFlags) add(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.public, "public", false, "allow binding a non-loopback address (tokens are still required)")
 	fs.StringArrayVar(&f.origins, "allow-origin", nil, "extra web origin allowed to call the daemon (repeatable)")
 	fs.IntVar(&f.maxConns, "max-connections", 256, "cap on concurrent TCP connections")
-	fs.StringVar(&f.mode, "mode", "", "default mode for new sessions: plan, default, accept-edits, unattended")
+	fs.StringVar(&f.mode, "mode", "", "default mode for new sessions: "+policy.ModeList()+" (auto when unset)")
 	fs.BoolVar(&f.queryToken, "test-only-query-token", false, "TEST ONLY: accept tokens in ?access_token= (for conformance tools that cannot send headers)")
 	_ = fs.MarkHidden("test-only-query-token")
 }

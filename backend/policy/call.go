@@ -84,10 +84,11 @@ func ParseMode(s string) (Mode, error) {
 	case ModePlan, ModeAsk, ModeAuto, ModeAcceptEdits, ModeUnattended:
 		return m, nil
 	}
-	return "", fmt.Errorf("unknown mode %q: use %s (or default)", s, modeList())
+	return "", fmt.Errorf("unknown mode %q: use %s (or default)", s, ModeList())
 }
 
-func modeList() string {
+// ModeList names every mode, for messages and help.
+func ModeList() string {
 	names := make([]string, len(Modes))
 	for i, m := range Modes {
 		names[i] = string(m)
