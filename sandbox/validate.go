@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -256,7 +257,11 @@ func Prepare(ss SessionSpec, s Spec, opt PrepareOptions) (*Prepared, error) {
 		if !filepath.IsAbs(h) {
 			h = filepath.Join(ss.Workspaces[0], h)
 		}
-		p.Hidden = append(p.Hidden, resolveExisting(h))
+		if h = resolveExisting(h); !slices.Contains(p.Hidden, h) {
+			// The session and the call often name the same path (the data
+			// dir); each copy would cost the sandbox another set of mounts.
+			p.Hidden = append(p.Hidden, h)
+		}
 	}
 
 	if opt.SkipLookup {
