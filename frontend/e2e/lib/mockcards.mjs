@@ -16,6 +16,7 @@ export function effectCard() {
     actor: 'agent:e2e-staged',
     tool: 'run_command',
     argv: ['sh', '-c', 'rm -rf old && chmod +x run.sh && ln -s /home/someone/.ssh out-link'],
+    staged: true,
     changes: [
       ...deleted,
       { path: 'old', op: 'delete', kind: 'dir' },

@@ -115,6 +115,8 @@ export interface ApprovalRequest {
   domain?: string;
   port?: number;
   changes?: Change[];
+  /** Effect cards: the workspace is untouched until Apply (false: the run was checked after the fact). */
+  staged?: boolean;
   findings?: string[];
   conflicts?: ConflictNote[];
   diff?: string;

@@ -64,7 +64,7 @@ describe('choices', () => {
   });
 
   it('an effect card applies or discards, with no session or always', () => {
-    const c = choices(card({ kind: 'effect', changes: [{ path: 'src', op: 'delete', kind: 'dir' }] }));
+    const c = choices(card({ kind: 'effect', staged: true, changes: [{ path: 'src', op: 'delete', kind: 'dir' }] }));
     expect([c.allow, c.deny, c.session, c.always]).toEqual(['Apply', 'Discard', null, null]);
     expect(c.denyHelp).toContain('never touched');
   });

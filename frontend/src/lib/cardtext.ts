@@ -111,10 +111,10 @@ export function choices(req: ApprovalRequest): Choices {
 /**
  * Whether an effect card's changes wait outside the workspace (a staged
  * run) or are in it already (a sandbox that cannot stage, checked after
- * the fact). The card says so only in its findings.
+ * the fact).
  */
 export function stagedRun(req: ApprovalRequest): boolean {
-  return !(req.findings ?? []).some((f) => f.includes('cannot stage'));
+  return req.staged === true;
 }
 
 /** The card's headline after the agent's name. */
