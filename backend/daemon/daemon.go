@@ -254,6 +254,11 @@ func Run(ctx context.Context, opts Options) (err error) {
 		return err
 	}
 	d.handler = d.busy.wrap(d.buildHandler())
+	// Recorded before the first request is served, so a timeline read as
+	// soon as the daemon answers starts with it.
+	d.Emit(ctx, "system.start", audit.ActorSystem, "", map[string]any{
+		"version": opts.Version, "listen": d.addr.String(), "workspaces": opts.Workspaces, "pid": os.Getpid(),
+	})
 
 	// Requests (SSE streams above all) see this context end at shutdown.
 	reqCtx, stopRequests := context.WithCancel(context.WithoutCancel(ctx))
@@ -276,9 +281,6 @@ func Run(ctx context.Context, opts Options) (err error) {
 	}
 	defer os.Remove(addrPath)
 
-	d.Emit(ctx, "system.start", audit.ActorSystem, "", map[string]any{
-		"version": opts.Version, "listen": d.addr.String(), "workspaces": opts.Workspaces, "pid": os.Getpid(),
-	})
 	logger.Info("gatehouse daemon ready", "listen", d.addr.String(), "data", opts.DataDir, "workspaces", opts.Workspaces)
 	if opts.Ready != nil {
 		opts.Ready(d)
