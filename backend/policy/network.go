@@ -35,19 +35,11 @@ func (r *Rule) compileNetwork() error {
 	}
 	c := &compiledRule{}
 	longest := 0
-	for _, d := range r.Domains {
-		dp, err := parseDomainPattern(d)
-		if err != nil {
-			return err
-		}
-		c.domains = append(c.domains, dp)
-		c.text = append(c.text, dp.host)
-		if dp.wildcard {
-			longest = max(longest, 100+len(dp.host))
-		} else {
-			longest = max(longest, 200+len(dp.host))
-		}
+	dl, err := c.addDomains(r.Domains)
+	if err != nil {
+		return err
 	}
+	longest = max(longest, dl)
 	for _, p := range r.Ports {
 		if p < 1 || p > 65535 {
 			return fmt.Errorf("port %d is not between 1 and 65535", p)

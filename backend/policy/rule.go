@@ -114,10 +114,30 @@ func (r *Rule) compile(base string) error {
 		longest = max(longest, len(g.literal))
 	}
 	c.specificity += longest
-	for _, d := range r.Domains {
+	dl, err := c.addDomains(r.Domains)
+	if err != nil {
+		return err
+	}
+	longest = max(longest, dl)
+	if len(r.Domains) > 0 {
+		c.specificity += longest
+	}
+	if r.Tool != "" {
+		c.specificity++
+	}
+	r.c = c
+	return nil
+}
+
+// addDomains compiles domain patterns into c and returns the
+// specificity of the most specific one: an exact host outranks any
+// wildcard, and a longer host a shorter one.
+func (c *compiledRule) addDomains(domains []string) (int, error) {
+	longest := 0
+	for _, d := range domains {
 		dp, err := parseDomainPattern(d)
 		if err != nil {
-			return err
+			return 0, err
 		}
 		c.domains = append(c.domains, dp)
 		c.text = append(c.text, dp.host)
@@ -127,14 +147,7 @@ func (r *Rule) compile(base string) error {
 			longest = max(longest, 200+len(dp.host))
 		}
 	}
-	if len(r.Domains) > 0 {
-		c.specificity += longest
-	}
-	if r.Tool != "" {
-		c.specificity++
-	}
-	r.c = c
-	return nil
+	return longest, nil
 }
 
 func parseDomainPattern(d string) (domainPattern, error) {
