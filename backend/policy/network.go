@@ -34,12 +34,10 @@ func (r *Rule) compileNetwork() error {
 		return fmt.Errorf("a network rule needs domains, such as domains = [\"pkgs.example.test\"]")
 	}
 	c := &compiledRule{}
-	longest := 0
-	dl, err := c.addDomains(r.Domains)
+	longest, err := c.addDomains(r.Domains)
 	if err != nil {
 		return err
 	}
-	longest = max(longest, dl)
 	for _, p := range r.Ports {
 		if p < 1 || p > 65535 {
 			return fmt.Errorf("port %d is not between 1 and 65535", p)
