@@ -79,13 +79,8 @@ func (c claudeDef) add(env Env, scope Scope, w Wiring, cur files) (files, error)
 func (c claudeDef) strip(env Env, scope Scope, cur files) (files, error) {
 	mcp, settings := c.paths(env, scope)
 	out := files{}
-	if b, ok := cur[mcp]; ok {
-		m, err := parseJSONDoc(b, false)
-		if err != nil {
-			return nil, err
-		}
-		stripMCPEntry(m, []string{"mcpServers"})
-		out[mcp] = m.src
+	if err := stripMCPFile(cur, out, mcp); err != nil {
+		return nil, err
 	}
 	if b, ok := cur[settings]; ok {
 		s, err := parseJSONDoc(b, false)

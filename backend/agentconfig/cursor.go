@@ -71,13 +71,8 @@ func (c cursorDef) add(env Env, scope Scope, w Wiring, cur files) (files, error)
 func (c cursorDef) strip(env Env, scope Scope, cur files) (files, error) {
 	mcp, hooks := c.paths(env, scope)
 	out := files{}
-	if b, ok := cur[mcp]; ok {
-		m, err := parseJSONDoc(b, false)
-		if err != nil {
-			return nil, err
-		}
-		stripMCPEntry(m, []string{"mcpServers"})
-		out[mcp] = m.src
+	if err := stripMCPFile(cur, out, mcp); err != nil {
+		return nil, err
 	}
 	if b, ok := cur[hooks]; ok {
 		h, err := parseJSONDoc(b, false)

@@ -160,6 +160,22 @@ func stripMCPEntry(d *jsonDoc, path []string) {
 	}
 }
 
+// stripMCPFile puts into out the JSON file at path in cur (when there is
+// one) less the bridge entry of its mcpServers object.
+func stripMCPFile(cur, out files, path string) error {
+	b, ok := cur[path]
+	if !ok {
+		return nil
+	}
+	m, err := parseJSONDoc(b, false)
+	if err != nil {
+		return err
+	}
+	stripMCPEntry(m, []string{"mcpServers"})
+	out[path] = m.src
+	return nil
+}
+
 // Refusal is an install or uninstall that would damage the person's
 // config; Msg is one sentence for them.
 type Refusal struct{ Msg string }
