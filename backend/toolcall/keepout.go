@@ -19,6 +19,10 @@ func keepOut(cs changeSets) (out changeSets, kept []string, err error) {
 	out.sets = make([]stage.Set, len(cs.sets))
 	multi := len(cs.workspaces) > 1
 	for i, s := range cs.sets {
+		if len(s.Changes) == 0 {
+			out.sets[i] = s // most calls: nothing to look up
+			continue
+		}
 		ws := cs.workspaces[i]
 		set, err := protect.For(ws)
 		if err != nil {
