@@ -31,10 +31,10 @@ func TestDoctorAgentRows(t *testing.T) {
 		{"crashes", func(agentconfig.Agent) string { return "exit 1" }, false},
 	} {
 		for _, a := range agentconfig.Agents {
+			if c.name == "exit 2" && a == agentconfig.Cursor {
+				continue // Cursor's hooks answer in JSON only: exit 2 is not a refusal there
+			}
 			t.Run(c.name+"/"+string(a), func(t *testing.T) {
-				if c.name == "exit 2" && a == agentconfig.Cursor {
-					t.Skip("Cursor's hooks answer in JSON only")
-				}
 				home := t.TempDir()
 				t.Setenv("HOME", home)
 				for _, k := range []string{"CLAUDE_CONFIG_DIR", "CODEX_HOME", "GEMINI_CLI_HOME"} {
