@@ -2,6 +2,7 @@ package snapshot
 
 import (
 	"bytes"
+	"github.com/gatehouse-dev/gatehouse/sandbox/sharedfs"
 	"os"
 	"path/filepath"
 	"testing"
@@ -175,7 +176,7 @@ func TestSharedFilesystemListsEveryDirectory(t *testing.T) {
 	seedWorkspace(t, ws)
 	waitCtimeSettled(t, data, ws)
 	s := openStore(t, data, Options{})
-	if sharedFS(int(mustOpenDir(t, ws).Fd())) {
+	if sharedfs.FD(int(mustOpenDir(t, ws).Fd())) {
 		t.Fatalf("the test's temp dir %s counts as a shared filesystem", ws)
 	}
 	s.sharedFS = func(int) bool { return true }

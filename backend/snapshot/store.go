@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/gatehouse-dev/gatehouse/sandbox/sharedfs"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -122,7 +123,7 @@ func Open(dir string, opts Options, log *slog.Logger) (*Store, error) {
 		lock.Close()
 		return nil, fmt.Errorf("snapshot store %s is in use by another process; stop it first: %w", dir, err)
 	}
-	s := &Store{dir: dir, opts: opts.withDefaults(), log: log, lock: lock, roots: map[string]*rootState{}, sharedFS: sharedFS}
+	s := &Store{dir: dir, opts: opts.withDefaults(), log: log, lock: lock, roots: map[string]*rootState{}, sharedFS: sharedfs.FD}
 	s.ex = newExcluder(s.opts.Exclude)
 	fail := func(err error) (*Store, error) {
 		lock.Close()

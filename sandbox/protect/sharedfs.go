@@ -1,11 +1,12 @@
 package protect
 
-import "sync"
+import (
+	"sync"
 
-// A directory's stat need not change when its entries do on a network
-// filesystem (another machine, attribute caching) or a FUSE one (the
-// server reports what it likes), so listings there are never reused.
-// backend/snapshot's walk follows the same rule.
+	"github.com/gatehouse-dev/gatehouse/sandbox/sharedfs"
+)
+
+// Listings on a shared filesystem are never reused (see package sharedfs).
 
 var sharedDevs sync.Map // device -> bool
 
@@ -15,7 +16,7 @@ func sharedDev(dev uint64, dir string) bool {
 	if v, ok := sharedDevs.Load(dev); ok {
 		return v.(bool)
 	}
-	v := sharedFS(dir)
+	v := sharedfs.Path(dir)
 	sharedDevs.Store(dev, v)
 	return v
 }

@@ -1,12 +1,8 @@
-package protect
+package sharedfs
 
 import "golang.org/x/sys/unix"
 
-func sharedFS(dir string) bool {
-	var st unix.Statfs_t
-	if err := unix.Statfs(dir, &st); err != nil {
-		return true
-	}
+func shared(st *unix.Statfs_t) bool {
 	switch uint32(st.Type) {
 	case unix.NFS_SUPER_MAGIC, unix.SMB_SUPER_MAGIC, unix.SMB2_SUPER_MAGIC, unix.CIFS_SUPER_MAGIC,
 		unix.FUSE_SUPER_MAGIC, unix.CEPH_SUPER_MAGIC, unix.V9FS_MAGIC, unix.AFS_SUPER_MAGIC,
