@@ -2,10 +2,11 @@ package snapshot
 
 import (
 	"bytes"
-	"github.com/gatehouse-dev/gatehouse/sandbox/sharedfs"
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/gatehouse-dev/gatehouse/sandbox/sharedfs"
 )
 
 // A directory whose stat is unchanged is not listed again; these cases

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/gatehouse-dev/gatehouse/sandbox/sharedfs"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -14,6 +13,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/gatehouse-dev/gatehouse/sandbox/sharedfs"
 )
 
 // Options tune a Store. The zero value gives the defaults.
@@ -80,7 +81,7 @@ type Store struct {
 	pruneRun atomic.Bool
 	listed   atomic.Int64 // directories listed with getdents, for tests
 	// sharedFS reports a filesystem whose directories' stat cannot vouch
-	// for their listing (see fstype_linux.go); a field so tests can say so.
+	// for their listing (see package sharedfs); a field so tests can say so.
 	sharedFS func(fd int) bool
 
 	savesMu     sync.Mutex
