@@ -11,45 +11,26 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/gatehouse-dev/gatehouse/backend/hookwire"
 )
 
-// Agent is an agent CLI that install knows how to wire.
-type Agent string
+// Agent is an agent CLI that install knows how to wire: the same names
+// its hooks speak (package hookwire).
+type Agent = hookwire.Agent
 
 const (
-	Claude Agent = "claude"
-	Codex  Agent = "codex"
-	Gemini Agent = "gemini"
-	Cursor Agent = "cursor"
+	Claude = hookwire.Claude
+	Codex  = hookwire.Codex
+	Gemini = hookwire.Gemini
+	Cursor = hookwire.Cursor
 )
 
 // Agents lists every agent in display order.
-var Agents = []Agent{Claude, Codex, Gemini, Cursor}
+var Agents = hookwire.Agents
 
 // ParseAgent accepts only the agents above.
-func ParseAgent(s string) (Agent, error) {
-	for _, a := range Agents {
-		if string(a) == s {
-			return a, nil
-		}
-	}
-	return "", fmt.Errorf("unknown agent %q; use one of claude, codex, gemini or cursor", s)
-}
-
-// Title is the agent's product name.
-func (a Agent) Title() string {
-	switch a {
-	case Claude:
-		return "Claude Code"
-	case Codex:
-		return "Codex CLI"
-	case Gemini:
-		return "Gemini CLI"
-	case Cursor:
-		return "Cursor"
-	}
-	return string(a)
-}
+func ParseAgent(s string) (Agent, error) { return hookwire.ParseAgent(s) }
 
 // Scope says whose configuration an install writes.
 type Scope string

@@ -43,7 +43,7 @@ func (a Agent) Title() string {
 	case Claude:
 		return "Claude Code"
 	case Codex:
-		return "Codex"
+		return "Codex CLI"
 	case Gemini:
 		return "Gemini CLI"
 	case Cursor:
