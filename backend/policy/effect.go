@@ -236,29 +236,6 @@ func buildEffects(data []byte, file string, fes []fileEffect, src Source) ([]Eff
 	return out, nil
 }
 
-// parseWorkspaceEffects reads a workspace file's effect rules; allow rules
-// are dropped with a notice, as a workspace can only tighten.
-func parseWorkspaceEffects(data []byte, file string) ([]EffectRule, []string, error) {
-	var wf workspaceFile
-	if err := decodeStrict(data, file, &wf); err != nil {
-		return nil, nil, err
-	}
-	all, err := buildEffects(data, file, wf.Effects, SourceWorkspace)
-	if err != nil {
-		return nil, nil, err
-	}
-	var keep []EffectRule
-	var notices []string
-	for _, r := range all {
-		if r.Action == Allow {
-			notices = append(notices, fmt.Sprintf("%s:%d: allow effect %q ignored, because a workspace policy can only tighten", file, r.line, r.ID))
-			continue
-		}
-		keep = append(keep, r)
-	}
-	return keep, notices, nil
-}
-
 // tableLines returns the line of each [[name]] header, in order.
 func tableLines(data []byte, name string) []int {
 	var p unstable.Parser

@@ -99,17 +99,13 @@ func Load(userPath string, workspaceRoots []string) (*Policy, error) {
 		if err != nil {
 			return nil, fmt.Errorf("cannot read the workspace policy %s: %w", file, err)
 		}
-		rules, notices, err := parseWorkspace(data, file, filepath.Clean(root))
+		w, err := parseWorkspace(data, file, filepath.Clean(root))
 		if err != nil {
 			return nil, err
 		}
-		fx, fxNotices, err := parseWorkspaceEffects(data, file)
-		if err != nil {
-			return nil, err
-		}
-		p.workspace = append(p.workspace, rules...)
-		p.workspaceFx = append(p.workspaceFx, fx...)
-		p.notices = append(append(p.notices, notices...), fxNotices...)
+		p.workspace = append(p.workspace, w.rules...)
+		p.workspaceFx = append(p.workspaceFx, w.effects...)
+		p.notices = append(p.notices, w.notices...)
 	}
 	return p, nil
 }
@@ -126,25 +122,51 @@ func parseUser(data []byte, file string) (userFile, []Rule, error) {
 	return uf, rules, err
 }
 
-func parseWorkspace(data []byte, file, root string) ([]Rule, []string, error) {
+// workspacePolicy is what a workspace's policy file may add.
+type workspacePolicy struct {
+	rules   []Rule
+	effects []EffectRule
+	notices []string
+}
+
+// parseWorkspace reads a workspace's policy file. Its allow rules and
+// allow effects are dropped, each with a notice: a workspace can only
+// tighten.
+func parseWorkspace(data []byte, file, root string) (workspacePolicy, error) {
 	var wf workspaceFile
 	if err := decodeStrict(data, file, &wf); err != nil {
-		return nil, nil, err
+		return workspacePolicy{}, err
 	}
-	all, err := buildRules(data, file, wf.Rules, SourceWorkspace, root)
+	rules, err := buildRules(data, file, wf.Rules, SourceWorkspace, root)
 	if err != nil {
-		return nil, nil, err
+		return workspacePolicy{}, err
 	}
-	var keep []Rule
-	var notices []string
+	effects, err := buildEffects(data, file, wf.Effects, SourceWorkspace)
+	if err != nil {
+		return workspacePolicy{}, err
+	}
+	var w workspacePolicy
+	w.rules = dropAllows(rules, &w.notices, func(r Rule) (Verdict, string) {
+		return r.Action, fmt.Sprintf("%s:%d: allow rule %q ignored, because a workspace policy can only tighten (ask or deny)", file, r.line, r.ID)
+	})
+	w.effects = dropAllows(effects, &w.notices, func(r EffectRule) (Verdict, string) {
+		return r.Action, fmt.Sprintf("%s:%d: allow effect %q ignored, because a workspace policy can only tighten", file, r.line, r.ID)
+	})
+	return w, nil
+}
+
+// dropAllows keeps the rules whose action is not allow, and adds a
+// notice for each one it drops.
+func dropAllows[T any](all []T, notices *[]string, action func(T) (Verdict, string)) []T {
+	var keep []T
 	for _, r := range all {
-		if r.Action == Allow {
-			notices = append(notices, fmt.Sprintf("%s:%d: allow rule %q ignored, because a workspace policy can only tighten (ask or deny)", file, r.line, r.ID))
+		if v, notice := action(r); v == Allow {
+			*notices = append(*notices, notice)
 			continue
 		}
 		keep = append(keep, r)
 	}
-	return keep, notices, nil
+	return keep
 }
 
 // decodeStrict decodes TOML, rejecting unknown keys, with errors that name
