@@ -7,6 +7,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
 )
 
@@ -101,5 +102,51 @@ func TestUnixRefusesOtherUID(t *testing.T) {
 	case <-accepted:
 		t.Fatal("connection from another uid was accepted")
 	default:
+	}
+}
+
+// The socket is made without touching the process's umask: directories
+// other goroutines make meanwhile keep their modes (the build cache's came
+// out 0600 when it was narrowed). It leaves nothing beside it, and goes
+// with Close.
+func TestUnixKeepsUmaskAndCleansUp(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "control.sock")
+	other := t.TempDir()
+	stop := make(chan struct{})
+	made := make(chan []string)
+	go func() {
+		var dirs []string
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				made <- dirs
+				return
+			default:
+			}
+			d := filepath.Join(other, strconv.Itoa(i))
+			if os.Mkdir(d, 0o700) == nil {
+				dirs = append(dirs, d)
+			}
+		}
+	}()
+	for range 200 {
+		ln, err := Unix(p, slog.New(slog.NewTextHandler(io.Discard, nil)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ents, _ := os.ReadDir(dir); len(ents) != 1 || ents[0].Name() != "control.sock" {
+			t.Fatalf("beside the socket: %v", ents)
+		}
+		ln.Close()
+		if _, err := os.Lstat(p); !errors.Is(err, os.ErrNotExist) {
+			t.Fatalf("socket left after Close: %v", err)
+		}
+	}
+	close(stop)
+	for _, d := range <-made {
+		if st, err := os.Stat(d); err != nil || st.Mode().Perm() != 0o700 {
+			t.Fatalf("%s made meanwhile has mode %v (%v)", d, st.Mode().Perm(), err)
+		}
 	}
 }
