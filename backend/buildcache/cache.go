@@ -140,14 +140,9 @@ func (c *Cache) makeRoot(name, ws string) error {
 }
 
 // Env points the tools' caches into root, with the host's Go module
-// download cache as the first proxy. npm's and pip's checks for a newer
-// version of themselves are off: the sandbox cannot update the host's
-// tools, and each check would raise a network card for every command
-// (npm waits for the answer, even with --offline).
+// download cache as the first proxy.
 func (c *Cache) Env(root string) []string {
 	env := []string{
-		"npm_config_update_notifier=false",
-		"PIP_DISABLE_PIP_VERSION_CHECK=1",
 		"GOCACHE=" + filepath.Join(root, GoBuild),
 		"GOMODCACHE=" + filepath.Join(root, GoMod),
 		"npm_config_cache=" + filepath.Join(root, Npm),

@@ -23,7 +23,12 @@ type RunEnv struct {
 
 // baseEnv is a run's environment before secrets: no host variable
 // reaches it but these.
-var baseEnv = []string{"LANG=C.UTF-8", "TERM=dumb", "NO_COLOR=1", "GIT_TERMINAL_PROMPT=0"}
+var baseEnv = []string{"LANG=C.UTF-8", "TERM=dumb", "NO_COLOR=1", "GIT_TERMINAL_PROMPT=0",
+	// npm's and pip's checks for a newer version of themselves: the
+	// sandbox cannot update the host's tools, and each check would raise
+	// a network card for every command (npm waits for the answer, even
+	// with --offline).
+	"npm_config_update_notifier=false", "PIP_DISABLE_PIP_VERSION_CHECK=1"}
 
 // runPath is the PATH commands are looked up in, inside and out.
 func (r *Runner) runPath() string {
