@@ -123,8 +123,8 @@ func (b *Backend) argv(p *sandbox.Prepared) []string {
 	return append([]string{b.opts.Bwrap}, a...)
 }
 
-// Start implements sandbox.Warmer. The chain is: helper (joins the
-// run's cgroup when root) → bwrap → helper inside the namespaces, which
+// Start implements sandbox.Warmer. The chain is: bwrap (started in the
+// run's cgroup when root) → helper inside the namespaces, which
 // waits for the call, mounts its protected paths read-only, sets
 // rlimits, drops every capability and execs the target.
 func (b *Backend) Start(_ sandbox.SessionSpec, p *sandbox.Prepared) (sandbox.Started, error) {
@@ -138,6 +138,8 @@ func (b *Backend) Start(_ sandbox.SessionSpec, p *sandbox.Prepared) (sandbox.Sta
 			Path: argv[0],
 			Argv: argv,
 		},
+		// bwrap confines itself; the helper runs inside it.
+		Direct:       true,
 		Dir:          "/",
 		Limits:       p.Limits,
 		Logger:       b.log,

@@ -18,6 +18,9 @@ import (
 // Group is one run's cgroup (a directory in the pids hierarchy).
 type Group struct {
 	Dir string
+	// Unified: the group is on cgroup v2, where a process can be created
+	// inside it (clone3's CLONE_INTO_CGROUP) instead of joining it.
+	Unified bool
 }
 
 // ErrUnsupported means no writable pids cgroup hierarchy was found.
@@ -33,8 +36,9 @@ func New(name string, maxPids int) (*Group, error) {
 		return nil, ErrUnsupported
 	}
 	var parent string
+	unified := false
 	if _, err := os.Stat(filepath.Join(root, "cgroup.controllers")); err == nil {
-		parent = filepath.Join(root, "gatehouse")
+		parent, unified = filepath.Join(root, "gatehouse"), true
 		if err := os.MkdirAll(parent, 0o755); err != nil {
 			return nil, fmt.Errorf("create cgroup parent: %w", err)
 		}
@@ -54,7 +58,7 @@ func New(name string, maxPids int) (*Group, error) {
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("create cgroup: %w", err)
 	}
-	g := &Group{Dir: dir}
+	g := &Group{Dir: dir, Unified: unified}
 	if maxPids > 0 {
 		if err := os.WriteFile(filepath.Join(dir, "pids.max"), []byte(strconv.Itoa(maxPids)), 0); err != nil {
 			_ = g.Remove()

@@ -53,6 +53,12 @@ type Command struct {
 	Cleanup func()
 	// PIDNamespace says every process of the run dies with the helper.
 	PIDNamespace bool
+	// Direct starts Config.Path with Config.Argv itself, without the
+	// helper in front: for a program that confines itself (bwrap), where
+	// the helper would only join the cgroup and exec. A root run joins its
+	// cgroup as it is created (see direct.go). Config must hold nothing
+	// else.
+	Direct bool
 	// Proxy and ProxyListener, for Run, are as in Call.
 	Proxy         sandbox.Proxy
 	ProxyListener net.Listener
@@ -171,13 +177,25 @@ func Start(c Command) (_ *Pending, err error) {
 	}
 
 	cmd := exec.Command(c.Helper, initproc.Entry, arg)
-	cmd.Env = c.Env
-	if cmd.Env == nil {
-		cmd.Env = []string{}
+	var direct *exec.Cmd
+	if c.Direct {
+		if !onlyProgram(c.Config) {
+			return nil, errDirectConfig
+		}
+		direct = &exec.Cmd{Path: c.Config.Path, Args: c.Config.Argv}
 	}
-	cmd.Dir = c.Dir
-	cmd.SysProcAttr = sysProcAttr()
-	cmd.ExtraFiles = extra
+	for _, cmd := range []*exec.Cmd{cmd, direct} {
+		if cmd == nil {
+			continue
+		}
+		cmd.Env = c.Env
+		if cmd.Env == nil {
+			cmd.Env = []string{}
+		}
+		cmd.Dir = c.Dir
+		cmd.SysProcAttr = sysProcAttr()
+		cmd.ExtraFiles = extra
+	}
 	// Our own pipes, so a sandbox can be started before its call's
 	// streams are known.
 	inR, inW, err := pipe()
@@ -196,12 +214,11 @@ func Start(c Command) (_ *Pending, err error) {
 	}
 	cmd.Stdout, cmd.Stderr = childEnds[len(childEnds)-2], childEnds[len(childEnds)-1]
 
-	if err := cmd.Start(); err != nil {
+	if err := p.startCmd(cmd, direct); err != nil {
 		return nil, fmt.Errorf("start sandbox helper: %w", err)
 	}
-	p.cmd = cmd
 	go func() {
-		p.waitErr = cmd.Wait()
+		p.waitErr = p.cmd.Wait()
 		close(p.done)
 	}()
 	return p, nil
@@ -255,6 +272,7 @@ func (p *Pending) Exec(ctx context.Context, call Call) (res sandbox.Result, err 
 			p.kill()
 			return res, errors.New("sandbox started ahead of time needs a request")
 		}
+
 		b, err := json.Marshal(call.Request)
 		if err != nil {
 			p.kill()
