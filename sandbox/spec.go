@@ -110,6 +110,12 @@ type Spec struct {
 	// Stage, if set, runs the command staged (see Stage); backends that
 	// cannot stage refuse it (CanStage).
 	Stage *Stage
+	// ReadOnlyWorkspaces says the command only reads (ls, git status):
+	// bwrap mounts the workspaces read-only for it, so it needs no
+	// placeholders at missing protected names, and a listing shows the
+	// workspace as it is. Other backends run it as any command. Not with
+	// Stage.
+	ReadOnlyWorkspaces bool
 	// Stdout and Stderr, if set, receive output live as it is captured
 	// (only the bytes kept under the cap).
 	Stdout io.Writer

@@ -198,6 +198,11 @@ func Prepare(ss SessionSpec, s Spec, opt PrepareOptions) (*Prepared, error) {
 		StageRoot:  ss.StageRoot,
 	}
 	if s.Stage != nil {
+		if s.ReadOnlyWorkspaces {
+			// A staged run writes its upper layer; one that only reads
+			// has nothing to stage.
+			return nil, specErr("read_only_workspaces", "with stage", ErrBadSpec)
+		}
 		st, err := prepareStage(ss, *s.Stage)
 		if err != nil {
 			return nil, err

@@ -146,7 +146,7 @@ func (r *Runner) execute(ctx context.Context, c *Call, a runCommandArgs, timeout
 	network, release := r.runNetwork(ctx, c)
 	defer release()
 	spec := sandbox.Spec{Argv: a.Argv, Dir: call.Cwd, Env: env, Hidden: r.deps.Hidden, Network: network, Limits: limits,
-		Stdout: c.Req.Stdout, Stderr: c.Req.Stderr}
+		Stdout: c.Req.Stdout, Stderr: c.Req.Stderr, ReadOnlyWorkspaces: c.readOnly}
 	if a.Stdin != nil {
 		spec.Stdin = strings.NewReader(*a.Stdin)
 	}

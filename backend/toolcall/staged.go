@@ -51,14 +51,12 @@ func (r *Runner) stageRoot(st *State) string {
 	return filepath.Join(r.deps.StageDir, st.Live.ID())
 }
 
-// canStage: a command on a backend that stages, in a session whose
-// sandbox has a stage root. Read-only commands (ls, find, git status) are
-// staged too: an unstaged run needs placeholders at the missing protected
-// names, which a listing would show, and what such a command does write
-// (git status refreshing the index) is then judged and checkpointed like
-// any other change.
+// canStage: a mutating command on a backend that stages, in a session
+// whose sandbox has a stage root. A read-only one (ls, find, git status)
+// runs with the workspaces read-only instead (see runCommand), which
+// keeps it out of everything without an overlay to mount and read.
 func (r *Runner) canStage(c *Call) bool {
-	return c.plan.MutatesAll && c.plan.Run != nil && r.stageRoot(c.State) != ""
+	return !c.readOnly && c.plan.MutatesAll && c.plan.Run != nil && r.stageRoot(c.State) != ""
 }
 
 // newStagedRun makes the call's empty layers.

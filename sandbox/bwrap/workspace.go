@@ -11,9 +11,10 @@ import (
 // workspaceMounts fills in what the helper mounts over p's workspaces
 // when the call arrives, computed now so a protected name or a secret
 // the previous call made is covered in this one: the protected paths
-// read-only (placeholder links pinned for missing names), submodules'
-// git dirs writable again, the secrets hidden behind empty files and
-// their directories pinned. release gives the placeholders back; call it
+// read-only (placeholder links pinned for missing names, except in a
+// staged run and in one that only reads, whose workspaces are read-only
+// as a whole), submodules' git dirs writable again, the secrets hidden
+// behind empty files and their directories pinned. release gives the placeholders back; call it
 // once the run is over.
 func workspaceMounts(p *sandbox.Prepared, req *initproc.Request) (release func(), err error) {
 	var names []string
@@ -22,16 +23,25 @@ func workspaceMounts(p *sandbox.Prepared, req *initproc.Request) (release func()
 		if err != nil {
 			return nil, fmt.Errorf("cannot tell what to protect in %s, so nothing runs: %w", w, err)
 		}
-		if p.Stage != nil {
+		switch {
+		case p.Stage != nil:
 			// A staged run writes only its upper layer, and a protected
 			// name it creates there is never applied (the caller keeps it
 			// out), so no placeholder is needed: the agent sees the
 			// workspace as it is, and git adds no placeholder links.
 			names = append(names, ws.Protected.Existing...)
-		} else {
+		case p.Spec.ReadOnlyWorkspaces:
+			// Nothing can be created in a read-only workspace, so no
+			// placeholder is needed either, and no submodule's git dir is
+			// made writable again.
+			names = append(names, ws.Protected.Existing...)
+			req.ReadOnly = append(req.ReadOnly, w)
+		default:
 			names = append(names, ws.Protected.All()...)
 		}
-		req.Writable = append(req.Writable, ws.Protected.Writable...)
+		if !p.Spec.ReadOnlyWorkspaces {
+			req.Writable = append(req.Writable, ws.Protected.Writable...)
+		}
 		req.Pin = append(req.Pin, ws.HiddenParents()...)
 		req.HideFiles = append(req.HideFiles, ws.Secrets.Files...)
 		req.HideDirs = append(req.HideDirs, ws.Secrets.Dirs...)

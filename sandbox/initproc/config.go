@@ -86,6 +86,9 @@ type Request struct {
 	Env     []string `json:"env"`
 	Dir     string   `json:"dir,omitempty"`
 	Rlimits []Rlimit `json:"rlimits,omitempty"`
+	// ReadOnly are workspaces made read-only, with every mount below
+	// them, before the other mounts: the run only reads.
+	ReadOnly []string `json:"read_only,omitempty"`
 	// Protect are paths covered with read-only bind mounts before exec:
 	// the protected names of a writable workspace, including placeholders
 	// for names that do not exist yet.

@@ -1,6 +1,7 @@
 package initproc
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 
@@ -26,6 +27,11 @@ const (
 func mountRequest(req Request) error {
 	if err := stageMounts(req); err != nil {
 		return err
+	}
+	for _, p := range req.ReadOnly {
+		if err := readOnlyTree(p); err != nil {
+			return err
+		}
 	}
 	type mount struct {
 		path string
@@ -78,6 +84,23 @@ func mountRequest(req Request) error {
 		if err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// readOnlyTree makes the mount at p, and every mount below it,
+// read-only. p is bound onto itself first when it is not a mount's root
+// (mount_setattr takes only those).
+func readOnlyTree(p string) error {
+	attr := &unix.MountAttr{Attr_set: unix.MOUNT_ATTR_RDONLY}
+	err := unix.MountSetattr(unix.AT_FDCWD, p, unix.AT_RECURSIVE|unix.AT_SYMLINK_NOFOLLOW, attr)
+	if errors.Is(err, unix.EINVAL) {
+		if err = unix.Mount(p, p, "", unix.MS_BIND|unix.MS_REC, ""); err == nil {
+			err = unix.MountSetattr(unix.AT_FDCWD, p, unix.AT_RECURSIVE|unix.AT_SYMLINK_NOFOLLOW, attr)
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("make the workspace %s read-only for a command that only reads (needs Linux 5.12 or later): %w", p, err)
 	}
 	return nil
 }

@@ -71,7 +71,7 @@ func benchTrueNet(b *testing.B, be sandbox.Backend, pause time.Duration, network
 	b.ReportMetric(float64(ms)/float64(mb), "x-bare")
 }
 
-func newBwrap(b *testing.B) sandbox.Backend {
+func newBwrap(b testing.TB) sandbox.Backend {
 	be, err := bwrap.New(context.Background(), bwrap.Options{})
 	if err != nil {
 		b.Fatalf("bwrap unavailable: %v", err)

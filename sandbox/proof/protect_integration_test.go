@@ -157,3 +157,42 @@ func TestGitStillWorks(t *testing.T) {
 		})
 	}
 }
+
+// A command that only reads runs on bwrap with the workspace read-only:
+// it lists exactly what is there (no placeholders), and every write,
+// protected name or not, is refused by the kernel. The next ordinary run
+// of the same session writes as usual.
+func TestReadOnlyRunSeesTheWorkspace(t *testing.T) {
+	b := newBwrap(t)
+	ws := t.TempDir()
+	must(t, os.Mkdir(filepath.Join(ws, ".git"), 0o755))
+	must(t, os.WriteFile(filepath.Join(ws, "a.txt"), []byte("a\n"), 0o644))
+	must(t, os.Mkdir(filepath.Join(ws, "sub"), 0o755))
+	s := openSession(t, b, ws)
+	readOnly := func(s *sandbox.Spec) { s.ReadOnlyWorkspaces = true }
+
+	if got := strings.Fields(string(runSh(t, s, "ls -A", readOnly).Stdout)); strings.Join(got, " ") != ".git a.txt sub" {
+		t.Fatalf("a read-only run lists %q, want the workspace as it is (.git a.txt sub)", got)
+	}
+	for _, w := range []string{"echo x > a.txt", "echo x > new.txt", "echo x > sub/new.txt", "echo x > .envrc",
+		"mkdir .envrc", "mkdir .git/hooks", "rm a.txt", "mv a.txt b.txt", "ln -s /etc .mcp.json"} {
+		r := runSh(t, s, w+" 2>/dev/null && echo done || echo refused", readOnly)
+		if got := strings.TrimSpace(string(r.Stdout)); got != "refused" {
+			t.Errorf("%s in a read-only run: %s", w, got)
+		}
+	}
+	ents, _ := os.ReadDir(ws)
+	var names []string
+	for _, e := range ents {
+		names = append(names, e.Name())
+	}
+	if strings.Join(names, " ") != ".git a.txt sub" {
+		t.Fatalf("the workspace holds %v after the read-only runs", names)
+	}
+	if b, _ := os.ReadFile(filepath.Join(ws, "a.txt")); string(b) != "a\n" {
+		t.Fatalf("a.txt is %q", b)
+	}
+	if got := strings.TrimSpace(string(runSh(t, s, "echo b > b.txt && cat b.txt", nil).Stdout)); got != "b" {
+		t.Fatalf("an ordinary run after the read-only ones: %q", got)
+	}
+}
