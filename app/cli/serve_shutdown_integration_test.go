@@ -6,6 +6,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"net/http"
 	"strings"
 	"syscall"
 	"testing"
@@ -21,7 +22,16 @@ import (
 // decision and the result before the audit store closes.
 func TestServeStopDeniesWaitingCalls(t *testing.T) {
 	d := clitest.StartAsk(t) // sh raises a card in ask mode
-	s := d.MCP(context.Background(), "waiting-at-stop")
+	// A client that reconnects its event stream, as agents' clients do:
+	// one that gives up at once fails its calls the moment the stream ends
+	// at the stop, racing the denial sent on the call's own response.
+	s, err := mcp.NewClient(&mcp.Implementation{Name: "waiting-at-stop", Version: "1.0"}, nil).Connect(context.Background(),
+		&mcp.StreamableClientTransport{Endpoint: "http://" + d.Addr + "/mcp", HTTPClient: &http.Client{Transport: clitest.Bearer(d.Token("agent"), nil)}},
+		&mcp.ClientSessionOptions{ProtocolVersion: clitest.StatefulProtocol})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
 	type outcome struct {
 		res *mcp.CallToolResult
 		err error

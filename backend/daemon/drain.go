@@ -70,6 +70,9 @@ func (f *inflight) wrap(next http.Handler) http.Handler {
 		f.mu.Unlock()
 		defer f.done()
 		next.ServeHTTP(w, r)
+		// Answered means sent: a stop that ends the event streams next
+		// must not overtake an answer still in the response buffer.
+		_ = http.NewResponseController(w).Flush()
 	})
 }
 
