@@ -6,13 +6,24 @@
 package initproc
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 )
 
 // Entry is the hidden subcommand name that runs Main.
 const Entry = "__sandbox-init"
+
+// CgroupFDEnv names, in the helper's own environment, the descriptor
+// that Request.CgroupFD will name, so the helper joins the cgroup as it
+// starts, while its sandbox is built ahead: a join moves a multi-threaded
+// process and waits for an RCU grace period, several milliseconds on an
+// idle machine, which a call must not wait for. The Request names it too,
+// so a helper too old to know this refuses the call instead of running
+// it outside the cgroup.
+const CgroupFDEnv = "GATEHOUSE_SANDBOX_CGROUP_FD"
 
 // Rlimit is one resource limit to set before exec.
 type Rlimit struct {
@@ -86,6 +97,13 @@ type Request struct {
 	Env     []string `json:"env"`
 	Dir     string   `json:"dir,omitempty"`
 	Rlimits []Rlimit `json:"rlimits,omitempty"`
+	// CgroupFD, when non-zero, is a descriptor open on the run's
+	// cgroup.procs, which the helper has joined (see CgroupFDEnv) or joins
+	// now, before anything else: a helper that a program started directly
+	// (bwrap) runs in namespaces where the cgroup filesystem is out of
+	// sight gets it this way. The daemon opened the file, and cgroup v1
+	// checks the opener's credentials.
+	CgroupFD int `json:"cgroup_fd,omitempty"`
 	// ReadOnly are workspaces made read-only, with every mount below
 	// them, before the other mounts: the run only reads.
 	ReadOnly []string `json:"read_only,omitempty"`
@@ -151,7 +169,7 @@ func (c Config) Encode() (string, error) {
 // Decode parses the helper's argument.
 func Decode(s string) (Config, error) {
 	var c Config
-	if err := json.Unmarshal([]byte(s), &c); err != nil {
+	if err := decodeStrict([]byte(s), &c); err != nil {
 		return c, fmt.Errorf("decode sandbox helper config: %w", err)
 	}
 	if c.RequestFD == 0 && c.Connect == "" && (c.Path == "" || len(c.Argv) == 0) {
@@ -163,3 +181,25 @@ func Decode(s string) (Config, error) {
 // ExitSetupFailed is the helper's exit status when it could not confine
 // the target; the target never ran.
 const ExitSetupFailed = 125
+
+// DecodeRequest reads a Request as the daemon encoded it.
+func DecodeRequest(b []byte) (Request, error) {
+	var r Request
+	err := decodeStrict(b, &r)
+	return r, err
+}
+
+// decodeStrict refuses fields it does not know: a helper older than the
+// daemon (a stale sibling binary) must fail, not skip a confinement step
+// it has never heard of.
+func decodeStrict(b []byte, v any) error {
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.DisallowUnknownFields()
+	if err := d.Decode(v); err != nil {
+		return err
+	}
+	if d.More() {
+		return errors.New("trailing data")
+	}
+	return nil
+}

@@ -2,7 +2,6 @@ package initproc
 
 import (
 	"encoding/binary"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -61,10 +60,12 @@ func receiveCall(path string) (*receivedCall, error) {
 		c.close()
 		return nil, fmt.Errorf("read call: %w", err)
 	}
-	if err := json.Unmarshal(b, &c.req); err != nil || len(c.req.Argv) == 0 {
+	req, err := DecodeRequest(b)
+	if err != nil || len(req.Argv) == 0 {
 		c.close()
 		return nil, fmt.Errorf("decode call: %v", err)
 	}
+	c.req = req
 	syscall.CloseOnExec(fds[3])
 	return c, nil
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
+	"strconv"
 	"syscall"
 	"time"
 
@@ -35,10 +36,15 @@ func Main(args []string) int {
 			return ExitSetupFailed
 		}
 	}
+	joined, err := joinCgroupFromEnv()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "gatehouse sandbox: %v\n", err)
+		return ExitSetupFailed
+	}
 	if cfg.Supervise {
 		return supervise(cfg)
 	}
-	err = confineAndExec(cfg)
+	err = confineAndExec(cfg, joined)
 	if errors.Is(err, errNoRequest) {
 		return ExitSetupFailed
 	}
@@ -49,7 +55,7 @@ func Main(args []string) int {
 // confineAndExec applies rlimits and Landlock to this process and execs
 // the target. A helper started ahead of the call applies Landlock first,
 // then waits for the Request. It returns only on failure.
-func confineAndExec(cfg Config) error {
+func confineAndExec(cfg Config, joinedCgroup int) error {
 	// Capabilities and the bounding set belong to a thread, and exec must
 	// come from the thread that dropped them.
 	runtime.LockOSThread()
@@ -75,6 +81,11 @@ func confineAndExec(cfg Config) error {
 		}
 		defer f.Close()
 		req = r
+		if req.CgroupFD != joinedCgroup {
+			if err := joinCgroupFD(req.CgroupFD); err != nil {
+				return err
+			}
+		}
 		cfg.Path, cfg.Argv, cfg.Rlimits = req.Path, req.Argv, req.Rlimits
 		env, dir, netCfg = req.Env, req.Dir, req.Net
 		back = sendOnFD(int(f.Fd()))
@@ -109,25 +120,58 @@ func confineAndExec(cfg Config) error {
 	return fmt.Errorf("exec %s: %w", cfg.Path, err)
 }
 
+// joinCgroupFromEnv joins the cgroup CgroupFDEnv names, if any, and
+// returns its descriptor.
+func joinCgroupFromEnv() (int, error) {
+	v, ok := os.LookupEnv(CgroupFDEnv)
+	if !ok {
+		return 0, nil
+	}
+	os.Unsetenv(CgroupFDEnv)
+	fd, err := strconv.Atoi(v)
+	if err != nil || fd < 3 {
+		return 0, fmt.Errorf("join the run's cgroup: bad %s %q", CgroupFDEnv, v)
+	}
+	return fd, joinCgroupFD(fd)
+}
+
+// joinCgroupFD joins the cgroup whose procs file is open at fd (none
+// when 0), before this process starts anything, so every process of the
+// run is in it.
+func joinCgroupFD(fd int) error {
+	if fd == 0 {
+		return nil
+	}
+	f := os.NewFile(uintptr(fd), "cgroup.procs")
+	if f == nil {
+		return fmt.Errorf("join the run's cgroup: no descriptor %d", fd)
+	}
+	defer f.Close()
+	if _, err := f.WriteString("0"); err != nil {
+		return fmt.Errorf("join the run's cgroup: %w", err)
+	}
+	return nil
+}
+
 // readRequest reads the call's Request from a unix socket: the daemon
 // shuts its side for writing after the Request, and closes it unwritten
 // when the sandbox is not needed. The socket stays open for the way back
 // (the proxy's listening socket) until the caller closes it.
 func readRequest(fd int) (Request, *os.File, error) {
 	f := os.NewFile(uintptr(fd), "request")
-	var req Request
 	b, err := io.ReadAll(f)
 	if err != nil {
 		f.Close()
-		return req, nil, fmt.Errorf("read request: %w", err)
+		return Request{}, nil, fmt.Errorf("read request: %w", err)
 	}
 	if len(b) == 0 {
 		f.Close()
-		return req, nil, errNoRequest
+		return Request{}, nil, errNoRequest
 	}
-	if err := json.Unmarshal(b, &req); err != nil {
+	req, err := DecodeRequest(b)
+	if err != nil {
 		f.Close()
-		return req, nil, fmt.Errorf("decode request: %w", err)
+		return req, nil, fmt.Errorf("decode request (is the helper older than gatehouse? reinstall both): %w", err)
 	}
 	if req.Path == "" || len(req.Argv) == 0 {
 		f.Close()

@@ -2,8 +2,10 @@ package launch
 
 import (
 	"errors"
+	"os"
 	"os/exec"
 	"reflect"
+	"strconv"
 
 	"github.com/gatehouse-dev/gatehouse/sandbox/initproc"
 )
@@ -24,10 +26,12 @@ func onlyProgram(cfg initproc.Config) bool {
 // start, about 1.5 ms of CPU, which back-to-back calls feel because the
 // next sandbox is built while the current one runs (0.7 ms of each call
 // in BenchmarkTrueBwrapBackToBack). A root run's program is created
-// inside its cgroup. Where the kernel cannot do that (cgroup v1, or Linux
-// before 5.7), the helper starts it and joins the cgroup as before.
+// inside its cgroup on cgroup v2; on v1 it gets the cgroup's procs file
+// open, for the helper it runs to join as it starts (see
+// initproc.CgroupFDEnv). Where neither works, the helper starts it
+// and joins as before.
 func (p *Pending) startCmd(helper *exec.Cmd, direct *exec.Cmd) error {
-	if direct != nil && (p.group == nil || p.group.Unified) {
+	if direct != nil {
 		direct.Stdin, direct.Stdout, direct.Stderr = helper.Stdin, helper.Stdout, helper.Stderr
 		err := p.startDirect(direct)
 		if err == nil {
@@ -47,12 +51,27 @@ func (p *Pending) startCmd(helper *exec.Cmd, direct *exec.Cmd) error {
 }
 
 func (p *Pending) startDirect(cmd *exec.Cmd) error {
-	if p.group != nil {
+	switch {
+	case p.group == nil:
+	case p.group.Unified:
 		release, err := intoCgroup(cmd.SysProcAttr, p.group.Dir)
 		if err != nil {
 			return err
 		}
 		defer release()
+	default:
+		procs, err := os.OpenFile(p.group.ProcsFile(), os.O_WRONLY, 0)
+		if err != nil {
+			return err
+		}
+		defer procs.Close()
+		if !p.c.Deferred {
+			return errors.New("a program started directly joins its cgroup v1 through its request")
+		}
+		cmd.ExtraFiles = append(cmd.ExtraFiles[:len(cmd.ExtraFiles):len(cmd.ExtraFiles)], procs)
+		p.cgroupFD = 2 + len(cmd.ExtraFiles) // ExtraFiles start at 3
+		// The helper joins as it starts, off the call's path.
+		cmd.Env = append(cmd.Env[:len(cmd.Env):len(cmd.Env)], initproc.CgroupFDEnv+"="+strconv.Itoa(p.cgroupFD))
 	}
 	return cmd.Start()
 }

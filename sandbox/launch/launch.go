@@ -99,6 +99,10 @@ type Pending struct {
 	request        *net.UnixConn
 	statusR        *os.File
 
+	// cgroupFD is where the helper inside a Direct program finds the
+	// run's cgroup.procs open (0: nowhere), named in its Request.
+	cgroupFD int
+
 	done    chan struct{} // closed when the helper has been waited for
 	waitErr error
 
@@ -273,7 +277,9 @@ func (p *Pending) Exec(ctx context.Context, call Call) (res sandbox.Result, err 
 			return res, errors.New("sandbox started ahead of time needs a request")
 		}
 
-		b, err := json.Marshal(call.Request)
+		req := *call.Request
+		req.CgroupFD = p.cgroupFD
+		b, err := json.Marshal(req)
 		if err != nil {
 			p.kill()
 			return res, fmt.Errorf("encode sandbox request: %w", err)

@@ -163,3 +163,24 @@ func must(t *testing.T, errs ...error) {
 		}
 	}
 }
+
+// TestRootRunsAreBounded: root ignores RLIMIT_NPROC, so a root run's
+// processes are bounded by its pids cgroup alone, however the run joined
+// it (bwrap is started directly and its helper joins; Landlock's helper
+// joins itself). A run allowed 16 processes cannot hold 40 sleeps.
+func TestRootRunsAreBounded(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("not root: RLIMIT_NPROC bounds this user's runs, and no cgroup is made")
+	}
+	for _, b := range nativeBackends(t) {
+		t.Run(b.Name(), func(t *testing.T) {
+			s := openSession(t, b, t.TempDir())
+			r := runSh(t, s, `for i in $(seq 40); do sleep 2 & done; jobs -p | wc -l`, func(s *sandbox.Spec) {
+				s.Limits.Processes = 16
+			})
+			if !strings.Contains(strings.ToLower(string(r.Stderr)), "fork") {
+				t.Fatalf("40 processes started in a run allowed 16 (no fork failed); jobs: %s, stderr: %s", r.Stdout, r.Stderr)
+			}
+		})
+	}
+}

@@ -1,0 +1,33 @@
+package initproc
+
+import (
+	"strings"
+	"testing"
+)
+
+// A helper older than the daemon must refuse what it does not know
+// rather than skip it: an unknown field may be a confinement step.
+func TestDecodeRefusesUnknownFields(t *testing.T) {
+	tests := []struct {
+		name, in, err string
+	}{
+		{"a request", `{"path":"/bin/true","argv":["true"],"read_only":["/w"],"cgroup_fd":4}`, ""},
+		{"a request with a field from a newer daemon", `{"path":"/bin/true","argv":["true"],"seal_everything":true}`, "unknown field"},
+		{"trailing data", `{"path":"/bin/true","argv":["true"]} {}`, "trailing"},
+		{"not JSON", `{"path":`, "unexpected EOF"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := DecodeRequest([]byte(tt.in))
+			if tt.err == "" && err != nil || tt.err != "" && (err == nil || !strings.Contains(err.Error(), tt.err)) {
+				t.Fatalf("DecodeRequest = %v, want %q", err, tt.err)
+			}
+		})
+	}
+	if _, err := Decode(`{"request_fd":3,"drop_caps":true,"landlock_v9":{}}`); err == nil || !strings.Contains(err.Error(), "unknown field") {
+		t.Fatalf("Decode of a config from a newer daemon = %v, want an unknown-field error", err)
+	}
+	if _, err := Decode(`{"request_fd":3,"drop_caps":true,"devpts":true,"path":"","argv":null}`); err != nil {
+		t.Fatalf("Decode of bwrap's helper config: %v", err)
+	}
+}
