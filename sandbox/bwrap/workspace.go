@@ -14,8 +14,8 @@ import (
 // read-only (placeholder links pinned for missing names, except in a
 // staged run and in one that only reads, whose workspaces are read-only
 // as a whole), submodules' git dirs writable again, the secrets hidden
-// behind empty files and their directories pinned. release gives the placeholders back; call it
-// once the run is over.
+// behind empty files and their directories pinned. release gives the
+// placeholders back; call it once the run is over.
 func workspaceMounts(p *sandbox.Prepared, req *initproc.Request) (release func(), err error) {
 	var names []string
 	for _, w := range p.Workspaces {

@@ -51,6 +51,7 @@ func (p *Pending) startCmd(helper *exec.Cmd, direct *exec.Cmd) error {
 }
 
 func (p *Pending) startDirect(cmd *exec.Cmd) error {
+	joinFD := 0
 	switch {
 	case p.group == nil:
 	case p.group.Unified:
@@ -69,9 +70,14 @@ func (p *Pending) startDirect(cmd *exec.Cmd) error {
 			return errors.New("a program started directly joins its cgroup v1 through its request")
 		}
 		cmd.ExtraFiles = append(cmd.ExtraFiles[:len(cmd.ExtraFiles):len(cmd.ExtraFiles)], procs)
-		p.cgroupFD = 2 + len(cmd.ExtraFiles) // ExtraFiles start at 3
+		joinFD = 2 + len(cmd.ExtraFiles) // ExtraFiles start at 3
 		// The helper joins as it starts, off the call's path.
-		cmd.Env = append(cmd.Env[:len(cmd.Env):len(cmd.Env)], initproc.CgroupFDEnv+"="+strconv.Itoa(p.cgroupFD))
+		cmd.Env = append(cmd.Env[:len(cmd.Env):len(cmd.Env)], initproc.CgroupFDEnv+"="+strconv.Itoa(joinFD))
 	}
-	return cmd.Start()
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	// Only now: a helper started instead has no such descriptor.
+	p.cgroupFD = joinFD
+	return nil
 }
