@@ -160,8 +160,11 @@ func (c *Cache) ReadOnly() []string { return c.o.Host.readOnly() }
 // linked in (once per start, in the background), and if the cache is
 // over its bound or its disk is nearly full, the least recently used
 // entries go first. It fails, with a sentence saying what to do, only
-// when the disk stays full after that.
-func (c *Cache) Begin(ctx context.Context, root string) (end func(), err error) {
+// when the disk stays full after that. A run that only reads
+// (onlyReads: ls, git status) does not wait for the linking, which takes
+// a second or more for a large npm cache at every start; only a package
+// manager run before it is done would miss entries.
+func (c *Cache) Begin(ctx context.Context, root string, onlyReads bool) (end func(), err error) {
 	c.mu.Lock()
 	c.active[root]++
 	c.mu.Unlock()
@@ -176,11 +179,13 @@ func (c *Cache) Begin(ctx context.Context, root string) (end func(), err error) 
 		c.ev.soon()
 	}
 	// Usually done long before (Prepare runs at start); a command that
-	// reads the npm cache must not race it.
-	select {
-	case <-c.seed(root):
-	case <-time.After(seedWait):
-	case <-ctx.Done():
+	// may read the npm cache must not race it.
+	if !onlyReads {
+		select {
+		case <-c.seed(root):
+		case <-time.After(seedWait):
+		case <-ctx.Done():
+		}
 	}
 	if err := c.ev.ensureRoom(ctx); err != nil {
 		end()

@@ -43,7 +43,7 @@ func TestEvictLeastRecentlyUsed(t *testing.T) {
 	if err := os.Chmod(mod, 0o555); err != nil {
 		t.Fatal(err)
 	}
-	end, err := c.Begin(context.Background(), a) // a is in use: its old entry waits
+	end, err := c.Begin(context.Background(), a, false) // a is in use: its old entry waits
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +80,7 @@ func TestClear(t *testing.T) {
 	if _, err := os.Lstat(filepath.Join(b, GoBuild, "00", "x")); err != nil {
 		t.Error("clearing a touched b")
 	}
-	end, _ := c.Begin(context.Background(), b)
+	end, _ := c.Begin(context.Background(), b, false)
 	if _, err := c.Clear(""); err == nil || !strings.Contains(err.Error(), "in use") {
 		t.Errorf("clearing a root in use: %v", err)
 	}
@@ -150,5 +150,36 @@ func TestSeed(t *testing.T) {
 	}
 	if dst, err := os.Readlink(filepath.Join(root, Cargo, "registry", "cache", "reg-1", "serde-1.0.0.crate")); err != nil || dst != crate {
 		t.Errorf("crate not linked: %q %v", dst, err)
+	}
+}
+
+// A run that only reads does not wait for the host's caches to be
+// linked in; one that may run a package manager does, until its context
+// ends.
+func TestOnlyReadingRunsSkipTheSeedWait(t *testing.T) {
+	c, err := Open(Options{Dir: t.TempDir(), LimitBytes: 1 << 30})
+	if err != nil {
+		t.Fatal(err)
+	}
+	root, _ := c.Root("/ws/a")
+	c.mu.Lock()
+	c.seeds[root] = make(chan struct{}) // a seeding that never ends
+	c.mu.Unlock()
+
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	end, err := c.Begin(ctx, root, true)
+	if err != nil || ctx.Err() != nil {
+		t.Fatalf("a reading run waited for the seeding: %v %v", err, ctx.Err())
+	}
+	end()
+
+	short, cancelShort := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancelShort()
+	if end, err := c.Begin(short, root, false); err == nil {
+		end()
+	}
+	if short.Err() == nil {
+		t.Fatal("a run that may use the npm cache did not wait for its seeding")
 	}
 }

@@ -130,7 +130,7 @@ func (r *Runner) execute(ctx context.Context, c *Call, a runCommandArgs, timeout
 	if err != nil {
 		return Output{}, err
 	}
-	end, err := r.beginRun(ctx, c.State)
+	end, err := r.beginRun(ctx, c)
 	if err != nil {
 		return Output{}, err
 	}

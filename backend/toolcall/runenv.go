@@ -95,12 +95,12 @@ func (r *Runner) sessionSpec(st *State, ss sandbox.SessionSpec) sandbox.SessionS
 
 // beginRun readies the session's build cache for a run (making room if
 // its disk is full) and returns what to call once the run is over.
-func (r *Runner) beginRun(ctx context.Context, st *State) (end func(), err error) {
-	root := r.cacheRoot(st)
+func (r *Runner) beginRun(ctx context.Context, c *Call) (end func(), err error) {
+	root := r.cacheRoot(c.State)
 	if root == "" {
 		return func() {}, nil
 	}
-	end, err = r.deps.RunEnv.Cache.Begin(ctx, root)
+	end, err = r.deps.RunEnv.Cache.Begin(ctx, root, c.readOnly)
 	if err != nil {
 		return nil, errorf("%v", err)
 	}
