@@ -188,17 +188,17 @@ func Start(c Command) (_ *Pending, err error) {
 		}
 		direct = &exec.Cmd{Path: c.Config.Path, Args: c.Config.Argv}
 	}
-	for _, cmd := range []*exec.Cmd{cmd, direct} {
-		if cmd == nil {
+	for _, x := range []*exec.Cmd{cmd, direct} {
+		if x == nil {
 			continue
 		}
-		cmd.Env = c.Env
-		if cmd.Env == nil {
-			cmd.Env = []string{}
+		x.Env = c.Env
+		if x.Env == nil {
+			x.Env = []string{}
 		}
-		cmd.Dir = c.Dir
-		cmd.SysProcAttr = sysProcAttr()
-		cmd.ExtraFiles = extra
+		x.Dir = c.Dir
+		x.SysProcAttr = sysProcAttr()
+		x.ExtraFiles = extra
 	}
 	// Our own pipes, so a sandbox can be started before its call's
 	// streams are known.
