@@ -162,8 +162,9 @@ func (c *Cache) ReadOnly() []string { return c.o.Host.readOnly() }
 // entries go first. It fails, with a sentence saying what to do, only
 // when the disk stays full after that. A run that only reads
 // (onlyReads: ls, git status) does not wait for the linking, which takes
-// a second or more for a large npm cache at every start; only a package
-// manager run before it is done would miss entries.
+// a second or more for a large npm cache the first time a root is
+// seeded; only a package manager run before it is done would miss
+// entries.
 func (c *Cache) Begin(ctx context.Context, root string, onlyReads bool) (end func(), err error) {
 	c.mu.Lock()
 	c.active[root]++
