@@ -85,6 +85,15 @@ type Config struct {
 	// Net is the run's network when it is known at start (a supervisor's
 	// next stage); a Request's Net replaces it.
 	Net *Net `json:"net,omitempty"`
+	// Mounts, in a helper its supervisor started for a call over a
+	// connection (a container's run), are the call's mounts: the helper
+	// runs in a user and mount namespace of its own, makes them there,
+	// and enters Mounts.Dir after (see nest_linux.go).
+	Mounts *Request `json:"mounts,omitempty"`
+	// Idle makes the helper a container's first process: it keeps the
+	// container up, lets the kernel reap orphans, cannot be looked into
+	// through /proc by the runs, and exits on SIGTERM.
+	Idle bool `json:"idle,omitempty"`
 	// Path and Argv are the program to exec.
 	Path string   `json:"path"`
 	Argv []string `json:"argv"`
@@ -141,6 +150,10 @@ type StageMount struct {
 	Target string `json:"target"` // the workspace, which is also the lower layer
 	Upper  string `json:"upper"`
 	Work   string `json:"work"`
+	// Lower, when set, is the lower layer instead of Target: a
+	// container's bind of the workspace with nothing mounted below it
+	// (an overlay cannot take a layer with locked mounts below it).
+	Lower string `json:"lower,omitempty"`
 }
 
 // CallFDs is how many descriptors travel with a Request over Connect:
@@ -172,7 +185,7 @@ func Decode(s string) (Config, error) {
 	if err := decodeStrict([]byte(s), &c); err != nil {
 		return c, fmt.Errorf("decode sandbox helper config: %w", err)
 	}
-	if c.RequestFD == 0 && c.Connect == "" && (c.Path == "" || len(c.Argv) == 0) {
+	if c.RequestFD == 0 && c.Connect == "" && !c.Idle && (c.Path == "" || len(c.Argv) == 0) {
 		return c, fmt.Errorf("sandbox helper config has no program")
 	}
 	return c, nil

@@ -30,6 +30,9 @@ func Main(args []string) int {
 		fmt.Fprintf(os.Stderr, "gatehouse sandbox: %v\n", err)
 		return ExitSetupFailed
 	}
+	if cfg.Idle {
+		return idle()
+	}
 	if cfg.CgroupProcs != "" {
 		if err := cgroup.Join(cfg.CgroupProcs); err != nil {
 			fmt.Fprintf(os.Stderr, "gatehouse sandbox: join cgroup: %v\n", err)
@@ -93,7 +96,16 @@ func confineAndExec(cfg Config, joinedCgroup int) error {
 	if err := confineNetEarly(netCfg, back); err != nil {
 		return err
 	}
-	if err := mountRequest(req); err != nil {
+	if cfg.Mounts != nil {
+		if err := nestMounts(*cfg.Mounts); err != nil {
+			return err
+		}
+		// Entered only now, inside the overlays: a directory entered
+		// before them would be the workspace itself.
+		if dir = cfg.Mounts.Dir; dir == "" {
+			dir = "/"
+		}
+	} else if err := mountRequest(req); err != nil {
 		return err
 	}
 	for _, r := range cfg.Rlimits {
@@ -212,6 +224,10 @@ func supervise(cfg Config) int {
 	var hangup <-chan struct{}
 	var call *receivedCall
 	if cfg.Connect != "" {
+		if err := hideFromRuns(); err != nil {
+			fmt.Fprintf(os.Stderr, "gatehouse sandbox: %v\n", err)
+			return ExitSetupFailed
+		}
 		var err error
 		call, err = receiveCall(cfg.Connect)
 		if err != nil {
@@ -245,6 +261,14 @@ func supervise(cfg Config) int {
 		files = append(files, uintptr(cfg.RequestFD))
 		next.RequestFD = 3
 	}
+	var sys *syscall.SysProcAttr
+	if call != nil && needsNamespace(call.req) {
+		m := callMounts(call.req)
+		// Entered by the helper once its mounts are made.
+		m.Dir, dir = dir, ""
+		next.Mounts, next.DropCaps = &m, true
+		sys = nestedAttr()
+	}
 	enc, err := next.Encode()
 	if err != nil {
 		return report(status, Status{Exit: ExitSetupFailed, Error: err.Error()})
@@ -256,6 +280,7 @@ func supervise(cfg Config) int {
 		Env:   env,
 		Dir:   dir,
 		Files: files,
+		Sys:   sys,
 	})
 	if cfg.RequestFD > 0 {
 		_ = syscall.Close(cfg.RequestFD)
@@ -263,6 +288,9 @@ func supervise(cfg Config) int {
 	if err != nil {
 		if call != nil {
 			call.closeStdio()
+		}
+		if sys != nil {
+			return report(status, Status{Exit: ExitSetupFailed, Error: NestFailed + ": " + err.Error()})
 		}
 		return report(status, Status{Exit: ExitSetupFailed, Error: err.Error()})
 	}

@@ -59,7 +59,11 @@ func overlay(m StageMount) error {
 		return err
 	}
 	defer unix.Close(fs)
-	for _, kv := range [][2]string{{"lowerdir+", m.Target}, {"upperdir", m.Upper}, {"workdir", m.Work}} {
+	lower := m.Target
+	if m.Lower != "" {
+		lower = m.Lower
+	}
+	for _, kv := range [][2]string{{"lowerdir+", lower}, {"upperdir", m.Upper}, {"workdir", m.Work}} {
 		if err := unix.FsconfigSetString(fs, kv[0], kv[1]); err != nil {
 			return fmt.Errorf("%s: %w", kv[0], err)
 		}
