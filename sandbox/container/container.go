@@ -29,6 +29,7 @@ import (
 	"time"
 
 	"github.com/gatehouse-dev/gatehouse/sandbox"
+	"github.com/gatehouse-dev/gatehouse/sandbox/initproc"
 	"github.com/gatehouse-dev/gatehouse/sandbox/launch"
 	"github.com/gatehouse-dev/gatehouse/sandbox/protect"
 )
@@ -112,6 +113,11 @@ func New(ctx context.Context, o Options) (*Backend, error) {
 // Name implements sandbox.Backend.
 func (b *Backend) Name() string { return Name }
 
+// CanStage implements sandbox.Stager: with a helper to take its calls, a
+// session with a stage root runs each call in namespaces of its own
+// inside the container, staged or read-only (nest.go).
+func (b *Backend) CanStage() bool { return b.opts.Helper != "" }
+
 func (b *Backend) command(ctx context.Context, args ...string) *exec.Cmd {
 	cmd := exec.CommandContext(ctx, b.cli, append(append([]string{}, b.opts.GlobalArgs...), args...)...)
 	cmd.Env = os.Environ() // the CLI itself needs the user's config, not the sandbox
@@ -151,10 +157,6 @@ func (s *session) start(ctx context.Context) error {
 	var rnd [4]byte
 	_, _ = rand.Read(rnd[:])
 	name := "gatehouse-" + unsafeName.ReplaceAllString(ss.ID, "_") + "-" + hex.EncodeToString(rnd[:])
-	cov, err := workspaceCover(ss.Workspaces, s.expose)
-	if err != nil {
-		return err
-	}
 	var runDir string
 	if b.opts.Helper != "" {
 		d, err := os.MkdirTemp("", "gatehouse-ctr-")
@@ -162,7 +164,15 @@ func (s *session) start(ctx context.Context) error {
 			runDir = d
 		}
 	}
-	args := b.runArgs(name, ss, cov.mounts, runDir)
+	nest := s.wantsNest(runDir)
+	cov, err := workspaceCover(ss.Workspaces, s.expose, !nest)
+	if err != nil {
+		if runDir != "" {
+			os.RemoveAll(runDir)
+		}
+		return err
+	}
+	args := b.runArgs(name, ss, cov.mounts, runDir, nest)
 	out, err := b.command(ctx, args...).CombinedOutput()
 	if err != nil {
 		cov.release()
@@ -172,14 +182,21 @@ func (s *session) start(ctx context.Context) error {
 		}
 		return fmt.Errorf("start session container: %s: %w", lastLine(out, err), err)
 	}
-	s.name, s.cover, s.runDir = name, cov, runDir
+	s.name, s.cover, s.runDir, s.nested = name, cov, runDir, nest
 	return nil
 }
 
-func (b *Backend) runArgs(name string, ss sandbox.SessionSpec, covers []string, runDir string) []string {
+func (b *Backend) runArgs(name string, ss sandbox.SessionSpec, covers []string, runDir string, nest bool) []string {
 	a := []string{"run", "-d", "--name", name, "--label", "gatehouse.session=" + ss.ID, "--label", "gatehouse.owner=" + b.opts.Owner,
 		"--network", "none", "--read-only", "--cap-drop", "ALL",
 		"--security-opt", "no-new-privileges", "--workdir", ss.Workspaces[0]}
+	if nest {
+		// Only for the helper to map root into each run's own user
+		// namespace (Linux 5.12 asks for it); the helper drops it, with
+		// every other capability, before exec.
+		a = append(a, "--cap-add", "SETFCAP")
+		a = append(a, nestArgs(ss)...)
+	}
 	l := ss.Limits
 	if l.Processes > 0 {
 		a = append(a, "--pids-limit", strconv.Itoa(l.Processes))
@@ -229,6 +246,12 @@ func (b *Backend) runArgs(name string, ss sandbox.SessionSpec, covers []string, 
 		a = append(a, "--ulimit", "nproc="+n+":"+n)
 	}
 	a = append(a, b.opts.Image)
+	if nest {
+		// The helper as init: the runs cannot look into it through /proc
+		// (its root is the container's view of the workspace, outside
+		// their overlays), as they could into a shell.
+		return append(a, helperMount, initproc.Entry, `{"idle":true}`)
+	}
 	return append(a, b.opts.KeepAlive...)
 }
 
@@ -258,6 +281,9 @@ type session struct {
 	// empty when calls go through the CLI's exec only.
 	runDir string
 	warm   warm
+	// nested: this container's runs make their own mounts and it holds no
+	// placeholders (nest.go); placeholders: the session fell back to them.
+	nested, placeholders bool
 
 	mu     sync.Mutex
 	closed bool
@@ -286,16 +312,59 @@ func (s *session) Run(ctx context.Context, spec sandbox.Spec) (sandbox.Result, e
 	if err := s.coverCurrent(ctx, spec); err != nil {
 		return res, err
 	}
-	env := sandbox.RunEnv(p.Env, "/tmp", "/tmp")
 	defer s.prepareNext()
-	if r := s.takeReady(ctx); r != nil {
-		res, err := s.runReady(ctx, r, p, env)
-		if !errors.Is(err, sandbox.ErrNotReady) {
+	for {
+		if s.nested && p.Stage == nil && !spec.ReadOnlyWorkspaces {
+			// Unstaged and writing: only placeholders keep the missing
+			// protected names uncreatable.
+			if err := s.fallBack(ctx, "a command that may change files runs unstaged"); err != nil {
+				return res, err
+			}
+		}
+		if p.Stage != nil && !s.nested {
+			return res, &sandbox.SpecError{Field: "stage", Value: p.Stage.Dir, Err: sandbox.ErrCannotStage}
+		}
+		res, err := s.runOnce(ctx, p, spec)
+		if !errors.Is(err, errNestFailed) {
 			return res, err
+		}
+		if err := s.fallBack(ctx, err.Error()); err != nil {
+			return res, err
+		}
+		if p.Stage != nil {
+			// The pipeline runs it again, unstaged.
+			return res, &sandbox.SpecError{Field: "stage", Value: p.Stage.Dir, Err: sandbox.ErrCannotStage}
+		}
+	}
+}
+
+// runOnce runs p through a ready helper, or the CLI's exec when there is
+// none and the run needs no namespaces of its own.
+func (s *session) runOnce(ctx context.Context, p *sandbox.Prepared, spec sandbox.Spec) (sandbox.Result, error) {
+	env := sandbox.RunEnv(p.Env, "/tmp", "/tmp")
+	for try := 0; ; try++ {
+		r := s.takeReady(ctx)
+		if r == nil && s.nested && ctx.Err() == nil {
+			// The CLI's exec would run it in the container's own
+			// namespaces, where no placeholder holds a missing name.
+			var err error
+			if r, err = s.startExec(ctx); err != nil {
+				return sandbox.Result{Backend: Name}, fmt.Errorf("start the container's helper: %w", err)
+			}
+		}
+		if r == nil {
+			break
+		}
+		res, err := s.runReady(ctx, r, p, env)
+		if !errors.Is(err, sandbox.ErrNotReady) || (s.nested && try > 0) {
+			return res, err
+		}
+		if !s.nested {
+			break
 		}
 	}
 	if err := ctx.Err(); err != nil {
-		return res, err // and never beside a helper being started (takeReady)
+		return sandbox.Result{Backend: Name}, err // and never beside a helper being started (takeReady)
 	}
 	if p.Network.Mode == sandbox.NetProxy {
 		// The proxy's socket comes from the ready helper; through the CLI's

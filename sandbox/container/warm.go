@@ -197,7 +197,13 @@ func (s *session) runReady(ctx context.Context, r *readyExec, p *sandbox.Prepare
 	if p.Network.Mode == sandbox.NetProxy {
 		env = sandbox.ProxyEnv(env, sandbox.ProxyAddr)
 	}
-	req, err := json.Marshal(initproc.Request{Path: p.Argv[0], Argv: p.Argv, Env: env, Dir: p.Dir, Net: launch.OwnNamespaceNet(p.Network.Mode)})
+	call := initproc.Request{Path: p.Argv[0], Argv: p.Argv, Env: env, Dir: p.Dir, Net: launch.OwnNamespaceNet(p.Network.Mode)}
+	if s.nested {
+		if err := nestMounts(p, &call); err != nil {
+			return res, err
+		}
+	}
+	req, err := json.Marshal(call)
 	if err != nil {
 		return res, fmt.Errorf("encode sandbox request: %w", err)
 	}
@@ -285,6 +291,10 @@ func (s *session) runReady(ctx context.Context, r *readyExec, p *sandbox.Prepare
 	launch.FillExit(&res, nil, status)
 	if status == nil && !res.Killed {
 		return res, errors.New("the container's helper ended without a status")
+	}
+	if status != nil && status.Exit == initproc.ExitSetupFailed && strings.HasPrefix(status.Error, initproc.NestFailed) {
+		s.b.opts.Logger.Warn("container sandbox: the helper could not make a run's namespaces", "container", s.name, "err", status.Error)
+		return res, errNestFailed
 	}
 	if err := launch.SetupError(status); err != nil {
 		return res, err

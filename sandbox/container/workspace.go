@@ -26,13 +26,14 @@ type cover struct {
 }
 
 // workspaceCover scans ws and lays out the mounts: protected paths
-// read-only (over placeholders where missing), submodules' git dirs
+// read-only (over placeholders where missing, when reserve says so: a
+// container whose runs make their own mounts needs none, see nest.go), submodules' git dirs
 // writable again inside the read-only .git/modules, every secret behind
 // an empty read-only file, directories that could not be searched
 // behind an empty one, and the directories holding secrets bound onto
 // themselves, so no command can move one away (a mount point cannot be
 // renamed) and leave a decoy for a sandbox being set up beside it.
-func workspaceCover(workspaces []string, e protect.Exposure) (*cover, error) {
+func workspaceCover(workspaces []string, e protect.Exposure, reserve bool) (*cover, error) {
 	c := &cover{}
 	type mount struct{ target, spec string }
 	var ms []mount
@@ -70,7 +71,9 @@ func workspaceCover(workspaces []string, e protect.Exposure) (*cover, error) {
 			ms = append(ms, mount{f, "type=bind,source=" + filepath.Join(c.dir, "empty") + ",target=" + f + ",readonly"})
 		}
 	}
-	c.held = protect.Shared.Reserve(missing)
+	if reserve {
+		c.held = protect.Shared.Reserve(missing)
+	}
 	for _, p := range c.held {
 		ms = append(ms, mount{p, "type=bind,source=" + p + ",target=" + p + ",readonly"})
 	}
@@ -155,13 +158,7 @@ func emptyFileDir() (string, error) {
 func (s *session) coverCurrent(ctx context.Context, spec sandbox.Spec) error {
 	if s.cover.stale(s.ss.Workspaces, s.expose) {
 		s.b.opts.Logger.Info("container sandbox: the workspace's protected paths or secrets changed; starting a fresh container", "container", s.name)
-		if err := s.stop(ctx); err != nil {
-			return err
-		}
-		if err := s.start(ctx); err != nil {
-			s.mu.Lock()
-			s.closed = true // nothing left to run in
-			s.mu.Unlock()
+		if err := s.restart(ctx); err != nil {
 			return err
 		}
 	}
@@ -175,6 +172,21 @@ func (s *session) coverCurrent(ctx context.Context, spec sandbox.Spec) error {
 	if s.cover.stale(s.ss.Workspaces, s.expose.Join(extra)) {
 		return &sandbox.SpecError{Field: "expose_secrets", Value: strings.Join(spec.ExposeSecrets, ","),
 			Err: fmt.Errorf("%w: the container backend fixes which secrets it hides when the session starts; expose them for the session (the config's [sandbox] expose_secrets), or use bwrap or landlock", sandbox.ErrBadSpec)}
+	}
+	return nil
+}
+
+// restart replaces the session's container with a fresh one; when that
+// fails, the session is closed, with nothing left to run in.
+func (s *session) restart(ctx context.Context) error {
+	if err := s.stop(ctx); err != nil {
+		return err
+	}
+	if err := s.start(ctx); err != nil {
+		s.mu.Lock()
+		s.closed = true
+		s.mu.Unlock()
+		return err
 	}
 	return nil
 }

@@ -1,0 +1,111 @@
+package container
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/gatehouse-dev/gatehouse/sandbox"
+	"github.com/gatehouse-dev/gatehouse/sandbox/initproc"
+	"github.com/gatehouse-dev/gatehouse/sandbox/protect"
+)
+
+// A session with a stage root runs every call in namespaces of its own
+// inside the container (initproc's nest_linux.go), so the container
+// needs no placeholders and the agent sees the workspace as it is: a
+// command that changes files runs staged, against an overlay whose upper
+// layer is on the host, and one that only reads runs with the
+// workspaces read-only. Neither can create a protected name in the
+// workspace. A call that is neither (the pipeline's fallback when
+// staging failed) needs placeholders again, so the session restarts its
+// container with them and keeps them (fallBack).
+
+// errNestFailed: the helper could not make the run's namespaces, and the
+// target never ran.
+var errNestFailed = errors.New("the container cannot give runs namespaces of their own")
+
+// fallBack restarts the container with placeholders at the missing
+// protected names, for the rest of the session.
+func (s *session) fallBack(ctx context.Context, why string) error {
+	s.b.opts.Logger.Warn("container sandbox: starting a fresh container that holds placeholders at missing protected names", "container", s.name, "why", why)
+	s.placeholders = true
+	return s.restart(ctx)
+}
+
+// lowerMount holds, in a nesting container, a bind of each workspace
+// with nothing mounted below it: an overlay cannot take a layer with
+// mounts below it that a less privileged user namespace got locked (the
+// container's covers), so the runs' overlays take this one, and cover it,
+// with the stage root, before exec.
+const lowerMount = "/.gatehouse-lower"
+
+// wantsNest: a session with a stage root the container can mount and a
+// helper to take its calls, unless it already fell back to placeholders.
+func (s *session) wantsNest(runDir string) bool {
+	return s.ss.StageRoot != "" && !strings.ContainsAny(s.ss.StageRoot, ",:") && runDir != "" && !s.placeholders
+}
+
+// nestArgs are the container's mounts for nesting runs: the stage root
+// and the uncovered workspaces, which every run covers in its own
+// namespace before exec (nestMounts).
+func nestArgs(ss sandbox.SessionSpec) []string {
+	a := []string{"--mount", "type=bind,source=" + ss.StageRoot + ",target=" + sandbox.StageMountPoint}
+	for i, w := range ss.Workspaces {
+		a = append(a, "--mount", "type=bind,source="+w+",target="+lowerOf(i))
+	}
+	return a
+}
+
+func lowerOf(i int) string { return lowerMount + "/" + strconv.Itoa(i) }
+
+// nestMounts is what the run's helper mounts in its own namespaces: the
+// stage root and the uncovered workspaces covered, always; for a staged
+// run, an overlay on each workspace, then what the overlay would
+// otherwise uncover: the protected paths read-only, submodules' git dirs
+// writable again, the secrets and the session's hidden paths behind empty
+// ones; for a run that only reads, its workspaces read-only (the
+// container's own covers stay beneath).
+func nestMounts(p *sandbox.Prepared, req *initproc.Request) error {
+	req.HideDirs = append(req.HideDirs, sandbox.StageMountPoint, lowerMount)
+	if p.Stage == nil {
+		if p.Spec.ReadOnlyWorkspaces {
+			req.ReadOnly = append(req.ReadOnly, p.Workspaces...)
+		}
+		return nil
+	}
+	inside := func(hp string) string {
+		rel, _ := filepath.Rel(p.StageRoot, hp)
+		return filepath.Join(sandbox.StageMountPoint, rel)
+	}
+	for i, w := range p.Workspaces {
+		req.Stage = append(req.Stage, initproc.StageMount{Target: w, Lower: lowerOf(i),
+			Upper: inside(sandbox.StageUpper(p.StageRoot, p.Stage.Dir, i)), Work: inside(sandbox.StageWork(p.StageRoot, p.Stage.Dir, i))})
+		ws, err := protect.Scan(w, p.Expose)
+		if err != nil {
+			return fmt.Errorf("cannot tell what to protect in %s, so nothing runs: %w", w, err)
+		}
+		// A name that does not exist needs nothing: created in the upper
+		// layer, it is never applied (the pipeline keeps it out).
+		req.Protect = append(req.Protect, ws.Protected.Existing...)
+		req.Writable = append(req.Writable, ws.Protected.Writable...)
+		req.Pin = append(req.Pin, ws.HiddenParents()...)
+		req.HideFiles = append(req.HideFiles, ws.Secrets.Files...)
+		req.HideDirs = append(req.HideDirs, ws.Secrets.Dirs...)
+		for _, h := range p.Hidden {
+			st, err := os.Lstat(h)
+			switch {
+			case err != nil || !sandbox.Within(h, w):
+			case st.IsDir():
+				req.HideDirs = append(req.HideDirs, h)
+			default:
+				req.HideFiles = append(req.HideFiles, h)
+			}
+		}
+	}
+	req.PassThrough = append(req.PassThrough, p.Stage.PassThrough...)
+	return nil
+}
