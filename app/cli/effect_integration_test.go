@@ -17,6 +17,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/gatehouse-dev/gatehouse/app/cli/clitest"
+	"github.com/gatehouse-dev/gatehouse/sandbox/container"
 )
 
 // effectWorkspace is a git repository with 30 tracked files in src/, a
@@ -478,11 +479,51 @@ func TestEffectBranchSwitchApplies(t *testing.T) {
 // is (no placeholders for missing protected names, so git adds none), and
 // a protected name it creates never lands.
 func TestEffectKeepsProtectedPathsOut(t *testing.T) {
-	d := startEffectDaemon(t)
+	for _, tc := range []struct {
+		backend, config string
+		// The shell is staged; ls, find and git status are read-only
+		// commands, which run with the workspace read-only.
+		reads [][]string
+	}{
+		{"bwrap", "", [][]string{{"sh", "-c", "ls -A; git status --porcelain"}, {"ls", "-A"}, {"find", "."}, {"git", "status", "--porcelain"}}},
+		// The busybox image has no git, and runs find only from its shell.
+		{"container", containerConfig(t), [][]string{{"sh", "-c", "ls -A; find ."}, {"ls", "-A"}, {"ls", "-a", "."}}},
+	} {
+		t.Run(tc.backend, func(t *testing.T) { effectKeepsProtectedPathsOut(t, tc.config, tc.reads) })
+	}
+}
+
+// containerConfig selects the container backend with the busybox test
+// image, built now.
+func containerConfig(t *testing.T) string {
+	t.Helper()
+	bb, err := exec.LookPath("busybox")
+	if err != nil {
+		t.Fatalf("busybox is required for the container tests (apt install busybox-static): %v", err)
+	}
+	o := container.Options{CLI: "podman", Image: "localhost/gatehouse-busybox:test", GlobalArgs: []string{"--runtime", "runc", "--cgroup-manager=cgroupfs"}}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	b, err := container.New(ctx, o)
+	if err != nil {
+		t.Fatalf("podman is required for the container tests: %v", err)
+	}
+	if err := b.BuildBusyboxImage(ctx, bb, o.Image); err != nil {
+		t.Fatal(err)
+	}
+	return `[sandbox]
+backend = "container"
+container_cli = "podman"
+container_image = "` + o.Image + `"
+container_args = ["--runtime", "runc", "--cgroup-manager=cgroupfs"]
+container_run_args = ["--ulimit", "nofile=4096:4096", "--ulimit", "nproc=4096:4096"]
+`
+}
+
+func effectKeepsProtectedPathsOut(t *testing.T, config string, reads [][]string) {
+	d := startEffectDaemonWith(t, config)
 	s := d.MCP(context.Background(), "protected")
-	// The shell is staged; ls, find and git status are read-only commands,
-	// which run unstaged.
-	for _, argv := range [][]string{{"sh", "-c", "ls -A; git status --porcelain"}, {"ls", "-A"}, {"find", "."}, {"git", "status", "--porcelain"}} {
+	for _, argv := range reads {
 		r, err := s.CallTool(context.Background(), &mcp.CallToolParams{Name: "run_command", Arguments: map[string]any{"argv": argv}})
 		if err != nil || r.IsError {
 			t.Fatalf("%v: %v %s", argv, err, clitest.Text(t, r))

@@ -14,17 +14,28 @@ import (
 	"github.com/gatehouse-dev/gatehouse/sandbox/bwrap"
 )
 
-// A staged bwrap run writes only its upper layer: the workspace is as it
-// was, the change set read from the upper layer is exactly what the
-// command did, pass-through directories take their writes directly, and
-// an existing protected file stays read-only inside the overlay. A
-// protected name that does not exist may be written, but only into the
-// upper layer: the pipeline keeps it out of the workspace (keepout.go).
+// A staged run (bwrap, and the container in its runs' own namespaces)
+// writes only its upper layer: the workspace is as it was, the change set
+// read from the upper layer is exactly what the command did, pass-through
+// directories take their writes directly, an existing protected file
+// stays read-only and a secret hidden inside the overlay. A protected
+// name that does not exist may be written, but only into the upper layer:
+// the pipeline keeps it out of the workspace (keepout.go).
 func TestStagedRunLeavesWorkspaceAlone(t *testing.T) {
 	bw, err := bwrap.New(context.Background(), bwrap.Options{})
 	if err != nil {
 		t.Fatalf("bwrap backend unavailable: %v", err)
 	}
+	backends := []sandbox.Backend{bw}
+	if os.Getenv(unprivEnv) == "" {
+		backends = append(backends, newPodman(t))
+	}
+	for _, b := range backends {
+		t.Run(b.Name(), func(t *testing.T) { stagedRunLeavesWorkspaceAlone(t, b) })
+	}
+}
+
+func stagedRunLeavesWorkspaceAlone(t *testing.T, b sandbox.Backend) {
 	ws := t.TempDir()
 	ws, _ = filepath.EvalSymlinks(ws)
 	stageRoot := t.TempDir()
@@ -33,8 +44,9 @@ func TestStagedRunLeavesWorkspaceAlone(t *testing.T) {
 		os.WriteFile(filepath.Join(ws, "src", "deep", "b.go"), []byte("package b\n"), 0o644),
 		os.WriteFile(filepath.Join(ws, "keep.txt"), []byte("keep\n"), 0o644),
 		os.WriteFile(filepath.Join(ws, ".envrc"), []byte("export A=1\n"), 0o644),
+		os.WriteFile(filepath.Join(ws, ".env"), []byte("TOKEN=hidden\n"), 0o600),
 		os.MkdirAll(filepath.Join(ws, "node_modules"), 0o755))
-	s, err := bw.Open(context.Background(), sandbox.SessionSpec{ID: "t", Workspaces: []string{ws}, Limits: SessionLimits(), StageRoot: stageRoot})
+	s, err := b.Open(context.Background(), sandbox.SessionSpec{ID: "t", Workspaces: []string{ws}, Limits: SessionLimits(), StageRoot: stageRoot})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,6 +60,7 @@ echo more >> keep.txt
 echo dep > node_modules/dep.js
 ls ` + sandbox.StageMountPoint + `/c1 2>/dev/null && echo STAGEROOT-VISIBLE
 echo x >> .envrc 2>/dev/null && echo PROTECTED-WRITTEN
+cat .env 2>/dev/null | grep -q hidden && echo SECRET-READ
 echo x > .mcp.json
 ls
 `
@@ -60,7 +73,7 @@ ls
 		t.Fatalf("exit %d: %s %s", r.ExitCode, r.Stdout, r.Stderr)
 	}
 	out := string(r.Stdout)
-	if strings.Contains(out, "STAGEROOT-VISIBLE") || strings.Contains(out, "PROTECTED-WRITTEN") {
+	if strings.Contains(out, "STAGEROOT-VISIBLE") || strings.Contains(out, "PROTECTED-WRITTEN") || strings.Contains(out, "SECRET-READ") {
 		t.Errorf("staged run reached what it must not:\n%s", out)
 	}
 	if !strings.Contains(out, "fresh.txt") || strings.Contains(out, "src") {

@@ -1,0 +1,92 @@
+//go:build integration
+
+package proof
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gatehouse-dev/gatehouse/sandbox"
+)
+
+// The container, in a session with a stage root, runs each call in
+// namespaces of its own: the agent sees the real workspace (no
+// placeholder at a missing protected name, in a staged run or in one that
+// only reads), nothing in /proc leads a staged run around its overlay to
+// the workspace itself, and a run that is neither falls back to
+// placeholders, which keep the names uncreatable.
+func TestContainerRunsSeeTheRealWorkspace(t *testing.T) {
+	if os.Getenv(unprivEnv) != "" {
+		t.Skip("the container backend runs only in the privileged pass")
+	}
+	b := newPodman(t)
+	ws := t.TempDir()
+	ws, _ = filepath.EvalSymlinks(ws)
+	stageRoot := t.TempDir()
+	must(t, os.Mkdir(filepath.Join(ws, ".git"), 0o755), os.WriteFile(filepath.Join(ws, "main.go"), []byte("package main\n"), 0o644))
+	s, err := b.Open(context.Background(), sandbox.SessionSpec{ID: "nest", Workspaces: []string{ws}, Limits: SessionLimits(), StageRoot: stageRoot})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.Close(context.Background()) })
+	if _, err := os.Lstat(filepath.Join(ws, ".envrc")); err == nil {
+		t.Fatal("the session holds a placeholder in the workspace")
+	}
+	n := 0
+	staged := func(sp *sandbox.Spec) {
+		n++
+		dir := "c" + string(rune('0'+n))
+		must(t, os.MkdirAll(sandbox.StageUpper(stageRoot, dir, 0), 0o700), os.MkdirAll(sandbox.StageWork(stageRoot, dir, 0), 0o700))
+		sp.Stage = &sandbox.Stage{Dir: dir}
+		sp.Dir = ws
+	}
+	readOnly := func(sp *sandbox.Spec) { sp.ReadOnlyWorkspaces, sp.Dir = true, ws }
+
+	const listing = ".git\nmain.go\n"
+	for name, mod := range map[string]func(*sandbox.Spec){"staged": staged, "read-only": readOnly} {
+		r := runSh(t, s, `ls -A; test -e .envrc && echo ENVRC-EXISTS; cat .mcp.json 2>/dev/null && echo MCP-READ; true`, mod)
+		if string(r.Stdout) != listing || r.ExitCode != 0 {
+			t.Errorf("%s run saw %q (exit %d, %s), want exactly the workspace %q", name, r.Stdout, r.ExitCode, r.Stderr, listing)
+		}
+	}
+	r := runSh(t, s, `for f in x .envrc .git/hooks/pre-commit; do echo x > $f 2>/dev/null && echo WROTE-$f; done; mkdir d 2>/dev/null && echo MADE-DIR; true`, readOnly)
+	if strings.Contains(string(r.Stdout), "WROTE") || strings.Contains(string(r.Stdout), "MADE") {
+		t.Errorf("a read-only run wrote: %q", r.Stdout)
+	}
+
+	// Every process a run can see in /proc, and its parent's working
+	// directory, would be the container's own view of the workspace.
+	escape := `for p in /proc/[0-9]*; do [ $p = /proc/$$ ] && continue; echo x > $p/root` + ws + `/escaped 2>/dev/null && echo ROOT-$p; echo x > $p/cwd/escaped 2>/dev/null && echo CWD-$p; done
+echo x > /proc/$PPID/cwd/escaped 2>/dev/null && echo PARENT-CWD
+echo x > inside.txt; true`
+	r = runSh(t, s, escape, staged)
+	if strings.Contains(string(r.Stdout), "ROOT") || strings.Contains(string(r.Stdout), "CWD") {
+		t.Errorf("a staged run reached past its overlay: %q %s", r.Stdout, r.Stderr)
+	}
+	if !strings.Contains(string(r.Stderr), "/proc/1/root") {
+		t.Errorf("the run did not try the container's init: %s", r.Stderr)
+	}
+	for _, f := range []string{"escaped", "inside.txt"} {
+		if _, err := os.Lstat(filepath.Join(ws, f)); err == nil {
+			t.Errorf("%s landed in the workspace from a staged run", f)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(sandbox.StageUpper(stageRoot, "c"+string(rune('0'+n)), 0), "inside.txt")); err != nil {
+		t.Errorf("the staged write is not in the upper layer: %v", err)
+	}
+
+	// Unstaged and writing: the container comes back with placeholders.
+	r = runSh(t, s, `echo x > .envrc 2>/dev/null && echo CREATED; mkdir .envrc 2>/dev/null && echo MADE; echo ok > plain.txt`, nil)
+	if strings.Contains(string(r.Stdout), "CREATED") || strings.Contains(string(r.Stdout), "MADE") {
+		t.Errorf("an unstaged run created a missing protected name: %q", r.Stdout)
+	}
+	if b, _ := os.ReadFile(filepath.Join(ws, "plain.txt")); string(b) != "ok\n" {
+		t.Errorf("the unstaged run's own write: %q", b)
+	}
+	if st, err := os.Lstat(filepath.Join(ws, ".envrc")); err == nil && st.Mode().IsRegular() {
+		t.Errorf(".envrc is a file a run wrote")
+	}
+}
