@@ -145,7 +145,7 @@ func Run(ctx context.Context, b sandbox.Backend, o Options) []Row {
 		defer cancel()
 		_ = sess.Close(cctx)
 	}()
-	e := &env{sess: sess, ws: ws, outside: outside, home: o.Home, secret: secret, toolchains: o.Toolchains, log: o.Logger}
+	e := &env{sess: sess, backend: b, root: root, ws: ws, outside: outside, home: o.Home, secret: secret, toolchains: o.Toolchains, log: o.Logger}
 	checks := []func(context.Context, *env) (Outcome, string){
 		checkHomeCanary, checkWriteOutside, checkGitHooks, checkUncreatable,
 		checkNetwork, checkUDP, checkDNS, checkRaw, checkProxyReached, checkProxyOnly, checkHostSocket,
@@ -165,7 +165,11 @@ func Run(ctx context.Context, b sandbox.Backend, o Options) []Row {
 const gitConfig = "[core]\n\trepositoryformatversion = 0\n\thooksPath = .husky\n"
 
 type env struct {
-	sess       sandbox.Session
+	sess sandbox.Session
+	// backend and root (the scratch directory) open a session of a
+	// check's own.
+	backend    sandbox.Backend
+	root       string
 	ws         string
 	outside    string
 	home       string
@@ -176,6 +180,11 @@ type env struct {
 
 // run executes argv in the workspace with a short default wall limit.
 func (e *env) run(ctx context.Context, argv []string, mod func(*sandbox.Spec)) (sandbox.Result, error) {
+	return e.runIn(ctx, e.sess, argv, mod)
+}
+
+// runIn is run in another session of the same workspace.
+func (e *env) runIn(ctx context.Context, sess sandbox.Session, argv []string, mod func(*sandbox.Spec)) (sandbox.Result, error) {
 	lim := sandbox.DefaultLimits()
 	lim.Wall = 30 * time.Second
 	lim.Processes = ForkBombLimit
@@ -188,7 +197,7 @@ func (e *env) run(ctx context.Context, argv []string, mod func(*sandbox.Spec)) (
 	if mod != nil {
 		mod(&spec)
 	}
-	return e.sess.Run(ctx, spec)
+	return sess.Run(ctx, spec)
 }
 
 func randHex(n int) string {

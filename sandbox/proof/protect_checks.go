@@ -7,7 +7,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
+	"github.com/gatehouse-dev/gatehouse/sandbox"
 	"github.com/gatehouse-dev/gatehouse/sandbox/protect"
 )
 
@@ -159,14 +161,48 @@ func checkSecretFile(ctx context.Context, e *env) (Outcome, string) {
 }
 
 // checkAbsentName looks at a protected name that does not exist from
-// inside: it must read as absent. A backend that needs a placeholder to
-// keep the name uncreatable shows it in a listing (no mount hides a
-// name from its directory's listing): that is a known limit, reported
-// as such, when the name still reads as absent or is an empty
-// placeholder; anything else fails.
+// inside: it must read as absent. On a backend that stages, it looks the
+// way the daemon runs a command, staged in a session with a stage root;
+// the battery's own session, unstaged, is reported beside it. An
+// unstaged backend that needs a placeholder to keep the name uncreatable
+// shows it in a listing (no mount hides a name from its directory's
+// listing): that is a known limit, reported as such, when the name still
+// reads as absent or is an empty placeholder; anything else fails.
 func checkAbsentName(ctx context.Context, e *env) (Outcome, string) {
-	r, err := e.run(ctx, []string{"sh", "-c", `ls -a; echo ===; cat .envrc 2>&1; test -e .envrc && echo EXISTS; ` +
-		`test -d .envrc && ls -A .envrc | wc -l; readlink .envrc; exit 0`}, nil)
+	out, reason := absentIn(ctx, e, e.sess, nil)
+	st, ok := e.backend.(sandbox.Stager)
+	if !ok || !st.CanStage() {
+		return out, reason
+	}
+	// A workspace of its own: the container's placeholders of the
+	// battery's session would show in any other session of its workspace.
+	ws, stageRoot := filepath.Join(e.root, "ws-staged"), filepath.Join(e.root, "stage")
+	upper, work := sandbox.StageUpper(stageRoot, "absent", 0), sandbox.StageWork(stageRoot, "absent", 0)
+	for _, d := range []string{filepath.Join(ws, ".git"), upper, work} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			return Fail, fmt.Sprintf("cannot make the staged workspace: %v", err)
+		}
+	}
+	sess, err := e.backend.Open(ctx, sandbox.SessionSpec{ID: "doctor-staged-" + randHex(4), Workspaces: []string{ws}, Limits: SessionLimits(), StageRoot: stageRoot})
+	if err != nil {
+		return Fail, fmt.Sprintf("cannot open a staged session: %v", err)
+	}
+	defer func() {
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+		defer cancel()
+		_ = sess.Close(cctx)
+	}()
+	sOut, sReason := absentIn(ctx, e, sess, func(sp *sandbox.Spec) { sp.Stage, sp.Dir = &sandbox.Stage{Dir: "absent"}, ws })
+	if sOut != Pass {
+		return Fail, "staged, as the daemon runs commands: " + sReason
+	}
+	return Pass, "staged, as the daemon runs commands: " + sReason + "; unstaged: " + reason
+}
+
+// absentIn runs the look at .envrc in sess.
+func absentIn(ctx context.Context, e *env, sess sandbox.Session, mod func(*sandbox.Spec)) (Outcome, string) {
+	r, err := e.runIn(ctx, sess, []string{"sh", "-c", `ls -a; echo ===; cat .envrc 2>&1; test -e .envrc && echo EXISTS; ` +
+		`test -d .envrc && ls -A .envrc | wc -l; readlink .envrc; exit 0`}, mod)
 	if err != nil {
 		return Fail, fmt.Sprintf("run failed: %v", err)
 	}
