@@ -4,6 +4,8 @@ package cli_test
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -551,5 +553,15 @@ func effectKeepsProtectedPathsOut(t *testing.T, config string, reads [][]string)
 	}
 	if b, _ := os.ReadFile(filepath.Join(d.Workspace, "ok.txt")); string(b) != "ok\n" {
 		t.Errorf("ok.txt = %q", b)
+	}
+	if config != "" {
+		// A daemon that stops removes its sessions' containers itself,
+		// without waiting for the next start's sweep.
+		d.Stop()
+		sum := sha256.Sum256([]byte(d.Data))
+		out, err := exec.Command("podman", "--runtime", "runc", "--cgroup-manager=cgroupfs", "ps", "-a", "-q", "--filter", "label=gatehouse.owner="+hex.EncodeToString(sum[:8])).CombinedOutput()
+		if err != nil || len(strings.TrimSpace(string(out))) != 0 {
+			t.Errorf("containers left after the daemon stopped: %q %v", out, err)
+		}
 	}
 }

@@ -76,6 +76,10 @@ type Registry struct {
 	stop chan struct{}
 	done chan struct{}
 	once sync.Once
+	// open counts the runs whose sandbox is not yet released, so Close
+	// waits for the releases a session's end started (a container's
+	// removal), not only for its own.
+	open sync.WaitGroup
 }
 
 type run struct {
@@ -84,6 +88,8 @@ type run struct {
 	st    *toolcall.State
 	refs  int       // attachments held: an MCP session, a bridge's presence
 	gone  time.Time // when the last attachment left because its client went
+	// released closes st once, whoever ends the run first.
+	released sync.Once
 }
 
 // New starts a registry and its reaper.
@@ -176,6 +182,7 @@ func (g *Registry) lookupLocked(ctx context.Context, key Key, s Start) (*run, er
 	st.OnWake(func() { g.cfg.Sessions.SetIdle(context.Background(), id, false) })
 	r := &run{key: key, token: s.Token, st: st}
 	g.runs[key] = r
+	g.open.Add(1)
 	// A session Gatehouse ends (kill switch, budget) releases its sandbox
 	// at once, not at the next reap.
 	context.AfterFunc(live.Context(), func() { g.drop(r) })
@@ -232,7 +239,15 @@ func (g *Registry) drop(r *run) {
 		delete(g.runs, r.key)
 	}
 	g.mu.Unlock()
-	r.st.Close(context.Background())
+	g.release(r)
+}
+
+// release closes r's state (its sandbox, a container above all) once.
+func (g *Registry) release(r *run) {
+	r.released.Do(func() {
+		defer g.open.Done()
+		r.st.Close(context.Background())
+	})
 }
 
 // reapEvery is how often the registry looks for quiet and gone clients.
@@ -298,6 +313,18 @@ func (g *Registry) Close(ctx context.Context) {
 	}
 	g.mu.Unlock()
 	for _, r := range runs {
-		r.st.Close(ctx)
+		go g.release(r)
+	}
+	// The sessions the daemon ended just before are being released by
+	// their own goroutines (drop); a daemon that exits first leaves their
+	// containers running.
+	done := make(chan struct{})
+	go func() {
+		g.open.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-ctx.Done():
 	}
 }
