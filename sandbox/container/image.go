@@ -3,9 +3,12 @@ package container
 import (
 	"archive/tar"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 )
 
@@ -18,14 +21,21 @@ var BusyboxApplets = []string{
 
 // BuildBusyboxImage imports a minimal image named tag from a static
 // busybox binary (no registry needed): /bin/busybox plus applet links.
+// An image of that tag made from the same binary is kept: each import
+// would leave the one before it behind, untagged.
 func (b *Backend) BuildBusyboxImage(ctx context.Context, busybox, tag string) error {
 	bin, err := os.ReadFile(busybox)
 	if err != nil {
 		return fmt.Errorf("read busybox: %w", err)
 	}
+	sum := sha256.Sum256(append(bin, strings.Join(BusyboxApplets, " ")...))
+	label := hex.EncodeToString(sum[:])
+	if out, err := b.command(ctx, "image", "inspect", "--format", `{{index .Labels "gatehouse.busybox"}}`, tag).Output(); err == nil && strings.TrimSpace(string(out)) == label {
+		return nil
+	}
 	pr, pw := io.Pipe()
 	go func() { pw.CloseWithError(writeBusyboxTar(pw, bin)) }()
-	cmd := b.command(ctx, "import", "-", tag)
+	cmd := b.command(ctx, "import", "--change", "LABEL gatehouse.busybox="+label, "-", tag)
 	cmd.Stdin = pr
 	out, err := cmd.CombinedOutput()
 	pr.Close()
