@@ -40,13 +40,19 @@ func benchTrue(b *testing.B, be sandbox.Backend, pause time.Duration) {
 }
 
 func benchTrueNet(b *testing.B, be sandbox.Backend, pause time.Duration, network sandbox.Network) {
+	benchTrueWith(b, be, pause, sandbox.SessionSpec{}, sandbox.Spec{Network: network})
+}
+
+// benchTrueWith runs /bin/true in a session opened with ss's stage root,
+// with spec's network and read-only flag.
+func benchTrueWith(b *testing.B, be sandbox.Backend, pause time.Duration, ss sandbox.SessionSpec, sp sandbox.Spec) {
 	ctx := context.Background()
-	s, err := be.Open(ctx, sandbox.SessionSpec{ID: "bench", Workspaces: []string{b.TempDir()}, Limits: SessionLimits()})
+	s, err := be.Open(ctx, sandbox.SessionSpec{ID: "bench", Workspaces: []string{b.TempDir()}, Limits: SessionLimits(), StageRoot: ss.StageRoot})
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer s.Close(ctx)
-	spec := sandbox.Spec{Argv: []string{"/bin/true"}, Limits: sandbox.DefaultLimits(), Network: network}
+	spec := sandbox.Spec{Argv: []string{"/bin/true"}, Limits: sandbox.DefaultLimits(), Network: sp.Network, ReadOnlyWorkspaces: sp.ReadOnlyWorkspaces}
 	var bare, boxed []time.Duration
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
@@ -91,6 +97,12 @@ func newLandlock(b *testing.B) sandbox.Backend {
 func BenchmarkTrueBwrap(b *testing.B)         { benchTrue(b, newBwrap(b), agentPause) }
 func BenchmarkTrueLandlock(b *testing.B)      { benchTrue(b, newLandlock(b), agentPause) }
 func BenchmarkTrueContainerExec(b *testing.B) { benchTrue(b, newPodman(b), agentPause) }
+
+// As the daemon runs it: a session with a stage root, so the read-only
+// `true` runs in namespaces of its own inside the container.
+func BenchmarkTrueContainerExecNested(b *testing.B) {
+	benchTrueWith(b, newPodman(b), agentPause, sandbox.SessionSpec{StageRoot: b.TempDir()}, sandbox.Spec{ReadOnlyWorkspaces: true})
+}
 
 // With the run's proxy (the daemon's default): its listener per run.
 func BenchmarkTrueBwrapProxy(b *testing.B) {
