@@ -30,6 +30,9 @@ func workspaceMounts(p *sandbox.Prepared, req *initproc.Request) (release func()
 			// out), so no placeholder is needed: the agent sees the
 			// workspace as it is, and git adds no placeholder links.
 			names = append(names, ws.Protected.Existing...)
+			// bwrap hid these below the overlay.
+			files, dirs := p.HiddenIn(w)
+			req.HideFiles, req.HideDirs = append(req.HideFiles, files...), append(req.HideDirs, dirs...)
 		case p.Spec.ReadOnlyWorkspaces:
 			// Nothing can be created in a read-only workspace, so no
 			// placeholder is needed either, and no submodule's git dir is

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -95,16 +94,8 @@ func nestMounts(p *sandbox.Prepared, req *initproc.Request) error {
 		req.Pin = append(req.Pin, ws.HiddenParents()...)
 		req.HideFiles = append(req.HideFiles, ws.Secrets.Files...)
 		req.HideDirs = append(req.HideDirs, ws.Secrets.Dirs...)
-		for _, h := range p.Hidden {
-			st, err := os.Lstat(h)
-			switch {
-			case err != nil || !sandbox.Within(h, w):
-			case st.IsDir():
-				req.HideDirs = append(req.HideDirs, h)
-			default:
-				req.HideFiles = append(req.HideFiles, h)
-			}
-		}
+		files, dirs := p.HiddenIn(w)
+		req.HideFiles, req.HideDirs = append(req.HideFiles, files...), append(req.HideDirs, dirs...)
 	}
 	req.PassThrough = append(req.PassThrough, p.Stage.PassThrough...)
 	return nil

@@ -45,8 +45,12 @@ func stagedRunLeavesWorkspaceAlone(t *testing.T, b sandbox.Backend) {
 		os.WriteFile(filepath.Join(ws, "keep.txt"), []byte("keep\n"), 0o644),
 		os.WriteFile(filepath.Join(ws, ".envrc"), []byte("export A=1\n"), 0o644),
 		os.WriteFile(filepath.Join(ws, ".env"), []byte("TOKEN=hidden\n"), 0o600),
-		os.MkdirAll(filepath.Join(ws, "node_modules"), 0o755))
-	s, err := b.Open(context.Background(), sandbox.SessionSpec{ID: "t", Workspaces: []string{ws}, Limits: SessionLimits(), StageRoot: stageRoot})
+		os.MkdirAll(filepath.Join(ws, "node_modules"), 0o755),
+		os.MkdirAll(filepath.Join(ws, "private"), 0o700),
+		os.WriteFile(filepath.Join(ws, "private", "control.token"), []byte("hidden\n"), 0o600))
+	// A hidden path inside the workspace, which the overlay would uncover.
+	s, err := b.Open(context.Background(), sandbox.SessionSpec{ID: "t", Workspaces: []string{ws}, Limits: SessionLimits(), StageRoot: stageRoot,
+		Hidden: []string{filepath.Join(ws, "private")}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,6 +65,7 @@ echo dep > node_modules/dep.js
 ls ` + sandbox.StageMountPoint + `/c1 2>/dev/null && echo STAGEROOT-VISIBLE
 echo x >> .envrc 2>/dev/null && echo PROTECTED-WRITTEN
 cat .env 2>/dev/null | grep -q hidden && echo SECRET-READ
+cat private/control.token 2>/dev/null | grep -q hidden && echo SECRET-READ
 echo x > .mcp.json
 ls
 `
