@@ -25,6 +25,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -73,6 +74,8 @@ var DefaultKeepAlive = []string{"sh", "-c", `trap "" CHLD; trap "exit 0" TERM; w
 type Backend struct {
 	opts Options
 	cli  string
+	// nestRefused: a run's namespaces were refused once (nest.go).
+	nestRefused atomic.Bool
 }
 
 // New checks the CLI is installed and answers. The error wraps
@@ -113,10 +116,12 @@ func New(ctx context.Context, o Options) (*Backend, error) {
 // Name implements sandbox.Backend.
 func (b *Backend) Name() string { return Name }
 
-// CanStage implements sandbox.Stager: with a helper to take its calls, a
-// session with a stage root runs each call in namespaces of its own
-// inside the container, staged or read-only (nest.go).
-func (b *Backend) CanStage() bool { return b.opts.Helper != "" }
+// CanStage implements sandbox.Stager: with podman and a helper to take its
+// calls, a session with a stage root runs each call in namespaces of its
+// own inside the container, staged or read-only (nest.go).
+func (b *Backend) CanStage() bool {
+	return b.opts.Helper != "" && b.isPodman() && !b.nestRefused.Load()
+}
 
 func (b *Backend) command(ctx context.Context, args ...string) *exec.Cmd {
 	cmd := exec.CommandContext(ctx, b.cli, append(append([]string{}, b.opts.GlobalArgs...), args...)...)
@@ -328,6 +333,7 @@ func (s *session) Run(ctx context.Context, spec sandbox.Spec) (sandbox.Result, e
 		if !errors.Is(err, errNestFailed) {
 			return res, err
 		}
+		s.noNesting()
 		if err := s.fallBack(ctx, err.Error()); err != nil {
 			return res, err
 		}

@@ -35,6 +35,11 @@ func (s *session) fallBack(ctx context.Context, why string) error {
 	return s.restart(ctx)
 }
 
+// noNesting remembers, for the sessions still to come, that the runtime
+// refused a run's namespaces: they start with placeholders at once
+// rather than each find out at its first call.
+func (s *session) noNesting() { s.b.nestRefused.Store(true) }
+
 // lowerMount holds, in a nesting container, a bind of each workspace
 // with nothing mounted below it: an overlay cannot take a layer with
 // mounts below it that a less privileged user namespace got locked (the
@@ -44,8 +49,11 @@ const lowerMount = "/.gatehouse-lower"
 
 // wantsNest: a session with a stage root the container can mount and a
 // helper to take its calls, unless it already fell back to placeholders.
+// Docker's default seccomp profile refuses a new user namespace to a
+// process without CAP_SYS_ADMIN, so only podman's containers nest.
 func (s *session) wantsNest(runDir string) bool {
-	return s.ss.StageRoot != "" && !strings.ContainsAny(s.ss.StageRoot, ",:") && runDir != "" && !s.placeholders
+	return s.ss.StageRoot != "" && !strings.ContainsAny(s.ss.StageRoot, ",:") && runDir != "" && !s.placeholders &&
+		s.b.isPodman() && !s.b.nestRefused.Load()
 }
 
 // nestArgs are the container's mounts for nesting runs: the stage root

@@ -4,12 +4,15 @@ package proof
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/gatehouse-dev/gatehouse/sandbox"
+	"github.com/gatehouse-dev/gatehouse/sandbox/container"
+	"github.com/gatehouse-dev/gatehouse/sandbox/launch/launchtest"
 )
 
 // The container, in a session with a stage root, runs each call in
@@ -90,3 +93,60 @@ echo x > inside.txt; true`
 		t.Errorf(".envrc is a file a run wrote")
 	}
 }
+
+// A container whose runtime refuses the runs' namespaces (here: a seccomp
+// profile that refuses new user namespaces, as docker's does) falls back
+// to placeholders: the
+// staged call is refused as one that cannot be staged and nothing ran,
+// the pipeline's unstaged rerun is protected by placeholders, and the
+// backend stops offering to stage.
+func TestContainerWithoutNestingFallsBack(t *testing.T) {
+	if os.Getenv(unprivEnv) != "" {
+		t.Skip("the container backend runs only in the privileged pass")
+	}
+	newPodman(t) // builds the image
+	o := podmanTestOptions()
+	o.Helper = launchtest.StaticHelper(t)
+	profile := filepath.Join(t.TempDir(), "seccomp.json")
+	must(t, os.WriteFile(profile, []byte(noUserNamespaces), 0o644))
+	o.RunArgs = append(o.RunArgs, "--security-opt", "seccomp="+profile)
+	b, err := container.New(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !b.CanStage() {
+		t.Fatal("the backend does not offer to stage before trying")
+	}
+	ws, stageRoot := t.TempDir(), t.TempDir()
+	must(t, os.Mkdir(filepath.Join(ws, ".git"), 0o755),
+		os.MkdirAll(sandbox.StageUpper(stageRoot, "c1", 0), 0o700), os.MkdirAll(sandbox.StageWork(stageRoot, "c1", 0), 0o700))
+	s, err := b.Open(context.Background(), sandbox.SessionSpec{ID: "nonest", Workspaces: []string{ws}, Limits: SessionLimits(), StageRoot: stageRoot})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.Close(context.Background()) })
+	_, err = s.Run(context.Background(), sandbox.Spec{Argv: []string{"sh", "-c", "echo ran > ran.txt"}, Dir: ws, Env: []string{"PATH=/bin"}, Limits: sandbox.DefaultLimits(), Stage: &sandbox.Stage{Dir: "c1"}})
+	if !errors.Is(err, sandbox.ErrCannotStage) {
+		t.Fatalf("staged run without nesting: %v, want ErrCannotStage", err)
+	}
+	if _, err := os.Stat(filepath.Join(ws, "ran.txt")); err == nil {
+		t.Fatal("the refused staged run ran")
+	}
+	if b.CanStage() {
+		t.Error("the backend still offers to stage")
+	}
+	r := runSh(t, s, `echo x > .envrc 2>/dev/null && echo CREATED; echo ok > plain.txt`, nil)
+	if strings.Contains(string(r.Stdout), "CREATED") {
+		t.Errorf("the unstaged rerun created a missing protected name")
+	}
+	if b, _ := os.ReadFile(filepath.Join(ws, "plain.txt")); string(b) != "ok\n" {
+		t.Errorf("the unstaged rerun's write: %q", b)
+	}
+}
+
+// noUserNamespaces allows every system call but a clone or unshare that
+// makes a user namespace (clone3, whose flags a filter cannot read, reads
+// as missing, so callers use clone).
+const noUserNamespaces = `{"defaultAction": "SCMP_ACT_ALLOW", "syscalls": [
+ {"names": ["clone", "unshare"], "action": "SCMP_ACT_ERRNO", "args": [{"index": 0, "value": 268435456, "valueTwo": 268435456, "op": "SCMP_CMP_MASKED_EQ"}]},
+ {"names": ["clone3"], "action": "SCMP_ACT_ERRNO", "errnoRet": 38}]}`
