@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gatehouse-dev/gatehouse/sandbox"
 	"github.com/gatehouse-dev/gatehouse/sandbox/container"
@@ -79,6 +80,16 @@ echo x > inside.txt; true`
 	}
 	if _, err := os.Stat(filepath.Join(sandbox.StageUpper(stageRoot, "c"+string(rune('0'+n)), 0), "inside.txt")); err != nil {
 		t.Errorf("the staged write is not in the upper layer: %v", err)
+	}
+
+	// A nested run is killed on time, with what it started.
+	r = runSh(t, s, `sleep 30 & sleep 30`, func(sp *sandbox.Spec) { staged(sp); sp.Limits.Wall = time.Second })
+	t.Logf("killed after %v", r.Duration)
+	if !r.Killed || r.Duration > 15*time.Second {
+		t.Errorf("a staged run outlived its wall limit: killed %v after %v", r.Killed, r.Duration)
+	}
+	if r := runSh(t, s, `ps -o comm | grep -c sleep; true`, readOnly); strings.TrimSpace(string(r.Stdout)) != "0" {
+		t.Errorf("sleepers left in the container: %q", r.Stdout)
 	}
 
 	// Unstaged and writing: the container comes back with placeholders.
