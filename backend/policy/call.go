@@ -45,6 +45,11 @@ func classOf(tool string) toolClass {
 	return classUnknown
 }
 
+// ReadsProtected reports whether Decide looks at Session.Protected for
+// a call to tool: only file writes do, so the caller need not find the
+// repository's protected paths (reading its git config) for the rest.
+func ReadsProtected(tool string) bool { return classOf(tool) == classWrite }
+
 // Mode is the session's permission mode.
 type Mode string
 

@@ -50,7 +50,7 @@ func (r *Runner) fetch(ctx context.Context, st *State, u *url.URL) (Output, erro
 			return nil // policy (or the person) already cleared it
 		}
 		// A redirect to another host needs the same clearance.
-		ps, err := st.policySession(home, r.sandboxed())
+		ps, err := st.policySession(home, r.sandboxed(), policy.ToolFetchURL)
 		if err != nil {
 			return err
 		}

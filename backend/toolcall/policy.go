@@ -51,7 +51,7 @@ func (h *PolicyHolder) Get() *policy.Policy {
 func (r *Runner) authorize(ctx context.Context, c *Call) error {
 	sess, plan := c.Session(), c.plan
 	home, _ := os.UserHomeDir()
-	ps, err := c.State.policySession(home, r.sandboxed())
+	ps, err := c.State.policySession(home, r.sandboxed(), plan.Call.Tool)
 	if err != nil {
 		return err
 	}

@@ -79,15 +79,19 @@ func (s *State) AddGrant(r policy.Rule) {
 	s.mu.Unlock()
 }
 
-// policySession is what policy needs of the session. A mode that does not
-// parse fails closed: the call is refused rather than run under a default.
-func (s *State) policySession(home string, sandboxed bool) (policy.Session, error) {
+// policySession is what policy needs of the session for a call to tool.
+// A mode that does not parse fails closed: the call is refused rather
+// than run under a default.
+func (s *State) policySession(home string, sandboxed bool, tool string) (policy.Session, error) {
 	info := s.Live.Snapshot()
 	mode, err := policy.ParseMode(info.Mode)
 	if err != nil {
 		return policy.Session{}, toolErrorf(err, "This session's mode %q is not one Gatehouse knows, so it refused the call; the person can set the mode again.", info.Mode)
 	}
-	protected := protectedPaths(s.Workspaces) // reads files: not under the lock
+	var protected []string
+	if policy.ReadsProtected(tool) {
+		protected = protectedPaths(s.Workspaces) // reads files: not under the lock
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return policy.Session{Mode: mode, Workspaces: s.Workspaces, Home: home, Grants: append([]policy.Rule(nil), s.grants...), Goal: info.Goal, Sandboxed: sandboxed,
