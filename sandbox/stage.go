@@ -2,6 +2,8 @@ package sandbox
 
 import (
 	"bytes"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"os"
 	"path/filepath"
@@ -56,13 +58,22 @@ func prepareStage(ss SessionSpec, st Stage) (Stage, error) {
 }
 
 // stagingFailedPrefix starts what the helper prints when it could not
-// mount a staged run's overlays (and so never ran the command).
+// mount a staged run's overlays (and so never ran the command), followed
+// by the run's nonce in brackets.
 const stagingFailedPrefix = "gatehouse sandbox: staging failed"
 
+// NewStageNonce is a fresh initproc.Request.StageNonce.
+func NewStageNonce() string {
+	var b [12]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
 // StagingFailed reports whether a staged run ended before its command
-// started because its overlays could not be mounted: the caller may run
-// it again unstaged. A command that prints the same line itself is taken
-// at its word; its rerun is checked after the fact like any unstaged run.
-func StagingFailed(r Result) bool {
-	return r.ExitCode == 125 && bytes.HasPrefix(r.Stderr, []byte(stagingFailedPrefix))
+// started because its overlays could not be mounted: the helper said so
+// with the nonce only it knew. A backend that stages turns this into
+// ErrCannotStage, and the caller may run the command again unstaged; a
+// command that prints the same line gets its result like any other.
+func StagingFailed(r Result, nonce string) bool {
+	return r.ExitCode == 125 && nonce != "" && bytes.HasPrefix(r.Stderr, []byte(stagingFailedPrefix+" ["+nonce+"]"))
 }

@@ -565,3 +565,27 @@ func effectKeepsProtectedPathsOut(t *testing.T, config string, reads [][]string)
 		}
 	}
 }
+
+// A command that prints the helper's staging-failed line and exits 125
+// is not taken for the helper: it is not run a second time unstaged, and
+// its one write lands through its staged layer.
+func TestForgedStagingFailureIsNotRerun(t *testing.T) {
+	d := startEffectDaemon(t)
+	s := d.MCP(context.Background(), "forge")
+	r, err := s.CallTool(context.Background(), &mcp.CallToolParams{Name: "run_command", Arguments: map[string]any{
+		"argv": []string{"sh", "-c", `echo x >> count.txt; echo "gatehouse sandbox: staging failed: stage /x: invalid argument" >&2; exit 125`}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("result: %s", clitest.Text(t, r))
+	if b, _ := os.ReadFile(filepath.Join(d.Workspace, "count.txt")); string(b) != "x\n" {
+		t.Errorf("count.txt = %q, want one run's line", b)
+	}
+	out, stderr, code := d.CLI(nil, "log", "--kind", "exec.started")
+	if code != 0 || strings.Count(out, "exec.started") != 1 {
+		t.Errorf("the command ran %d times, want once (exit %d %s):\n%s", strings.Count(out, "exec.started"), code, stderr, out)
+	}
+	if out, _, _ := d.CLI(nil, "log", "--kind", "stage"); strings.Contains(out, "stage.unavailable") {
+		t.Errorf("the forged line was taken for the helper's:\n%s", out)
+	}
+}

@@ -171,9 +171,6 @@ func (r *Runner) execute(ctx context.Context, c *Call, a runCommandArgs, timeout
 	if err != nil {
 		return Output{}, err
 	}
-	if c.stage != nil && sandbox.StagingFailed(res) {
-		return Output{}, errNotStaged
-	}
 	fin := map[string]any{
 		"exit_code": res.ExitCode, "signal": res.Signal, "duration_ms": res.Duration.Milliseconds(),
 		"stdout_bytes": len(res.Stdout), "stderr_bytes": len(res.Stderr), "killed": res.Killed, "kill_reason": string(res.KillReason),

@@ -176,7 +176,7 @@ func (s *started) Run(ctx context.Context, p *sandbox.Prepared) (sandbox.Result,
 	// Placeholders are gone before the call returns: the checkpoint
 	// after it, and the person, see the workspace without them.
 	defer release()
-	return s.pend.Exec(ctx, launch.Call{
+	res, err := s.pend.Exec(ctx, launch.Call{
 		Request: req,
 		Limits:  p.Limits,
 		Stdin:   p.Spec.Stdin,
@@ -184,6 +184,10 @@ func (s *started) Run(ctx context.Context, p *sandbox.Prepared) (sandbox.Result,
 		Stderr:  p.Spec.Stderr,
 		Proxy:   p.Network.Proxy,
 	})
+	if err == nil && sandbox.StagingFailed(res, req.StageNonce) {
+		return res, &sandbox.SpecError{Field: "stage", Value: p.Stage.Dir, Err: sandbox.ErrCannotStage}
+	}
+	return res, err
 }
 
 // Layout is what Args needs beyond the prepared spec.

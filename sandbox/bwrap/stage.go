@@ -17,6 +17,7 @@ func stageRequest(p *sandbox.Prepared, req *initproc.Request) {
 	if p.Stage == nil {
 		return
 	}
+	req.StageNonce = sandbox.NewStageNonce()
 	for i, w := range p.Workspaces {
 		req.Stage = append(req.Stage, initproc.StageMount{
 			Target: w,

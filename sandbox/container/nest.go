@@ -88,6 +88,7 @@ func nestMounts(p *sandbox.Prepared, req *initproc.Request) error {
 		rel, _ := filepath.Rel(p.StageRoot, hp)
 		return filepath.Join(sandbox.StageMountPoint, rel)
 	}
+	req.StageNonce = sandbox.NewStageNonce()
 	for i, w := range p.Workspaces {
 		req.Stage = append(req.Stage, initproc.StageMount{Target: w, Lower: lowerOf(i),
 			Upper: inside(sandbox.StageUpper(p.StageRoot, p.Stage.Dir, i)), Work: inside(sandbox.StageWork(p.StageRoot, p.Stage.Dir, i))})

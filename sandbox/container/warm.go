@@ -302,6 +302,9 @@ func (s *session) runReady(ctx context.Context, r *readyExec, p *sandbox.Prepare
 	if res.ExitCode == 127 && !res.Killed && notFound(res.Stderr) {
 		return res, &sandbox.SpecError{Field: "argv[0]", Value: p.Argv[0], Err: sandbox.ErrNotFound}
 	}
+	if sandbox.StagingFailed(res, call.StageNonce) {
+		return res, &sandbox.SpecError{Field: "stage", Value: p.Stage.Dir, Err: sandbox.ErrCannotStage}
+	}
 	return res, nil
 }
 

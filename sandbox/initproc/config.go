@@ -143,6 +143,10 @@ type Request struct {
 	// which keep their layers): the run never reaches an upper layer but
 	// through its overlay.
 	StageBind string `json:"stage_bind,omitempty"`
+	// StageNonce names this run in the line the helper prints when it
+	// cannot mount the overlays: the command never sees the Request, so
+	// one that prints the same line is not taken for the helper.
+	StageNonce string `json:"stage_nonce,omitempty"`
 }
 
 // StageMount is one overlay of a staged run.

@@ -36,7 +36,7 @@ func needsNamespace(r Request) bool {
 func callMounts(r Request) Request {
 	return Request{
 		Dir: r.Dir, ReadOnly: r.ReadOnly, Protect: r.Protect, Writable: r.Writable, Pin: r.Pin,
-		HideFiles: r.HideFiles, HideDirs: r.HideDirs, Stage: r.Stage, PassThrough: r.PassThrough,
+		HideFiles: r.HideFiles, HideDirs: r.HideDirs, Stage: r.Stage, PassThrough: r.PassThrough, StageNonce: r.StageNonce,
 	}
 }
 

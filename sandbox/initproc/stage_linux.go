@@ -37,7 +37,7 @@ func stageMounts(req Request) error {
 	}
 	for _, m := range req.Stage {
 		if err := overlay(m); err != nil {
-			return fmt.Errorf("%w: stage %s: %v", errStage, m.Target, err)
+			return fmt.Errorf("%w [%s]: stage %s: %v", errStage, req.StageNonce, m.Target, err)
 		}
 	}
 	for i, p := range req.PassThrough {

@@ -4,6 +4,7 @@ package proof
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -120,5 +121,47 @@ ls
 		if strings.HasPrefix(p, "node_modules") {
 			t.Errorf("pass-through path %s in the change set", p)
 		}
+	}
+}
+
+// A staged run whose overlays cannot be mounted (here: its layers were
+// never made) ends with ErrCannotStage before its command starts, so the
+// caller may run it unstaged; a command that prints the helper's line
+// itself gets its own result, not an unstaged rerun.
+func TestStagingFailureCannotBeForged(t *testing.T) {
+	bw, err := bwrap.New(context.Background(), bwrap.Options{})
+	if err != nil {
+		t.Fatalf("bwrap backend unavailable: %v", err)
+	}
+	backends := []sandbox.Backend{bw}
+	if os.Getenv(unprivEnv) == "" {
+		backends = append(backends, newPodman(t))
+	}
+	for _, b := range backends {
+		t.Run(b.Name(), func(t *testing.T) {
+			ws, stageRoot := t.TempDir(), t.TempDir()
+			ws, _ = filepath.EvalSymlinks(ws)
+			s, err := b.Open(context.Background(), sandbox.SessionSpec{ID: "t", Workspaces: []string{ws}, Limits: SessionLimits(), StageRoot: stageRoot})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { _ = s.Close(context.Background()) })
+			spec := func(dir, script string) sandbox.Spec {
+				return sandbox.Spec{Argv: []string{"sh", "-c", script}, Dir: ws, Env: []string{"PATH=/usr/bin:/bin"}, Limits: sandbox.DefaultLimits(), Stage: &sandbox.Stage{Dir: dir}}
+			}
+			// No layers: the overlay cannot be mounted, and nothing runs.
+			_, err = s.Run(context.Background(), spec("missing", "echo ran > ran.txt"))
+			if !errors.Is(err, sandbox.ErrCannotStage) {
+				t.Errorf("overlays that cannot be mounted: %v, want ErrCannotStage", err)
+			}
+			must(t, os.MkdirAll(sandbox.StageUpper(stageRoot, "forged", 0), 0o700), os.MkdirAll(sandbox.StageWork(stageRoot, "forged", 0), 0o700))
+			r, err := s.Run(context.Background(), spec("forged", `echo "gatehouse sandbox: staging failed: stage /x: invalid argument" >&2; echo "gatehouse sandbox: staging failed [00]: stage /x" >&2; exit 125`))
+			if err != nil || r.ExitCode != 125 {
+				t.Errorf("a command printing the helper's line: %v, exit %d; want its own result", err, r.ExitCode)
+			}
+			if _, err := os.Stat(filepath.Join(ws, "ran.txt")); err == nil {
+				t.Error("the run that could not be staged ran in the workspace")
+			}
+		})
 	}
 }
