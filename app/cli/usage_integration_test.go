@@ -24,7 +24,7 @@ func TestUsageErrorsNameTheFix(t *testing.T) {
 		want string
 	}{
 		{[]string{"--log-level", "loud", "sessions"}, `--log-level must be one of debug, info, warn, error, not "loud"`},
-		{[]string{"log", "--kind", "bogus"}, `"bogus" is not an event kind; give a family (approval, checkpoint,`},
+		{[]string{"log", "--kind", "bogus"}, `"bogus" is not an event kind; give a family (agent, approval, cache, checkpoint,`},
 		{[]string{"audit", "export", "--kind", "bogus"}, `"bogus" is not an event kind`},
 		{[]string{"sessions", "--status", "gone"}, `--status must be one of active, ended, killed, not "gone"`},
 		{[]string{"doctor", "--backend", "chroot"}, `--backend must be one of auto, bwrap, landlock, seatbelt, container, none, not "chroot"`},

@@ -15,6 +15,12 @@ func TestParseKindFilter(t *testing.T) {
 		{"tool.", "tool.", true},
 		{"tool", "tool.", true},
 		{"approval.decided", "approval.decided", true},
+		// Every family the daemon writes.
+		{"stage.unavailable", "stage.unavailable", true},
+		{"effect.decision", "effect.decision", true},
+		{"network", "network.", true},
+		{"cache.cleared", "cache.cleared", true},
+		{"agent.installed", "agent.installed", true},
 		{"bogus", "", false},
 		{"bogus.call", "", false},
 		{"tool.Call", "", false},
@@ -27,7 +33,7 @@ func TestParseKindFilter(t *testing.T) {
 		if (err == nil) != tt.ok || got != tt.want {
 			t.Errorf("ParseKindFilter(%q) = %q, %v; want %q, ok=%v", tt.in, got, err, tt.want, tt.ok)
 		}
-		if err != nil && !strings.Contains(err.Error(), "approval, checkpoint") {
+		if err != nil && !strings.Contains(err.Error(), "agent, approval, cache") {
 			t.Errorf("error does not list the families: %v", err)
 		}
 	}
