@@ -23,6 +23,15 @@ import (
 // name that does not exist may be written, but only into the upper layer:
 // the pipeline keeps it out of the workspace (keepout.go).
 func TestStagedRunLeavesWorkspaceAlone(t *testing.T) {
+	for _, b := range stagingBackends(t) {
+		t.Run(b.Name(), func(t *testing.T) { stagedRunLeavesWorkspaceAlone(t, b) })
+	}
+}
+
+// stagingBackends are the backends that stage: bwrap, and the container
+// in the privileged pass.
+func stagingBackends(t *testing.T) []sandbox.Backend {
+	t.Helper()
 	bw, err := bwrap.New(context.Background(), bwrap.Options{})
 	if err != nil {
 		t.Fatalf("bwrap backend unavailable: %v", err)
@@ -31,9 +40,7 @@ func TestStagedRunLeavesWorkspaceAlone(t *testing.T) {
 	if os.Getenv(unprivEnv) == "" {
 		backends = append(backends, newPodman(t))
 	}
-	for _, b := range backends {
-		t.Run(b.Name(), func(t *testing.T) { stagedRunLeavesWorkspaceAlone(t, b) })
-	}
+	return backends
 }
 
 func stagedRunLeavesWorkspaceAlone(t *testing.T, b sandbox.Backend) {
@@ -129,15 +136,7 @@ ls
 // caller may run it unstaged; a command that prints the helper's line
 // itself gets its own result, not an unstaged rerun.
 func TestStagingFailureCannotBeForged(t *testing.T) {
-	bw, err := bwrap.New(context.Background(), bwrap.Options{})
-	if err != nil {
-		t.Fatalf("bwrap backend unavailable: %v", err)
-	}
-	backends := []sandbox.Backend{bw}
-	if os.Getenv(unprivEnv) == "" {
-		backends = append(backends, newPodman(t))
-	}
-	for _, b := range backends {
+	for _, b := range stagingBackends(t) {
 		t.Run(b.Name(), func(t *testing.T) {
 			ws, stageRoot := t.TempDir(), t.TempDir()
 			ws, _ = filepath.EvalSymlinks(ws)
