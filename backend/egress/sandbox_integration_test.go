@@ -185,13 +185,19 @@ func newWorld(t testing.TB) *world {
 // run runs argv in sess through a fresh proxy run of the world.
 func (w *world) run(t *testing.T, sess sandbox.Session, d *decider, rec *recorder, argv ...string) sandbox.Result {
 	t.Helper()
+	return w.runWith(t, sess, d, rec, sandbox.Spec{}, argv...)
+}
+
+// runWith is run with like's read-only flag.
+func (w *world) runWith(t *testing.T, sess sandbox.Session, d *decider, rec *recorder, like sandbox.Spec, argv ...string) sandbox.Result {
+	t.Helper()
 	run := w.proxy.Open(context.Background(), egress.RunInfo{Session: "s", Call: "c", Argv: argv, Decider: d, Recorder: rec})
 	defer run.Close()
 	lim := sandbox.DefaultLimits()
 	lim.Wall = 60 * time.Second
 	r, err := sess.Run(context.Background(), sandbox.Spec{
 		Argv: argv, Env: []string{"PATH=/usr/local/bin:/usr/bin:/bin", "LC_ALL=C"}, Limits: lim,
-		Network: sandbox.Network{Mode: sandbox.NetProxy, Proxy: run},
+		Network: sandbox.Network{Mode: sandbox.NetProxy, Proxy: run}, ReadOnlyWorkspaces: like.ReadOnlyWorkspaces,
 	})
 	if err != nil {
 		t.Fatalf("%v: %v", argv, err)
@@ -307,23 +313,38 @@ func TestWgetThroughProxyInContainer(t *testing.T) {
 	if err := b.BuildBusyboxImage(ctx, bb, o.Image); err != nil {
 		t.Fatal(err)
 	}
-	w := newWorld(t)
-	sess := open(t, b, w.ws)
-	d := &decider{allow: map[string]bool{"plain.example.test:80": true}}
-	rec := &recorder{}
-	r := w.run(t, sess, d, rec, "busybox", "wget", "-q", "-O", "-", "http://plain.example.test/")
-	if r.ExitCode != 0 || !strings.Contains(string(r.Stdout), "hello from plain.example.test") {
-		t.Fatalf("approved: exit %d %q %q", r.ExitCode, r.Stdout, r.Stderr)
-	}
-	before := w.srv.hits.Load()
-	r = w.run(t, sess, d, rec, "busybox", "wget", "-q", "-O", "-", "http://unapproved.example.test/")
-	if r.ExitCode == 0 || !strings.Contains(rec.refusals(), "the person denied it") {
-		t.Fatalf("unapproved: exit %d %q, refusals %q", r.ExitCode, r.Stderr, rec.refusals())
-	}
-	_, port, _ := net.SplitHostPort(addr(w.srv.plain))
-	r = w.run(t, sess, d, rec, "busybox", "wget", "-q", "-O", "-", "-Y", "off", "http://127.0.0.1:"+port+"/")
-	if r.ExitCode == 0 || w.srv.hits.Load() != before {
-		t.Fatalf("direct: exit %d %q", r.ExitCode, r.Stdout)
+	// Plain, and as the daemon runs a command: in a session with a stage
+	// root, in namespaces of its own inside the container.
+	for _, nested := range []bool{false, true} {
+		t.Run(fmt.Sprintf("nested=%v", nested), func(t *testing.T) {
+			w := newWorld(t)
+			ss := sandbox.SessionSpec{ID: "egress", Workspaces: []string{w.ws}, Limits: sandbox.DefaultLimits()}
+			if nested {
+				ss.StageRoot = t.TempDir()
+			}
+			sess, err := b.Open(context.Background(), ss)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { _ = sess.Close(context.Background()) })
+			like := sandbox.Spec{ReadOnlyWorkspaces: nested}
+			d := &decider{allow: map[string]bool{"plain.example.test:80": true}}
+			rec := &recorder{}
+			r := w.runWith(t, sess, d, rec, like, "busybox", "wget", "-q", "-O", "-", "http://plain.example.test/")
+			if r.ExitCode != 0 || !strings.Contains(string(r.Stdout), "hello from plain.example.test") {
+				t.Fatalf("approved: exit %d %q %q", r.ExitCode, r.Stdout, r.Stderr)
+			}
+			before := w.srv.hits.Load()
+			r = w.runWith(t, sess, d, rec, like, "busybox", "wget", "-q", "-O", "-", "http://unapproved.example.test/")
+			if r.ExitCode == 0 || !strings.Contains(rec.refusals(), "the person denied it") {
+				t.Fatalf("unapproved: exit %d %q, refusals %q", r.ExitCode, r.Stderr, rec.refusals())
+			}
+			_, port, _ := net.SplitHostPort(addr(w.srv.plain))
+			r = w.runWith(t, sess, d, rec, like, "busybox", "wget", "-q", "-O", "-", "-Y", "off", "http://127.0.0.1:"+port+"/")
+			if r.ExitCode == 0 || w.srv.hits.Load() != before {
+				t.Fatalf("direct: exit %d %q", r.ExitCode, r.Stdout)
+			}
+		})
 	}
 }
 
