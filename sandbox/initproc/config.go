@@ -85,6 +85,10 @@ type Config struct {
 	// Net is the run's network when it is known at start (a supervisor's
 	// next stage); a Request's Net replaces it.
 	Net *Net `json:"net,omitempty"`
+	// NotifyFD, when non-zero, is a socket to the supervising helper: a
+	// run with a proxy in the host's namespace hands it the seccomp
+	// listener that decides each connect (connect_notify_linux.go).
+	NotifyFD int `json:"notify_fd,omitempty"`
 	// Mounts, in a helper its supervisor started for a call over a
 	// connection (a container's run), are the call's mounts: the helper
 	// runs in a user and mount namespace of its own, makes them there,

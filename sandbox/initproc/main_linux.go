@@ -62,6 +62,11 @@ func confineAndExec(cfg Config, joinedCgroup int) error {
 	// Capabilities and the bounding set belong to a thread, and exec must
 	// come from the thread that dropped them.
 	runtime.LockOSThread()
+	if cfg.NotifyFD > 0 {
+		// The target never holds the way to the supervisor; unused, it
+		// closes at exec and the supervisor stops waiting.
+		syscall.CloseOnExec(cfg.NotifyFD)
+	}
 	if cfg.Landlock != nil {
 		if err := applyLandlock(*cfg.Landlock); err != nil {
 			return err
@@ -125,7 +130,7 @@ func confineAndExec(cfg Config, joinedCgroup int) error {
 			return fmt.Errorf("enter working directory: %w", err)
 		}
 	}
-	if err := confineNetLast(netCfg); err != nil {
+	if err := confineNetLast(netCfg, cfg.NotifyFD); err != nil {
 		return err
 	}
 	err := syscall.Exec(cfg.Path, cfg.Argv, env)
@@ -261,6 +266,18 @@ func supervise(cfg Config) int {
 		files = append(files, uintptr(cfg.RequestFD))
 		next.RequestFD = 3
 	}
+	notify, notifyChild := -1, -1
+	if call == nil {
+		// The host's namespace (Landlock): the target's stage may hand this
+		// process the connects to decide.
+		pair, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC, 0)
+		if err != nil {
+			return report(status, Status{Exit: ExitSetupFailed, Error: fmt.Sprintf("connect supervision: %v", err)})
+		}
+		notify, notifyChild = pair[0], pair[1]
+		next.NotifyFD = len(files)
+		files = append(files, uintptr(pair[1]))
+	}
 	var sys *syscall.SysProcAttr
 	if call != nil && needsNamespace(call.req) {
 		m := callMounts(call.req)
@@ -284,6 +301,14 @@ func supervise(cfg Config) int {
 	})
 	if cfg.RequestFD > 0 {
 		_ = syscall.Close(cfg.RequestFD)
+	}
+	if notify >= 0 {
+		unix.Close(notifyChild)
+		if err == nil {
+			go receiveConnects(notify)
+		} else {
+			unix.Close(notify)
+		}
 	}
 	if err != nil {
 		if call != nil {

@@ -56,13 +56,21 @@ func sendOn(conn *net.UnixConn) func(fd int) error {
 }
 
 // confineNetLast installs the socket filter, the last step before exec.
-func confineNetLast(n *Net) error {
+// With a proxy in the host's namespace and a supervisor to hand connects
+// to (notify), each connect is the supervisor's to make.
+func confineNetLast(n *Net, notify int) error {
 	if n == nil || n.Mode == NetHost {
 		return nil
 	}
 	switch {
 	case !n.HostNamespace:
 		return applySeccomp(namespaced)
+	case n.Mode == NetProxy && notify > 0:
+		listener, err := installSeccomp(pairsAndProxy)
+		if err != nil {
+			return err
+		}
+		return handConnects(notify, listener, n.ProxyPort)
 	case n.Mode == NetProxy:
 		return applySeccomp(pairsAndTCP)
 	}

@@ -33,6 +33,11 @@ const (
 	// pairsAndTCP: pairsOnly, and AF_INET/AF_INET6 stream sockets of plain
 	// TCP, which Landlock then confines to the proxy's port.
 	pairsAndTCP
+	// pairsAndProxy: pairsAndTCP, and every connect(2) goes to the
+	// supervising helper, which makes only those to the proxy's address
+	// (connect_notify_linux.go): Landlock matches ports, not addresses.
+	// A TCP Fast Open send, which connects without connect(2), is refused.
+	pairsAndProxy
 	// namespaced: the run's own network namespace confines IP, so only the
 	// families a namespace does not confine are refused (vsock reaches the
 	// hypervisor, bluetooth and the like reach hardware).
@@ -44,13 +49,14 @@ type seccompArch struct {
 	audit uint32 // AUDIT_ARCH_* as seccomp_data.arch reports it
 	// x32 marks x86_64, whose x32 ABI shares the arch value and sets a bit
 	// in the syscall number instead: such calls are refused outright.
-	x32                bool
-	socket, socketpair uint32
+	x32                      bool
+	socket, socketpair       uint32
+	connect, sendto, sendmsg uint32
 }
 
 var seccompArches = map[string]seccompArch{
-	"amd64": {audit: 0xc000003e, x32: true, socket: 41, socketpair: 53},
-	"arm64": {audit: 0xc00000b7, socket: 198, socketpair: 199},
+	"amd64": {audit: 0xc000003e, x32: true, socket: 41, socketpair: 53, connect: 42, sendto: 44, sendmsg: 46},
+	"arm64": {audit: 0xc00000b7, socket: 198, socketpair: 199, connect: 203, sendto: 206, sendmsg: 211},
 }
 
 // The io_uring calls have the same numbers on every architecture.
@@ -82,6 +88,9 @@ const (
 	offArg0 = 16
 	offArg1 = 24
 	offArg2 = 32
+	offArg3 = 40
+
+	msgFastOpen = 0x20000000
 )
 
 // insn is one BPF instruction whose jumps name labels, resolved by
@@ -136,6 +145,13 @@ func socketFilter(a *seccompArch, s sockets) []insn {
 		jeq(a.socket, "socket", ""),
 		jeq(a.socketpair, "socketpair", ""),
 	)
+	if s == pairsAndProxy {
+		p = append(p,
+			jeq(a.connect, "connect", ""),
+			jeq(a.sendto, "sendto", ""),
+			jeq(a.sendmsg, "sendmsg", ""),
+		)
+	}
 	if s != namespaced {
 		p = append(p,
 			jeq(sysIOUringSetup, "deny", ""),
@@ -151,7 +167,7 @@ func socketFilter(a *seccompArch, s sockets) []insn {
 		p = append(p, jeq(afUnix, "allow", ""))
 	}
 	switch s {
-	case pairsAndTCP:
+	case pairsAndTCP, pairsAndProxy:
 		p = append(p,
 			jeq(afInet, "stream", ""),
 			jeq(afInet6, "stream", "deny"),
@@ -176,6 +192,17 @@ func socketFilter(a *seccompArch, s sockets) []insn {
 	p = append(p,
 		at("socketpair", ld(offArg0)),
 		jeq(afUnix, "allow", "deny"),
+	)
+	if s == pairsAndProxy {
+		p = append(p,
+			at("sendto", ld(offArg3)), and(msgFastOpen),
+			jeq(0, "allow", "deny"),
+			at("sendmsg", ld(offArg2)), and(msgFastOpen),
+			jeq(0, "allow", "deny"),
+			at("connect", ret(unix.SECCOMP_RET_USER_NOTIF)),
+		)
+	}
+	p = append(p,
 		at("allow", ret(unix.SECCOMP_RET_ALLOW)),
 		at("deny", deny),
 		at("kill", ret(unix.SECCOMP_RET_KILL_PROCESS)),
@@ -246,17 +273,32 @@ func mustAssemble(p []insn) []unix.SockFilter {
 // the exec. no_new_privs comes first: the kernel requires it of an
 // unprivileged filter, and it keeps a setuid program from shedding it.
 func applySeccomp(s sockets) error {
+	_, err := installSeccomp(s)
+	return err
+}
+
+// installSeccomp is applySeccomp, returning the filter's notification
+// listener when s sends calls to a supervisor (pairsAndProxy), -1 else.
+func installSeccomp(s sockets) (listener int, err error) {
 	if hostArch() == nil {
-		return fmt.Errorf("no network filter for the %s architecture; use a supported machine (amd64, arm64) or the host network", runtime.GOARCH)
+		return -1, fmt.Errorf("no network filter for the %s architecture; use a supported machine (amd64, arm64) or the host network", runtime.GOARCH)
 	}
 	prog := filterFor(s)
 	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
-		return fmt.Errorf("set no_new_privs: %w", err)
+		return -1, fmt.Errorf("set no_new_privs: %w", err)
+	}
+	var flags uintptr
+	if s == pairsAndProxy {
+		flags = unix.SECCOMP_FILTER_FLAG_NEW_LISTENER
 	}
 	fp := unix.SockFprog{Len: uint16(len(prog)), Filter: &prog[0]}
-	if _, _, e := unix.Syscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, 0, uintptr(unsafe.Pointer(&fp))); e != 0 {
-		return fmt.Errorf("install the network filter: %w", e)
-	}
+	r, _, e := unix.Syscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, flags, uintptr(unsafe.Pointer(&fp)))
 	runtime.KeepAlive(prog)
-	return nil
+	if e != 0 {
+		return -1, fmt.Errorf("install the network filter: %w", e)
+	}
+	if flags == 0 {
+		return -1, nil
+	}
+	return int(r), nil
 }

@@ -18,12 +18,10 @@ import (
 //     (Landlock), and so is every bind;
 //   - no UDP, raw, packet or other IP socket can be created at all (the
 //     seccomp filter), so DNS and datagrams never leave;
-//   - a connect to the proxy's port number on another address is NOT
-//     refused: Landlock matches ports, not addresses. A remote host
-//     listening on that same port is reachable directly, by IP address
-//     (no name resolves in the sandbox). Each run gets a fresh random
-//     port, which narrows this but does not close it; bwrap, whose
-//     namespace has no route out, has no such gap.
+//   - a connect to the proxy's port number on another address is refused
+//     too, though Landlock matches ports only: the supervising helper
+//     decides every connect (initproc's connect_notify_linux.go), and TCP
+//     Fast Open sends, which connect without connect(2), are refused.
 //
 // Other processes on the machine can connect to the port too, so the
 // listener takes only connections from sockets of this uid: another user

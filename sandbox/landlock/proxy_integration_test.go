@@ -33,9 +33,10 @@ func (p *countingProxy) Serve(ln net.Listener) {
 }
 
 // What holds beside the proxy without a network namespace, as proxy.go
-// says: another port is refused, the proxy's port on another address is
-// NOT (the documented gap), and another user's connection to the proxy
-// is dropped.
+// says: another port is refused, so is the proxy's port on another
+// address (Landlock matches ports only; the supervisor's connect check
+// matches the address), the proxy itself is reached, and another user's
+// connection to the proxy is dropped.
 func TestProxyPortWhatHolds(t *testing.T) {
 	b, err := New(Options{})
 	if err != nil {
@@ -65,7 +66,9 @@ func TestProxyPortWhatHolds(t *testing.T) {
 	script := `p=${HTTP_PROXY##*:}; echo "$p" > run/port.tmp && mv run/port.tmp run/port
 i=0; while [ ! -e run/go ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i+1)); done
 bash -c "echo hi > /dev/tcp/127.0.0.1/$1" 2>/dev/null && echo other=reached || echo other=refused
-bash -c "echo hi > /dev/tcp/127.0.0.2/$p" 2>/dev/null && echo sameport=reached || echo sameport=refused`
+bash -c "echo hi > /dev/tcp/127.0.0.2/$p" 2>/dev/null && echo sameport=reached || echo sameport=refused
+bash -c "echo hi > /dev/tcp/127.0.0.1/$p" 2>/dev/null && echo proxy=reached || echo proxy=refused
+python3 -c "import socket,sys; socket.socket().sendto(b'hi', 0x20000000, ('127.0.0.2', int(sys.argv[1])))" $p 2>/dev/null && echo fastopen=reached || echo fastopen=refused`
 	done := make(chan sandbox.Result, 1)
 	go func() {
 		lim := sandbox.DefaultLimits()
@@ -104,8 +107,14 @@ bash -c "echo hi > /dev/tcp/127.0.0.2/$p" 2>/dev/null && echo sameport=reached |
 	if !strings.Contains(out, "other=refused") || otherHits.Load() != 0 {
 		t.Errorf("another port: %q, %d connections", out, otherHits.Load())
 	}
-	if !strings.Contains(out, "sameport=reached") || sameHits.Load() == 0 {
-		t.Errorf("the documented gap changed (update proxy.go and the READMEs): %q, %d connections", out, sameHits.Load())
+	if !strings.Contains(out, "sameport=refused") || sameHits.Load() != 0 {
+		t.Errorf("the proxy's port on another address: %q, %d connections", out, sameHits.Load())
+	}
+	if !strings.Contains(out, "fastopen=refused") {
+		t.Errorf("a TCP Fast Open send, which connects without connect(2): %q", out)
+	}
+	if !strings.Contains(out, "proxy=reached") {
+		t.Errorf("the proxy itself: %q %s", out, r.Stderr)
 	}
 }
 

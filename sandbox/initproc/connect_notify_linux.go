@@ -1,0 +1,156 @@
+package initproc
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"os"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// Landlock matches TCP ports, not addresses: a run allowed the proxy's
+// port on the host's loopback could reach the same port number on any
+// other address, a host of its own choosing listening on every port
+// included. So beside Landlock every connect(2) stops at a seccomp
+// notification, and the supervising helper decides it: it reads the
+// address from the run's memory and, only when it is the proxy's
+// (127.0.0.1:port), connects the run's socket itself from its own copy
+// of the address (pidfd_getfd), so a run changing the address after the
+// check changes nothing. Anything else fails with EACCES, as Landlock's
+// refusals do. Landlock's port rule stays beneath it.
+
+// seccompNotif is struct seccomp_notif.
+type seccompNotif struct {
+	ID    uint64
+	Pid   uint32
+	Flags uint32
+	Nr    int32
+	Arch  uint32
+	IP    uint64
+	Args  [6]uint64
+}
+
+// seccompNotifResp is struct seccomp_notif_resp.
+type seccompNotifResp struct {
+	ID    uint64
+	Val   int64
+	Error int32
+	Flags uint32
+}
+
+// ioctlNotifIDValid is SECCOMP_IOCTL_NOTIF_ID_VALID: the notification's
+// task is still waiting in that call.
+const ioctlNotifIDValid = 0x40082102
+
+// handConnects sends the filter's listener and the proxy's port to the
+// supervisor over sock (Config.NotifyFD), then closes both.
+func handConnects(sock, listener, port int) error {
+	defer unix.Close(sock)
+	defer unix.Close(listener)
+	var b [4]byte
+	binary.LittleEndian.PutUint32(b[:], uint32(port))
+	if err := unix.Sendmsg(sock, b[:], unix.UnixRights(listener), nil, 0); err != nil {
+		return fmt.Errorf("hand the connect filter to the supervisor: %w", err)
+	}
+	return nil
+}
+
+// receiveConnects waits on sock for a run's listener and serves it until
+// the run is gone. A run without a proxy in the host's namespace sends
+// nothing, and its exec closes the socket.
+func receiveConnects(sock int) {
+	defer unix.Close(sock)
+	b := make([]byte, 4)
+	oob := make([]byte, unix.CmsgSpace(4))
+	n, oobn, _, _, err := unix.Recvmsg(sock, b, oob, 0)
+	if err != nil || n != 4 {
+		return
+	}
+	fds, err := parseRights(oob[:oobn])
+	if err != nil || len(fds) != 1 {
+		for _, fd := range fds {
+			unix.Close(fd)
+		}
+		return
+	}
+	serveConnects(fds[0], int(binary.LittleEndian.Uint32(b)))
+}
+
+// serveConnects answers the listener's notifications until it fails (no
+// task of the run holds the filter any more).
+func serveConnects(listener, port int) {
+	defer unix.Close(listener)
+	for {
+		var req seccompNotif
+		if _, _, e := unix.Syscall(unix.SYS_IOCTL, uintptr(listener), unix.SECCOMP_IOCTL_NOTIF_RECV, uintptr(unsafe.Pointer(&req))); e != 0 {
+			if e == unix.EINTR || e == unix.ENOENT {
+				continue // a task that went away before we read its call
+			}
+			return
+		}
+		// A blocking connect waits in its own goroutine.
+		go func(req seccompNotif) {
+			resp := seccompNotifResp{ID: req.ID}
+			if errno := decideConnect(listener, &req, port); errno != 0 {
+				resp.Error = -int32(errno)
+			}
+			_, _, _ = unix.Syscall(unix.SYS_IOCTL, uintptr(listener), unix.SECCOMP_IOCTL_NOTIF_SEND, uintptr(unsafe.Pointer(&resp)))
+		}(req)
+	}
+}
+
+// decideConnect makes the connect the run asked for when its address is
+// the proxy's, and returns the call's errno (0 for success).
+func decideConnect(listener int, req *seccompNotif, port int) unix.Errno {
+	sockfd, addr, alen := int(req.Args[0]), uintptr(req.Args[1]), int(req.Args[2])
+	if alen < 2 || alen > 128 {
+		return unix.EINVAL
+	}
+	sa := make([]byte, alen)
+	mem, err := os.Open(fmt.Sprintf("/proc/%d/mem", req.Pid))
+	if err != nil {
+		return unix.EACCES
+	}
+	_, err = mem.ReadAt(sa, int64(addr))
+	mem.Close()
+	if err != nil {
+		return unix.EFAULT
+	}
+	// The pid named the caller when the call stopped; it still does only
+	// while the call waits.
+	id := req.ID
+	if _, _, e := unix.Syscall(unix.SYS_IOCTL, uintptr(listener), ioctlNotifIDValid, uintptr(unsafe.Pointer(&id))); e != 0 {
+		return unix.EINTR
+	}
+	if !proxyAddress(sa, port) {
+		return unix.EACCES
+	}
+	pidfd, err := unix.PidfdOpen(int(req.Pid), 0)
+	if err != nil {
+		return unix.EACCES
+	}
+	defer unix.Close(pidfd)
+	fd, err := unix.PidfdGetfd(pidfd, sockfd, 0)
+	if err != nil {
+		var en unix.Errno
+		if errors.As(err, &en) && en == unix.EBADF {
+			return unix.EBADF
+		}
+		return unix.EACCES
+	}
+	defer unix.Close(fd)
+	if _, _, e := unix.Syscall(unix.SYS_CONNECT, uintptr(fd), uintptr(unsafe.Pointer(&sa[0])), uintptr(len(sa))); e != 0 {
+		return e
+	}
+	return 0
+}
+
+// proxyAddress: sa is the IPv4 address 127.0.0.1:port.
+func proxyAddress(sa []byte, port int) bool {
+	if len(sa) < 8 || binary.LittleEndian.Uint16(sa[0:2]) != unix.AF_INET {
+		return false
+	}
+	return int(binary.BigEndian.Uint16(sa[2:4])) == port && sa[4] == 127 && sa[5] == 0 && sa[6] == 0 && sa[7] == 1
+}
