@@ -52,11 +52,12 @@ type seccompArch struct {
 	x32                      bool
 	socket, socketpair       uint32
 	connect, sendto, sendmsg uint32
+	sendmmsg                 uint32
 }
 
 var seccompArches = map[string]seccompArch{
-	"amd64": {audit: 0xc000003e, x32: true, socket: 41, socketpair: 53, connect: 42, sendto: 44, sendmsg: 46},
-	"arm64": {audit: 0xc00000b7, socket: 198, socketpair: 199, connect: 203, sendto: 206, sendmsg: 211},
+	"amd64": {audit: 0xc000003e, x32: true, socket: 41, socketpair: 53, connect: 42, sendto: 44, sendmsg: 46, sendmmsg: 307},
+	"arm64": {audit: 0xc00000b7, socket: 198, socketpair: 199, connect: 203, sendto: 206, sendmsg: 211, sendmmsg: 269},
 }
 
 // The io_uring calls have the same numbers on every architecture.
@@ -150,6 +151,7 @@ func socketFilter(a *seccompArch, s sockets) []insn {
 			jeq(a.connect, "connect", ""),
 			jeq(a.sendto, "sendto", ""),
 			jeq(a.sendmsg, "sendmsg", ""),
+			jeq(a.sendmmsg, "sendto", ""), // flags are its fourth argument too
 		)
 	}
 	if s != namespaced {
