@@ -108,6 +108,13 @@ func decideConnect(listener int, req *seccompNotif, port int) unix.Errno {
 	if alen < 2 || alen > 128 {
 		return unix.EINVAL
 	}
+	// Opened before the check below, so the pidfd is the caller's and not
+	// a process that took its pid after it died.
+	pidfd, err := unix.PidfdOpen(int(req.Pid), 0)
+	if err != nil {
+		return unix.EACCES
+	}
+	defer unix.Close(pidfd)
 	sa := make([]byte, alen)
 	mem, err := os.Open(fmt.Sprintf("/proc/%d/mem", req.Pid))
 	if err != nil {
@@ -127,11 +134,6 @@ func decideConnect(listener int, req *seccompNotif, port int) unix.Errno {
 	if !proxyAddress(sa, port) {
 		return unix.EACCES
 	}
-	pidfd, err := unix.PidfdOpen(int(req.Pid), 0)
-	if err != nil {
-		return unix.EACCES
-	}
-	defer unix.Close(pidfd)
 	fd, err := unix.PidfdGetfd(pidfd, sockfd, 0)
 	if err != nil {
 		var en unix.Errno
