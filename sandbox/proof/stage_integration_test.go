@@ -28,19 +28,14 @@ func TestStagedRunLeavesWorkspaceAlone(t *testing.T) {
 	}
 }
 
-// stagingBackends are the backends that stage: bwrap, and the container
-// in the privileged pass.
+// stagingBackends are the backends that stage: bwrap and the container.
 func stagingBackends(t *testing.T) []sandbox.Backend {
 	t.Helper()
 	bw, err := bwrap.New(context.Background(), bwrap.Options{})
 	if err != nil {
 		t.Fatalf("bwrap backend unavailable: %v", err)
 	}
-	backends := []sandbox.Backend{bw}
-	if os.Getenv(unprivEnv) == "" {
-		backends = append(backends, newPodman(t))
-	}
-	return backends
+	return []sandbox.Backend{bw, newPodman(t)}
 }
 
 func stagedRunLeavesWorkspaceAlone(t *testing.T, b sandbox.Backend) {
