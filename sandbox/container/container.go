@@ -318,59 +318,52 @@ func (s *session) Run(ctx context.Context, spec sandbox.Spec) (sandbox.Result, e
 		return res, err
 	}
 	defer s.prepareNext()
-	for {
-		if s.nested && p.Stage == nil && !spec.ReadOnlyWorkspaces {
-			// Unstaged and writing: only placeholders keep the missing
-			// protected names uncreatable.
-			if err := s.fallBack(ctx, "a command that may change files runs unstaged"); err != nil {
-				return res, err
-			}
-		}
-		if p.Stage != nil && !s.nested {
-			return res, &sandbox.SpecError{Field: "stage", Value: p.Stage.Dir, Err: sandbox.ErrCannotStage}
-		}
-		res, err := s.runOnce(ctx, p, spec)
-		if !errors.Is(err, errNestFailed) {
+	if s.nested && p.Stage == nil && !spec.ReadOnlyWorkspaces {
+		// Unstaged and writing: only placeholders keep the missing
+		// protected names uncreatable.
+		if err := s.fallBack(ctx, "a command that may change files runs unstaged"); err != nil {
 			return res, err
-		}
-		s.noNesting()
-		if err := s.fallBack(ctx, err.Error()); err != nil {
-			return res, err
-		}
-		if p.Stage != nil {
-			// The pipeline runs it again, unstaged.
-			return res, &sandbox.SpecError{Field: "stage", Value: p.Stage.Dir, Err: sandbox.ErrCannotStage}
 		}
 	}
+	if p.Stage != nil && !s.nested {
+		return res, cannotStage(p)
+	}
+	res, err = s.runOnce(ctx, p, spec)
+	if !errors.Is(err, errNestFailed) {
+		return res, err
+	}
+	s.noNesting()
+	if err := s.fallBack(ctx, err.Error()); err != nil {
+		return res, err
+	}
+	if p.Stage != nil {
+		return res, cannotStage(p) // the pipeline runs it again, unstaged
+	}
+	return s.runOnce(ctx, p, spec)
 }
 
 // runOnce runs p through a ready helper, or the CLI's exec when there is
 // none and the run needs no namespaces of its own.
 func (s *session) runOnce(ctx context.Context, p *sandbox.Prepared, spec sandbox.Spec) (sandbox.Result, error) {
 	env := sandbox.RunEnv(p.Env, "/tmp", "/tmp")
-	for try := 0; ; try++ {
-		r := s.takeReady(ctx)
-		if r == nil && s.nested && ctx.Err() == nil {
-			// The CLI's exec would run it in the container's own
-			// namespaces, where no placeholder holds a missing name.
-			var err error
-			if r, err = s.startExec(ctx); err != nil {
-				return sandbox.Result{Backend: Name}, fmt.Errorf("start the container's helper: %w", err)
-			}
-		}
-		if r == nil {
-			break
-		}
+	if r := s.takeReady(ctx); r != nil {
 		res, err := s.runReady(ctx, r, p, env)
-		if !errors.Is(err, sandbox.ErrNotReady) || (s.nested && try > 0) {
+		if !errors.Is(err, sandbox.ErrNotReady) {
 			return res, err
-		}
-		if !s.nested {
-			break
 		}
 	}
 	if err := ctx.Err(); err != nil {
 		return sandbox.Result{Backend: Name}, err // and never beside a helper being started (takeReady)
+	}
+	if s.nested {
+		// Only a helper makes the run's namespaces: the CLI's exec would
+		// run it in the container's own, where no placeholder holds a
+		// missing name.
+		r, err := s.startExec(ctx)
+		if err != nil {
+			return sandbox.Result{Backend: Name}, fmt.Errorf("start the container's helper: %w", err)
+		}
+		return s.runReady(ctx, r, p, env)
 	}
 	if p.Network.Mode == sandbox.NetProxy {
 		// The proxy's socket comes from the ready helper; through the CLI's

@@ -27,6 +27,11 @@ import (
 // target never ran.
 var errNestFailed = errors.New("the container cannot give runs namespaces of their own")
 
+// cannotStage refuses p's staging: the pipeline runs it again unstaged.
+func cannotStage(p *sandbox.Prepared) error {
+	return &sandbox.SpecError{Field: "stage", Value: p.Stage.Dir, Err: sandbox.ErrCannotStage}
+}
+
 // fallBack restarts the container with placeholders at the missing
 // protected names, for the rest of the session.
 func (s *session) fallBack(ctx context.Context, why string) error {

@@ -303,7 +303,7 @@ func (s *session) runReady(ctx context.Context, r *readyExec, p *sandbox.Prepare
 		return res, &sandbox.SpecError{Field: "argv[0]", Value: p.Argv[0], Err: sandbox.ErrNotFound}
 	}
 	if sandbox.StagingFailed(res, call.StageNonce) {
-		return res, &sandbox.SpecError{Field: "stage", Value: p.Stage.Dir, Err: sandbox.ErrCannotStage}
+		return res, cannotStage(p)
 	}
 	return res, nil
 }
