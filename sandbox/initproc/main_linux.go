@@ -288,6 +288,10 @@ func supervise(cfg Config) int {
 	}
 	enc, err := next.Encode()
 	if err != nil {
+		if notify >= 0 {
+			unix.Close(notify)
+			unix.Close(notifyChild)
+		}
 		return report(status, Status{Exit: ExitSetupFailed, Error: err.Error()})
 	}
 	sigs := make(chan os.Signal, 4)

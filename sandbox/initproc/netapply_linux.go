@@ -56,8 +56,8 @@ func sendOn(conn *net.UnixConn) func(fd int) error {
 }
 
 // confineNetLast installs the socket filter, the last step before exec.
-// With a proxy in the host's namespace and a supervisor to hand connects
-// to (notify), each connect is the supervisor's to make.
+// With a proxy in the host's namespace each connect is the supervisor's
+// to make (notify); without one the run is refused.
 func confineNetLast(n *Net, notify int) error {
 	if n == nil || n.Mode == NetHost {
 		return nil
@@ -65,14 +65,16 @@ func confineNetLast(n *Net, notify int) error {
 	switch {
 	case !n.HostNamespace:
 		return applySeccomp(namespaced)
-	case n.Mode == NetProxy && notify > 0:
-		listener, err := installSeccomp(pairsAndProxy)
+	case n.Mode == NetProxy:
+		if notify <= 0 {
+			// Landlock alone would let the proxy's port on any host through.
+			return fmt.Errorf("a proxy in the host's namespace needs a supervising helper to decide its connects")
+		}
+		listener, err := installSeccomp(pairsAndTCP)
 		if err != nil {
 			return err
 		}
 		return handConnects(notify, listener, n.ProxyPort)
-	case n.Mode == NetProxy:
-		return applySeccomp(pairsAndTCP)
 	}
 	return applySeccomp(pairsOnly)
 }

@@ -31,13 +31,12 @@ const (
 	// network, host namespace).
 	pairsOnly sockets = iota
 	// pairsAndTCP: pairsOnly, and AF_INET/AF_INET6 stream sockets of plain
-	// TCP, which Landlock then confines to the proxy's port.
+	// TCP, which Landlock then confines to the proxy's port; and every
+	// connect(2) goes to the supervising helper, which makes only those to
+	// the proxy's address (connect_notify_linux.go), since Landlock matches
+	// ports, not addresses. A TCP Fast Open send, which connects without
+	// connect(2), is refused.
 	pairsAndTCP
-	// pairsAndProxy: pairsAndTCP, and every connect(2) goes to the
-	// supervising helper, which makes only those to the proxy's address
-	// (connect_notify_linux.go): Landlock matches ports, not addresses.
-	// A TCP Fast Open send, which connects without connect(2), is refused.
-	pairsAndProxy
 	// namespaced: the run's own network namespace confines IP, so only the
 	// families a namespace does not confine are refused (vsock reaches the
 	// hypervisor, bluetooth and the like reach hardware).
@@ -146,7 +145,7 @@ func socketFilter(a *seccompArch, s sockets) []insn {
 		jeq(a.socket, "socket", ""),
 		jeq(a.socketpair, "socketpair", ""),
 	)
-	if s == pairsAndProxy {
+	if s == pairsAndTCP {
 		p = append(p,
 			jeq(a.connect, "connect", ""),
 			jeq(a.sendto, "sendto", ""),
@@ -169,7 +168,7 @@ func socketFilter(a *seccompArch, s sockets) []insn {
 		p = append(p, jeq(afUnix, "allow", ""))
 	}
 	switch s {
-	case pairsAndTCP, pairsAndProxy:
+	case pairsAndTCP:
 		p = append(p,
 			jeq(afInet, "stream", ""),
 			jeq(afInet6, "stream", "deny"),
@@ -195,7 +194,7 @@ func socketFilter(a *seccompArch, s sockets) []insn {
 		at("socketpair", ld(offArg0)),
 		jeq(afUnix, "allow", "deny"),
 	)
-	if s == pairsAndProxy {
+	if s == pairsAndTCP {
 		p = append(p,
 			at("sendto", ld(offArg3)), and(msgFastOpen),
 			jeq(0, "allow", "deny"),
@@ -275,12 +274,15 @@ func mustAssemble(p []insn) []unix.SockFilter {
 // the exec. no_new_privs comes first: the kernel requires it of an
 // unprivileged filter, and it keeps a setuid program from shedding it.
 func applySeccomp(s sockets) error {
-	_, err := installSeccomp(s)
+	l, err := installSeccomp(s)
+	if l >= 0 {
+		unix.Close(l) // nobody to decide: the calls it would send fail
+	}
 	return err
 }
 
 // installSeccomp is applySeccomp, returning the filter's notification
-// listener when s sends calls to a supervisor (pairsAndProxy), -1 else.
+// listener when s sends calls to a supervisor (pairsAndTCP), -1 else.
 func installSeccomp(s sockets) (listener int, err error) {
 	if hostArch() == nil {
 		return -1, fmt.Errorf("no network filter for the %s architecture; use a supported machine (amd64, arm64) or the host network", runtime.GOARCH)
@@ -290,7 +292,7 @@ func installSeccomp(s sockets) (listener int, err error) {
 		return -1, fmt.Errorf("set no_new_privs: %w", err)
 	}
 	var flags uintptr
-	if s == pairsAndProxy {
+	if s == pairsAndTCP {
 		flags = unix.SECCOMP_FILTER_FLAG_NEW_LISTENER
 	}
 	fp := unix.SockFprog{Len: uint16(len(prog)), Filter: &prog[0]}
