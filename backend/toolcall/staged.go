@@ -53,7 +53,7 @@ func (r *Runner) stageRoot(st *State) string {
 
 // canStage: a mutating command on a backend that stages, in a session
 // whose sandbox has a stage root. A read-only one (ls, find, git status)
-// runs with the workspaces read-only instead (see runCommand), which
+// runs with the workspaces read-only instead (see execute), which
 // keeps it out of everything without an overlay to mount and read.
 func (r *Runner) canStage(c *Call) bool {
 	return !c.readOnly && c.plan.MutatesAll && c.plan.Run != nil && r.stageRoot(c.State) != ""
