@@ -12,6 +12,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/gatehouse-dev/gatehouse/backend/rmtree"
 )
 
 // ErrDiskFull means the cache's disk stayed full after eviction.
@@ -235,28 +237,13 @@ func diskFree(dir string) (free, size int64, err error) {
 }
 
 // removeAll removes p (under the cache dir) even where a tool made its
-// files read-only, as Go's module cache does. Sandboxes wrote these
-// trees, so it works through os.Root: no link inside can lead it out.
+// files read-only, as Go's module cache does.
 func (c *Cache) removeAll(p string) error {
 	rel, err := filepath.Rel(c.o.Dir, p)
 	if err != nil || rel == "." || strings.HasPrefix(rel, "..") {
 		return fmt.Errorf("%s is not in the build cache", p)
 	}
-	d, err := os.OpenRoot(c.o.Dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	if err := d.RemoveAll(rel); err == nil {
-		return nil
-	}
-	_ = fs.WalkDir(d.FS(), rel, func(q string, e fs.DirEntry, err error) error {
-		if err == nil && e.IsDir() {
-			_ = d.Chmod(q, 0o700)
-		}
-		return nil
-	})
-	return d.RemoveAll(rel)
+	return rmtree.Under(c.o.Dir, rel)
 }
 
 // remake recreates an emptied tool dir.

@@ -12,6 +12,7 @@ import (
 
 	"github.com/gatehouse-dev/gatehouse/backend/approval"
 	"github.com/gatehouse-dev/gatehouse/backend/policy"
+	"github.com/gatehouse-dev/gatehouse/backend/rmtree"
 	"github.com/gatehouse-dev/gatehouse/backend/session"
 	"github.com/gatehouse-dev/gatehouse/backend/snapshot"
 	"github.com/gatehouse-dev/gatehouse/backend/stage"
@@ -362,7 +363,7 @@ func RecoverStaged(ctx context.Context, stageDir string) (finished []string, err
 	all, _ := os.ReadDir(stageDir)
 	for _, e := range all {
 		if e.Name() != journalsDir {
-			_ = os.RemoveAll(filepath.Join(stageDir, e.Name()))
+			_ = rmtree.Under(stageDir, e.Name())
 		}
 	}
 	return finished, nil

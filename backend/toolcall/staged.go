@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/gatehouse-dev/gatehouse/backend/rmtree"
 	"github.com/gatehouse-dev/gatehouse/backend/stage"
 	"github.com/gatehouse-dev/gatehouse/sandbox"
 )
@@ -34,7 +35,9 @@ type stagedRun struct {
 func (s *stagedRun) upper(i int) string { return sandbox.StageUpper(s.root, s.dir, i) }
 
 // discard throws the layers away.
-func (s *stagedRun) discard() { _ = os.RemoveAll(filepath.Join(s.root, s.dir)) }
+// discard removes the run's layers, whose overlay work directories (and
+// whatever the command made unreadable) os.RemoveAll cannot get into.
+func (s *stagedRun) discard() { _ = rmtree.Under(s.root, s.dir) }
 
 // errNotStaged: the sandbox could not mount the overlays, and the command
 // did not start.
