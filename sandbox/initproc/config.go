@@ -210,6 +210,19 @@ func DecodeRequest(b []byte) (Request, error) {
 	return r, err
 }
 
+// warmRequestDecoder decodes a Request with every nested type once, while
+// a sandbox built ahead waits for its call: encoding/json builds each
+// type's decoder on first use, about a fifth of a millisecond that the
+// call would otherwise wait for.
+func warmRequestDecoder() error {
+	b, err := json.Marshal(Request{Path: "/", Argv: []string{"/"}, Rlimits: []Rlimit{{}},
+		Net: &Net{Mode: NetNone}, Stage: []StageMount{{}}})
+	if err == nil {
+		_, err = DecodeRequest(b)
+	}
+	return err
+}
+
 // decodeStrict refuses fields it does not know: a helper older than the
 // daemon (a stale sibling binary) must fail, not skip a confinement step
 // it has never heard of.

@@ -31,3 +31,10 @@ func TestDecodeRefusesUnknownFields(t *testing.T) {
 		t.Fatalf("Decode of bwrap's helper config: %v", err)
 	}
 }
+
+// The warm-up decodes what it encodes, or it warms nothing.
+func TestWarmRequestDecoderDecodes(t *testing.T) {
+	if err := warmRequestDecoder(); err != nil {
+		t.Fatal(err)
+	}
+}
