@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -35,8 +36,9 @@ func (p *countingProxy) Serve(ln net.Listener) {
 // What holds beside the proxy without a network namespace, as proxy.go
 // says: another port is refused, so is the proxy's port on another
 // address (Landlock matches ports only; the supervisor's connect check
-// matches the address), the proxy itself is reached, and another user's
-// connection to the proxy is dropped.
+// matches the address), and so are TCP Fast Open sends to it by each of
+// sendto, sendmsg and sendmmsg; the proxy itself is reached, and another
+// user's connection to the proxy is dropped.
 func TestProxyPortWhatHolds(t *testing.T) {
 	b, err := New(Options{})
 	if err != nil {
@@ -51,6 +53,7 @@ func TestProxyPortWhatHolds(t *testing.T) {
 	}
 	// The workspace root is read-only under Landlock; its entries are not.
 	must(os.Mkdir(filepath.Join(ws, "run"), 0o755))
+	buildFastOpen(t, filepath.Join(ws, "run", "fastopen"))
 	other, err := net.Listen("tcp4", "127.0.0.1:0")
 	must(err)
 	defer other.Close()
@@ -68,7 +71,9 @@ i=0; while [ ! -e run/go ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i+1)); done
 bash -c "echo hi > /dev/tcp/127.0.0.1/$1" 2>/dev/null && echo other=reached || echo other=refused
 bash -c "echo hi > /dev/tcp/127.0.0.2/$p" 2>/dev/null && echo sameport=reached || echo sameport=refused
 bash -c "echo hi > /dev/tcp/127.0.0.1/$p" 2>/dev/null && echo proxy=reached || echo proxy=refused
-python3 -c "import socket,sys; socket.socket().sendto(b'hi', 0x20000000, ('127.0.0.2', int(sys.argv[1])))" $p 2>/dev/null && echo fastopen=reached || echo fastopen=refused`
+python3 -c "import socket,sys; socket.socket().sendto(b'hi', 0x20000000, ('127.0.0.2', int(sys.argv[1])))" $p 2>/dev/null && echo fastopen=reached || echo fastopen=refused
+python3 -c "import socket,sys; socket.socket().sendmsg([b'hi'], [], 0x20000000, ('127.0.0.2', int(sys.argv[1])))" $p 2>/dev/null && echo sendmsg=reached || echo sendmsg=refused
+./run/fastopen $p`
 	done := make(chan sandbox.Result, 1)
 	go func() {
 		lim := sandbox.DefaultLimits()
@@ -110,11 +115,27 @@ python3 -c "import socket,sys; socket.socket().sendto(b'hi', 0x20000000, ('127.0
 	if !strings.Contains(out, "sameport=refused") || sameHits.Load() != 0 {
 		t.Errorf("the proxy's port on another address: %q, %d connections", out, sameHits.Load())
 	}
-	if !strings.Contains(out, "fastopen=refused") {
-		t.Errorf("a TCP Fast Open send, which connects without connect(2): %q", out)
+	for _, want := range []string{"fastopen=refused", "sendmsg=refused", "sendmmsg=refused"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("a TCP Fast Open send, which connects without connect(2): want %s in %q (stderr %q)", want, out, r.Stderr)
+		}
 	}
 	if !strings.Contains(out, "proxy=reached") {
 		t.Errorf("the proxy itself: %q %s", out, r.Stderr)
+	}
+}
+
+// buildFastOpen builds testdata/fastopen to dst.
+func buildFastOpen(t *testing.T, dst string) {
+	t.Helper()
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		goBin = filepath.Join(runtime.GOROOT(), "bin", "go")
+	}
+	cmd := exec.Command(goBin, "build", "-o", dst, "./testdata/fastopen")
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("build testdata/fastopen: %v\n%s", err, out)
 	}
 }
 
