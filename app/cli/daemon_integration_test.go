@@ -166,15 +166,20 @@ func TestServeDataDirAndCleanShutdown(t *testing.T) {
 			t.Fatalf("%s left behind after clean shutdown", f)
 		}
 	}
-	stdout, _, code := d.CLI(nil, "log", "--json")
-	if code != 0 {
-		// The daemon is down: the log command must say how to start it.
-		_, stderr, _ := d.CLI(nil, "log")
-		if !strings.Contains(stderr, "gatehouse serve") {
-			t.Fatalf("log without daemon: %q", stderr)
-		}
-	} else {
-		t.Fatalf("log succeeded with the daemon stopped: %s", stdout)
+	// The daemon is down: the past is read from the data dir, saying so;
+	// following needs the daemon, and the error says how to start it.
+	stdout, stderr, code := d.CLI(nil, "log", "--json", "-n", "1")
+	if code != 0 || !strings.Contains(stdout, `"system.stop"`) || !strings.Contains(stderr, "not running") {
+		t.Fatalf("log with the daemon stopped: exit %d, out %q, err %q", code, stdout, stderr)
+	}
+	if n := strings.Count(strings.TrimSpace(stdout), "\n") + 1; n != 1 {
+		t.Fatalf("log -n 1 printed %d events:\n%s", n, stdout)
+	}
+	if out, _, _ := d.CLI(nil, "log", "--json", "--kind", "system.start"); strings.Contains(out, `"system.stop"`) || !strings.Contains(out, `"system.start"`) {
+		t.Fatalf("log --kind with the daemon stopped: %s", out)
+	}
+	if _, stderr, code := d.CLI(nil, "log", "-f"); code == 0 || !strings.Contains(stderr, "gatehouse serve") {
+		t.Fatalf("log -f without daemon: exit %d, %q", code, stderr)
 	}
 	stdout, stderr, code = d.CLI(nil, "audit", "verify")
 	if code != 0 || !strings.Contains(stdout, "ok") {

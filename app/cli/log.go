@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/url"
@@ -27,7 +28,8 @@ func init() {
 			Use:   "log",
 			Short: "Show the audit timeline (-f to follow it live)",
 			Long: `Shows the last events of the audit timeline, oldest first, and with -f keeps
-printing new ones. -n 0 -f prints only what happens from now on.`,
+printing new ones. -n 0 -f prints only what happens from now on. With the
+daemon stopped, it reads the past events from the data directory.`,
 			Args: cobra.NoArgs,
 			RunE: func(cmd *cobra.Command, _ []string) error {
 				k, err := audit.ParseKindFilter(kind)
@@ -51,6 +53,11 @@ printing new ones. -n 0 -f prints only what happens from now on.`,
 					}
 				}
 				after, err := printHistory(cmd, g, c, q, limit, asJSON)
+				if errors.Is(err, apiclient.ErrNoDaemon) && !follow {
+					// What happened is in the data dir whether or not the
+					// daemon runs: after a kill is when people look.
+					return printStoredHistory(cmd, g, audit.Filter{Session: sess, Kind: k, Actor: actor}, limit, asJSON)
+				}
 				if err != nil {
 					return apiErr(err)
 				}
@@ -90,6 +97,26 @@ printing new ones. -n 0 -f prints only what happens from now on.`,
 		f.IntVarP(&limit, "limit", "n", 50, "how many past events to show first (0 with -f: none)")
 		return cmd
 	})
+}
+
+// printStoredHistory is printHistory read from the database in the data
+// dir, for when no daemon answers.
+func printStoredHistory(cmd *cobra.Command, g *Globals, f audit.Filter, limit int, asJSON bool) error {
+	store, done, err := openAudit(cmd.Context(), g)
+	if err != nil {
+		return err
+	}
+	defer done()
+	events, err := store.Query(cmd.Context(), audit.Query{Filter: f, Limit: limit, Newest: true})
+	if err != nil {
+		return userErrorf(err, "cannot read the audit log: %v", err)
+	}
+	fmt.Fprintln(g.Stderr, "The daemon is not running; these are the events recorded before it stopped (start it with `gatehouse serve` to follow new ones).")
+	slices.Reverse(events)
+	for _, e := range events {
+		printEvent(g.Stdout, e, asJSON)
+	}
+	return nil
 }
 
 // printHistory prints the last limit events matching q and returns the seq
