@@ -35,6 +35,13 @@ func startJournal(req ApplyRequest, todo []Change) (*journal, error) {
 	if err != nil {
 		return nil, err
 	}
+	// A journal found after a crash is finished from the upper layer, so
+	// the layer must be on disk before the journal is: the overlay was
+	// mounted volatile (sandbox/initproc/stage_linux.go) and its unmount
+	// synced nothing.
+	if err := syncfs(req.Upper); err != nil {
+		return nil, fmt.Errorf("make the staged changes durable before applying them: %w", err)
+	}
 	if err := atomicfile.Write(req.Journal, b, 0o600); err != nil {
 		return nil, fmt.Errorf("write the apply journal: %w", err)
 	}
