@@ -34,7 +34,6 @@ type stagedRun struct {
 
 func (s *stagedRun) upper(i int) string { return sandbox.StageUpper(s.root, s.dir, i) }
 
-// discard throws the layers away.
 // discard removes the run's layers, whose overlay work directories (and
 // whatever the command made unreadable) os.RemoveAll cannot get into.
 func (s *stagedRun) discard() { _ = rmtree.Under(s.root, s.dir) }

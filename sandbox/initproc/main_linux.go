@@ -83,7 +83,7 @@ func confineAndExec(cfg Config, joinedCgroup int) error {
 	netCfg := cfg.Net
 	var back func(fd int) error
 	if cfg.RequestFD > 0 {
-		_ = warmRequestDecoder() // only ever costs time
+		_ = warmRequestDecoder() // a failure costs only the time it would save
 		r, f, err := readRequest(cfg.RequestFD)
 		if err != nil {
 			return err
