@@ -168,3 +168,57 @@ func TestCodexTrustsInstalledHooks(t *testing.T) {
 		})
 	}
 }
+
+// TestInstalledAgentOwnShellRunsInSandbox: after `gatehouse install`, an
+// agent's own shell tool is cleared by its hook, rewritten to `gatehouse
+// exec`, and run in the session's sandbox, and the model sees the output.
+// The hook and exec must present the same (installed) agent token, or the
+// daemon refuses the ticket.
+func TestInstalledAgentOwnShellRunsInSandbox(t *testing.T) {
+	const marker = "ran-in-the-sandbox"
+	for _, c := range []struct {
+		name string
+		api  agenttest.API
+		call agenttest.Step
+		new  func(home string, m *agenttest.Model) (*agenttest.CLI, error)
+		run  func(ctx context.Context, c *agenttest.CLI, dir string) (*agenttest.Result, error)
+	}{
+		{"claude", agenttest.Anthropic, agenttest.Call("Bash", map[string]any{"command": "echo " + marker + " $HOME", "description": "Say where it runs"}), agenttest.NewClaude,
+			func(ctx context.Context, c *agenttest.CLI, dir string) (*agenttest.Result, error) {
+				return c.RunClaude(ctx, dir, "say where you run", []string{"Bash"})
+			}},
+		{"gemini", agenttest.Gemini, agenttest.Call("run_shell_command", map[string]any{"command": "echo " + marker + " $HOME"}), agenttest.NewGemini,
+			func(ctx context.Context, c *agenttest.CLI, dir string) (*agenttest.Result, error) {
+				return c.RunGemini(ctx, dir, "say where you run", "--approval-mode", "yolo")
+			}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			d := clitest.Start(t)
+			model, err := agenttest.NewModel(c.api, agenttest.Script{c.call, agenttest.Say("done")})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer model.Close()
+			cli, err := c.new(filepath.Join(t.TempDir(), "home"), model)
+			if err != nil {
+				t.Fatalf("the pinned %s CLI is needed for this test: %v", c.name, err)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+			defer cancel()
+			if out, errOut, code := clitest.Run(ctx, t, d.Bin, cli.Environ(), "--data", d.Data, "install", c.name); code != 0 {
+				t.Fatalf("gatehouse install %s: exit %d\n%s%s", c.name, code, out, errOut)
+			}
+			res, err := c.run(ctx, cli, d.Workspace)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !res.ModelSaw(marker) || res.ModelSaw(cli.Home) {
+				t.Fatalf("the model should see the command's output from the sandbox's fresh home, not %s:\n%s\ndaemon log:\n%s", cli.Home, strings.Join(res.ToolResults(), "\n---\n"), d.Log())
+			}
+			started := d.Events("kind=exec.started")
+			if len(started) != 1 {
+				t.Fatalf("exec.started rows: %v, want the one command", started)
+			}
+		})
+	}
+}

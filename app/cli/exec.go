@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/gatehouse-dev/gatehouse/backend/hookserver"
+	"github.com/gatehouse-dev/gatehouse/backend/hookwire"
 )
 
 // execCannotRun is the exit status when Gatehouse did not run the command,
@@ -15,7 +16,7 @@ const execCannotRun = 126
 
 func init() {
 	register(func(g *Globals) *cobra.Command {
-		var ticket string
+		var ticket, agent string
 		cmd := &cobra.Command{
 			Use:    "exec --ticket T -- COMMAND",
 			Short:  "Run a shell command an agent's hook cleared, in the session's sandbox",
@@ -29,7 +30,14 @@ checkpoints and audit, and this prints its output and exits with its status.`,
 				if err != nil {
 					return err
 				}
-				c, err := dialAgent(dir, "")
+				if agent != "" {
+					if _, err := hookwire.ParseAgent(agent); err != nil {
+						return userErrorf(err, "--agent: %v", err)
+					}
+				}
+				// The ticket is the hook's, and only the token the hook
+				// used may run it: the agent's own when it was installed.
+				c, err := dialAgent(dir, agent)
 				if err != nil {
 					return err
 				}
@@ -53,6 +61,7 @@ checkpoints and audit, and this prints its output and exits with its status.`,
 			},
 		}
 		cmd.Flags().StringVar(&ticket, "ticket", "", "the ticket the hook gave this command")
+		cmd.Flags().StringVar(&agent, "agent", "", "the agent whose hook cleared the command")
 		_ = cmd.MarkFlagRequired("ticket")
 		return cmd
 	})

@@ -268,7 +268,7 @@ func (s *Server) preShell(ctx context.Context, req toolcall.Request, key agentru
 		return deny("%s", res.Text)
 	}
 	id := s.tickets.issue(&ticket{run: key, token: token, command: n.command, args: args, native: req.Native, cl: cl})
-	line, err := execLine(exe, id, n.command)
+	line, err := execLine(exe, ev.Agent, id, n.command)
 	if err != nil {
 		return deny("Gatehouse blocked this command: %v.", err)
 	}

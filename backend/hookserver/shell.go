@@ -3,6 +3,8 @@ package hookserver
 import (
 	"errors"
 	"strings"
+
+	"github.com/gatehouse-dev/gatehouse/backend/hookwire"
 )
 
 // simpleWords splits a shell command into words when the shell would do
@@ -29,15 +31,17 @@ var errNUL = errors.New("the command contains a NUL byte, which no shell accepts
 
 // execLine is the command the agent runs instead of its own: `gatehouse
 // exec` hands the ticket and the original command to the daemon, which
-// runs it in the session's sandbox and returns its output and status.
-func execLine(exe []string, ticket, cmd string) (string, error) {
+// runs it in the session's sandbox and returns its output and status. It
+// names the agent, so that exec presents the token the hook did: only
+// that token may run the ticket.
+func execLine(exe []string, agent hookwire.Agent, ticket, cmd string) (string, error) {
 	if strings.IndexByte(cmd, 0) >= 0 {
 		return "", errNUL
 	}
-	parts := make([]string, 0, len(exe)+5)
+	parts := make([]string, 0, len(exe)+7)
 	for _, e := range exe {
 		parts = append(parts, shellQuote(e))
 	}
-	parts = append(parts, "exec", "--ticket", ticket, "--", shellQuote(cmd))
+	parts = append(parts, "exec", "--agent", shellQuote(string(agent)), "--ticket", ticket, "--", shellQuote(cmd))
 	return strings.Join(parts, " "), nil
 }

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/gatehouse-dev/gatehouse/backend/hookwire"
 )
 
 // loadCommands reads testdata/commands.txt: a command per line, or the
@@ -61,7 +63,7 @@ func TestExecLineCarriesTheCommandExactly(t *testing.T) {
 		}
 	}
 	for _, cmd := range cmds {
-		line, err := execLine([]string{stub, "--data", "/tmp/data dir"}, "t0123", cmd)
+		line, err := execLine([]string{stub, "--data", "/tmp/data dir"}, hookwire.Claude, "t0123", cmd)
 		if err != nil {
 			t.Fatalf("%q: %v", cmd, err)
 		}
@@ -81,7 +83,7 @@ func TestExecLineCarriesTheCommandExactly(t *testing.T) {
 }
 
 func TestExecLineRefusesNUL(t *testing.T) {
-	if _, err := execLine([]string{"/bin/gatehouse"}, "t1", "echo a\x00b"); err == nil {
+	if _, err := execLine([]string{"/bin/gatehouse"}, hookwire.Claude, "t1", "echo a\x00b"); err == nil {
 		t.Fatal("a command with a NUL byte was rewritten")
 	}
 }
