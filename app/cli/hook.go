@@ -64,6 +64,13 @@ func runHook(ctx context.Context, g *Globals, agent hookwire.Agent, in io.Reader
 	if err != nil {
 		return blocked(g, agent, hookwire.Event{}, "Gatehouse could not read the hook input ("+err.Error()+"), so it blocked the call.")
 	}
+	if runByProcess[string(agent)] {
+		// The run its MCP bridge names too (see runByProcess); the agent's
+		// own session id is known only here.
+		if p := agentProcess(); p != "" {
+			ev.SessionID = p
+		}
+	}
 	if ev.Kind == hookwire.PreTool && hookwire.GatehouseTool(ev) {
 		// Gatehouse gates the MCP call itself; no second card, no second row.
 		return hookwire.Render(agent, ev, hookwire.Answer{Verdict: hookwire.Allow}), 0

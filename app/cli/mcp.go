@@ -122,6 +122,11 @@ var runEnv = map[string]string{
 	"claude": "CLAUDE_CODE_SESSION_ID",
 }
 
+// runByProcess are the agents that tell neither their MCP servers nor
+// their hooks a run id the two share: their bridge and hooks name the
+// run by the agent process that started them (agentProcess) instead.
+var runByProcess = map[string]bool{"gemini": true}
+
 // bridgeRun names the run this bridge serves: the agent's own run id when
 // the agent provides one, or else a run of the bridge's own, so separate
 // bridges never share a session.
@@ -130,7 +135,14 @@ func bridgeRun(agent string) (string, error) {
 		if err := agentrun.CheckAgent(agent); err != nil {
 			return "", userErrorf(err, "--agent: %v", err)
 		}
-		if id := os.Getenv(runEnv[agent]); id != "" && runEnv[agent] != "" {
+		id := ""
+		if v := runEnv[agent]; v != "" {
+			id = os.Getenv(v)
+		}
+		if id == "" && runByProcess[agent] {
+			id = agentProcess()
+		}
+		if id != "" {
 			k, err := agentrun.ParseKey(agent + ":" + id)
 			if err == nil {
 				return k.String(), nil

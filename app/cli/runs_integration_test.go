@@ -5,6 +5,7 @@ package cli_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/gatehouse-dev/gatehouse/app/cli/agenttest"
 	"github.com/gatehouse-dev/gatehouse/app/cli/clitest"
 )
 
@@ -169,5 +171,57 @@ func TestCodexCallsJoinTheHookRun(t *testing.T) {
 	}
 	if calls != 2 {
 		t.Fatalf("the Codex run's session has %d calls (sessions %v), want the bridge's and the hook's", calls, runs)
+	}
+}
+
+// TestGeminiCallsJoinTheHookRun: Gemini CLI names its run neither to its
+// MCP servers nor in its calls, so the bridge and the hooks name it by
+// the Gemini process that starts both; the real CLI's MCP call and its
+// own shell tool land in one session.
+func TestGeminiCallsJoinTheHookRun(t *testing.T) {
+	d := clitest.Start(t)
+	model, err := agenttest.NewModel(agenttest.Gemini, agenttest.Script{
+		agenttest.Call("mcp_gatehouse_run_command", map[string]any{"argv": []string{"echo", "via-mcp"}}),
+		agenttest.Call("run_shell_command", map[string]any{"command": "echo via-shell"}),
+		agenttest.Say("done"),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer model.Close()
+	cli, err := agenttest.NewGemini(filepath.Join(t.TempDir(), "home"), model)
+	if err != nil {
+		t.Fatalf("the pinned Gemini CLI is needed for this test: %v", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	if out, errOut, code := clitest.Run(ctx, t, d.Bin, cli.Environ(), "--data", d.Data, "install", "gemini"); code != 0 {
+		t.Fatalf("gatehouse install gemini: exit %d\n%s%s", code, out, errOut)
+	}
+	res, err := cli.RunGemini(ctx, d.Workspace, "echo twice", "--approval-mode", "yolo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.ModelSaw("via-mcp") || !res.ModelSaw("via-shell") {
+		t.Fatalf("the model did not see both commands' output:\n%s\ndaemon log:\n%s", strings.Join(res.ToolResults(), "\n---\n"), d.Log())
+	}
+	var gemini []string
+	for _, s := range listSessions(t, d) {
+		if strings.HasPrefix(s.Run, "gemini:") || strings.HasPrefix(s.Run, "bridge:") {
+			gemini = append(gemini, s.Run+" "+s.ID)
+		}
+	}
+	if len(gemini) != 1 || !strings.HasPrefix(gemini[0], "gemini:proc-") {
+		t.Fatalf("Gemini's run is in sessions %v, want one named by its process", gemini)
+	}
+	id := strings.Fields(gemini[0])[1]
+	var via []string
+	for _, e := range d.Events("kind=tool.call&session=" + id) {
+		p, _ := e["payload"].(map[string]any)
+		v, _ := p["via"].(string)
+		via = append(via, fmt.Sprintf("%v/%s", p["tool"], v))
+	}
+	if len(via) != 2 {
+		t.Fatalf("the session's calls: %v, want the MCP call and the hook's", via)
 	}
 }
