@@ -191,6 +191,13 @@ func TestInstalledAgentOwnShellRunsInSandbox(t *testing.T) {
 			func(ctx context.Context, c *agenttest.CLI, dir string) (*agenttest.Result, error) {
 				return c.RunGemini(ctx, dir, "say where you run", "--approval-mode", "yolo")
 			}},
+		{"codex", agenttest.OpenAI, agenttest.Call("exec_command", map[string]any{"cmd": "echo " + marker + " $HOME"}), agenttest.NewCodex,
+			func(ctx context.Context, c *agenttest.CLI, dir string) (*agenttest.Result, error) {
+				// Codex's own sandbox (read-only, no network, by default) is
+				// where it runs the `gatehouse exec` its hook wrote, which must
+				// reach the daemon: README, Connecting an agent.
+				return c.RunCodex(ctx, dir, "say where you run", "-c", `sandbox_mode="workspace-write"`, "-c", "sandbox_workspace_write.network_access=true")
+			}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			d := clitest.Start(t)
@@ -199,7 +206,13 @@ func TestInstalledAgentOwnShellRunsInSandbox(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer model.Close()
-			cli, err := c.new(filepath.Join(t.TempDir(), "home"), model)
+			// Codex's own sandbox refuses a home under /tmp (see NewCodex).
+			base, err := os.MkdirTemp("/var/tmp", "gatehouse-agent-")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer os.RemoveAll(base)
+			cli, err := c.new(filepath.Join(base, "home"), model)
 			if err != nil {
 				t.Fatalf("the pinned %s CLI is needed for this test: %v", c.name, err)
 			}
@@ -220,5 +233,41 @@ func TestInstalledAgentOwnShellRunsInSandbox(t *testing.T) {
 				t.Fatalf("exec.started rows: %v, want the one command", started)
 			}
 		})
+	}
+}
+
+// TestCodexDefaultSandboxSaysWhatToSet: in Codex's default sandbox the
+// `gatehouse exec` its hook wrote cannot connect anywhere; the model, and
+// so the person, reads which two settings let it (the same ones
+// TestInstalledAgentOwnShellRunsInSandbox uses), and install says so too.
+func TestCodexDefaultSandboxSaysWhatToSet(t *testing.T) {
+	d := clitest.Start(t)
+	model, err := agenttest.NewModel(agenttest.OpenAI, agenttest.Script{
+		agenttest.Call("exec_command", map[string]any{"cmd": "echo hi"}), agenttest.Say("done")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer model.Close()
+	base, err := os.MkdirTemp("/var/tmp", "gatehouse-agent-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(base)
+	cli, err := agenttest.NewCodex(filepath.Join(base, "home"), model)
+	if err != nil {
+		t.Fatalf("the pinned Codex CLI is needed for this test: %v", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	out, errOut, code := clitest.Run(ctx, t, d.Bin, cli.Environ(), "--data", d.Data, "install", "codex")
+	if code != 0 || !strings.Contains(out, "network_access = true") {
+		t.Fatalf("gatehouse install codex: exit %d, no word on Codex's sandbox\n%s%s", code, out, errOut)
+	}
+	res, err := cli.RunCodex(ctx, d.Workspace, "say hi")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.ModelSaw("allows no network connection") || !res.ModelSaw("network_access = true") {
+		t.Fatalf("the model should read what to set:\n%s", strings.Join(res.ToolResults(), "\n---\n"))
 	}
 }

@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"github.com/gatehouse-dev/gatehouse/backend/daemon"
 	"github.com/gatehouse-dev/gatehouse/backend/token"
@@ -57,6 +59,10 @@ func (c *agentConn) post(ctx context.Context, path string, v, out any) error {
 	req.Header.Set("Authorization", "Bearer "+c.token)
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := c.http.Do(req)
+	if errors.Is(err, syscall.EPERM) || errors.Is(err, syscall.EACCES) {
+		// Not the daemon: the sandbox this runs in refused the connect.
+		return userErrorf(err, "this command runs inside a sandbox that allows no network connection, so it cannot reach the Gatehouse daemon at %s; Codex's own sandbox does this unless its config.toml has sandbox_mode = \"workspace-write\" and network_access = true under [sandbox_workspace_write] (Gatehouse's sandbox still confines the command)", strings.TrimPrefix(c.base, "http://"))
+	}
 	if err != nil {
 		return userErrorf(err, "the Gatehouse daemon at %s does not answer; start it with `gatehouse serve`", strings.TrimPrefix(c.base, "http://"))
 	}

@@ -135,7 +135,7 @@ func TestHookShellRunsInTheSandbox(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, out)
 	}
 	line, _ := input["command"].(string)
-	if !strings.Contains(line, " exec --ticket ") {
+	if !strings.Contains(line, " exec --agent 'claude' --ticket ") {
 		t.Fatalf("not rewritten: %q", line)
 	}
 	got, errOut, code := runLine(t, d, line)

@@ -130,8 +130,23 @@ func printInstall(w io.Writer, res agentconfig.Result, uninstall bool) {
 		fmt.Fprintf(w, "Removed Gatehouse from %s; its files are as they were before install.\n", who)
 	default:
 		fmt.Fprintf(w, "Wired Gatehouse into %s; start a new %s session to load it.\n", who, res.Agent.Title())
+		if res.Agent == agentconfig.Codex {
+			fmt.Fprint(w, codexSandboxNote)
+		}
 	}
 }
+
+// codexSandboxNote: Codex runs the `gatehouse exec` its hook hands it in
+// its own sandbox, whose default allows no connection at all, so that
+// exec cannot reach the daemon. Install does not loosen the person's
+// Codex sandbox for them; it says what to set.
+const codexSandboxNote = `Codex runs each shell command Gatehouse hands it inside Codex's own sandbox, which by default
+cannot connect to Gatehouse. To let Codex's own shell work, add to Codex's config.toml
+  sandbox_mode = "workspace-write"      (at the top, before any table)
+  [sandbox_workspace_write]
+  network_access = true
+Each command still runs in Gatehouse's sandbox, with no network unless you approve a domain.
+`
 
 // syncDaemonTokens asks a running daemon to register (or revoke) the agent
 // token files now; a stopped daemon does it when it starts.
