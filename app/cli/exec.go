@@ -18,7 +18,7 @@ func init() {
 	register(func(g *Globals) *cobra.Command {
 		var ticket, agent string
 		cmd := &cobra.Command{
-			Use:    "exec --ticket T -- COMMAND",
+			Use:    "exec [--agent A] --ticket T -- COMMAND",
 			Short:  "Run a shell command an agent's hook cleared, in the session's sandbox",
 			Hidden: true,
 			Long: `gatehouse exec is what an agent's own shell runs once ` + "`gatehouse hook`" + ` has cleared
