@@ -195,7 +195,8 @@ func TestInstalledAgentOwnShellRunsInSandbox(t *testing.T) {
 			func(ctx context.Context, c *agenttest.CLI, dir string) (*agenttest.Result, error) {
 				// Codex's own sandbox (read-only, no network, by default) is
 				// where it runs the `gatehouse exec` its hook wrote, which must
-				// reach the daemon: README, Connecting an agent.
+				// reach the daemon: README, "The agents' own tools go through
+				// Gatehouse too".
 				return c.RunCodex(ctx, dir, "say where you run", "-c", `sandbox_mode="workspace-write"`, "-c", "sandbox_workspace_write.network_access=true")
 			}},
 	} {
@@ -206,16 +207,7 @@ func TestInstalledAgentOwnShellRunsInSandbox(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer model.Close()
-			// Codex's own sandbox refuses a home under /tmp (see NewCodex).
-			base, err := os.MkdirTemp("/var/tmp", "gatehouse-agent-")
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer os.RemoveAll(base)
-			cli, err := c.new(filepath.Join(base, "home"), model)
-			if err != nil {
-				t.Fatalf("the pinned %s CLI is needed for this test: %v", c.name, err)
-			}
+			cli := agentOutsideTmp(t, c.name, c.new, model)
 			ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 			defer cancel()
 			if out, errOut, code := clitest.Run(ctx, t, d.Bin, cli.Environ(), "--data", d.Data, "install", c.name); code != 0 {
@@ -248,15 +240,7 @@ func TestCodexDefaultSandboxSaysWhatToSet(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer model.Close()
-	base, err := os.MkdirTemp("/var/tmp", "gatehouse-agent-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer os.RemoveAll(base)
-	cli, err := agenttest.NewCodex(filepath.Join(base, "home"), model)
-	if err != nil {
-		t.Fatalf("the pinned Codex CLI is needed for this test: %v", err)
-	}
+	cli := agentOutsideTmp(t, "codex", agenttest.NewCodex, model)
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
 	out, errOut, code := clitest.Run(ctx, t, d.Bin, cli.Environ(), "--data", d.Data, "install", "codex")
@@ -270,4 +254,20 @@ func TestCodexDefaultSandboxSaysWhatToSet(t *testing.T) {
 	if !res.ModelSaw("allows no network connection") || !res.ModelSaw("network_access = true") {
 		t.Fatalf("the model should read what to set:\n%s", strings.Join(res.ToolResults(), "\n---\n"))
 	}
+}
+
+// agentOutsideTmp prepares an agent CLI with a home outside /tmp, where
+// Codex's own sandbox refuses to make its helper links (see NewCodex).
+func agentOutsideTmp(t *testing.T, name string, newCLI func(home string, m *agenttest.Model) (*agenttest.CLI, error), m *agenttest.Model) *agenttest.CLI {
+	t.Helper()
+	base, err := os.MkdirTemp("/var/tmp", "gatehouse-agent-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(base) })
+	cli, err := newCLI(filepath.Join(base, "home"), m)
+	if err != nil {
+		t.Fatalf("the pinned %s CLI is needed for this test: %v", name, err)
+	}
+	return cli
 }
