@@ -237,3 +237,39 @@ func TestHookNativeEditIsCheckpointed(t *testing.T) {
 		t.Fatalf("diff: %s", body)
 	}
 }
+
+// TestExecTicketOnlyForItsAgent: `gatehouse exec` may name any agent, and
+// so present any installed agent's token; only the token the hook cleared
+// the command with redeems the ticket, and another one runs nothing.
+func TestExecTicketOnlyForItsAgent(t *testing.T) {
+	isolatedHome(t)
+	d := clitest.Start(t)
+	for _, a := range []string{"claude", "gemini"} {
+		if out, errOut, code := clitest.Run(nil, t, d.Bin, d.Env(), "--data", d.Data, "install", a); code != 0 {
+			t.Fatalf("install %s: %d\n%s%s", a, code, out, errOut)
+		}
+	}
+	cleared := func(file string) string {
+		t.Helper()
+		out, _, code := hookRun(t, d.Bin, d.Data, "claude", preToolUse("run-1", "Bash", map[string]any{"command": "touch " + file}, d.Workspace))
+		dec, _, input := claudeDecision(t, out)
+		line, _ := input["command"].(string)
+		if code != 0 || dec != "allow" || !strings.Contains(line, " exec --agent 'claude' --ticket ") {
+			t.Fatalf("hook: exit %d %s", code, out)
+		}
+		return line
+	}
+	line := strings.Replace(cleared("stolen"), "--agent 'claude'", "--agent 'gemini'", 1)
+	if _, errOut, code := runLine(t, d, line); code != 126 || !strings.Contains(errOut, "belongs to another agent") {
+		t.Fatalf("another agent's token redeemed the ticket: exit %d %q", code, errOut)
+	}
+	if _, err := os.Stat(filepath.Join(d.Workspace, "stolen")); !os.IsNotExist(err) {
+		t.Fatalf("the refused command ran: %v", err)
+	}
+	if _, errOut, code := runLine(t, d, cleared("redeemed")); code != 0 {
+		t.Fatalf("the hook's own agent: exit %d %q", code, errOut)
+	}
+	if _, err := os.Stat(filepath.Join(d.Workspace, "redeemed")); err != nil {
+		t.Fatalf("the cleared command did not run: %v", err)
+	}
+}

@@ -50,9 +50,11 @@ func TestExecLineCarriesTheCommandExactly(t *testing.T) {
 	}
 	dir := t.TempDir()
 	stub := filepath.Join(dir, "gate house") // a space in the binary's path too
-	got := filepath.Join(dir, "got")
-	// The stand-in writes its last argument (the command) and its ticket.
-	script := "#!/bin/sh\nfor a in \"$@\"; do last=$a; done\nprintf '%s' \"$last\" > '" + got + "'\n"
+	got, head := filepath.Join(dir, "got"), filepath.Join(dir, "head")
+	// The stand-in writes its last argument (the command), and every one
+	// before "--" a line each (global flags, agent, ticket).
+	script := "#!/bin/sh\n: > '" + head + "'\nfor a in \"$@\"; do\n  [ \"$a\" = -- ] && past=1\n  [ -z \"$past\" ] && printf '%s\\n' \"$a\" >> '" + head + "'\n  last=$a\ndone\nprintf '%s' \"$last\" > '" + got + "'\n"
+	const wantHead = "--data\n/tmp/data dir\nexec\n--agent\nclaude\n--ticket\nt0123\n"
 	if err := os.WriteFile(stub, []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -77,6 +79,9 @@ func TestExecLineCarriesTheCommandExactly(t *testing.T) {
 			b, err := os.ReadFile(got)
 			if err != nil || string(b) != cmd {
 				t.Errorf("%s: the rewritten line carried %q, want %q", sh, b, cmd)
+			}
+			if h, err := os.ReadFile(head); err != nil || string(h) != wantHead {
+				t.Errorf("%s: the rewritten line's arguments were %q, want %q", sh, h, wantHead)
 			}
 		}
 	}
