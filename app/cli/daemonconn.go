@@ -61,7 +61,7 @@ func (c *agentConn) post(ctx context.Context, path string, v, out any) error {
 	resp, err := c.http.Do(req)
 	if errors.Is(err, syscall.EPERM) || errors.Is(err, syscall.EACCES) {
 		// Not the daemon: the sandbox this runs in refused the connect.
-		return userErrorf(err, "this command runs inside a sandbox that allows no network connection, so it cannot reach the Gatehouse daemon at %s; Codex's own sandbox does this unless its config.toml has sandbox_mode = \"workspace-write\" and network_access = true under [sandbox_workspace_write] (Gatehouse's sandbox still confines the command)", strings.TrimPrefix(c.base, "http://"))
+		return userErrorf(err, "this command runs inside a sandbox that allows no network connection, so it cannot reach the Gatehouse daemon at %s; Codex's own sandbox does this unless its config.toml has %s (Gatehouse's sandbox still confines the command)", strings.TrimPrefix(c.base, "http://"), codexSandboxSettings)
 	}
 	if err != nil {
 		return userErrorf(err, "the Gatehouse daemon at %s does not answer; start it with `gatehouse serve`", strings.TrimPrefix(c.base, "http://"))

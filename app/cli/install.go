@@ -136,17 +136,16 @@ func printInstall(w io.Writer, res agentconfig.Result, uninstall bool) {
 	}
 }
 
-// codexSandboxNote: Codex runs the `gatehouse exec` its hook hands it in
-// its own sandbox, whose default allows no connection at all, so that
-// exec cannot reach the daemon. Install does not loosen the person's
-// Codex sandbox for them; it says what to set.
-const codexSandboxNote = `Codex runs each shell command Gatehouse hands it inside Codex's own sandbox, which by default
-cannot connect to Gatehouse. To let Codex's own shell work, add to Codex's config.toml
-  sandbox_mode = "workspace-write"      (at the top, before any table)
-  [sandbox_workspace_write]
-  network_access = true
-Each command still runs in Gatehouse's sandbox, with no network unless you approve a domain.
-`
+// codexSandboxSettings are what Codex's config.toml needs for the
+// `gatehouse exec` its hook hands it to reach the daemon: Codex runs it
+// in its own sandbox, whose default allows no connection at all. Install
+// does not loosen the person's Codex sandbox for them; it, and exec's
+// error, say what to set.
+const codexSandboxSettings = `sandbox_mode = "workspace-write" (at the top, before any table) and network_access = true under [sandbox_workspace_write]`
+
+const codexSandboxNote = "Codex runs each shell command Gatehouse hands it inside Codex's own sandbox, which by default\n" +
+	"cannot connect to Gatehouse. To let Codex's own shell work, set in Codex's config.toml\n  " + codexSandboxSettings + ".\n" +
+	"Each command still runs in Gatehouse's sandbox, with no network unless you approve a domain.\n"
 
 // syncDaemonTokens asks a running daemon to register (or revoke) the agent
 // token files now; a stopped daemon does it when it starts.
