@@ -6,7 +6,27 @@ import (
 	"testing"
 
 	"github.com/gatehouse-dev/gatehouse/sandbox"
+	"github.com/gatehouse-dev/gatehouse/sandbox/initproc"
 )
+
+// render writes bwrap's arguments, then each step of the helper's
+// layout after a "|": "ro-bind? /usr /usr" for a bind tried.
+func render(p *sandbox.Prepared, l Layout) string {
+	var b strings.Builder
+	b.WriteString(strings.Join(Args(p, l), " "))
+	for _, m := range Mounts(p, l) {
+		b.WriteString(" | " + string(m.Kind))
+		if m.Try {
+			b.WriteString("?")
+		}
+		for _, f := range []string{m.Src, m.Dst} {
+			if f != "" {
+				b.WriteString(" " + f)
+			}
+		}
+	}
+	return b.String()
+}
 
 func TestArgs(t *testing.T) {
 	base := sandbox.Prepared{
@@ -17,21 +37,22 @@ func TestArgs(t *testing.T) {
 	tests := []struct {
 		name    string
 		net     sandbox.NetworkMode
-		want    []string // ordered subsequence
+		want    []string // ordered subsequence of bwrap's arguments, then the helper's layout
 		notWant []string
 	}{
 		{"none", sandbox.NetNone,
-			[]string{"--unshare-all", "--die-with-parent", "--new-session", "--tmpfs /dev", "--dev-bind-try /dev/null /dev/null", "--tmpfs /tmp", "--tmpfs /home/ann", "--bind /w /w"},
+			[]string{"--unshare-all", "--die-with-parent", "--new-session", "--dev-bind / " + initproc.HostRoot, "--tmpfs /dev",
+				"| dev-bind? /dev/null /dev/null", "tmpfs /tmp", "tmpfs /home/ann", "bind /w /w"},
 			// No --dev: it would nest a second user namespace, where the
 			// helper could not mount the protected paths.
 			[]string{"--share-net", "/nonexistent-hidden", "--dev ", "/usr/bin/git"}},
-		{"host", sandbox.NetHost, []string{"--unshare-all", "--share-net"}, nil},
+		{"host", sandbox.NetHost, []string{"--unshare-all", "--share-net", "| ro-bind? /run/systemd/resolve"}, nil},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			p := base
 			p.Network.Mode = tc.net
-			got := strings.Join(Args(&p, l), " ")
+			got := render(&p, l)
 			pos := 0
 			for _, w := range tc.want {
 				i := strings.Index(got[pos:], w)
@@ -63,9 +84,9 @@ func TestArgsCacheAndToolchains(t *testing.T) {
 		Path: "/usr/bin/go", Argv: []string{"go"}, Dir: "/w", Workspaces: []string{"/w"},
 		ReadOnly: []string{"/home/ann/.cargo/bin"}, ReadWrite: []string{"/src/repo/.git"}, Cache: cache,
 	}
-	got := strings.Join(Args(&p, Layout{Home: "/home/ann", Hidden: []string{data}}), " ")
-	want := []string{"--tmpfs /home/ann", "--ro-bind /home/ann/.cargo/bin /home/ann/.cargo/bin", "--bind /w /w",
-		"--bind /src/repo/.git /src/repo/.git", "--tmpfs " + data, "--bind " + cache + " " + cache, "--remount-ro " + data}
+	got := render(&p, Layout{Home: "/home/ann", Hidden: []string{data}})
+	want := []string{"tmpfs /home/ann", "ro-bind /home/ann/.cargo/bin /home/ann/.cargo/bin", "bind /w /w",
+		"bind /src/repo/.git /src/repo/.git", "tmpfs " + data, "bind " + cache + " " + cache, "remount-ro " + data}
 	pos := 0
 	for _, w := range want {
 		i := strings.Index(got[pos:], w)
@@ -76,8 +97,8 @@ func TestArgsCacheAndToolchains(t *testing.T) {
 	}
 	// Outside every hidden dir the cache is bound once, at the end.
 	p.Cache = "/var/cache/x"
-	got = strings.Join(Args(&p, Layout{Home: "/home/ann", Hidden: []string{data}}), " ")
-	if strings.Count(got, "--bind /var/cache/x /var/cache/x") != 1 || !strings.HasSuffix(got, "--bind /var/cache/x /var/cache/x") {
+	got = render(&p, Layout{Home: "/home/ann", Hidden: []string{data}})
+	if strings.Count(got, "bind /var/cache/x /var/cache/x") != 1 || !strings.HasSuffix(got, "| bind /var/cache/x /var/cache/x") {
 		t.Errorf("cache outside the hidden dirs:\n%s", got)
 	}
 }

@@ -6,6 +6,7 @@ package bwrap
 
 import (
 	"context"
+	"debug/elf"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -33,8 +34,9 @@ type Options struct {
 
 // Backend runs commands under bubblewrap.
 type Backend struct {
-	opts Options
-	log  *slog.Logger
+	opts          Options
+	log           *slog.Logger
+	dynamicHelper bool
 }
 
 // New finds bwrap and checks that it can create its namespaces here
@@ -57,7 +59,11 @@ func New(ctx context.Context, o Options) (*Backend, error) {
 	if err := probe(ctx, o.Bwrap); err != nil {
 		return nil, err
 	}
-	return &Backend{opts: o, log: o.Logger}, nil
+	dyn, err := dynamic(o.Helper)
+	if err != nil {
+		return nil, fmt.Errorf("read the sandbox helper %s: %w", o.Helper, err)
+	}
+	return &Backend{opts: o, log: o.Logger, dynamicHelper: dyn}, nil
 }
 
 var probeCache sync.Map // bwrap path -> error
@@ -79,6 +85,22 @@ func probe(ctx context.Context, bin string) error {
 	}
 	probeCache.Store(bin, nil)
 	return nil
+}
+
+// dynamic reports whether the binary at path needs a program
+// interpreter (the dynamic loader) to start.
+func dynamic(path string) (bool, error) {
+	f, err := elf.Open(path)
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	for _, p := range f.Progs {
+		if p.Type == elf.PT_INTERP {
+			return true, nil
+		}
+	}
+	return false, nil
 }
 
 func firstLine(out []byte, err error) string {
@@ -117,8 +139,9 @@ func (b *Backend) Layout(_ sandbox.SessionSpec, p *sandbox.Prepared) (string, er
 }
 
 func (b *Backend) argv(p *sandbox.Prepared) []string {
-	a := Args(p, Layout{Home: b.opts.Home, Hidden: append(p.Hidden, sandbox.SensitiveSystemFiles()...)})
-	inner, _ := initproc.Config{RequestFD: launch.RequestFD, DropCaps: true, DevPts: true}.Encode()
+	l := Layout{Home: b.opts.Home, Hidden: append(p.Hidden, sandbox.SensitiveSystemFiles()...), DynamicHelper: b.dynamicHelper}
+	a := Args(p, l)
+	inner, _ := initproc.Config{RequestFD: launch.RequestFD, DropCaps: true, DevPts: true, Layout: Mounts(p, l)}.Encode()
 	a = append(a, "--ro-bind", b.opts.Helper, helperMount, "--", helperMount, initproc.Entry, inner)
 	return append([]string{b.opts.Bwrap}, a...)
 }
@@ -194,6 +217,11 @@ func (s *started) Run(ctx context.Context, p *sandbox.Prepared) (sandbox.Result,
 type Layout struct {
 	Home   string   // real home path; a fresh tmpfs is mounted there
 	Hidden []string // paths to cover
+	// DynamicHelper says the helper needs the system's loader and
+	// libraries when bwrap execs it (the gatehouse binary itself, not
+	// the static gatehouse-sandbox-init), so bwrap binds the system
+	// directories before then.
+	DynamicHelper bool
 }
 
 // devices are bound into the sandbox's /dev. bwrap's own --dev would
@@ -202,10 +230,11 @@ type Layout struct {
 // itself (initproc.Config.DevPts).
 var devices = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty"}
 
-// Args builds bwrap's mount and namespace arguments for p. Order
-// matters: later mounts cover earlier ones, so the workspace comes after
-// the fresh $HOME it may sit in, and hidden paths come last. Protected
-// paths are mounted later by the helper, when the call arrives.
+// Args builds bwrap's own arguments for p: the namespaces, the host's
+// root at initproc.HostRoot for the helper to clone the layout from,
+// and the skeleton nothing in the layout covers (/proc, /dev, the
+// merged-/usr links). Every other mount is the helper's (see Mounts):
+// bwrap reads the whole mount table again after each bind it makes.
 func Args(p *sandbox.Prepared, l Layout) []string {
 	// The capabilities are the helper's, inside the new user namespace,
 	// until it drops them all before exec.
@@ -213,42 +242,63 @@ func Args(p *sandbox.Prepared, l Layout) []string {
 	if p.Network.Mode == sandbox.NetHost {
 		a = append(a, "--share-net")
 	}
+	// A dev-bind adds only nosuid, so the clones keep the host's own
+	// flags until the helper adds the layout's.
+	a = append(a, "--dev-bind", "/", initproc.HostRoot)
 	for _, d := range sandbox.SystemDirs {
 		if target, err := os.Readlink(d); err == nil {
 			a = append(a, "--symlink", target, d) // merged /usr: /bin -> usr/bin
-			continue
+		} else if l.DynamicHelper {
+			a = append(a, "--ro-bind-try", d, d)
 		}
-		a = append(a, "--ro-bind-try", d, d)
 	}
-	if p.Network.Mode == sandbox.NetHost {
-		// /etc/resolv.conf often points here.
-		a = append(a, "--ro-bind-try", "/run/systemd/resolve", "/run/systemd/resolve")
-	}
-	a = append(a, "--proc", "/proc", "--tmpfs", "/dev")
-	for _, d := range devices {
-		a = append(a, "--dev-bind-try", d, d)
-	}
-	a = append(a, "--symlink", "/proc/self/fd", "/dev/fd",
+	a = append(a, "--proc", "/proc", "--tmpfs", "/dev",
+		"--symlink", "/proc/self/fd", "/dev/fd",
 		"--symlink", "/proc/self/fd/0", "/dev/stdin",
 		"--symlink", "/proc/self/fd/1", "/dev/stdout",
 		"--symlink", "/proc/self/fd/2", "/dev/stderr",
 		"--dir", "/dev/pts", "--symlink", "pts/ptmx", "/dev/ptmx",
-		"--tmpfs", "/dev/shm", "--tmpfs", "/tmp")
+		"--tmpfs", "/dev/shm")
+	return a
+}
+
+// Mounts is the layout the helper makes, in order: later mounts cover
+// earlier ones, so the workspace comes after the fresh $HOME it may sit
+// in, and hidden paths come last. Protected paths are mounted later by
+// the helper, when the call arrives.
+func Mounts(p *sandbox.Prepared, l Layout) []initproc.LayoutMount {
+	var ms []initproc.LayoutMount
+	add := func(k initproc.MountKind, src, dst string, try bool) {
+		ms = append(ms, initproc.LayoutMount{Kind: k, Src: src, Dst: dst, Try: try})
+	}
+	for _, d := range sandbox.SystemDirs {
+		if _, err := os.Readlink(d); err != nil && !l.DynamicHelper {
+			add(initproc.MountROBind, d, d, true)
+		}
+	}
+	if p.Network.Mode == sandbox.NetHost {
+		// /etc/resolv.conf often points here.
+		add(initproc.MountROBind, "/run/systemd/resolve", "/run/systemd/resolve", true)
+	}
+	for _, d := range devices {
+		add(initproc.MountDevBind, d, d, true)
+	}
+	add(initproc.MountTmpfs, "", "/tmp", false)
 	if l.Home != "" {
-		a = append(a, "--tmpfs", l.Home)
+		add(initproc.MountTmpfs, "", l.Home, false)
 		for _, f := range sandbox.HomeAllowlist {
 			hp := filepath.Join(l.Home, f)
-			a = append(a, "--ro-bind-try", hp, hp)
+			add(initproc.MountROBind, hp, hp, true)
 		}
 	}
 	for _, r := range p.ReadOnly {
-		a = append(a, "--ro-bind", r, r)
+		add(initproc.MountROBind, r, r, false)
 	}
 	for _, w := range p.Workspaces {
-		a = append(a, "--bind", w, w)
+		add(initproc.MountBind, w, w, false)
 	}
 	for _, r := range p.ReadWrite {
-		a = append(a, "--bind", r, r)
+		add(initproc.MountBind, r, r, false)
 	}
 	for _, h := range l.Hidden {
 		st, err := os.Lstat(h)
@@ -256,20 +306,20 @@ func Args(p *sandbox.Prepared, l Layout) []string {
 		case err != nil:
 			continue // nothing there to see
 		case st.IsDir():
-			a = append(a, "--tmpfs", h)
-			a = append(a, cacheArgs(p, l.Hidden, h)...)
-			a = append(a, "--remount-ro", h)
+			add(initproc.MountTmpfs, "", h, false)
+			ms = append(ms, cacheMounts(p, l.Hidden, h)...)
+			add(initproc.MountRemountRO, "", h, false)
 		default:
-			a = append(a, "--ro-bind", "/dev/null", h)
+			add(initproc.MountHideFile, "", h, false)
 		}
 	}
-	a = append(a, cacheArgs(p, l.Hidden, "")...)
+	ms = append(ms, cacheMounts(p, l.Hidden, "")...)
 	if p.StageRoot != "" {
 		// Every run of the session gets it; the helper detaches it
 		// before exec (see stageRequest).
-		a = append(a, "--bind", p.StageRoot, sandbox.StageMountPoint)
+		add(initproc.MountBind, p.StageRoot, sandbox.StageMountPoint, false)
 	}
-	return a
+	return ms
 }
 
 // IsUnavailable reports whether err says the backend cannot run here.

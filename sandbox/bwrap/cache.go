@@ -1,13 +1,16 @@
 package bwrap
 
-import "github.com/gatehouse-dev/gatehouse/sandbox"
+import (
+	"github.com/gatehouse-dev/gatehouse/sandbox"
+	"github.com/gatehouse-dev/gatehouse/sandbox/initproc"
+)
 
-// cacheArgs binds the session's writable cache. The cache lives in the
+// cacheMounts binds the session's writable cache. The cache lives in the
 // data dir, which is hidden under an empty tmpfs: its bind must come
 // after that tmpfs (or it would be covered) and before the tmpfs is made
 // read-only (or its mount point could not be created). hidden is the
 // hidden directory just mounted, or "" after all of them.
-func cacheArgs(p *sandbox.Prepared, hidden []string, current string) []string {
+func cacheMounts(p *sandbox.Prepared, hidden []string, current string) []initproc.LayoutMount {
 	if p.Cache == "" {
 		return nil
 	}
@@ -20,5 +23,5 @@ func cacheArgs(p *sandbox.Prepared, hidden []string, current string) []string {
 	if in != current {
 		return nil
 	}
-	return []string{"--bind", p.Cache, p.Cache}
+	return []initproc.LayoutMount{{Kind: initproc.MountBind, Src: p.Cache, Dst: p.Cache}}
 }

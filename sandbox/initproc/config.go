@@ -79,9 +79,13 @@ type Config struct {
 	// arrives: the sandbox's own pseudo-terminals, none of the host's.
 	// bwrap's --dev would do it in a second user namespace, where the
 	// helper could no longer mount the protected paths.
-	DevPts   bool      `json:"devpts,omitempty"`
-	Rlimits  []Rlimit  `json:"rlimits,omitempty"`
-	Landlock *Landlock `json:"landlock,omitempty"`
+	DevPts bool `json:"devpts,omitempty"`
+	// Layout is the sandbox's fixed layout, cloned from the host's root
+	// at HostRoot while the helper waits for the call (see
+	// layout_linux.go). Empty: no host root was bound.
+	Layout   []LayoutMount `json:"layout,omitempty"`
+	Rlimits  []Rlimit      `json:"rlimits,omitempty"`
+	Landlock *Landlock     `json:"landlock,omitempty"`
 	// Net is the run's network when it is known at start (a supervisor's
 	// next stage); a Request's Net replaces it.
 	Net *Net `json:"net,omitempty"`

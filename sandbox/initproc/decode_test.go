@@ -32,6 +32,21 @@ func TestDecodeRefusesUnknownFields(t *testing.T) {
 	}
 }
 
+// A layout step of a kind the helper does not know fails the sandbox:
+// skipped, it could leave in sight what the daemon meant to hide.
+func TestDecodeRefusesUnknownMountKinds(t *testing.T) {
+	for _, tt := range []struct{ kind, err string }{
+		{"ro-bind", ""}, {"bind", ""}, {"dev-bind", ""}, {"tmpfs", ""}, {"remount-ro", ""}, {"hide-file", ""},
+		{"overlay", "unknown mount kind"}, {"", "unknown mount kind"}, {"RO-BIND", "unknown mount kind"},
+	} {
+		c, err := Decode(`{"request_fd":3,"layout":[{"kind":"` + tt.kind + `","src":"/usr","dst":"/usr"}]}`)
+		if tt.err == "" && (err != nil || c.Layout[0].Kind != MountKind(tt.kind)) ||
+			tt.err != "" && (err == nil || !strings.Contains(err.Error(), tt.err)) {
+			t.Errorf("kind %q: Decode = %v, want %q", tt.kind, err, tt.err)
+		}
+	}
+}
+
 // The warm-up decodes what it encodes, or it warms nothing.
 func TestWarmRequestDecoderDecodes(t *testing.T) {
 	if err := warmRequestDecoder(); err != nil {

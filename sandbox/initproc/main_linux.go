@@ -72,6 +72,9 @@ func confineAndExec(cfg Config, joinedCgroup int) error {
 			return err
 		}
 	}
+	if err := makeLayout(cfg.Layout); err != nil {
+		return err
+	}
 	if cfg.DevPts {
 		if err := mountDevPts(); err != nil {
 			return err

@@ -12,6 +12,7 @@ import (
 	"github.com/gatehouse-dev/gatehouse/sandbox"
 	"github.com/gatehouse-dev/gatehouse/sandbox/bwrap"
 	"github.com/gatehouse-dev/gatehouse/sandbox/landlock"
+	"github.com/gatehouse-dev/gatehouse/sandbox/launch/launchtest"
 )
 
 // batteryHome is a home holding a toolchain outside every system dir
@@ -52,6 +53,19 @@ func runBattery(t *testing.T, mk func(home string) sandbox.Backend) {
 func TestBatteryBwrap(t *testing.T) {
 	runBattery(t, func(home string) sandbox.Backend {
 		b, err := bwrap.New(context.Background(), bwrap.Options{Home: home})
+		if err != nil {
+			t.Fatalf("bwrap backend unavailable (install bubblewrap and allow user namespaces): %v", err)
+		}
+		return b
+	})
+}
+
+// The static helper gets its system directories from its own layout,
+// cloned from the host's root, where the test binary (dynamically
+// linked) needs bwrap to bind them before it can start: both must pass.
+func TestBatteryBwrapStaticHelper(t *testing.T) {
+	runBattery(t, func(home string) sandbox.Backend {
+		b, err := bwrap.New(context.Background(), bwrap.Options{Home: home, Helper: launchtest.StaticHelper(t)})
 		if err != nil {
 			t.Fatalf("bwrap backend unavailable (install bubblewrap and allow user namespaces): %v", err)
 		}
