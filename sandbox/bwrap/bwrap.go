@@ -59,6 +59,14 @@ func New(ctx context.Context, o Options) (*Backend, error) {
 	if err := probe(ctx, o.Bwrap); err != nil {
 		return nil, err
 	}
+	helper, err := filepath.Abs(o.Helper)
+	if err == nil {
+		helper, err = filepath.EvalSymlinks(helper)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("find the sandbox helper: %w", err)
+	}
+	o.Helper = helper
 	dyn, err := dynamic(o.Helper)
 	if err != nil {
 		return nil, fmt.Errorf("read the sandbox helper %s: %w", o.Helper, err)
@@ -86,6 +94,11 @@ func probe(ctx context.Context, bin string) error {
 	probeCache.Store(bin, nil)
 	return nil
 }
+
+// helperPath is where bwrap finds the helper binary at host, a path
+// on the host with its links resolved (a link there would resolve
+// against the sandbox's root, not the host's).
+func helperPath(host string) string { return initproc.HostRoot + host }
 
 // dynamic reports whether the binary at path needs a program
 // interpreter (the dynamic loader) to start.
@@ -129,9 +142,6 @@ func (b *Backend) Open(ctx context.Context, s sandbox.SessionSpec) (sandbox.Sess
 	return sandbox.OpenWarmSession(Name, s, sandbox.PrepareOptions{Home: b.opts.Home}, b)
 }
 
-// helperMount is where the helper binary appears inside the sandbox.
-const helperMount = "/.gatehouse-sandbox-init"
-
 // Layout implements sandbox.Warmer: the bwrap command line, which holds
 // every mount decided before the call.
 func (b *Backend) Layout(_ sandbox.SessionSpec, p *sandbox.Prepared) (string, error) {
@@ -142,7 +152,9 @@ func (b *Backend) argv(p *sandbox.Prepared) []string {
 	l := Layout{Home: b.opts.Home, Hidden: append(p.Hidden, sandbox.SensitiveSystemFiles()...), DynamicHelper: b.dynamicHelper}
 	a := Args(p, l)
 	inner, _ := initproc.Config{RequestFD: launch.RequestFD, DropCaps: true, DevPts: true, Layout: Mounts(p, l)}.Encode()
-	a = append(a, "--ro-bind", b.opts.Helper, helperMount, "--", helperMount, initproc.Entry, inner)
+	// Started from the host's root, which the helper detaches: a bind
+	// of its own would cost bwrap another read of the mount table.
+	a = append(a, "--", helperPath(b.opts.Helper), initproc.Entry, inner)
 	return append([]string{b.opts.Bwrap}, a...)
 }
 

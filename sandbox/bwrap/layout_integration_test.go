@@ -107,7 +107,7 @@ func TestLayoutFailureRunsNothing(t *testing.T) {
 	layout := append(Mounts(p, l), initproc.LayoutMount{Kind: initproc.MountROBind, Src: filepath.Join(ws, "no-such-toolchain"), Dst: "/opt/tool"})
 	cfg, err := initproc.Config{Layout: layout, DropCaps: true, Path: "/bin/sh", Argv: []string{"sh", "-c", "echo ran > " + marker}}.Encode()
 	must(t, err)
-	argv := append(Args(p, l), "--ro-bind", b.opts.Helper, helperMount, "--", helperMount, initproc.Entry, cfg)
+	argv := append(Args(p, l), "--", helperPath(b.opts.Helper), initproc.Entry, cfg)
 	out, err := exec.Command(b.opts.Bwrap, argv...).CombinedOutput()
 	var ee *exec.ExitError
 	if !errors.As(err, &ee) || ee.ExitCode() != initproc.ExitSetupFailed {

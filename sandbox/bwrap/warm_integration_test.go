@@ -93,7 +93,7 @@ func TestSandboxBuiltAheadOfItsCall(t *testing.T) {
 		n := 0
 		pids, _ := proctree.Descendants(os.Getpid())
 		for _, pid := range pids {
-			if strings.Contains(strings.Join(proctree.Cmdline(pid), " "), helperMount) {
+			if strings.Contains(strings.Join(proctree.Cmdline(pid), " "), helperPath(b.opts.Helper)) {
 				n++
 			}
 		}
