@@ -42,15 +42,16 @@ func TestUnprivileged(t *testing.T) {
 	}
 	defer os.RemoveAll(base)
 	must(t, os.Chmod(base, 0o755))
-	bin := filepath.Join(base, "proof.test")
+	bin, help := filepath.Join(base, "proof.test"), filepath.Join(base, "gatehouse-sandbox-init")
 	copyFile(t, self, bin)
+	copyFile(t, launchtest.StaticHelper(t), help)
 	home, tmp := filepath.Join(base, "home"), filepath.Join(base, "tmp")
 	for _, d := range []string{home, tmp} {
 		must(t, os.Mkdir(d, 0o700), os.Chown(d, unprivUID, unprivUID))
 	}
-	cmd := exec.Command(bin, "-test.run", "^(TestBattery(Bwrap|Landlock)|TestBadInputRefusedBeforeRunning|TestCancelKillsWholeTree|TestRunsAreBounded)$", "-test.v", "-test.count=1")
+	cmd := exec.Command(bin, "-test.run", "^(TestBattery(Bwrap|BwrapStaticHelper|Landlock)|TestBadInputRefusedBeforeRunning|TestCancelKillsWholeTree|TestRunsAreBounded)$", "-test.v", "-test.count=1")
 	cmd.Dir = tmp
-	cmd.Env = []string{"HOME=" + home, "TMPDIR=" + tmp, "PATH=/usr/local/bin:/usr/bin:/bin", unprivEnv + "=1"}
+	cmd.Env = []string{"HOME=" + home, "TMPDIR=" + tmp, "PATH=/usr/local/bin:/usr/bin:/bin", unprivEnv + "=1", launchtest.HelperEnv + "=" + help}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: unprivUID, Gid: unprivUID}}
 	out, err := cmd.CombinedOutput()
 	t.Logf("unprivileged run (uid %d):\n%s", unprivUID, out)
