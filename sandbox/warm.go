@@ -25,6 +25,9 @@ type Started interface {
 	// Run runs p in it, once. ErrNotReady means it died unused and
 	// nothing ran.
 	Run(ctx context.Context, p *Prepared) (Result, error)
+	// Layout is the layout it was built for: the workspace may have
+	// changed since the caller last computed one.
+	Layout() string
 	// Discard stops it unused.
 	Discard()
 }
@@ -136,10 +139,8 @@ func (s *processSession) prepareNext(p *Prepared) {
 func (s *processSession) buildOne(p *Prepared) {
 	defer s.warming.Done()
 	var w *warmSandbox
-	if layout, err := s.layout(p); err == nil {
-		if st, err := s.warmer.Start(s.ss, p); err == nil { // else the call itself will report it
-			w = &warmSandbox{layout: layout, st: st}
-		}
+	if st, err := s.warmer.Start(s.ss, p); err == nil { // else the call itself will report it
+		w = &warmSandbox{layout: s.withLimits(st.Layout(), p), st: st}
 	}
 	s.mu.Lock()
 	s.building--
@@ -174,5 +175,9 @@ func (s *processSession) layout(p *Prepared) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return fmt.Sprintf("%s\x00%d\x00%d", l, p.Limits.Processes, p.Limits.GraceOrDefault()), nil
+	return s.withLimits(l, p), nil
+}
+
+func (s *processSession) withLimits(layout string, p *Prepared) string {
+	return fmt.Sprintf("%s\x00%d\x00%d", layout, p.Limits.Processes, p.Limits.GraceOrDefault())
 }

@@ -145,7 +145,7 @@ func (b *Backend) Open(ctx context.Context, s sandbox.SessionSpec) (sandbox.Sess
 // Layout implements sandbox.Warmer: the bwrap command line, which holds
 // every mount decided before the call.
 func (b *Backend) Layout(_ sandbox.SessionSpec, p *sandbox.Prepared) (string, error) {
-	return strings.Join(b.argv(p), "\x00"), nil
+	return layoutOf(b.argv(p)), nil
 }
 
 func (b *Backend) argv(p *sandbox.Prepared) []string {
@@ -184,13 +184,19 @@ func (b *Backend) Start(_ sandbox.SessionSpec, p *sandbox.Prepared) (sandbox.Sta
 	if err != nil {
 		return nil, err
 	}
-	return &started{pend: pend, home: b.opts.Home}, nil
+	return &started{pend: pend, home: b.opts.Home, layout: layoutOf(argv)}, nil
 }
 
 type started struct {
-	pend *launch.Pending
-	home string
+	pend   *launch.Pending
+	home   string
+	layout string
 }
+
+// Layout implements sandbox.Started.
+func (s *started) Layout() string { return s.layout }
+
+func layoutOf(argv []string) string { return strings.Join(argv, "\x00") }
 
 func (s *started) Discard() { s.pend.Discard() }
 

@@ -80,13 +80,29 @@ func (b *Backend) Open(ctx context.Context, s sandbox.SessionSpec) (sandbox.Sess
 // Layout implements sandbox.Warmer: the rules, which list the
 // workspace's entries as they are now.
 func (b *Backend) Layout(_ sandbox.SessionSpec, p *sandbox.Prepared) (string, error) {
-	if p.Network.Mode != sandbox.NetHost && b.abi < 4 {
-		return "", fmt.Errorf("%w: Landlock ABI %d cannot block the network; upgrade to Linux 6.7+ or use bwrap", sandbox.ErrUnavailable, b.abi)
+	if err := b.canConfine(p); err != nil {
+		return "", err
 	}
-	rules, err := Rules(p, "\x00home", "\x00tmp")
+	rules, err := Rules(p, "", "")
 	if err != nil {
 		return "", err
 	}
+	return layoutOf(rules)
+}
+
+func (b *Backend) canConfine(p *sandbox.Prepared) error {
+	if p.Network.Mode != sandbox.NetHost && b.abi < 4 {
+		return fmt.Errorf("%w: Landlock ABI %d cannot block the network; upgrade to Linux 6.7+ or use bwrap", sandbox.ErrUnavailable, b.abi)
+	}
+	return nil
+}
+
+// layoutOf encodes rules with the run's own home and temporary
+// directories, which Rules adds last, left out: they are fresh for every
+// sandbox.
+func layoutOf(rules initproc.Landlock) (string, error) {
+	n := len(rules.RWDirs) - 2
+	rules.RWDirs = append(rules.RWDirs[:n:n], "\x00home", "\x00tmp")
 	j, err := json.Marshal(rules)
 	if err != nil {
 		return "", fmt.Errorf("encode landlock rules: %w", err)
@@ -98,6 +114,9 @@ func (b *Backend) Layout(_ sandbox.SessionSpec, p *sandbox.Prepared) (string, er
 // run's subreaper; its child applies the rules, waits for the call, sets
 // rlimits and execs the target.
 func (b *Backend) Start(_ sandbox.SessionSpec, p *sandbox.Prepared) (sandbox.Started, error) {
+	if err := b.canConfine(p); err != nil {
+		return nil, err
+	}
 	scratch, err := os.MkdirTemp("", "gatehouse-run-")
 	if err != nil {
 		return nil, fmt.Errorf("create run directory: %w", err)
@@ -112,6 +131,10 @@ func (b *Backend) Start(_ sandbox.SessionSpec, p *sandbox.Prepared) (sandbox.Sta
 		return nil, fmt.Errorf("create run directory: %w", err)
 	}
 	rules, err := Rules(p, home, tmp)
+	var layout string
+	if err == nil {
+		layout, err = layoutOf(rules)
+	}
 	if err != nil {
 		os.RemoveAll(scratch)
 		return nil, err
@@ -142,14 +165,18 @@ func (b *Backend) Start(_ sandbox.SessionSpec, p *sandbox.Prepared) (sandbox.Sta
 		proxyLn.Close()
 		return nil, err
 	}
-	return &started{pend: pend, home: home, tmp: tmp, proxyLn: proxyLn}, nil
+	return &started{pend: pend, home: home, tmp: tmp, proxyLn: proxyLn, layout: layout}, nil
 }
 
 type started struct {
 	pend      *launch.Pending
 	home, tmp string
 	proxyLn   net.Listener
+	layout    string
 }
+
+// Layout implements sandbox.Started.
+func (s *started) Layout() string { return s.layout }
 
 func (s *started) Discard() {
 	s.proxyLn.Close()
