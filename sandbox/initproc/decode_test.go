@@ -47,9 +47,14 @@ func TestDecodeRefusesUnknownMountKinds(t *testing.T) {
 	}
 }
 
-// The warm-up decodes what it encodes, or it warms nothing.
+// The warm-up decodes, and reaches every nested type of a Request, or
+// it warms nothing.
 func TestWarmRequestDecoderDecodes(t *testing.T) {
 	if err := warmRequestDecoder(); err != nil {
 		t.Fatal(err)
+	}
+	r, _ := DecodeRequest([]byte(warmRequest))
+	if len(r.Rlimits) == 0 || r.Net == nil || len(r.Stage) == 0 || len(r.Env) == 0 {
+		t.Fatalf("the warm-up request leaves nested types cold: %+v", r)
 	}
 }
