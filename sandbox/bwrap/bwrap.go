@@ -95,9 +95,9 @@ func probe(ctx context.Context, bin string) error {
 	return nil
 }
 
-// helperPath is where bwrap finds the helper binary at host, a path
-// on the host with its links resolved (a link there would resolve
-// against the sandbox's root, not the host's).
+// helperPath is the helper binary at host as bwrap finds it, inside the
+// host's root. host has its links resolved: bwrap would resolve a link
+// against the sandbox's root, not the host's.
 func helperPath(host string) string { return initproc.HostRoot + host }
 
 // dynamic reports whether the binary at path needs a program
