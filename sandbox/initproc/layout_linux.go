@@ -40,12 +40,8 @@ func makeLayout(ms []LayoutMount) error {
 }
 
 func makeSteps(root int, ms []LayoutMount) error {
-	var empty *emptyTree
-	defer func() {
-		if empty != nil {
-			empty.close()
-		}
-	}()
+	var empty emptyTree
+	defer empty.close()
 	for _, m := range ms {
 		var err error
 		switch m.Kind {
@@ -59,11 +55,6 @@ func makeSteps(root int, ms []LayoutMount) error {
 		case MountHideFile:
 			if _, serr := os.Lstat(m.Dst); errors.Is(serr, os.ErrNotExist) {
 				continue // not in sight here, so nothing to hide
-			}
-			if empty == nil {
-				if empty, err = newEmptyTree(); err != nil {
-					return err
-				}
 			}
 			err = empty.cover(m.Dst, false)
 		default:

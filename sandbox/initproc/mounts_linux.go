@@ -56,12 +56,8 @@ func mountRequest(req Request) error {
 		}
 		return ms[i].op < ms[j].op
 	})
-	var empty *emptyTree
-	defer func() {
-		if empty != nil {
-			empty.close()
-		}
-	}()
+	var empty emptyTree
+	defer empty.close()
 	for _, m := range ms {
 		var err error
 		switch m.op {
@@ -74,11 +70,6 @@ func mountRequest(req Request) error {
 		case opProtect:
 			err = protectPath(m.path)
 		case opHideFile, opHideDir:
-			if empty == nil {
-				if empty, err = newEmptyTree(); err != nil {
-					return err
-				}
-			}
 			err = empty.cover(m.path, m.op == opHideDir)
 		}
 		if err != nil {
@@ -119,26 +110,29 @@ func writablePath(p string) error {
 
 // emptyTree is a detached, read-only tmpfs holding one empty file and
 // one empty directory, never attached anywhere a process could write
-// it: each hidden secret gets a clone of one of them mounted over it.
-type emptyTree struct{ fd int }
+// it: each hidden path gets a clone of one of them mounted over it. The
+// zero value makes the tmpfs on its first cover.
+type emptyTree struct {
+	fd   int
+	made bool
+}
 
-func newEmptyTree() (*emptyTree, error) {
+func (t *emptyTree) make() error {
 	fs, err := unix.Fsopen("tmpfs", unix.FSOPEN_CLOEXEC)
 	if err != nil {
-		return nil, fmt.Errorf("hide the workspace's secrets (needs Linux 5.2 or later): %w", err)
+		return fmt.Errorf("hide the workspace's secrets (needs Linux 5.2 or later): %w", err)
 	}
 	defer unix.Close(fs)
 	if err := unix.FsconfigSetString(fs, "size", "4k"); err != nil {
-		return nil, fmt.Errorf("hide the workspace's secrets: %w", err)
+		return fmt.Errorf("hide the workspace's secrets: %w", err)
 	}
 	if err := unix.FsconfigCreate(fs); err != nil {
-		return nil, fmt.Errorf("hide the workspace's secrets: %w", err)
+		return fmt.Errorf("hide the workspace's secrets: %w", err)
 	}
 	mnt, err := unix.Fsmount(fs, unix.FSMOUNT_CLOEXEC, unix.MOUNT_ATTR_NOSUID|unix.MOUNT_ATTR_NODEV|unix.MOUNT_ATTR_NOEXEC)
 	if err != nil {
-		return nil, fmt.Errorf("hide the workspace's secrets: %w", err)
+		return fmt.Errorf("hide the workspace's secrets: %w", err)
 	}
-	t := &emptyTree{fd: mnt}
 	f, err := unix.Openat(mnt, "file", unix.O_CREAT|unix.O_EXCL|unix.O_WRONLY|unix.O_CLOEXEC, 0o444)
 	if err == nil {
 		unix.Close(f)
@@ -149,15 +143,21 @@ func newEmptyTree() (*emptyTree, error) {
 		err = unix.MountSetattr(mnt, "", unix.AT_EMPTY_PATH, &unix.MountAttr{Attr_set: unix.MOUNT_ATTR_RDONLY})
 	}
 	if err != nil {
-		t.close()
-		return nil, fmt.Errorf("hide the workspace's secrets: %w", err)
+		unix.Close(mnt)
+		return fmt.Errorf("hide the workspace's secrets: %w", err)
 	}
-	return t, nil
+	t.fd, t.made = mnt, true
+	return nil
 }
 
 // cover mounts a clone of the empty file (or directory) over p; a link
 // at p is covered itself, not followed.
 func (t *emptyTree) cover(p string, dir bool) error {
+	if !t.made {
+		if err := t.make(); err != nil {
+			return err
+		}
+	}
 	name := "file"
 	if dir {
 		name = "dir"
@@ -173,4 +173,9 @@ func (t *emptyTree) cover(p string, dir bool) error {
 	return nil
 }
 
-func (t *emptyTree) close() { unix.Close(t.fd) }
+func (t *emptyTree) close() {
+	if t.made {
+		unix.Close(t.fd)
+		t.made = false
+	}
+}
