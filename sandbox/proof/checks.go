@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/gatehouse-dev/gatehouse/sandbox"
+	"github.com/gatehouse-dev/gatehouse/sandbox/initproc"
 	"github.com/gatehouse-dev/gatehouse/sandbox/proctree"
 )
 
@@ -53,6 +54,31 @@ func checkWriteOutside(ctx context.Context, e *env) (Outcome, string) {
 		}
 	}
 	return Pass, "writes refused: " + firstLine(r.Stderr)
+}
+
+// checkHostRoot reads a file outside the workspace through the host's
+// root, which bwrap binds for the helper to clone the layout from and
+// the helper detaches before the call, and looks for that root in the
+// sandbox's listing and mount table.
+func checkHostRoot(ctx context.Context, e *env) (Outcome, string) {
+	secret := "gatehouse-host-root-" + randHex(16)
+	path := filepath.Join(e.outside, "host-root-canary")
+	if err := os.WriteFile(path, []byte(secret), 0o600); err != nil {
+		return Unavailable, fmt.Sprintf("cannot plant the canary in %s: %v", e.outside, err)
+	}
+	defer os.Remove(path)
+	r, err := e.run(ctx, []string{"sh", "-c", `cat "$1$2"; ls -a /; cat /proc/self/mountinfo; exit 0`, "sh", initproc.HostRoot, path}, nil)
+	if err != nil {
+		return Fail, fmt.Sprintf("run failed: %v", err)
+	}
+	out := append(append([]byte{}, r.Stdout...), r.Stderr...)
+	switch {
+	case bytes.Contains(out, []byte(secret)):
+		return Fail, "the sandbox read a file outside the workspace through " + initproc.HostRoot
+	case bytes.Contains(r.Stdout, []byte(strings.TrimPrefix(initproc.HostRoot, "/"))):
+		return Fail, initproc.HostRoot + " is listed or mounted in the sandbox"
+	}
+	return Pass, "not listed, not mounted; reading through it: " + firstLine(r.Stderr)
 }
 
 func checkGitHooks(ctx context.Context, e *env) (Outcome, string) {

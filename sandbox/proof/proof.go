@@ -45,6 +45,7 @@ type Row struct {
 const (
 	CheckHomeCanary    = "home canary unreadable"
 	CheckWriteOutside  = "write outside workspace fails"
+	CheckHostRoot      = "host's root out of sight (bwrap's layout source)"
 	CheckGitHooks      = "write .git/hooks/pre-commit fails"
 	CheckUncreatable   = "create .mcp.json/.claude/.vscode fails"
 	CheckNetwork       = "connect 127.0.0.1 fails (network none)"
@@ -69,7 +70,7 @@ const (
 
 // Checks lists the battery's checks in order.
 var Checks = []string{
-	CheckHomeCanary, CheckWriteOutside, CheckGitHooks, CheckUncreatable,
+	CheckHomeCanary, CheckWriteOutside, CheckHostRoot, CheckGitHooks, CheckUncreatable,
 	CheckNetwork, CheckUDP, CheckDNS, CheckRaw, CheckProxyReached, CheckProxyOnly, CheckHostSocket,
 	CheckEnvSecrets, CheckForkBomb, CheckSleeperKilled,
 	CheckHooksPath, CheckSubmodule, CheckEnvrc, CheckPreCommit, CheckSecretFile, CheckAbsentName,
@@ -147,7 +148,7 @@ func Run(ctx context.Context, b sandbox.Backend, o Options) []Row {
 	}()
 	e := &env{sess: sess, backend: b, root: root, ws: ws, outside: outside, home: o.Home, secret: secret, toolchains: o.Toolchains, log: o.Logger}
 	checks := []func(context.Context, *env) (Outcome, string){
-		checkHomeCanary, checkWriteOutside, checkGitHooks, checkUncreatable,
+		checkHomeCanary, checkWriteOutside, checkHostRoot, checkGitHooks, checkUncreatable,
 		checkNetwork, checkUDP, checkDNS, checkRaw, checkProxyReached, checkProxyOnly, checkHostSocket,
 		checkEnvSecrets, checkForkBomb, checkSleeper,
 		checkHooksPath, checkSubmodule, checkEnvrc, checkPreCommit, checkSecretFile, checkAbsentName,
