@@ -1,6 +1,8 @@
 package bwrap
 
 import (
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -100,5 +102,23 @@ func TestArgsCacheAndToolchains(t *testing.T) {
 	got = render(&p, Layout{Home: "/home/ann", Hidden: []string{data}})
 	if strings.Count(got, "bind /var/cache/x /var/cache/x") != 1 || !strings.HasSuffix(got, "| bind /var/cache/x /var/cache/x") {
 		t.Errorf("cache outside the hidden dirs:\n%s", got)
+	}
+}
+
+// The helper covers an entry itself, so a hidden path that is a link
+// (a host key under /etc/ssh may be) is covered at its target.
+func TestMountsHideALinksTarget(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(dir, "key")
+	link := filepath.Join(dir, "key-link")
+	if err := os.WriteFile(target, []byte("secret"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(target, link); err != nil {
+		t.Fatal(err)
+	}
+	got := render(&sandbox.Prepared{Workspaces: []string{"/w"}}, Layout{Hidden: []string{link}})
+	if !strings.Contains(got, "| hide-file "+target) || strings.Contains(got, "hide-file "+link) {
+		t.Errorf("the link, not its target, is covered:\n%s", got)
 	}
 }

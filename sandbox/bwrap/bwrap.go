@@ -318,20 +318,30 @@ func Mounts(p *sandbox.Prepared, l Layout) []initproc.LayoutMount {
 	for _, r := range p.ReadWrite {
 		add(initproc.MountBind, r, r, false)
 	}
-	for _, h := range l.Hidden {
+	// The helper covers an entry itself, not a link's target as bwrap's
+	// binds did, so links are resolved here: /etc/ssh's host keys may be
+	// links.
+	hidden := make([]string, len(l.Hidden))
+	for i, h := range l.Hidden {
+		if real, err := filepath.EvalSymlinks(h); err == nil {
+			h = real
+		}
+		hidden[i] = h
+	}
+	for _, h := range hidden {
 		st, err := os.Lstat(h)
 		switch {
 		case err != nil:
 			continue // nothing there to see
 		case st.IsDir():
 			add(initproc.MountTmpfs, "", h, false)
-			ms = append(ms, cacheMounts(p, l.Hidden, h)...)
+			ms = append(ms, cacheMounts(p, hidden, h)...)
 			add(initproc.MountRemountRO, "", h, false)
 		default:
 			add(initproc.MountHideFile, "", h, false)
 		}
 	}
-	ms = append(ms, cacheMounts(p, l.Hidden, "")...)
+	ms = append(ms, cacheMounts(p, hidden, "")...)
 	if p.StageRoot != "" {
 		// Every run of the session gets it; the helper detaches it
 		// before exec (see stageRequest).
