@@ -1,10 +1,10 @@
 package cli
 
 import (
-	"fmt"
 	"os"
 	"strconv"
-	"strings"
+
+	"github.com/gatehouse-dev/gatehouse/sandbox/proctree"
 )
 
 // shells are skipped on the way up to the agent: an agent may start its
@@ -22,47 +22,14 @@ func agentProcess() string {
 		if pid <= 1 {
 			return ""
 		}
-		comm, ppid, start, err := procStat(pid)
+		p, err := proctree.Stat(pid)
 		if err != nil {
 			return ""
 		}
-		if !shells[comm] {
-			return "proc-" + strconv.Itoa(pid) + "-" + strconv.FormatUint(start, 10)
+		if !shells[p.Comm] {
+			return "proc-" + strconv.Itoa(pid) + "-" + strconv.FormatUint(p.Start, 10)
 		}
-		pid = ppid
+		pid = p.PPID
 	}
 	return ""
-}
-
-// procStat reads a process's name, parent and start time (in clock ticks
-// since boot) from /proc/PID/stat.
-func procStat(pid int) (comm string, ppid int, start uint64, err error) {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return "", 0, 0, err
-	}
-	return parseStat(pid, string(b))
-}
-
-func parseStat(pid int, s string) (comm string, ppid int, start uint64, err error) {
-	// The name is in parentheses and may hold anything, parentheses too.
-	open, end := strings.IndexByte(s, '('), strings.LastIndexByte(s, ')')
-	if open < 0 || end < open {
-		return "", 0, 0, fmt.Errorf("/proc/%d/stat: no name", pid)
-	}
-	// After the name: state ppid pgrp session tty tpgid flags minflt
-	// cminflt majflt cmajflt utime stime cutime cstime priority nice
-	// num_threads itrealvalue starttime.
-	f := strings.Fields(s[end+1:])
-	if len(f) < 20 {
-		return "", 0, 0, fmt.Errorf("/proc/%d/stat: too short", pid)
-	}
-	ppid, err = strconv.Atoi(f[1])
-	if err == nil {
-		start, err = strconv.ParseUint(f[19], 10, 64)
-	}
-	if err != nil {
-		return "", 0, 0, fmt.Errorf("/proc/%d/stat: %w", pid, err)
-	}
-	return s[open+1 : end], ppid, start, nil
 }

@@ -2,6 +2,7 @@ package proctree
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"strconv"
 	"syscall"
@@ -36,11 +37,26 @@ func List() ([]Proc, error) {
 	return out, nil
 }
 
-// parseStat reads state and ppid from /proc/PID/stat. The command name
-// may hold spaces and parentheses, so fields start after the last ')'.
+// Stat reads one process's entry from /proc/PID/stat.
+func Stat(pid int) (Proc, error) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return Proc{}, err
+	}
+	p, ok := parseStat(pid, b)
+	if !ok || p.Comm == "" && p.Start == 0 {
+		return Proc{}, fmt.Errorf("/proc/%d/stat: cannot parse it", pid)
+	}
+	return p, nil
+}
+
+// parseStat reads state, ppid, name and start time from /proc/PID/stat.
+// The name may hold spaces and parentheses, so it runs from the first
+// '(' to the last ')', and the fields start after it. A line cut short
+// before the start time still gives state and ppid.
 func parseStat(pid int, b []byte) (Proc, bool) {
-	i := bytes.LastIndexByte(b, ')')
-	if i < 0 || i+2 >= len(b) {
+	open, i := bytes.IndexByte(b, '('), bytes.LastIndexByte(b, ')')
+	if open < 0 || i < open || i+2 >= len(b) {
 		return Proc{}, false
 	}
 	f := bytes.Fields(b[i+2:])
@@ -51,7 +67,16 @@ func parseStat(pid int, b []byte) (Proc, bool) {
 	if err != nil {
 		return Proc{}, false
 	}
-	return Proc{PID: pid, PPID: ppid, Zombie: f[0][0] == 'Z' || f[0][0] == 'X'}, true
+	p := Proc{PID: pid, PPID: ppid, Zombie: f[0][0] == 'Z' || f[0][0] == 'X'}
+	// After the name: state ppid pgrp session tty tpgid flags minflt
+	// cminflt majflt cmajflt utime stime cutime cstime priority nice
+	// num_threads itrealvalue starttime.
+	if len(f) >= 20 {
+		if start, err := strconv.ParseUint(string(f[19]), 10, 64); err == nil {
+			p.Comm, p.Start = string(b[open+1:i]), start
+		}
+	}
+	return p, true
 }
 
 // Cmdline returns a process's argv, or nil if it is gone.

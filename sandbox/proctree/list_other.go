@@ -4,6 +4,7 @@ package proctree
 
 import (
 	"bytes"
+	"errors"
 	"os/exec"
 	"strconv"
 	"strings"
@@ -29,6 +30,11 @@ func List() ([]Proc, error) {
 		procs = append(procs, Proc{PID: pid, PPID: ppid, Zombie: strings.HasPrefix(f[2], "Z")})
 	}
 	return procs, nil
+}
+
+// Stat is not available without /proc.
+func Stat(pid int) (Proc, error) {
+	return Proc{}, errors.New("no /proc here")
 }
 
 // Cmdline returns a process's argv as ps shows it, or nil if it is gone.

@@ -12,6 +12,11 @@ import (
 type Proc struct {
 	PID, PPID int
 	Zombie    bool
+	// Comm is the process's name and Start its start time in clock ticks
+	// since boot: with the pid, they name it even after the pid is reused.
+	// Only Stat and List on Linux fill them.
+	Comm  string
+	Start uint64
 }
 
 // Descendants returns the live (non-zombie) descendants of root.

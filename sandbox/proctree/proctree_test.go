@@ -9,7 +9,7 @@ import (
 )
 
 func TestDescendantsOf(t *testing.T) {
-	procs := []Proc{{1, 0, false}, {10, 1, false}, {11, 10, false}, {12, 11, true}, {13, 12, false}, {20, 1, false}}
+	procs := []Proc{{PID: 1}, {PID: 10, PPID: 1}, {PID: 11, PPID: 10}, {PID: 12, PPID: 11, Zombie: true}, {PID: 13, PPID: 12}, {PID: 20, PPID: 1}}
 	got := descendantsOf(10, procs)
 	slices.Sort(got)
 	if want := []int{11, 13}; !slices.Equal(got, want) {
