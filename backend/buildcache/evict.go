@@ -240,10 +240,10 @@ func diskFree(dir string) (free, size int64, err error) {
 // files read-only, as Go's module cache does.
 func (c *Cache) removeAll(p string) error {
 	rel, err := filepath.Rel(c.o.Dir, p)
-	if err != nil || rel == "." || strings.HasPrefix(rel, "..") {
-		return fmt.Errorf("%s is not in the build cache", p)
+	if err != nil {
+		return fmt.Errorf("%s is not in the build cache: %w", p, err)
 	}
-	return rmtree.Under(c.o.Dir, rel)
+	return rmtree.Under(c.o.Dir, rel) // refuses a rel that leaves the cache dir
 }
 
 // remake recreates an emptied tool dir.

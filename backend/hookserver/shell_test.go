@@ -49,13 +49,16 @@ func TestExecLineCarriesTheCommandExactly(t *testing.T) {
 		t.Fatalf("only %d commands in testdata/commands.txt; keep at least 100", len(cmds))
 	}
 	dir := t.TempDir()
-	stub := filepath.Join(dir, "gate house") // a space in the binary's path too
+	// This test is about shell quoting, so the binary is an argv recorder;
+	// the real `gatehouse exec` behind these lines runs end to end in
+	// app/cli's TestInstalledAgentOwnShellRunsInSandbox (real agents).
+	recorder := filepath.Join(dir, "gate house") // a space in the binary's path too
 	got, head := filepath.Join(dir, "got"), filepath.Join(dir, "head")
 	// The stand-in writes its last argument (the command), and every one
 	// before "--" a line each (global flags, agent, ticket).
 	script := "#!/bin/sh\n: > '" + head + "'\nfor a in \"$@\"; do\n  [ \"$a\" = -- ] && past=1\n  [ -z \"$past\" ] && printf '%s\\n' \"$a\" >> '" + head + "'\n  last=$a\ndone\nprintf '%s' \"$last\" > '" + got + "'\n"
 	const wantHead = "--data\n/tmp/data dir\nexec\n--agent\nclaude\n--ticket\nt0123\n"
-	if err := os.WriteFile(stub, []byte(script), 0o755); err != nil {
+	if err := os.WriteFile(recorder, []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	shells := []string{"bash", "sh"}
@@ -65,7 +68,7 @@ func TestExecLineCarriesTheCommandExactly(t *testing.T) {
 		}
 	}
 	for _, cmd := range cmds {
-		line, err := execLine([]string{stub, "--data", "/tmp/data dir"}, hookwire.Claude, "t0123", cmd)
+		line, err := execLine([]string{recorder, "--data", "/tmp/data dir"}, hookwire.Claude, "t0123", cmd)
 		if err != nil {
 			t.Fatalf("%q: %v", cmd, err)
 		}
