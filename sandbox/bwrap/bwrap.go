@@ -263,8 +263,9 @@ func Args(p *sandbox.Prepared, l Layout) []string {
 	// A dev-bind adds only nosuid, so the clones keep the host's own
 	// flags until the helper adds the layout's.
 	a = append(a, "--dev-bind", "/", initproc.HostRoot)
+	links := systemLinks()
 	for _, d := range sandbox.SystemDirs {
-		if target, err := os.Readlink(d); err == nil {
+		if target, ok := links[d]; ok {
 			a = append(a, "--symlink", target, d) // merged /usr: /bin -> usr/bin
 		} else if l.DynamicHelper {
 			a = append(a, "--ro-bind-try", d, d)
@@ -280,6 +281,20 @@ func Args(p *sandbox.Prepared, l Layout) []string {
 	return a
 }
 
+// systemLinks are the system directories that are links on this host
+// (merged /usr: /bin -> usr/bin), with their targets. Read once: every
+// call's layout needs them, and a distribution does not change its
+// layout under a running daemon.
+var systemLinks = sync.OnceValue(func() map[string]string {
+	links := map[string]string{}
+	for _, d := range sandbox.SystemDirs {
+		if target, err := os.Readlink(d); err == nil {
+			links[d] = target
+		}
+	}
+	return links
+})
+
 // Mounts is the layout the helper makes, in order: later mounts cover
 // earlier ones, so the workspace comes after the fresh $HOME it may sit
 // in, and hidden paths come last. Protected paths are mounted later by
@@ -289,8 +304,9 @@ func Mounts(p *sandbox.Prepared, l Layout) []initproc.LayoutMount {
 	add := func(k initproc.MountKind, src, dst string, try bool) {
 		ms = append(ms, initproc.LayoutMount{Kind: k, Src: src, Dst: dst, Try: try})
 	}
+	links := systemLinks()
 	for _, d := range sandbox.SystemDirs {
-		if _, err := os.Readlink(d); err != nil && !l.DynamicHelper {
+		if _, ok := links[d]; !ok && !l.DynamicHelper {
 			add(initproc.MountROBind, d, d, true)
 		}
 	}
