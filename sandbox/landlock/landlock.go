@@ -83,7 +83,7 @@ func (b *Backend) Layout(_ sandbox.SessionSpec, p *sandbox.Prepared) (string, er
 	if err := b.canConfine(p); err != nil {
 		return "", err
 	}
-	rules, err := Rules(p, "", "")
+	rules, err := Rules(p)
 	if err != nil {
 		return "", err
 	}
@@ -97,12 +97,9 @@ func (b *Backend) canConfine(p *sandbox.Prepared) error {
 	return nil
 }
 
-// layoutOf encodes rules with the run's own home and temporary
-// directories, which Rules adds last, left out: they are fresh for every
-// sandbox.
+// layoutOf encodes rules, which leave out the run's own home and
+// temporary directories: those are fresh for every sandbox.
 func layoutOf(rules initproc.Landlock) (string, error) {
-	n := len(rules.RWDirs) - 2
-	rules.RWDirs = append(rules.RWDirs[:n:n], "\x00home", "\x00tmp")
 	j, err := json.Marshal(rules)
 	if err != nil {
 		return "", fmt.Errorf("encode landlock rules: %w", err)
@@ -130,7 +127,7 @@ func (b *Backend) Start(_ sandbox.SessionSpec, p *sandbox.Prepared) (sandbox.Sta
 		os.RemoveAll(scratch)
 		return nil, fmt.Errorf("create run directory: %w", err)
 	}
-	rules, err := Rules(p, home, tmp)
+	rules, err := Rules(p)
 	var layout string
 	if err == nil {
 		layout, err = layoutOf(rules)
@@ -139,6 +136,7 @@ func (b *Backend) Start(_ sandbox.SessionSpec, p *sandbox.Prepared) (sandbox.Sta
 		os.RemoveAll(scratch)
 		return nil, err
 	}
+	rules.RWDirs = append(rules.RWDirs, home, tmp)
 	// The proxy's port is opened with the sandbox, off the call's path; a
 	// call without a proxy closes it unused.
 	proxyLn, err := listenProxy()
@@ -206,9 +204,9 @@ func (s *started) Run(ctx context.Context, p *sandbox.Prepared) (sandbox.Result,
 	return guardGit(ctx, p, &call, func() (sandbox.Result, error) { return s.pend.Exec(ctx, call) })
 }
 
-// Rules computes the Landlock rules for p with the run's private home
-// and temporary directories.
-func Rules(p *sandbox.Prepared, home, tmp string) (initproc.Landlock, error) {
+// Rules computes the Landlock rules for p, but for the run's private
+// home and temporary directories, which the caller adds writable.
+func Rules(p *sandbox.Prepared) (initproc.Landlock, error) {
 	var l initproc.Landlock
 	special := map[string]access{}
 	for _, h := range append(p.Hidden, sandbox.SensitiveSystemFiles()...) {
@@ -242,7 +240,6 @@ func Rules(p *sandbox.Prepared, home, tmp string) (initproc.Landlock, error) {
 		carve(r, readWrite, special, &l)
 	}
 	extraRules(p, special, &l)
-	l.RWDirs = append(l.RWDirs, home, tmp)
 	return l, nil
 }
 
