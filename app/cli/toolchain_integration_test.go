@@ -228,7 +228,13 @@ func TestCacheDiskFull(t *testing.T) {
 	must(t, os.MkdirAll(cfg, 0o700),
 		os.WriteFile(filepath.Join(cfg, "config.toml"), []byte("[sandbox]\nbackend = \"bwrap\"\n"), 0o600),
 		os.WriteFile(filepath.Join(cfg, "policy.toml"), []byte(allowShellPolicy), 0o600))
-	d := clitest.StartWith(t, filepath.Join(base, "data"), filepath.Join(base, "ws"))
+	// An empty home: the host's own package caches would be linked into
+	// the cache first, and whichever of them is older than the filler
+	// would be evicted in its place, so what is evicted would depend on
+	// this machine's npm cache.
+	home := filepath.Join(base, "home")
+	must(t, os.Mkdir(home, 0o700))
+	d := clitest.StartWithEnv(t, filepath.Join(base, "data"), filepath.Join(base, "ws"), []string{"HOME=" + home})
 	s := d.MCP(context.Background(), "disk-full")
 
 	out, isErr := runCmd(t, s, "sh", "-c", `head -c 40000000 /dev/zero > "$XDG_CACHE_HOME/big"`)
