@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"sync"
+	"syscall"
 )
 
 // Capture keeps a bounded copy of one output stream: the first part and
@@ -83,10 +84,11 @@ func (c *Capture) Write(p []byte) (int, error) {
 	return n, nil
 }
 
-// ReadFrom copies r with a large buffer; os/exec uses it for pipes, which
-// is what makes the capture path fast.
+// ReadFrom copies r with a pipe-sized buffer; io.Copy uses it for the
+// run's pipes, which is what makes the capture path fast.
 func (c *Capture) ReadFrom(r io.Reader) (int64, error) {
-	buf := make([]byte, 256<<10)
+	buf := copyBuffers.get()
+	defer copyBuffers.put(buf)
 	var total int64
 	for {
 		n, err := r.Read(buf)
@@ -100,6 +102,49 @@ func (c *Capture) ReadFrom(r io.Reader) (int64, error) {
 		if err != nil {
 			return total, err
 		}
+	}
+}
+
+// ReadAvailable copies what fd holds now, without waiting for more: a
+// non-blocking pipe whose writers may not all be gone. It stops at
+// EAGAIN, EOF or an error.
+func (c *Capture) ReadAvailable(fd int) {
+	buf := copyBuffers.get()
+	defer copyBuffers.put(buf)
+	for {
+		n, err := syscall.Read(fd, buf)
+		if n <= 0 || err != nil {
+			return
+		}
+		_, _ = c.Write(buf[:n])
+	}
+}
+
+// copyBuffers are kept between runs: every run copies two pipes, and a
+// fresh buffer per copy was most of a short command's allocations in
+// the daemon (and the page faults that clear them).
+var copyBuffers = bufferList{free: make(chan []byte, 8)}
+
+// copyBufferBytes is a default pipe's capacity: a read never returns more.
+const copyBufferBytes = 64 << 10
+
+// bufferList is a bounded free list; unlike a sync.Pool it is not
+// emptied by each garbage collection, which a busy daemon runs often.
+type bufferList struct{ free chan []byte }
+
+func (l bufferList) get() []byte {
+	select {
+	case b := <-l.free:
+		return b
+	default:
+		return make([]byte, copyBufferBytes)
+	}
+}
+
+func (l bufferList) put(b []byte) {
+	select {
+	case l.free <- b:
+	default:
 	}
 }
 

@@ -5,6 +5,8 @@ import (
 	"os"
 	"testing"
 	"time"
+
+	"github.com/gatehouse-dev/gatehouse/sandbox"
 )
 
 // Once a run is over its output is taken from the pipe without waiting for
@@ -16,9 +18,9 @@ func TestCopyOutputTakesWhatIsBufferedAtTheDeadline(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var got bytes.Buffer
+		got := sandbox.NewCapture(1<<20, nil)
 		done := make(chan struct{})
-		go func() { copyOutput(&got, r); close(done) }()
+		go func() { copyOutput(got, r); close(done) }()
 		want := bytes.Repeat([]byte("x"), size)
 		if _, err := w.Write(want); err != nil {
 			t.Fatal(err)
@@ -32,8 +34,8 @@ func TestCopyOutputTakesWhatIsBufferedAtTheDeadline(t *testing.T) {
 		case <-time.After(5 * time.Second):
 			t.Fatalf("%d bytes: copy did not stop at the deadline", size)
 		}
-		if got.Len() != size {
-			t.Errorf("%d bytes written, %d copied", size, got.Len())
+		if n := len(got.Bytes()); n != size || !bytes.Equal(got.Bytes(), want) {
+			t.Errorf("%d bytes written, %d copied", size, n)
 		}
 		w.Close()
 		r.Close()

@@ -5,7 +5,6 @@ import (
 	"io"
 	"os"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/gatehouse-dev/gatehouse/sandbox"
@@ -58,7 +57,7 @@ func (o *Output) Finish(res *sandbox.Result, nothingWrites bool) {
 // copyOutput copies a run's output until EOF, or until the deadline set
 // when the run is over, then takes what is still buffered in the pipe
 // without waiting for more.
-func copyOutput(dst io.Writer, src *os.File) {
+func copyOutput(dst *sandbox.Capture, src *os.File) {
 	if _, err := io.Copy(dst, src); !errors.Is(err, os.ErrDeadlineExceeded) {
 		return
 	}
@@ -68,14 +67,8 @@ func copyOutput(dst io.Writer, src *os.File) {
 	if err != nil {
 		return
 	}
-	buf := make([]byte, 32<<10)
 	_ = rc.Read(func(fd uintptr) bool {
-		for {
-			n, err := syscall.Read(int(fd), buf)
-			if n <= 0 || err != nil {
-				return true // empty (EAGAIN), EOF or broken: done either way
-			}
-			_, _ = dst.Write(buf[:n])
-		}
+		dst.ReadAvailable(int(fd))
+		return true // empty (EAGAIN), EOF or broken: done either way
 	})
 }
