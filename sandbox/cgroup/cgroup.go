@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -53,7 +54,9 @@ func New(name string, maxPids int) (*Group, error) {
 	} else {
 		return nil, ErrUnsupported
 	}
-	sweep(parent)
+	if sweeps.due(parent, time.Now()) {
+		sweep(parent)
+	}
 	dir := filepath.Join(parent, name)
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("create cgroup: %w", err)
@@ -139,6 +142,31 @@ func (g *Group) Remove() error {
 	return fmt.Errorf("remove cgroup: %w", err)
 }
 
+// staleAfter is how old a leftover run cgroup must be before sweep
+// removes it, and so how often a sweep can find anything new.
+const staleAfter = 10 * time.Minute
+
+// sweeps remembers when each parent was last swept: listing it for every
+// run cost a root daemon more than making the run's cgroup.
+var sweeps = sweepClock{last: map[string]time.Time{}}
+
+type sweepClock struct {
+	mu   sync.Mutex
+	last map[string]time.Time
+}
+
+// due reports whether parent has not been swept within staleAfter, and
+// if so counts it as swept at now.
+func (c *sweepClock) due(parent string, now time.Time) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if last, ok := c.last[parent]; ok && now.Sub(last) < staleAfter {
+		return false
+	}
+	c.last[parent] = now
+	return true
+}
+
 // sweep removes run cgroups left by a process that died before cleaning
 // up. Only old ones: a fresh empty one may be waiting for its helper to
 // join. rmdir refuses non-empty cgroups, so live runs are safe.
@@ -151,7 +179,7 @@ func sweep(parent string) {
 		if !e.IsDir() || !strings.HasPrefix(e.Name(), "run-") {
 			continue
 		}
-		if info, err := e.Info(); err == nil && time.Since(info.ModTime()) > 10*time.Minute {
+		if info, err := e.Info(); err == nil && time.Since(info.ModTime()) > staleAfter {
 			_ = os.Remove(filepath.Join(parent, e.Name()))
 		}
 	}

@@ -34,3 +34,27 @@ func TestSweepRemovesOnlyOldRunDirs(t *testing.T) {
 		}
 	}
 }
+
+// A sweep lists the parent at most once per staleAfter: nothing younger
+// than that could be removed anyway.
+func TestSweepIsDueOncePerStalePeriod(t *testing.T) {
+	c := sweepClock{last: map[string]time.Time{}}
+	t0 := time.Now()
+	steps := []struct {
+		parent string
+		at     time.Duration
+		want   bool
+	}{
+		{"/a", 0, true},
+		{"/a", time.Second, false},
+		{"/b", time.Second, true},
+		{"/a", staleAfter - time.Second, false},
+		{"/a", staleAfter, true},
+		{"/a", staleAfter + time.Second, false},
+	}
+	for _, s := range steps {
+		if got := c.due(s.parent, t0.Add(s.at)); got != s.want {
+			t.Errorf("due(%s, +%v) = %v, want %v", s.parent, s.at, got, s.want)
+		}
+	}
+}
