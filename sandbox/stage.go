@@ -7,6 +7,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 )
 
@@ -23,9 +24,20 @@ type Stager interface {
 var ErrCannotStage = errors.New("this sandbox cannot stage the run")
 
 // StageMountPoint is where a staging backend shows the session's stage
-// root to its helper; the helper detaches it before exec, so the run never
-// reaches an upper layer but through its overlay.
+// root to its helper; each run covers it before exec, so it never reaches
+// an upper layer but through its overlay.
 const StageMountPoint = "/.gatehouse-stage"
+
+// LowerMountPoint holds, where a backend's runs are in a user namespace
+// less privileged than their layout's (bwrap's zygote runs, a nesting
+// container), a bind of each workspace with nothing mounted below it:
+// an overlay refuses a layer with mounts below it that the run cannot
+// unmount (the layout's covers), so a staged run's overlay takes this
+// one. Every run covers it, with the stage root, before exec.
+const LowerMountPoint = "/.gatehouse-lower"
+
+// LowerOf is workspace i's bind under LowerMountPoint.
+func LowerOf(i int) string { return LowerMountPoint + "/" + strconv.Itoa(i) }
 
 // prepareStage checks a staged run: a stage root, a plain run directory,
 // and pass-through directories that exist in a workspace.

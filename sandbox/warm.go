@@ -4,12 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 )
 
 // A Warmer builds sandboxes ahead of their calls. Setting up namespaces
 // or Landlock rules and starting the helper take most of a short
 // command's time, and an agent spends seconds thinking between calls, so
-// a session keeps one sandbox ready for its next call.
+// a session keeps one sandbox ready for its next call. A Warmer that
+// holds something for the whole session (bwrap's zygotes) is an
+// io.Closer, closed with the session.
 type Warmer interface {
 	// Layout identifies what a started sandbox can run: prepared runs with
 	// the same layout can use the same sandbox. It is computed afresh for
@@ -156,7 +159,8 @@ func (s *processSession) buildOne(p *Prepared) {
 	}
 }
 
-// closeWarm discards the ready sandboxes, waiting for those being built.
+// closeWarm discards the ready sandboxes, waiting for those being built,
+// then lets the warmer go of what it holds for the session.
 func (s *processSession) closeWarm() {
 	s.warming.Wait()
 	s.mu.Lock()
@@ -165,6 +169,9 @@ func (s *processSession) closeWarm() {
 	s.mu.Unlock()
 	for _, w := range ready {
 		w.st.Discard()
+	}
+	if c, ok := s.warmer.(io.Closer); ok {
+		_ = c.Close()
 	}
 }
 

@@ -42,18 +42,26 @@ func TestArgs(t *testing.T) {
 		want    []string // ordered subsequence of bwrap's arguments, then the helper's layout
 		notWant []string
 	}{
+		// The zygote keeps the host's network: each run gets a network
+		// namespace of its own from it (initproc.SpawnRequest.OwnNet).
 		{"none", sandbox.NetNone,
-			[]string{"--unshare-all", "--die-with-parent", "--new-session", "--dev-bind / " + initproc.HostRoot, "--tmpfs /dev",
+			[]string{"--unshare-all", "--share-net", "--die-with-parent", "--new-session", "--dev-bind / " + initproc.HostRoot, "--tmpfs /dev",
 				"| dev-bind? /dev/null /dev/null", "tmpfs /tmp", "tmpfs /home/ann", "bind /w /w"},
 			// No --dev: it would nest a second user namespace, where the
 			// helper could not mount the protected paths.
-			[]string{"--share-net", "/nonexistent-hidden", "--dev ", "/usr/bin/git"}},
+			[]string{"/nonexistent-hidden", "--dev ", "/usr/bin/git", "/run/systemd/resolve", sandbox.LowerMountPoint}},
 		{"host", sandbox.NetHost, []string{"--unshare-all", "--share-net", "| ro-bind? /run/systemd/resolve"}, nil},
+		// Staging: the stage root, and each workspace again, read-only and
+		// with nothing mounted below, for the overlays' lower layers.
+		{"staging", sandbox.NetNone, []string{"bind /w /w", "| bind /stage " + sandbox.StageMountPoint, "| ro-bind /w " + sandbox.LowerOf(0)}, nil},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			p := base
 			p.Network.Mode = tc.net
+			if tc.name == "staging" {
+				p.StageRoot = "/stage"
+			}
 			got := render(&p, l)
 			pos := 0
 			for _, w := range tc.want {

@@ -136,99 +136,37 @@ func (b *Backend) CanStage() bool { return true }
 // Name implements sandbox.Backend.
 func (b *Backend) Name() string { return Name }
 
-// Open implements sandbox.Backend. Each session keeps a sandbox built
-// ahead of its next call (see sandbox.Warmer).
+// Open implements sandbox.Backend. Each session keeps sandboxes built
+// ahead of its calls, from a zygote of its layout (see zygote.go).
 func (b *Backend) Open(ctx context.Context, s sandbox.SessionSpec) (sandbox.Session, error) {
-	return sandbox.OpenWarmSession(Name, s, sandbox.PrepareOptions{Home: b.opts.Home}, b)
+	return sandbox.OpenWarmSession(Name, s, sandbox.PrepareOptions{Home: b.opts.Home}, newSessionWarmer(b))
 }
 
-// Layout implements sandbox.Warmer: the bwrap command line, which holds
-// every mount decided before the call.
-func (b *Backend) Layout(_ sandbox.SessionSpec, p *sandbox.Prepared) (string, error) {
-	return layoutOf(b.argv(p)), nil
-}
-
-func (b *Backend) argv(p *sandbox.Prepared) []string {
-	l := Layout{Home: b.opts.Home, Hidden: append(p.Hidden, sandbox.SensitiveSystemFiles()...), DynamicHelper: b.dynamicHelper}
-	a := Args(p, l)
-	inner, _ := initproc.Config{RequestFD: launch.RequestFD, DropCaps: true, DevPts: true, Layout: Mounts(p, l)}.Encode()
-	// Started from the host's root, which the helper detaches: a bind
-	// of its own would cost bwrap another read of the mount table.
-	a = append(a, "--", helperPath(b.opts.Helper), initproc.Entry, inner)
-	return append([]string{b.opts.Bwrap}, a...)
-}
-
-// Start implements sandbox.Warmer. The chain is: bwrap (started in the
-// run's cgroup when root) → helper inside the namespaces, which
-// waits for the call, mounts its protected paths read-only, sets
-// rlimits, drops every capability and execs the target.
-func (b *Backend) Start(_ sandbox.SessionSpec, p *sandbox.Prepared) (sandbox.Started, error) {
-	argv := b.argv(p)
-	pend, err := launch.Start(launch.Command{
-		Backend: Name,
-		Helper:  b.opts.Helper,
-		Config: initproc.Config{
-			// bwrap's PID namespace is the supervisor: when its init dies
-			// (it dies with bwrap), the kernel kills everything inside.
-			Path: argv[0],
-			Argv: argv,
-		},
-		// bwrap confines itself; the helper runs inside it.
-		Direct:       true,
-		Dir:          "/",
-		Limits:       p.Limits,
-		Logger:       b.log,
-		Deferred:     true,
-		PIDNamespace: true,
-	})
-	if err != nil {
-		return nil, err
-	}
-	return &started{pend: pend, home: b.opts.Home, layout: layoutOf(argv)}, nil
-}
-
-type started struct {
-	pend   *launch.Pending
-	home   string
+// zygoteSpec is what a zygote for p is started with, and the layout
+// that names it.
+type zygoteSpec struct {
+	args   []string // bwrap's own arguments
+	cfg    initproc.Config
 	layout string
 }
 
-// Layout implements sandbox.Started.
-func (s *started) Layout() string { return s.layout }
-
-func layoutOf(argv []string) string { return strings.Join(argv, "\x00") }
-
-func (s *started) Discard() { s.pend.Discard() }
-
-// Run implements sandbox.Started.
-func (s *started) Run(ctx context.Context, p *sandbox.Prepared) (sandbox.Result, error) {
-	env := sandbox.RunEnv(p.Env, s.home, "/tmp")
-	if p.Network.Mode == sandbox.NetProxy {
-		env = sandbox.ProxyEnv(env, sandbox.ProxyAddr)
+func (b *Backend) zygoteSpec(p *sandbox.Prepared) zygoteSpec {
+	l := Layout{Home: b.opts.Home, Hidden: append(p.Hidden, sandbox.SensitiveSystemFiles()...), DynamicHelper: b.dynamicHelper}
+	fresh := []string{"/tmp"}
+	if l.Home != "" {
+		fresh = append(fresh, l.Home)
 	}
-	req := launch.NewRequest(p, env, 0)
-	req.Net = launch.OwnNamespaceNet(p.Network.Mode)
-	stageRequest(p, req)
-	release, err := workspaceMounts(p, req)
-	if err != nil {
-		s.pend.Discard()
-		return sandbox.Result{Backend: Name}, err
+	spec := zygoteSpec{
+		args: Args(p, l),
+		cfg:  initproc.Config{Zygote: &initproc.ZygoteConfig{Fresh: fresh}, Layout: Mounts(p, l)},
 	}
-	// Placeholders are gone before the call returns: the checkpoint
-	// after it, and the person, see the workspace without them.
-	defer release()
-	res, err := s.pend.Exec(ctx, launch.Call{
-		Request: req,
-		Limits:  p.Limits,
-		Stdin:   p.Spec.Stdin,
-		Stdout:  p.Spec.Stdout,
-		Stderr:  p.Spec.Stderr,
-		Proxy:   p.Network.Proxy,
-	})
-	if err == nil && sandbox.StagingFailed(res, req.StageNonce) {
-		return res, &sandbox.SpecError{Field: "stage", Value: p.Stage.Dir, Err: sandbox.ErrCannotStage}
+	enc, _ := spec.cfg.Encode()
+	net := "own"
+	if p.Network.Mode == sandbox.NetHost {
+		net = "host"
 	}
-	return res, err
+	spec.layout = strings.Join(append(spec.args, enc, net), "\x00")
+	return spec
 }
 
 // Layout is what Args needs beyond the prepared spec.
@@ -244,22 +182,21 @@ type Layout struct {
 
 // devices are bound into the sandbox's /dev. bwrap's own --dev would
 // need a second user namespace (to mount devpts), which would leave the
-// helper unable to mount the protected paths; the helper mounts /dev/pts
-// itself (initproc.Config.DevPts).
+// zygote unable to clone the layout; each run's first process mounts a
+// /dev/pts of its own (initproc.CallSetup).
 var devices = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty"}
 
-// Args builds bwrap's own arguments for p: the namespaces, the host's
-// root at initproc.HostRoot for the helper to clone the layout from,
-// and the skeleton nothing in the layout covers (/proc, /dev, the
-// merged-/usr links). Every other mount is the helper's (see Mounts):
-// bwrap reads the whole mount table again after each bind it makes.
+// Args builds bwrap's own arguments for a zygote of p: the namespaces,
+// the host's root at initproc.HostRoot for the helper to clone the
+// layout from, and the skeleton nothing in the layout covers (/proc,
+// /dev, the merged-/usr links). Every other mount is the helper's (see
+// Mounts): bwrap reads the whole mount table again after each bind it
+// makes. The zygote keeps the host's network; each run gets a network
+// namespace of its own from it, unless the run shares the host's.
 func Args(p *sandbox.Prepared, l Layout) []string {
-	// The capabilities are the helper's, inside the new user namespace,
-	// until it drops them all before exec.
-	a := []string{"--unshare-all", "--die-with-parent", "--new-session", "--cap-add", "ALL"}
-	if p.Network.Mode == sandbox.NetHost {
-		a = append(a, "--share-net")
-	}
+	// The capabilities are the zygote's, inside the new user namespace;
+	// each run gets its own user namespace from it.
+	a := []string{"--unshare-all", "--share-net", "--die-with-parent", "--new-session", "--cap-add", "ALL"}
 	// A dev-bind adds only nosuid, so the clones keep the host's own
 	// flags until the helper adds the layout's.
 	a = append(a, "--dev-bind", "/", initproc.HostRoot)
@@ -359,9 +296,15 @@ func Mounts(p *sandbox.Prepared, l Layout) []initproc.LayoutMount {
 	}
 	ms = append(ms, cacheMounts(p, hidden, "")...)
 	if p.StageRoot != "" {
-		// Every run of the session gets it; the helper detaches it
-		// before exec (see stageRequest).
+		// Every run of the session gets it, and covers it before exec
+		// (see stageRequest), as it does the workspaces' lower binds: a
+		// staged run's overlay takes those, which have nothing mounted
+		// below them (an overlay refuses a layer with mounts below it
+		// that the run's user namespace cannot unmount).
 		add(initproc.MountBind, p.StageRoot, sandbox.StageMountPoint, false)
+		for i, w := range p.Workspaces {
+			add(initproc.MountROBind, w, sandbox.LowerOf(i), false)
+		}
 	}
 	return ms
 }

@@ -5,14 +5,15 @@ package bwrap
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/gatehouse-dev/gatehouse/sandbox"
 	"github.com/gatehouse-dev/gatehouse/sandbox/initproc"
+	"github.com/gatehouse-dev/gatehouse/sandbox/launch"
 	"github.com/gatehouse-dev/gatehouse/sandbox/launch/launchtest"
 )
 
@@ -93,31 +94,33 @@ func TestLayoutFromTheHostsRoot(t *testing.T) {
 	}
 }
 
-// A layout step that fails stops the sandbox before the command runs:
-// a read-only bind that is not tried must fail, not be skipped.
+// A layout step that fails stops the zygote before it starts any
+// sandbox: a read-only bind that is not tried must fail, not be skipped.
 func TestLayoutFailureRunsNothing(t *testing.T) {
 	b, err := New(context.Background(), Options{Helper: launchtest.StaticHelper(t)})
 	if err != nil {
 		t.Fatalf("bwrap backend unavailable: %v", err)
 	}
 	ws := t.TempDir()
-	marker := filepath.Join(ws, "ran")
-	p := &sandbox.Prepared{Workspaces: []string{ws}}
+	p := &sandbox.Prepared{Workspaces: []string{ws}, Limits: sandbox.DefaultLimits()}
 	l := Layout{Home: t.TempDir()}
 	layout := append(Mounts(p, l), initproc.LayoutMount{Kind: initproc.MountROBind, Src: filepath.Join(ws, "no-such-toolchain"), Dst: "/opt/tool"})
-	cfg, err := initproc.Config{Layout: layout, DropCaps: true, Path: "/bin/sh", Argv: []string{"sh", "-c", "echo ran > " + marker}}.Encode()
+	cfg := initproc.Config{Zygote: &initproc.ZygoteConfig{Fresh: []string{"/tmp"}}, Layout: layout}
+	z, err := startZygote(b.opts.Bwrap, Args(p, l), b.opts.Helper, cfg, "bad layout", slog.New(slog.DiscardHandler))
 	must(t, err)
-	argv := append(Args(p, l), "--", helperPath(b.opts.Helper), initproc.Entry, cfg)
-	out, err := exec.Command(b.opts.Bwrap, argv...).CombinedOutput()
-	var ee *exec.ExitError
-	if !errors.As(err, &ee) || ee.ExitCode() != initproc.ExitSetupFailed {
-		t.Fatalf("bwrap = %v, want exit %d (setup failed):\n%s", err, initproc.ExitSetupFailed, out)
+	defer z.close()
+	pend, err := launch.StartSpawned(launch.Command{Backend: Name, Config: initproc.Config{Supervise: true}, Limits: p.Limits, Deferred: true},
+		spawner{z, initproc.SpawnRequest{OwnNet: true}})
+	if err == nil {
+		pend.Discard()
+		t.Fatal("a zygote whose layout failed started a sandbox")
 	}
-	if !strings.Contains(string(out), "no-such-toolchain") {
-		t.Errorf("the error does not name the missing path:\n%s", out)
+	if !errors.Is(err, errZygoteGone) || !strings.Contains(err.Error(), "no-such-toolchain") {
+		t.Errorf("spawn error = %v, want the zygote gone, naming the missing path", err)
 	}
-	if _, serr := os.Stat(marker); serr == nil {
-		t.Fatal("the command ran although its layout failed")
+	<-z.exited
+	if code := z.cmd.ProcessState.ExitCode(); code != initproc.ExitSetupFailed {
+		t.Errorf("zygote exit %d, want %d (setup failed)", code, initproc.ExitSetupFailed)
 	}
 }
 

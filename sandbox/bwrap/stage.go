@@ -7,13 +7,15 @@ import (
 	"github.com/gatehouse-dev/gatehouse/sandbox/initproc"
 )
 
-// stageRequest asks the helper for the run's overlays (when it is staged)
-// and, in every run of a session with a stage root, to detach the root.
+// stageRequest asks the helper for the run's overlays (when it is
+// staged) and, in every run of a session with a stage root, to cover the
+// root and the workspaces' lower binds: the zygote mounted them, and a
+// run's less privileged user namespace cannot unmount them.
 func stageRequest(p *sandbox.Prepared, req *initproc.Request) {
 	if p.StageRoot == "" {
 		return
 	}
-	req.StageBind = sandbox.StageMountPoint
+	req.HideDirs = append(req.HideDirs, sandbox.StageMountPoint, sandbox.LowerMountPoint)
 	if p.Stage == nil {
 		return
 	}
@@ -21,6 +23,7 @@ func stageRequest(p *sandbox.Prepared, req *initproc.Request) {
 	for i, w := range p.Workspaces {
 		req.Stage = append(req.Stage, initproc.StageMount{
 			Target: w,
+			Lower:  sandbox.LowerOf(i),
 			Upper:  inside(sandbox.StageUpper(p.StageRoot, p.Stage.Dir, i), p.StageRoot),
 			Work:   inside(sandbox.StageWork(p.StageRoot, p.Stage.Dir, i), p.StageRoot),
 		})

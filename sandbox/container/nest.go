@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"strconv"
 	"strings"
 
 	"github.com/gatehouse-dev/gatehouse/sandbox"
@@ -45,13 +44,6 @@ func (s *session) fallBack(ctx context.Context, why string) error {
 // rather than each find out at its first call.
 func (s *session) noNesting() { s.b.nestRefused.Store(true) }
 
-// lowerMount holds, in a nesting container, a bind of each workspace
-// with nothing mounted below it: an overlay cannot take a layer with
-// mounts below it that a less privileged user namespace got locked (the
-// container's covers), so the runs' overlays take this one, and cover it,
-// with the stage root, before exec.
-const lowerMount = "/.gatehouse-lower"
-
 // wantsNest: a session with a stage root the container can mount and a
 // helper to take its calls, unless it already fell back to placeholders.
 // Docker's default seccomp profile refuses a new user namespace to a
@@ -67,12 +59,10 @@ func (s *session) wantsNest(runDir string) bool {
 func nestArgs(ss sandbox.SessionSpec) []string {
 	a := []string{"--mount", "type=bind,source=" + ss.StageRoot + ",target=" + sandbox.StageMountPoint}
 	for i, w := range ss.Workspaces {
-		a = append(a, "--mount", "type=bind,source="+w+",target="+lowerOf(i))
+		a = append(a, "--mount", "type=bind,source="+w+",target="+sandbox.LowerOf(i))
 	}
 	return a
 }
-
-func lowerOf(i int) string { return lowerMount + "/" + strconv.Itoa(i) }
 
 // nestMounts is what the run's helper mounts in its own namespaces: the
 // stage root and the uncovered workspaces covered, always; for a staged
@@ -82,7 +72,7 @@ func lowerOf(i int) string { return lowerMount + "/" + strconv.Itoa(i) }
 // ones; for a run that only reads, its workspaces read-only (the
 // container's own covers stay beneath).
 func nestMounts(p *sandbox.Prepared, req *initproc.Request) error {
-	req.HideDirs = append(req.HideDirs, sandbox.StageMountPoint, lowerMount)
+	req.HideDirs = append(req.HideDirs, sandbox.StageMountPoint, sandbox.LowerMountPoint)
 	if p.Stage == nil {
 		if p.Spec.ReadOnlyWorkspaces {
 			req.ReadOnly = append(req.ReadOnly, p.Workspaces...)
@@ -95,7 +85,7 @@ func nestMounts(p *sandbox.Prepared, req *initproc.Request) error {
 	}
 	req.StageNonce = sandbox.NewStageNonce()
 	for i, w := range p.Workspaces {
-		req.Stage = append(req.Stage, initproc.StageMount{Target: w, Lower: lowerOf(i),
+		req.Stage = append(req.Stage, initproc.StageMount{Target: w, Lower: sandbox.LowerOf(i),
 			Upper: inside(sandbox.StageUpper(p.StageRoot, p.Stage.Dir, i)), Work: inside(sandbox.StageWork(p.StageRoot, p.Stage.Dir, i))})
 		ws, err := protect.Scan(w, p.Expose)
 		if err != nil {

@@ -72,17 +72,11 @@ type Config struct {
 	// Used where the helper cannot inherit pipes (a container's exec).
 	Connect string `json:"connect,omitempty"`
 	// DropCaps drops every capability (bounding and ambient sets too)
-	// before exec. bwrap's first process keeps its namespace capabilities
-	// only so the helper can mount the Request's protected paths.
+	// before exec: a helper in a user namespace of its own keeps them only
+	// to mount the Request's protected paths.
 	DropCaps bool `json:"drop_caps,omitempty"`
-	// DevPts mounts a new devpts instance at /dev/pts before the call
-	// arrives: the sandbox's own pseudo-terminals, none of the host's.
-	// bwrap's --dev would do it in a second user namespace, where the
-	// helper could no longer mount the protected paths.
-	DevPts bool `json:"devpts,omitempty"`
-	// Layout is the sandbox's fixed layout, cloned from the host's root
-	// at HostRoot while the helper waits for the call (see
-	// layout_linux.go). Empty: no host root was bound.
+	// Layout is a zygote's fixed layout, cloned from the host's root at
+	// HostRoot before it starts any sandbox (see layout_linux.go).
 	Layout   []LayoutMount `json:"layout,omitempty"`
 	Rlimits  []Rlimit      `json:"rlimits,omitempty"`
 	Landlock *Landlock     `json:"landlock,omitempty"`
@@ -102,6 +96,9 @@ type Config struct {
 	// container up, lets the kernel reap orphans, cannot be looked into
 	// through /proc by the runs, and exits on SIGTERM.
 	Idle bool `json:"idle,omitempty"`
+	// Zygote makes the helper a session's zygote (see zygote.go): it
+	// makes Layout, then starts the session's sandboxes.
+	Zygote *ZygoteConfig `json:"zygote,omitempty"`
 	// Path and Argv are the program to exec.
 	Path string   `json:"path"`
 	Argv []string `json:"argv"`
@@ -180,6 +177,11 @@ type Status struct {
 	Exit   int    `json:"exit"`
 	Signal int    `json:"signal,omitempty"`
 	Error  string `json:"error,omitempty"`
+	// Started, in a message of its own ahead of the final one, says the
+	// target is about to start: a run that ends with no final message was
+	// stopped from outside, and without this one, before anything of the
+	// call ran.
+	Started bool `json:"started,omitempty"`
 }
 
 // Encode turns c into the helper's single argument.
@@ -197,8 +199,12 @@ func Decode(s string) (Config, error) {
 	if err := decodeStrict([]byte(s), &c); err != nil {
 		return c, fmt.Errorf("decode sandbox helper config: %w", err)
 	}
-	if c.RequestFD == 0 && c.Connect == "" && !c.Idle && (c.Path == "" || len(c.Argv) == 0) {
+	if c.RequestFD == 0 && c.Connect == "" && !c.Idle && c.Zygote == nil && (c.Path == "" || len(c.Argv) == 0) {
 		return c, fmt.Errorf("sandbox helper config has no program")
+	}
+	if len(c.Layout) > 0 && c.Zygote == nil {
+		// Only a zygote makes a layout; anything else would run without.
+		return c, fmt.Errorf("sandbox helper config has a layout but is no zygote")
 	}
 	return c, nil
 }

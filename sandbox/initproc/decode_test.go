@@ -27,8 +27,17 @@ func TestDecodeRefusesUnknownFields(t *testing.T) {
 	if _, err := Decode(`{"request_fd":3,"drop_caps":true,"landlock_v9":{}}`); err == nil || !strings.Contains(err.Error(), "unknown field") {
 		t.Fatalf("Decode of a config from a newer daemon = %v, want an unknown-field error", err)
 	}
-	if _, err := Decode(`{"request_fd":3,"drop_caps":true,"devpts":true,"path":"","argv":null}`); err != nil {
-		t.Fatalf("Decode of bwrap's helper config: %v", err)
+	if _, err := Decode(`{"zygote":{"control_fd":3,"fresh":["/tmp"]},"layout":[{"kind":"tmpfs","dst":"/tmp"}],"path":"","argv":null}`); err != nil {
+		t.Fatalf("Decode of bwrap's zygote config: %v", err)
+	}
+	if _, err := Decode(`{"request_fd":3,"layout":[{"kind":"tmpfs","dst":"/tmp"}]}`); err == nil || !strings.Contains(err.Error(), "no zygote") {
+		t.Fatalf("Decode of a layout for a helper that is no zygote = %v, want a refusal", err)
+	}
+	if _, err := DecodeCallInit(`{"request_fd":3,"status_fd":4,"setup":{"own_net":true,"seal":true}}`); err == nil || !strings.Contains(err.Error(), "unknown field") {
+		t.Fatalf("DecodeCallInit of a config from a newer daemon = %v, want an unknown-field error", err)
+	}
+	if _, err := DecodeCallInit(`{"request_fd":3,"status_fd":3,"setup":{}}`); err == nil {
+		t.Fatal("DecodeCallInit took the same descriptor for the request and the status")
 	}
 }
 
@@ -39,7 +48,7 @@ func TestDecodeRefusesUnknownMountKinds(t *testing.T) {
 		{"ro-bind", ""}, {"bind", ""}, {"dev-bind", ""}, {"tmpfs", ""}, {"remount-ro", ""}, {"hide-file", ""},
 		{"overlay", "unknown mount kind"}, {"", "unknown mount kind"}, {"RO-BIND", "unknown mount kind"},
 	} {
-		c, err := Decode(`{"request_fd":3,"layout":[{"kind":"` + tt.kind + `","src":"/usr","dst":"/usr"}]}`)
+		c, err := Decode(`{"zygote":{"control_fd":3},"layout":[{"kind":"` + tt.kind + `","src":"/usr","dst":"/usr"}]}`)
 		if tt.err == "" && (err != nil || c.Layout[0].Kind != MountKind(tt.kind)) ||
 			tt.err != "" && (err == nil || !strings.Contains(err.Error(), tt.err)) {
 			t.Errorf("kind %q: Decode = %v, want %q", tt.kind, err, tt.err)

@@ -21,6 +21,14 @@ import (
 // returns the exit status. On success of the final stage it never
 // returns: the target replaces it.
 func Main(args []string) int {
+	if len(args) == 2 && args[0] == CallInitArg {
+		c, err := DecodeCallInit(args[1])
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "gatehouse sandbox: %v\n", err)
+			return ExitSetupFailed
+		}
+		return callInit(c)
+	}
 	if len(args) != 1 {
 		fmt.Fprintln(os.Stderr, "gatehouse sandbox: the helper takes exactly one argument; it is started by gatehouse itself.")
 		return ExitSetupFailed
@@ -32,6 +40,9 @@ func Main(args []string) int {
 	}
 	if cfg.Idle {
 		return idle()
+	}
+	if cfg.Zygote != nil {
+		return zygote(cfg)
 	}
 	if cfg.CgroupProcs != "" {
 		if err := cgroup.Join(cfg.CgroupProcs); err != nil {
@@ -69,14 +80,6 @@ func confineAndExec(cfg Config, joinedCgroup int) error {
 	}
 	if cfg.Landlock != nil {
 		if err := applyLandlock(*cfg.Landlock); err != nil {
-			return err
-		}
-	}
-	if err := makeLayout(cfg.Layout); err != nil {
-		return err
-	}
-	if cfg.DevPts {
-		if err := mountDevPts(); err != nil {
 			return err
 		}
 	}
@@ -271,7 +274,7 @@ func supervise(cfg Config) int {
 		next.RequestFD = 3
 	}
 	notify, notifyChild := -1, -1
-	if call == nil {
+	if call == nil && cfg.Landlock != nil {
 		// The host's namespace (Landlock): the target's stage may hand this
 		// process the connects to decide.
 		pair, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC, 0)

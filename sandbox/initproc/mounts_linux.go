@@ -25,6 +25,15 @@ const (
 // directory is pinned before the secret is hidden. At one path, the
 // order above holds.
 func mountRequest(req Request) error {
+	var empty emptyTree
+	defer empty.close()
+	return mountRequestWith(req, &empty)
+}
+
+// mountRequestWith is mountRequest covering with empty, which the caller
+// closes: closing one dismantles a tmpfs, which a run's first process
+// does after its target has started rather than before.
+func mountRequestWith(req Request, empty *emptyTree) error {
 	if err := stageMounts(req); err != nil {
 		return err
 	}
@@ -56,8 +65,6 @@ func mountRequest(req Request) error {
 		}
 		return ms[i].op < ms[j].op
 	})
-	var empty emptyTree
-	defer empty.close()
 	for _, m := range ms {
 		var err error
 		switch m.op {

@@ -5,6 +5,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 
 	"golang.org/x/sys/unix"
 )
@@ -81,17 +82,22 @@ func mountDevPts() error {
 	return nil
 }
 
+// capLastCap is the highest capability this kernel knows, read once: a
+// run's first process reads it while it waits for the call.
+var capLastCap = sync.OnceValue(func() int {
+	if b, err := os.ReadFile("/proc/sys/kernel/cap_last_cap"); err == nil {
+		if n, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && n > 0 && n < 64 {
+			return n
+		}
+	}
+	return 63
+})
+
 // dropCaps leaves the calling thread, and what it execs, with no
 // capabilities: not even uid 0 inside the sandbox's user namespace gets
 // them back on exec, because the bounding set is empty too.
 func dropCaps() error {
-	last := 63
-	if b, err := os.ReadFile("/proc/sys/kernel/cap_last_cap"); err == nil {
-		if n, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil {
-			last = n
-		}
-	}
-	for c := 0; c <= last; c++ {
+	for c := 0; c <= capLastCap(); c++ {
 		if err := unix.Prctl(unix.PR_CAPBSET_DROP, uintptr(c), 0, 0, 0); err != nil && err != unix.EINVAL {
 			return fmt.Errorf("drop capability %d from the bounding set: %w", c, err)
 		}

@@ -35,7 +35,7 @@ func (p *Pending) startCmd(helper *exec.Cmd, direct *exec.Cmd) error {
 		direct.Stdin, direct.Stdout, direct.Stderr = helper.Stdin, helper.Stdout, helper.Stderr
 		err := p.startDirect(direct)
 		if err == nil {
-			p.cmd = direct
+			p.proc = child{direct}
 			return nil
 		}
 		if p.group == nil {
@@ -46,7 +46,7 @@ func (p *Pending) startCmd(helper *exec.Cmd, direct *exec.Cmd) error {
 	if err := helper.Start(); err != nil {
 		return err
 	}
-	p.cmd = helper
+	p.proc = child{helper}
 	return nil
 }
 

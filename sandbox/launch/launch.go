@@ -91,7 +91,7 @@ func Run(ctx context.Context, c Command) (sandbox.Result, error) {
 type Pending struct {
 	c     Command
 	log   *slog.Logger
-	cmd   *exec.Cmd
+	proc  process
 	group *cgroup.Group
 
 	stdin          *os.File // write end, nil when not deferred-fed
@@ -103,14 +103,57 @@ type Pending struct {
 	// run's cgroup.procs open (0: nowhere), named in its Request.
 	cgroupFD int
 
-	done    chan struct{} // closed when the helper has been waited for
+	done  chan struct{} // closed when the helper has been waited for
+	state *os.ProcessState
+	// spawned: a Spawner started the run, whose first process reports
+	// when the command starts (initproc.Status.Started).
+	spawned bool
 	waitErr error
 
 	finishOnce sync.Once
 }
 
+// A Spawner starts a run's first process where the daemon cannot fork it
+// itself: a session's zygote, inside its sandbox (see bwrap). The process
+// takes the call's Request on the request descriptor and reports the
+// run's Status on the status one; Spawn gets the descriptors and returns
+// a pidfd of it.
+type Spawner interface {
+	Spawn(f SpawnFiles) (pidfd int, err error)
+}
+
+// SpawnFiles are a spawned run's descriptors, in the order the zygote
+// passes them on (initproc.SpawnRequest): Cgroup, when not nil, is the
+// run's cgroup.procs, which its first process joins before anything
+// else starts.
+type SpawnFiles struct {
+	Stdin, Stdout, Stderr, Request, Status *os.File
+	Cgroup                                 *os.File
+}
+
+// SpawnedInitTasks is room in a spawned run's pids cgroup for its first
+// process, which joins the cgroup first and stays as the run's PID 1: a
+// Go program with one processor, which runs four threads. The target's
+// processes get the run's limit on top.
+const SpawnedInitTasks = 6
+
 // Start starts the helper for c without waiting for it.
-func Start(c Command) (_ *Pending, err error) {
+func Start(c Command) (*Pending, error) { return start(c, nil) }
+
+// StartSpawned is Start for a run sp starts: c must be Deferred and
+// Supervise (a status comes back), and its Config says nothing more,
+// since the spawner configures the run's first process.
+func StartSpawned(c Command, sp Spawner) (*Pending, error) {
+	if !c.Deferred || !c.Config.Supervise || c.Direct {
+		if c.Cleanup != nil {
+			c.Cleanup()
+		}
+		return nil, errors.New("a spawned run waits for its call and reports its status")
+	}
+	return start(c, sp)
+}
+
+func start(c Command, sp Spawner) (_ *Pending, err error) {
 	log := c.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
@@ -141,7 +184,11 @@ func Start(c Command) (_ *Pending, err error) {
 
 	// Root is exempt from RLIMIT_NPROC, so bound root's runs with a cgroup.
 	if os.Geteuid() == 0 && c.Limits.Processes > 0 {
-		g, err := cgroup.New("run-"+randomID(), c.Limits.Processes)
+		limit := c.Limits.Processes
+		if sp != nil {
+			limit += SpawnedInitTasks
+		}
+		g, err := cgroup.New("run-"+randomID(), limit)
 		if err != nil {
 			// Fail closed: as root, nothing else would bound a fork bomb.
 			return nil, fmt.Errorf("%w: running as root, the sandbox bounds a command's processes with a pids cgroup, and it could not make one (%v); run Gatehouse as a normal user, or give it a writable cgroup filesystem", ErrNoProcessLimit, err)
@@ -175,11 +222,34 @@ func Start(c Command) (_ *Pending, err error) {
 		extra = append(extra, w)
 		c.Config.StatusFD = RequestFD + len(extra) - 1
 	}
+	// Our own pipes, so a sandbox can be started before its call's
+	// streams are known.
+	inR, inW, err := pipe()
+	if err != nil {
+		return nil, err
+	}
+	p.stdin = inW
+	closeOnFail, childEnds = append(closeOnFail, inW), append(childEnds, inR)
+	for _, dst := range []**os.File{&p.stdout, &p.stderr} {
+		r, w, err := pipe()
+		if err != nil {
+			return nil, err
+		}
+		*dst = r
+		closeOnFail, childEnds = append(closeOnFail, r), append(childEnds, w)
+	}
+	stdout, stderr := childEnds[len(childEnds)-2], childEnds[len(childEnds)-1]
+	if sp != nil {
+		if err := p.spawn(sp, SpawnFiles{Stdin: inR, Stdout: stdout, Stderr: stderr, Request: extra[0], Status: extra[1]}); err != nil {
+			return nil, err
+		}
+		return p.waitInBackground(), nil
+	}
+
 	arg, err := c.Config.Encode()
 	if err != nil {
 		return nil, err
 	}
-
 	cmd := exec.Command(c.Helper, initproc.Entry, arg)
 	var direct *exec.Cmd
 	if c.Direct {
@@ -200,32 +270,44 @@ func Start(c Command) (_ *Pending, err error) {
 		x.SysProcAttr = sysProcAttr()
 		x.ExtraFiles = extra
 	}
-	// Our own pipes, so a sandbox can be started before its call's
-	// streams are known.
-	inR, inW, err := pipe()
-	if err != nil {
-		return nil, err
-	}
-	p.stdin, cmd.Stdin = inW, inR
-	closeOnFail, childEnds = append(closeOnFail, inW), append(childEnds, inR)
-	for _, dst := range []**os.File{&p.stdout, &p.stderr} {
-		r, w, err := pipe()
-		if err != nil {
-			return nil, err
-		}
-		*dst = r
-		closeOnFail, childEnds = append(closeOnFail, r), append(childEnds, w)
-	}
-	cmd.Stdout, cmd.Stderr = childEnds[len(childEnds)-2], childEnds[len(childEnds)-1]
-
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, stdout, stderr
 	if err := p.startCmd(cmd, direct); err != nil {
 		return nil, fmt.Errorf("start sandbox helper: %w", err)
 	}
+	return p.waitInBackground(), nil
+}
+
+// waitInBackground closes p.done once the run's first process is gone.
+func (p *Pending) waitInBackground() *Pending {
 	go func() {
-		p.waitErr = p.cmd.Wait()
+		p.state, p.waitErr = p.proc.wait()
 		close(p.done)
 	}()
-	return p, nil
+	return p
+}
+
+// spawn has sp start the run with its descriptors and adopts the
+// process it hands back; a root run's cgroup.procs goes with them.
+func (p *Pending) spawn(sp Spawner, files SpawnFiles) error {
+	if p.group != nil {
+		procs, err := os.OpenFile(p.group.ProcsFile(), os.O_WRONLY, 0)
+		if err != nil {
+			return fmt.Errorf("open the run's cgroup: %w", err)
+		}
+		defer procs.Close()
+		files.Cgroup = procs
+	}
+	p.spawned = true
+	pidfd, err := sp.Spawn(files)
+	if err != nil {
+		return fmt.Errorf("start sandbox: %w", err)
+	}
+	proc, err := adoptPidfd(pidfd)
+	if err != nil {
+		return fmt.Errorf("start sandbox: %w", err)
+	}
+	p.proc = proc
+	return nil
 }
 
 // Call is what a run needs once its call arrives.
@@ -272,6 +354,11 @@ func (p *Pending) Exec(ctx context.Context, call Call) (res sandbox.Result, err 
 			return res, sandbox.ErrNotReady
 		default:
 		}
+		// A spawned sandbox dies with its zygote; its waiter may not
+		// have seen it yet.
+		if p.proc.gone() {
+			return res, sandbox.ErrNotReady
+		}
 		if call.Request == nil {
 			p.kill()
 			return res, errors.New("sandbox started ahead of time needs a request")
@@ -306,15 +393,24 @@ func (p *Pending) Exec(ctx context.Context, call Call) (res sandbox.Result, err 
 	// killed what the target left behind: the run is over then, and the
 	// helper's own exit need not be waited for.
 	var status *initproc.Status
+	started := false
 	statusDone := make(chan struct{})
 	go func() {
 		defer close(statusDone)
 		if p.statusR == nil {
 			return
 		}
-		var s initproc.Status
-		if json.NewDecoder(p.statusR).Decode(&s) == nil {
-			status = &s
+		dec := json.NewDecoder(p.statusR)
+		for {
+			var s initproc.Status
+			if dec.Decode(&s) != nil {
+				return
+			}
+			if !s.Started {
+				status = &s
+				return
+			}
+			started = true
 		}
 	}()
 	over := p.done
@@ -351,10 +447,18 @@ func (p *Pending) Exec(ctx context.Context, call Call) (res sandbox.Result, err 
 	// the cgroup is emptied for good measure once the helper is gone, off
 	// the call's path (finish).
 	out.Finish(&res, status != nil || p.c.PIDNamespace)
+	if status == nil && !res.Killed && p.spawned {
+		// Stopped from outside (its zygote died): before the command
+		// started, another sandbox may take the call.
+		if !started {
+			return res, sandbox.ErrNotReady
+		}
+		return res, errKilledOutside
+	}
 	select {
 	case <-p.done:
-		FillExit(&res, p.cmd.ProcessState, status)
-		if p.waitErr != nil && p.cmd.ProcessState == nil {
+		FillExit(&res, p.state, status)
+		if p.waitErr != nil && p.state == nil && status == nil {
 			return res, fmt.Errorf("wait for sandboxed process: %w", p.waitErr)
 		}
 	default:
@@ -362,6 +466,10 @@ func (p *Pending) Exec(ctx context.Context, call Call) (res sandbox.Result, err 
 	}
 	return res, SetupError(status)
 }
+
+// errKilledOutside: a spawned run's first process was killed, not by the
+// daemon, after its command started (its session's zygote was killed).
+var errKilledOutside = errors.New("the command's sandbox was stopped from outside Gatehouse while it ran; it may have run in part")
 
 // SetupError is the error a helper reported when it could not confine
 // its target (which then never ran), or nil.
@@ -406,8 +514,8 @@ func (p *Pending) kill() {
 	if p.request != nil {
 		p.request.Close() // a waiting helper exits on EOF
 	}
-	_ = proctree.KillDescendants(p.cmd.Process.Pid)
-	_ = p.cmd.Process.Kill()
+	_ = proctree.KillDescendants(p.proc.pid())
+	_ = p.proc.signal(syscall.SIGKILL)
 	if p.group != nil {
 		_ = p.group.Kill()
 	}
@@ -415,7 +523,7 @@ func (p *Pending) kill() {
 }
 
 func (p *Pending) terminate(grace time.Duration) {
-	terminate(p.cmd.Process.Pid, p.group, grace, p.done)
+	terminate(p.proc, p.group, grace, p.done)
 }
 
 // finish releases what Start took, once.
@@ -449,7 +557,8 @@ func (p *Pending) removeGroup() {
 // terminate asks the tree to stop, waits the grace period, then kills
 // every descendant and finally the root. The root dies last: while it
 // lives (subreaper or PID-namespace parent) no descendant can escape.
-func terminate(root int, group *cgroup.Group, grace time.Duration, done <-chan struct{}) {
+func terminate(proc process, group *cgroup.Group, grace time.Duration, done <-chan struct{}) {
+	root := proc.pid()
 	_ = proctree.Signal(root, syscall.SIGTERM, false)
 	if group != nil {
 		for _, p := range group.PIDs() {
@@ -469,7 +578,7 @@ func terminate(root int, group *cgroup.Group, grace time.Duration, done <-chan s
 	if group != nil {
 		_ = group.Kill()
 	}
-	_ = syscall.Kill(root, syscall.SIGKILL)
+	_ = proc.signal(syscall.SIGKILL)
 	<-done
 }
 

@@ -1,0 +1,205 @@
+//go:build integration
+
+package bwrap
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/gatehouse-dev/gatehouse/sandbox"
+	"github.com/gatehouse-dev/gatehouse/sandbox/proctree"
+)
+
+// Runs of one session come from one zygote, and must still be as apart
+// as sandboxes of their own: what one leaves in /tmp or $HOME is gone
+// for the next, and a run sees neither another run's processes nor its
+// listening sockets, nor the zygote.
+func TestRunsOfASessionAreApart(t *testing.T) {
+	ctx := context.Background()
+	b, err := New(ctx, Options{})
+	if err != nil {
+		t.Fatalf("bwrap backend unavailable: %v", err)
+	}
+	ws := t.TempDir() // under /tmp: the workspace stays in every run's fresh /tmp
+	s, err := b.Open(ctx, sandbox.SessionSpec{ID: "apart", Workspaces: []string{ws}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close(ctx)
+	run := func(script string) string {
+		t.Helper()
+		r, err := s.Run(ctx, sandbox.Spec{Argv: []string{"bash", "-c", script}, Env: []string{"PATH=/usr/bin:/bin"}, Limits: sandbox.DefaultLimits()})
+		if err != nil || r.ExitCode != 0 {
+			t.Fatalf("%s: exit %d, %v\n%s%s", script, r.ExitCode, err, r.Stdout, r.Stderr)
+		}
+		return string(r.Stdout)
+	}
+
+	run(`echo a > /tmp/left; echo a > "$HOME/left"; echo a > left-in-ws`)
+	if out := run(`ls -A /tmp "$HOME" | grep -c '^left$'; cat left-in-ws`); out != "0\na\n" {
+		t.Errorf("the next run sees what the last left in /tmp or $HOME (or lost the workspace):\n%s", out)
+	}
+
+	// A run in progress beside the next one.
+	long := make(chan string, 1)
+	go func() {
+		r, err := s.Run(ctx, sandbox.Spec{
+			Argv:   []string{"bash", "-c", `exec 3<>/dev/null; busybox nc -l -p 7771 -s 127.0.0.1 & sleep 21 & wait`},
+			Env:    []string{"PATH=/usr/bin:/bin"},
+			Limits: sandbox.Limits{Wall: 3 * time.Second, Processes: 64},
+		})
+		long <- string(r.Stdout) + string(r.Stderr) + errString(err)
+	}()
+	time.Sleep(500 * time.Millisecond) // let it start listening
+	out := run(`ls /proc | grep -c '^[0-9]'; cat /proc/[0-9]*/cmdline 2>/dev/null | tr '\0' ' ' | grep -c 'sleep 2[1]'; ` +
+		`(echo > /dev/tcp/127.0.0.1/7771) 2>/dev/null && echo reached || echo refused; ` +
+		`cat /proc/1/cmdline | tr '\0' ' ' | grep -c zygote; true`)
+	lines := strings.Fields(out)
+	if len(lines) != 4 {
+		t.Fatalf("unexpected output:\n%s", out)
+	}
+	if n, _ := strconv.Atoi(lines[0]); n > 8 {
+		t.Errorf("the run sees %d processes: more than its own", n)
+	}
+	if lines[1] != "0" {
+		t.Error("the run sees another run's processes")
+	}
+	if lines[2] != "refused" {
+		t.Error("the run reached another run's listening socket")
+	}
+	if lines[3] != "0" {
+		t.Error("the run's PID 1 is the zygote")
+	}
+	<-long
+}
+
+// The workspaces' lower binds and the stage root, which the zygote
+// mounts for staged runs, are covered in every run, staged or not: a run
+// cannot write the workspace through them, nor read a hidden secret.
+func TestLowerBindsOutOfReach(t *testing.T) {
+	ctx := context.Background()
+	b, err := New(ctx, Options{})
+	if err != nil {
+		t.Fatalf("bwrap backend unavailable: %v", err)
+	}
+	ws, root := t.TempDir(), t.TempDir()
+	must(t, os.WriteFile(filepath.Join(ws, ".env"), []byte("TOKEN=lower-bind-secret\n"), 0o600))
+	s, err := b.Open(ctx, sandbox.SessionSpec{ID: "lower", Workspaces: []string{ws}, StageRoot: root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close(ctx)
+	for i := 0; i < 1; i++ {
+		for _, d := range []string{sandbox.StageUpper(root, "r", i), sandbox.StageWork(root, "r", i)} {
+			must(t, os.MkdirAll(d, 0o700))
+		}
+	}
+	script := `find ` + sandbox.LowerMountPoint + ` ` + sandbox.StageMountPoint + ` -mindepth 1 | wc -l; ` +
+		`cat ` + sandbox.LowerOf(0) + `/.env 2>/dev/null; ` +
+		`busybox umount ` + sandbox.LowerMountPoint + ` 2>/dev/null && echo UNMOUNTED; ` +
+		`busybox umount -l ` + sandbox.StageMountPoint + ` 2>/dev/null && echo UNMOUNTED; ` +
+		`(echo x > ` + sandbox.LowerOf(0) + `/planted) 2>/dev/null && echo PLANTED; ` +
+		`cat .env; true`
+	for _, staged := range []bool{false, true} {
+		spec := sandbox.Spec{Argv: []string{"sh", "-c", script}, Env: []string{"PATH=/usr/bin:/bin"}, Limits: sandbox.DefaultLimits()}
+		if staged {
+			spec.Stage = &sandbox.Stage{Dir: "r"}
+		}
+		r, err := s.Run(ctx, spec)
+		out := string(r.Stdout) + string(r.Stderr)
+		if err != nil || r.ExitCode != 0 {
+			t.Fatalf("staged=%v: exit %d, %v\n%s", staged, r.ExitCode, err, out)
+		}
+		if strings.TrimSpace(strings.SplitN(out, "\n", 2)[0]) != "0" {
+			t.Errorf("staged=%v: the lower binds or the stage root are in sight:\n%s", staged, out)
+		}
+		for _, bad := range []string{"lower-bind-secret", "UNMOUNTED", "PLANTED"} {
+			if strings.Contains(out, bad) {
+				t.Errorf("staged=%v: %s:\n%s", staged, bad, out)
+			}
+		}
+	}
+	if _, err := os.Stat(filepath.Join(ws, "planted")); err == nil {
+		t.Error("a run wrote the workspace through its lower bind")
+	}
+}
+
+// A zygote that dies (killed, or out of memory) takes its sandboxes with
+// it: a command running in one says it was stopped, and the session's
+// next call gets a new zygote, even when it took a sandbox that was still
+// dying (it had not started, so another may take the call).
+func TestZygoteReplacedWhenGone(t *testing.T) {
+	ctx := context.Background()
+	b, err := New(ctx, Options{})
+	if err != nil {
+		t.Fatalf("bwrap backend unavailable: %v", err)
+	}
+	ws := t.TempDir()
+	s, err := b.Open(ctx, sandbox.SessionSpec{ID: "gone", Workspaces: []string{ws}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close(ctx)
+	spec := sandbox.Spec{Argv: []string{"echo", "ran"}, Env: []string{"PATH=/usr/bin:/bin"}, Limits: sandbox.DefaultLimits()}
+	if r, err := s.Run(ctx, spec); err != nil || string(r.Stdout) != "ran\n" {
+		t.Fatalf("first run: %v %q", err, r.Stdout)
+	}
+	zygotes := func() []int {
+		var out []int
+		pids, _ := proctree.Descendants(os.Getpid())
+		for _, pid := range pids {
+			if cmd := proctree.Cmdline(pid); len(cmd) > 0 && strings.HasSuffix(cmd[0], "bwrap") {
+				out = append(out, pid)
+			}
+		}
+		return out
+	}
+	killed := zygotes()
+	if len(killed) == 0 {
+		t.Fatal("no zygote found")
+	}
+	// A command running when its zygote dies dies with it, and says so.
+	running := make(chan error, 1)
+	started := filepath.Join(ws, "started")
+	go func() {
+		_, err := s.Run(ctx, sandbox.Spec{Argv: []string{"sh", "-c", "touch started; sleep 30"}, Env: spec.Env, Limits: sandbox.DefaultLimits()})
+		running <- err
+	}()
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		if _, err := os.Stat(started); err == nil {
+			break
+		}
+	}
+	for _, pid := range killed {
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+	}
+	select {
+	case err := <-running:
+		if err == nil || !strings.Contains(err.Error(), "stopped from outside") {
+			t.Errorf("a run whose zygote was killed: %v, want it said", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("a run outlived its zygote")
+	}
+	// Gone, and with them every process of their PID namespace.
+	deadline := time.Now().Add(5 * time.Second)
+	for len(zygotes()) > 0 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if r, err := s.Run(ctx, spec); err != nil || string(r.Stdout) != "ran\n" {
+		t.Fatalf("run after the zygote was killed: %v %q %s (%+v)", err, r.Stdout, r.Stderr, r)
+	}
+}
+
+func errString(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}

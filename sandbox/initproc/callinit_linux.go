@@ -1,0 +1,191 @@
+package initproc
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"runtime"
+	"runtime/debug"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// callInit is the first process of a run a zygote started, and the run's
+// PID 1 for as long as it lasts. While the sandbox waits for its call it
+// makes the run's namespaces its own (setupCall); when the call comes it
+// makes the call's mounts, then starts the target from a thread that has
+// given up every capability and carries the network filter, and stays to
+// reap. One process where a sandbox of its own took two (bwrap's init and
+// the helper that became the target): a Go program's start is most of a
+// short call's cost.
+//
+// It handles no signal: the daemon asks a run to stop by signalling the
+// processes below it (terminate in launch), and kills it with SIGKILL,
+// which takes the whole PID namespace with it.
+func callInit(c CallInit) int {
+	// Capabilities, no_new_privs and the seccomp filter belong to a
+	// thread, and the target is forked from the thread that dropped them.
+	runtime.LockOSThread()
+	// A garbage collection would start threads that RLIMIT_NPROC, set for
+	// the target on this whole process, could refuse; the heap stays small.
+	debug.SetGCPercent(-1)
+	var status *os.File
+	if c.StatusFD > 2 {
+		syscall.CloseOnExec(c.StatusFD)
+		status = os.NewFile(uintptr(c.StatusFD), "status")
+	}
+	fail := func(err error) int {
+		fmt.Fprintf(os.Stderr, "gatehouse sandbox: %v\n", err)
+		return report(status, Status{Exit: ExitSetupFailed, Error: err.Error()})
+	}
+	if err := hideFromRuns(); err != nil {
+		return fail(err)
+	}
+	if err := setupCall(c.Setup); err != nil {
+		return fail(err)
+	}
+	// What the call would otherwise wait for, made now.
+	_ = warmRequestDecoder() // a failure costs only the time it would save
+	var empty emptyTree
+	if err := empty.make(); err != nil {
+		return fail(err)
+	}
+	null, err := os.OpenFile(os.DevNull, os.O_RDWR, 0)
+	if err != nil {
+		return fail(err)
+	}
+	capLastCap()
+	threads := ownThreads()
+
+	req, f, err := readRequest(c.RequestFD)
+	if errors.Is(err, errNoRequest) {
+		return report(status, Status{Exit: ExitSetupFailed})
+	}
+	if err != nil {
+		return fail(err)
+	}
+	pid, err := startTarget(req, f, &empty, threads, status)
+	f.Close()
+	if errors.Is(err, errStage) {
+		// Said on stderr with the run's nonce, which the daemon checks
+		// before it runs the command again unstaged.
+		fmt.Fprintf(os.Stderr, "gatehouse sandbox: %v\n", err)
+		return report(status, Status{Exit: ExitSetupFailed})
+	}
+	if err != nil {
+		return fail(err)
+	}
+	// Only the target holds the run's output now: the daemon sees EOF
+	// once the run's processes are gone.
+	for fd := 0; fd <= 2; fd++ {
+		_ = unix.Dup2(int(null.Fd()), fd)
+	}
+	null.Close()
+	empty.close()
+	return report(status, reapRun(pid))
+}
+
+// startTarget makes the call's mounts (covering with empty) and starts
+// its target, confined: rlimits on this process, raised by its threads
+// (the target inherits them), then capabilities, no_new_privs and the
+// network filter on this thread, which forks it once status says so.
+func startTarget(req Request, f *os.File, empty *emptyTree, threads uint64, status *os.File) (int, error) {
+	if req.CgroupFD != 0 {
+		return 0, errors.New("a zygote's run joins its cgroup when it starts, not with its call")
+	}
+	if err := confineNetEarly(req.Net, sendOnFD(int(f.Fd()))); err != nil {
+		return 0, err
+	}
+	if err := mountRequestWith(req, empty); err != nil {
+		return 0, err
+	}
+	for _, r := range withInitTasks(req.Rlimits, threads) {
+		lim := unix.Rlimit{Cur: r.Cur, Max: r.Max}
+		if err := unix.Setrlimit(r.Resource, &lim); err != nil {
+			return 0, fmt.Errorf("set rlimit %d: %w", r.Resource, err)
+		}
+	}
+	if err := dropCaps(); err != nil {
+		return 0, err
+	}
+	if err := confineNetLast(req.Net, 0); err != nil {
+		return 0, err
+	}
+	if status != nil {
+		if err := json.NewEncoder(status).Encode(Status{Started: true}); err != nil {
+			return 0, fmt.Errorf("tell gatehouse the command starts: %w", err)
+		}
+	}
+	pid, err := syscall.ForkExec(req.Path, req.Argv, &syscall.ProcAttr{
+		Dir:   req.Dir,
+		Env:   req.Env,
+		Files: []uintptr{0, 1, 2},
+		Sys:   &syscall.SysProcAttr{Setsid: true},
+	})
+	if err != nil {
+		if req.Dir != "" {
+			if _, serr := os.Stat(req.Dir); serr != nil {
+				return 0, fmt.Errorf("enter working directory: %w", serr)
+			}
+		}
+		return 0, fmt.Errorf("exec %s: %w", req.Path, err)
+	}
+	return pid, nil
+}
+
+// reapRun waits for the target, then ends whatever it left behind (every
+// other process of the PID namespace), and returns once all are reaped:
+// nothing of the run writes after its status.
+func reapRun(target int) Status {
+	var final Status
+	done := false
+	for {
+		var ws syscall.WaitStatus
+		pid, err := syscall.Wait4(-1, &ws, 0, nil)
+		if errors.Is(err, syscall.EINTR) {
+			continue
+		}
+		if err != nil {
+			if !done {
+				return Status{Exit: ExitSetupFailed, Error: "target vanished"}
+			}
+			return final // ECHILD: nobody left
+		}
+		if pid == target && !done {
+			done = true
+			if ws.Signaled() {
+				final = Status{Exit: -1, Signal: int(ws.Signal())}
+			} else {
+				final = Status{Exit: ws.ExitStatus()}
+			}
+			// PID 1 signals every other process of its namespace.
+			_ = syscall.Kill(-1, syscall.SIGKILL)
+		}
+	}
+}
+
+// withInitTasks raises the run's RLIMIT_NPROC by n, the threads of the
+// run's first process: the limit counts every task of the user in the
+// user namespace, and those are not the target's to spend.
+func withInitTasks(rs []Rlimit, n uint64) []Rlimit {
+	out := append([]Rlimit(nil), rs...)
+	for i := range out {
+		if out[i].Resource == unix.RLIMIT_NPROC {
+			out[i].Cur += n
+			out[i].Max += n
+		}
+	}
+	return out
+}
+
+// ownThreads is how many threads this process has: they count against
+// the RLIMIT_NPROC it sets for the target (see withInitTasks).
+func ownThreads() uint64 {
+	ents, err := os.ReadDir("/proc/self/task")
+	if err != nil {
+		return 0
+	}
+	return uint64(len(ents))
+}
