@@ -19,9 +19,6 @@ import (
 // Group is one run's cgroup (a directory in the pids hierarchy).
 type Group struct {
 	Dir string
-	// Unified: the group is on cgroup v2, where a process can be created
-	// inside it (clone3's CLONE_INTO_CGROUP) instead of joining it.
-	Unified bool
 }
 
 // ErrUnsupported means no writable pids cgroup hierarchy was found.
@@ -37,9 +34,8 @@ func New(name string, maxPids int) (*Group, error) {
 		return nil, ErrUnsupported
 	}
 	var parent string
-	unified := false
 	if _, err := os.Stat(filepath.Join(root, "cgroup.controllers")); err == nil {
-		parent, unified = filepath.Join(root, "gatehouse"), true
+		parent = filepath.Join(root, "gatehouse")
 		if err := os.MkdirAll(parent, 0o755); err != nil {
 			return nil, fmt.Errorf("create cgroup parent: %w", err)
 		}
@@ -61,7 +57,7 @@ func New(name string, maxPids int) (*Group, error) {
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("create cgroup: %w", err)
 	}
-	g := &Group{Dir: dir, Unified: unified}
+	g := &Group{Dir: dir}
 	if maxPids > 0 {
 		if err := os.WriteFile(filepath.Join(dir, "pids.max"), []byte(strconv.Itoa(maxPids)), 0); err != nil {
 			_ = g.Remove()

@@ -92,9 +92,6 @@ func callInit(c CallInit) int {
 // (the target inherits them), then capabilities, no_new_privs and the
 // network filter on this thread, which forks it once status says so.
 func startTarget(req Request, f *os.File, empty *emptyTree, threads uint64, status *os.File) (int, error) {
-	if req.CgroupFD != 0 {
-		return 0, errors.New("a zygote's run joins its cgroup when it starts, not with its call")
-	}
 	if err := confineNetEarly(req.Net, sendOnFD(int(f.Fd()))); err != nil {
 		return 0, err
 	}

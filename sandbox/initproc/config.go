@@ -16,15 +16,6 @@ import (
 // Entry is the hidden subcommand name that runs Main.
 const Entry = "__sandbox-init"
 
-// CgroupFDEnv names, in the helper's own environment, the descriptor
-// that Request.CgroupFD will name, so the helper joins the cgroup as it
-// starts, while its sandbox is built ahead: a join moves a multi-threaded
-// process and waits for an RCU grace period, several milliseconds on an
-// idle machine, which a call must not wait for. The Request names it too,
-// so a helper too old to know this refuses the call instead of running
-// it outside the cgroup.
-const CgroupFDEnv = "GATEHOUSE_SANDBOX_CGROUP_FD"
-
 // Rlimit is one resource limit to set before exec.
 type Rlimit struct {
 	Resource int    `json:"r"`
@@ -111,13 +102,6 @@ type Request struct {
 	Env     []string `json:"env"`
 	Dir     string   `json:"dir,omitempty"`
 	Rlimits []Rlimit `json:"rlimits,omitempty"`
-	// CgroupFD, when non-zero, is a descriptor open on the run's
-	// cgroup.procs, which the helper has joined (see CgroupFDEnv) or joins
-	// now, before anything else: a helper that a program started directly
-	// (bwrap) runs in namespaces where the cgroup filesystem is out of
-	// sight gets it this way. The daemon opened the file, and cgroup v1
-	// checks the opener's credentials.
-	CgroupFD int `json:"cgroup_fd,omitempty"`
 	// ReadOnly are workspaces made read-only, with every mount below
 	// them, before the other mounts: the run only reads.
 	ReadOnly []string `json:"read_only,omitempty"`

@@ -11,7 +11,9 @@ func TestDecodeRefusesUnknownFields(t *testing.T) {
 	tests := []struct {
 		name, in, err string
 	}{
-		{"a request", `{"path":"/bin/true","argv":["true"],"read_only":["/w"],"cgroup_fd":4}`, ""},
+		{"a request", `{"path":"/bin/true","argv":["true"],"read_only":["/w"]}`, ""},
+		// Runs join their cgroup when their sandbox starts, not with the call.
+		{"a request naming a cgroup descriptor", `{"path":"/bin/true","argv":["true"],"cgroup_fd":4}`, "unknown field"},
 		{"a request with a field from a newer daemon", `{"path":"/bin/true","argv":["true"],"seal_everything":true}`, "unknown field"},
 		{"trailing data", `{"path":"/bin/true","argv":["true"]} {}`, "trailing"},
 		{"not JSON", `{"path":`, "unexpected EOF"},

@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
-	"strconv"
 	"syscall"
 	"time"
 
@@ -50,15 +49,10 @@ func Main(args []string) int {
 			return ExitSetupFailed
 		}
 	}
-	joined, err := joinCgroupFromEnv()
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "gatehouse sandbox: %v\n", err)
-		return ExitSetupFailed
-	}
 	if cfg.Supervise {
 		return supervise(cfg)
 	}
-	err = confineAndExec(cfg, joined)
+	err = confineAndExec(cfg)
 	if errors.Is(err, errNoRequest) {
 		return ExitSetupFailed
 	}
@@ -69,7 +63,7 @@ func Main(args []string) int {
 // confineAndExec applies rlimits and Landlock to this process and execs
 // the target. A helper started ahead of the call applies Landlock first,
 // then waits for the Request. It returns only on failure.
-func confineAndExec(cfg Config, joinedCgroup int) error {
+func confineAndExec(cfg Config) error {
 	// Capabilities and the bounding set belong to a thread, and exec must
 	// come from the thread that dropped them.
 	runtime.LockOSThread()
@@ -96,11 +90,6 @@ func confineAndExec(cfg Config, joinedCgroup int) error {
 		}
 		defer f.Close()
 		req = r
-		if req.CgroupFD != joinedCgroup {
-			if err := joinCgroupFD(req.CgroupFD); err != nil {
-				return err
-			}
-		}
 		cfg.Path, cfg.Argv, cfg.Rlimits = req.Path, req.Argv, req.Rlimits
 		env, dir, netCfg = req.Env, req.Dir, req.Net
 		back = sendOnFD(int(f.Fd()))
@@ -144,24 +133,11 @@ func confineAndExec(cfg Config, joinedCgroup int) error {
 	return fmt.Errorf("exec %s: %w", cfg.Path, err)
 }
 
-// joinCgroupFromEnv joins the cgroup CgroupFDEnv names, if any, and
-// returns its descriptor.
-func joinCgroupFromEnv() (int, error) {
-	v, ok := os.LookupEnv(CgroupFDEnv)
-	if !ok {
-		return 0, nil
-	}
-	os.Unsetenv(CgroupFDEnv)
-	fd, err := strconv.Atoi(v)
-	if err != nil || fd < 3 {
-		return 0, fmt.Errorf("join the run's cgroup: bad %s %q", CgroupFDEnv, v)
-	}
-	return fd, joinCgroupFD(fd)
-}
-
 // joinCgroupFD joins the cgroup whose procs file is open at fd (none
 // when 0), before this process starts anything, so every process of the
-// run is in it.
+// run is in it. The daemon opened the file: cgroup v1 checks the
+// opener's credentials, and the cgroup filesystem is out of a
+// sandbox's sight.
 func joinCgroupFD(fd int) error {
 	if fd == 0 {
 		return nil

@@ -53,12 +53,6 @@ type Command struct {
 	Cleanup func()
 	// PIDNamespace says every process of the run dies with the helper.
 	PIDNamespace bool
-	// Direct starts Config.Path with Config.Argv itself, without the
-	// helper in front: for a program that confines itself (bwrap), where
-	// the helper would only join the cgroup and exec. A root run joins its
-	// cgroup as it is created (see direct.go). Config must hold nothing
-	// else.
-	Direct bool
 	// Proxy and ProxyListener, for Run, are as in Call.
 	Proxy         sandbox.Proxy
 	ProxyListener net.Listener
@@ -98,10 +92,6 @@ type Pending struct {
 	stdout, stderr *os.File // read ends
 	request        *net.UnixConn
 	statusR        *os.File
-
-	// cgroupFD is where the helper inside a Direct program finds the
-	// run's cgroup.procs open (0: nowhere), named in its Request.
-	cgroupFD int
 
 	done  chan struct{} // closed when the helper has been waited for
 	state *os.ProcessState
@@ -144,7 +134,7 @@ func Start(c Command) (*Pending, error) { return start(c, nil) }
 // Supervise (a status comes back), and its Config says nothing more,
 // since the spawner configures the run's first process.
 func StartSpawned(c Command, sp Spawner) (*Pending, error) {
-	if !c.Deferred || !c.Config.Supervise || c.Direct {
+	if !c.Deferred || !c.Config.Supervise {
 		if c.Cleanup != nil {
 			c.Cleanup()
 		}
@@ -251,29 +241,18 @@ func start(c Command, sp Spawner) (_ *Pending, err error) {
 		return nil, err
 	}
 	cmd := exec.Command(c.Helper, initproc.Entry, arg)
-	var direct *exec.Cmd
-	if c.Direct {
-		if !onlyProgram(c.Config) {
-			return nil, errDirectConfig
-		}
-		direct = &exec.Cmd{Path: c.Config.Path, Args: c.Config.Argv}
+	cmd.Env = c.Env
+	if cmd.Env == nil {
+		cmd.Env = []string{}
 	}
-	for _, x := range []*exec.Cmd{cmd, direct} {
-		if x == nil {
-			continue
-		}
-		x.Env = c.Env
-		if x.Env == nil {
-			x.Env = []string{}
-		}
-		x.Dir = c.Dir
-		x.SysProcAttr = sysProcAttr()
-		x.ExtraFiles = extra
-	}
+	cmd.Dir = c.Dir
+	cmd.SysProcAttr = sysProcAttr()
+	cmd.ExtraFiles = extra
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, stdout, stderr
-	if err := p.startCmd(cmd, direct); err != nil {
+	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start sandbox helper: %w", err)
 	}
+	p.proc = child{cmd}
 	return p.waitInBackground(), nil
 }
 
@@ -364,9 +343,7 @@ func (p *Pending) Exec(ctx context.Context, call Call) (res sandbox.Result, err 
 			return res, errors.New("sandbox started ahead of time needs a request")
 		}
 
-		req := *call.Request
-		req.CgroupFD = p.cgroupFD
-		b, err := json.Marshal(req)
+		b, err := json.Marshal(call.Request)
 		if err != nil {
 			p.kill()
 			return res, fmt.Errorf("encode sandbox request: %w", err)

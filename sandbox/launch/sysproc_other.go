@@ -2,16 +2,8 @@
 
 package launch
 
-import (
-	"errors"
-	"syscall"
-)
+import "syscall"
 
 func sysProcAttr() *syscall.SysProcAttr {
 	return &syscall.SysProcAttr{Setsid: true}
-}
-
-// intoCgroup is Linux-only; elsewhere runs have no cgroup.
-func intoCgroup(*syscall.SysProcAttr, string) (func(), error) {
-	return nil, errors.ErrUnsupported
 }
