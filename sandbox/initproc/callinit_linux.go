@@ -56,7 +56,14 @@ func callInit(c CallInit) int {
 	if err != nil {
 		return fail(err)
 	}
-	capLastCap()
+	if err := dropBounding(); err != nil {
+		return fail(err)
+	}
+	filterFor(namespaced)
+	startedMsg, err := json.Marshal(Status{Started: true})
+	if err != nil {
+		return fail(err)
+	}
 	threads := ownThreads()
 
 	req, f, err := readRequest(c.RequestFD)
@@ -66,7 +73,13 @@ func callInit(c CallInit) int {
 	if err != nil {
 		return fail(err)
 	}
-	pid, err := startTarget(req, f, &empty, threads, status)
+	pid, err := startTarget(req, f, &empty, threads, func() error {
+		if status == nil {
+			return nil
+		}
+		_, err := status.Write(append(startedMsg, '\n'))
+		return err
+	})
 	f.Close()
 	if errors.Is(err, errStage) {
 		// Said on stderr with the run's nonce, which the daemon checks
@@ -82,16 +95,19 @@ func callInit(c CallInit) int {
 	for fd := 0; fd <= 2; fd++ {
 		_ = unix.Dup2(int(null.Fd()), fd)
 	}
+	res := reapRun(pid)
+	// After: closing the empty tree dismantles a tmpfs.
 	null.Close()
 	empty.close()
-	return report(status, reapRun(pid))
+	return report(status, res)
 }
 
 // startTarget makes the call's mounts (covering with empty) and starts
 // its target, confined: rlimits on this process, raised by its threads
 // (the target inherits them), then capabilities, no_new_privs and the
-// network filter on this thread, which forks it once status says so.
-func startTarget(req Request, f *os.File, empty *emptyTree, threads uint64, status *os.File) (int, error) {
+// network filter on this thread, which forks it once starting has told
+// the daemon.
+func startTarget(req Request, f *os.File, empty *emptyTree, threads uint64, starting func() error) (int, error) {
 	if err := confineNetEarly(req.Net, sendOnFD(int(f.Fd()))); err != nil {
 		return 0, err
 	}
@@ -104,16 +120,15 @@ func startTarget(req Request, f *os.File, empty *emptyTree, threads uint64, stat
 			return 0, fmt.Errorf("set rlimit %d: %w", r.Resource, err)
 		}
 	}
-	if err := dropCaps(); err != nil {
+	// The bounding set is empty already (callInit).
+	if err := clearCaps(); err != nil {
 		return 0, err
 	}
 	if err := confineNetLast(req.Net, 0); err != nil {
 		return 0, err
 	}
-	if status != nil {
-		if err := json.NewEncoder(status).Encode(Status{Started: true}); err != nil {
-			return 0, fmt.Errorf("tell gatehouse the command starts: %w", err)
-		}
+	if err := starting(); err != nil {
+		return 0, fmt.Errorf("tell gatehouse the command starts: %w", err)
 	}
 	pid, err := syscall.ForkExec(req.Path, req.Argv, &syscall.ProcAttr{
 		Dir:   req.Dir,

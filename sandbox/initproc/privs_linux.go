@@ -97,11 +97,28 @@ var capLastCap = sync.OnceValue(func() int {
 // capabilities: not even uid 0 inside the sandbox's user namespace gets
 // them back on exec, because the bounding set is empty too.
 func dropCaps() error {
+	if err := dropBounding(); err != nil {
+		return err
+	}
+	return clearCaps()
+}
+
+// dropBounding empties the calling thread's bounding set, which only
+// limits what exec and capset may grant later: the thread keeps the
+// capabilities it holds, so a run's first process does this while it
+// waits, and clearCaps when the call comes.
+func dropBounding() error {
 	for c := 0; c <= capLastCap(); c++ {
 		if err := unix.Prctl(unix.PR_CAPBSET_DROP, uintptr(c), 0, 0, 0); err != nil && err != unix.EINVAL {
 			return fmt.Errorf("drop capability %d from the bounding set: %w", c, err)
 		}
 	}
+	return nil
+}
+
+// clearCaps drops the calling thread's ambient, permitted, effective and
+// inheritable capabilities and sets no_new_privs.
+func clearCaps() error {
 	if err := unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0); err != nil {
 		return fmt.Errorf("clear ambient capabilities: %w", err)
 	}

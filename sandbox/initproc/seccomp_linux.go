@@ -3,6 +3,7 @@ package initproc
 import (
 	"fmt"
 	"runtime"
+	"sync"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -115,7 +116,19 @@ func ja(to string) insn                     { return insn{code: unix.BPF_JMP | u
 func ret(k uint32) insn                     { return insn{code: unix.BPF_RET | unix.BPF_K, k: k} }
 func at(label string, i insn) insn          { i.label = label; return i }
 func errno(e unix.Errno) uint32             { return unix.SECCOMP_RET_ERRNO | uint32(e)&unix.SECCOMP_RET_DATA }
-func filterFor(s sockets) []unix.SockFilter { return mustAssemble(socketFilter(hostArch(), s)) }
+func filterFor(s sockets) []unix.SockFilter { return assembled[s]() }
+
+// assembled holds each program, assembled once: a run's first process
+// assembles its own while it waits for the call.
+var assembled = [...]func() []unix.SockFilter{
+	pairsOnly:   assembleOnce(pairsOnly),
+	pairsAndTCP: assembleOnce(pairsAndTCP),
+	namespaced:  assembleOnce(namespaced),
+}
+
+func assembleOnce(s sockets) func() []unix.SockFilter {
+	return sync.OnceValue(func() []unix.SockFilter { return mustAssemble(socketFilter(hostArch(), s)) })
+}
 
 // hostArch is the running architecture's table; an architecture without
 // one gets no filter, and the run fails closed (see applySeccomp).
