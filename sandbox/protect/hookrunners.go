@@ -71,7 +71,7 @@ func (c *collector) hookRunners(dirs []string) {
 		}
 		configured := false
 		for _, n := range h.names {
-			if _, err := os.Lstat(filepath.Join(c.ws, filepath.FromSlash(n))); err == nil {
+			if c.exists(filepath.Join(c.ws, filepath.FromSlash(n))) {
 				configured = true
 				c.add(filepath.Join(c.ws, filepath.FromSlash(n)))
 			}

@@ -62,15 +62,19 @@ func For(ws string) (Set, error) {
 }
 
 func forHome(ws, home string) (Set, error) {
-	c := &collector{ws: ws, seen: map[string]bool{}}
+	c := &collector{ws: ws, seen: map[string]bool{}, stats: map[string]statResult{}}
+	if ents, err := os.ReadDir(ws); err == nil {
+		c.root = make(map[string]bool, len(ents))
+		for _, e := range ents {
+			c.root[e.Name()] = true
+		}
+	}
 	for _, n := range Names {
 		c.add(filepath.Join(ws, filepath.FromSlash(n)))
 	}
-	if ents, err := os.ReadDir(ws); err == nil {
-		for _, e := range ents {
-			if strings.HasPrefix(e.Name(), ".gatehouse") {
-				c.add(filepath.Join(ws, e.Name()))
-			}
+	for name := range c.root {
+		if strings.HasPrefix(name, ".gatehouse") {
+			c.add(filepath.Join(ws, name))
 		}
 	}
 	r := &repoScan{c: c, home: home, seen: map[string]bool{}}
@@ -97,6 +101,45 @@ type collector struct {
 	ws   string
 	seen map[string]bool
 	set  Set
+	// root names the workspace's own entries, listed once per scan (nil
+	// if it could not be): most protected names sit there, and a command
+	// waits for the scan.
+	root map[string]bool
+	// stats remembers lstat's answer per path for the scan.
+	stats map[string]statResult
+}
+
+type statResult struct {
+	mode fs.FileMode
+	err  error
+}
+
+// exists reports whether p is there, link or not.
+func (c *collector) exists(p string) bool {
+	if c.root != nil && filepath.Dir(p) == c.ws {
+		return c.root[filepath.Base(p)]
+	}
+	_, err := c.lstat(p)
+	return err == nil
+}
+
+// lstat is os.Lstat, asked once per path and scan; the workspace root,
+// listed, is a directory.
+func (c *collector) lstat(p string) (fs.FileMode, error) {
+	if p == c.ws && c.root != nil {
+		return fs.ModeDir, nil
+	}
+	if r, ok := c.stats[p]; ok {
+		return r.mode, r.err
+	}
+	var r statResult
+	if st, err := os.Lstat(p); err != nil {
+		r.err = err
+	} else {
+		r.mode = st.Mode()
+	}
+	c.stats[p] = r
+	return r.mode, r.err
 }
 
 // inside reports whether p lies in the workspace (not the root itself).
@@ -117,13 +160,13 @@ func (c *collector) addIn(p string) {
 // is a link inside the workspace, and as its nearest missing ancestor
 // when the parent does not exist.
 func (c *collector) add(p string) {
-	if _, err := os.Lstat(p); err == nil {
+	if c.exists(p) {
 		c.file(p, &c.set.Existing)
 		return
 	}
 	for {
 		parent := filepath.Dir(p)
-		st, err := os.Lstat(parent)
+		mode, err := c.lstat(parent)
 		switch {
 		case err != nil:
 			if parent == c.ws || !c.inside(parent) {
@@ -131,14 +174,14 @@ func (c *collector) add(p string) {
 			}
 			p = parent
 			continue
-		case st.Mode()&fs.ModeSymlink != 0:
+		case mode&fs.ModeSymlink != 0:
 			real, err := filepath.EvalSymlinks(parent)
 			if err != nil || !c.inside(real) {
 				return // nothing the sandbox can write
 			}
 			c.add(filepath.Join(real, filepath.Base(p)))
 			return
-		case !st.IsDir():
+		case !mode.IsDir():
 			return // nothing can be created under a file
 		}
 		c.file(p, &c.set.Missing)
