@@ -22,6 +22,12 @@ type sessionWarmer struct {
 	zygotes map[string]*zygoteUse
 	current string
 	closed  bool
+
+	// last is the spec of the last call's prepared run: the session asks
+	// for its layout, then builds the next sandbox from the same run.
+	lastMu   sync.Mutex
+	lastP    *sandbox.Prepared
+	lastSpec zygoteSpec
 }
 
 type zygoteUse struct {
@@ -38,14 +44,27 @@ func newSessionWarmer(b *Backend) *sessionWarmer {
 // config, which hold every mount decided before the call, and whether
 // the run has a network of its own.
 func (w *sessionWarmer) Layout(_ sandbox.SessionSpec, p *sandbox.Prepared) (string, error) {
-	return w.b.zygoteSpec(p).layout, nil
+	return w.spec(p, true).layout, nil
+}
+
+// spec is the zygote spec of p. fresh computes it, and remembers it for
+// the build of the sandbox after p's call, which reads it without
+// looking again: it is the same run's, moments later, and looking costs
+// a call the stat of every hidden path.
+func (w *sessionWarmer) spec(p *sandbox.Prepared, fresh bool) zygoteSpec {
+	w.lastMu.Lock()
+	defer w.lastMu.Unlock()
+	if fresh || w.lastP != p {
+		w.lastP, w.lastSpec = p, w.b.zygoteSpec(p)
+	}
+	return w.lastSpec
 }
 
 // Start implements sandbox.Warmer: a sandbox from the zygote of p's
 // layout, which waits for its call. A zygote found gone (killed, or its
 // layout failed) is replaced once.
 func (w *sessionWarmer) Start(_ sandbox.SessionSpec, p *sandbox.Prepared) (sandbox.Started, error) {
-	spec := w.b.zygoteSpec(p)
+	spec := w.spec(p, false)
 	req := initproc.SpawnRequest{OwnNet: p.Network.Mode != sandbox.NetHost}
 	for attempt := 0; ; attempt++ {
 		z, err := w.acquire(spec)
