@@ -62,9 +62,7 @@ func startZygote(bwrapPath string, args []string, helper string, cfg initproc.Co
 	cmd.Env = []string{"GOMAXPROCS=1"}
 	cmd.Dir = "/"
 	cmd.ExtraFiles = []*os.File{theirs}
-	// Own session, and gone with the daemon: bwrap's init then dies, and
-	// with it every run of the session.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGKILL}
+	cmd.SysProcAttr = zygoteAttr()
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		ours.Close()
@@ -97,18 +95,6 @@ func startZygote(bwrapPath string, args []string, helper string, cfg initproc.Co
 		close(z.exited)
 	}()
 	return z, nil
-}
-
-// seqpacketPair is a connected pair of SOCK_SEQPACKET unix sockets, made
-// under ForkLock so no child started meanwhile inherits them.
-func seqpacketPair() ([2]*os.File, error) {
-	syscall.ForkLock.RLock()
-	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC, 0)
-	syscall.ForkLock.RUnlock()
-	if err != nil {
-		return [2]*os.File{}, fmt.Errorf("create the sandbox template's socket: %w", err)
-	}
-	return [2]*os.File{os.NewFile(uintptr(fds[0]), "zygote"), os.NewFile(uintptr(fds[1]), "zygote")}, nil
 }
 
 // gone reports whether bwrap has exited.

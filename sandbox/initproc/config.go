@@ -193,6 +193,11 @@ func Decode(s string) (Config, error) {
 	return c, nil
 }
 
+// NestFailed starts the Status error of a call whose namespaces could not
+// be made: the target never ran, and the container cannot run calls this
+// way at all (a kernel or runtime that refuses user namespaces).
+const NestFailed = "cannot give the run namespaces of its own"
+
 // ExitSetupFailed is the helper's exit status when it could not confine
 // the target; the target never ran.
 const ExitSetupFailed = 125

@@ -21,11 +21,6 @@ import (
 // this; the helper drops it with the rest, and nothing the target starts
 // can map root again.
 
-// NestFailed starts the Status error of a call whose namespaces could not
-// be made: the target never ran, and the container cannot run calls this
-// way at all (a kernel or runtime that refuses user namespaces).
-const NestFailed = "cannot give the run namespaces of its own"
-
 // needsNamespace reports whether r asks for mounts.
 func needsNamespace(r Request) bool {
 	return len(r.Stage) > 0 || len(r.ReadOnly) > 0 || len(r.Protect) > 0 || len(r.Writable) > 0 ||
