@@ -138,7 +138,7 @@ func (z *zygote) spawn(req initproc.SpawnRequest, f launch.SpawnFiles) (int, err
 	if err != nil || n == 0 {
 		return -1, z.failed(err)
 	}
-	pidfds, rerr := rights(oob[:oobn])
+	pidfds, rerr := initproc.ParseRights(oob[:oobn])
 	if flags&(unix.MSG_TRUNC|unix.MSG_CTRUNC) != 0 || rerr != nil || len(pidfds) > 1 {
 		closeAll(pidfds)
 		return -1, z.failed(errors.New("unreadable reply"))
@@ -187,22 +187,6 @@ func (z *zygote) goneErr() error {
 func (z *zygote) close() {
 	z.ctl.Close()
 	_ = z.cmd.Process.Kill()
-}
-
-func rights(oob []byte) ([]int, error) {
-	msgs, err := unix.ParseSocketControlMessage(oob)
-	if err != nil {
-		return nil, err
-	}
-	var fds []int
-	for _, m := range msgs {
-		f, err := unix.ParseUnixRights(&m)
-		if err != nil {
-			return fds, err
-		}
-		fds = append(fds, f...)
-	}
-	return fds, nil
 }
 
 func closeAll(fds []int) {

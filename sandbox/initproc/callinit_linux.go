@@ -154,11 +154,7 @@ func reapRun(target int) Status {
 	var final Status
 	done := false
 	for {
-		var ws syscall.WaitStatus
-		pid, err := syscall.Wait4(-1, &ws, 0, nil)
-		if errors.Is(err, syscall.EINTR) {
-			continue
-		}
+		pid, ws, err := reapOne()
 		if err != nil {
 			if !done {
 				return Status{Exit: ExitSetupFailed, Error: "target vanished"}
@@ -167,11 +163,7 @@ func reapRun(target int) Status {
 		}
 		if pid == target && !done {
 			done = true
-			if ws.Signaled() {
-				final = Status{Exit: -1, Signal: int(ws.Signal())}
-			} else {
-				final = Status{Exit: ws.ExitStatus()}
-			}
+			final = exitStatus(ws)
 			// PID 1 signals every other process of its namespace.
 			_ = syscall.Kill(-1, syscall.SIGKILL)
 		}

@@ -38,7 +38,7 @@ func receiveCall(path string) (*receivedCall, error) {
 		}
 		return nil, fmt.Errorf("read call: %w", err)
 	}
-	fds, err := parseRights(oob[:oobn])
+	fds, err := ParseRights(oob[:oobn])
 	if err != nil || len(fds) != CallFDs {
 		for _, fd := range fds {
 			_ = syscall.Close(fd)
@@ -68,22 +68,6 @@ func receiveCall(path string) (*receivedCall, error) {
 	c.req = req
 	syscall.CloseOnExec(fds[3])
 	return c, nil
-}
-
-func parseRights(oob []byte) ([]int, error) {
-	msgs, err := unix.ParseSocketControlMessage(oob)
-	if err != nil {
-		return nil, err
-	}
-	var fds []int
-	for _, m := range msgs {
-		f, err := unix.ParseUnixRights(&m)
-		if err != nil {
-			return fds, err
-		}
-		fds = append(fds, f...)
-	}
-	return fds, nil
 }
 
 // hangup is closed when the daemon closes the connection (or dies).

@@ -68,7 +68,7 @@ func receiveConnects(sock int) {
 	if err != nil || n != 4 {
 		return
 	}
-	fds, err := parseRights(oob[:oobn])
+	fds, err := ParseRights(oob[:oobn])
 	if err != nil || len(fds) != 1 {
 		for _, fd := range fds {
 			unix.Close(fd)

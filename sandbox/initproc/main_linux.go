@@ -321,11 +321,7 @@ func supervise(cfg Config) int {
 	go func() {
 		defer close(reap)
 		for {
-			var ws syscall.WaitStatus
-			pid, err := syscall.Wait4(-1, &ws, 0, nil)
-			if errors.Is(err, syscall.EINTR) {
-				continue
-			}
+			pid, ws, err := reapOne()
 			if err != nil {
 				return // ECHILD: nobody left
 			}
@@ -369,17 +365,33 @@ func supervise(cfg Config) int {
 			}
 			if r.pid == mainPid {
 				mainDone = true
-				if r.ws.Signaled() {
-					final = Status{Exit: -1, Signal: int(r.ws.Signal())}
-				} else {
-					final = Status{Exit: r.ws.ExitStatus()}
-				}
+				final = exitStatus(r.ws)
 				// The run is over when its main process is: like a PID
 				// namespace, take everything it left behind with it.
 				_ = proctree.KillDescendants(self)
 			}
 		}
 	}
+}
+
+// reapOne waits for any child, through interruptions; ECHILD says none
+// is left.
+func reapOne() (int, syscall.WaitStatus, error) {
+	for {
+		var ws syscall.WaitStatus
+		pid, err := syscall.Wait4(-1, &ws, 0, nil)
+		if !errors.Is(err, syscall.EINTR) {
+			return pid, ws, err
+		}
+	}
+}
+
+// exitStatus is how a reaped process ended.
+func exitStatus(ws syscall.WaitStatus) Status {
+	if ws.Signaled() {
+		return Status{Exit: -1, Signal: int(ws.Signal())}
+	}
+	return Status{Exit: ws.ExitStatus()}
 }
 
 func report(w *os.File, s Status) int {

@@ -106,7 +106,7 @@ func serveSpawns(ctl int, fresh []FreshDir) error {
 		if n == 0 && oobn == 0 {
 			return nil // the daemon closed the session's zygote
 		}
-		fds, perr := parseRights(oob[:oobn])
+		fds, perr := ParseRights(oob[:oobn])
 		pidfd, serr := spawnFrom(buf[:n], fds, flags, perr, fresh)
 		for _, fd := range fds {
 			_ = unix.Close(fd)
