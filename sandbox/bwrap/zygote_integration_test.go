@@ -41,9 +41,13 @@ func TestRunsOfASessionAreApart(t *testing.T) {
 		return string(r.Stdout)
 	}
 
-	run(`echo a > /tmp/left; echo a > "$HOME/left"; echo a > left-in-ws`)
-	if out := run(`ls -A /tmp "$HOME" | grep -c '^left$'; cat left-in-ws`); out != "0\na\n" {
-		t.Errorf("the next run sees what the last left in /tmp or $HOME (or lost the workspace):\n%s", out)
+	// The last run leaves files, and a listener that its end kills: runs
+	// one after the other may share a network namespace from the
+	// zygote's pool, never what a process left in it.
+	run(`echo a > /tmp/left; echo a > "$HOME/left"; echo a > left-in-ws; (busybox nc -l -p 7772 -s 127.0.0.1 &) ; sleep 0.2`)
+	out := run(`ls -A /tmp "$HOME" | grep -c '^left$'; cat left-in-ws; (echo > /dev/tcp/127.0.0.1/7772) 2>/dev/null && echo reached-left || echo refused`)
+	if out != "0\na\nrefused\n" {
+		t.Errorf("the next run sees what the last left in /tmp, $HOME or its network (or lost the workspace):\n%s", out)
 	}
 
 	// A run in progress beside the next one.
@@ -57,7 +61,7 @@ func TestRunsOfASessionAreApart(t *testing.T) {
 		long <- string(r.Stdout) + string(r.Stderr) + errString(err)
 	}()
 	time.Sleep(500 * time.Millisecond) // let it start listening
-	out := run(`ls /proc | grep -c '^[0-9]'; cat /proc/[0-9]*/cmdline 2>/dev/null | tr '\0' ' ' | grep -c 'sleep 2[1]'; ` +
+	out = run(`ls /proc | grep -c '^[0-9]'; cat /proc/[0-9]*/cmdline 2>/dev/null | tr '\0' ' ' | grep -c 'sleep 2[1]'; ` +
 		`(echo > /dev/tcp/127.0.0.1/7771) 2>/dev/null && echo reached || echo refused; ` +
 		`cat /proc/1/cmdline | tr '\0' ' ' | grep -c zygote; true`)
 	lines := strings.Fields(out)
@@ -89,6 +93,9 @@ func TestLowerBindsOutOfReach(t *testing.T) {
 		t.Fatalf("bwrap backend unavailable: %v", err)
 	}
 	ws, root := t.TempDir(), t.TempDir()
+	// Overlayfs leaves its work dir mode 0, which a normal user cannot
+	// remove from; the daemon's own stage sweep takes care of that.
+	t.Cleanup(func() { openUp(root) })
 	must(t, os.WriteFile(filepath.Join(ws, ".env"), []byte("TOKEN=lower-bind-secret\n"), 0o600))
 	s, err := b.Open(ctx, sandbox.SessionSpec{ID: "lower", Workspaces: []string{ws}, StageRoot: root})
 	if err != nil {
@@ -194,6 +201,17 @@ func TestZygoteReplacedWhenGone(t *testing.T) {
 	}
 	if r, err := s.Run(ctx, spec); err != nil || string(r.Stdout) != "ran\n" {
 		t.Fatalf("run after the zygote was killed: %v %q %s (%+v)", err, r.Stdout, r.Stderr, r)
+	}
+}
+
+// openUp makes every directory below root the owner's to list and empty.
+func openUp(root string) {
+	_ = os.Chmod(root, 0o700)
+	ents, _ := os.ReadDir(root)
+	for _, e := range ents {
+		if e.IsDir() {
+			openUp(filepath.Join(root, e.Name()))
+		}
 	}
 }
 

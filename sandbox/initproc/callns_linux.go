@@ -110,8 +110,9 @@ func renewDir(d FreshDir) error {
 	return nil
 }
 
-// loopbackUp brings up lo in the run's new network namespace, as bwrap
-// does: local servers a command starts must be reachable.
+// loopbackUp brings up lo in a new network namespace, as bwrap does:
+// local servers a command starts must be reachable. One the zygote's
+// pool made has it up already, and a run may not change it.
 func loopbackUp() error {
 	fd, err := unix.Socket(unix.AF_INET, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
@@ -124,6 +125,9 @@ func loopbackUp() error {
 	}
 	if err := unix.IoctlIfreq(fd, unix.SIOCGIFFLAGS, ifr); err != nil {
 		return fmt.Errorf("bring up the run's loopback: %w", err)
+	}
+	if ifr.Uint16()&unix.IFF_UP != 0 {
+		return nil
 	}
 	ifr.SetUint16(ifr.Uint16() | unix.IFF_UP)
 	if err := unix.IoctlIfreq(fd, unix.SIOCSIFFLAGS, ifr); err != nil {

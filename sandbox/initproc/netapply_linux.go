@@ -1,9 +1,11 @@
 package initproc
 
 import (
+	"errors"
 	"fmt"
 	"net"
 	"net/netip"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -95,7 +97,7 @@ func listenTCP(addr string) (int, error) {
 		unix.Close(fd)
 		return -1, fmt.Errorf("proxy socket: %w", err)
 	}
-	if err := unix.Bind(fd, &unix.SockaddrInet4{Port: int(ap.Port()), Addr: ap.Addr().As4()}); err != nil {
+	if err := bindAwhile(fd, &unix.SockaddrInet4{Port: int(ap.Port()), Addr: ap.Addr().As4()}); err != nil {
 		unix.Close(fd)
 		return -1, fmt.Errorf("listen for the proxy on %s: %w", addr, err)
 	}
@@ -104,4 +106,23 @@ func listenTCP(addr string) (int, error) {
 		return -1, fmt.Errorf("listen for the proxy on %s: %w", addr, err)
 	}
 	return fd, nil
+}
+
+// proxyBindWait bounds how long a proxy's address may stay taken: in a
+// network namespace the zygote's pool gave an earlier run of the
+// session, that run's listener stays open in the daemon until its call
+// has returned, which may come a moment after the namespace did.
+const proxyBindWait = 500 * time.Millisecond
+
+// bindAwhile binds fd to sa, trying again while the address is in use,
+// up to proxyBindWait.
+func bindAwhile(fd int, sa unix.Sockaddr) error {
+	deadline := time.Now().Add(proxyBindWait)
+	for {
+		err := unix.Bind(fd, sa)
+		if !errors.Is(err, unix.EADDRINUSE) || time.Now().After(deadline) {
+			return err
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
 }

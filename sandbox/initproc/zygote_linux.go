@@ -33,8 +33,9 @@ func zygote(cfg Config) int {
 		fmt.Fprintf(os.Stderr, "gatehouse sandbox: %v\n", err)
 		return ExitSetupFailed
 	}
-	go reapChildren()
-	if err := serveSpawns(z.ControlFD, fresh); err != nil {
+	nets := newNetPool()
+	go reapChildren(nets.reaped)
+	if err := serveSpawns(z.ControlFD, fresh, nets); err != nil {
 		fmt.Fprintf(os.Stderr, "gatehouse sandbox: %v\n", err)
 		return ExitSetupFailed
 	}
@@ -72,9 +73,10 @@ func readyForRuns(freshDirs []string) ([]FreshDir, error) {
 	return out, nil
 }
 
-// reapChildren reaps the runs' first processes as they exit; the runs'
-// results go to the daemon on their own status pipes.
-func reapChildren() {
+// reapChildren reaps the runs' first processes as they exit, and tells
+// gone of each; the runs' results go to the daemon on their own status
+// pipes.
+func reapChildren(gone func(pid int)) {
 	sigs := make(chan os.Signal, 8)
 	signal.Notify(sigs, syscall.SIGCHLD)
 	for range sigs {
@@ -87,12 +89,13 @@ func reapChildren() {
 			if pid <= 0 || err != nil {
 				break
 			}
+			gone(pid)
 		}
 	}
 }
 
 // serveSpawns answers spawn requests until the daemon closes the socket.
-func serveSpawns(ctl int, fresh []FreshDir) error {
+func serveSpawns(ctl int, fresh []FreshDir, nets *netPool) error {
 	buf := make([]byte, MaxSpawnMessage+1)
 	oob := make([]byte, unix.CmsgSpace((SpawnFDs+1)*4))
 	for {
@@ -107,7 +110,7 @@ func serveSpawns(ctl int, fresh []FreshDir) error {
 			return nil // the daemon closed the session's zygote
 		}
 		fds, perr := ParseRights(oob[:oobn])
-		pidfd, serr := spawnFrom(buf[:n], fds, flags, perr, fresh)
+		pidfd, serr := spawnFrom(buf[:n], fds, flags, perr, fresh, nets)
 		for _, fd := range fds {
 			_ = unix.Close(fd)
 		}
@@ -122,7 +125,7 @@ func serveSpawns(ctl int, fresh []FreshDir) error {
 }
 
 // spawnFrom checks one request and starts its supervisor.
-func spawnFrom(msg []byte, fds []int, flags int, rightsErr error, fresh []FreshDir) (int, error) {
+func spawnFrom(msg []byte, fds []int, flags int, rightsErr error, fresh []FreshDir, nets *netPool) (int, error) {
 	if flags&(unix.MSG_TRUNC|unix.MSG_CTRUNC) != 0 || rightsErr != nil {
 		return -1, errors.New("spawn request cut short")
 	}
@@ -137,16 +140,16 @@ func spawnFrom(msg []byte, fds []int, flags int, rightsErr error, fresh []FreshD
 	if len(fds) != want {
 		return -1, fmt.Errorf("spawn request with %d descriptors, want %d", len(fds), want)
 	}
-	return spawnRun(req, fds, fresh)
+	return spawnRun(req, fds, fresh, nets)
 }
 
 // spawnRun starts a run's first process (callInit) in namespaces of its
 // own: a user namespace mapping this user onto itself, where it holds
 // the capabilities to make the run's mounts (over copies of the
 // zygote's, which it cannot unmount), a mount, PID, IPC and UTS
-// namespace, and a network namespace unless the run shares the host's.
-// It returns the process's pidfd.
-func spawnRun(req SpawnRequest, fds []int, fresh []FreshDir) (int, error) {
+// namespace, and a network namespace from nets unless the run shares the
+// host's. It returns the process's pidfd.
+func spawnRun(req SpawnRequest, fds []int, fresh []FreshDir, nets *netPool) (int, error) {
 	ci := CallInit{RequestFD: 3, StatusFD: 4, Setup: CallSetup{OwnNet: req.OwnNet, Fresh: fresh}}
 	files := make([]uintptr, len(fds))
 	for i, fd := range fds {
@@ -159,13 +162,12 @@ func spawnRun(req SpawnRequest, fds []int, fresh []FreshDir) (int, error) {
 	if err != nil {
 		return -1, err
 	}
+	// The network namespace, when the run has one of its own, comes from
+	// the pool: the thread that forks is in it.
 	flags := uintptr(unix.CLONE_NEWUSER | unix.CLONE_NEWNS | unix.CLONE_NEWPID | unix.CLONE_NEWIPC | unix.CLONE_NEWUTS)
-	if req.OwnNet {
-		flags |= unix.CLONE_NEWNET
-	}
 	uid, gid := os.Getuid(), os.Getgid()
 	pidfd := -1
-	_, err = syscall.ForkExec("/proc/self/exe", []string{os.Args[0], Entry, CallInitArg, string(enc)}, &syscall.ProcAttr{
+	_, err = forkInNet(nets, req.OwnNet, "/proc/self/exe", []string{os.Args[0], Entry, CallInitArg, string(enc)}, &syscall.ProcAttr{
 		// One processor will do, and the runtime need not read the
 		// cgroup's CPU limit to learn it.
 		Env:   []string{"GOMAXPROCS=1"},
