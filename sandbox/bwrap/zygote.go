@@ -20,7 +20,7 @@ import (
 // zygote is one bwrap, started once per session layout, whose helper
 // makes the layout and then starts each of the session's sandboxes (see
 // initproc's zygote.go). A sandbox costs a clone of the zygote's
-// namespaces and two helper starts instead of a bwrap and a layout.
+// namespaces and one helper start instead of a bwrap and a layout.
 type zygote struct {
 	layout string
 	cmd    *exec.Cmd
@@ -107,8 +107,8 @@ func (z *zygote) gone() bool {
 	}
 }
 
-// spawn asks the zygote for one sandbox and returns its supervisor's
-// pidfd.
+// spawn asks the zygote for one sandbox and returns a pidfd of its
+// first process.
 func (z *zygote) spawn(req initproc.SpawnRequest, f launch.SpawnFiles) (int, error) {
 	files := []*os.File{f.Stdin, f.Stdout, f.Stderr, f.Request, f.Status}
 	if f.Cgroup != nil {

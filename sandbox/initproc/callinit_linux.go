@@ -154,7 +154,7 @@ func reapRun(target int) Status {
 	var final Status
 	done := false
 	for {
-		pid, ws, err := reapOne()
+		pid, ws, err := reapOne(0)
 		if err != nil {
 			if !done {
 				return Status{Exit: ExitSetupFailed, Error: "target vanished"}

@@ -128,10 +128,6 @@ type Request struct {
 	// PassThrough are directories of the real workspace bound over the
 	// overlays, writable: build outputs written in place.
 	PassThrough []string `json:"pass_through,omitempty"`
-	// StageBind, when set, is detached before exec (after the overlays,
-	// which keep their layers): the run never reaches an upper layer but
-	// through its overlay.
-	StageBind string `json:"stage_bind,omitempty"`
 	// StageNonce names this run in the line the helper prints when it
 	// cannot mount the overlays: the command never sees the Request, so
 	// one that prints the same line is not taken for the helper.

@@ -321,7 +321,7 @@ func supervise(cfg Config) int {
 	go func() {
 		defer close(reap)
 		for {
-			pid, ws, err := reapOne()
+			pid, ws, err := reapOne(0)
 			if err != nil {
 				return // ECHILD: nobody left
 			}
@@ -375,11 +375,11 @@ func supervise(cfg Config) int {
 }
 
 // reapOne waits for any child, through interruptions; ECHILD says none
-// is left.
-func reapOne() (int, syscall.WaitStatus, error) {
+// is left. With WNOHANG in options, pid 0 says none has exited yet.
+func reapOne(options int) (int, syscall.WaitStatus, error) {
 	for {
 		var ws syscall.WaitStatus
-		pid, err := syscall.Wait4(-1, &ws, 0, nil)
+		pid, err := syscall.Wait4(-1, &ws, options, nil)
 		if !errors.Is(err, syscall.EINTR) {
 			return pid, ws, err
 		}

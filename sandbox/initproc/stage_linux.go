@@ -8,16 +8,12 @@ import (
 )
 
 // stageMounts turns each workspace into an overlay whose lower layer is
-// the workspace itself and whose upper layer takes every write, then puts
-// the pass-through directories of the real workspace back on top and
-// detaches the stage root. The later mounts (protected paths, hidden
-// secrets) land on the overlays, so they hold in a staged run too.
+// the workspace itself (or its uncovered bind, StageMount.Lower) and whose
+// upper layer takes every write, then puts the pass-through directories
+// of the real workspace back on top. The later mounts (protected paths,
+// hidden secrets, and the covers over the stage root and the lower
+// binds) land on the overlays, so they hold in a staged run too.
 func stageMounts(req Request) error {
-	defer func() {
-		if req.StageBind != "" {
-			_ = unix.Unmount(req.StageBind, unix.MNT_DETACH)
-		}
-	}()
 	if len(req.Stage) == 0 {
 		return nil
 	}

@@ -81,11 +81,7 @@ func reapChildren(gone func(pid int)) {
 	signal.Notify(sigs, syscall.SIGCHLD)
 	for range sigs {
 		for {
-			var ws syscall.WaitStatus
-			pid, err := syscall.Wait4(-1, &ws, syscall.WNOHANG, nil)
-			if errors.Is(err, syscall.EINTR) {
-				continue
-			}
+			pid, _, err := reapOne(syscall.WNOHANG)
 			if pid <= 0 || err != nil {
 				break
 			}
@@ -124,7 +120,7 @@ func serveSpawns(ctl int, fresh []FreshDir, nets *netPool) error {
 	}
 }
 
-// spawnFrom checks one request and starts its supervisor.
+// spawnFrom checks one request and starts its run's first process.
 func spawnFrom(msg []byte, fds []int, flags int, rightsErr error, fresh []FreshDir, nets *netPool) (int, error) {
 	if flags&(unix.MSG_TRUNC|unix.MSG_CTRUNC) != 0 || rightsErr != nil {
 		return -1, errors.New("spawn request cut short")

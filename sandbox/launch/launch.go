@@ -184,7 +184,10 @@ func start(c Command, sp Spawner) (_ *Pending, err error) {
 			return nil, fmt.Errorf("%w: running as root, the sandbox bounds a command's processes with a pids cgroup, and it could not make one (%v); run Gatehouse as a normal user, or give it a writable cgroup filesystem", ErrNoProcessLimit, err)
 		}
 		p.group = g
-		c.Config.CgroupProcs = g.ProcsFile()
+		if sp == nil {
+			// A spawned run's first process gets the file itself (spawn).
+			c.Config.CgroupProcs = g.ProcsFile()
+		}
 	}
 
 	var extra []*os.File
