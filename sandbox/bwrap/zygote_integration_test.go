@@ -5,7 +5,9 @@ package bwrap
 import (
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -220,4 +222,75 @@ func errString(err error) string {
 		return ""
 	}
 	return err.Error()
+}
+
+// The target is forked by its run's first process, from a thread that
+// gave up every capability and installed the network filter; the kernel
+// must show both on the target, and the filter and the run's covers must
+// refuse what they are for. Runs of a session share no user or PID
+// namespace, and none can change the network namespace it borrows from
+// the zygote's pool.
+func TestCallInitConfinesTheTarget(t *testing.T) {
+	ctx := context.Background()
+	b, err := New(ctx, Options{})
+	if err != nil {
+		t.Fatalf("bwrap backend unavailable: %v", err)
+	}
+	s, err := b.Open(ctx, sandbox.SessionSpec{ID: "confined", Workspaces: []string{t.TempDir()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close(ctx)
+	run := func(script string) string {
+		t.Helper()
+		r, err := s.Run(ctx, sandbox.Spec{Argv: []string{"sh", "-c", script}, Env: []string{"PATH=/usr/bin:/bin"}, Limits: sandbox.DefaultLimits()})
+		if err != nil || r.ExitCode != 0 {
+			t.Fatalf("%s: exit %d, %v\n%s%s", script, r.ExitCode, err, r.Stdout, r.Stderr)
+		}
+		return string(r.Stdout)
+	}
+
+	status := run(`grep -E '^(NoNewPrivs|Seccomp):' /proc/self/status`)
+	for _, want := range []string{"NoNewPrivs:\t1", "Seccomp:\t2"} {
+		if !strings.Contains(status, want) {
+			t.Errorf("the target lacks %q:\n%s", want, status)
+		}
+	}
+
+	// vsock reaches the hypervisor, past any network namespace: the
+	// filter refuses it, where the host makes one.
+	vsock := `import socket; socket.socket(socket.AF_VSOCK, socket.SOCK_STREAM); print("made")`
+	if _, err := os.Stat("/usr/bin/python3"); err != nil {
+		t.Log("no /usr/bin/python3: the vsock refusal is not tried here")
+	} else if host, err := exec.Command("/usr/bin/python3", "-c", vsock).CombinedOutput(); err != nil {
+		t.Logf("this host makes no vsock socket either (%s): the refusal is not tried here", strings.TrimSpace(string(host)))
+	} else if out := run(`/usr/bin/python3 -c '` + vsock + `' 2>&1; true`); strings.Contains(out, "made") || !strings.Contains(out, "PermissionError") {
+		t.Errorf("a vsock socket in the run: %s", out)
+	}
+
+	// bwrap covers these read-only in its procfs; each run covers its own.
+	// (Those this kernel has: /proc/sys always.)
+	present := strings.Fields(run(`for p in /proc/sys /proc/sysrq-trigger /proc/irq /proc/bus; do test -e $p && echo $p; done`))
+	mounts := run(`cat /proc/self/mountinfo`)
+	if len(present) == 0 {
+		t.Fatal("no /proc/sys in the run")
+	}
+	for _, p := range present {
+		if !regexp.MustCompile(` ` + regexp.QuoteMeta(p) + ` ro[, ]`).MatchString(mounts) {
+			t.Errorf("%s is not read-only in the run:\n%s", p, mounts)
+		}
+	}
+
+	// The network namespace is the pool's, not the run's to change.
+	if out := run(`busybox ip link set lo down 2>&1 && echo DOWN; true`); strings.Contains(out, "DOWN") {
+		t.Errorf("a run took its loopback down: %s", out)
+	}
+	if out := run(`bash -c '(echo > /dev/tcp/127.0.0.1/9) 2>&1' | grep -c refused; true`); !strings.HasPrefix(out, "1") && !strings.HasPrefix(out, "2") {
+		t.Errorf("the next run's loopback does not answer: %s", out)
+	}
+
+	ns := func() string { return run(`readlink /proc/self/ns/user /proc/self/ns/pid`) }
+	if a, b := ns(), ns(); a == b {
+		t.Errorf("two runs share their user and PID namespaces:\n%s", a)
+	}
 }
