@@ -13,7 +13,8 @@ import (
 // the previous call made is covered in this one: the protected paths
 // read-only (placeholder links pinned for missing names, except in a
 // staged run and in one that only reads, whose workspaces are read-only
-// as a whole), submodules' git dirs writable again, the secrets hidden
+// as a whole) and, in a run that writes the workspace itself, their
+// parent directories pinned; submodules' git dirs writable again, the secrets hidden
 // behind empty files and their directories pinned. release gives the
 // placeholders back; call it once the run is over.
 func workspaceMounts(p *sandbox.Prepared, req *initproc.Request) (release func(), err error) {
@@ -41,6 +42,8 @@ func workspaceMounts(p *sandbox.Prepared, req *initproc.Request) (release func()
 			req.ReadOnly = append(req.ReadOnly, w)
 		default:
 			names = append(names, ws.Protected.All()...)
+			// So the protected paths stay where git and the rest look.
+			req.Pin = append(req.Pin, ws.ProtectedParents()...)
 		}
 		if !p.Spec.ReadOnlyWorkspaces {
 			req.Writable = append(req.Writable, ws.Protected.Writable...)

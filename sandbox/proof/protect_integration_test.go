@@ -196,3 +196,29 @@ func TestReadOnlyRunSeesTheWorkspace(t *testing.T) {
 		t.Fatalf("an ordinary run after the read-only ones: %q", got)
 	}
 }
+
+// A command that moves the directory holding protected paths away and
+// makes a new one must not leave git a new config to read: the
+// protected paths' parents stay where they are, on every backend.
+func TestProtectedParentsStay(t *testing.T) {
+	for _, b := range allBackends(t) {
+		t.Run(b.Name(), func(t *testing.T) {
+			ws := t.TempDir()
+			must(t, os.MkdirAll(filepath.Join(ws, ".git", "hooks"), 0o755),
+				os.WriteFile(filepath.Join(ws, ".git", "config"), []byte("[core]\n"), 0o644))
+			s := openSession(t, b, ws)
+			r := runSh(t, s, `mv .git .git2 2>&1; mkdir -p .git 2>&1; echo '[core] fsmonitor = evil' > .git/config 2>&1; `+
+				`rm -rf .git 2>&1; ln -s evil .git 2>&1; exit 0`, nil)
+			t.Logf("%s: %s", b.Name(), strings.TrimSpace(string(r.Stdout)))
+			if got, _ := os.ReadFile(filepath.Join(ws, ".git", "config")); string(got) != "[core]\n" {
+				t.Errorf(".git/config is now %q", got)
+			}
+			if st, err := os.Lstat(filepath.Join(ws, ".git")); err != nil || !st.IsDir() {
+				t.Errorf(".git was replaced: %v", err)
+			}
+			if _, err := os.Lstat(filepath.Join(ws, ".git2")); err == nil {
+				t.Errorf(".git was renamed to .git2")
+			}
+		})
+	}
+}

@@ -39,9 +39,22 @@ func (w Workspace) Hidden() []string {
 // away and leave a decoy in its place for a sandbox being set up beside
 // it.
 func (w Workspace) HiddenParents() []string {
+	return w.parentsOf(w.Hidden())
+}
+
+// ProtectedParents are the directories between the root and each
+// protected path (.git for .git/config). A sandbox that writes the
+// workspace itself pins these: a command that moved .git away and made
+// a new one would leave the read-only config and hooks behind, and git
+// would read the new ones.
+func (w Workspace) ProtectedParents() []string {
+	return w.parentsOf(w.Protected.All())
+}
+
+func (w Workspace) parentsOf(paths []string) []string {
 	seen := map[string]bool{}
 	var out []string
-	for _, h := range w.Hidden() {
+	for _, h := range paths {
 		for d := filepath.Dir(h); d != w.Root && within(d, w.Root); d = filepath.Dir(d) {
 			if seen[d] {
 				break

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -126,6 +127,23 @@ func TestPublicPEM(t *testing.T) {
 		os.WriteFile(p, []byte(c.content), 0o600)
 		if got := publicPEM(p); got != c.public {
 			t.Errorf("%s: public = %v, want %v", name, got, c.public)
+		}
+	}
+}
+
+func TestScanProtectedParents(t *testing.T) {
+	ws := t.TempDir()
+	files(t, ws, gitDirLayout(".git", ""))
+	files(t, ws, map[string]string{".config/x": ""})
+	w, err := Scan(ws, Exposure{})
+	must(t, err)
+	got := w.ProtectedParents()
+	if !slices.Contains(got, filepath.Join(ws, ".git")) || slices.Contains(got, ws) {
+		t.Fatalf("parents %v: want .git, and not the root", got)
+	}
+	for _, p := range got {
+		if !strings.HasPrefix(p, ws+string(filepath.Separator)) {
+			t.Errorf("%s is outside the workspace", p)
 		}
 	}
 }
