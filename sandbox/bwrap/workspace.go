@@ -11,12 +11,12 @@ import (
 // workspaceMounts fills in what the helper mounts over p's workspaces
 // when the call arrives, computed now so a protected name or a secret
 // the previous call made is covered in this one: the protected paths
-// read-only (placeholder links pinned for missing names, except in a
-// staged run and in one that only reads, whose workspaces are read-only
-// as a whole) and, in a run that writes the workspace itself, their
-// parent directories pinned; submodules' git dirs writable again, the secrets hidden
-// behind empty files and their directories pinned. release gives the
-// placeholders back; call it once the run is over.
+// read-only and, in a run that writes the workspace itself (neither
+// staged nor only reading), the missing ones uncreatable and their
+// parent directories pinned; submodules' git dirs writable again, the
+// secrets hidden behind empty files and their directories pinned.
+// release gives back any placeholder (a protected name that went
+// missing since the scan); call it once the run is over.
 func workspaceMounts(p *sandbox.Prepared, req *initproc.Request) (release func(), err error) {
 	var names []string
 	for _, w := range p.Workspaces {
@@ -41,8 +41,12 @@ func workspaceMounts(p *sandbox.Prepared, req *initproc.Request) (release func()
 			names = append(names, ws.Protected.Existing...)
 			req.ReadOnly = append(req.ReadOnly, w)
 		default:
-			names = append(names, ws.Protected.All()...)
-			// So the protected paths stay where git and the rest look.
+			// The run's first process refuses to create the missing ones
+			// (initproc's creation guard), so the agent sees the
+			// workspace as it is, and their parents stay where git and
+			// the rest look for them.
+			names = append(names, ws.Protected.Existing...)
+			req.Uncreatable = append(req.Uncreatable, ws.Protected.Missing...)
 			req.Pin = append(req.Pin, ws.ProtectedParents()...)
 		}
 		if !p.Spec.ReadOnlyWorkspaces {

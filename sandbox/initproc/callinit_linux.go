@@ -104,15 +104,24 @@ func callInit(c CallInit) int {
 
 // startTarget makes the call's mounts (covering with empty) and starts
 // its target, confined: rlimits on this process, raised by its threads
-// (the target inherits them), then capabilities, no_new_privs and the
-// network filter on this thread, which forks it once starting has told
-// the daemon.
+// (the target inherits them), then capabilities, no_new_privs, the
+// network filter and, for a run that may not create protected names,
+// the creation guard's filter on this thread, which forks it once
+// starting has told the daemon.
 func startTarget(req Request, f *os.File, empty *emptyTree, threads uint64, starting func() error) (int, error) {
 	if err := confineNetEarly(req.Net, sendOnFD(int(f.Fd()))); err != nil {
 		return 0, err
 	}
 	if err := mountRequestWith(req, empty); err != nil {
 		return 0, err
+	}
+	var guard *guardServer
+	if len(req.Uncreatable) > 0 {
+		var err error
+		if guard, err = startGuard(req.Uncreatable); err != nil {
+			return 0, fmt.Errorf("start the creation guard: %w", err)
+		}
+		threads = ownThreads() + guardSlack
 	}
 	for _, r := range withInitTasks(req.Rlimits, threads) {
 		lim := unix.Rlimit{Cur: r.Cur, Max: r.Max}
@@ -126,6 +135,15 @@ func startTarget(req Request, f *os.File, empty *emptyTree, threads uint64, star
 	}
 	if err := confineNetLast(req.Net, 0); err != nil {
 		return 0, err
+	}
+	if guard != nil {
+		// Last, on the thread that forks the target: from here on this
+		// thread's own creating calls would wait for the guard.
+		l, err := installGuardFilter()
+		if err != nil {
+			return 0, err
+		}
+		guard.serve(l)
 	}
 	if err := starting(); err != nil {
 		return 0, fmt.Errorf("tell gatehouse the command starts: %w", err)

@@ -107,8 +107,14 @@ type Request struct {
 	ReadOnly []string `json:"read_only,omitempty"`
 	// Protect are paths covered with read-only bind mounts before exec:
 	// the protected names of a writable workspace, including placeholders
-	// for names that do not exist yet.
+	// for names that do not exist yet where Uncreatable is not used.
 	Protect []string `json:"protect,omitempty"`
+	// Uncreatable are protected names that do not exist. The run's first
+	// process makes every new directory entry of the run itself and
+	// refuses these (guardfilter_linux.go), so no placeholder stands in
+	// the workspace. Only a zygote's runs honour it; a helper that
+	// cannot refuses the call.
+	Uncreatable []string `json:"uncreatable,omitempty"`
 	// Writable are directories inside a protected one bound writable
 	// again: each submodule's git dir in the read-only .git/modules.
 	Writable []string `json:"writable,omitempty"`

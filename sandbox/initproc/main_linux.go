@@ -94,6 +94,9 @@ func confineAndExec(cfg Config) error {
 		env, dir, netCfg = req.Env, req.Dir, req.Net
 		back = sendOnFD(int(f.Fd()))
 	}
+	if len(req.Uncreatable) > 0 || cfg.Mounts != nil && len(cfg.Mounts.Uncreatable) > 0 {
+		return errors.New("this sandbox cannot keep protected names from being created without placeholders; gatehouse asked the wrong helper")
+	}
 	if err := confineNetEarly(netCfg, back); err != nil {
 		return err
 	}

@@ -123,9 +123,11 @@ type SpawnFiles struct {
 
 // SpawnedInitTasks is room in a spawned run's pids cgroup for its first
 // process, which joins the cgroup first and stays as the run's PID 1: a
-// Go program with one processor, which runs four threads. The target's
-// processes get the run's limit on top.
-const SpawnedInitTasks = 6
+// Go program with one processor, which runs four threads (five in a run
+// that writes the workspace itself: the creation guard's), and room for
+// threads the runtime adds while they wait. The target's processes get
+// the run's limit on top.
+const SpawnedInitTasks = 8
 
 // Start starts the helper for c without waiting for it.
 func Start(c Command) (*Pending, error) { return start(c, nil) }

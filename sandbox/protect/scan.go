@@ -46,9 +46,21 @@ func (w Workspace) HiddenParents() []string {
 // protected path (.git for .git/config). A sandbox that writes the
 // workspace itself pins these: a command that moved .git away and made
 // a new one would leave the read-only config and hooks behind, and git
-// would read the new ones.
+// would read the new ones. A parent that is a protected path itself, or
+// a submodule's git dir bound writable, is a mount point already and
+// is left out.
 func (w Workspace) ProtectedParents() []string {
-	return w.parentsOf(w.Protected.All())
+	mounted := map[string]bool{}
+	for _, p := range append(append([]string(nil), w.Protected.Existing...), w.Protected.Writable...) {
+		mounted[p] = true
+	}
+	var out []string
+	for _, d := range w.parentsOf(w.Protected.All()) {
+		if !mounted[d] {
+			out = append(out, d)
+		}
+	}
+	return out
 }
 
 func (w Workspace) parentsOf(paths []string) []string {

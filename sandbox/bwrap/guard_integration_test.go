@@ -1,0 +1,150 @@
+//go:build integration
+
+package bwrap
+
+import (
+	"context"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/gatehouse-dev/gatehouse/sandbox"
+)
+
+// guardSession opens an unstaged session on a workspace with a git dir
+// (config and HEAD, no hooks) and returns a shell runner.
+func guardSession(t *testing.T) (ws string, sh func(script string) string) {
+	t.Helper()
+	ctx := context.Background()
+	b, err := New(ctx, Options{})
+	if err != nil {
+		t.Fatalf("bwrap backend unavailable: %v", err)
+	}
+	ws = t.TempDir()
+	must(t, os.Mkdir(filepath.Join(ws, ".git"), 0o755))
+	must(t, os.WriteFile(filepath.Join(ws, ".git", "config"), []byte("[core]\n"), 0o644))
+	must(t, os.WriteFile(filepath.Join(ws, ".git", "HEAD"), []byte("ref: refs/heads/main\n"), 0o644))
+	s, err := b.Open(ctx, sandbox.SessionSpec{ID: "guard", Workspaces: []string{ws}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close(ctx) })
+	return ws, func(script string) string {
+		t.Helper()
+		r, err := s.Run(ctx, sandbox.Spec{Argv: []string{"bash", "-c", script}, Dir: ws,
+			Env: []string{"PATH=/usr/bin:/bin", "WS=" + ws, "LC_ALL=C"}, Limits: sandbox.DefaultLimits()})
+		if err != nil {
+			t.Fatalf("%s: %v", script, err)
+		}
+		return string(r.Stdout) + string(r.Stderr)
+	}
+}
+
+// A run that writes the workspace itself sees it as it is, with no
+// placeholder for a protected name that does not exist, and creating
+// that name fails every way there is: each attempt below ran, and the
+// name is still absent on the host after it.
+func TestCreationGuardRefuses(t *testing.T) {
+	ws, sh := guardSession(t)
+	if out := sh(`ls -A`); strings.Fields(out) == nil || slices.Contains(strings.Fields(out), ".envrc") || strings.Contains(out, ".mcp.json") {
+		t.Errorf("the listing shows protected names that do not exist:\n%s", out)
+	}
+	attempts := []struct{ name, script string }{
+		{"redirect", `echo evil > .envrc`},
+		{"absolute", `echo evil > "$WS/.envrc"`},
+		{"touch", `touch .envrc`},
+		{"cp", `echo evil > src; cp src .envrc`},
+		{"proc self cwd", `echo evil > /proc/self/cwd/.envrc`},
+		{"proc pid cwd", `echo evil > /proc/$$/cwd/.envrc`},
+		{"dot-dot", `mkdir -p sub/deeper && cd sub/deeper && echo evil > ../../.envrc`},
+		{"directory link", `ln -sfn . d && echo evil > d/.envrc`},
+		{"dangling link", `ln -sf .envrc dl && echo evil > dl`},
+		{"absolute dangling link", `ln -sf "$WS/.envrc" adl && echo evil > adl`},
+		{"chained links", `ln -sf l2 l1 && ln -sf .envrc l2 && echo evil > l1`},
+		{"mkdir", `mkdir .envrc`},
+		{"mkfifo", `mkfifo .envrc`},
+		{"symlink", `ln -s /etc/passwd .envrc`},
+		{"hard link", `echo evil > src; ln src .envrc`},
+		{"rename", `echo evil > src; mv -f src .envrc`},
+		{"rename a directory", `mkdir -p dsrc && mv -T dsrc .envrc`},
+		{"git hooks", `mkdir .git/hooks`},
+		{"git hooks via a link", `ln -sfn .git g && mkdir g/hooks`},
+		// Refused before the guard is asked, today: a run cannot map its
+		// ids into a user namespace of its own.
+		{"nested namespace bind", `unshare -rm sh -c 'mkdir -p /tmp/x && mount --bind "$WS" /tmp/x && echo evil > /tmp/x/.envrc'`},
+		{"python unix socket", `python3 -c 'import socket; socket.socket(socket.AF_UNIX).bind(".envrc")'`},
+	}
+	for _, a := range attempts {
+		out := sh(a.script + `; echo "exit $?"`)
+		for _, p := range []string{".envrc", ".git/hooks"} {
+			if _, err := os.Lstat(filepath.Join(ws, p)); err == nil {
+				t.Errorf("%s: %s was created: %s", a.name, p, out)
+				os.RemoveAll(filepath.Join(ws, p))
+			}
+		}
+		if strings.Contains(out, "exit 0") || !strings.Contains(out, "denied") && !strings.Contains(out, "uid_map") {
+			t.Errorf("%s: no refusal was said: %s", a.name, out)
+		}
+	}
+
+	// What a shell cannot try: the test binary itself, in the run.
+	probe := filepath.Join(ws, "probe")
+	copyFile(t, os.Args[0], probe)
+	out := sh(guardProbeEnv + `=.envrc ./probe`)
+	for _, want := range []string{"tmpfile-link: EACCES", "openat-dirfd: EACCES", "bind: EACCES", "mknod: EACCES",
+		"rename-noreplace: EACCES", "openat2: ENOSYS", "io_uring: EPERM"} {
+		if !strings.Contains(out, want+"\n") {
+			t.Errorf("probe: want %q in\n%s", want, out)
+		}
+	}
+	if _, err := os.Lstat(filepath.Join(ws, ".envrc")); err == nil {
+		t.Errorf("the probe created .envrc:\n%s", out)
+	}
+}
+
+// The same run does what honest work does: files, directories, links,
+// renames, FIFOs (twenty writers waiting for their readers at once),
+// sockets, temporary files linked in, /dev/stdout,
+// O_EXCL, umask, and git with its lock files.
+func TestCreationGuardLetsWorkThrough(t *testing.T) {
+	ws, sh := guardSession(t)
+	script := `set -e
+umask 027; echo a > f; stat -c %a f
+mkdir -p d/e/f; ln -s f l; ln f h; mv f g; cat g; cat l 2>/dev/null || echo dangling
+mkfifo p; (echo through > p &) ; cat p
+for i in $(seq 20); do mkfifo q$i; (echo q$i > q$i &); done; cat q* | wc -l
+echo to-stdout > /dev/stdout
+exec 3>/proc/self/fd/1; echo via-fd >&3
+set -C; (echo again > g) 2>/dev/null || echo noclobber; set +C
+echo x > "$HOME/h"; echo y > /tmp/t; cat "$HOME/h" /tmp/t
+cd d/e && echo rel > ../../rel && cd "$WS" && cat rel
+python3 -c 'import socket,os; s=socket.socket(socket.AF_UNIX); s.bind("sock"); print(os.path.exists("sock"))'
+git init -q -b main repo && cd repo && git -c user.name=a -c user.email=a@b commit -q --allow-empty -m one && git log --format=%s`
+	out := sh(script)
+	want := "640\na\ndangling\nthrough\n20\nto-stdout\nvia-fd\nnoclobber\nx\ny\nrel\nTrue\none\n"
+	if out != want {
+		t.Errorf("honest work in a guarded run:\n%s\nwant:\n%s", out, want)
+	}
+	copyFile(t, os.Args[0], filepath.Join(ws, "probe"))
+	out = sh(guardProbeEnv + `=okname ./probe`)
+	for _, want := range []string{"tmpfile-link: ok", "openat-dirfd: ok", "bind: ok", "mknod: ok", "rename-noreplace: ok", "concurrent-excl: ok"} {
+		if !strings.Contains(out, want+"\n") {
+			t.Errorf("probe: want %q in\n%s", want, out)
+		}
+	}
+}
+
+func copyFile(t *testing.T, from, to string) {
+	t.Helper()
+	in, err := os.Open(from)
+	must(t, err)
+	defer in.Close()
+	out, err := os.OpenFile(to, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o755)
+	must(t, err)
+	_, err = io.Copy(out, in)
+	must(t, err)
+	must(t, out.Close())
+}
