@@ -24,7 +24,6 @@ import (
 	"github.com/gatehouse-dev/gatehouse/frontend"
 	"github.com/gatehouse-dev/gatehouse/sandbox"
 	"github.com/gatehouse-dev/gatehouse/sandbox/choose"
-	"github.com/gatehouse-dev/gatehouse/sandbox/protect"
 )
 
 // serveFlags are shared by `serve` and the desktop app.
@@ -222,11 +221,8 @@ func sandboxBackend(ctx context.Context, sb config.Sandbox, dataDir string, logg
 	if err != nil {
 		return nil, userErrorf(err, "the sandbox is not available: %v (run `gatehouse doctor` to see which backends work here)", err)
 	}
-	// Spare placeholders for protected names wait in the data dir, which
-	// every sandbox hides; without the pool they are made per run.
-	if err := protect.Shared.UsePool(filepath.Join(dataDir, "placeholders")); err != nil {
-		logger.Warn("sandbox: no placeholder pool; placeholders are made for each run", "err", err)
-	}
+	// Earlier versions kept spare placeholder links here.
+	_ = os.RemoveAll(filepath.Join(dataDir, "placeholders"))
 	return b, nil
 }
 

@@ -22,9 +22,12 @@ import (
 // inside the sandbox: stat, cat, test -e and git see nothing there,
 // while creating, linking or renaming over it fails; only a listing
 // shows the name (no mount can hide a name from its directory's
-// listing). The container cannot pin a link (its runtime follows one),
-// so it mounts over an empty directory, or over a file where git reads a
-// file: a commondir holding "." names the same repository.
+// listing). bwrap needs one only for a protected path that went missing
+// between a run's scan and its start: the run's creation guard keeps
+// the missing names it was told of uncreatable without any. The
+// container cannot pin a link (its runtime follows one), so it mounts
+// over an empty directory, or over a file where git reads a file: a
+// commondir holding "." names the same repository.
 
 // LinkTarget is where a placeholder link points: procfs has no such
 // entry, and nothing can be created there.
@@ -39,17 +42,14 @@ const (
 )
 
 type hold struct {
-	refs   int
-	kind   kind
-	pooled bool // came from the pool and goes back to it
+	refs int
+	kind kind
 }
 
 // Placeholders is a registry of the placeholders in use.
 type Placeholders struct {
 	mu    sync.Mutex
 	holds map[string]*hold
-	// pool, when set, holds spare links (see pool.go).
-	pool *pool
 }
 
 // Shared is the process-wide placeholder registry.
@@ -113,11 +113,7 @@ func (r *Placeholders) cover(paths []string, kindOf func(string) kind) (held, ex
 		var err error
 		switch h.kind {
 		case linkKind:
-			if r.pool.take(p) {
-				h.pooled = true
-			} else {
-				err = unix.Symlink(LinkTarget, p)
-			}
+			err = unix.Symlink(LinkTarget, p)
 		case dirKind:
 			err = unix.Mkdir(p, 0o555)
 		case fileKind:
@@ -166,13 +162,9 @@ func (r *Placeholders) Release(paths []string) {
 		delete(r.holds, p)
 		switch h.kind {
 		case linkKind:
-			if !pristineLink(p) {
-				continue
+			if pristineLink(p) {
+				_ = unix.Unlink(p)
 			}
-			if h.pooled && r.pool.give(p) {
-				continue
-			}
-			_ = unix.Unlink(p)
 		case dirKind:
 			_ = unix.Rmdir(p) // only ever removes an empty directory
 		case fileKind:
