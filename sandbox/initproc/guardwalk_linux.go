@@ -2,7 +2,6 @@ package initproc
 
 import (
 	"bytes"
-	"os"
 	"strconv"
 	"strings"
 	"unsafe"
@@ -34,32 +33,30 @@ type caller struct {
 	proc     int
 	root     int // the caller's root, opened on first use
 	rootStat unix.Stat_t
-	procDev  uint64 // the device of the procfs proc lies on
 	status   []byte // /proc/TID/status, read on first use
 	links    int    // symbolic links followed in this call
 	fds      []int  // closed when the call is answered
 }
 
-// openCaller opens the caller of n's /proc directory and checks that n
-// still waits: only then does the directory name its caller.
+// openCaller opens the /proc directory of n's caller. Only once
+// validate has found n still waiting does it, and what was read from the
+// caller's memory before, belong to the caller rather than to a task that
+// took its id since.
 func openCaller(listener int, n *seccompNotif) (*caller, error) {
 	fd, err := unix.Open("/proc/"+strconv.Itoa(int(n.Pid)), unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return nil, unix.ESRCH
 	}
-	id := n.ID
+	return &caller{tid: int(n.Pid), proc: fd, root: -1}, nil
+}
+
+// validate reports whether notification id still waits: its caller is
+// the task whose /proc directory and memory the guard used.
+func validate(listener int, id uint64) error {
 	if _, _, e := unix.Syscall(unix.SYS_IOCTL, uintptr(listener), ioctlNotifIDValid, uintptr(unsafe.Pointer(&id))); e != 0 {
-		unix.Close(fd)
-		return nil, unix.ESRCH
+		return unix.ESRCH
 	}
-	c := &caller{tid: int(n.Pid), proc: fd, root: -1}
-	var st unix.Stat_t
-	if err := unix.Fstat(fd, &st); err != nil {
-		c.close()
-		return nil, err
-	}
-	c.procDev = st.Dev
-	return c, nil
+	return nil
 }
 
 func (c *caller) close() {
@@ -85,33 +82,39 @@ func (c *caller) openat(dir int, name string, flags int) (int, error) {
 }
 
 // string reads a NUL-terminated string of at most max bytes (NUL
-// included) at addr in the caller's memory, a page at a time, since the
-// string may end just before memory it cannot read.
+// included) at addr in the caller's memory. A read stops at the first
+// page it cannot read, where the string may just have ended.
 func (c *caller) string(addr uint64, max int) (string, error) {
 	if addr == 0 {
 		return "", unix.EFAULT
 	}
-	fd, err := unix.Openat(c.proc, "mem", unix.O_RDONLY|unix.O_CLOEXEC, 0)
-	if err != nil {
+	buf := make([]byte, max)
+	local := []unix.Iovec{{Base: &buf[0]}}
+	local[0].SetLen(max)
+	remote := []unix.RemoteIovec{{Base: uintptr(addr), Len: max}}
+	n, err := unix.ProcessVMReadv(c.tid, local, remote, 0)
+	if err != nil || n <= 0 {
 		return "", unix.EFAULT
 	}
-	defer unix.Close(fd)
-	page := uint64(os.Getpagesize())
-	var out []byte
-	for len(out) < max {
-		n := min(int(page-(addr%page)), max-len(out))
-		buf := make([]byte, n)
-		got, err := unix.Pread(fd, buf, int64(addr))
-		if err != nil || got <= 0 {
-			return "", unix.EFAULT
-		}
-		if i := bytes.IndexByte(buf[:got], 0); i >= 0 {
-			return string(append(out, buf[:i]...)), nil
-		}
-		out = append(out, buf[:got]...)
-		addr += uint64(got)
+	if i := bytes.IndexByte(buf[:n], 0); i >= 0 {
+		return string(buf[:i]), nil
+	}
+	if n < max {
+		return "", unix.EFAULT
 	}
 	return "", unix.ENAMETOOLONG
+}
+
+// bytes reads n bytes at addr in the caller's memory.
+func (c *caller) bytes(addr uint64, n int) ([]byte, error) {
+	buf := make([]byte, n)
+	local := []unix.Iovec{{Base: &buf[0]}}
+	local[0].SetLen(n)
+	remote := []unix.RemoteIovec{{Base: uintptr(addr), Len: n}}
+	if got, err := unix.ProcessVMReadv(c.tid, local, remote, 0); err != nil || got != n {
+		return nil, unix.EFAULT
+	}
+	return buf, nil
 }
 
 // path reads a path argument.
@@ -126,18 +129,24 @@ func (c *caller) statusField(name string) (string, error) {
 		if err != nil {
 			return "", unix.ESRCH
 		}
-		f := os.NewFile(uintptr(fd), "status")
-		b := make([]byte, 4096)
-		n, _ := f.Read(b)
-		f.Close()
+		b := make([]byte, 2048) // Umask and Tgid are in the first lines
+		n, err := unix.Read(fd, b)
+		unix.Close(fd)
+		if err != nil {
+			return "", unix.ESRCH
+		}
 		c.status = b[:n]
 	}
-	for _, line := range strings.Split(string(c.status), "\n") {
-		if v, ok := strings.CutPrefix(line, name+":"); ok {
-			return strings.TrimSpace(v), nil
-		}
+	key := []byte("\n" + name + ":")
+	i := bytes.Index(c.status, key)
+	if i < 0 {
+		return "", unix.ESRCH
 	}
-	return "", unix.ESRCH
+	v := c.status[i+len(key):]
+	if j := bytes.IndexByte(v, '\n'); j >= 0 {
+		v = v[:j]
+	}
+	return strings.TrimSpace(string(v)), nil
 }
 
 // umask is the caller's file mode creation mask.
@@ -290,7 +299,8 @@ func (c *caller) follow(dir int, name string, link int) (int, string, error) {
 			return fd, "", err
 		}
 		if name == "self" || name == "thread-self" {
-			if st.Dev != c.procDev {
+			var own unix.Stat_t
+			if err := unix.Fstat(c.proc, &own); err != nil || st.Dev != own.Dev {
 				return -1, "", unix.EACCES // another procfs: its numbers are not ours
 			}
 			tgid, err := c.statusField("Tgid")

@@ -1,0 +1,315 @@
+package initproc
+
+import (
+	"encoding/binary"
+	"errors"
+	"strconv"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// carryOut makes the entry call asks for, unless the guard refuses it
+// (EACCES, as Landlock refuses). An open returns its descriptor.
+func (s *guardServer) carryOut(c *caller, id uint64, call creatingCall) (int, error) {
+	switch call.kind {
+	case gcOpen, gcCreat, gcOpenat:
+		return s.open(c, id, call)
+	case gcMkdir, gcMkdirat:
+		return -1, s.mkdir(c, call)
+	case gcMknod, gcMknodat:
+		return -1, s.mknod(c, call)
+	case gcSymlink, gcSymlinkat:
+		return -1, s.symlink(c, call)
+	case gcLink, gcLinkat:
+		return -1, s.link(c, call)
+	case gcRename, gcRenameat, gcRenameat2:
+		return -1, s.rename(c, call)
+	case gcBind:
+		return -1, s.bind(c, call)
+	}
+	return -1, unix.ENOSYS
+}
+
+// useUmask sets this thread's umask to the caller's, so the kernel
+// applies it (or a directory's default ACL) as it would have.
+func useUmask(c *caller) (int, error) {
+	m, err := c.umask()
+	if err != nil {
+		return 0, err
+	}
+	unix.Umask(m)
+	return m, nil
+}
+
+// lookup finds the directory holding the entry dirfd and path name, and
+// its name there, and refuses a protected one.
+func (s *guardServer) lookup(c *caller, dirfd int32, path string) (int, string, error) {
+	start, err := c.start(dirfd, path)
+	if err != nil {
+		return -1, "", err
+	}
+	dir, name, err := c.parent(start, path)
+	if err != nil {
+		return -1, "", err
+	}
+	if err := s.check(dir, name); err != nil {
+		return -1, "", err
+	}
+	return dir, name, nil
+}
+
+func (s *guardServer) check(dir int, name string) error {
+	refused, err := s.guard.refuses(dir, name)
+	if err != nil {
+		return err
+	}
+	if refused {
+		return unix.EACCES
+	}
+	return nil
+}
+
+// errPending says an open waits in the pending list.
+var errPending = errors.New("the open waits for the other end of a FIFO")
+
+// open opens (and may create) a file. A last component that is a
+// symbolic link is followed here, so what it names is checked too: a
+// dangling link to .envrc would otherwise create .envrc.
+func (s *guardServer) open(c *caller, id uint64, call creatingCall) (int, error) {
+	umask, err := useUmask(c)
+	if err != nil {
+		return -1, err
+	}
+	flags, path := call.flags, call.path
+	start, err := c.start(call.dirfd, path)
+	if err != nil {
+		return -1, err
+	}
+	for {
+		dir, name, err := c.parent(start, path)
+		if err != nil {
+			return -1, err
+		}
+		if err := s.check(dir, name); err != nil {
+			return -1, err
+		}
+		fd, err := openNonblocking(dir, name, flags, call.mode)
+		if wouldWait(err, flags, dir, name) {
+			held, derr := unix.Dup(dir)
+			if derr != nil {
+				return -1, derr
+			}
+			unix.CloseOnExec(held)
+			s.pending = append(s.pending, &pendingOpen{id: id, dir: held, name: name, flags: flags, mode: call.mode, umask: umask})
+			return -1, errPending
+		}
+		if err != unix.ELOOP || flags&(unix.O_NOFOLLOW|unix.O_EXCL) != 0 {
+			return fd, err
+		}
+		link, err := c.openat(dir, name, unix.O_NOFOLLOW)
+		if err != nil {
+			return -1, err
+		}
+		jumped, target, err := c.follow(dir, name, link)
+		switch {
+		case err != nil:
+			return -1, err
+		case jumped >= 0:
+			// A magic link names a file that is open already: opening it
+			// again makes no entry.
+			return unix.Open("/proc/self/fd/"+strconv.Itoa(jumped), flags&^(unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW)|unix.O_NOCTTY|unix.O_CLOEXEC, 0)
+		case target == "":
+			return -1, unix.ENOENT
+		}
+		start, path = dir, target
+	}
+}
+
+func (s *guardServer) mkdir(c *caller, call creatingCall) error {
+	if _, err := useUmask(c); err != nil {
+		return err
+	}
+	dir, name, err := s.lookup(c, call.dirfd, call.path)
+	if err != nil {
+		return err
+	}
+	return unix.Mkdirat(dir, name, call.mode)
+}
+
+func (s *guardServer) mknod(c *caller, call creatingCall) error {
+	if _, err := useUmask(c); err != nil {
+		return err
+	}
+	dir, name, err := s.lookup(c, call.dirfd, call.path)
+	if err != nil {
+		return err
+	}
+	return unix.Mknodat(dir, name, call.mode, call.dev)
+}
+
+func (s *guardServer) symlink(c *caller, call creatingCall) error {
+	dir, name, err := s.lookup(c, call.dirfd, call.path)
+	if err != nil {
+		return err
+	}
+	return unix.Symlinkat(call.target, dir, name)
+}
+
+// link makes a hard link. What it links is found as the kernel would
+// (the caller's descriptor for AT_EMPTY_PATH, a last link followed for
+// AT_SYMLINK_FOLLOW) and linked through /proc/self/fd, so the kernel
+// looks nothing up again.
+func (s *guardServer) link(c *caller, call creatingCall) error {
+	if call.flags&^(unix.AT_EMPTY_PATH|unix.AT_SYMLINK_FOLLOW) != 0 {
+		return unix.EINVAL
+	}
+	dir, name, err := s.lookup(c, call.dirfd, call.path)
+	if err != nil {
+		return err
+	}
+	var old int
+	switch {
+	case call.oldPath == "" && call.flags&unix.AT_EMPTY_PATH != 0:
+		if call.oldDirfd == unix.AT_FDCWD {
+			old, err = c.openat(c.proc, "cwd", 0)
+		} else {
+			old, err = c.openat(c.proc, "fd/"+strconv.Itoa(int(call.oldDirfd)), 0)
+		}
+		if err != nil {
+			return unix.EBADF
+		}
+	default:
+		if old, err = s.resolve(c, call.oldDirfd, call.oldPath, call.flags&unix.AT_SYMLINK_FOLLOW != 0); err != nil {
+			return err
+		}
+	}
+	return unix.Linkat(unix.AT_FDCWD, "/proc/self/fd/"+strconv.Itoa(old), dir, name, unix.AT_SYMLINK_FOLLOW)
+}
+
+// resolve opens (O_PATH) what path names, following a last link when
+// follow says so.
+func (s *guardServer) resolve(c *caller, dirfd int32, path string, follow bool) (int, error) {
+	start, err := c.start(dirfd, path)
+	if err != nil {
+		return -1, err
+	}
+	for {
+		dir, name, err := c.parent(start, path)
+		if err != nil {
+			return -1, err
+		}
+		fd, err := c.openat(dir, name, unix.O_NOFOLLOW)
+		if err != nil || !follow {
+			return fd, err
+		}
+		var st unix.Stat_t
+		if err := unix.Fstat(fd, &st); err != nil {
+			return -1, err
+		}
+		if st.Mode&unix.S_IFMT != unix.S_IFLNK {
+			return fd, nil
+		}
+		jumped, target, err := c.follow(dir, name, fd)
+		switch {
+		case err != nil:
+			return -1, err
+		case jumped >= 0:
+			return jumped, nil
+		case target == "":
+			return -1, unix.ENOENT
+		}
+		start, path = dir, target
+	}
+}
+
+// rename refuses to bring an entry to a protected name; an exchange
+// brings one to both names.
+func (s *guardServer) rename(c *caller, call creatingCall) error {
+	start, err := c.start(call.oldDirfd, call.oldPath)
+	if err != nil {
+		return err
+	}
+	odir, oname, err := c.parent(start, call.oldPath)
+	if err != nil {
+		return err
+	}
+	if call.flags&unix.RENAME_EXCHANGE != 0 {
+		if err := s.check(odir, oname); err != nil {
+			return err
+		}
+	}
+	ndir, nname, err := s.lookup(c, call.dirfd, call.path)
+	if err != nil {
+		return err
+	}
+	return unix.Renameat2(odir, oname, ndir, nname, uint(call.flags))
+}
+
+// bind binds the caller's socket here. A unix socket's path is an entry
+// like any other; other addresses are bound as given, from the copy
+// read once.
+func (s *guardServer) bind(c *caller, call creatingCall) error {
+	sock, err := c.socket(call.sockfd)
+	if err != nil {
+		return err
+	}
+	sa := call.addr
+	if len(sa) > 2 && binary.NativeEndian.Uint16(sa) == unix.AF_UNIX && sa[2] != 0 {
+		path := cString(sa[2:])
+		if _, err := useUmask(c); err != nil {
+			return err
+		}
+		dir, name, err := s.lookup(c, unix.AT_FDCWD, path)
+		if err != nil {
+			return err
+		}
+		// The name alone, from the directory found: this thread's
+		// working directory is its own.
+		if err := unix.Fchdir(dir); err != nil {
+			return err
+		}
+		sa = append(append([]byte{sa[0], sa[1]}, name...), 0)
+	}
+	var p unsafe.Pointer
+	if len(sa) > 0 {
+		p = unsafe.Pointer(&sa[0])
+	}
+	if _, _, e := unix.Syscall(unix.SYS_BIND, uintptr(sock), uintptr(p), uintptr(len(sa))); e != 0 {
+		return e
+	}
+	return nil
+}
+
+// cString is b up to its first NUL.
+func cString(b []byte) string {
+	for i, x := range b {
+		if x == 0 {
+			return string(b[:i])
+		}
+	}
+	return string(b)
+}
+
+// socket is a copy of the caller's descriptor sockfd.
+func (c *caller) socket(sockfd int) (int, error) {
+	pidfd, err := unix.PidfdOpen(c.tid, unix.PIDFD_THREAD)
+	if err == unix.EINVAL {
+		// Before Linux 6.9, a pidfd names a process, not a thread.
+		tgid, terr := c.statusField("Tgid")
+		if terr != nil {
+			return -1, terr
+		}
+		n, _ := strconv.Atoi(tgid)
+		pidfd, err = unix.PidfdOpen(n, 0)
+	}
+	if err != nil {
+		return -1, unix.ESRCH
+	}
+	defer unix.Close(pidfd)
+	fd, err := unix.PidfdGetfd(pidfd, sockfd, 0)
+	if err != nil {
+		return -1, unix.EBADF
+	}
+	return c.keep(fd), nil
+}
