@@ -170,7 +170,10 @@ func (s *session) start(ctx context.Context) error {
 		}
 	}
 	nest := s.wantsNest(runDir)
-	cov, err := workspaceCover(ss.Workspaces, s.expose, !nest)
+	// With a helper, every call goes through one, and a run that writes
+	// the workspace itself is given the missing names to refuse
+	// (guardMissing): the container needs no placeholders.
+	cov, err := workspaceCover(ss.Workspaces, s.expose, runDir == "")
 	if err != nil {
 		if runDir != "" {
 			os.RemoveAll(runDir)
@@ -286,9 +289,9 @@ type session struct {
 	// empty when calls go through the CLI's exec only.
 	runDir string
 	warm   warm
-	// nested: this container's runs make their own mounts and it holds no
-	// placeholders (nest.go); placeholders: the session fell back to them.
-	nested, placeholders bool
+	// nested: this container's runs make their own mounts (nest.go);
+	// unnested: the runtime refused them, and the session stopped trying.
+	nested, unnested bool
 
 	mu     sync.Mutex
 	closed bool
@@ -318,13 +321,6 @@ func (s *session) Run(ctx context.Context, spec sandbox.Spec) (sandbox.Result, e
 		return res, err
 	}
 	defer s.prepareNext()
-	if s.nested && p.Stage == nil && !spec.ReadOnlyWorkspaces {
-		// Unstaged and writing: only placeholders keep the missing
-		// protected names uncreatable.
-		if err := s.fallBack(ctx, "a command that may change files runs unstaged"); err != nil {
-			return res, err
-		}
-	}
 	if p.Stage != nil && !s.nested {
 		return res, cannotStage(p)
 	}
@@ -355,10 +351,10 @@ func (s *session) runOnce(ctx context.Context, p *sandbox.Prepared, spec sandbox
 	if err := ctx.Err(); err != nil {
 		return sandbox.Result{Backend: Name}, err // and never beside a helper being started (takeReady)
 	}
-	if s.nested {
-		// Only a helper makes the run's namespaces: the CLI's exec would
-		// run it in the container's own, where no placeholder holds a
-		// missing name.
+	if s.runDir != "" {
+		// Only a helper makes the run's namespaces and refuses the
+		// missing protected names: the CLI's exec would run it in the
+		// container's own namespaces, where no placeholder holds them.
 		r, err := s.startExec(ctx)
 		if err != nil {
 			return sandbox.Result{Backend: Name}, fmt.Errorf("start the container's helper: %w", err)

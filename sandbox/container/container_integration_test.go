@@ -16,8 +16,9 @@ import (
 	"github.com/gatehouse-dev/gatehouse/sandbox/launch/launchtest"
 )
 
-// Close removes the container and the placeholders it held.
-func TestCloseRemovesContainerAndPlaceholders(t *testing.T) {
+// Close removes the container, and the calls of a session with a helper
+// leave nothing in the workspace, not even while it is open.
+func TestCloseRemovesContainer(t *testing.T) {
 	bb, err := exec.LookPath("busybox")
 	if err != nil {
 		t.Fatalf("busybox is required (apt install busybox-static): %v", err)
@@ -76,8 +77,8 @@ func TestCloseRemovesContainerAndPlaceholders(t *testing.T) {
 	if err != nil || r.ExitCode != 0 || len(strings.TrimSpace(string(r.Stdout))) != 0 {
 		t.Errorf("shared run directory seen from the container: %v exit %d %q %q", err, r.ExitCode, r.Stdout, r.Stderr)
 	}
-	if _, err := os.Stat(filepath.Join(ws, ".mcp.json")); err != nil {
-		t.Fatalf("placeholder missing while the session is open: %v", err)
+	if _, err := os.Lstat(filepath.Join(ws, ".mcp.json")); err == nil {
+		t.Errorf("a placeholder in the workspace of a session whose calls go through a helper")
 	}
 	if err := s.Close(ctx); err != nil {
 		t.Fatal(err)
@@ -149,4 +150,47 @@ func TestSweepRemovesOrphans(t *testing.T) {
 		t.Fatal("the sweep removed another owner's container")
 	}
 	_ = orphan.Close(ctx)
+}
+
+// Without Gatehouse's static helper, calls go through the CLI's exec,
+// which nothing supervises: the container holds placeholders at the
+// missing protected names while the session is open (creating one
+// fails), and Close takes them back.
+func TestWithoutHelperPlaceholders(t *testing.T) {
+	bb, err := exec.LookPath("busybox")
+	if err != nil {
+		t.Fatalf("busybox is required (apt install busybox-static): %v", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	o := Options{
+		CLI: "podman", Image: "localhost/gatehouse-busybox:test",
+		GlobalArgs: []string{"--runtime", "runc", "--cgroup-manager=cgroupfs"},
+		RunArgs:    []string{"--ulimit", "nofile=4096:4096", "--ulimit", "nproc=4096:4096"},
+	}
+	b, err := New(ctx, o)
+	if err != nil {
+		t.Fatalf("podman backend: %v", err)
+	}
+	if err := b.BuildBusyboxImage(ctx, bb, o.Image); err != nil {
+		t.Fatal(err)
+	}
+	ws := t.TempDir()
+	s, err := b.Open(ctx, sandbox.SessionSpec{ID: "no-helper", Workspaces: []string{ws}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Lstat(filepath.Join(ws, ".mcp.json")); err != nil {
+		t.Errorf("no placeholder while the session is open: %v", err)
+	}
+	r, err := s.Run(ctx, sandbox.Spec{Argv: []string{"sh", "-c", "echo x > .mcp.json/x 2>/dev/null || echo refused; echo x > .mcp.json 2>/dev/null || echo refused"}, Dir: ws})
+	if err != nil || string(r.Stdout) != "refused\nrefused\n" {
+		t.Errorf("creating at a placeholder: %v %q %q", err, r.Stdout, r.Stderr)
+	}
+	if err := s.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if ents, _ := os.ReadDir(ws); len(ents) != 0 {
+		t.Errorf("left behind in the workspace: %v", ents)
+	}
 }

@@ -13,14 +13,13 @@ import (
 )
 
 // A session with a stage root runs every call in namespaces of its own
-// inside the container (initproc's nest_linux.go), so the container
-// needs no placeholders and the agent sees the workspace as it is: a
-// command that changes files runs staged, against an overlay whose upper
-// layer is on the host, and one that only reads runs with the
-// workspaces read-only. Neither can create a protected name in the
-// workspace. A call that is neither (the pipeline's fallback when
-// staging failed) needs placeholders again, so the session restarts its
-// container with them and keeps them (fallBack).
+// inside the container (initproc's nest_linux.go): a command that
+// changes files runs staged, against an overlay whose upper layer is on
+// the host, and one that only reads runs with the workspaces read-only.
+// Neither can create a protected name in the workspace. A call that is
+// neither (the pipeline's fallback when staging failed) runs with the
+// missing names refused by its helper (guardMissing), as in a session
+// without a stage root.
 
 // errNestFailed: the helper could not make the run's namespaces, and the
 // target never ran.
@@ -31,25 +30,25 @@ func cannotStage(p *sandbox.Prepared) error {
 	return &sandbox.SpecError{Field: "stage", Value: p.Stage.Dir, Err: sandbox.ErrCannotStage}
 }
 
-// fallBack restarts the container with placeholders at the missing
-// protected names, for the rest of the session.
+// fallBack restarts the container without the runs' namespaces, for the
+// rest of the session.
 func (s *session) fallBack(ctx context.Context, why string) error {
-	s.b.opts.Logger.Warn("container sandbox: starting a fresh container that holds placeholders at missing protected names", "container", s.name, "why", why)
-	s.placeholders = true
+	s.b.opts.Logger.Warn("container sandbox: starting a fresh container whose runs share its namespaces", "container", s.name, "why", why)
+	s.unnested = true
 	return s.restart(ctx)
 }
 
 // noNesting remembers, for the sessions still to come, that the runtime
-// refused a run's namespaces: they start with placeholders at once
-// rather than each find out at its first call.
+// refused a run's namespaces: they start without at once rather than
+// each find out at its first call.
 func (s *session) noNesting() { s.b.nestRefused.Store(true) }
 
 // wantsNest: a session with a stage root the container can mount and a
-// helper to take its calls, unless it already fell back to placeholders.
+// helper to take its calls, unless it already fell back.
 // Docker's default seccomp profile refuses a new user namespace to a
 // process without CAP_SYS_ADMIN, so only podman's containers nest.
 func (s *session) wantsNest(runDir string) bool {
-	return s.ss.StageRoot != "" && !strings.ContainsAny(s.ss.StageRoot, ",:") && runDir != "" && !s.placeholders &&
+	return s.ss.StageRoot != "" && !strings.ContainsAny(s.ss.StageRoot, ",:") && runDir != "" && !s.unnested &&
 		s.b.isPodman() && !s.b.nestRefused.Load()
 }
 

@@ -203,6 +203,9 @@ func (s *session) runReady(ctx context.Context, r *readyExec, p *sandbox.Prepare
 			return res, err
 		}
 	}
+	if err := guardMissing(p, &call); err != nil {
+		return res, err
+	}
 	req, err := json.Marshal(call)
 	if err != nil {
 		return res, fmt.Errorf("encode sandbox request: %w", err)

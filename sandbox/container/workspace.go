@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/gatehouse-dev/gatehouse/sandbox"
+	"github.com/gatehouse-dev/gatehouse/sandbox/initproc"
 	"github.com/gatehouse-dev/gatehouse/sandbox/protect"
 )
 
@@ -28,7 +29,8 @@ type cover struct {
 
 // workspaceCover scans ws and lays out the mounts: protected paths
 // read-only (over placeholders where missing, when reserve says so: a
-// container whose runs make their own mounts needs none, see nest.go), submodules' git dirs
+// container whose calls go through a helper needs none, see
+// guardMissing), submodules' git dirs
 // writable again inside the read-only .git/modules, every secret behind
 // an empty read-only file, directories that could not be searched
 // behind an empty one, and the directories holding secrets bound onto
@@ -193,6 +195,24 @@ func (s *session) restart(ctx context.Context) error {
 		s.closed = true
 		s.mu.Unlock()
 		return err
+	}
+	return nil
+}
+
+// guardMissing gives a run that writes the workspace itself (neither
+// staged nor only reading) the protected names that do not exist: its
+// helper refuses to create them (initproc's creation guard), so the
+// container holds no placeholder at them.
+func guardMissing(p *sandbox.Prepared, req *initproc.Request) error {
+	if p.Stage != nil || p.Spec.ReadOnlyWorkspaces {
+		return nil
+	}
+	for _, w := range p.Workspaces {
+		ws, err := protect.Scan(w, p.Expose)
+		if err != nil {
+			return fmt.Errorf("cannot tell what to protect in %s, so nothing runs: %w", w, err)
+		}
+		req.Uncreatable = append(req.Uncreatable, ws.Protected.Missing...)
 	}
 	return nil
 }

@@ -118,7 +118,7 @@ func startTarget(req Request, f *os.File, empty *emptyTree, threads uint64, star
 	var guard *guardServer
 	if len(req.Uncreatable) > 0 {
 		var err error
-		if guard, err = startGuard(req.Uncreatable); err != nil {
+		if guard, err = startGuard(req.Uncreatable, true); err != nil {
 			return 0, fmt.Errorf("start the creation guard: %w", err)
 		}
 		threads = ownThreads() + guardSlack

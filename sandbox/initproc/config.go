@@ -78,6 +78,11 @@ type Config struct {
 	// run with a proxy in the host's namespace hands it the seccomp
 	// listener that decides each connect (connect_notify_linux.go).
 	NotifyFD int `json:"notify_fd,omitempty"`
+	// GuardFD, when non-zero, is a socket to the supervising helper: the
+	// target's stage installs the creation guard's filter last and hands
+	// its listener over, and the supervisor decides the run's creating
+	// calls (guardfilter_linux.go).
+	GuardFD int `json:"guard_fd,omitempty"`
 	// Mounts, in a helper its supervisor started for a call over a
 	// connection (a container's run), are the call's mounts: the helper
 	// runs in a user and mount namespace of its own, makes them there,
@@ -112,8 +117,8 @@ type Request struct {
 	// Uncreatable are protected names that do not exist. The run's first
 	// process makes every new directory entry of the run itself and
 	// refuses these (guardfilter_linux.go), so no placeholder stands in
-	// the workspace. Only a zygote's runs honour it; a helper that
-	// cannot refuses the call.
+	// the workspace. A zygote's runs and a supervising helper's calls
+	// honour it; a helper that cannot refuses the call.
 	Uncreatable []string `json:"uncreatable,omitempty"`
 	// Writable are directories inside a protected one bound writable
 	// again: each submodule's git dir in the read-only .git/modules.

@@ -142,8 +142,9 @@ var guardProgram = sync.OnceValue(func() []unix.SockFilter {
 })
 
 // installGuardFilter installs the guard's filter on the calling thread,
-// which forks the target next, and returns its notification listener.
-// no_new_privs is set already (clearCaps). A notification once received
+// which starts the target next, and returns its notification listener.
+// It sets no_new_privs, which an unprivileged filter needs (a run's
+// first process has set it already). A notification once received
 // is not cut short by a signal to its caller (WAIT_KILLABLE_RECV): a Go
 // target's preemption signals would otherwise make the kernel restart a
 // call the guard has already carried out, and an O_EXCL open fail.
@@ -151,6 +152,9 @@ func installGuardFilter() (int, error) {
 	prog := guardProgram()
 	if prog == nil {
 		return -1, fmt.Errorf("no creation guard for the %s architecture; use a supported machine (amd64, arm64), or stage commands (the default)", runtime.GOARCH)
+	}
+	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+		return -1, fmt.Errorf("set no_new_privs: %w", err)
 	}
 	fp := unix.SockFprog{Len: uint16(len(prog)), Filter: &prog[0]}
 	install := func(flags uintptr) (uintptr, unix.Errno) {

@@ -2,6 +2,7 @@ package initproc
 
 import (
 	"errors"
+	"fmt"
 	"runtime"
 	"time"
 	"unsafe"
@@ -40,17 +41,17 @@ const pendingRetry = 5 * time.Millisecond
 
 // startGuard starts the guard's thread for a run that may not create
 // paths: one that shares neither working directory nor umask with the
-// rest of the process, and holds no capability, so the entries it makes
-// are made with the caller's rights. It returns once the thread is ready
-// for serve.
-func startGuard(paths []string) (*guardServer, error) {
+// rest of the process, and holds no capability when the target holds
+// none (dropCaps), so the entries it makes are made with the caller's
+// rights. It returns once the thread is ready for serve.
+func startGuard(paths []string, dropCaps bool) (*guardServer, error) {
 	g, err := newCreateGuard(paths)
 	if err != nil {
 		return nil, err
 	}
 	s := &guardServer{guard: g, calls: guardCalls[runtime.GOARCH], listener: make(chan int, 1)}
 	ready := make(chan error, 1)
-	go s.work(ready)
+	go s.work(ready, dropCaps)
 	if err := <-ready; err != nil {
 		close(s.listener)
 		g.close()
@@ -62,12 +63,49 @@ func startGuard(paths []string) (*guardServer, error) {
 // serve hands the filter's listener to the guard's thread.
 func (s *guardServer) serve(listener int) { s.listener <- listener }
 
-func (s *guardServer) work(ready chan<- error) {
+// handGuard installs the guard's filter on this thread, which execs the
+// target next, and sends its listener to the supervisor over sock
+// (Config.GuardFD), then closes both.
+func handGuard(sock int) error {
+	defer unix.Close(sock)
+	l, err := installGuardFilter()
+	if err != nil {
+		return err
+	}
+	defer unix.Close(l)
+	if err := unix.Sendmsg(sock, []byte{0}, unix.UnixRights(l), nil, 0); err != nil {
+		return fmt.Errorf("hand the creation guard to the supervisor: %w", err)
+	}
+	return nil
+}
+
+// receiveGuard waits on sock for the target's listener and serves it.
+// A target's stage that failed before sends nothing, and its exit closes
+// the socket.
+func (s *guardServer) receiveGuard(sock int) {
+	defer unix.Close(sock)
+	b := make([]byte, 1)
+	oob := make([]byte, unix.CmsgSpace(4))
+	_, oobn, _, _, err := unix.Recvmsg(sock, b, oob, 0)
+	if err != nil {
+		return
+	}
+	fds, err := ParseRights(oob[:oobn])
+	if err != nil || len(fds) != 1 {
+		for _, fd := range fds {
+			unix.Close(fd)
+		}
+		return
+	}
+	s.serve(fds[0])
+}
+
+func (s *guardServer) work(ready chan<- error, dropCaps bool) {
 	// Never unlocked: the thread's working directory, umask and
 	// capabilities are its own, and it ends with the goroutine.
 	runtime.LockOSThread()
 	err := unix.Unshare(unix.CLONE_FS)
-	if err == nil {
+	if err == nil && dropCaps {
 		err = dropThreadCaps()
 	}
 	ready <- err

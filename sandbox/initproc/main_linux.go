@@ -132,6 +132,13 @@ func confineAndExec(cfg Config) error {
 	if err := confineNetLast(netCfg, cfg.NotifyFD); err != nil {
 		return err
 	}
+	if cfg.GuardFD > 0 {
+		// Last: from here on this thread's creating calls wait for the
+		// supervisor.
+		if err := handGuard(cfg.GuardFD); err != nil {
+			return err
+		}
+	}
 	err := syscall.Exec(cfg.Path, cfg.Argv, env)
 	return fmt.Errorf("exec %s: %w", cfg.Path, err)
 }
@@ -272,6 +279,27 @@ func supervise(cfg Config) int {
 		next.Mounts, next.DropCaps = &m, true
 		sys = nestedAttr()
 	}
+	guardSock := -1
+	if call != nil && len(call.req.Uncreatable) > 0 {
+		// The target's stage hands this process its creating calls.
+		guard, err := startGuard(call.req.Uncreatable, next.DropCaps)
+		if err != nil {
+			return report(status, Status{Exit: ExitSetupFailed, Error: fmt.Sprintf("start the creation guard: %v", err)})
+		}
+		pair, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC, 0)
+		if err != nil {
+			return report(status, Status{Exit: ExitSetupFailed, Error: fmt.Sprintf("creation guard: %v", err)})
+		}
+		guardSock = pair[1]
+		next.GuardFD = len(files)
+		files = append(files, uintptr(pair[1]))
+		defer func() {
+			if guardSock >= 0 {
+				unix.Close(guardSock)
+			}
+		}()
+		go guard.receiveGuard(pair[0])
+	}
 	enc, err := next.Encode()
 	if err != nil {
 		if notify >= 0 {
@@ -291,6 +319,10 @@ func supervise(cfg Config) int {
 	})
 	if cfg.RequestFD > 0 {
 		_ = syscall.Close(cfg.RequestFD)
+	}
+	if guardSock >= 0 {
+		unix.Close(guardSock) // the target's stage holds its own
+		guardSock = -1
 	}
 	if notify >= 0 {
 		unix.Close(notifyChild)

@@ -28,8 +28,9 @@ func runSh(t *testing.T, s sandbox.Session, script string, mod func(*sandbox.Spe
 
 // What each backend shows for a protected name that does not exist
 // (.envrc), operation by operation, in a session that writes the
-// workspace itself: the README's table. Creating it fails everywhere;
-// only the container lists it (a placeholder).
+// workspace itself: the README's table. Creating it fails everywhere,
+// and no backend shows it (a container without Gatehouse's static
+// helper would: a placeholder).
 func TestMissingProtectedNameSemantics(t *testing.T) {
 	ops := []struct{ name, script string }{
 		{"ls -a", `ls -a | grep -qx .envrc && echo listed || echo absent`},
@@ -43,7 +44,7 @@ func TestMissingProtectedNameSemantics(t *testing.T) {
 	want := map[string]map[string]string{
 		"bwrap":     {"ls -a": "absent", "cat": "absent", "test -e": "absent"},
 		"landlock":  {"ls -a": "absent", "cat": "absent", "test -e": "absent"},
-		"container": {"ls -a": "listed", "cat": "absent", "test -e": "exists"},
+		"container": {"ls -a": "absent", "cat": "absent", "test -e": "absent"},
 	}
 	for _, b := range allBackends(t) {
 		t.Run(b.Name(), func(t *testing.T) {
@@ -219,6 +220,61 @@ func TestProtectedParentsStay(t *testing.T) {
 			}
 			if _, err := os.Lstat(filepath.Join(ws, ".git2")); err == nil {
 				t.Errorf(".git was renamed to .git2")
+			}
+		})
+	}
+}
+
+// Creating a protected name that does not exist fails every way a shell
+// has, on every backend, in a session that writes the workspace itself:
+// each attempt ran, said it was refused, and the name is still absent
+// on the host after it. (bwrap's TestCreationGuardRefuses adds the ways
+// a shell has not.)
+func TestCreationRefusedEveryWay(t *testing.T) {
+	attempts := []struct{ name, script string }{
+		{"redirect", `echo evil > .envrc`},
+		{"absolute", `echo evil > "$WS/.envrc"`},
+		{"touch", `touch .envrc`},
+		{"cp", `echo evil > src; cp src .envrc`},
+		{"proc self cwd", `sh -c 'echo evil > /proc/self/cwd/.envrc'`},
+		{"proc pid cwd", `echo evil > /proc/$$/cwd/.envrc`},
+		{"dot-dot", `mkdir -p sub/deeper && cd sub/deeper && echo evil > ../../.envrc`},
+		{"directory link", `ln -sfn . d && echo evil > d/.envrc`},
+		{"dangling link", `ln -sf .envrc dl && echo evil > dl`},
+		{"absolute dangling link", `ln -sf "$WS/.envrc" adl && echo evil > adl`},
+		{"chained links", `ln -sf l2 l1 && ln -sf .envrc l2 && echo evil > l1`},
+		{"mkdir", `mkdir .envrc`},
+		{"mkfifo", `mkfifo .envrc`},
+		{"symlink", `ln -s /etc/passwd .envrc`},
+		{"hard link", `echo evil > src; ln src .envrc`},
+		{"rename", `echo evil > src; mv -f src .envrc`},
+		{"rename a directory", `mkdir -p dsrc && mv dsrc .envrc`},
+		{"git hooks", `mkdir .git/hooks`},
+		{"git hooks via a link", `ln -sfn .git g && mkdir g/hooks`},
+	}
+	for _, b := range allBackends(t) {
+		t.Run(b.Name(), func(t *testing.T) {
+			ws := t.TempDir()
+			ws, _ = filepath.EvalSymlinks(ws)
+			must(t, os.Mkdir(filepath.Join(ws, ".git"), 0o755), os.WriteFile(filepath.Join(ws, ".git", "config"), []byte("[core]\n"), 0o644))
+			s := openSession(t, b, ws)
+			for _, a := range attempts {
+				r := runSh(t, s, a.script+`; echo "exit $?"`, func(sp *sandbox.Spec) {
+					sp.Dir, sp.Env = ws, append(sp.Env, "WS="+ws)
+				})
+				out := string(r.Stdout) + string(r.Stderr)
+				for _, p := range []string{".envrc", ".git/hooks"} {
+					if _, err := os.Lstat(filepath.Join(ws, p)); err == nil {
+						t.Errorf("%s: %s was created: %s", a.name, p, out)
+						os.RemoveAll(filepath.Join(ws, p))
+					}
+				}
+				// Landlock lets .git gain entries, and its git guard takes
+				// back a protected one after the run (see its known limits).
+				undone := b.Name() == "landlock" && strings.HasPrefix(a.name, "git")
+				if strings.Contains(out, "exit 0") && !undone {
+					t.Errorf("%s: not refused: %s", a.name, out)
+				}
 			}
 		})
 	}
