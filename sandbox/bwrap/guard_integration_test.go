@@ -62,6 +62,20 @@ func TestCreationGuardRefuses(t *testing.T) {
 		{"python unix socket", `python3 -c 'import socket; socket.socket(socket.AF_UNIX).bind(".envrc")'`},
 		{"bash /proc/self/cwd", `echo evil > /proc/self/cwd/.envrc`},
 	}
+	// The guard lives in the run's first process, which the kernel keeps
+	// the target out of; the guard must not open a way in. Each of these
+	// opens with O_CREAT, so the guard makes it.
+	for _, probe := range []string{
+		`exec 3<>/proc/1/mem && echo OPENED-mem`,
+		`exec 3<>/proc/1/environ && echo OPENED-environ`,
+		`for n in $(seq 0 20); do (exec 3>>/proc/1/fd/$n) 2>/dev/null && echo OPENED-fd-$n; done; true`,
+		`echo x > /proc/1/cwd/.envrc-via-init && echo OPENED-cwd`,
+		`ls /proc/1/task | while read t; do (exec 3<>/proc/1/task/$t/mem) 2>/dev/null && echo OPENED-task-$t; done; true`,
+	} {
+		if out := sh(probe); strings.Contains(out, "OPENED") {
+			t.Errorf("the run reached its first process through the guard: %s: %s", probe, out)
+		}
+	}
 	for _, a := range attempts {
 		out := sh(a.script + `; echo "exit $?"`)
 		for _, p := range []string{".envrc", ".git/hooks"} {

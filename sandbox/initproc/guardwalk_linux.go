@@ -2,6 +2,7 @@ package initproc
 
 import (
 	"bytes"
+	"os"
 	"strconv"
 	"strings"
 	"unsafe"
@@ -273,6 +274,9 @@ func (c *caller) parent(start int, path string) (int, string, error) {
 			return -1, "", unix.ENOTDIR
 		}
 	}
+	if err := c.notOurs(cur); err != nil {
+		return -1, "", err
+	}
 	return cur, last, nil
 }
 
@@ -295,6 +299,9 @@ func (c *caller) follow(dir int, name string, link int) (int, string, error) {
 		if st.Ino != 1 {
 			// Below /proc/PID: a magic link. The kernel follows it to the
 			// file it names, seen as that process sees it.
+			if err := c.notOurs(dir); err != nil {
+				return -1, "", err
+			}
 			fd, err := c.openat(dir, name, 0)
 			return fd, "", err
 		}
@@ -319,6 +326,66 @@ func (c *caller) follow(dir int, name string, link int) (int, string, error) {
 		return -1, "", err
 	}
 	return -1, string(buf[:n]), nil
+}
+
+// notOurs refuses a directory in /proc that belongs to the guard's own
+// process: the kernel lets a thread into its own process's entries (its
+// memory, its descriptors, its working directory) without the checks it
+// makes of any other caller, and the guard is in the process the run
+// must not reach. Elsewhere in /proc the guard's thread has the caller's
+// rights, and the kernel's checks hold as they would.
+func (c *caller) notOurs(dir int) error {
+	var fs unix.Statfs_t
+	if err := unix.Fstatfs(dir, &fs); err != nil {
+		return err
+	}
+	if fs.Type != unix.PROC_SUPER_MAGIC {
+		return nil
+	}
+	d := dir
+	for range 8 {
+		var st unix.Stat_t
+		if err := unix.Fstat(d, &st); err != nil {
+			return err
+		}
+		if st.Ino == 1 {
+			return nil // /proc itself, or /proc/sys and the like: no process's
+		}
+		if tgid, ok := tgidOf(d); ok {
+			if tgid == os.Getpid() {
+				return unix.EACCES
+			}
+			return nil
+		}
+		up, err := c.openat(d, "..", unix.O_DIRECTORY)
+		if err != nil {
+			return err
+		}
+		d = up
+	}
+	return unix.EACCES
+}
+
+// tgidOf reads the thread group of the /proc/PID (or task/TID)
+// directory open at d; false for a directory that is neither.
+func tgidOf(d int) (int, bool) {
+	fd, err := unix.Openat(d, "status", unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return 0, false
+	}
+	b := make([]byte, 512)
+	n, _ := unix.Read(fd, b)
+	unix.Close(fd)
+	i := bytes.Index(b[:max(n, 0)], []byte("\nTgid:"))
+	if i < 0 {
+		return 0, false
+	}
+	v := b[i+len("\nTgid:") : n]
+	if j := bytes.IndexByte(v, '\n'); j >= 0 {
+		v = v[:j]
+	}
+	tgid, err := strconv.Atoi(strings.TrimSpace(string(v)))
+	return tgid, err == nil
 }
 
 // isRoot reports whether dir is the caller's root, where ".." stays.

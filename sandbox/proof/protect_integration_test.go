@@ -276,6 +276,14 @@ func TestCreationRefusedEveryWay(t *testing.T) {
 					t.Errorf("%s: not refused: %s", a.name, out)
 				}
 			}
+			// The process that decides creations (the run's first, or
+			// the container's supervising helper) is the target's parent,
+			// and the kernel keeps the target out of it: an open with
+			// O_CREAT, which that process makes, must not open a way in.
+			r := runSh(t, s, `exec 3<>/proc/$PPID/mem && echo OPENED-mem; (exec 3>>/proc/$PPID/cwd/escaped) 2>/dev/null && echo OPENED-cwd; true`, nil)
+			if strings.Contains(string(r.Stdout), "OPENED") {
+				t.Errorf("the run reached its parent through an open: %s", r.Stdout)
+			}
 		})
 	}
 }
