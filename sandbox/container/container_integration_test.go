@@ -19,25 +19,9 @@ import (
 // Close removes the container, and the calls of a session with a helper
 // leave nothing in the workspace, not even while it is open.
 func TestCloseRemovesContainer(t *testing.T) {
-	bb, err := exec.LookPath("busybox")
-	if err != nil {
-		t.Fatalf("busybox is required (apt install busybox-static): %v", err)
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	o := Options{
-		CLI: "podman", Image: "localhost/gatehouse-busybox:test",
-		GlobalArgs: []string{"--runtime", "runc", "--cgroup-manager=cgroupfs"},
-		RunArgs:    []string{"--ulimit", "nofile=4096:4096", "--ulimit", "nproc=4096:4096"},
-		Helper:     launchtest.StaticHelper(t),
-	}
-	b, err := New(ctx, o)
-	if err != nil {
-		t.Fatalf("podman backend: %v", err)
-	}
-	if err := b.BuildBusyboxImage(ctx, bb, o.Image); err != nil {
-		t.Fatal(err)
-	}
+	b := podmanBackend(ctx, t, launchtest.StaticHelper(t))
 	ws := t.TempDir()
 	s, err := b.Open(ctx, sandbox.SessionSpec{ID: "close-test", Workspaces: []string{ws}})
 	if err != nil {
@@ -157,24 +141,9 @@ func TestSweepRemovesOrphans(t *testing.T) {
 // missing protected names while the session is open (creating one
 // fails), and Close takes them back.
 func TestWithoutHelperPlaceholders(t *testing.T) {
-	bb, err := exec.LookPath("busybox")
-	if err != nil {
-		t.Fatalf("busybox is required (apt install busybox-static): %v", err)
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	o := Options{
-		CLI: "podman", Image: "localhost/gatehouse-busybox:test",
-		GlobalArgs: []string{"--runtime", "runc", "--cgroup-manager=cgroupfs"},
-		RunArgs:    []string{"--ulimit", "nofile=4096:4096", "--ulimit", "nproc=4096:4096"},
-	}
-	b, err := New(ctx, o)
-	if err != nil {
-		t.Fatalf("podman backend: %v", err)
-	}
-	if err := b.BuildBusyboxImage(ctx, bb, o.Image); err != nil {
-		t.Fatal(err)
-	}
+	b := podmanBackend(ctx, t, "")
 	ws := t.TempDir()
 	s, err := b.Open(ctx, sandbox.SessionSpec{ID: "no-helper", Workspaces: []string{ws}})
 	if err != nil {
@@ -193,4 +162,28 @@ func TestWithoutHelperPlaceholders(t *testing.T) {
 	if ents, _ := os.ReadDir(ws); len(ents) != 0 {
 		t.Errorf("left behind in the workspace: %v", ents)
 	}
+}
+
+// podmanBackend is a podman backend for the tests, with the test image
+// built, and helper as its static helper ("" for none).
+func podmanBackend(ctx context.Context, t *testing.T, helper string) *Backend {
+	t.Helper()
+	bb, err := exec.LookPath("busybox")
+	if err != nil {
+		t.Fatalf("busybox is required (apt install busybox-static): %v", err)
+	}
+	o := Options{
+		CLI: "podman", Image: "localhost/gatehouse-busybox:test",
+		GlobalArgs: []string{"--runtime", "runc", "--cgroup-manager=cgroupfs"},
+		RunArgs:    []string{"--ulimit", "nofile=4096:4096", "--ulimit", "nproc=4096:4096"},
+		Helper:     helper,
+	}
+	b, err := New(ctx, o)
+	if err != nil {
+		t.Fatalf("podman backend: %v", err)
+	}
+	if err := b.BuildBusyboxImage(ctx, bb, o.Image); err != nil {
+		t.Fatal(err)
+	}
+	return b
 }

@@ -63,19 +63,33 @@ func handConnects(sock, listener, port int) error {
 func receiveConnects(sock int) {
 	defer unix.Close(sock)
 	b := make([]byte, 4)
+	fd, n, err := receiveFD(sock, b)
+	if err != nil {
+		return
+	}
+	if n != 4 {
+		unix.Close(fd)
+		return
+	}
+	serveConnects(fd, int(binary.LittleEndian.Uint32(b)))
+}
+
+// receiveFD reads one message carrying exactly one descriptor from sock
+// into b, and returns the descriptor and the message's length.
+func receiveFD(sock int, b []byte) (fd, n int, err error) {
 	oob := make([]byte, unix.CmsgSpace(4))
 	n, oobn, _, _, err := unix.Recvmsg(sock, b, oob, 0)
-	if err != nil || n != 4 {
-		return
+	if err != nil {
+		return -1, 0, err
 	}
 	fds, err := ParseRights(oob[:oobn])
 	if err != nil || len(fds) != 1 {
 		for _, fd := range fds {
 			unix.Close(fd)
 		}
-		return
+		return -1, 0, fmt.Errorf("want one descriptor, got %d: %v", len(fds), err)
 	}
-	serveConnects(fds[0], int(binary.LittleEndian.Uint32(b)))
+	return fds[0], n, nil
 }
 
 // serveConnects answers the listener's notifications until it fails (no

@@ -76,14 +76,7 @@ const (
 // with EPERM, openat2 with ENOSYS, creating calls go to the guard, and
 // everything else runs.
 func guardFilter(a *seccompArch, calls map[uint32]guardCall) []insn {
-	p := []insn{
-		ld(offArch),
-		jeq(a.audit, "", "kill"),
-		ld(offNr),
-	}
-	if a.x32 {
-		p = append(p, jge(x32Bit, "deny", ""))
-	}
+	p := archCheck(a)
 	nrs := make([]uint32, 0, len(calls))
 	for nr := range calls {
 		nrs = append(nrs, nr)

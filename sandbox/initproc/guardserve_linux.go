@@ -84,20 +84,9 @@ func handGuard(sock int) error {
 // the socket.
 func (s *guardServer) receiveGuard(sock int) {
 	defer unix.Close(sock)
-	b := make([]byte, 1)
-	oob := make([]byte, unix.CmsgSpace(4))
-	_, oobn, _, _, err := unix.Recvmsg(sock, b, oob, 0)
-	if err != nil {
-		return
+	if fd, _, err := receiveFD(sock, make([]byte, 1)); err == nil {
+		s.serve(fd)
 	}
-	fds, err := ParseRights(oob[:oobn])
-	if err != nil || len(fds) != 1 {
-		for _, fd := range fds {
-			unix.Close(fd)
-		}
-		return
-	}
-	s.serve(fds[0])
 }
 
 func (s *guardServer) work(ready chan<- error, dropCaps bool) {

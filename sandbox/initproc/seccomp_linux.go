@@ -146,14 +146,7 @@ func hostArch() *seccompArch {
 // sockets s does not allow fail with EPERM; everything else runs.
 func socketFilter(a *seccompArch, s sockets) []insn {
 	deny := ret(errno(unix.EPERM))
-	p := []insn{
-		ld(offArch),
-		jeq(a.audit, "", "kill"),
-		ld(offNr),
-	}
-	if a.x32 {
-		p = append(p, jge(x32Bit, "deny", ""))
-	}
+	p := archCheck(a)
 	p = append(p,
 		jeq(a.socket, "socket", ""),
 		jeq(a.socketpair, "socketpair", ""),
@@ -221,6 +214,22 @@ func socketFilter(a *seccompArch, s sockets) []insn {
 		at("deny", deny),
 		at("kill", ret(unix.SECCOMP_RET_KILL_PROCESS)),
 	)
+	return p
+}
+
+// archCheck begins a program for arch a: a call from another
+// architecture (i386 through int 0x80) jumps to "kill", since its numbers
+// mean something else, and an x32 call to "deny"; the accumulator holds
+// the call's number after.
+func archCheck(a *seccompArch) []insn {
+	p := []insn{
+		ld(offArch),
+		jeq(a.audit, "", "kill"),
+		ld(offNr),
+	}
+	if a.x32 {
+		p = append(p, jge(x32Bit, "deny", ""))
+	}
 	return p
 }
 
