@@ -127,6 +127,29 @@ git init -q -b main repo && cd repo && git -c user.name=a -c user.email=a@b comm
 	if out != want {
 		t.Errorf("honest work in a guarded run:\n%s\nwant:\n%s", out, want)
 	}
+	// A FIFO opened again through a magic link waits for its reader
+	// without holding up the run's other creations.
+	magic := `python3 -c '
+import os, signal, threading, time
+os.mkfifo("pm")
+pfd = os.open("pm", os.O_PATH)
+seen = []
+def writer():
+    fd = os.open("/proc/self/fd/%d" % pfd, os.O_WRONLY | os.O_CREAT)
+    seen.append("writer-open")
+    os.write(fd, b"via-magic"); os.close(fd)
+t = threading.Thread(target=writer); t.start()
+time.sleep(0.2)
+signal.alarm(5)
+open("made-meanwhile", "w").close()
+seen.append("made")
+r = os.open("pm", os.O_RDONLY)
+data = os.read(r, 100)
+t.join()
+print(",".join(seen), data.decode())'`
+	if out := sh(magic); out != "made,writer-open via-magic\n" {
+		t.Errorf("a FIFO reopened through /proc/self/fd: %q", out)
+	}
 	copyFile(t, os.Args[0], filepath.Join(ws, "probe"))
 	out = sh(guardProbeEnv + `=okname ./probe`)
 	for _, want := range []string{"tmpfile-link: ok", "openat-dirfd: ok", "bind: ok", "mknod: ok", "rename-noreplace: ok", "concurrent-excl: ok"} {

@@ -94,16 +94,7 @@ func (s *guardServer) open(c *caller, id uint64, call creatingCall) (int, error)
 		if err := s.check(dir, name); err != nil {
 			return -1, err
 		}
-		fd, err := openNonblocking(dir, name, flags, call.mode)
-		if wouldWait(err, flags, dir, name) {
-			held, derr := unix.Dup(dir)
-			if derr != nil {
-				return -1, derr
-			}
-			unix.CloseOnExec(held)
-			s.pending = append(s.pending, &pendingOpen{id: id, dir: held, name: name, flags: flags, mode: call.mode, umask: umask})
-			return -1, errPending
-		}
+		fd, err := s.openOrWait(&pendingOpen{id: id, dir: dir, name: name, flags: flags, mode: call.mode, umask: umask})
 		if err != unix.ELOOP || flags&(unix.O_NOFOLLOW|unix.O_EXCL) != 0 {
 			return fd, err
 		}
@@ -118,7 +109,7 @@ func (s *guardServer) open(c *caller, id uint64, call creatingCall) (int, error)
 		case jumped >= 0:
 			// A magic link names a file that is open already: opening it
 			// again makes no entry.
-			return unix.Open("/proc/self/fd/"+strconv.Itoa(jumped), flags&^(unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW)|unix.O_NOCTTY|unix.O_CLOEXEC, 0)
+			return s.openOrWait(&pendingOpen{id: id, dir: jumped, reopen: true, flags: flags, umask: umask})
 		case target == "":
 			return -1, unix.ENOENT
 		}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"strconv"
 	"time"
 	"unsafe"
 
@@ -29,12 +30,44 @@ type guardServer struct {
 // pendingOpen is an open that waits for the other end of a FIFO, tried
 // again every pendingRetry.
 type pendingOpen struct {
-	id    uint64
-	dir   int // the directory holding the entry, held open
-	name  string
-	flags int
-	mode  uint32
-	umask int
+	id uint64
+	// dir holds the entry name; for a reopen, dir is the file a magic
+	// link named (O_PATH), opened again through /proc/self/fd.
+	dir    int
+	name   string
+	reopen bool
+	flags  int
+	mode   uint32
+	umask  int
+}
+
+// try opens p without waiting.
+func (p *pendingOpen) try() (int, error) {
+	if p.reopen {
+		return reopenNonblocking(p.dir, p.flags)
+	}
+	return openNonblocking(p.dir, p.name, p.flags, p.mode)
+}
+
+// waits reports whether p's caller would still be waiting where try
+// failed with err.
+func (p *pendingOpen) waits(err error) bool { return wouldWait(err, p.flags, p.dir, p.name) }
+
+// openOrWait opens p, or puts it in the pending list (errPending) when
+// the caller's open would wait.
+func (s *guardServer) openOrWait(p *pendingOpen) (int, error) {
+	fd, err := p.try()
+	if !p.waits(err) {
+		return fd, err
+	}
+	held, err := unix.Dup(p.dir)
+	if err != nil {
+		return -1, err
+	}
+	unix.CloseOnExec(held)
+	p.dir = held
+	s.pending = append(s.pending, p)
+	return -1, errPending
 }
 
 const pendingRetry = 5 * time.Millisecond
@@ -145,8 +178,8 @@ func (s *guardServer) retryPending(listener int) {
 			continue
 		}
 		unix.Umask(p.umask)
-		fd, err := openNonblocking(p.dir, p.name, p.flags, p.mode)
-		if wouldWait(err, p.flags, p.dir, p.name) {
+		fd, err := p.try()
+		if p.waits(err) {
 			kept = append(kept, p)
 			continue
 		}
@@ -173,7 +206,11 @@ func wouldWait(err error, flags, dir int, name string) bool {
 		return true
 	case unix.ENXIO:
 		var st unix.Stat_t
-		return unix.Fstatat(dir, name, &st, unix.AT_SYMLINK_NOFOLLOW) == nil && st.Mode&unix.S_IFMT == unix.S_IFIFO
+		at := unix.AT_SYMLINK_NOFOLLOW
+		if name == "" {
+			at |= unix.AT_EMPTY_PATH // dir is the file itself
+		}
+		return unix.Fstatat(dir, name, &st, at) == nil && st.Mode&unix.S_IFMT == unix.S_IFIFO
 	}
 	return false
 }
@@ -192,6 +229,21 @@ func openNonblocking(dir int, name string, flags int, mode uint32) (int, error) 
 		}
 	}
 	fd, err := unix.Openat(dir, name, flags|unix.O_NONBLOCK|own, mode)
+	return blockingAsAsked(fd, err, flags)
+}
+
+// reopenNonblocking opens the file open at fd (O_PATH) again as the
+// caller asked, through /proc/self/fd: nothing is created, and, as for
+// openNonblocking, nothing waits.
+func reopenNonblocking(fd, flags int) (int, error) {
+	flags &^= unix.O_CREAT | unix.O_EXCL | unix.O_NOFOLLOW
+	nfd, err := unix.Open("/proc/self/fd/"+strconv.Itoa(fd), flags|unix.O_NONBLOCK|unix.O_NOCTTY|unix.O_CLOEXEC, 0)
+	return blockingAsAsked(nfd, err, flags)
+}
+
+// blockingAsAsked takes O_NONBLOCK off fd, opened with it, unless flags
+// (the caller's) asked for it.
+func blockingAsAsked(fd int, err error, flags int) (int, error) {
 	if err != nil || flags&unix.O_NONBLOCK != 0 {
 		return fd, err
 	}
