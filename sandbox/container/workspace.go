@@ -25,6 +25,12 @@ type cover struct {
 	held   []string // placeholders reserved for missing protected names
 	dir    string   // holds the empty file secrets are covered with
 	key    string
+	// missing are the protected names that did not exist, which a cover
+	// without placeholders leaves to its runs' helper (guardMissing); its
+	// key tells them from the existing ones, so a name made since is a
+	// new cover, with that name read-only.
+	missing  []string
+	reserved bool
 }
 
 // workspaceCover scans ws and lays out the mounts: protected paths
@@ -41,11 +47,11 @@ func workspaceCover(workspaces []string, e protect.Exposure, reserve bool) (*cov
 	type mount struct{ target, spec string }
 	var ms []mount
 	var missing []string
-	for _, w := range workspaces {
-		ws, err := protect.Scan(w, e)
-		if err != nil {
-			return nil, fmt.Errorf("cannot tell what to protect in %s, so nothing runs: %w", w, err)
-		}
+	scans, err := scanAll(workspaces, e)
+	if err != nil {
+		return nil, err
+	}
+	for _, ws := range scans {
 		for _, p := range ws.Protected.Existing {
 			// A volume follows the link on the host, so it would mount the
 			// link's target (anywhere) and leave the link itself
@@ -79,21 +85,21 @@ func workspaceCover(workspaces []string, e protect.Exposure, reserve bool) (*cov
 			ms = append(ms, mount{f, "type=bind,source=" + filepath.Join(c.dir, "empty") + ",target=" + f + ",readonly"})
 		}
 	}
+	c.missing, c.reserved = missing, reserve
 	if reserve {
 		c.held = protect.Shared.Reserve(missing)
+		// What later scans will see while the placeholders stand: a
+		// placeholder .git, say, shows the names below it as missing,
+		// which its read-only mount covers already.
+		if scans, err = scanAll(workspaces, e); err != nil {
+			c.release()
+			return nil, err
+		}
 	}
 	for _, p := range c.held {
 		ms = append(ms, mount{p, "type=bind,source=" + p + ",target=" + p + ",readonly"})
 	}
-	// What later scans will see while the placeholders stand: a
-	// placeholder .git, say, shows the names below it as missing, which
-	// its read-only mount covers already.
-	key, err := scanKey(workspaces, e)
-	if err != nil {
-		c.release()
-		return nil, err
-	}
-	c.key = key
+	c.key = c.keyOf(scans)
 	// Parents first (a parent is a prefix of its children), as the
 	// runtime mounts them in order.
 	sort.SliceStable(ms, func(i, j int) bool { return ms[i].target < ms[j].target })
@@ -118,31 +124,38 @@ func (c *cover) release() {
 // stale reports whether the workspaces now need other mounts than the
 // container was started with.
 func (c *cover) stale(workspaces []string, e protect.Exposure) bool {
-	key, err := scanKey(workspaces, e)
-	return err != nil || key != c.key // an error: the fresh start reports it
+	scans, err := scanAll(workspaces, e)
+	return err != nil || c.keyOf(scans) != c.key // an error: the fresh start reports it
 }
 
-func scanKey(workspaces []string, e protect.Exposure) (string, error) {
-	var keys []string
+func scanAll(workspaces []string, e protect.Exposure) ([]protect.Workspace, error) {
+	scans := make([]protect.Workspace, 0, len(workspaces))
 	for _, w := range workspaces {
 		ws, err := protect.Scan(w, e)
 		if err != nil {
-			return "", fmt.Errorf("cannot tell what to protect in %s, so nothing runs: %w", w, err)
+			return nil, fmt.Errorf("cannot tell what to protect in %s, so nothing runs: %w", w, err)
 		}
-		keys = append(keys, wsKey(ws))
+		scans = append(scans, ws)
 	}
-	return strings.Join(keys, "\x00"), nil
+	return scans, nil
 }
 
-// wsKey names what a workspace's cover depends on. A missing name and
-// the placeholder reserved for it count as the same.
-func wsKey(ws protect.Workspace) string {
-	all := ws.Protected.All()
-	sort.Strings(all)
-	return strings.Join([]string{
-		strings.Join(all, "\x01"), strings.Join(ws.Protected.Writable, "\x01"),
-		strings.Join(ws.Hidden(), "\x01"),
-	}, "\x02")
+// keyOf names what the cover depends on in scans. Where it reserved
+// placeholders, a missing name and its placeholder count as the same.
+func (c *cover) keyOf(scans []protect.Workspace) string {
+	keys := make([]string, 0, len(scans))
+	for _, ws := range scans {
+		protected := ws.Protected.All()
+		sort.Strings(protected)
+		if !c.reserved {
+			protected = append(append(protected, "\x03"), ws.Protected.Existing...)
+		}
+		keys = append(keys, strings.Join([]string{
+			strings.Join(protected, "\x01"), strings.Join(ws.Protected.Writable, "\x01"),
+			strings.Join(ws.Hidden(), "\x01"),
+		}, "\x02"))
+	}
+	return strings.Join(keys, "\x00")
 }
 
 // emptyFileDir makes a private directory holding the empty, read-only
@@ -202,17 +215,10 @@ func (s *session) restart(ctx context.Context) error {
 // guardMissing gives a run that writes the workspace itself (neither
 // staged nor only reading) the protected names that do not exist: its
 // helper refuses to create them (initproc's creation guard), so the
-// container holds no placeholder at them.
-func guardMissing(p *sandbox.Prepared, req *initproc.Request) error {
-	if p.Stage != nil || p.Spec.ReadOnlyWorkspaces {
-		return nil
+// container holds no placeholder at them. They are the cover's own:
+// the run's stale check found the workspace as the cover has it.
+func (c *cover) guardMissing(p *sandbox.Prepared, req *initproc.Request) {
+	if p.Stage == nil && !p.Spec.ReadOnlyWorkspaces {
+		req.Uncreatable = append(req.Uncreatable, c.missing...)
 	}
-	for _, w := range p.Workspaces {
-		ws, err := protect.Scan(w, p.Expose)
-		if err != nil {
-			return fmt.Errorf("cannot tell what to protect in %s, so nothing runs: %w", w, err)
-		}
-		req.Uncreatable = append(req.Uncreatable, ws.Protected.Missing...)
-	}
-	return nil
 }

@@ -287,3 +287,23 @@ func TestCreationRefusedEveryWay(t *testing.T) {
 		})
 	}
 }
+
+// A protected name the person makes while a session is open is read-only
+// in the session's next call, on every backend, though it was missing
+// (and uncreatable) when the session began.
+func TestProtectedNameMadeMidSession(t *testing.T) {
+	for _, b := range allBackends(t) {
+		t.Run(b.Name(), func(t *testing.T) {
+			ws := t.TempDir()
+			ws, _ = filepath.EvalSymlinks(ws)
+			must(t, os.Mkdir(filepath.Join(ws, ".git"), 0o755))
+			s := openSession(t, b, ws)
+			runSh(t, s, `true`, nil)
+			must(t, os.WriteFile(filepath.Join(ws, ".envrc"), []byte("export A=1\n"), 0o644))
+			r := runSh(t, s, `echo evil >> .envrc; echo evil > .envrc; true`, func(sp *sandbox.Spec) { sp.Dir = ws })
+			if got, _ := os.ReadFile(filepath.Join(ws, ".envrc")); string(got) != "export A=1\n" {
+				t.Errorf(".envrc the person made mid-session was written: %q (%s)", got, r.Stderr)
+			}
+		})
+	}
+}
