@@ -21,29 +21,6 @@ import (
 // check changes nothing. Anything else fails with EACCES, as Landlock's
 // refusals do. Landlock's port rule stays beneath it.
 
-// seccompNotif is struct seccomp_notif.
-type seccompNotif struct {
-	ID    uint64
-	Pid   uint32
-	Flags uint32
-	Nr    int32
-	Arch  uint32
-	IP    uint64
-	Args  [6]uint64
-}
-
-// seccompNotifResp is struct seccomp_notif_resp.
-type seccompNotifResp struct {
-	ID    uint64
-	Val   int64
-	Error int32
-	Flags uint32
-}
-
-// ioctlNotifIDValid is SECCOMP_IOCTL_NOTIF_ID_VALID: the notification's
-// task is still waiting in that call.
-const ioctlNotifIDValid = 0x40082102
-
 // handConnects sends the filter's listener and the proxy's port to the
 // supervisor over sock (Config.NotifyFD), then closes both.
 func handConnects(sock, listener, port int) error {
@@ -51,7 +28,7 @@ func handConnects(sock, listener, port int) error {
 	defer unix.Close(listener)
 	var b [4]byte
 	binary.LittleEndian.PutUint32(b[:], uint32(port))
-	if err := unix.Sendmsg(sock, b[:], unix.UnixRights(listener), nil, 0); err != nil {
+	if err := sendFD(sock, b[:], listener); err != nil {
 		return fmt.Errorf("hand the connect filter to the supervisor: %w", err)
 	}
 	return nil
@@ -74,43 +51,25 @@ func receiveConnects(sock int) {
 	serveConnects(fd, int(binary.LittleEndian.Uint32(b)))
 }
 
-// receiveFD reads one message carrying exactly one descriptor from sock
-// into b, and returns the descriptor and the message's length.
-func receiveFD(sock int, b []byte) (fd, n int, err error) {
-	oob := make([]byte, unix.CmsgSpace(4))
-	n, oobn, _, _, err := unix.Recvmsg(sock, b, oob, 0)
-	if err != nil {
-		return -1, 0, err
-	}
-	fds, err := ParseRights(oob[:oobn])
-	if err != nil || len(fds) != 1 {
-		for _, fd := range fds {
-			unix.Close(fd)
-		}
-		return -1, 0, fmt.Errorf("want one descriptor, got %d: %v", len(fds), err)
-	}
-	return fds[0], n, nil
-}
-
 // serveConnects answers the listener's notifications until it fails (no
 // task of the run holds the filter any more).
 func serveConnects(listener, port int) {
 	defer unix.Close(listener)
 	for {
-		var req seccompNotif
-		if _, _, e := unix.Syscall(unix.SYS_IOCTL, uintptr(listener), unix.SECCOMP_IOCTL_NOTIF_RECV, uintptr(unsafe.Pointer(&req))); e != 0 {
-			if e == unix.EINTR || e == unix.ENOENT {
-				continue // a task that went away before we read its call
-			}
+		req, err := receiveNotif(listener)
+		if err == errCallerGone {
+			continue
+		}
+		if err != nil {
 			return
 		}
 		// A blocking connect waits in its own goroutine.
 		go func(req seccompNotif) {
-			resp := seccompNotifResp{ID: req.ID}
+			var err error
 			if errno := decideConnect(listener, &req, port); errno != 0 {
-				resp.Error = -int32(errno)
+				err = errno
 			}
-			_, _, _ = unix.Syscall(unix.SYS_IOCTL, uintptr(listener), unix.SECCOMP_IOCTL_NOTIF_SEND, uintptr(unsafe.Pointer(&resp)))
+			answerNotif(listener, req.ID, err)
 		}(req)
 	}
 }
@@ -141,8 +100,7 @@ func decideConnect(listener int, req *seccompNotif, port int) unix.Errno {
 	}
 	// The pid named the caller when the call stopped; it still does only
 	// while the call waits.
-	id := req.ID
-	if _, _, e := unix.Syscall(unix.SYS_IOCTL, uintptr(listener), ioctlNotifIDValid, uintptr(unsafe.Pointer(&id))); e != 0 {
+	if validate(listener, req.ID) != nil {
 		return unix.EINTR
 	}
 	if !proxyAddress(sa, port) {

@@ -64,12 +64,9 @@ var guardCalls = map[string]map[uint32]guardCall{
 
 const sysOpenat2 = 437 // the same on every architecture
 
-// seccomp flags and ioctls x/sys/unix does not name.
-const (
-	filterFlagWaitKillableRecv = 1 << 5 // SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV, Linux 5.19
-	ioctlNotifAddFD            = 0x40182103
-	addFDFlagSend              = 1 << 1 // SECCOMP_ADDFD_FLAG_SEND, Linux 5.14
-)
+// filterFlagWaitKillableRecv is SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV
+// (Linux 5.19), which x/sys/unix does not name.
+const filterFlagWaitKillableRecv = 1 << 5
 
 // guardFilter is the program for arch a and its call table: other
 // architectures' calls kill the process, x32 calls and io_uring fail

@@ -2,7 +2,6 @@ package initproc
 
 import (
 	"encoding/binary"
-	"errors"
 	"strconv"
 	"unsafe"
 
@@ -45,11 +44,7 @@ func useUmask(c *caller) (int, error) {
 // lookup finds the directory holding the entry dirfd and path name, and
 // its name there, and refuses a protected one.
 func (s *guardServer) lookup(c *caller, dirfd int32, path string) (int, string, error) {
-	start, err := c.start(dirfd, path)
-	if err != nil {
-		return -1, "", err
-	}
-	dir, name, err := c.parent(start, path)
+	dir, name, err := c.locate(dirfd, path)
 	if err != nil {
 		return -1, "", err
 	}
@@ -70,9 +65,6 @@ func (s *guardServer) check(dir int, name string) error {
 	return nil
 }
 
-// errPending says an open waits in the pending list.
-var errPending = errors.New("the open waits for the other end of a FIFO")
-
 // open opens (and may create) a file. A last component that is a
 // symbolic link is followed here, so what it names is checked too: a
 // dangling link to .envrc would otherwise create .envrc.
@@ -81,40 +73,25 @@ func (s *guardServer) open(c *caller, id uint64, call creatingCall) (int, error)
 	if err != nil {
 		return -1, err
 	}
-	flags, path := call.flags, call.path
-	start, err := c.start(call.dirfd, path)
-	if err != nil {
-		return -1, err
-	}
-	for {
-		dir, name, err := c.parent(start, path)
-		if err != nil {
-			return -1, err
-		}
+	flags := call.flags
+	fd := -1
+	jumped, err := c.followLast(call.dirfd, call.path, func(dir int, name string) (int, error) {
 		if err := s.check(dir, name); err != nil {
 			return -1, err
 		}
-		fd, err := s.openOrWait(&pendingOpen{id: id, dir: dir, name: name, flags: flags, mode: call.mode, umask: umask})
+		var err error
+		fd, err = s.openOrWait(&pendingOpen{id: id, dir: dir, name: name, flags: flags, mode: call.mode, umask: umask})
 		if err != unix.ELOOP || flags&(unix.O_NOFOLLOW|unix.O_EXCL) != 0 {
-			return fd, err
-		}
-		link, err := c.openat(dir, name, unix.O_NOFOLLOW)
-		if err != nil {
 			return -1, err
 		}
-		jumped, target, err := c.follow(dir, name, link)
-		switch {
-		case err != nil:
-			return -1, err
-		case jumped >= 0:
-			// A magic link names a file that is open already: opening it
-			// again makes no entry.
-			return s.openOrWait(&pendingOpen{id: id, dir: jumped, reopen: true, flags: flags, umask: umask})
-		case target == "":
-			return -1, unix.ENOENT
-		}
-		start, path = dir, target
+		return c.openat(dir, name, unix.O_NOFOLLOW) // the last component is a link
+	})
+	if jumped >= 0 {
+		// A magic link names a file that is open already: opening it
+		// again makes no entry.
+		return s.openOrWait(&pendingOpen{id: id, dir: jumped, reopen: true, flags: flags, umask: umask})
 	}
+	return fd, err
 }
 
 func (s *guardServer) mkdir(c *caller, call creatingCall) error {
@@ -162,13 +139,9 @@ func (s *guardServer) link(c *caller, call creatingCall) error {
 	var old int
 	switch {
 	case call.oldPath == "" && call.flags&unix.AT_EMPTY_PATH != 0:
-		if call.oldDirfd == unix.AT_FDCWD {
-			old, err = c.openat(c.proc, "cwd", 0)
-		} else {
-			old, err = c.openat(c.proc, "fd/"+strconv.Itoa(int(call.oldDirfd)), 0)
-		}
-		if err != nil {
-			return unix.EBADF
+		// The caller's descriptor itself, or its working directory.
+		if old, err = c.start(call.oldDirfd, ""); err != nil {
+			return err
 		}
 	default:
 		if old, err = s.resolve(c, call.oldDirfd, call.oldPath, call.flags&unix.AT_SYMLINK_FOLLOW != 0); err != nil {
@@ -181,47 +154,31 @@ func (s *guardServer) link(c *caller, call creatingCall) error {
 // resolve opens (O_PATH) what path names, following a last link when
 // follow says so.
 func (s *guardServer) resolve(c *caller, dirfd int32, path string, follow bool) (int, error) {
-	start, err := c.start(dirfd, path)
-	if err != nil {
-		return -1, err
-	}
-	for {
-		dir, name, err := c.parent(start, path)
-		if err != nil {
+	fd := -1
+	jumped, err := c.followLast(dirfd, path, func(dir int, name string) (int, error) {
+		var err error
+		if fd, err = c.openat(dir, name, unix.O_NOFOLLOW); err != nil || !follow {
 			return -1, err
-		}
-		fd, err := c.openat(dir, name, unix.O_NOFOLLOW)
-		if err != nil || !follow {
-			return fd, err
 		}
 		var st unix.Stat_t
 		if err := unix.Fstat(fd, &st); err != nil {
 			return -1, err
 		}
 		if st.Mode&unix.S_IFMT != unix.S_IFLNK {
-			return fd, nil
+			return -1, nil
 		}
-		jumped, target, err := c.follow(dir, name, fd)
-		switch {
-		case err != nil:
-			return -1, err
-		case jumped >= 0:
-			return jumped, nil
-		case target == "":
-			return -1, unix.ENOENT
-		}
-		start, path = dir, target
+		return fd, nil
+	})
+	if jumped >= 0 {
+		return jumped, nil
 	}
+	return fd, err
 }
 
 // rename refuses to bring an entry to a protected name; an exchange
 // brings one to both names.
 func (s *guardServer) rename(c *caller, call creatingCall) error {
-	start, err := c.start(call.oldDirfd, call.oldPath)
-	if err != nil {
-		return err
-	}
-	odir, oname, err := c.parent(start, call.oldPath)
+	odir, oname, err := c.locate(call.oldDirfd, call.oldPath)
 	if err != nil {
 		return err
 	}

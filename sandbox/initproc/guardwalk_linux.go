@@ -5,7 +5,6 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -43,21 +42,12 @@ type caller struct {
 // validate has found n still waiting does it, and what was read from the
 // caller's memory before, belong to the caller rather than to a task that
 // took its id since.
-func openCaller(listener int, n *seccompNotif) (*caller, error) {
+func openCaller(n *seccompNotif) (*caller, error) {
 	fd, err := unix.Open("/proc/"+strconv.Itoa(int(n.Pid)), unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return nil, unix.ESRCH
 	}
 	return &caller{tid: int(n.Pid), proc: fd, root: -1}, nil
-}
-
-// validate reports whether notification id still waits: its caller is
-// the task whose /proc directory and memory the guard used.
-func validate(listener int, id uint64) error {
-	if _, _, e := unix.Syscall(unix.SYS_IOCTL, uintptr(listener), ioctlNotifIDValid, uintptr(unsafe.Pointer(&id))); e != 0 {
-		return unix.ESRCH
-	}
-	return nil
 }
 
 func (c *caller) close() {
@@ -83,24 +73,16 @@ func (c *caller) openat(dir int, name string, flags int) (int, error) {
 }
 
 // string reads a NUL-terminated string of at most max bytes (NUL
-// included) at addr in the caller's memory. A read stops at the first
-// page it cannot read, where the string may just have ended.
+// included) at addr in the caller's memory.
 func (c *caller) string(addr uint64, max int) (string, error) {
-	if addr == 0 {
-		return "", unix.EFAULT
+	b, err := c.read(addr, max)
+	if err != nil {
+		return "", err
 	}
-	buf := make([]byte, max)
-	local := []unix.Iovec{{Base: &buf[0]}}
-	local[0].SetLen(max)
-	remote := []unix.RemoteIovec{{Base: uintptr(addr), Len: max}}
-	n, err := unix.ProcessVMReadv(c.tid, local, remote, 0)
-	if err != nil || n <= 0 {
-		return "", unix.EFAULT
+	if i := bytes.IndexByte(b, 0); i >= 0 {
+		return string(b[:i]), nil
 	}
-	if i := bytes.IndexByte(buf[:n], 0); i >= 0 {
-		return string(buf[:i]), nil
-	}
-	if n < max {
+	if len(b) < max {
 		return "", unix.EFAULT
 	}
 	return "", unix.ENAMETOOLONG
@@ -108,14 +90,28 @@ func (c *caller) string(addr uint64, max int) (string, error) {
 
 // bytes reads n bytes at addr in the caller's memory.
 func (c *caller) bytes(addr uint64, n int) ([]byte, error) {
+	b, err := c.read(addr, n)
+	if err == nil && len(b) != n {
+		err = unix.EFAULT
+	}
+	return b, err
+}
+
+// read reads up to n bytes at addr in the caller's memory: a read stops
+// at the first page it cannot read, where a string may just have ended.
+func (c *caller) read(addr uint64, n int) ([]byte, error) {
+	if addr == 0 || n <= 0 {
+		return nil, unix.EFAULT
+	}
 	buf := make([]byte, n)
 	local := []unix.Iovec{{Base: &buf[0]}}
 	local[0].SetLen(n)
 	remote := []unix.RemoteIovec{{Base: uintptr(addr), Len: n}}
-	if got, err := unix.ProcessVMReadv(c.tid, local, remote, 0); err != nil || got != n {
+	got, err := unix.ProcessVMReadv(c.tid, local, remote, 0)
+	if err != nil || got <= 0 {
 		return nil, unix.EFAULT
 	}
-	return buf, nil
+	return buf[:got], nil
 }
 
 // path reads a path argument.
@@ -126,28 +122,47 @@ func (c *caller) path(addr uint64) (string, error) {
 // statusField is a field of /proc/TID/status ("Umask", "Tgid").
 func (c *caller) statusField(name string) (string, error) {
 	if c.status == nil {
-		fd, err := unix.Openat(c.proc, "status", unix.O_RDONLY|unix.O_CLOEXEC, 0)
+		b, err := readStatus(c.proc, 2048) // Umask and Tgid are in the first lines
 		if err != nil {
 			return "", unix.ESRCH
 		}
-		b := make([]byte, 2048) // Umask and Tgid are in the first lines
-		n, err := unix.Read(fd, b)
-		unix.Close(fd)
-		if err != nil {
-			return "", unix.ESRCH
-		}
-		c.status = b[:n]
+		c.status = b
 	}
-	key := []byte("\n" + name + ":")
-	i := bytes.Index(c.status, key)
-	if i < 0 {
+	v, ok := statusValue(c.status, name)
+	if !ok {
 		return "", unix.ESRCH
 	}
-	v := c.status[i+len(key):]
+	return v, nil
+}
+
+// readStatus reads the first size bytes of the status file in the
+// /proc/PID (or task/TID) directory open at dir.
+func readStatus(dir, size int) ([]byte, error) {
+	fd, err := unix.Openat(dir, "status", unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer unix.Close(fd)
+	b := make([]byte, size)
+	n, err := unix.Read(fd, b)
+	if err != nil {
+		return nil, err
+	}
+	return b[:n], nil
+}
+
+// statusValue is the value of field name in status, a status file.
+func statusValue(status []byte, name string) (string, bool) {
+	key := []byte("\n" + name + ":")
+	i := bytes.Index(status, key)
+	if i < 0 {
+		return "", false
+	}
+	v := status[i+len(key):]
 	if j := bytes.IndexByte(v, '\n'); j >= 0 {
 		v = v[:j]
 	}
-	return strings.TrimSpace(string(v)), nil
+	return strings.TrimSpace(string(v)), true
 }
 
 // umask is the caller's file mode creation mask.
@@ -200,6 +215,48 @@ func (c *caller) start(dirfd int32, path string) (int, error) {
 		return -1, unix.EBADF
 	}
 	return fd, nil
+}
+
+// locate finds the directory holding the entry dirfd and path name, and
+// its name there.
+func (c *caller) locate(dirfd int32, path string) (int, string, error) {
+	start, err := c.start(dirfd, path)
+	if err != nil {
+		return -1, "", err
+	}
+	return c.parent(start, path)
+}
+
+// followLast walks path from dirfd as a call that follows a last
+// symbolic link does. At each end of the walk it calls at with the
+// directory found and the name there; at returns the link open there to
+// follow on, or -1 where the walk ends. followLast returns where a magic
+// link landed (an O_PATH descriptor), or -1.
+func (c *caller) followLast(dirfd int32, path string, at func(dir int, name string) (link int, err error)) (int, error) {
+	start, err := c.start(dirfd, path)
+	if err != nil {
+		return -1, err
+	}
+	for {
+		dir, name, err := c.parent(start, path)
+		if err != nil {
+			return -1, err
+		}
+		link, err := at(dir, name)
+		if err != nil || link < 0 {
+			return -1, err
+		}
+		jumped, target, err := c.follow(dir, name, link)
+		switch {
+		case err != nil:
+			return -1, err
+		case jumped >= 0:
+			return jumped, nil
+		case target == "":
+			return -1, unix.ENOENT
+		}
+		start, path = dir, target
+	}
 }
 
 // parent resolves all of path but its last component, beginning at
@@ -369,22 +426,15 @@ func (c *caller) notOurs(dir int) error {
 // tgidOf reads the thread group of the /proc/PID (or task/TID)
 // directory open at d; false for a directory that is neither.
 func tgidOf(d int) (int, bool) {
-	fd, err := unix.Openat(d, "status", unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	status, err := readStatus(d, 512)
 	if err != nil {
 		return 0, false
 	}
-	b := make([]byte, 512)
-	n, _ := unix.Read(fd, b)
-	unix.Close(fd)
-	i := bytes.Index(b[:max(n, 0)], []byte("\nTgid:"))
-	if i < 0 {
+	v, ok := statusValue(status, "Tgid")
+	if !ok {
 		return 0, false
 	}
-	v := b[i+len("\nTgid:") : n]
-	if j := bytes.IndexByte(v, '\n'); j >= 0 {
-		v = v[:j]
-	}
-	tgid, err := strconv.Atoi(strings.TrimSpace(string(v)))
+	tgid, err := strconv.Atoi(v)
 	return tgid, err == nil
 }
 

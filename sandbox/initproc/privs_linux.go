@@ -119,6 +119,18 @@ func dropBounding() error {
 // clearCaps drops the calling thread's ambient, permitted, effective and
 // inheritable capabilities and sets no_new_privs.
 func clearCaps() error {
+	if err := dropThreadCaps(); err != nil {
+		return err
+	}
+	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+		return fmt.Errorf("set no_new_privs: %w", err)
+	}
+	return nil
+}
+
+// dropThreadCaps empties the calling thread's ambient, permitted,
+// effective and inheritable capabilities; the other threads keep theirs.
+func dropThreadCaps() error {
 	if err := unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0); err != nil {
 		return fmt.Errorf("clear ambient capabilities: %w", err)
 	}
@@ -126,9 +138,6 @@ func clearCaps() error {
 	var data [2]unix.CapUserData
 	if err := unix.Capset(&hdr, &data[0]); err != nil {
 		return fmt.Errorf("drop capabilities: %w", err)
-	}
-	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
-		return fmt.Errorf("set no_new_privs: %w", err)
 	}
 	return nil
 }

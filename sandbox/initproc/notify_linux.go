@@ -1,0 +1,132 @@
+package initproc
+
+import (
+	"errors"
+	"fmt"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// The seccomp user-notification plumbing both supervisors share: the
+// connect filter's beside Landlock (connect_notify_linux.go) and the
+// creation guard's (guardserve_linux.go). Each is handed its filter's
+// listener over a socket by the process that installed the filter.
+
+// seccompNotif is struct seccomp_notif.
+type seccompNotif struct {
+	ID    uint64
+	Pid   uint32
+	Flags uint32
+	Nr    int32
+	Arch  uint32
+	IP    uint64
+	Args  [6]uint64
+}
+
+// seccompNotifResp is struct seccomp_notif_resp.
+type seccompNotifResp struct {
+	ID    uint64
+	Val   int64
+	Error int32
+	Flags uint32
+}
+
+// ioctlNotifIDValid is SECCOMP_IOCTL_NOTIF_ID_VALID: the notification's
+// task is still waiting in that call.
+const ioctlNotifIDValid = 0x40082102
+
+// seccompNotifAddFD is struct seccomp_notif_addfd.
+type seccompNotifAddFD struct {
+	ID         uint64
+	Flags      uint32
+	SrcFD      uint32
+	NewFD      uint32
+	NewFDFlags uint32
+}
+
+const (
+	ioctlNotifAddFD = 0x40182103 // SECCOMP_IOCTL_NOTIF_ADDFD
+	addFDFlagSend   = 1 << 1     // SECCOMP_ADDFD_FLAG_SEND, Linux 5.14
+)
+
+// errCallerGone: the task went away before its call was read.
+var errCallerGone = errors.New("the caller went away before its call was read")
+
+// receiveNotif reads the listener's next notification, waiting for one.
+func receiveNotif(listener int) (seccompNotif, error) {
+	var n seccompNotif
+	if _, _, e := unix.Syscall(unix.SYS_IOCTL, uintptr(listener), unix.SECCOMP_IOCTL_NOTIF_RECV, uintptr(unsafe.Pointer(&n))); e != 0 {
+		if e == unix.EINTR || e == unix.ENOENT {
+			return n, errCallerGone
+		}
+		return n, e
+	}
+	return n, nil
+}
+
+// validate reports whether notification id still waits: only then does
+// what was read of its caller (its memory, its /proc entries) belong to
+// it rather than to a task that took its id since.
+func validate(listener int, id uint64) error {
+	if _, _, e := unix.Syscall(unix.SYS_IOCTL, uintptr(listener), ioctlNotifIDValid, uintptr(unsafe.Pointer(&id))); e != 0 {
+		return unix.ESRCH
+	}
+	return nil
+}
+
+// answerNotif answers call id with err, or success.
+func answerNotif(listener int, id uint64, err error) {
+	resp := seccompNotifResp{ID: id}
+	if err != nil {
+		resp.Error = -int32(errnoOf(err))
+	}
+	_, _, _ = unix.Syscall(unix.SYS_IOCTL, uintptr(listener), unix.SECCOMP_IOCTL_NOTIF_SEND, uintptr(unsafe.Pointer(&resp)))
+}
+
+// answerNotifFD puts fd into the caller, as the result of its open, and
+// closes it here. The caller's descriptor is close-on-exec as its open's
+// flags asked.
+func answerNotifFD(listener int, id uint64, fd, flags int) {
+	defer unix.Close(fd)
+	add := seccompNotifAddFD{ID: id, Flags: addFDFlagSend, SrcFD: uint32(fd)}
+	if flags&unix.O_CLOEXEC != 0 {
+		add.NewFDFlags = unix.O_CLOEXEC
+	}
+	_, _, e := unix.Syscall(unix.SYS_IOCTL, uintptr(listener), ioctlNotifAddFD, uintptr(unsafe.Pointer(&add)))
+	if e != 0 && e != unix.ENOENT {
+		answerNotif(listener, id, e) // EMFILE: the caller is out of descriptors
+	}
+}
+
+// errnoOf is err's errno, EACCES when it has none.
+func errnoOf(err error) unix.Errno {
+	var e unix.Errno
+	if errors.As(err, &e) && e != 0 {
+		return e
+	}
+	return unix.EACCES
+}
+
+// sendFD sends b and descriptor fd over sock.
+func sendFD(sock int, b []byte, fd int) error {
+	return unix.Sendmsg(sock, b, unix.UnixRights(fd), nil, 0)
+}
+
+// receiveFD reads one message carrying exactly one descriptor from sock
+// into b, and returns the descriptor and the message's length.
+func receiveFD(sock int, b []byte) (fd, n int, err error) {
+	oob := make([]byte, unix.CmsgSpace(4))
+	n, oobn, _, _, err := unix.Recvmsg(sock, b, oob, 0)
+	if err != nil {
+		return -1, 0, err
+	}
+	fds, err := ParseRights(oob[:oobn])
+	if err != nil || len(fds) != 1 {
+		for _, fd := range fds {
+			unix.Close(fd)
+		}
+		return -1, 0, fmt.Errorf("want one descriptor, got %d: %v", len(fds), err)
+	}
+	return fds[0], n, nil
+}
