@@ -91,6 +91,20 @@ func guardProbe(name string) int {
 		unix.Close(int(fd))
 		return nil
 	})
+	// The same open through the x32 ABI, whose numbers a filter would
+	// otherwise read as the 64-bit calls'.
+	try("x32-open", func() error {
+		p, err := unix.BytePtrFromString(name)
+		if err != nil {
+			return err
+		}
+		fd, _, e := unix.Syscall(0x40000000|unix.SYS_OPEN, uintptr(unsafe.Pointer(p)), unix.O_CREAT|unix.O_WRONLY, 0o644)
+		if e != 0 {
+			return e
+		}
+		unix.Close(int(fd))
+		return nil
+	})
 	// Many creations at once, from threads Go preempts with signals: an
 	// O_EXCL open the guard made must not be retried into EEXIST.
 	try("concurrent-excl", func() error {

@@ -24,35 +24,30 @@ func workspaceMounts(p *sandbox.Prepared, req *initproc.Request) (release func()
 		if err != nil {
 			return nil, fmt.Errorf("cannot tell what to protect in %s, so nothing runs: %w", w, err)
 		}
+		names = append(names, ws.Protected.Existing...)
+		pins := ws.HiddenParents()
 		switch {
 		case p.Stage != nil:
 			// A staged run writes only its upper layer, and a protected
 			// name it creates there is never applied (the caller keeps it
-			// out), so no placeholder is needed: the agent sees the
-			// workspace as it is, and git adds no placeholder links.
-			names = append(names, ws.Protected.Existing...)
-			// bwrap hid these below the overlay.
+			// out). bwrap hid these below the overlay.
 			files, dirs := p.HiddenIn(w)
 			req.HideFiles, req.HideDirs = append(req.HideFiles, files...), append(req.HideDirs, dirs...)
 		case p.Spec.ReadOnlyWorkspaces:
-			// Nothing can be created in a read-only workspace, so no
-			// placeholder is needed either, and no submodule's git dir is
-			// made writable again.
-			names = append(names, ws.Protected.Existing...)
+			// Nothing can be created in a read-only workspace, and no
+			// submodule's git dir is made writable again.
 			req.ReadOnly = append(req.ReadOnly, w)
 		default:
 			// The run's first process refuses to create the missing ones
-			// (initproc's creation guard), so the agent sees the
-			// workspace as it is, and their parents stay where git and
-			// the rest look for them.
-			names = append(names, ws.Protected.Existing...)
+			// (initproc's creation guard), and their parents stay where
+			// git and the rest look for them.
 			req.Uncreatable = append(req.Uncreatable, ws.Protected.Missing...)
-			req.Pin = append(req.Pin, ws.ProtectedParents()...)
+			pins = ws.PinnedParents()
 		}
 		if !p.Spec.ReadOnlyWorkspaces {
 			req.Writable = append(req.Writable, ws.Protected.Writable...)
 		}
-		req.Pin = append(req.Pin, ws.HiddenParents()...)
+		req.Pin = append(req.Pin, pins...)
 		req.HideFiles = append(req.HideFiles, ws.Secrets.Files...)
 		req.HideDirs = append(req.HideDirs, ws.Secrets.Dirs...)
 	}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"sort"
 	"strings"
 
@@ -68,9 +67,7 @@ func workspaceCover(workspaces []string, e protect.Exposure, reserve bool) (*cov
 		// A run of this container may write the workspace itself (see
 		// nest.go for one that stages), and moving .git away would leave
 		// its read-only config and hooks behind.
-		parents := append(ws.HiddenParents(), ws.ProtectedParents()...)
-		slices.Sort(parents)
-		for _, d := range slices.Compact(parents) {
+		for _, d := range ws.PinnedParents() {
 			ms = append(ms, mount{d, "type=bind,source=" + d + ",target=" + d})
 		}
 		for _, d := range ws.Secrets.Dirs {

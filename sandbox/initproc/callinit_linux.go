@@ -60,6 +60,7 @@ func callInit(c CallInit) int {
 		return fail(err)
 	}
 	filterFor(namespaced)
+	guardProgram() // for a call that writes the workspace itself
 	startedMsg, err := json.Marshal(Status{Started: true})
 	if err != nil {
 		return fail(err)

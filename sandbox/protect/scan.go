@@ -2,6 +2,7 @@ package protect
 
 import (
 	"path/filepath"
+	"slices"
 	"sort"
 )
 
@@ -61,6 +62,14 @@ func (w Workspace) ProtectedParents() []string {
 		}
 	}
 	return out
+}
+
+// PinnedParents are HiddenParents and ProtectedParents, once each: what
+// a sandbox that writes the workspace itself pins.
+func (w Workspace) PinnedParents() []string {
+	out := append(w.HiddenParents(), w.ProtectedParents()...)
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 func (w Workspace) parentsOf(paths []string) []string {
