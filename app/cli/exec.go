@@ -6,8 +6,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/gatehouse-dev/gatehouse/backend/hookserver"
-	"github.com/gatehouse-dev/gatehouse/backend/hookwire"
+	"github.com/gatehouse-dev/gatehouse/backend/transport/hookserver"
+	"github.com/gatehouse-dev/gatehouse/backend/transport/hookwire"
 )
 
 // execCannotRun is the exit status when Gatehouse did not run the command,

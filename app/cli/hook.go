@@ -12,8 +12,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/gatehouse-dev/gatehouse/backend/hookserver"
-	"github.com/gatehouse-dev/gatehouse/backend/hookwire"
+	"github.com/gatehouse-dev/gatehouse/backend/transport/hookserver"
+	"github.com/gatehouse-dev/gatehouse/backend/transport/hookwire"
 )
 
 // defaultHookTimeout answers before the shortest default hook timeout of the

@@ -16,9 +16,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
-	"github.com/gatehouse-dev/gatehouse/backend/agentrun"
+	"github.com/gatehouse-dev/gatehouse/backend/session/agentrun"
 	"github.com/gatehouse-dev/gatehouse/backend/daemon"
-	"github.com/gatehouse-dev/gatehouse/backend/mcpserver"
+	"github.com/gatehouse-dev/gatehouse/backend/transport/mcpserver"
 	"github.com/gatehouse-dev/gatehouse/backend/token"
 )
 

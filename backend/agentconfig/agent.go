@@ -12,7 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/gatehouse-dev/gatehouse/backend/hookwire"
+	"github.com/gatehouse-dev/gatehouse/backend/transport/hookwire"
 )
 
 // Agent is an agent CLI that install knows how to wire: the same names

@@ -18,7 +18,7 @@ import (
 	"github.com/gatehouse-dev/gatehouse/backend/audit"
 	"github.com/gatehouse-dev/gatehouse/backend/buildcache"
 	"github.com/gatehouse-dev/gatehouse/backend/db"
-	"github.com/gatehouse-dev/gatehouse/backend/gate"
+	"github.com/gatehouse-dev/gatehouse/backend/httpgate"
 	"github.com/gatehouse-dev/gatehouse/backend/session"
 	"github.com/gatehouse-dev/gatehouse/backend/snapshot"
 	"github.com/gatehouse-dev/gatehouse/backend/toolcall"
@@ -73,7 +73,7 @@ func (s *Server) Register(mux *http.ServeMux) {
 	s.registerCache(mux)
 	mux.HandleFunc("POST /api/v1/sessions/{id}/mode", s.setMode)
 	mux.HandleFunc("/api/v1/", func(w http.ResponseWriter, r *http.Request) {
-		gate.Error(w, http.StatusNotFound, fmt.Sprintf("no route %s %s; see GET /api/v1/status and the README for the control API", r.Method, r.URL.Path))
+		httpgate.Error(w, http.StatusNotFound, fmt.Sprintf("no route %s %s; see GET /api/v1/status and the README for the control API", r.Method, r.URL.Path))
 	})
 }
 
@@ -126,14 +126,14 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 	var he *httpError
 	switch {
 	case errors.As(err, &he):
-		gate.Error(w, he.code, he.msg)
+		httpgate.Error(w, he.code, he.msg)
 	case errors.Is(err, session.ErrNotFound):
-		gate.Error(w, http.StatusNotFound, "no such session")
+		httpgate.Error(w, http.StatusNotFound, "no such session")
 	case errors.Is(err, context.Canceled):
 		// client went away
 	default:
 		s.Logger.Error("control api", "method", r.Method, "path", r.URL.Path, "err", err)
-		gate.Error(w, http.StatusInternalServerError, userMessage(err))
+		httpgate.Error(w, http.StatusInternalServerError, userMessage(err))
 	}
 }
 

@@ -7,7 +7,7 @@ import (
 	"regexp"
 	"time"
 
-	"github.com/gatehouse-dev/gatehouse/backend/gate"
+	"github.com/gatehouse-dev/gatehouse/backend/httpgate"
 	"github.com/gatehouse-dev/gatehouse/backend/token"
 )
 
@@ -46,7 +46,7 @@ func (s *Server) registerTokens(mux *http.ServeMux) {
 	mux.HandleFunc("DELETE /api/v1/tokens/{id}", s.revokeToken)
 	mux.HandleFunc("GET /api/v1/connect", s.connect)
 	mux.HandleFunc("POST /api/v1/login-links", s.loginLink)
-	mux.HandleFunc("POST "+gate.LoginPath, s.redeemLogin)
+	mux.HandleFunc("POST "+httpgate.LoginPath, s.redeemLogin)
 }
 
 func (s *Server) listTokens(w http.ResponseWriter, r *http.Request) {
@@ -113,7 +113,7 @@ func (s *Server) loginLink(w http.ResponseWriter, r *http.Request) {
 // redeemLogin is the one route a login link opens: the web UI trades the
 // link's code for a control token of its own, and the link is used up.
 func (s *Server) redeemLogin(w http.ResponseWriter, r *http.Request) {
-	p, _ := gate.FromContext(r.Context())
+	p, _ := httpgate.FromContext(r.Context())
 	if p.Kind != token.Login {
 		// The control socket and the desktop window are signed in already.
 		s.fail(w, r, &httpError{http.StatusForbidden, "this route takes a login link from `gatehouse open`"})

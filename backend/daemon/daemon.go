@@ -1,6 +1,6 @@
 // Package daemon assembles the Gatehouse daemon: data dir, tokens, database,
 // audit store, sessions, and the HTTP servers on loopback TCP and the unix
-// control socket, all behind the gate.
+// control socket, all behind the HTTP gate.
 package daemon
 
 import (
@@ -20,7 +20,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/gatehouse-dev/gatehouse/backend/agentrun"
+	"github.com/gatehouse-dev/gatehouse/backend/session/agentrun"
 	"github.com/gatehouse-dev/gatehouse/backend/api"
 	"github.com/gatehouse-dev/gatehouse/backend/approval"
 	"github.com/gatehouse-dev/gatehouse/backend/atomicfile"
@@ -28,10 +28,10 @@ import (
 	"github.com/gatehouse-dev/gatehouse/backend/buildcache"
 	"github.com/gatehouse-dev/gatehouse/backend/db"
 	"github.com/gatehouse-dev/gatehouse/backend/egress"
-	"github.com/gatehouse-dev/gatehouse/backend/gate"
-	"github.com/gatehouse-dev/gatehouse/backend/hookserver"
+	"github.com/gatehouse-dev/gatehouse/backend/httpgate"
+	"github.com/gatehouse-dev/gatehouse/backend/transport/hookserver"
 	"github.com/gatehouse-dev/gatehouse/backend/listen"
-	"github.com/gatehouse-dev/gatehouse/backend/mcpserver"
+	"github.com/gatehouse-dev/gatehouse/backend/transport/mcpserver"
 	"github.com/gatehouse-dev/gatehouse/backend/policy"
 	"github.com/gatehouse-dev/gatehouse/backend/secrets"
 	"github.com/gatehouse-dev/gatehouse/backend/session"
@@ -119,7 +119,7 @@ func (d *Daemon) Handler() http.Handler { return d.handler }
 
 // LocalHandler serves the desktop window in the same process, with the
 // control capability and no network in between.
-func (d *Daemon) LocalHandler() http.Handler { return gate.InProcess(d.mux) }
+func (d *Daemon) LocalHandler() http.Handler { return httpgate.InProcess(d.mux) }
 
 // Sessions gives in-process surfaces access to the session switches.
 func (d *Daemon) Sessions() *session.Manager { return d.sessions }
@@ -350,7 +350,7 @@ func (d *Daemon) newServer(base context.Context) *http.Server {
 		IdleTimeout:       120 * time.Second,
 		MaxHeaderBytes:    64 << 10,
 		BaseContext:       func(net.Listener) context.Context { return base },
-		ConnContext:       gate.ConnContext,
+		ConnContext:       httpgate.ConnContext,
 		ErrorLog:          slog.NewLogLogger(d.logger.Handler(), slog.LevelDebug),
 	}
 }
@@ -389,7 +389,7 @@ func (d *Daemon) buildHandler() http.Handler {
 			publicHosts = append(publicHosts, h)
 		}
 	}
-	g := &gate.Config{
+	g := &httpgate.Config{
 		Port:           d.port,
 		PublicHosts:    publicHosts,
 		AllowedOrigins: origins,

@@ -7,7 +7,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/gatehouse-dev/gatehouse/backend/gate"
+	"github.com/gatehouse-dev/gatehouse/backend/httpgate"
 )
 
 // StopReason, as the cause of the context that ends Run, says who stopped
@@ -63,7 +63,7 @@ func (f *inflight) wrap(next http.Handler) http.Handler {
 		if f.draining {
 			f.mu.Unlock()
 			// Nothing new starts while the calls under way are answered.
-			gate.Error(w, http.StatusServiceUnavailable, "Gatehouse is stopping; try again once it runs again")
+			httpgate.Error(w, http.StatusServiceUnavailable, "Gatehouse is stopping; try again once it runs again")
 			return
 		}
 		f.n++

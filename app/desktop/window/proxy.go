@@ -7,7 +7,7 @@ import (
 	"net/http"
 	"net/http/httputil"
 
-	"github.com/gatehouse-dev/gatehouse/backend/gate"
+	"github.com/gatehouse-dev/gatehouse/backend/httpgate"
 )
 
 // Proxy serves the window's requests from the daemon over its control
@@ -45,7 +45,7 @@ func Proxy(appCtx context.Context, sock string, logger *slog.Logger) http.Handle
 			if r.Context().Err() == nil {
 				logger.Warn("window: the daemon did not answer", "path", r.URL.Path, "err", err)
 			}
-			gate.Error(w, http.StatusBadGateway, "the Gatehouse daemon does not answer; it may be stopping")
+			httpgate.Error(w, http.StatusBadGateway, "the Gatehouse daemon does not answer; it may be stopping")
 		},
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -6,7 +6,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
 
-	"github.com/gatehouse-dev/gatehouse/backend/agentrun"
+	"github.com/gatehouse-dev/gatehouse/backend/session/agentrun"
 )
 
 // presencePing keeps the presence stream's connection from idling out.

@@ -4,7 +4,7 @@ import (
 	"errors"
 	"strings"
 
-	"github.com/gatehouse-dev/gatehouse/backend/hookwire"
+	"github.com/gatehouse-dev/gatehouse/backend/transport/hookwire"
 )
 
 // simpleWords splits a shell command into words when the shell would do

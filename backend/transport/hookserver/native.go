@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gatehouse-dev/gatehouse/backend/hookwire"
+	"github.com/gatehouse-dev/gatehouse/backend/transport/hookwire"
 )
 
 // class is what an agent's own tool does to the machine.

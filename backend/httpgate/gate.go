@@ -3,7 +3,7 @@
 // rebinding), a present Origin must be allowlisted (browser drive-by), and a
 // bearer token of the right capability must be presented. Nothing else, in
 // particular no proxy header, grants anything.
-package gate
+package httpgate
 
 import (
 	"context"

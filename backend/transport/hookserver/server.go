@@ -20,8 +20,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
 
-	"github.com/gatehouse-dev/gatehouse/backend/agentrun"
-	"github.com/gatehouse-dev/gatehouse/backend/hookwire"
+	"github.com/gatehouse-dev/gatehouse/backend/session/agentrun"
+	"github.com/gatehouse-dev/gatehouse/backend/transport/hookwire"
 	"github.com/gatehouse-dev/gatehouse/backend/policy"
 	"github.com/gatehouse-dev/gatehouse/backend/session"
 	"github.com/gatehouse-dev/gatehouse/backend/toolcall"
