@@ -10,20 +10,20 @@ import (
 
 	"github.com/gatehouse-dev/gatehouse/backend/buildcache"
 	"github.com/gatehouse-dev/gatehouse/backend/config"
-	"github.com/gatehouse-dev/gatehouse/backend/toolcall"
+	"github.com/gatehouse-dev/gatehouse/backend/call"
 	"github.com/gatehouse-dev/gatehouse/sandbox"
 )
 
 // commandEnv works out what commands run with: the person's toolchains on
 // their PATH (plus [sandbox] path), shown read-only, and a build cache
 // per workspace in the data dir. What it skips it says once, here.
-func commandEnv(ctx context.Context, g *Globals, sb config.Sandbox, dataDir string, workspaces []string, log *slog.Logger) (*toolcall.RunEnv, error) {
+func commandEnv(ctx context.Context, g *Globals, sb config.Sandbox, dataDir string, workspaces []string, log *slog.Logger) (*call.RunEnv, error) {
 	tc, err := findToolchains(g, sb, log)
 	if err != nil {
 		return nil, err
 	}
 	home, _ := os.UserHomeDir()
-	e := &toolcall.RunEnv{Toolchains: tc, ConfigPath: configPath(g)}
+	e := &call.RunEnv{Toolchains: tc, ConfigPath: configPath(g)}
 	if sb.CacheMiB < 0 {
 		return e, nil
 	}
@@ -37,7 +37,7 @@ func commandEnv(ctx context.Context, g *Globals, sb config.Sandbox, dataDir stri
 		fmt.Fprintf(g.Stderr, "gatehouse: builds will not be cached between commands: %v\n", err)
 		return e, nil
 	}
-	c.Prepare(workspaces)
+	c.Seed(workspaces)
 	e.Cache = c
 	return e, nil
 }

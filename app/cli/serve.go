@@ -20,7 +20,7 @@ import (
 	"github.com/gatehouse-dev/gatehouse/backend/policy"
 	"github.com/gatehouse-dev/gatehouse/backend/secrets"
 	"github.com/gatehouse-dev/gatehouse/backend/snapshot"
-	"github.com/gatehouse-dev/gatehouse/backend/toolcall"
+	"github.com/gatehouse-dev/gatehouse/backend/call"
 	"github.com/gatehouse-dev/gatehouse/frontend"
 	"github.com/gatehouse-dev/gatehouse/sandbox"
 	"github.com/gatehouse-dev/gatehouse/sandbox/choose"
@@ -294,8 +294,8 @@ func init() {
 }
 
 // limits applies the config's budgets over the defaults (-1 disables one).
-func limits(c config.Limits) toolcall.Limits {
-	l := toolcall.DefaultLimits()
+func limits(c config.Limits) call.Limits {
+	l := call.DefaultLimits()
 	pick := func(v int64, cur *int64) {
 		switch {
 		case v < 0:

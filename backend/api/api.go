@@ -21,7 +21,7 @@ import (
 	"github.com/gatehouse-dev/gatehouse/backend/httpgate"
 	"github.com/gatehouse-dev/gatehouse/backend/session"
 	"github.com/gatehouse-dev/gatehouse/backend/snapshot"
-	"github.com/gatehouse-dev/gatehouse/backend/toolcall"
+	"github.com/gatehouse-dev/gatehouse/backend/call"
 )
 
 // Server holds what the handlers need.
@@ -31,7 +31,7 @@ type Server struct {
 	Approvals *approval.Broker
 	// Kill stops everything: approvals first, then sessions.
 	Kill      func(ctx context.Context, actor, reason string) int
-	Policy    *toolcall.PolicyHolder
+	Policy    *call.PolicyHolder
 	Snapshots *snapshot.Store
 	Tokens    Tokens
 	// Agents wires Gatehouse into the agents' own configs.
@@ -39,7 +39,7 @@ type Server struct {
 	// Connect describes how agents reach the daemon (URL, default token).
 	Connect func() map[string]any
 	// Live finds a live session's tool-call state (its budgets).
-	Live func(id string) (*toolcall.State, bool)
+	Live func(id string) (*call.State, bool)
 	// Emit records an audit event for a control action.
 	Emit   func(ctx context.Context, kind, actor, session string, payload any)
 	Logger *slog.Logger

@@ -81,7 +81,7 @@ func (s *Server) testPolicy(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, &httpError{http.StatusBadRequest, "the daemon has no workspace"})
 		return
 	}
-	call := policy.Call{Tool: req.Tool, Argv: req.Argv, URL: req.URL, Cwd: ws[0]}
+	call := policy.Action{Tool: req.Tool, Argv: req.Argv, URL: req.URL, Cwd: ws[0]}
 	switch req.Tool {
 	case policy.ToolRunCommand:
 		if len(req.Argv) == 0 {

@@ -198,9 +198,9 @@ func (c *Cache) Begin(ctx context.Context, root string, onlyReads bool) (end fun
 // seedWait bounds how long a run waits for its root's seeding.
 const seedWait = 30 * time.Second
 
-// Prepare makes the roots of workspaces and links the host's caches into
+// Seed makes the roots of workspaces and links the host's caches into
 // them in the background, so the first command finds them ready.
-func (c *Cache) Prepare(workspaces []string) {
+func (c *Cache) Seed(workspaces []string) {
 	for _, ws := range workspaces {
 		if r, err := c.Root(ws); err == nil {
 			c.seed(r)

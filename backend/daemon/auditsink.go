@@ -4,14 +4,14 @@ import (
 	"context"
 
 	"github.com/gatehouse-dev/gatehouse/backend/audit"
-	"github.com/gatehouse-dev/gatehouse/backend/toolcall"
+	"github.com/gatehouse-dev/gatehouse/backend/call"
 )
 
 // auditSink is the audit timeline as the call pipeline sees it
-// (toolcall.Audit): rows are redacted on the way in, like every event.
+// (call.Audit): rows are redacted on the way in, like every event.
 type auditSink struct{ d *Daemon }
 
-func (a auditSink) Record(ctx context.Context, row toolcall.Row) error {
+func (a auditSink) Record(ctx context.Context, row call.Row) error {
 	e, err := a.d.event(row.Kind, row.Actor, row.Session, row.Call, row.Payload)
 	if err != nil {
 		return err
@@ -24,7 +24,7 @@ func (a auditSink) Record(ctx context.Context, row toolcall.Row) error {
 	return err
 }
 
-func (a auditSink) RecordWritten(ctx context.Context, row toolcall.Row) error {
+func (a auditSink) RecordWritten(ctx context.Context, row call.Row) error {
 	e, err := a.d.event(row.Kind, row.Actor, row.Session, row.Call, row.Payload)
 	if err != nil {
 		return err
@@ -33,8 +33,8 @@ func (a auditSink) RecordWritten(ctx context.Context, row toolcall.Row) error {
 	return err
 }
 
-func (a auditSink) Queue(ctx context.Context, row toolcall.Row) {
+func (a auditSink) Queue(ctx context.Context, row call.Row) {
 	a.d.RecordAsync(ctx, row.Kind, row.Actor, row.Session, row.Call, row.Payload)
 }
 
-func (a auditSink) Expect() toolcall.Expectation { return a.d.audit.Announce() }
+func (a auditSink) Expect() call.Expectation { return a.d.audit.Announce() }

@@ -37,7 +37,7 @@ import (
 	"github.com/gatehouse-dev/gatehouse/backend/session"
 	"github.com/gatehouse-dev/gatehouse/backend/snapshot"
 	"github.com/gatehouse-dev/gatehouse/backend/token"
-	"github.com/gatehouse-dev/gatehouse/backend/toolcall"
+	"github.com/gatehouse-dev/gatehouse/backend/call"
 	"github.com/gatehouse-dev/gatehouse/sandbox"
 )
 
@@ -64,7 +64,7 @@ type Options struct {
 	// them no network.
 	Egress *egress.Proxy
 	// RunEnv gives commands the person's toolchains and build caches.
-	RunEnv *toolcall.RunEnv
+	RunEnv *call.RunEnv
 
 	// PolicyPath is the user's policy file.
 	PolicyPath string
@@ -75,7 +75,7 @@ type Options struct {
 	// checked afterwards, even where the sandbox could stage it.
 	Unstaged bool
 	// Limits are each session's budgets.
-	Limits toolcall.Limits
+	Limits call.Limits
 	// UI is the built web UI served at /; nil serves a hint instead.
 	UI fs.FS
 	// ApprovalTimeout denies unanswered approvals (default 120 s).
@@ -96,8 +96,8 @@ type Daemon struct {
 	audit     *audit.Store
 	sessions  *session.Manager
 	approvals *approval.Broker
-	runner    *toolcall.Runner
-	policy    *toolcall.PolicyHolder
+	runner    *call.Runner
+	policy    *call.PolicyHolder
 	snapshots *snapshot.Store
 	tokens    *token.Set
 	logins    *token.OneTime
@@ -187,7 +187,7 @@ func Run(ctx context.Context, opts Options) (err error) {
 	if err := d.approvals.ExpireStale(ctx); err != nil {
 		return err
 	}
-	pol, err := toolcall.LoadPolicy(opts.PolicyPath, opts.Workspaces)
+	pol, err := call.LoadPolicy(opts.PolicyPath, opts.Workspaces)
 	if err != nil {
 		return fmt.Errorf("load policy: %w", err)
 	}
@@ -210,7 +210,7 @@ func Run(ctx context.Context, opts Options) (err error) {
 			return err
 		}
 	}
-	d.runner, err = toolcall.New(toolcall.Deps{
+	d.runner, err = call.New(call.Deps{
 		Sessions: d.sessions, Approvals: d.approvals, Policy: pol, Audit: auditSink{d},
 		Sandbox: opts.Sandbox, Hidden: []string{opts.DataDir}, Logger: logger, Egress: egressDep(opts.Egress),
 		Redact: d.redactor.String, EnvFor: secretStore.EnvFor, Snapshots: d.snapshots, RunEnv: opts.RunEnv,

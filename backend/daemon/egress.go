@@ -2,11 +2,11 @@ package daemon
 
 import (
 	"github.com/gatehouse-dev/gatehouse/backend/egress"
-	"github.com/gatehouse-dev/gatehouse/backend/toolcall"
+	"github.com/gatehouse-dev/gatehouse/backend/call"
 )
 
 // egressDep keeps a nil proxy a nil interface: no proxy, no network.
-func egressDep(p *egress.Proxy) toolcall.Egress {
+func egressDep(p *egress.Proxy) call.Egress {
 	if p == nil {
 		return nil
 	}

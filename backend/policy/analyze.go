@@ -9,7 +9,7 @@ import (
 // analysis is what Decide works out about a call once, before matching rules.
 type analysis struct {
 	sess  *Session
-	call  *Call
+	call  *Action
 	class toolClass
 
 	base     string   // program basename
@@ -24,7 +24,7 @@ type analysis struct {
 	risks       []Risk
 }
 
-func (p *Policy) analyze(s *Session, c *Call, cls toolClass) *analysis {
+func (p *Policy) analyze(s *Session, c *Action, cls toolClass) *analysis {
 	a := &analysis{sess: s, call: c, class: cls}
 	switch cls {
 	case classRead, classWrite:

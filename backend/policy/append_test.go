@@ -8,7 +8,7 @@ import (
 )
 
 func TestRuleStringRoundTrips(t *testing.T) {
-	r := RuleFromCall(Call{Tool: ToolRunCommand, Binary: "/usr/bin/gh", Argv: []string{"gh", "pr", "create", "--title", "x\"y"}}, ScopeAlways)
+	r := RuleFromCall(Action{Tool: ToolRunCommand, Binary: "/usr/bin/gh", Argv: []string{"gh", "pr", "create", "--title", "x\"y"}}, ScopeAlways)
 	if r.Binary != "/usr/bin/gh" || strings.Join(r.Args, " ") != "pr create" {
 		t.Fatalf("rule %+v", r)
 	}
@@ -28,13 +28,13 @@ func TestRuleStringRoundTrips(t *testing.T) {
 
 func TestRuleFromCallShapes(t *testing.T) {
 	cases := []struct {
-		call Call
+		call Action
 		args []string
 	}{
-		{Call{Tool: ToolRunCommand, Binary: "/bin/rm", Argv: []string{"rm", "-rf", "build"}}, []string{"-rf", "build"}},
-		{Call{Tool: ToolRunCommand, Binary: "/usr/bin/python3", Argv: []string{"python3", "x.py", "-v"}}, []string{"x.py", "-v"}},
-		{Call{Tool: ToolRunCommand, Binary: "/usr/bin/go", Argv: []string{"go", "test", "./..."}}, []string{"test"}},
-		{Call{Tool: ToolRunCommand, Binary: "/usr/bin/ls", Argv: []string{"ls"}}, nil},
+		{Action{Tool: ToolRunCommand, Binary: "/bin/rm", Argv: []string{"rm", "-rf", "build"}}, []string{"-rf", "build"}},
+		{Action{Tool: ToolRunCommand, Binary: "/usr/bin/python3", Argv: []string{"python3", "x.py", "-v"}}, []string{"x.py", "-v"}},
+		{Action{Tool: ToolRunCommand, Binary: "/usr/bin/go", Argv: []string{"go", "test", "./..."}}, []string{"test"}},
+		{Action{Tool: ToolRunCommand, Binary: "/usr/bin/ls", Argv: []string{"ls"}}, nil},
 	}
 	for _, c := range cases {
 		r := RuleFromCall(c.call, ScopeSession)
@@ -42,16 +42,16 @@ func TestRuleFromCallShapes(t *testing.T) {
 			t.Errorf("%v: args %q, want %q", c.call.Argv, r.Args, c.args)
 		}
 	}
-	r := RuleFromCall(Call{Tool: ToolFetchURL, URL: "https://Docs.Example.com./a?b"}, ScopeSession)
+	r := RuleFromCall(Action{Tool: ToolFetchURL, URL: "https://Docs.Example.com./a?b"}, ScopeSession)
 	if len(r.Domains) != 1 || r.Domains[0] != "docs.example.com" || r.Tool != "" {
 		t.Fatalf("fetch rule %+v", r)
 	}
-	r = RuleFromCall(Call{Tool: ToolReadFile, Paths: []string{"/w/we*ird[1].txt"}}, ScopeSession)
+	r = RuleFromCall(Action{Tool: ToolReadFile, Paths: []string{"/w/we*ird[1].txt"}}, ScopeSession)
 	s := Session{Mode: ModeAsk, Workspaces: []string{"/other"}, Home: "/h", Grants: []Rule{r}}
-	if v := Builtin().Decide(s, Call{Tool: ToolReadFile, Paths: []string{"/w/we*ird[1].txt"}}).Verdict; v != Allow {
+	if v := Builtin().Decide(s, Action{Tool: ToolReadFile, Paths: []string{"/w/we*ird[1].txt"}}).Verdict; v != Allow {
 		t.Errorf("grant for a path with glob characters: %s", v)
 	}
-	if v := Builtin().Decide(s, Call{Tool: ToolReadFile, Paths: []string{"/w/weXird1.txt"}}).Verdict; v != Ask {
+	if v := Builtin().Decide(s, Action{Tool: ToolReadFile, Paths: []string{"/w/weXird1.txt"}}).Verdict; v != Ask {
 		t.Errorf("grant with glob characters matched another file: %s", v)
 	}
 }
@@ -63,7 +63,7 @@ func TestAppendRuleKeepsTheFile(t *testing.T) {
 	orig := userPolicyTOML + "# last words"
 	write(t, f.userFile, orig)
 	os.Chmod(f.userFile, 0o640)
-	r := RuleFromCall(Call{Tool: ToolRunCommand, Binary: "/usr/bin/docker", Argv: []string{"docker", "ps"}}, ScopeAlways)
+	r := RuleFromCall(Action{Tool: ToolRunCommand, Binary: "/usr/bin/docker", Argv: []string{"docker", "ps"}}, ScopeAlways)
 	if err := AppendRule(f.userFile, r); err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +82,7 @@ func TestAppendRuleKeepsTheFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := Session{Mode: ModeAsk, Workspaces: []string{f.ws}, Home: f.home}
-	d := p.Decide(s, Call{Tool: ToolRunCommand, Binary: "/usr/bin/docker", Argv: []string{"docker", "ps"}, Cwd: f.ws})
+	d := p.Decide(s, Action{Tool: ToolRunCommand, Binary: "/usr/bin/docker", Argv: []string{"docker", "ps"}, Cwd: f.ws})
 	if d.Verdict != Allow || d.Rule.Source != SourceUser || d.Rule.ID != "allow-docker-ps" {
 		t.Fatalf("after append: %+v", d)
 	}
@@ -102,7 +102,7 @@ func TestAppendRuleCreatesAndFollowsSymlink(t *testing.T) {
 	if err := os.Symlink(real, link); err != nil {
 		t.Fatal(err)
 	}
-	r := RuleFromCall(Call{Tool: ToolFetchURL, URL: "https://go.dev/"}, ScopeAlways)
+	r := RuleFromCall(Action{Tool: ToolFetchURL, URL: "https://go.dev/"}, ScopeAlways)
 	if err := AppendRule(link, r); err != nil {
 		t.Fatal(err)
 	}
@@ -137,7 +137,7 @@ func TestAppendRuleRefusesWhatWouldNotLoad(t *testing.T) {
 		t.Fatal("appended a relative binary")
 	}
 	write(t, uf, "broken = [\n")
-	err := AppendRule(uf, RuleFromCall(Call{Tool: ToolFetchURL, URL: "https://a.b/"}, ScopeAlways))
+	err := AppendRule(uf, RuleFromCall(Action{Tool: ToolFetchURL, URL: "https://a.b/"}, ScopeAlways))
 	if err == nil || !strings.Contains(err.Error(), "not changed") {
 		t.Fatalf("append to a broken file: %v", err)
 	}

@@ -101,8 +101,9 @@ func ModeList() string {
 	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }
 
-// Call is one tool call, with names already resolved by the caller.
-type Call struct {
+// Action is what one tool call would do, as policy sees it, with names
+// already resolved by the caller.
+type Action struct {
 	Tool string
 	// Argv is the command line for run_command, argv[0] as the agent sent it.
 	Argv []string

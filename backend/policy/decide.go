@@ -6,7 +6,7 @@ func builtinRef(id string) RuleRef { return RuleRef{ID: id, Source: SourceBuilti
 
 // Decide returns the verdict for call c in session s. See the package
 // documentation for the precedence it applies.
-func (p *Policy) Decide(s Session, c Call) Decision {
+func (p *Policy) Decide(s Session, c Action) Decision {
 	cls := classOf(c.Tool)
 	switch cls {
 	case classHuman:

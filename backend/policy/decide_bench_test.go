@@ -44,7 +44,7 @@ func benchPolicy(b *testing.B) (*Policy, Session) {
 func BenchmarkDecide(b *testing.B) {
 	p, s := benchPolicy(b)
 	ws := "/home/u/proj"
-	calls := []Call{
+	calls := []Action{
 		{Tool: ToolReadFile, Paths: []string{ws + "/internal/server/handler.go"}},
 		{Tool: ToolWriteFile, Paths: []string{ws + "/internal/gen7/x.go"}},
 		{Tool: ToolRunCommand, Binary: "/usr/bin/git", Argv: []string{"git", "status", "--short"}, Cwd: ws},

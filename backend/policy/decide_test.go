@@ -15,19 +15,19 @@ func TestDecideTable(t *testing.T) {
 	bare := Builtin()
 	ws, home := f.ws, f.home
 	in := func(rel string) string { return filepath.Join(ws, rel) }
-	cmd := func(cwd, bin string, argv ...string) Call {
-		return Call{Tool: ToolRunCommand, Binary: bin, Cwd: cwd, Argv: argv}
+	cmd := func(cwd, bin string, argv ...string) Action {
+		return Action{Tool: ToolRunCommand, Binary: bin, Cwd: cwd, Argv: argv}
 	}
-	file := func(tool string, paths ...string) Call { return Call{Tool: tool, Paths: paths} }
-	fetch := func(u string) Call { return Call{Tool: ToolFetchURL, URL: u} }
-	git := func(args ...string) Call { return cmd(ws, "/usr/bin/git", append([]string{"git"}, args...)...) }
-	rm := func(args ...string) Call { return cmd(ws, "/usr/bin/rm", append([]string{"rm"}, args...)...) }
+	file := func(tool string, paths ...string) Action { return Action{Tool: tool, Paths: paths} }
+	fetch := func(u string) Action { return Action{Tool: ToolFetchURL, URL: u} }
+	git := func(args ...string) Action { return cmd(ws, "/usr/bin/git", append([]string{"git"}, args...)...) }
+	rm := func(args ...string) Action { return cmd(ws, "/usr/bin/rm", append([]string{"rm"}, args...)...) }
 
 	type tc struct {
 		name   string
 		pol    *Policy
 		mode   Mode
-		call   Call
+		call   Action
 		grants []Rule
 		want   Verdict
 		rule   string   // expected RuleRef.ID, when set
@@ -205,9 +205,9 @@ func TestDecideTable(t *testing.T) {
 			grants: []Rule{{Action: Deny, Tool: ToolReadFile}}, want: Allow},
 
 		// Odds and ends.
-		{name: "ask_human in plan", mode: ModePlan, call: Call{Tool: ToolAskHuman}, want: Allow},
-		{name: "ask_human unattended", mode: ModeUnattended, call: Call{Tool: ToolAskHuman}, want: Allow},
-		{name: "unknown tool", call: Call{Tool: "format_disk"}, want: Deny, rule: "unknown-tool"},
+		{name: "ask_human in plan", mode: ModePlan, call: Action{Tool: ToolAskHuman}, want: Allow},
+		{name: "ask_human unattended", mode: ModeUnattended, call: Action{Tool: ToolAskHuman}, want: Allow},
+		{name: "unknown tool", call: Action{Tool: "format_disk"}, want: Deny, rule: "unknown-tool"},
 		{name: "unknown mode", mode: "yolo", call: file(ToolReadFile, in("a")), want: Deny, rule: "unknown-mode"},
 	}
 	if len(cases) < 60 {
@@ -254,7 +254,7 @@ func TestDecisionPointsAtFileAndLine(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := Session{Mode: ModeAsk, Workspaces: []string{f.ws}, Home: f.home}
-	d := p.Decide(s, Call{Tool: ToolFetchURL, URL: "https://x.evil.example/"})
+	d := p.Decide(s, Action{Tool: ToolFetchURL, URL: "https://x.evil.example/"})
 	if d.Rule.Source != SourceUser || d.Rule.File != f.userFile || d.Rule.Line == 0 {
 		t.Fatalf("rule ref %+v", d.Rule)
 	}
@@ -265,7 +265,7 @@ func TestDecisionPointsAtFileAndLine(t *testing.T) {
 	if !strings.Contains(d.Reason, "known bad") {
 		t.Errorf("reason %q lacks the rule's reason", d.Reason)
 	}
-	d = p.Decide(s, Call{Tool: ToolWriteFile, Paths: []string{f.ws + "/vendor/a"}, Cwd: f.ws})
+	d = p.Decide(s, Action{Tool: ToolWriteFile, Paths: []string{f.ws + "/vendor/a"}, Cwd: f.ws})
 	if d.Rule.Source != SourceWorkspace || d.Rule.File != filepath.Join(f.ws, WorkspacePolicyFile) {
 		t.Fatalf("workspace rule ref %+v", d.Rule)
 	}
@@ -280,7 +280,7 @@ func TestGoalDrift(t *testing.T) {
 	ws := "/home/u/proj"
 	read := func(path, goal string) Decision {
 		return p.Decide(Session{Mode: ModeAcceptEdits, Workspaces: []string{ws}, Home: "/home/u", Goal: goal},
-			Call{Tool: ToolReadFile, Paths: []string{path}})
+			Action{Tool: ToolReadFile, Paths: []string{path}})
 	}
 	cases := []struct {
 		name, path, goal string
@@ -323,22 +323,22 @@ func TestAutoMode(t *testing.T) {
 	p := Builtin()
 	ws, home := f.ws, f.home
 	in := func(rel string) string { return filepath.Join(ws, rel) }
-	cmd := func(bin string, argv ...string) Call {
-		return Call{Tool: ToolRunCommand, Binary: bin, Cwd: ws, Argv: argv}
+	cmd := func(bin string, argv ...string) Action {
+		return Action{Tool: ToolRunCommand, Binary: bin, Cwd: ws, Argv: argv}
 	}
 	cases := []struct {
 		name      string
-		call      Call
+		call      Action
 		sandboxed bool
 		want      Verdict
 		rule      string
 	}{
-		{"read in the workspace", Call{Tool: ToolReadFile, Paths: []string{in("main.go")}}, true, Allow, "workspace-read"},
-		{"read outside", Call{Tool: ToolReadFile, Paths: []string{"/etc/hosts"}}, true, Ask, "outside-workspace"},
-		{"read a workspace secret", Call{Tool: ToolReadFile, Paths: []string{in(".env")}}, true, Ask, "sensitive"},
-		{"edit in the workspace", Call{Tool: ToolEditFile, Paths: []string{in("main.go")}}, true, Allow, "workspace-edit"},
-		{"write a git hook", Call{Tool: ToolWriteFile, Paths: []string{in(".git/hooks/pre-commit")}}, true, Ask, "protected"},
-		{"write outside", Call{Tool: ToolWriteFile, Paths: []string{home + "/x"}}, true, Ask, "outside-workspace"},
+		{"read in the workspace", Action{Tool: ToolReadFile, Paths: []string{in("main.go")}}, true, Allow, "workspace-read"},
+		{"read outside", Action{Tool: ToolReadFile, Paths: []string{"/etc/hosts"}}, true, Ask, "outside-workspace"},
+		{"read a workspace secret", Action{Tool: ToolReadFile, Paths: []string{in(".env")}}, true, Ask, "sensitive"},
+		{"edit in the workspace", Action{Tool: ToolEditFile, Paths: []string{in("main.go")}}, true, Allow, "workspace-edit"},
+		{"write a git hook", Action{Tool: ToolWriteFile, Paths: []string{in(".git/hooks/pre-commit")}}, true, Ask, "protected"},
+		{"write outside", Action{Tool: ToolWriteFile, Paths: []string{home + "/x"}}, true, Ask, "outside-workspace"},
 		{"go test", cmd("/usr/local/go/bin/go", "go", "test", "./..."), true, Allow, "sandboxed-command"},
 		{"python one-liner in the sandbox", cmd("/usr/bin/python3", "python3", "-c", "print(1)"), true, Allow, "sandboxed-command"},
 		{"sh -c in the sandbox", cmd("/bin/sh", "sh", "-c", "make && make test"), true, Allow, "sandboxed-command"},
@@ -346,11 +346,11 @@ func TestAutoMode(t *testing.T) {
 		{"rm -rf of the root is checkpointed", cmd("/usr/bin/rm", "rm", "-rf", "."), true, Allow, "sandboxed-command"},
 		{"an argument naming a token", cmd("/usr/bin/grep", "grep", "-r", "token", "."), true, Allow, "sandboxed-command"},
 		{"force-push leaves the workspace", cmd("/usr/bin/git", "git", "push", "--force"), true, Ask, "destructive"},
-		{"unconfined command", Call{Tool: ToolRunCommand, Binary: "/bin/bash", Argv: []string{"bash", "-c", "ls"}, Cwd: ws, Unconfined: true}, true, Ask, "unconfined"},
-		{"fetch", Call{Tool: ToolFetchURL, URL: "https://pkgs.example.test/"}, true, Ask, "fetch"},
+		{"unconfined command", Action{Tool: ToolRunCommand, Binary: "/bin/bash", Argv: []string{"bash", "-c", "ls"}, Cwd: ws, Unconfined: true}, true, Ask, "unconfined"},
+		{"fetch", Action{Tool: ToolFetchURL, URL: "https://pkgs.example.test/"}, true, Ask, "fetch"},
 		{"no sandbox: a command asks", cmd("/usr/bin/python3", "python3", "x.py"), false, Ask, "no-sandbox"},
-		{"no sandbox: an edit asks", Call{Tool: ToolEditFile, Paths: []string{in("main.go")}}, false, Ask, "no-sandbox"},
-		{"no sandbox: a read runs", Call{Tool: ToolReadFile, Paths: []string{in("main.go")}}, false, Allow, "workspace-read"},
+		{"no sandbox: an edit asks", Action{Tool: ToolEditFile, Paths: []string{in("main.go")}}, false, Ask, "no-sandbox"},
+		{"no sandbox: a read runs", Action{Tool: ToolReadFile, Paths: []string{in("main.go")}}, false, Allow, "workspace-read"},
 	}
 	for _, tc := range cases {
 		s := Session{Mode: ModeAuto, Workspaces: []string{ws}, Home: home, Sandboxed: tc.sandboxed}

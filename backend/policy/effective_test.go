@@ -13,10 +13,10 @@ func TestEffectiveNamesEveryBuiltinDecideCites(t *testing.T) {
 	p := Builtin()
 	ws, home := f.ws, f.home
 	in := func(rel string) string { return filepath.Join(ws, rel) }
-	cmd := func(bin string, argv ...string) Call {
-		return Call{Tool: ToolRunCommand, Binary: bin, Cwd: ws, Argv: argv}
+	cmd := func(bin string, argv ...string) Action {
+		return Action{Tool: ToolRunCommand, Binary: bin, Cwd: ws, Argv: argv}
 	}
-	calls := []Call{
+	calls := []Action{
 		{Tool: ToolAskHuman},
 		{Tool: "no_such_tool"},
 		{Tool: ToolReadFile, Paths: []string{in("a.go")}},

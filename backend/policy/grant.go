@@ -23,7 +23,7 @@ const maxGrantWords = 2
 // same host for fetch_url. The argument prefix is the leading subcommand
 // words (gh pr create → ["pr","create"]); when there are none it is the whole
 // argument list, so approving rm -rf build does not approve every rm.
-func RuleFromCall(c Call, scope Scope) Rule {
+func RuleFromCall(c Action, scope Scope) Rule {
 	r := Rule{Action: Allow, Tool: c.Tool, source: SourceGrant}
 	if scope == ScopeAlways {
 		r.source = SourceUser

@@ -58,7 +58,7 @@ func TestLoadMissingFilesIsBuiltin(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := Session{Mode: ModeAsk, Workspaces: []string{"/w"}, Home: "/h"}
-	if v := p.Decide(s, Call{Tool: ToolRunCommand, Binary: "/usr/bin/ls", Argv: []string{"ls"}, Cwd: "/w"}).Verdict; v != Allow {
+	if v := p.Decide(s, Action{Tool: ToolRunCommand, Binary: "/usr/bin/ls", Argv: []string{"ls"}, Cwd: "/w"}).Verdict; v != Allow {
 		t.Fatalf("ls: %s", v)
 	}
 }
@@ -72,11 +72,11 @@ func TestTrustedBinDirsReplacesDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := Session{Mode: ModeAsk, Workspaces: []string{"/w"}, Home: "/home/u"}
-	goTest := Call{Tool: ToolRunCommand, Binary: "/home/u/sdk/go/bin/go", Argv: []string{"go", "test"}, Cwd: "/w"}
+	goTest := Action{Tool: ToolRunCommand, Binary: "/home/u/sdk/go/bin/go", Argv: []string{"go", "test"}, Cwd: "/w"}
 	if v := p.Decide(s, goTest).Verdict; v != Allow {
 		t.Errorf("go from trusted sdk dir: %s", v)
 	}
-	if v := p.Decide(s, Call{Tool: ToolRunCommand, Binary: "/usr/bin/ls", Argv: []string{"ls"}, Cwd: "/w"}).Verdict; v != Ask {
+	if v := p.Decide(s, Action{Tool: ToolRunCommand, Binary: "/usr/bin/ls", Argv: []string{"ls"}, Cwd: "/w"}).Verdict; v != Ask {
 		t.Errorf("ls from an untrusted dir: %s", v)
 	}
 }
@@ -131,7 +131,7 @@ func TestResolveBinary(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if v := p.Decide(s, Call{Tool: ToolRunCommand, Binary: b, Argv: []string{argv0, "status"}, Cwd: ws}).Verdict; v != want {
+		if v := p.Decide(s, Action{Tool: ToolRunCommand, Binary: b, Argv: []string{argv0, "status"}, Cwd: ws}).Verdict; v != want {
 			t.Errorf("%s status: %s, want %s", argv0, v, want)
 		}
 	}

@@ -90,10 +90,10 @@ ports = [80]
 	}
 	// A network rule never decides an MCP tool call, nor a fetch rule a
 	// connection.
-	if d := p.Decide(Session{Workspaces: []string{ws}}, Call{Tool: ToolFetchURL, URL: "https://pkgs.example.test/"}); d.Verdict != Ask {
+	if d := p.Decide(Session{Workspaces: []string{ws}}, Action{Tool: ToolFetchURL, URL: "https://pkgs.example.test/"}); d.Verdict != Ask {
 		t.Errorf("fetch_url decided by a network rule: %+v", d)
 	}
-	if d := p.Decide(Session{}, Call{Tool: ToolNetwork}); d.Verdict != Deny {
+	if d := p.Decide(Session{}, Action{Tool: ToolNetwork}); d.Verdict != Deny {
 		t.Errorf("network as an MCP tool: %+v", d)
 	}
 }

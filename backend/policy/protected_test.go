@@ -81,12 +81,12 @@ func TestSessionProtectedAsks(t *testing.T) {
 	p, _ := Load("", nil)
 	sess := Session{Mode: ModeAcceptEdits, Workspaces: []string{ws}, Protected: set.All()}
 	for _, target := range append(set.All(), filepath.Join(ws, "tools", "githooks", "pre-commit"), filepath.Join(ws, "team.gitconfig")) {
-		d := p.Decide(sess, Call{Tool: ToolWriteFile, Paths: []string{target}})
+		d := p.Decide(sess, Action{Tool: ToolWriteFile, Paths: []string{target}})
 		if d.Verdict != Ask {
 			t.Errorf("writing %s: %s (%s), want ask", target, d.Verdict, d.Reason)
 		}
 	}
-	if d := p.Decide(sess, Call{Tool: ToolWriteFile, Paths: []string{filepath.Join(ws, "tools", "build.sh")}}); d.Verdict != Allow {
+	if d := p.Decide(sess, Action{Tool: ToolWriteFile, Paths: []string{filepath.Join(ws, "tools", "build.sh")}}); d.Verdict != Allow {
 		t.Errorf("writing an ordinary file beside the hooks: %s (%s)", d.Verdict, d.Reason)
 	}
 }

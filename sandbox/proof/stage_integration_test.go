@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gatehouse-dev/gatehouse/backend/stage"
+	"github.com/gatehouse-dev/gatehouse/backend/call/effect"
 	"github.com/gatehouse-dev/gatehouse/sandbox"
 	"github.com/gatehouse-dev/gatehouse/sandbox/bwrap"
 )
@@ -105,15 +105,15 @@ ls
 	if b, _ := os.ReadFile(filepath.Join(ws, "node_modules", "dep.js")); string(b) != "dep\n" {
 		t.Errorf("the pass-through write is missing: %q", b)
 	}
-	set, err := stage.Read(upper, ws)
+	set, err := effect.Read(upper, ws)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := map[string]stage.Op{}
+	got := map[string]effect.Op{}
 	for _, c := range set.Changes {
 		got[c.Path] = c.Op
 	}
-	want := map[string]stage.Op{"src": stage.Delete, "src/a.go": stage.Delete, "src/deep": stage.Delete, "src/deep/b.go": stage.Delete, "fresh.txt": stage.Create, "keep.txt": stage.Modify, ".mcp.json": stage.Create}
+	want := map[string]effect.Op{"src": effect.Delete, "src/a.go": effect.Delete, "src/deep": effect.Delete, "src/deep/b.go": effect.Delete, "fresh.txt": effect.Create, "keep.txt": effect.Modify, ".mcp.json": effect.Create}
 	for p, op := range want {
 		if got[p] != op {
 			t.Errorf("%s: got %q, want %q (set %+v)", p, got[p], op, set.Changes)

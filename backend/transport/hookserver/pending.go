@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/gatehouse-dev/gatehouse/backend/session/agentrun"
-	"github.com/gatehouse-dev/gatehouse/backend/toolcall"
+	"github.com/gatehouse-dev/gatehouse/backend/call"
 )
 
 // An edit the agent's own tool makes is checkpointed before (PreToolUse)
@@ -13,7 +13,7 @@ import (
 // the two, keyed by the agent's tool-use id (or its tool and input when
 // the agent sends none).
 type pendingEdit struct {
-	cl      *toolcall.Clearance
+	cl      *call.Clearance
 	native  string
 	expires time.Time
 }

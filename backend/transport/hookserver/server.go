@@ -24,7 +24,7 @@ import (
 	"github.com/gatehouse-dev/gatehouse/backend/transport/hookwire"
 	"github.com/gatehouse-dev/gatehouse/backend/policy"
 	"github.com/gatehouse-dev/gatehouse/backend/session"
-	"github.com/gatehouse-dev/gatehouse/backend/toolcall"
+	"github.com/gatehouse-dev/gatehouse/backend/call"
 )
 
 // Routes under /mcp, which only the agent capability opens.
@@ -35,7 +35,7 @@ const (
 
 // Config wires the server to the daemon.
 type Config struct {
-	Runner   *toolcall.Runner
+	Runner   *call.Runner
 	Runs     *agentrun.Registry
 	Sessions *session.Manager
 	Logger   *slog.Logger
@@ -200,7 +200,7 @@ func (s *Server) pre(ctx context.Context, key agentrun.Key, start agentrun.Start
 	if err != nil {
 		return deny("Gatehouse blocked this call: %v.", plain(err))
 	}
-	req := toolcall.Request{State: st, Via: toolcall.ViaHook, Native: ev.Agent.Title() + " " + ev.Tool, Args: ev.Input}
+	req := call.Request{State: st, Via: call.ViaHook, Native: ev.Agent.Title() + " " + ev.Tool, Args: ev.Input}
 	switch n.cls {
 	case classShell:
 		if n.rewritable {
@@ -211,7 +211,7 @@ func (s *Server) pre(ctx context.Context, key agentrun.Key, start agentrun.Start
 			words = []string{"bash", "-c", n.command}
 		}
 		req.Tool = policy.ToolRunCommand
-		req.Plan = &toolcall.Plan{Call: policy.Call{Tool: policy.ToolRunCommand, Argv: words, Binary: words[0], Cwd: ev.Cwd, Unconfined: true},
+		req.Plan = &call.Plan{Action: policy.Action{Tool: policy.ToolRunCommand, Argv: words, Binary: words[0], Cwd: ev.Cwd, Unconfined: true},
 			Summary: map[string]any{"cwd": ev.Cwd, "runs": "outside the sandbox"}}
 	case classEdit:
 		plan, err := pathsPlan(st, policy.ToolWriteFile, n.paths, true)
@@ -235,10 +235,10 @@ func (s *Server) pre(ctx context.Context, key agentrun.Key, start agentrun.Start
 		if n.url == "" {
 			return deny("Gatehouse blocked this fetch: it names no http or https URL.")
 		}
-		req.Tool, req.Plan = policy.ToolFetchURL, &toolcall.Plan{Call: policy.Call{Tool: policy.ToolFetchURL, URL: n.url}}
+		req.Tool, req.Plan = policy.ToolFetchURL, &call.Plan{Action: policy.Action{Tool: policy.ToolFetchURL, URL: n.url}}
 	case classExternal:
 		req.Tool = policy.ToolRunCommand
-		req.Plan = &toolcall.Plan{Call: policy.Call{Tool: policy.ToolRunCommand, Argv: []string{"mcp:" + n.name}, Binary: "mcp:" + n.name,
+		req.Plan = &call.Plan{Action: policy.Action{Tool: policy.ToolRunCommand, Argv: []string{"mcp:" + n.name}, Binary: "mcp:" + n.name,
 			Cwd: st.Workspaces[0], Unconfined: true}, Summary: map[string]any{"mcp_tool": n.name}}
 	}
 	if cl, res := s.cfg.Runner.Decide(ctx, req); cl == nil {
@@ -249,7 +249,7 @@ func (s *Server) pre(ctx context.Context, key agentrun.Key, start agentrun.Start
 
 // preShell clears a shell command and rewrites it to run through
 // `gatehouse exec`, in the session's sandbox.
-func (s *Server) preShell(ctx context.Context, req toolcall.Request, key agentrun.Key, token string, ev hookwire.Event, n native, exe []string) hookwire.Answer {
+func (s *Server) preShell(ctx context.Context, req call.Request, key agentrun.Key, token string, ev hookwire.Event, n native, exe []string) hookwire.Answer {
 	if err := checkExe(exe); err != nil {
 		return deny("Gatehouse blocked this command: %v.", err)
 	}
@@ -313,14 +313,14 @@ func replaceMember(input json.RawMessage, key, line string) (json.RawMessage, er
 }
 
 // pathsPlan is the plan of a native read or edit of paths.
-func pathsPlan(st *toolcall.State, tool string, paths []string, mutates bool) (*toolcall.Plan, error) {
-	plan := &toolcall.Plan{Call: policy.Call{Tool: tool}}
+func pathsPlan(st *call.State, tool string, paths []string, mutates bool) (*call.Plan, error) {
+	plan := &call.Plan{Action: policy.Action{Tool: tool}}
 	for _, p := range paths {
 		wp, err := st.Roots.ResolveOutside(p)
 		if err != nil {
 			return nil, err
 		}
-		plan.Call.Paths = append(plan.Call.Paths, wp.Abs)
+		plan.Action.Paths = append(plan.Action.Paths, wp.Abs)
 		if mutates && wp.Inside {
 			plan.Mutates = append(plan.Mutates, wp)
 		}
@@ -338,8 +338,8 @@ func (s *Server) post(ctx context.Context, key agentrun.Key, ev hookwire.Event) 
 	if !ok {
 		return
 	}
-	s.cfg.Runner.Finish(ctx, toolcall.Request{State: st, Tool: policy.ToolWriteFile, Via: toolcall.ViaHook, Native: pe.native, Continues: pe.cl},
-		toolcall.Output{Text: "ran by the agent's own tool", Structured: map[string]any{"native": true}})
+	s.cfg.Runner.Finish(ctx, call.Request{State: st, Tool: policy.ToolWriteFile, Via: call.ViaHook, Native: pe.native, Continues: pe.cl},
+		call.Output{Text: "ran by the agent's own tool", Structured: map[string]any{"native": true}})
 }
 
 // maxGoal bounds the prompt kept as a session's goal.
@@ -376,11 +376,11 @@ func (s *Server) exec(ctx context.Context, by who, req ExecRequest) (ExecResult,
 		// Only the agent token that cleared the command may run it.
 		return ExecResult{ExitCode: -1, Error: "This ticket belongs to another agent."}, http.StatusForbidden
 	}
-	res := s.cfg.Runner.Call(ctx, toolcall.Request{State: st, Tool: policy.ToolRunCommand, Args: t.args, Via: toolcall.ViaHook, Native: t.native, Continues: t.cl})
+	res := s.cfg.Runner.Call(ctx, call.Request{State: st, Tool: policy.ToolRunCommand, Args: t.args, Via: call.ViaHook, Native: t.native, Continues: t.cl})
 	return execResult(res), http.StatusOK
 }
 
-func execResult(res toolcall.Result) ExecResult {
+func execResult(res call.Result) ExecResult {
 	m := res.Structured
 	out := ExecResult{ExitCode: -1}
 	if e, ok := m["error"].(string); ok {

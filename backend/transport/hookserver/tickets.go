@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/gatehouse-dev/gatehouse/backend/session/agentrun"
-	"github.com/gatehouse-dev/gatehouse/backend/toolcall"
+	"github.com/gatehouse-dev/gatehouse/backend/call"
 )
 
 // ticketTTL bounds how long a rewritten command may take to come back;
@@ -23,7 +23,7 @@ type ticket struct {
 	cwd     string
 	args    []byte // run_command arguments as cleared
 	native  string
-	cl      *toolcall.Clearance
+	cl      *call.Clearance
 	expires time.Time
 }
 

@@ -13,7 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/gatehouse-dev/gatehouse/backend/toolcall"
+	"github.com/gatehouse-dev/gatehouse/backend/call"
 )
 
 // Local reads are most of an agent's calls, and on the SDK's path most of
@@ -51,20 +51,20 @@ func (s *Server) direct(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		call, ok := parseDirectCall(body)
+		dc, ok := parseDirectCall(body)
 		if !ok {
 			next.ServeHTTP(w, r)
 			return
 		}
-		if t := s.cfg.Runner.Tool(call.name); t == nil || !t.LocalRead {
+		if t := s.cfg.Runner.Tool(dc.name); t == nil || !t.LocalRead {
 			next.ServeHTTP(w, r)
 			return
 		}
-		res := toolResult(s.cfg.Runner.Call(r.Context(), toolcall.Request{State: o.st, Tool: call.name, Args: call.args, Via: toolcall.ViaMCP}))
-		out, err := encodeResponse(call.id, res)
+		res := toolResult(s.cfg.Runner.Call(r.Context(), call.Request{State: o.st, Tool: dc.name, Args: dc.args, Via: call.ViaMCP}))
+		out, err := encodeResponse(dc.id, res)
 		if err != nil {
 			// Structured results are built from JSON values; this is a bug.
-			s.cfg.Logger.Error("encode a direct tool result", "tool", call.name, "err", err)
+			s.cfg.Logger.Error("encode a direct tool result", "tool", dc.name, "err", err)
 			http.Error(w, "Gatehouse could not encode this result; see the daemon log.", http.StatusInternalServerError)
 			return
 		}

@@ -10,7 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/gatehouse-dev/gatehouse/backend/toolcall"
+	"github.com/gatehouse-dev/gatehouse/backend/call"
 )
 
 func TestParseDirectCall(t *testing.T) {
@@ -73,7 +73,7 @@ func TestAcceptsBoth(t *testing.T) {
 // The direct path's encoding of a result is the same JSON the SDK writes
 // for it.
 func TestEncodeResponseMatchesTheSDK(t *testing.T) {
-	results := []toolcall.Result{
+	results := []call.Result{
 		{CallID: "c_1_ab", Text: "hello\n"},
 		{CallID: "c_2_cd", Text: "<b>&amp; \"quoted\" \u2028 tab\t\x01", IsError: true},
 		{CallID: "c_3_ef", Text: "", Structured: map[string]any{"path": "a/b.txt", "size": 4096, "truncated": false, "lines": []any{1, "x<y"}}},

@@ -7,13 +7,13 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/gatehouse-dev/gatehouse/backend/toolcall"
+	"github.com/gatehouse-dev/gatehouse/backend/call"
 )
 
 // openSession is a stateful MCP session that Gatehouse opened: its state,
 // the SDK's session, the token it belongs to and its idle timer.
 type openSession struct {
-	st     *toolcall.State
+	st     *call.State
 	ss     *mcp.ServerSession
 	userID string // the agent token's id; other tokens cannot use the session
 
@@ -54,7 +54,7 @@ func (o *openSession) end() {
 }
 
 // stateOf is the Gatehouse state of an open MCP session, or nil.
-func (s *Server) stateOf(sessionID string) *toolcall.State {
+func (s *Server) stateOf(sessionID string) *call.State {
 	if o := s.session(sessionID); o != nil {
 		return o.st
 	}

@@ -1,6 +1,6 @@
 // Package mcpserver serves the agent-facing MCP endpoint (Streamable HTTP at
 // /mcp, stateful). Each MCP session is a Gatehouse session; every tool call
-// goes through toolcall.Runner. Nothing here can approve, kill, roll back or
+// goes through call.Runner. Nothing here can approve, kill, roll back or
 // change policy: those are control-API-only.
 package mcpserver
 
@@ -19,7 +19,7 @@ import (
 	"github.com/gatehouse-dev/gatehouse/backend/session/agentrun"
 	"github.com/gatehouse-dev/gatehouse/backend/session"
 	"github.com/gatehouse-dev/gatehouse/backend/token"
-	"github.com/gatehouse-dev/gatehouse/backend/toolcall"
+	"github.com/gatehouse-dev/gatehouse/backend/call"
 )
 
 // Config wires the server to the daemon.
@@ -29,7 +29,7 @@ type Config struct {
 	// agent's hooks).
 	Runs    *agentrun.Registry
 	Tokens  *token.Set
-	Runner  *toolcall.Runner
+	Runner  *call.Runner
 	Version string
 	Logger  *slog.Logger
 	// IdleTimeout closes MCP sessions with no requests for this long.
@@ -122,7 +122,7 @@ func New(cfg Config) *Server {
 
 // maxBodyBytes bounds a request body: the largest arguments and room for
 // the JSON-RPC envelope.
-const maxBodyBytes = toolcall.MaxArgsBytes + 64<<10
+const maxBodyBytes = call.MaxArgsBytes + 64<<10
 
 func boolPtr(b bool) *bool { return &b }
 
@@ -265,14 +265,14 @@ func (s *Server) callHandler(name string) mcp.ToolHandler {
 			ctx, stop = s.withPost(ctx, req.Extra.Header)
 			defer stop()
 		}
-		return toolResult(s.cfg.Runner.Call(ctx, toolcall.Request{
-			State: st, Tool: name, Args: args, Via: toolcall.ViaMCP, Progress: progressFor(ctx, req),
+		return toolResult(s.cfg.Runner.Call(ctx, call.Request{
+			State: st, Tool: name, Args: args, Via: call.ViaMCP, Progress: progressFor(ctx, req),
 		})), nil
 	}
 }
 
 // toolResult is what the agent gets for a call, on either path.
-func toolResult(res toolcall.Result) *mcp.CallToolResult {
+func toolResult(res call.Result) *mcp.CallToolResult {
 	out := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: res.Text}}, IsError: res.IsError}
 	// The call id ties the agent's view to the audit timeline.
 	out.Meta = mcp.Meta{"gatehouse/call_id": res.CallID}

@@ -1,0 +1,88 @@
+package call
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+)
+
+// Via says how a call reached Gatehouse.
+type Via string
+
+const (
+	// ViaMCP is a call of one of Gatehouse's own MCP tools.
+	ViaMCP Via = "mcp"
+	// ViaHook is an agent's own tool (Claude Code's Bash, Codex's shell),
+	// which the agent's hook handed to Gatehouse before running it.
+	ViaHook Via = "hook"
+)
+
+// Request is what a transport hands the runner: one tool call, as asked.
+type Request struct {
+	State *State
+	Tool  string
+	Args  json.RawMessage
+	Via   Via
+	// Native names the agent's own tool a hook call came from ("Bash",
+	// "run_shell_command"), so the card can say so.
+	Native string
+	// Progress, if set, is called while the call waits for the person, so
+	// the transport can keep the client's request alive (MCP progress
+	// notifications). It must not block.
+	Progress func(message string)
+	// Stdout and Stderr, if set, receive a command's output as it runs
+	// (the agent's own shell, rewritten through `gatehouse exec`).
+	Stdout, Stderr io.Writer
+	// Continues, if set, is the clearance Decide gave this call: it runs
+	// under that call's id, and policy and the person are not asked again.
+	Continues *Clearance
+	// Plan, if set, is what an agent's native tool does, built by the
+	// caller; the tool's own argument checks and MakePlan are skipped.
+	Plan *Plan
+	// RunsNatively: after Decide the agent's own tool makes the change, so
+	// Decide takes the checkpoint before it (Finish takes the one after).
+	RunsNatively bool
+}
+
+// Clearance is Decide's allow for one call, which its agent then runs
+// (or hands back to Call).
+type Clearance struct {
+	CallID string
+	// Plan is what was cleared: its checkpoints and command.
+	Plan *Plan
+}
+
+// InFlight is one tool call on its way through the pipeline: its id, the
+// session, what was asked and what has been worked out so far. It is
+// passed down explicitly; nothing of it travels in a context.
+type InFlight struct {
+	ID    string
+	State *State
+	Req   Request
+	tool  *Tool
+	plan  *Plan
+	// readOnly: policy found the call only reads, so it is not
+	// checkpointed (there is nothing to undo).
+	readOnly bool
+	// held keeps a local read's early audit rows until its result (nil
+	// for every other call); see readlog.go.
+	held *callLog
+	// stage is the call's staged layers, when it runs staged; stageFull
+	// is set when the run outgrew the budget and was stopped.
+	stage     *stagedRun
+	stageFull *errStageFull
+}
+
+// Session is the call's Gatehouse session id.
+func (c *InFlight) Session() string { return c.State.Live.ID() }
+
+// actor is the audit actor of the agent behind the call.
+func (c *InFlight) actor() string { return c.State.Live.Actor() }
+
+func (r *Runner) newCallID() string {
+	b := make([]byte, 4)
+	_, _ = rand.Read(b)
+	return fmt.Sprintf("c_%d_%s", r.seq.Add(1), hex.EncodeToString(b))
+}

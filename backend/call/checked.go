@@ -1,0 +1,172 @@
+package call
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/gatehouse-dev/gatehouse/backend/policy"
+	"github.com/gatehouse-dev/gatehouse/backend/session"
+	"github.com/gatehouse-dev/gatehouse/backend/snapshot"
+	"github.com/gatehouse-dev/gatehouse/backend/call/effect"
+)
+
+// Checked runs: where a command cannot be staged (Landlock, the
+// container, a staged run the sandbox could not mount), it runs in the
+// workspace between two full checkpoints, and its effect is judged from
+// their difference by the same rules. A change the rules or the person
+// refuse is rolled back at once; until then it is visible in the
+// workspace, which the README says.
+
+// runChecked is everything from the first checkpoint to the answer.
+func (r *Runner) runChecked(ctx context.Context, c *InFlight) Result {
+	if c.held != nil {
+		defer c.held.expect.Settle()
+	}
+	pre, err := r.checkpoint(ctx, c, snapshot.Pre)
+	if err != nil {
+		return r.fail(ctx, c, "tool.refused", toolErrorf(err, "Gatehouse could not checkpoint the workspace before this call, so it did not run it (reads still run): %s", checkpointProblem(err)))
+	}
+	out, err := c.plan.Run(ctx, c)
+	// After, whatever happened: a failed command may have changed files.
+	post, cerr := r.checkpoint(context.WithoutCancel(ctx), c, snapshot.Post)
+	if cerr != nil {
+		r.deps.Logger.Warn("post-call checkpoint", "call", c.ID, "err", cerr)
+		out.Warning = "the checkpoint after this call failed (" + checkpointProblem(cerr) + "), so it cannot be undone from Gatehouse"
+	}
+	noteStopped(ctx, &out)
+	if err != nil {
+		return r.failRun(ctx, c, err)
+	}
+	if pre != "" && post != "" && c.plan.MutatesAll {
+		out = r.checkEffect(context.WithoutCancel(ctx), c, pre, post, out)
+	}
+	return r.finish(ctx, c, out)
+}
+
+// failRun answers a run that ended in an error.
+func (r *Runner) failRun(ctx context.Context, c *InFlight, err error) Result {
+	if cause := context.Cause(ctx); cause != nil && errors.Is(cause, session.ErrKilled) {
+		err = session.ErrKilled
+	}
+	return r.fail(ctx, c, "tool.error", err)
+}
+
+// checkEffect judges what an unstaged command did from its checkpoints,
+// and rolls it back when the rules or the person refuse it.
+func (r *Runner) checkEffect(ctx context.Context, c *InFlight, pre, post string, out Output) Output {
+	changes, err := r.deps.Snapshots.ChangeList(ctx, pre, post)
+	if err != nil {
+		r.deps.Logger.Warn("read a checked run's changes", "call", c.ID, "err", err)
+		return out
+	}
+	cs := setsFromCheckpoints(c.State.Workspaces, changes)
+	res := effectResult{}
+	res.Created, res.Modified, res.Deleted = cs.counts()
+	if cs.total() == 0 {
+		res.Outcome = OutcomeUnchanged
+		return withEffect(out, res)
+	}
+	dec := r.deps.Policy.Get().DecideEffect(effectOf(ctx, cs))
+	r.record(ctx, c, "effect.decision", "policy", map[string]any{
+		"verdict": dec.Verdict.String(), "rule": dec.Rule, "reason": dec.Reason, "findings": dec.Findings,
+		"created": res.Created, "modified": res.Modified, "deleted": res.Deleted, "staged": false,
+	})
+	res.Reason, res.Outcome = dec.Reason, OutcomeApplied
+	switch dec.Verdict {
+	case policy.Allow:
+		return withEffect(out, res)
+	case policy.Ask:
+		res.Held = true
+		r.deps.Sessions.Count(c.Session(), session.Counters{Asked: 1})
+		d, err := r.ask(ctx, c, r.effectCard(c, cs, dec, false, conflictSince{}))
+		if err == nil && d.Allow {
+			res.add("The person approved this command's changes.")
+			return withEffect(out, res)
+		}
+		r.deps.Sessions.Count(c.Session(), session.Counters{Denied: 1})
+		res.add("The command's changes were held for the person (" + dec.Reason + ") and " + notApproved(d, err))
+	default:
+		res.add(fmt.Sprintf("Gatehouse policy refused this command's changes (%s, %s)", dec.Reason, dec.Rule))
+	}
+	if err := r.undoCall(ctx, c); err != nil {
+		r.deps.Logger.Error("roll back a refused effect", "call", c.ID, "err", err)
+		res.Note += "; rolling them back failed (" + err.Error() + "): undo this call with `gatehouse rollback` once the cause is fixed."
+		return withEffect(out, res)
+	}
+	res.Outcome = OutcomeRolledBack
+	res.Note += "; Gatehouse rolled them back."
+	return withEffect(out, res)
+}
+
+// undoCall rolls back what call c changed, keeping later outside edits.
+func (r *Runner) undoCall(ctx context.Context, c *InFlight) error {
+	plan, err := r.deps.Snapshots.Plan(ctx, snapshot.RollbackRequest{Session: c.Session(), UndoCall: c.ID})
+	if err != nil {
+		return err
+	}
+	res, err := r.deps.Snapshots.Apply(ctx, plan)
+	if err != nil {
+		r.record(ctx, c, "rollback.failed", "system", map[string]any{"plan": plan.ID, "error": err.Error()})
+		return err
+	}
+	r.record(ctx, c, "rollback.applied", "system", map[string]any{
+		"plan": plan.ID, "undo_call": c.ID, "reason": "effect refused", "restored": res.Restored, "deleted": res.Deleted, "recreated": res.Recreated,
+	})
+	return nil
+}
+
+// setsFromCheckpoints turns a checkpoint diff into change sets, one per
+// workspace, so the same effect rules judge it.
+func setsFromCheckpoints(workspaces []string, changes []snapshot.Change) changeSets {
+	cs := changeSets{workspaces: workspaces, sets: make([]effect.Set, len(workspaces)), uppers: make([]string, len(workspaces))}
+	index := map[string]int{}
+	for i, w := range workspaces {
+		index[w] = i
+	}
+	for _, ch := range changes {
+		i, ok := index[ch.Root]
+		if !ok {
+			continue
+		}
+		s := &cs.sets[i]
+		add := func(op effect.Op, k snapshot.Kind, perm uint32, size int64) {
+			s.Changes = append(s.Changes, effect.Change{Path: ch.Path, Op: op, Kind: stageKind(k), Mode: fs.FileMode(perm), Size: size})
+		}
+		switch ch.Kind {
+		case snapshot.Added:
+			add(effect.Create, ch.NewKind, ch.NewPerm, ch.NewSize)
+		case snapshot.Deleted:
+			add(effect.Delete, ch.OldKind, ch.OldPerm, ch.OldSize)
+		case snapshot.TypeChanged:
+			add(effect.Delete, ch.OldKind, ch.OldPerm, ch.OldSize)
+			add(effect.Create, ch.NewKind, ch.NewPerm, ch.NewSize)
+		default:
+			add(effect.Modify, ch.NewKind, ch.NewPerm, ch.NewSize)
+			last := &s.Changes[len(s.Changes)-1]
+			last.OldMode = fs.FileMode(ch.OldPerm)
+			last.ModeOnly = ch.Kind == snapshot.ModeChanged
+			last.Emptied = ch.NewSize == 0 && ch.OldSize > 0
+		}
+		if ch.Kind != snapshot.Deleted && ch.NewKind == snapshot.KindSymlink {
+			// The run is over and the link is in the workspace.
+			s.Changes[len(s.Changes)-1].Target, _ = os.Readlink(filepath.Join(ch.Root, filepath.FromSlash(ch.Path)))
+		}
+	}
+	return cs
+}
+
+func stageKind(k snapshot.Kind) effect.Kind {
+	switch k {
+	case snapshot.KindDir:
+		return effect.Dir
+	case snapshot.KindSymlink:
+		return effect.Symlink
+	case snapshot.KindFile:
+		return effect.File
+	}
+	return effect.Special
+}

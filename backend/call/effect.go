@@ -1,0 +1,218 @@
+package call
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/gatehouse-dev/gatehouse/backend/policy"
+	"github.com/gatehouse-dev/gatehouse/backend/call/effect"
+)
+
+// A command's effect, as effect rules see it: built from its change sets
+// (a staged run's upper layers, or the checkpoint diff of a run that could
+// not be staged) and judged by the policy's [[effect]] rules.
+
+// changeSets is what one call changed, per workspace.
+type changeSets struct {
+	workspaces []string
+	sets       []effect.Set
+	// uppers are the staged layers ("" for a run that was not staged:
+	// its history cannot be read from two layers).
+	uppers []string
+}
+
+func (cs changeSets) total() int {
+	n := 0
+	for _, s := range cs.sets {
+		n += len(s.Changes)
+	}
+	return n
+}
+
+// counts tallies files created, modified and deleted (directories aside).
+func (cs changeSets) counts() (created, modified, deleted int) {
+	for _, s := range cs.sets {
+		created += s.Count(effect.Create)
+		modified += s.Count(effect.Modify)
+		deleted += s.Count(effect.Delete)
+	}
+	return
+}
+
+// inGit: git's own files, judged by what they do to history instead.
+func inGit(rel string) bool {
+	rel = filepath.ToSlash(rel)
+	return rel == ".git" || strings.HasPrefix(rel, ".git/")
+}
+
+// effectOf describes the change sets for effect rules. Git failing to
+// answer leaves the finding out, except for history, where it holds.
+func effectOf(ctx context.Context, cs changeSets) policy.Effect {
+	var e policy.Effect
+	for i, s := range cs.sets {
+		ws := cs.workspaces[i]
+		var gone []string
+		emptied := 0
+		for _, c := range s.Changes {
+			e.Changes = append(e.Changes, policy.EffectChange{Path: filepath.ToSlash(c.Path), Op: string(c.Op), Dir: c.Kind == effect.Dir})
+			if inGit(c.Path) {
+				continue
+			}
+			switch {
+			case c.Op == effect.Delete && c.Kind != effect.Dir:
+				gone = append(gone, c.Path)
+			case c.Emptied:
+				emptied++
+			}
+			if c.Kind == effect.Symlink && c.Op != effect.Delete && leadsOut(ws, c.Path, c.Target) {
+				e.LinksOut = append(e.LinksOut, c.Path+" -> "+c.Target)
+			}
+		}
+		// What git itself removed (a branch switch) lives on in history.
+		byGit, err := effect.RemovedByGit(ctx, s, ws, cs.uppers[i])
+		if err != nil {
+			byGit = nil
+		}
+		gone = slices.DeleteFunc(gone, func(p string) bool { return byGit[p] })
+		e.Emptied += emptied
+		e.Deleted += countLosses(ctx, ws, gone, emptied)
+		if dirs, err := effect.TrackedDirs(ctx, s, ws); err == nil {
+			e.TrackedDirsDeleted = append(e.TrackedDirsDeleted, notByGit(s, notMoved(s, dirs), byGit)...)
+		}
+		if cs.uppers[i] != "" {
+			e.HistoryRewrites = append(e.HistoryRewrites, historyOf(ctx, s, cs.uppers[i], ws)...)
+		}
+	}
+	return e
+}
+
+// countLosses counts deleted files, less those git ignores (build
+// outputs a clean removes) once there are enough to matter.
+func countLosses(ctx context.Context, ws string, gone []string, emptied int) int {
+	if len(gone)+emptied <= policy.MassDeleteFiles {
+		return len(gone)
+	}
+	ignored, err := effect.Ignored(ctx, ws, gone)
+	if err != nil {
+		return len(gone)
+	}
+	n := 0
+	for _, p := range gone {
+		if !ignored[filepath.ToSlash(p)] && !ignored[p] {
+			n++
+		}
+	}
+	return n
+}
+
+// notMoved drops the tracked directories whose files all reappear
+// elsewhere in the same set with the same sizes (a git mv or a rename):
+// moved, not lost.
+func notMoved(s effect.Set, dirs []string) []string {
+	created := map[int64]int{}
+	for _, c := range s.Changes {
+		if c.Op == effect.Create && c.Kind == effect.File {
+			created[c.Size]++
+		}
+	}
+	var out []string
+	for _, d := range dirs {
+		avail := map[int64]int{}
+		for k, v := range created {
+			avail[k] = v
+		}
+		moved, any := true, false
+		for _, c := range s.Changes {
+			if c.Op != effect.Delete || c.Kind != effect.File || !strings.HasPrefix(c.Path, d+string(filepath.Separator)) {
+				continue
+			}
+			any = true
+			if avail[c.Size] == 0 {
+				moved = false
+				break
+			}
+			avail[c.Size]--
+		}
+		if !moved || !any {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// notByGit drops the tracked directories whose every deleted file git
+// itself took out of the index.
+func notByGit(s effect.Set, dirs []string, byGit map[string]bool) []string {
+	if len(byGit) == 0 {
+		return dirs
+	}
+	var out []string
+	for _, d := range dirs {
+		for _, c := range s.Changes {
+			if c.Op == effect.Delete && c.Kind != effect.Dir && strings.HasPrefix(c.Path, d+string(filepath.Separator)) && !byGit[c.Path] {
+				out = append(out, d)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// historyOf describes the rewrites that lose work or reach others: a ref
+// moved off commits no other line holds, one a remote already has, and
+// reflogs cut. An amend or a rebase of local commits is ordinary work.
+func historyOf(ctx context.Context, s effect.Set, upper, ws string) []string {
+	h, err := effect.ReadHistory(ctx, s, upper, ws)
+	if err != nil {
+		return []string{"its effect on git history could not be read (" + err.Error() + ")"}
+	}
+	var out []string
+	for _, m := range h.Rewrites {
+		if !m.Pushed && m.Lost == 0 {
+			continue
+		}
+		what := fmt.Sprintf("%s moves from %s to %s", m.Ref, short(m.From), short(m.To))
+		if m.To == "" {
+			what = fmt.Sprintf("%s (at %s) is deleted", m.Ref, short(m.From))
+		}
+		if m.Lost > 0 {
+			what += fmt.Sprintf(", losing %d commit%s", m.Lost, plural(m.Lost))
+		}
+		if m.Pushed {
+			what += ", rewriting commits a remote already has"
+		}
+		out = append(out, what)
+	}
+	for _, l := range h.DroppedLogs {
+		out = append(out, "the reflog of "+l+" loses entries")
+	}
+	return out
+}
+
+func short(sha string) string {
+	if len(sha) > 10 {
+		return sha[:10]
+	}
+	return sha
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+// leadsOut: a link at rel (in workspace ws) whose target resolves,
+// lexically, outside the workspace.
+func leadsOut(ws, rel, target string) bool {
+	t := target
+	if !filepath.IsAbs(t) {
+		t = filepath.Join(ws, filepath.Dir(rel), t)
+	}
+	t = filepath.Clean(t)
+	return t != ws && !strings.HasPrefix(t, ws+string(filepath.Separator))
+}

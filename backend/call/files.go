@@ -1,0 +1,242 @@
+package call
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/gatehouse-dev/gatehouse/backend/fsops"
+	"github.com/gatehouse-dev/gatehouse/backend/policy"
+	"github.com/gatehouse-dev/gatehouse/backend/workspace"
+)
+
+// fileTools are the workspace file tools. Paths resolve against the
+// session's roots with .. and symlinks resolved before the policy sees them,
+// and every open is confined to the root by the kernel.
+func (r *Runner) fileTools() []*Tool {
+	return []*Tool{
+		{Name: "read_file", OutputSchema: outReadFile, Title: "Read a file", ReadOnly: true, LocalRead: true, Schema: json.RawMessage(schemaReadFile), MakePlan: r.prepareRead,
+			Description: "Read a text file by lines (offset is the first line, from 1), or bytes with unit=bytes; binary files report their size and can be read as base64. Reports the total size. Files outside the workspace need approval and come back inside <external_document kind=\"file\">."},
+		{Name: "write_file", OutputSchema: outWriteFile, Title: "Write a file", Schema: json.RawMessage(schemaWriteFile), MakePlan: r.prepareWrite,
+			Description: "Create or replace a file in the workspace with the given content (atomic; keeps the file's mode). Checkpointed first, so it can be undone."},
+		{Name: "edit_file", OutputSchema: outEditFile, Title: "Edit a file", Schema: json.RawMessage(schemaEditFile), MakePlan: r.prepareEdit,
+			Description: "Replace exact text in a workspace file. old must match exactly once unless replace_all is true. Returns the diff."},
+		{Name: "list_dir", OutputSchema: outListDir, Title: "List a directory", ReadOnly: true, LocalRead: true, Schema: json.RawMessage(schemaListDir), MakePlan: r.prepareList,
+			Description: "List a workspace directory (depth 1 to 5), skipping what .gitignore hides."},
+		{Name: "search_files", OutputSchema: outSearchFiles, Title: "Search files", ReadOnly: true, LocalRead: true, Schema: json.RawMessage(schemaSearchFiles), MakePlan: r.prepareSearch,
+			Description: "Search workspace files for an RE2 regular expression, optionally only files matching a glob such as **/*.go; skips ignored and binary files. Results are capped."},
+	}
+}
+
+func decode(raw json.RawMessage, v any) error {
+	if err := json.Unmarshal(raw, v); err != nil {
+		return errorf("invalid arguments: %v", err)
+	}
+	return nil
+}
+
+// resolveDir resolves a directory argument; empty means the workspace root.
+func resolveDir(st *State, path string) (workspace.Path, error) {
+	if path == "" {
+		path = "."
+	}
+	p, err := st.Roots.Resolve(path)
+	if err != nil {
+		return p, errorf("%v", err)
+	}
+	return p, nil
+}
+
+// jsonOutput returns a listing as structured content and, as MCP asks of
+// tools with structured results, the same JSON as text.
+func jsonOutput(v any, err error) (Output, error) {
+	if err != nil {
+		return Output{}, errorf("%v", err)
+	}
+	b, _ := json.MarshalIndent(v, "", " ")
+	return Output{Text: string(b), Structured: toMap(v)}, nil
+}
+
+func toMap(v any) map[string]any {
+	b, _ := json.Marshal(v)
+	var m map[string]any
+	_ = json.Unmarshal(b, &m)
+	return m
+}
+
+func (r *Runner) prepareRead(ctx context.Context, c *InFlight) (*Plan, error) {
+	st, raw := c.State, c.Req.Args
+	var a struct {
+		Path   string `json:"path"`
+		Offset int64  `json:"offset"`
+		Limit  int64  `json:"limit"`
+		Unit   string `json:"unit"`
+		Base64 bool   `json:"base64"`
+	}
+	if err := decode(raw, &a); err != nil {
+		return nil, err
+	}
+	p, err := st.Roots.ResolveOutside(a.Path)
+	if err != nil {
+		return nil, errorf("%v", err)
+	}
+	plan := &Plan{Action: policy.Action{Tool: policy.ToolReadFile, Paths: []string{p.Abs}}}
+	plan.Run = func(ctx context.Context, _ *InFlight) (Output, error) {
+		// Policy (and the person, for outside paths) has cleared this path.
+		res, err := fsops.ReadFile(ctx, st.Roots, fsops.ReadRequest{Path: p, Unit: a.Unit, Offset: a.Offset, Limit: a.Limit, Base64: a.Base64, AllowOutside: !p.Inside})
+		if err != nil {
+			return Output{}, errorf("%v", err)
+		}
+		out := Output{Text: readText(res), Structured: readResult(res), OutputBytes: res.Bytes, ContentKey: "content"}
+		if !p.Inside {
+			out.External, out.Source = "file", p.Abs
+		}
+		return out, nil
+	}
+	return plan, nil
+}
+
+// readResult is the whole read: its content (text, or base64 when asked)
+// and where it sits in the file.
+func readResult(res fsops.ReadResult) map[string]any {
+	m := map[string]any{
+		"path": res.Path, "content": readText(res), "size": res.Size, "unit": res.Unit, "offset": res.Offset, "bytes": res.Bytes, "truncated": res.Truncated,
+	}
+	if res.Binary {
+		m["binary"] = true
+		m["base64"] = res.Base64 != ""
+	}
+	if res.Lines > 0 {
+		m["lines"] = res.Lines
+	}
+	if res.TotalLines > 0 {
+		m["total_lines"] = res.TotalLines
+	}
+	if res.NextOffset > 0 {
+		m["next_offset"] = res.NextOffset
+	}
+	if res.Note != "" {
+		m["note"] = res.Note
+	}
+	return m
+}
+
+func readText(res fsops.ReadResult) string {
+	switch {
+	case res.Content != "":
+		return res.Content
+	case res.Base64 != "":
+		return res.Base64
+	case res.Note != "":
+		return res.Note
+	}
+	return ""
+}
+
+func (r *Runner) prepareWrite(ctx context.Context, c *InFlight) (*Plan, error) {
+	st, raw := c.State, c.Req.Args
+	var a struct {
+		Path    string `json:"path"`
+		Content string `json:"content"`
+	}
+	if err := decode(raw, &a); err != nil {
+		return nil, err
+	}
+	p, err := st.Roots.Resolve(a.Path)
+	if err != nil {
+		return nil, errorf("%v", err)
+	}
+	pv, err := fsops.PreviewWrite(ctx, st.Roots, p, []byte(a.Content))
+	if err != nil {
+		return nil, errorf("%v", err)
+	}
+	plan := &Plan{Action: policy.Action{Tool: policy.ToolWriteFile, Paths: []string{p.Abs}}, Diff: pv.Diff.Text,
+		Summary: map[string]any{"created": pv.Created, "bytes": pv.NewBytes}}
+	plan.Mutates = []workspace.Path{p}
+	plan.Run = func(ctx context.Context, _ *InFlight) (Output, error) {
+		res, err := fsops.WriteFile(ctx, st.Roots, p, []byte(a.Content))
+		if err != nil {
+			return Output{}, errorf("%v", err)
+		}
+		verb := "updated"
+		if res.Created {
+			verb = "created"
+		}
+		return Output{Text: "wrote " + res.Path + " (" + verb + ")", Structured: toMap(res)}, nil
+	}
+	return plan, nil
+}
+
+func (r *Runner) prepareEdit(ctx context.Context, c *InFlight) (*Plan, error) {
+	st, raw := c.State, c.Req.Args
+	var a struct {
+		Path       string `json:"path"`
+		Old        string `json:"old"`
+		New        string `json:"new"`
+		ReplaceAll bool   `json:"replace_all"`
+	}
+	if err := decode(raw, &a); err != nil {
+		return nil, err
+	}
+	p, err := st.Roots.Resolve(a.Path)
+	if err != nil {
+		return nil, errorf("%v", err)
+	}
+	pv, err := fsops.PreviewEdit(ctx, st.Roots, p, a.Old, a.New, a.ReplaceAll)
+	if err != nil {
+		return nil, errorf("%v", err)
+	}
+	plan := &Plan{Action: policy.Action{Tool: policy.ToolEditFile, Paths: []string{p.Abs}}, Diff: pv.Diff.Text,
+		Summary: map[string]any{"replacements": pv.Replacements}}
+	plan.Mutates = []workspace.Path{p}
+	plan.Run = func(ctx context.Context, _ *InFlight) (Output, error) {
+		res, err := fsops.EditFile(ctx, st.Roots, p, a.Old, a.New, a.ReplaceAll)
+		if err != nil {
+			return Output{}, errorf("%v", err)
+		}
+		return Output{Text: res.Diff.Text, Structured: toMap(res)}, nil
+	}
+	return plan, nil
+}
+
+func (r *Runner) prepareList(ctx context.Context, c *InFlight) (*Plan, error) {
+	st, raw := c.State, c.Req.Args
+	var a struct {
+		Path  string `json:"path"`
+		Depth int    `json:"depth"`
+	}
+	if err := decode(raw, &a); err != nil {
+		return nil, err
+	}
+	p, err := resolveDir(st, a.Path)
+	if err != nil {
+		return nil, err
+	}
+	plan := &Plan{Action: policy.Action{Tool: policy.ToolListDir, Paths: []string{p.Abs}}}
+	plan.Run = func(ctx context.Context, _ *InFlight) (Output, error) {
+		res, err := fsops.ListDir(ctx, st.Roots, p, fsops.ListOptions{Depth: a.Depth})
+		return jsonOutput(res, err)
+	}
+	return plan, nil
+}
+
+func (r *Runner) prepareSearch(ctx context.Context, c *InFlight) (*Plan, error) {
+	st, raw := c.State, c.Req.Args
+	var a struct {
+		Pattern string `json:"pattern"`
+		Path    string `json:"path"`
+		Glob    string `json:"glob"`
+	}
+	if err := decode(raw, &a); err != nil {
+		return nil, err
+	}
+	p, err := resolveDir(st, a.Path)
+	if err != nil {
+		return nil, err
+	}
+	plan := &Plan{Action: policy.Action{Tool: policy.ToolSearchFiles, Paths: []string{p.Abs}}}
+	plan.Run = func(ctx context.Context, _ *InFlight) (Output, error) {
+		res, err := fsops.SearchFiles(ctx, st.Roots, fsops.SearchRequest{Pattern: a.Pattern, Path: p, Glob: a.Glob})
+		return jsonOutput(res, err)
+	}
+	return plan, nil
+}

@@ -1,0 +1,183 @@
+package call
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/gatehouse-dev/gatehouse/backend/approval"
+	"github.com/gatehouse-dev/gatehouse/backend/policy"
+	"github.com/gatehouse-dev/gatehouse/backend/session"
+)
+
+// PolicyHolder is the effective policy, reloaded when "always allow" writes
+// a rule or the person edits the file.
+type PolicyHolder struct {
+	UserPath   string
+	Workspaces []string
+
+	mu sync.RWMutex
+	p  *policy.Policy
+}
+
+// LoadPolicy reads the user file and workspace files.
+func LoadPolicy(userPath string, workspaces []string) (*PolicyHolder, error) {
+	h := &PolicyHolder{UserPath: userPath, Workspaces: workspaces}
+	return h, h.Reload()
+}
+
+// Reload re-reads the policy files; on error the old policy stays.
+func (h *PolicyHolder) Reload() error {
+	p, err := policy.Load(h.UserPath, h.Workspaces)
+	if err != nil {
+		return err
+	}
+	h.mu.Lock()
+	h.p = p
+	h.mu.Unlock()
+	return nil
+}
+
+// Get returns the current policy.
+func (h *PolicyHolder) Get() *policy.Policy {
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	return h.p
+}
+
+// authorize applies policy and, for "ask", waits for the person.
+func (r *Runner) authorize(ctx context.Context, c *InFlight) error {
+	sess, plan := c.Session(), c.plan
+	home, _ := os.UserHomeDir()
+	ps, err := c.State.policySession(home, r.sandboxed(), plan.Action.Tool)
+	if err != nil {
+		return err
+	}
+	dec := r.deps.Policy.Get().Decide(ps, plan.Action)
+	c.readOnly = dec.ReadOnly
+	risks := make([]approval.Risk, 0, len(dec.Risks))
+	for _, k := range dec.Risks {
+		risks = append(risks, approval.Risk{Kind: string(k.Kind), Detail: k.Detail})
+	}
+	decision := map[string]any{
+		"tool": c.Req.Tool, "verdict": dec.Verdict.String(), "reason": dec.Reason, "rule": dec.Rule, "risks": risks,
+	}
+	if !c.held.hold("policy.decision", "policy", decision) {
+		r.record(ctx, c, "policy.decision", "policy", decision)
+	}
+	switch dec.Verdict {
+	case policy.Allow:
+		r.deps.Sessions.Count(sess, session.Counters{Allowed: 1})
+		return nil
+	case policy.Deny:
+		r.deps.Sessions.Count(sess, session.Counters{Denied: 1})
+		return errorf("Denied by Gatehouse policy: %s (%s). Do not retry the same call; ask the person if it is needed.", dec.Reason, dec.Rule)
+	}
+	r.deps.Sessions.Count(sess, session.Counters{Asked: 1})
+	// The approval card's rows follow the call's own.
+	r.flushHeld(ctx, c)
+	risks = append(risks, r.notRestorable(ctx, c)...)
+	always := policy.RuleFromCall(plan.Action, policy.ScopeAlways)
+	grant := policy.RuleFromCall(plan.Action, policy.ScopeSession)
+	req := approval.Request{
+		Kind: approval.KindCall, Session: sess, CallID: c.ID, Actor: c.actor(), Tool: c.Req.Tool,
+		Binary: plan.Action.Binary, Paths: plan.Action.Paths, URL: r.redact(plan.Action.URL),
+		Diff: r.redact(plan.Diff), Reason: dec.Reason, Rule: dec.Rule.String(), Risks: risks,
+		AlwaysRule: always.String(), SessionRule: grant.String(), Cwd: plan.Action.Cwd, Args: plan.Summary, Via: string(c.Req.Via), Native: c.Req.Native,
+		NoSessionScope: c.State.NoSessionGrants, Goal: c.State.Live.Snapshot().Goal,
+	}
+	for _, a := range plan.Action.Argv {
+		req.Argv = append(req.Argv, r.redact(a))
+	}
+	d, err := r.ask(ctx, c, req)
+	if err != nil {
+		return err
+	}
+	if !d.Allow {
+		r.deps.Sessions.Count(sess, session.Counters{Denied: 1})
+		return denial(d)
+	}
+	switch d.Scope {
+	case approval.ScopeSession:
+		if !c.State.NoSessionGrants {
+			c.State.AddGrant(grant)
+		}
+	case approval.ScopeAlways:
+		if d.Rule != "" {
+			// The person edited the rule on the card (checked by the API).
+			if edited, err := policy.ParseRule(d.Rule); err == nil {
+				always = edited
+			}
+		}
+		if err := policy.AppendRule(r.deps.Policy.UserPath, always); err != nil {
+			r.deps.Logger.Error("write always-allow rule", "err", err)
+			r.record(ctx, c, "policy.rule_failed", "system", map[string]any{"error": err.Error()})
+		} else {
+			if err := r.deps.Policy.Reload(); err != nil {
+				r.deps.Logger.Error("reload policy", "err", err)
+			}
+			r.record(ctx, c, "policy.rule_added", "human", map[string]any{"rule": always.String(), "file": r.deps.Policy.UserPath})
+		}
+	}
+	return nil
+}
+
+// denial is what the agent reads when a card was not allowed.
+func denial(d approval.Decision) error {
+	switch {
+	case d.By == "human" && d.Message != "":
+		return errorf("The person denied this call: %s", d.Message)
+	case d.By == "human":
+		return errorf("The person denied this call.")
+	}
+	return errorf("Not approved: %s.", d.Message)
+}
+
+// ask files a card and waits for the person. While it waits, the
+// transport's progress callback keeps the client's request alive.
+func (r *Runner) ask(ctx context.Context, c *InFlight, req approval.Request) (approval.Decision, error) {
+	if p := c.Req.Progress; p != nil {
+		stop := keepAlive(ctx, waitingMessage(req), p)
+		defer stop()
+	}
+	d, err := r.deps.Approvals.Ask(ctx, req)
+	if err != nil {
+		return d, fmt.Errorf("ask the person: %w", err)
+	}
+	return d, nil
+}
+
+// waitingMessage is the progress text a client may show while a card waits.
+func waitingMessage(req approval.Request) string {
+	if req.Kind == approval.KindQuestion {
+		return "waiting for the person to answer in Gatehouse"
+	}
+	return "waiting for the person to approve this call in Gatehouse"
+}
+
+// keepAliveEvery is how often a waiting call reports progress: well inside
+// the shortest client request timeout seen (60 s).
+const keepAliveEvery = 15 * time.Second
+
+// keepAlive calls progress now and then until stop or ctx ends.
+func keepAlive(ctx context.Context, msg string, progress func(string)) (stop func()) {
+	done := make(chan struct{})
+	go func() {
+		t := time.NewTicker(keepAliveEvery)
+		defer t.Stop()
+		progress(msg)
+		for {
+			select {
+			case <-t.C:
+				progress(msg)
+			case <-done:
+				return
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	return func() { close(done) }
+}

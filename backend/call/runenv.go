@@ -1,0 +1,149 @@
+package call
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/gatehouse-dev/gatehouse/backend/buildcache"
+	"github.com/gatehouse-dev/gatehouse/sandbox"
+)
+
+// RunEnv is what every command's environment and sandbox are built
+// from: the person's toolchains and the workspace's build cache.
+type RunEnv struct {
+	// Toolchains give the run's PATH and the directories shown read-only.
+	Toolchains sandbox.Toolchains
+	// Cache keeps build caches per workspace; nil keeps none.
+	Cache *buildcache.Cache
+	// ConfigPath is the config file a person edits to add to the PATH.
+	ConfigPath string
+}
+
+// baseEnv is a run's environment before secrets: no host variable
+// reaches it but these.
+var baseEnv = []string{"LANG=C.UTF-8", "TERM=dumb", "NO_COLOR=1", "GIT_TERMINAL_PROMPT=0",
+	// npm's and pip's checks for a newer version of themselves: the
+	// sandbox cannot update the host's tools, and each check would raise
+	// a network card for every command (npm waits for the answer, even
+	// with --offline).
+	"npm_config_update_notifier=false", "PIP_DISABLE_PIP_VERSION_CHECK=1"}
+
+// runPath is the PATH commands are looked up in, inside and out.
+func (r *Runner) runPath() string {
+	if e := r.deps.RunEnv; e != nil && len(e.Toolchains.Path) > 0 {
+		return e.Toolchains.PathString()
+	}
+	return sandbox.DefaultPath
+}
+
+// notFound tells the agent, and through it the person, how to make a
+// missing program visible.
+func (r *Runner) notFound(argv0 string) error {
+	where := "the config file"
+	if e := r.deps.RunEnv; e != nil && e.ConfigPath != "" {
+		where = e.ConfigPath
+	}
+	return errorf("%s: command not found on the sandbox's PATH (%s); if it is installed, add its directory to [sandbox] path in %s and restart Gatehouse",
+		argv0, r.runPath(), where)
+}
+
+// runEnv is the environment of a run in st's session.
+func (r *Runner) runEnv(st *State) []string {
+	env := append([]string{"PATH=" + r.runPath()}, baseEnv...)
+	e := r.deps.RunEnv
+	if e == nil {
+		return env
+	}
+	env = append(env, e.Toolchains.Env...)
+	if root := r.cacheRoot(st); root != "" {
+		env = append(env, e.Cache.Env(root)...)
+	}
+	return env
+}
+
+// cacheRoot is the session's build cache root ("" for none): its first
+// workspace's.
+func (r *Runner) cacheRoot(st *State) string {
+	e := r.deps.RunEnv
+	if e == nil || e.Cache == nil || len(st.Workspaces) == 0 {
+		return ""
+	}
+	root, err := e.Cache.Root(st.Workspaces[0])
+	if err != nil {
+		r.deps.Logger.Warn("build cache unavailable; this session's builds start cold", "err", err)
+		return ""
+	}
+	return root
+}
+
+// sessionSpec adds the toolchains, host caches and build cache to the
+// session's sandbox.
+func (r *Runner) sessionSpec(st *State, ss sandbox.SessionSpec) sandbox.SessionSpec {
+	e := r.deps.RunEnv
+	if e == nil {
+		return ss
+	}
+	ss.ReadOnly = append(ss.ReadOnly, e.Toolchains.ReadOnly...)
+	if e.Cache != nil {
+		ss.ReadOnly = append(ss.ReadOnly, e.Cache.ReadOnly()...)
+		ss.Cache = r.cacheRoot(st)
+	}
+	return ss
+}
+
+// beginRun readies the session's build cache for a run (making room if
+// its disk is full) and returns what to call once the run is over.
+func (r *Runner) beginRun(ctx context.Context, c *InFlight) (end func(), err error) {
+	root := r.cacheRoot(c.State)
+	if root == "" {
+		return func() {}, nil
+	}
+	end, err = r.deps.RunEnv.Cache.Begin(ctx, root, c.readOnly)
+	if err != nil {
+		return nil, errorf("%v", err)
+	}
+	return end, nil
+}
+
+// runNotes are what the sandbox saw that the command's own messages do
+// not say: a protected path it changed, and a full disk behind a "no
+// space" failure.
+func runNotes(res sandbox.Result, cacheDir string) []string {
+	var notes []string
+	for _, v := range res.Violations {
+		notes = append(notes, v.Detail)
+	}
+	noSpace := []byte("no space left on device")
+	if res.ExitCode != 0 && cacheDir != "" && (bytes.Contains(bytes.ToLower(res.Stderr), noSpace) || bytes.Contains(bytes.ToLower(res.Stdout), noSpace)) {
+		notes = append(notes, fmt.Sprintf("the command ran out of disk space; if it was writing its build cache (%s), the next command clears the cache's oldest entries first, or run `gatehouse cache clear`", cacheDir))
+	}
+	return notes
+}
+
+// withNotes adds notes to a command's result, in the text and in the
+// structured part (which is all some agents show their model).
+func withNotes(out Output, notes []string) Output {
+	if len(notes) == 0 {
+		return out
+	}
+	var b strings.Builder
+	b.WriteString(out.Text)
+	for _, n := range notes {
+		fmt.Fprintf(&b, "gatehouse: %s\n", n)
+	}
+	out.Text = b.String()
+	if out.Structured != nil {
+		out.Structured["notes"] = notes
+	}
+	return out
+}
+
+// cacheDir names the cache for messages ("" without one).
+func (r *Runner) cacheDir() string {
+	if e := r.deps.RunEnv; e != nil && e.Cache != nil {
+		return e.Cache.Dir()
+	}
+	return ""
+}

@@ -1,0 +1,34 @@
+package call
+
+import (
+	"context"
+	"path/filepath"
+	"time"
+
+	"github.com/gatehouse-dev/gatehouse/backend/call/effect"
+)
+
+// tracked reports whether git tracks anything under the workspace's
+// directory name, asking git once per session and directory: whether a
+// dist/ is source does not change from call to call. An error counts as
+// tracked, which keeps the directory staged.
+func (s *State) tracked(ws, name string) bool {
+	key := filepath.Join(ws, name)
+	s.mu.Lock()
+	v, ok := s.trackedDirs[key]
+	s.mu.Unlock()
+	if ok {
+		return v
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	t, err := effect.Tracks(ctx, ws, name)
+	v = t || err != nil
+	s.mu.Lock()
+	if s.trackedDirs == nil {
+		s.trackedDirs = map[string]bool{}
+	}
+	s.trackedDirs[key] = v
+	s.mu.Unlock()
+	return v
+}
