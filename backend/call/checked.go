@@ -64,7 +64,7 @@ func (r *Runner) checkEffect(ctx context.Context, c *InFlight, pre, post string,
 		return out
 	}
 	cs := setsFromCheckpoints(c.State.Workspaces, changes)
-	res := effectResult{}
+	res := EffectResult{}
 	res.Created, res.Modified, res.Deleted = cs.counts()
 	if cs.total() == 0 {
 		res.Outcome = OutcomeUnchanged

@@ -32,58 +32,38 @@ const (
 	OutcomeRolledBack Outcome = "rolled_back" // it ran unstaged, and its changes were undone
 )
 
-// effectResult is the result's "effect" part, which tells the agent what
+// EffectResult is the result's "effect" part, which tells the agent what
 // happened to the command's changes.
-type effectResult struct {
-	Outcome   Outcome
-	Staged    bool
-	Held      bool // the person was asked
-	Created   int
-	Modified  int
-	Deleted   int
-	Reason    string
-	Conflicts []string // paths where the person's version was kept
-	KeptOut   []string // protected paths the run wrote, never applied
-	Note      string   // one sentence for the agent
+type EffectResult struct {
+	Outcome   Outcome  `json:"outcome"`
+	Staged    bool     `json:"staged"`
+	Held      bool     `json:"held"` // the person was asked
+	Created   int      `json:"created"`
+	Modified  int      `json:"modified"`
+	Deleted   int      `json:"deleted"`
+	Reason    string   `json:"reason,omitempty"`
+	Conflicts []string `json:"conflicts,omitempty"` // paths where the person's version was kept
+	KeptOut   []string `json:"kept_out,omitempty"`  // protected paths the run wrote, never applied
+	Note      string   `json:"note,omitempty"`      // one sentence for the agent
 	// warning: it landed, but the checkpoint after it failed.
 	warning string
 }
 
 // add appends a sentence to the note.
-func (e *effectResult) add(s string) {
+func (e *EffectResult) add(s string) {
 	if e.Note != "" {
 		e.Note += " "
 	}
 	e.Note += s
 }
 
-func (e effectResult) structured() map[string]any {
-	m := map[string]any{
-		"outcome": string(e.Outcome), "staged": e.Staged, "held": e.Held,
-		"created": e.Created, "modified": e.Modified, "deleted": e.Deleted,
-	}
-	if e.Reason != "" {
-		m["reason"] = e.Reason
-	}
-	if len(e.Conflicts) > 0 {
-		m["conflicts"] = e.Conflicts
-	}
-	if len(e.KeptOut) > 0 {
-		m["kept_out"] = e.KeptOut
-	}
-	if e.Note != "" {
-		m["note"] = e.Note
-	}
-	return m
-}
-
 // withEffect adds the effect to a command's output: a note in the text,
 // the summary in the structured part, and an error when nothing landed.
-func withEffect(out Output, e effectResult) Output {
+func withEffect(out Output, e EffectResult) Output {
 	if out.Structured == nil {
 		out.Structured = map[string]any{}
 	}
-	out.Structured["effect"] = e.structured()
+	out.Structured["effect"] = toMap(e)
 	if e.Note != "" {
 		if out.Text != "" && !strings.HasSuffix(out.Text, "\n") {
 			out.Text += "\n"
@@ -103,14 +83,14 @@ func withEffect(out Output, e effectResult) Output {
 func (r *Runner) land(ctx context.Context, c *InFlight, sr *stagedRun, out Output) Output {
 	if c.stageFull != nil {
 		r.record(ctx, c, "stage.discarded", "system", map[string]any{"reason": "budget"})
-		return withEffect(out, effectResult{Outcome: OutcomeDiscarded, Staged: true, Note: c.stageFull.Error()})
+		return withEffect(out, EffectResult{Outcome: OutcomeDiscarded, Staged: true, Note: c.stageFull.Error()})
 	}
 	start := time.Now()
 	sets, err := readSets(sr)
 	if err != nil {
 		r.deps.Logger.Error("read staged changes", "call", c.ID, "err", err)
 		r.record(ctx, c, "stage.discarded", "system", map[string]any{"reason": "unreadable", "error": err.Error()})
-		return withEffect(out, effectResult{Outcome: OutcomeDiscarded, Staged: true,
+		return withEffect(out, EffectResult{Outcome: OutcomeDiscarded, Staged: true,
 			Note: "Gatehouse could not read what the command changed, so it kept none of it; run it again, or see the daemon's log for " + c.ID})
 	}
 	uppers := make([]string, len(sets))
@@ -121,16 +101,16 @@ func (r *Runner) land(ctx context.Context, c *InFlight, sr *stagedRun, out Outpu
 		// Written faster than the watch looks: the same limit holds.
 		full := errStageFull{b}
 		r.record(ctx, c, "stage.discarded", "system", map[string]any{"reason": "budget"})
-		return withEffect(out, effectResult{Outcome: OutcomeDiscarded, Staged: true, Note: full.Error()})
+		return withEffect(out, EffectResult{Outcome: OutcomeDiscarded, Staged: true, Note: full.Error()})
 	}
 	cs, kept, err := keepOut(changeSets{workspaces: sr.workspaces, sets: sets, uppers: uppers})
 	if err != nil {
 		r.deps.Logger.Error("tell the protected paths of a staged run", "call", c.ID, "err", err)
 		r.record(ctx, c, "stage.discarded", "system", map[string]any{"reason": "protected paths unknown", "error": err.Error()})
-		return withEffect(out, effectResult{Outcome: OutcomeDiscarded, Staged: true,
+		return withEffect(out, EffectResult{Outcome: OutcomeDiscarded, Staged: true,
 			Note: "Gatehouse could not tell which paths in the workspace are protected, so it kept none of the command's changes: " + err.Error()})
 	}
-	res := effectResult{Staged: true, KeptOut: kept}
+	res := EffectResult{Staged: true, KeptOut: kept}
 	if len(kept) > 0 {
 		r.record(ctx, c, "stage.kept_out", "system", map[string]any{"paths": kept})
 		res.add(fmt.Sprintf("Gatehouse did not apply %s: the host runs or reads %s as configuration, so a command may not create or change %s.",
@@ -199,7 +179,7 @@ func sumBytes(sets []effect.Set) int64 {
 // the changed paths from the workspace (still as they were) and the one
 // after the same paths as applied, so undo and rollback cover the call
 // without a walk of the workspace.
-func (r *Runner) applyStaged(ctx context.Context, c *InFlight, sr *stagedRun, cs changeSets, chosen map[string]bool, res effectResult) effectResult {
+func (r *Runner) applyStaged(ctx context.Context, c *InFlight, sr *stagedRun, cs changeSets, chosen map[string]bool, res EffectResult) EffectResult {
 	paths := changedPaths(cs)
 	if _, err := r.scopedCheckpoint(ctx, c, snapshot.Pre, paths); err != nil {
 		res.Outcome = OutcomeDiscarded

@@ -381,32 +381,15 @@ func (s *Server) exec(ctx context.Context, by who, req ExecRequest) (ExecResult,
 }
 
 func execResult(res call.Result) ExecResult {
-	m := res.Structured
-	out := ExecResult{ExitCode: -1}
-	if e, ok := m["error"].(string); ok {
-		out.Error = e
-		return out
+	cr, err := call.CommandResultOf(res)
+	switch {
+	case err != nil:
+		return ExecResult{ExitCode: -1, Error: "Gatehouse could not read this command's result; see the daemon log."}
+	case cr.Error != "":
+		return ExecResult{ExitCode: -1, Error: cr.Error}
 	}
-	out.ExitCode = intOf(m["exit_code"])
-	out.Signal, _ = m["signal"].(string)
-	out.Killed, _ = m["killed"].(bool)
-	out.KillReason, _ = m["kill_reason"].(string)
-	out.Stdout, _ = m["stdout"].(string)
-	out.Stderr, _ = m["stderr"].(string)
-	out.Warning, _ = m["warning"].(string)
-	return out
-}
-
-func intOf(v any) int {
-	switch n := v.(type) {
-	case int:
-		return n
-	case float64:
-		return int(n)
-	case int64:
-		return int(n)
-	}
-	return -1
+	return ExecResult{ExitCode: cr.ExitCode, Signal: cr.Signal, Killed: cr.Killed, KillReason: cr.KillReason,
+		Stdout: cr.Stdout, Stderr: cr.Stderr, Warning: cr.Warning}
 }
 
 // plain keeps an error to its one sentence.

@@ -1,0 +1,60 @@
+package call
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gatehouse-dev/gatehouse/sandbox"
+)
+
+// TestCommandResultRoundTrip: what the runner encodes for run_command is
+// what a transport decodes, field by field, including the parts added
+// after the run (the effect, notes, a warning) and a call that never ran.
+func TestCommandResultRoundTrip(t *testing.T) {
+	upper := strings.ToUpper
+	tests := []struct {
+		name string
+		res  func() Result
+		want CommandResult
+	}{
+		{
+			name: "ran",
+			res: func() Result {
+				out := commandOutput(sandbox.Result{ExitCode: 3, Stdout: []byte("out\n"), Stderr: []byte("err\n"), Duration: 1500 * time.Millisecond}, upper)
+				out = withNotes(out, []string{"a note"})
+				out = withEffect(out, EffectResult{Outcome: OutcomeDiscarded, Staged: true, Held: true, Created: 2, Reason: "you said no", Note: "not applied"})
+				return Result{CallID: "c1", Structured: out.Structured}
+			},
+			want: CommandResult{ExitCode: 3, Stdout: "OUT\n", Stderr: "ERR\n", StdoutBytes: 4, StderrBytes: 4, DurationMS: 1500,
+				Notes:  []string{"a note"},
+				Effect: &EffectResult{Outcome: OutcomeDiscarded, Staged: true, Held: true, Created: 2, Reason: "you said no", Note: "not applied"}},
+		},
+		{
+			name: "killed",
+			res: func() Result {
+				out := commandOutput(sandbox.Result{ExitCode: -1, Signal: "SIGKILL", Killed: true, KillReason: "timeout"}, upper)
+				out.Structured["warning"] = "no checkpoint"
+				return Result{Structured: out.Structured}
+			},
+			want: CommandResult{ExitCode: -1, Signal: "SIGKILL", Killed: true, KillReason: "timeout", Warning: "no checkpoint"},
+		},
+		{
+			name: "never ran",
+			res:  func() Result { return failure("c2", "Gatehouse is paused.") },
+			want: CommandResult{ExitCode: -1, Error: "Gatehouse is paused."},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := CommandResultOf(tt.res())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Fatalf("decoded %+v\nwant    %+v", got, tt.want)
+			}
+		})
+	}
+}
