@@ -16,10 +16,10 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
-	"github.com/gatehouse-dev/gatehouse/backend/session/agentrun"
 	"github.com/gatehouse-dev/gatehouse/backend/daemon"
-	"github.com/gatehouse-dev/gatehouse/backend/transport/mcpserver"
+	"github.com/gatehouse-dev/gatehouse/backend/session/agentrun"
 	"github.com/gatehouse-dev/gatehouse/backend/token"
+	"github.com/gatehouse-dev/gatehouse/backend/transport/mcpserver"
 )
 
 // bearerTransport adds the agent token, marks the session as a bridge and

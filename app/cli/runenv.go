@@ -9,8 +9,8 @@ import (
 	"strings"
 
 	"github.com/gatehouse-dev/gatehouse/backend/buildcache"
-	"github.com/gatehouse-dev/gatehouse/backend/config"
 	"github.com/gatehouse-dev/gatehouse/backend/call"
+	"github.com/gatehouse-dev/gatehouse/backend/config"
 	"github.com/gatehouse-dev/gatehouse/sandbox"
 )
 

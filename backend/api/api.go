@@ -17,11 +17,11 @@ import (
 	"github.com/gatehouse-dev/gatehouse/backend/approval"
 	"github.com/gatehouse-dev/gatehouse/backend/audit"
 	"github.com/gatehouse-dev/gatehouse/backend/buildcache"
+	"github.com/gatehouse-dev/gatehouse/backend/call"
 	"github.com/gatehouse-dev/gatehouse/backend/db"
 	"github.com/gatehouse-dev/gatehouse/backend/httpgate"
 	"github.com/gatehouse-dev/gatehouse/backend/session"
 	"github.com/gatehouse-dev/gatehouse/backend/snapshot"
-	"github.com/gatehouse-dev/gatehouse/backend/call"
 )
 
 // Server holds what the handlers need.

@@ -8,10 +8,10 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/gatehouse-dev/gatehouse/backend/call/effect"
 	"github.com/gatehouse-dev/gatehouse/backend/policy"
 	"github.com/gatehouse-dev/gatehouse/backend/session"
 	"github.com/gatehouse-dev/gatehouse/backend/snapshot"
-	"github.com/gatehouse-dev/gatehouse/backend/call/effect"
 )
 
 // Checked runs: where a command cannot be staged (Landlock, the

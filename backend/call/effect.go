@@ -7,8 +7,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/gatehouse-dev/gatehouse/backend/policy"
 	"github.com/gatehouse-dev/gatehouse/backend/call/effect"
+	"github.com/gatehouse-dev/gatehouse/backend/policy"
 )
 
 // A command's effect, as effect rules see it: built from its change sets

@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/gatehouse-dev/gatehouse/backend/approval"
-	"github.com/gatehouse-dev/gatehouse/backend/policy"
 	"github.com/gatehouse-dev/gatehouse/backend/call/effect"
+	"github.com/gatehouse-dev/gatehouse/backend/policy"
 	"github.com/gatehouse-dev/gatehouse/backend/textdiff"
 )
 

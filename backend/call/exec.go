@@ -32,7 +32,7 @@ func (r *Runner) runCommandTool() *Tool {
 			"argv is an array, not a shell string: to use pipes or redirection, run [\"sh\", \"-c\", \"...\"]. The result carries exit_code, stdout and stderr.",
 		Schema:       json.RawMessage(schemaRunCommand),
 		OutputSchema: outRunCommand,
-		MakePlan:      r.prepareRunCommand,
+		MakePlan:     r.prepareRunCommand,
 	}
 }
 

@@ -11,11 +11,11 @@ import (
 	"time"
 
 	"github.com/gatehouse-dev/gatehouse/backend/approval"
+	"github.com/gatehouse-dev/gatehouse/backend/call/effect"
 	"github.com/gatehouse-dev/gatehouse/backend/policy"
 	"github.com/gatehouse-dev/gatehouse/backend/rmtree"
 	"github.com/gatehouse-dev/gatehouse/backend/session"
 	"github.com/gatehouse-dev/gatehouse/backend/snapshot"
-	"github.com/gatehouse-dev/gatehouse/backend/call/effect"
 )
 
 // Landing a staged run: read its change set, let effect rules decide,

@@ -8,8 +8,8 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/gatehouse-dev/gatehouse/backend/rmtree"
 	"github.com/gatehouse-dev/gatehouse/backend/call/effect"
+	"github.com/gatehouse-dev/gatehouse/backend/rmtree"
 	"github.com/gatehouse-dev/gatehouse/sandbox"
 )
 

@@ -1,8 +1,8 @@
 package daemon
 
 import (
-	"github.com/gatehouse-dev/gatehouse/backend/egress"
 	"github.com/gatehouse-dev/gatehouse/backend/call"
+	"github.com/gatehouse-dev/gatehouse/backend/egress"
 )
 
 // egressDep keeps a nil proxy a nil interface: no proxy, no network.

@@ -14,8 +14,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/gatehouse-dev/gatehouse/backend/session"
 	"github.com/gatehouse-dev/gatehouse/backend/call"
+	"github.com/gatehouse-dev/gatehouse/backend/session"
 	"github.com/gatehouse-dev/gatehouse/backend/workspace"
 )
 

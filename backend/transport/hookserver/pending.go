@@ -4,8 +4,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/gatehouse-dev/gatehouse/backend/session/agentrun"
 	"github.com/gatehouse-dev/gatehouse/backend/call"
+	"github.com/gatehouse-dev/gatehouse/backend/session/agentrun"
 )
 
 // An edit the agent's own tool makes is checkpointed before (PreToolUse)

@@ -20,11 +20,11 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
 
-	"github.com/gatehouse-dev/gatehouse/backend/session/agentrun"
-	"github.com/gatehouse-dev/gatehouse/backend/transport/hookwire"
+	"github.com/gatehouse-dev/gatehouse/backend/call"
 	"github.com/gatehouse-dev/gatehouse/backend/policy"
 	"github.com/gatehouse-dev/gatehouse/backend/session"
-	"github.com/gatehouse-dev/gatehouse/backend/call"
+	"github.com/gatehouse-dev/gatehouse/backend/session/agentrun"
+	"github.com/gatehouse-dev/gatehouse/backend/transport/hookwire"
 )
 
 // Routes under /mcp, which only the agent capability opens.

@@ -6,8 +6,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/gatehouse-dev/gatehouse/backend/session/agentrun"
 	"github.com/gatehouse-dev/gatehouse/backend/call"
+	"github.com/gatehouse-dev/gatehouse/backend/session/agentrun"
 )
 
 // ticketTTL bounds how long a rewritten command may take to come back;

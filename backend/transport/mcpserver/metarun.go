@@ -6,8 +6,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/gatehouse-dev/gatehouse/backend/session/agentrun"
 	"github.com/gatehouse-dev/gatehouse/backend/call"
+	"github.com/gatehouse-dev/gatehouse/backend/session/agentrun"
 )
 
 // Codex gives the MCP servers it starts no run id in their environment,

@@ -16,10 +16,10 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/gatehouse-dev/gatehouse/backend/session/agentrun"
-	"github.com/gatehouse-dev/gatehouse/backend/session"
-	"github.com/gatehouse-dev/gatehouse/backend/token"
 	"github.com/gatehouse-dev/gatehouse/backend/call"
+	"github.com/gatehouse-dev/gatehouse/backend/session"
+	"github.com/gatehouse-dev/gatehouse/backend/session/agentrun"
+	"github.com/gatehouse-dev/gatehouse/backend/token"
 )
 
 // Config wires the server to the daemon.
