@@ -7,7 +7,6 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io/fs"
 	"log/slog"
@@ -16,20 +15,15 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
-	"sync"
 	"time"
 
 	"github.com/gatehouse-dev/gatehouse/backend/api"
 	"github.com/gatehouse-dev/gatehouse/backend/approval"
-	"github.com/gatehouse-dev/gatehouse/backend/atomicfile"
 	"github.com/gatehouse-dev/gatehouse/backend/audit"
 	"github.com/gatehouse-dev/gatehouse/backend/buildcache"
 	"github.com/gatehouse-dev/gatehouse/backend/call"
-	"github.com/gatehouse-dev/gatehouse/backend/db"
 	"github.com/gatehouse-dev/gatehouse/backend/egress"
 	"github.com/gatehouse-dev/gatehouse/backend/httpgate"
-	"github.com/gatehouse-dev/gatehouse/backend/listen"
 	"github.com/gatehouse-dev/gatehouse/backend/policy"
 	"github.com/gatehouse-dev/gatehouse/backend/secrets"
 	"github.com/gatehouse-dev/gatehouse/backend/session"
@@ -129,7 +123,6 @@ func (d *Daemon) Sessions() *session.Manager { return d.sessions }
 // store flushes.
 func Run(ctx context.Context, opts Options) (err error) {
 	tuneGC()
-	logger := opts.Logger
 	if opts.MaxConnections <= 0 {
 		opts.MaxConnections = 256
 	}
@@ -143,180 +136,22 @@ func Run(ctx context.Context, opts Options) (err error) {
 		return err
 	}
 	defer lock.Close()
-	// With the data dir locked no other daemon of ours runs, so any sandbox
-	// container still labelled as ours is an orphan of a crash.
-	if sw, ok := opts.Sandbox.(interface {
-		Sweep(context.Context) (int, error)
-	}); ok {
-		if _, err := sw.Sweep(ctx); err != nil {
-			logger.Warn("could not remove sandbox containers left by a previous run", "err", err)
-		}
-	}
+	sweepOrphans(ctx, opts.Sandbox, opts.Logger)
 
-	sqlDB, err := db.Open(ctx, filepath.Join(opts.DataDir, DBFile), logger)
-	if err != nil {
-		return fmt.Errorf("open database: %w", err)
-	}
-	defer sqlDB.Close()
-	store, err := audit.Open(ctx, sqlDB, logger, audit.Options{})
-	if err != nil {
-		return fmt.Errorf("open audit store: %w", err)
-	}
-	defer store.Close()
-
-	d := &Daemon{opts: opts, logger: logger, db: sqlDB, audit: store, tokens: &token.Set{}, logins: &token.OneTime{}}
-	if err := ensureTokens(ctx, sqlDB, opts.DataDir, d.tokens); err != nil {
+	d := &Daemon{opts: opts, logger: opts.Logger, tokens: &token.Set{}, logins: &token.OneTime{}}
+	var closers closeStack
+	defer closers.close()
+	if err := d.openStores(ctx, &closers); err != nil {
 		return err
 	}
-	secretStore, err := secrets.Open(opts.Secrets, os.LookupEnv)
-	if err != nil {
-		// The secrets that resolved still load; the rest is reported.
-		logger.Warn("some configured secrets could not be loaded", "err", err)
-	}
-	d.secrets = secretStore
-	d.redactor = secrets.NewRedactor(secretStore.Values(), secrets.HostSecrets(os.Environ()), d.tokenValues())
-	// Sessions live under their own context so shutdown can end them after
-	// the servers stop taking requests.
-	sessCtx, stopSessions := context.WithCancel(context.WithoutCancel(ctx))
-	defer stopSessions()
-	d.sessions = session.NewManager(sessCtx, sqlDB, d.Emit, logger)
-	if err := d.sessions.Recover(ctx); err != nil {
+	if err := d.startRunner(ctx); err != nil {
 		return err
 	}
-	d.approvals = approval.New(sqlDB, d.emitCall, logger, approval.Options{Timeout: opts.ApprovalTimeout, MaxPerSession: opts.MaxPendingPerSession})
-	if err := d.approvals.ExpireStale(ctx); err != nil {
-		return err
-	}
-	pol, err := call.LoadPolicy(opts.PolicyPath, opts.Workspaces)
-	if err != nil {
-		return fmt.Errorf("load policy: %w", err)
-	}
-	for _, n := range pol.Get().Notices() {
-		logger.Warn("policy notice", "notice", n)
-	}
-	d.policy = pol
-	if !opts.SnapshotsDisabled {
-		// Open also finishes a rollback a crash interrupted.
-		d.snapshots, err = snapshot.Open(filepath.Join(opts.DataDir, "snapshots"), opts.Snapshots, logger)
-		if err != nil {
-			return fmt.Errorf("open the checkpoint store: %w", err)
-		}
-		defer d.snapshots.Close()
-	}
-	stageDir := ""
-	if !opts.Unstaged {
-		stageDir = filepath.Join(opts.DataDir, StageDir)
-		if err := d.recoverStaged(ctx, stageDir); err != nil {
-			return err
-		}
-	}
-	d.runner, err = call.New(call.Deps{
-		Sessions: d.sessions, Approvals: d.approvals, Policy: pol, Audit: auditSink{d},
-		Sandbox: opts.Sandbox, Hidden: []string{opts.DataDir}, Logger: logger, Egress: egressDep(opts.Egress),
-		Redact: d.redactor.String, EnvFor: secretStore.EnvFor, Snapshots: d.snapshots, RunEnv: opts.RunEnv,
-		ExposeSecrets: opts.ExposeSecrets, StageDir: stageDir,
-	})
-	if err != nil {
-		return err
-	}
-	if tools := os.Getenv("GATEHOUSE_FAULT_PANIC_TOOL"); tools != "" {
-		// Tests of the real daemon watch a panic become a tool error.
-		for _, t := range strings.Split(tools, ",") {
-			if err := d.runner.PanicIn(t); err != nil {
-				return err
-			}
-			logger.Warn("fault injection: this tool panics on every call (GATEHOUSE_FAULT_PANIC_TOOL)", "tool", t)
-		}
-	}
-	if v := os.Getenv("GATEHOUSE_FAULT_STALL_APPLY"); v != "" {
-		// Tests kill the daemon in the middle of an apply.
-		n, err := strconv.Atoi(v)
-		if err != nil || n <= 0 {
-			return fmt.Errorf("GATEHOUSE_FAULT_STALL_APPLY must be a positive number of steps, not %q", v)
-		}
-		d.runner.StallApplyAfter(n)
-		logger.Warn("fault injection: applies stall after this many steps (GATEHOUSE_FAULT_STALL_APPLY)", "steps", n)
-	}
-
 	d.runs = agentrun.New(agentrun.Config{
-		Sessions: d.sessions, Workspaces: opts.Workspaces, Mode: opts.Mode, Limits: opts.Limits, Logger: logger,
+		Sessions: d.sessions, Workspaces: opts.Workspaces, Mode: opts.Mode, Limits: opts.Limits, Logger: d.logger,
 	})
 	defer d.runs.Close(context.Background())
-
-	tcp, err := listen.TCP(opts.Listen, opts.Public, opts.MaxConnections)
-	if err != nil {
-		return err
-	}
-	d.addr = tcp.Addr()
-	sock, err := listen.Unix(filepath.Join(opts.DataDir, ControlSocket), logger)
-	if err != nil {
-		tcp.Close()
-		return err
-	}
-	d.handler = d.busy.wrap(d.buildHandler())
-	// Recorded before the first request is served, so a timeline read as
-	// soon as the daemon answers starts with it.
-	d.Emit(ctx, "system.start", audit.ActorSystem, "", map[string]any{
-		"version": opts.Version, "listen": d.addr.String(), "workspaces": opts.Workspaces, "pid": os.Getpid(),
-	})
-
-	// Requests (SSE streams above all) see this context end at shutdown.
-	reqCtx, stopRequests := context.WithCancel(context.WithoutCancel(ctx))
-	defer stopRequests()
-	servers := []*http.Server{d.newServer(reqCtx), d.newServer(reqCtx)}
-	var wg sync.WaitGroup
-	serveErr := make(chan error, 2)
-	for i, ln := range []net.Listener{tcp, sock} {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if err := servers[i].Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-				serveErr <- err
-			}
-		}()
-	}
-	addrPath := filepath.Join(opts.DataDir, AddrFile)
-	if err := atomicfile.Write(addrPath, []byte(d.addr.String()+"\n"), 0o600); err != nil {
-		logger.Warn("write addr file", "err", err)
-	}
-	defer os.Remove(addrPath)
-
-	logger.Info("gatehouse daemon ready", "listen", d.addr.String(), "data", opts.DataDir, "workspaces", opts.Workspaces)
-	if opts.Ready != nil {
-		opts.Ready(d)
-	}
-
-	flush := time.NewTicker(5 * time.Second)
-	defer flush.Stop()
-loop:
-	for {
-		select {
-		case <-ctx.Done():
-			break loop
-		case err = <-serveErr:
-			logger.Error("server stopped", "err", err)
-			break loop
-		case <-flush.C:
-			d.sessions.Flush(ctx)
-		}
-	}
-
-	logger.Info("gatehouse daemon shutting down")
-	reason := stopReason(ctx)
-	d.stopCalls(reason)
-	stopRequests()
-	shutCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	for _, s := range servers {
-		_ = s.Shutdown(shutCtx)
-	}
-	wg.Wait()
-	for _, info := range d.liveSessions() {
-		d.sessions.End(shutCtx, info, "daemon stopped")
-	}
-	d.runs.Close(shutCtx)
-	d.Emit(shutCtx, "system.stop", audit.ActorSystem, "", map[string]any{"reason": reason.Why})
-	return err
+	return d.serve(ctx)
 }
 
 // tokenValues lets the redactor hide our own tokens should one ever reach
