@@ -43,7 +43,7 @@ func TestEvictLeastRecentlyUsed(t *testing.T) {
 	if err := os.Chmod(mod, 0o555); err != nil {
 		t.Fatal(err)
 	}
-	end, err := c.Begin(context.Background(), a, false) // a is in use: its old entry waits
+	end, err := c.Begin(t.Context(), a, false) // a is in use: its old entry waits
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +80,7 @@ func TestClear(t *testing.T) {
 	if _, err := os.Lstat(filepath.Join(b, GoBuild, "00", "x")); err != nil {
 		t.Error("clearing a touched b")
 	}
-	end, _ := c.Begin(context.Background(), b, false)
+	end, _ := c.Begin(t.Context(), b, false)
 	if _, err := c.Clear(""); err == nil || !strings.Contains(err.Error(), "in use") {
 		t.Errorf("clearing a root in use: %v", err)
 	}
@@ -166,7 +166,7 @@ func TestOnlyReadingRunsSkipTheSeedWait(t *testing.T) {
 	c.seeds[root] = make(chan struct{}) // a seeding that never ends
 	c.mu.Unlock()
 
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
 	end, err := c.Begin(ctx, root, true)
 	if err != nil || ctx.Err() != nil {
@@ -174,7 +174,7 @@ func TestOnlyReadingRunsSkipTheSeedWait(t *testing.T) {
 	}
 	end()
 
-	short, cancelShort := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	short, cancelShort := context.WithTimeout(t.Context(), 50*time.Millisecond)
 	defer cancelShort()
 	if end, err := c.Begin(short, root, false); err == nil {
 		end()

@@ -78,7 +78,7 @@ func testRunner(t *testing.T) (*Runner, *State, *rows, string) {
 	if err := os.WriteFile(outside, []byte("elsewhere\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	ctx := context.Background()
+	ctx := t.Context()
 	sqlDB, err := db.Open(ctx, filepath.Join(base, "g.db"), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -116,7 +116,7 @@ func testRunner(t *testing.T) (*Runner, *State, *rows, string) {
 
 func TestAllowedReadIsOneRow(t *testing.T) {
 	r, st, got, _ := testRunner(t)
-	res := r.Call(context.Background(), Request{State: st, Tool: "read_file", Args: json.RawMessage(`{"path":"a.txt"}`)})
+	res := r.Call(t.Context(), Request{State: st, Tool: "read_file", Args: json.RawMessage(`{"path":"a.txt"}`)})
 	if res.IsError || !strings.Contains(res.Text, "hello") {
 		t.Fatalf("read_file: %+v", res)
 	}
@@ -133,17 +133,17 @@ func TestAllowedReadIsOneRow(t *testing.T) {
 
 func TestReadOffTheStraightPathKeepsEveryRow(t *testing.T) {
 	r, st, got, outside := testRunner(t)
-	res := r.Call(context.Background(), Request{State: st, Tool: "read_file", Args: json.RawMessage(`{"path":"a.txt","unit":"pages"}`)})
+	res := r.Call(t.Context(), Request{State: st, Tool: "read_file", Args: json.RawMessage(`{"path":"a.txt","unit":"pages"}`)})
 	if kinds, _ := got.forCall(res.CallID); !res.IsError || strings.Join(kinds, ",") != "tool.call,tool.invalid" {
 		t.Fatalf("invalid read: %v %v", res.IsError, kinds)
 	}
-	res = r.Call(context.Background(), Request{State: st, Tool: "read_file", Args: json.RawMessage(`{"path":"missing.txt"}`)})
+	res = r.Call(t.Context(), Request{State: st, Tool: "read_file", Args: json.RawMessage(`{"path":"missing.txt"}`)})
 	if kinds, _ := got.forCall(res.CallID); !res.IsError || strings.Join(kinds, ",") != "tool.call,tool.validated,policy.decision,tool.error" {
 		t.Fatalf("failed read: %v %v", res.IsError, kinds)
 	}
 	// Outside the workspace asks; nobody answers, so it expires and is
 	// denied. The call's rows come before the card's.
-	res = r.Call(context.Background(), Request{State: st, Tool: "read_file", Args: json.RawMessage(`{"path":` + strconvQuote(outside) + `}`)})
+	res = r.Call(t.Context(), Request{State: st, Tool: "read_file", Args: json.RawMessage(`{"path":` + strconvQuote(outside) + `}`)})
 	kinds, _ := got.forCall(res.CallID)
 	if !res.IsError || len(kinds) < 5 || strings.Join(kinds[:4], ",") != "tool.call,tool.validated,policy.decision,approval.requested" || kinds[len(kinds)-1] != "tool.denied" {
 		t.Fatalf("asked read: %v %v", res.IsError, kinds)
@@ -159,7 +159,7 @@ func TestPanicBecomesToolError(t *testing.T) {
 	for name, args := range map[string]string{"read_file": `{"path":"a.txt"}`, "write_file": `{"path":"a.txt","content":"x"}`} {
 		orig := r.tools[name].MakePlan
 		r.tools[name].MakePlan = func(ctx context.Context, c *InFlight) (*Plan, error) { panic("boom in " + name) }
-		res := r.Call(context.Background(), Request{State: st, Tool: name, Args: json.RawMessage(args)})
+		res := r.Call(t.Context(), Request{State: st, Tool: name, Args: json.RawMessage(args)})
 		r.tools[name].MakePlan = orig
 		if !res.IsError || !strings.Contains(res.Text, res.CallID) || strings.Contains(res.Text, "boom") || res.Structured["error"] == nil {
 			t.Fatalf("%s: %+v", name, res)
@@ -172,7 +172,7 @@ func TestPanicBecomesToolError(t *testing.T) {
 			t.Fatalf("the panic's text reached the audit row shown to the agent: %v", rows[len(rows)-1].payload)
 		}
 	}
-	if res := r.Call(context.Background(), Request{State: st, Tool: "read_file", Args: json.RawMessage(`{"path":"a.txt"}`)}); res.IsError {
+	if res := r.Call(t.Context(), Request{State: st, Tool: "read_file", Args: json.RawMessage(`{"path":"a.txt"}`)}); res.IsError {
 		t.Fatalf("after the panics: %+v", res)
 	}
 }

@@ -33,7 +33,7 @@ func benchDaemon(b *testing.B, tune func(*Options)) (d *Daemon, agentToken strin
 	if err := os.WriteFile(filepath.Join(ws, "four.txt"), []byte(strings.Repeat("abcdefg\n", 512)), 0o644); err != nil {
 		b.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithCancel(b.Context())
 	ready := make(chan *Daemon, 1)
 	done := make(chan error, 1)
 	opts := Options{
@@ -97,7 +97,7 @@ func BenchmarkMCPReadFileInProcess(b *testing.B) {
 		go func() {
 			defer wg.Done()
 			for next.Add(1) <= int64(b.N) {
-				r, err := s.CallTool(context.Background(), &mcp.CallToolParams{Name: "read_file", Arguments: map[string]any{"path": "four.txt"}})
+				r, err := s.CallTool(b.Context(), &mcp.CallToolParams{Name: "read_file", Arguments: map[string]any{"path": "four.txt"}})
 				if err != nil || r.IsError {
 					b.Errorf("read_file: %v %v", err, r)
 					return
@@ -123,7 +123,7 @@ func processCPU() time.Duration {
 func benchClient(b *testing.B, d *Daemon, tok string, rt http.RoundTripper) *mcp.ClientSession {
 	b.Helper()
 	c := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1.0"}, nil)
-	s, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{
+	s, err := c.Connect(b.Context(), &mcp.StreamableClientTransport{
 		Endpoint:   "http://" + d.Addr().String() + "/mcp",
 		HTTPClient: &http.Client{Transport: bearerRT{tok, rt}},
 		MaxRetries: -1,
@@ -164,7 +164,7 @@ func BenchmarkRunTrueOverhead(b *testing.B) {
 	cpu0 := processCPU()
 	for range b.N {
 		t0 := time.Now()
-		r, err := s.CallTool(context.Background(), &mcp.CallToolParams{Name: "run_command", Arguments: map[string]any{"argv": []string{"true"}}})
+		r, err := s.CallTool(b.Context(), &mcp.CallToolParams{Name: "run_command", Arguments: map[string]any{"argv": []string{"true"}}})
 		if err != nil || r.IsError {
 			b.Fatalf("run_command: %v %v", err, r)
 		}

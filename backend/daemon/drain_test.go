@@ -26,7 +26,7 @@ func TestDrainWaitsForWorkAndRefusesNew(t *testing.T) {
 	<-entered
 
 	drained := make(chan bool, 1)
-	go func() { drained <- f.drain(context.Background()) }()
+	go func() { drained <- f.drain(t.Context()) }()
 	for {
 		f.mu.Lock()
 		d := f.draining
@@ -60,7 +60,7 @@ func TestDrainWaitsForWorkAndRefusesNew(t *testing.T) {
 func TestDrainGivesUpWithItsContext(t *testing.T) {
 	var f inflight
 	f.n = 1 // a request that never ends
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Millisecond)
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Millisecond)
 	defer cancel()
 	if f.drain(ctx) {
 		t.Fatal("drain reported success with a request still under way")
@@ -68,12 +68,12 @@ func TestDrainGivesUpWithItsContext(t *testing.T) {
 }
 
 func TestStopReason(t *testing.T) {
-	ctx, cancel := context.WithCancelCause(context.Background())
+	ctx, cancel := context.WithCancelCause(t.Context())
 	cancel(&StopReason{Why: "quit", By: "human", Message: "the person quit"})
 	if r := stopReason(ctx); r != (StopReason{Why: "quit", By: "human", Message: "the person quit"}) {
 		t.Fatalf("stopReason = %+v", r)
 	}
-	ctx2, cancel2 := context.WithCancelCause(context.Background())
+	ctx2, cancel2 := context.WithCancelCause(t.Context())
 	cancel2(errors.New("other"))
 	if r := stopReason(ctx2); r != defaultStop {
 		t.Fatalf("stopReason of an unrelated cause = %+v, want the default", r)

@@ -1,7 +1,6 @@
 package db
 
 import (
-	"context"
 	"database/sql"
 	"path/filepath"
 	"strings"
@@ -81,7 +80,7 @@ func rawDB(t *testing.T) *sql.DB {
 }
 
 func TestMigrateAppliesInOrderAndOnce(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	sqlDB := rawDB(t)
 	v1 := []Migration{
 		{Version: 1, Name: "t", SQL: "CREATE TABLE t (x INTEGER);"},
@@ -105,7 +104,7 @@ func TestMigrateAppliesInOrderAndOnce(t *testing.T) {
 }
 
 func TestFailedMigrationRollsBack(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	sqlDB := rawDB(t)
 	ms := []Migration{
 		{Version: 1, Name: "ok", SQL: "CREATE TABLE a (x INTEGER);"},
@@ -129,7 +128,7 @@ func TestFailedMigrationRollsBack(t *testing.T) {
 }
 
 func TestMigrateRejectsUnknownOlderVersion(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	sqlDB := rawDB(t)
 	if err := migrate(ctx, sqlDB, nil, []Migration{{Version: 1, SQL: "SELECT 1"}, {Version: 2, SQL: "SELECT 1"}}); err != nil {
 		t.Fatal(err)

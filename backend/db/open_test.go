@@ -1,7 +1,6 @@
 package db
 
 import (
-	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -9,7 +8,7 @@ import (
 )
 
 func TestOpenAppliesSettingsAndMigrations(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	// Characters that would be parsed as DSN syntax must reach SQLite intact.
 	path := filepath.Join(t.TempDir(), "odd dir ?#%", "gatehouse.db")
 	sqlDB, err := Open(ctx, path, nil)
@@ -61,7 +60,7 @@ func TestOpenAppliesSettingsAndMigrations(t *testing.T) {
 }
 
 func TestReopenIsIdempotent(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	path := filepath.Join(t.TempDir(), "gatehouse.db")
 	for i := 0; i < 3; i++ {
 		sqlDB, err := Open(ctx, path, nil)
@@ -73,7 +72,7 @@ func TestReopenIsIdempotent(t *testing.T) {
 }
 
 func TestOpenRejectsNewerSchema(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	path := filepath.Join(t.TempDir(), "gatehouse.db")
 	sqlDB, err := Open(ctx, path, nil)
 	if err != nil {
@@ -90,7 +89,7 @@ func TestOpenRejectsNewerSchema(t *testing.T) {
 }
 
 func TestOpenRejectsEmptyPath(t *testing.T) {
-	if _, err := Open(context.Background(), "", nil); err == nil {
+	if _, err := Open(t.Context(), "", nil); err == nil {
 		t.Fatal("Open(\"\") succeeded")
 	}
 }

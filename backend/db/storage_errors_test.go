@@ -1,7 +1,6 @@
 package db
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -66,7 +65,7 @@ func TestClassify(t *testing.T) {
 
 // SQLite's max_page_count makes a real SQLITE_FULL without filling a disk.
 func TestClassifyRealDiskFull(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	sqlDB, err := Open(ctx, filepath.Join(t.TempDir(), "g.db"), nil)
 	if err != nil {
 		t.Fatal(err)

@@ -1,7 +1,6 @@
 package egress
 
 import (
-	"context"
 	"io"
 	"net"
 	"net/http"
@@ -26,7 +25,7 @@ func BenchmarkHTTPSThroughProxy(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer ln.Close()
-	run := p.Open(context.Background(), RunInfo{Session: "s", Call: "c", Decider: &decider{allow: map[string]bool{"pkgs.example.test:443": true}}, Recorder: &recorder{}})
+	run := p.Open(b.Context(), RunInfo{Session: "s", Call: "c", Decider: &decider{allow: map[string]bool{"pkgs.example.test:443": true}}, Recorder: &recorder{}})
 	go run.Serve(ln)
 	defer run.Close()
 

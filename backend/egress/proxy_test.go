@@ -102,7 +102,7 @@ func newFixture(t testing.TB, tests map[string]string, allow ...string) *fixture
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.run = p.Open(context.Background(), RunInfo{Session: "s1", Call: "c1", Argv: []string{"curl"}, Decider: f.dec, Recorder: f.rec})
+	f.run = p.Open(t.Context(), RunInfo{Session: "s1", Call: "c1", Argv: []string{"curl"}, Decider: f.dec, Recorder: f.rec})
 	go f.run.Serve(ln)
 	t.Cleanup(func() {
 		ln.Close()

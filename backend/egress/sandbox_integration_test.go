@@ -191,11 +191,11 @@ func (w *world) run(t *testing.T, sess sandbox.Session, d *decider, rec *recorde
 // runWith is run with like's read-only flag.
 func (w *world) runWith(t *testing.T, sess sandbox.Session, d *decider, rec *recorder, like sandbox.Spec, argv ...string) sandbox.Result {
 	t.Helper()
-	run := w.proxy.Open(context.Background(), egress.RunInfo{Session: "s", Call: "c", Argv: argv, Decider: d, Recorder: rec})
+	run := w.proxy.Open(t.Context(), egress.RunInfo{Session: "s", Call: "c", Argv: argv, Decider: d, Recorder: rec})
 	defer run.Close()
 	lim := sandbox.DefaultLimits()
 	lim.Wall = 60 * time.Second
-	r, err := sess.Run(context.Background(), sandbox.Spec{
+	r, err := sess.Run(t.Context(), sandbox.Spec{
 		Argv: argv, Env: []string{"PATH=/usr/local/bin:/usr/bin:/bin", "LC_ALL=C"}, Limits: lim,
 		Network: sandbox.Network{Mode: sandbox.NetProxy, Proxy: run}, ReadOnlyWorkspaces: like.ReadOnlyWorkspaces,
 	})
@@ -206,7 +206,7 @@ func (w *world) runWith(t *testing.T, sess sandbox.Session, d *decider, rec *rec
 }
 
 func nativeBackends(t *testing.T) []sandbox.Backend {
-	bw, err := bwrap.New(context.Background(), bwrap.Options{})
+	bw, err := bwrap.New(t.Context(), bwrap.Options{})
 	if err != nil {
 		t.Fatalf("bwrap unavailable (install bubblewrap and allow user namespaces): %v", err)
 	}
@@ -218,7 +218,7 @@ func nativeBackends(t *testing.T) []sandbox.Backend {
 }
 
 func open(t *testing.T, b sandbox.Backend, ws string) sandbox.Session {
-	s, err := b.Open(context.Background(), sandbox.SessionSpec{ID: "egress", Workspaces: []string{ws}, Limits: sandbox.DefaultLimits()})
+	s, err := b.Open(t.Context(), sandbox.SessionSpec{ID: "egress", Workspaces: []string{ws}, Limits: sandbox.DefaultLimits()})
 	if err != nil {
 		t.Fatalf("%s: %v", b.Name(), err)
 	}
@@ -299,7 +299,7 @@ func TestWgetThroughProxyInContainer(t *testing.T) {
 	if err != nil {
 		t.Fatalf("busybox is required to build the test image (apt install busybox-static): %v", err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
 	o := container.Options{
 		CLI: "podman", Image: "localhost/gatehouse-busybox:test", Helper: launchtest.StaticHelper(t),
@@ -322,7 +322,7 @@ func TestWgetThroughProxyInContainer(t *testing.T) {
 			if nested {
 				ss.StageRoot = t.TempDir()
 			}
-			sess, err := b.Open(context.Background(), ss)
+			sess, err := b.Open(t.Context(), ss)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -358,7 +358,7 @@ func BenchmarkCurlHTTPSThroughProxy(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer ln.Close()
-	run := w.proxy.Open(context.Background(), egress.RunInfo{Session: "s", Call: "c", Decider: &decider{allow: map[string]bool{"pkgs.example.test:443": true}}})
+	run := w.proxy.Open(b.Context(), egress.RunInfo{Session: "s", Call: "c", Decider: &decider{allow: map[string]bool{"pkgs.example.test:443": true}}})
 	go run.Serve(ln)
 	defer run.Close()
 	ca := filepath.Join(w.ws, "ca.pem")

@@ -152,7 +152,7 @@ func TestQueryTokenOnlyWithFlag(t *testing.T) {
 
 func TestUnixSocketIsControlOnly(t *testing.T) {
 	h, _, _ := newGate(t, false)
-	ctx := context.WithValue(context.Background(), connKindKey{}, "unix")
+	ctx := context.WithValue(t.Context(), connKindKey{}, "unix")
 	for _, c := range []struct {
 		path string
 		want int
@@ -170,7 +170,7 @@ func TestUnixSocketIsControlOnly(t *testing.T) {
 		}
 	}
 	var uc net.Conn = &net.UnixConn{}
-	if v := ConnContext(context.Background(), uc).Value(connKindKey{}); v != "unix" {
+	if v := ConnContext(t.Context(), uc).Value(connKindKey{}); v != "unix" {
 		t.Fatal("ConnContext did not tag unix conn")
 	}
 }

@@ -1,7 +1,6 @@
 package netguard
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"net/netip"
@@ -16,7 +15,7 @@ func TestDialerRefusesOnItsOwn(t *testing.T) {
 	p := &pins{m: map[string][]netip.Addr{"sneaky.test": {netip.MustParseAddr("127.0.0.1")}}}
 	dial := g.dialer(p)
 	for _, host := range []string{"sneaky.test", "never-admitted.test", "127.0.0.1"} {
-		c, err := dial(context.Background(), "tcp", fmt.Sprintf("%s:%d", host, tr.port()))
+		c, err := dial(t.Context(), "tcp", fmt.Sprintf("%s:%d", host, tr.port()))
 		if err == nil {
 			c.Close()
 			t.Errorf("%s: dialled", host)

@@ -131,7 +131,7 @@ func TestLocalListenerIsNeverReached(t *testing.T) {
 	}
 	for _, f := range urls {
 		u := fmt.Sprintf(f, p)
-		res, err := g.Fetch(context.Background(), u)
+		res, err := g.Fetch(t.Context(), u)
 		if err == nil {
 			t.Errorf("%s fetched (status %d)", u, res.Status)
 			continue
@@ -148,7 +148,7 @@ func TestLocalIPv6ListenerIsNeverReached(t *testing.T) {
 	g := New(Options{})
 	for _, f := range []string{"http://[::1]:%d/", "http://[0:0:0:0:0:0:0:1]:%d/", "http://ip6-localhost:%d/"} {
 		u := fmt.Sprintf(f, tr.port())
-		if _, err := g.Fetch(context.Background(), u); err == nil {
+		if _, err := g.Fetch(t.Context(), u); err == nil {
 			t.Errorf("%s fetched", u)
 		}
 	}
@@ -167,7 +167,7 @@ func TestPublicNameResolvingToLoopbackIsRefused(t *testing.T) {
 	g := New(Options{Resolver: res})
 	for name := range res.m {
 		u := fmt.Sprintf("http://%s:%d/", name, tr.port())
-		_, err := g.Fetch(context.Background(), u)
+		_, err := g.Fetch(t.Context(), u)
 		var be *BlockedError
 		if !errors.As(err, &be) {
 			t.Errorf("%s: %v, want a refusal", name, err)
@@ -208,7 +208,7 @@ func TestFetchHappyPath(t *testing.T) {
 			fmt.Fprint(w, "hello from the test server")
 		}
 	}), nil)
-	r, err := g.Fetch(context.Background(), base+"/start")
+	r, err := g.Fetch(t.Context(), base+"/start")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -234,7 +234,7 @@ func TestRedirectsAreRechecked(t *testing.T) {
 		http.Redirect(w, r, targets[r.URL.Path], http.StatusFound)
 	}), map[string][]netip.Addr{"rebound.test": {netip.MustParseAddr("127.0.0.1")}})
 	for path := range targets {
-		_, err := g.Fetch(context.Background(), base+path)
+		_, err := g.Fetch(t.Context(), base+path)
 		if !errors.Is(err, ErrBlocked) {
 			t.Errorf("redirect %s: %v, want a refusal", path, err)
 		}
@@ -248,7 +248,7 @@ func TestRedirectLimit(t *testing.T) {
 		hits.Add(1)
 		http.Redirect(w, r, "/again", http.StatusFound)
 	}), nil)
-	_, err := g.Fetch(context.Background(), base+"/")
+	_, err := g.Fetch(t.Context(), base+"/")
 	if err == nil || !strings.Contains(err.Error(), "more than 5 redirects") {
 		t.Fatalf("err %v", err)
 	}
@@ -269,7 +269,7 @@ func TestPinnedAddressDefeatsRebinding(t *testing.T) {
 	}), nil)
 	// After the first answer the name "moves" to the trap's address.
 	res.next = map[string][]netip.Addr{"site.test": {netip.MustParseAddr("127.0.0.1")}}
-	r, err := g.Fetch(context.Background(), base+"/")
+	r, err := g.Fetch(t.Context(), base+"/")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -289,7 +289,7 @@ func TestSizeCap(t *testing.T) {
 	}), nil)
 	o := Options{MaxBytes: 1000}
 	with(&o)
-	r, err := New(o).Fetch(context.Background(), base+"/")
+	r, err := New(o).Fetch(t.Context(), base+"/")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -297,7 +297,7 @@ func TestSizeCap(t *testing.T) {
 		t.Fatalf("truncated %v, body tail %q", r.Truncated, r.Body[990:])
 	}
 	o.MaxBytes = 2 << 20
-	r, err = New(o).Fetch(context.Background(), base+"/")
+	r, err = New(o).Fetch(t.Context(), base+"/")
 	if err != nil || r.Truncated || len(r.Body) != len(big) {
 		t.Fatalf("uncapped fetch: %v truncated=%v len=%d", err, r.Truncated, len(r.Body))
 	}
@@ -317,7 +317,7 @@ func TestCheckHostHook(t *testing.T) {
 		return nil
 	}}
 	with(&o)
-	_, err := New(o).Fetch(context.Background(), base+"/")
+	_, err := New(o).Fetch(t.Context(), base+"/")
 	if !errors.Is(err, errNotListed) {
 		t.Fatalf("err %v, want the hook's error", err)
 	}
@@ -337,7 +337,7 @@ func TestTimeout(t *testing.T) {
 	t.Cleanup(func() { close(release) })
 	o := Options{Timeout: 100 * time.Millisecond}
 	with(&o)
-	_, err := New(o).Fetch(context.Background(), base+"/slow")
+	_, err := New(o).Fetch(t.Context(), base+"/slow")
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("err %v, want a deadline error", err)
 	}
@@ -351,7 +351,7 @@ func TestProxyEnvironmentIsIgnored(t *testing.T) {
 	g, _, base, _ := site(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, "direct")
 	}), nil)
-	r, err := g.Fetch(context.Background(), base+"/")
+	r, err := g.Fetch(t.Context(), base+"/")
 	if err != nil || string(r.Body) != "direct" {
 		t.Fatalf("%v %q", err, r.Body)
 	}

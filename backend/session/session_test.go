@@ -30,17 +30,17 @@ func (r *recorded) emit(_ context.Context, kind, _, _ string, payload any) {
 
 func newManager(t *testing.T) (*Manager, *recorded) {
 	t.Helper()
-	d, err := db.Open(context.Background(), filepath.Join(t.TempDir(), "g.db"), nil)
+	d, err := db.Open(t.Context(), filepath.Join(t.TempDir(), "g.db"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { d.Close() })
 	r := &recorded{}
-	return NewManager(context.Background(), d, r.emit, slog.New(slog.NewTextHandler(io.Discard, nil))), r
+	return NewManager(t.Context(), d, r.emit, slog.New(slog.NewTextHandler(io.Discard, nil))), r
 }
 
 func TestLifecycle(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	m, rec := newManager(t)
 	l, err := m.Start(ctx, StartRequest{Client: "default", Transport: "http", Workspaces: []string{"/ws"}})
 	if err != nil {
@@ -74,7 +74,7 @@ func TestLifecycle(t *testing.T) {
 }
 
 func TestPauseBlocksUntilResume(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	m, _ := newManager(t)
 	l, _ := m.Start(ctx, StartRequest{Client: "c"})
 	if !m.Pause(ctx, "human", "lunch") {
@@ -108,7 +108,7 @@ func TestPauseBlocksUntilResume(t *testing.T) {
 }
 
 func TestKillCancelsAndRefusesUntilResume(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	m, rec := newManager(t)
 	a, _ := m.Start(ctx, StartRequest{Client: "a"})
 	b, _ := m.Start(ctx, StartRequest{Client: "b"})
@@ -149,7 +149,7 @@ func TestKillCancelsAndRefusesUntilResume(t *testing.T) {
 }
 
 func TestRecoverEndsStaleSessions(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	m, _ := newManager(t)
 	l, _ := m.Start(ctx, StartRequest{Client: "a"})
 	// A new manager over the same DB is a restarted daemon.
@@ -164,7 +164,7 @@ func TestRecoverEndsStaleSessions(t *testing.T) {
 }
 
 func TestPausedCallThatGivesUpSaysWait(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	m, rec := newManager(t)
 	l, _ := m.Start(ctx, StartRequest{Client: "c"})
 	m.Pause(ctx, "human", "reviewing")

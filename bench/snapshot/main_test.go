@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"log/slog"
 	"strings"
 	"testing"
@@ -14,7 +13,7 @@ import (
 func TestBenchRunsOnTinyWorkspace(t *testing.T) {
 	var out bytes.Buffer
 	cfg := config{Files: 400, MB: 1, Runs: 1, FirstRuns: 1, Dir: t.TempDir()}
-	rep, err := run(context.Background(), cfg, &out, slog.New(slog.DiscardHandler))
+	rep, err := run(t.Context(), cfg, &out, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatalf("bench failed: %v\n%s", err, out.String())
 	}

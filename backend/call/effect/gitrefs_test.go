@@ -1,7 +1,6 @@
 package effect
 
 import (
-	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -67,7 +66,7 @@ func TestReadHistory(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			h, err := ReadHistory(context.Background(), s, upper, ws)
+			h, err := ReadHistory(t.Context(), s, upper, ws)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -99,7 +98,7 @@ func TestTrackedDirs(t *testing.T) {
 	}
 	upper, _ := stagedRun(t, ws, "rm -rf src build")
 	s, _ := Read(upper, ws)
-	got, err := TrackedDirs(context.Background(), s, ws)
+	got, err := TrackedDirs(t.Context(), s, ws)
 	if err != nil || len(got) != 1 || got[0] != "src" {
 		t.Fatalf("tracked dirs %v %v", got, err)
 	}

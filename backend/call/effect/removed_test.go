@@ -1,7 +1,6 @@
 package effect
 
 import (
-	"context"
 	"os/exec"
 	"path/filepath"
 	"testing"
@@ -30,7 +29,7 @@ func TestRemovedByGit(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			m, err := RemovedByGit(context.Background(), s, ws, upper)
+			m, err := RemovedByGit(t.Context(), s, ws, upper)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,7 +1,6 @@
 package effect
 
 import (
-	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -157,7 +156,7 @@ func TestApplyGivesTheStagedTree(t *testing.T) {
 		t.Fatal(err)
 	}
 	journal := filepath.Join(t.TempDir(), "journal")
-	res, err := Apply(context.Background(), ApplyRequest{Set: s, Upper: upper, Workspace: ws, Since: since, Journal: journal})
+	res, err := Apply(t.Context(), ApplyRequest{Set: s, Upper: upper, Workspace: ws, Since: since, Journal: journal})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -200,7 +199,7 @@ func TestApplyKeepsThePersonsEdit(t *testing.T) {
 	time.Sleep(10 * time.Millisecond) // ctime granularity on coarse clocks
 	os.WriteFile(filepath.Join(ws, "mod.txt"), []byte("the person's edit\n"), 0o644)
 	s, _ := Read(upper, ws)
-	res, err := Apply(context.Background(), ApplyRequest{Set: s, Upper: upper, Workspace: ws, Since: since})
+	res, err := Apply(t.Context(), ApplyRequest{Set: s, Upper: upper, Workspace: ws, Since: since})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -214,7 +213,7 @@ func TestApplyKeepsThePersonsEdit(t *testing.T) {
 		t.Fatalf("new.txt = %q", b)
 	}
 	// Chosen, the staged version wins.
-	res, _ = Apply(context.Background(), ApplyRequest{Set: s, Upper: upper, Workspace: ws, Since: since, Staged: map[string]bool{"mod.txt": true}})
+	res, _ = Apply(t.Context(), ApplyRequest{Set: s, Upper: upper, Workspace: ws, Since: since, Staged: map[string]bool{"mod.txt": true}})
 	if b, _ := os.ReadFile(filepath.Join(ws, "mod.txt")); string(b) != "m\nagent\n" {
 		t.Fatalf("staged choice: mod.txt = %q (%+v)", b, res)
 	}
@@ -242,13 +241,13 @@ func TestRecoverFinishesAnInterruptedApply(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	found, err := Recover(context.Background(), journal)
+	found, err := Recover(t.Context(), journal)
 	if !found || err != nil {
 		t.Fatalf("recover: %v %v", found, err)
 	}
 	delete(seen, "pipe")
 	compareTrees(t, tree(t, ws), seen)
-	if found, _ := Recover(context.Background(), journal); found {
+	if found, _ := Recover(t.Context(), journal); found {
 		t.Fatal("the journal is still there")
 	}
 }
@@ -275,7 +274,7 @@ func TestApplyMovesFreshDirsWhole(t *testing.T) {
 	if err := applyOne(upper, ws, todo[0]); err != nil { // the daemon dies after the first step
 		t.Fatal(err)
 	}
-	if found, err := Recover(context.Background(), journal); !found || err != nil {
+	if found, err := Recover(t.Context(), journal); !found || err != nil {
 		t.Fatalf("recover: %v %v", found, err)
 	}
 	compareTrees(t, tree(t, ws), seen)
@@ -299,7 +298,7 @@ func TestApplyRefusesLinkedParents(t *testing.T) {
 	must(os.RemoveAll(filepath.Join(ws, "keep")))
 	must(os.Symlink(outside, filepath.Join(ws, "keep")))
 	s, _ := Read(upper, ws)
-	res, err := Apply(context.Background(), ApplyRequest{Set: s, Upper: upper, Workspace: ws, Since: since})
+	res, err := Apply(t.Context(), ApplyRequest{Set: s, Upper: upper, Workspace: ws, Since: since})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,7 +1,6 @@
 package mcpserver
 
 import (
-	"context"
 	"encoding/json"
 	"reflect"
 	"testing"
@@ -121,7 +120,7 @@ func TestEncodeResponseMatchesTheSDK(t *testing.T) {
 // An open session closes after its idle time, but never while a request
 // on it is in flight.
 func TestOpenSessionIdleClose(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	server := mcp.NewServer(&mcp.Implementation{Name: "s", Version: "1"}, nil)
 	st, ct := mcp.NewInMemoryTransports()
 	ss, err := server.Connect(ctx, st, nil)
