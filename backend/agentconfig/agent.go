@@ -1,8 +1,3 @@
-// Package agentconfig wires Gatehouse into an agent's own configuration:
-// the MCP server entry and the hooks that send the agent's native tools
-// through Gatehouse. Every edit is textual, so the person's formatting and
-// comments survive, and every install keeps what is needed to restore the
-// files byte for byte.
 package agentconfig
 
 import (

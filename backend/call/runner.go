@@ -1,6 +1,3 @@
-// Package call is the path every tool call takes: admit (pause/kill),
-// validate, decide (policy), ask the person, checkpoint, run confined,
-// redact and bound the output, and record each step in the audit log.
 package call
 
 import (
