@@ -65,12 +65,12 @@ func (r *Runner) checkEffect(ctx context.Context, c *InFlight, pre, post string,
 	}
 	cs := setsFromCheckpoints(c.State.Workspaces, changes)
 	res := EffectResult{}
-	res.Created, res.Modified, res.Deleted = cs.counts()
-	if cs.total() == 0 {
+	res.Created, res.Modified, res.Deleted = cs.Counts()
+	if cs.Total() == 0 {
 		res.Outcome = OutcomeUnchanged
 		return withEffect(out, res)
 	}
-	dec := r.deps.Policy.Get().DecideEffect(effectOf(ctx, cs))
+	dec := r.deps.Policy.Get().DecideEffect(effect.PolicyEffect(ctx, cs))
 	r.record(ctx, c, "effect.decision", "policy", map[string]any{
 		"verdict": dec.Verdict.String(), "rule": dec.Rule, "reason": dec.Reason, "findings": dec.Findings,
 		"created": res.Created, "modified": res.Modified, "deleted": res.Deleted, "staged": false,
@@ -121,8 +121,8 @@ func (r *Runner) undoCall(ctx context.Context, c *InFlight) error {
 
 // setsFromCheckpoints turns a checkpoint diff into change sets, one per
 // workspace, so the same effect rules judge it.
-func setsFromCheckpoints(workspaces []string, changes []snapshot.Change) changeSets {
-	cs := changeSets{workspaces: workspaces, sets: make([]effect.Set, len(workspaces)), uppers: make([]string, len(workspaces))}
+func setsFromCheckpoints(workspaces []string, changes []snapshot.Change) effect.ChangeSets {
+	cs := effect.ChangeSets{Workspaces: workspaces, Sets: make([]effect.Set, len(workspaces)), Uppers: make([]string, len(workspaces))}
 	index := map[string]int{}
 	for i, w := range workspaces {
 		index[w] = i
@@ -132,7 +132,7 @@ func setsFromCheckpoints(workspaces []string, changes []snapshot.Change) changeS
 		if !ok {
 			continue
 		}
-		s := &cs.sets[i]
+		s := &cs.Sets[i]
 		add := func(op effect.Op, k snapshot.Kind, perm uint32, size int64) {
 			s.Changes = append(s.Changes, effect.Change{Path: ch.Path, Op: op, Kind: stageKind(k), Mode: fs.FileMode(perm), Size: size})
 		}

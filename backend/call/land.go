@@ -103,7 +103,7 @@ func (r *Runner) land(ctx context.Context, c *InFlight, sr *stagedRun, out Outpu
 		r.record(ctx, c, "stage.discarded", "system", map[string]any{"reason": "budget"})
 		return withEffect(out, EffectResult{Outcome: OutcomeDiscarded, Staged: true, Note: full.Error()})
 	}
-	cs, kept, err := keepOut(changeSets{workspaces: sr.workspaces, sets: sets, uppers: uppers})
+	cs, kept, err := effect.KeepOut(effect.ChangeSets{Workspaces: sr.workspaces, Sets: sets, Uppers: uppers})
 	if err != nil {
 		r.deps.Logger.Error("tell the protected paths of a staged run", "call", c.ID, "err", err)
 		r.record(ctx, c, "stage.discarded", "system", map[string]any{"reason": "protected paths unknown", "error": err.Error()})
@@ -116,12 +116,12 @@ func (r *Runner) land(ctx context.Context, c *InFlight, sr *stagedRun, out Outpu
 		res.add(fmt.Sprintf("Gatehouse did not apply %s: the host runs or reads %s as configuration, so a command may not create or change %s.",
 			strings.Join(firstN(kept, 10), ", "), pronoun(len(kept), "it", "them"), pronoun(len(kept), "it", "them")))
 	}
-	res.Created, res.Modified, res.Deleted = cs.counts()
-	if cs.total() == 0 {
+	res.Created, res.Modified, res.Deleted = cs.Counts()
+	if cs.Total() == 0 {
 		res.Outcome = OutcomeUnchanged
 		return withEffect(out, res)
 	}
-	dec := r.deps.Policy.Get().DecideEffect(effectOf(ctx, cs))
+	dec := r.deps.Policy.Get().DecideEffect(effect.PolicyEffect(ctx, cs))
 	r.record(ctx, c, "effect.decision", "policy", map[string]any{
 		"verdict": dec.Verdict.String(), "rule": dec.Rule, "reason": dec.Reason, "findings": dec.Findings,
 		"created": res.Created, "modified": res.Modified, "deleted": res.Deleted, "staged_bytes": sumBytes(sets),
@@ -179,7 +179,7 @@ func sumBytes(sets []effect.Set) int64 {
 // the changed paths from the workspace (still as they were) and the one
 // after the same paths as applied, so undo and rollback cover the call
 // without a walk of the workspace.
-func (r *Runner) applyStaged(ctx context.Context, c *InFlight, sr *stagedRun, cs changeSets, chosen map[string]bool, res EffectResult) EffectResult {
+func (r *Runner) applyStaged(ctx context.Context, c *InFlight, sr *stagedRun, cs effect.ChangeSets, chosen map[string]bool, res EffectResult) EffectResult {
 	paths := changedPaths(cs)
 	if _, err := r.scopedCheckpoint(ctx, c, snapshot.Pre, paths); err != nil {
 		res.Outcome = OutcomeDiscarded
@@ -187,29 +187,29 @@ func (r *Runner) applyStaged(ctx context.Context, c *InFlight, sr *stagedRun, cs
 		return res
 	}
 	start := time.Now()
-	r.record(ctx, c, "stage.applying", "system", map[string]any{"changes": cs.total()})
+	r.record(ctx, c, "stage.applying", "system", map[string]any{"changes": cs.Total()})
 	var applied int
 	var problems []string
-	for i, s := range cs.sets {
+	for i, s := range cs.Sets {
 		if len(s.Changes) == 0 {
 			continue
 		}
 		a, err := effect.Apply(ctx, effect.ApplyRequest{
-			Set: s, Upper: sr.upper(i), Workspace: cs.workspaces[i], Since: sr.since, Staged: chosenIn(chosen, cs.workspaces[i], len(cs.workspaces) > 1),
-			Journal: r.journalPath(c.ID, i), Step: r.applyStep(c, cs.total()),
+			Set: s, Upper: sr.upper(i), Workspace: cs.Workspaces[i], Since: sr.since, Staged: chosenIn(chosen, cs.Workspaces[i], len(cs.Workspaces) > 1),
+			Journal: r.journalPath(c.ID, i), Step: r.applyStep(c, cs.Total()),
 		})
 		applied += len(a.Paths)
 		for _, cf := range append(a.Conflicts, a.Skipped...) {
 			if !chosen[cf.Path] {
-				res.Conflicts = append(res.Conflicts, cardPath(cs.workspaces[i], cf.Path, len(cs.workspaces) > 1))
+				res.Conflicts = append(res.Conflicts, effect.CardPath(cs.Workspaces[i], cf.Path, len(cs.Workspaces) > 1))
 			}
 		}
 		if err != nil {
-			r.deps.Logger.Error("apply staged changes", "call", c.ID, "workspace", cs.workspaces[i], "err", err)
+			r.deps.Logger.Error("apply staged changes", "call", c.ID, "workspace", cs.Workspaces[i], "err", err)
 			if errors.Is(err, effect.ErrWorkspaceGone) {
-				problems = append(problems, cs.workspaces[i]+" is gone, so nothing was applied there")
+				problems = append(problems, cs.Workspaces[i]+" is gone, so nothing was applied there")
 			} else {
-				problems = append(problems, "applying in "+cs.workspaces[i]+" stopped: "+err.Error())
+				problems = append(problems, "applying in "+cs.Workspaces[i]+" stopped: "+err.Error())
 			}
 		}
 	}
@@ -257,11 +257,11 @@ func firstN(s []string, n int) []string {
 
 // changedPaths are the absolute paths a change set touches, for the
 // scoped checkpoints around its apply.
-func changedPaths(cs changeSets) []string {
+func changedPaths(cs effect.ChangeSets) []string {
 	var out []string
-	for i, s := range cs.sets {
+	for i, s := range cs.Sets {
 		for _, c := range s.Changes {
-			out = append(out, filepath.Join(cs.workspaces[i], c.Path))
+			out = append(out, filepath.Join(cs.Workspaces[i], c.Path))
 		}
 	}
 	return out

@@ -1,42 +1,41 @@
-package call
+package effect
 
 import (
 	"path/filepath"
 	"strings"
 
-	"github.com/gatehouse-dev/gatehouse/backend/call/effect"
 	"github.com/gatehouse-dev/gatehouse/sandbox/protect"
 )
 
-// keepOut takes out of staged change sets what the host runs or reads as
+// KeepOut takes out of staged change sets what the host runs or reads as
 // configuration (the protected paths: .envrc, .vscode, git's hooks and
 // config, …). A staged run may create them in its own layer, since it
 // sees the workspace without placeholders, but they never land; kept
 // lists them, relative to their workspace. An error means the protected
 // paths could not be told, and nothing should land.
-func keepOut(cs changeSets) (out changeSets, kept []string, err error) {
+func KeepOut(cs ChangeSets) (out ChangeSets, kept []string, err error) {
 	out = cs
-	out.sets = make([]effect.Set, len(cs.sets))
-	multi := len(cs.workspaces) > 1
-	for i, s := range cs.sets {
+	out.Sets = make([]Set, len(cs.Sets))
+	multi := len(cs.Workspaces) > 1
+	for i, s := range cs.Sets {
 		if len(s.Changes) == 0 {
-			out.sets[i] = s // most calls: nothing to look up
+			out.Sets[i] = s // most calls: nothing to look up
 			continue
 		}
-		ws := cs.workspaces[i]
+		ws := cs.Workspaces[i]
 		set, err := protect.For(ws)
 		if err != nil {
 			return cs, nil, err
 		}
-		n := effect.Set{Bytes: s.Bytes}
+		n := Set{Bytes: s.Bytes}
 		for _, c := range s.Changes {
-			if c.Op != effect.Delete && guarded(filepath.Join(ws, c.Path), set) {
-				kept = append(kept, cardPath(ws, c.Path, multi))
+			if c.Op != Delete && guarded(filepath.Join(ws, c.Path), set) {
+				kept = append(kept, CardPath(ws, c.Path, multi))
 				continue
 			}
 			n.Changes = append(n.Changes, c)
 		}
-		out.sets[i] = n
+		out.Sets[i] = n
 	}
 	return out, kept, nil
 }

@@ -1,4 +1,4 @@
-package call
+package effect
 
 import (
 	"context"
@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/gatehouse-dev/gatehouse/backend/call/effect"
 	"github.com/gatehouse-dev/gatehouse/backend/policy"
 )
 
@@ -15,29 +14,30 @@ import (
 // (a staged run's upper layers, or the checkpoint diff of a run that could
 // not be staged) and judged by the policy's [[effect]] rules.
 
-// changeSets is what one call changed, per workspace.
-type changeSets struct {
-	workspaces []string
-	sets       []effect.Set
-	// uppers are the staged layers ("" for a run that was not staged:
+// ChangeSets is what one call changed, per workspace.
+type ChangeSets struct {
+	Workspaces []string
+	Sets       []Set
+	// Uppers are the staged layers ("" for a run that was not staged:
 	// its history cannot be read from two layers).
-	uppers []string
+	Uppers []string
 }
 
-func (cs changeSets) total() int {
+// Total counts the changes across workspaces.
+func (cs ChangeSets) Total() int {
 	n := 0
-	for _, s := range cs.sets {
+	for _, s := range cs.Sets {
 		n += len(s.Changes)
 	}
 	return n
 }
 
-// counts tallies files created, modified and deleted (directories aside).
-func (cs changeSets) counts() (created, modified, deleted int) {
-	for _, s := range cs.sets {
-		created += s.Count(effect.Create)
-		modified += s.Count(effect.Modify)
-		deleted += s.Count(effect.Delete)
+// Counts tallies files created, modified and deleted (directories aside).
+func (cs ChangeSets) Counts() (created, modified, deleted int) {
+	for _, s := range cs.Sets {
+		created += s.Count(Create)
+		modified += s.Count(Modify)
+		deleted += s.Count(Delete)
 	}
 	return
 }
@@ -48,42 +48,42 @@ func inGit(rel string) bool {
 	return rel == ".git" || strings.HasPrefix(rel, ".git/")
 }
 
-// effectOf describes the change sets for effect rules. Git failing to
+// PolicyEffect describes the change sets for effect rules. Git failing to
 // answer leaves the finding out, except for history, where it holds.
-func effectOf(ctx context.Context, cs changeSets) policy.Effect {
+func PolicyEffect(ctx context.Context, cs ChangeSets) policy.Effect {
 	var e policy.Effect
-	for i, s := range cs.sets {
-		ws := cs.workspaces[i]
+	for i, s := range cs.Sets {
+		ws := cs.Workspaces[i]
 		var gone []string
 		emptied := 0
 		for _, c := range s.Changes {
-			e.Changes = append(e.Changes, policy.EffectChange{Path: filepath.ToSlash(c.Path), Op: string(c.Op), Dir: c.Kind == effect.Dir})
+			e.Changes = append(e.Changes, policy.EffectChange{Path: filepath.ToSlash(c.Path), Op: string(c.Op), Dir: c.Kind == Dir})
 			if inGit(c.Path) {
 				continue
 			}
 			switch {
-			case c.Op == effect.Delete && c.Kind != effect.Dir:
+			case c.Op == Delete && c.Kind != Dir:
 				gone = append(gone, c.Path)
 			case c.Emptied:
 				emptied++
 			}
-			if c.Kind == effect.Symlink && c.Op != effect.Delete && leadsOut(ws, c.Path, c.Target) {
+			if c.Kind == Symlink && c.Op != Delete && leadsOut(ws, c.Path, c.Target) {
 				e.LinksOut = append(e.LinksOut, c.Path+" -> "+c.Target)
 			}
 		}
 		// What git itself removed (a branch switch) lives on in history.
-		byGit, err := effect.RemovedByGit(ctx, s, ws, cs.uppers[i])
+		byGit, err := RemovedByGit(ctx, s, ws, cs.Uppers[i])
 		if err != nil {
 			byGit = nil
 		}
 		gone = slices.DeleteFunc(gone, func(p string) bool { return byGit[p] })
 		e.Emptied += emptied
 		e.Deleted += countLosses(ctx, ws, gone, emptied)
-		if dirs, err := effect.TrackedDirs(ctx, s, ws); err == nil {
+		if dirs, err := TrackedDirs(ctx, s, ws); err == nil {
 			e.TrackedDirsDeleted = append(e.TrackedDirsDeleted, notByGit(s, notMoved(s, dirs), byGit)...)
 		}
-		if cs.uppers[i] != "" {
-			e.HistoryRewrites = append(e.HistoryRewrites, historyOf(ctx, s, cs.uppers[i], ws)...)
+		if cs.Uppers[i] != "" {
+			e.HistoryRewrites = append(e.HistoryRewrites, historyOf(ctx, s, cs.Uppers[i], ws)...)
 		}
 	}
 	return e
@@ -95,7 +95,7 @@ func countLosses(ctx context.Context, ws string, gone []string, emptied int) int
 	if len(gone)+emptied <= policy.MassDeleteFiles {
 		return len(gone)
 	}
-	ignored, err := effect.Ignored(ctx, ws, gone)
+	ignored, err := Ignored(ctx, ws, gone)
 	if err != nil {
 		return len(gone)
 	}
@@ -111,10 +111,10 @@ func countLosses(ctx context.Context, ws string, gone []string, emptied int) int
 // notMoved drops the tracked directories whose files all reappear
 // elsewhere in the same set with the same sizes (a git mv or a rename):
 // moved, not lost.
-func notMoved(s effect.Set, dirs []string) []string {
+func notMoved(s Set, dirs []string) []string {
 	created := map[int64]int{}
 	for _, c := range s.Changes {
-		if c.Op == effect.Create && c.Kind == effect.File {
+		if c.Op == Create && c.Kind == File {
 			created[c.Size]++
 		}
 	}
@@ -126,7 +126,7 @@ func notMoved(s effect.Set, dirs []string) []string {
 		}
 		moved, any := true, false
 		for _, c := range s.Changes {
-			if c.Op != effect.Delete || c.Kind != effect.File || !strings.HasPrefix(c.Path, d+string(filepath.Separator)) {
+			if c.Op != Delete || c.Kind != File || !strings.HasPrefix(c.Path, d+string(filepath.Separator)) {
 				continue
 			}
 			any = true
@@ -145,14 +145,14 @@ func notMoved(s effect.Set, dirs []string) []string {
 
 // notByGit drops the tracked directories whose every deleted file git
 // itself took out of the index.
-func notByGit(s effect.Set, dirs []string, byGit map[string]bool) []string {
+func notByGit(s Set, dirs []string, byGit map[string]bool) []string {
 	if len(byGit) == 0 {
 		return dirs
 	}
 	var out []string
 	for _, d := range dirs {
 		for _, c := range s.Changes {
-			if c.Op == effect.Delete && c.Kind != effect.Dir && strings.HasPrefix(c.Path, d+string(filepath.Separator)) && !byGit[c.Path] {
+			if c.Op == Delete && c.Kind != Dir && strings.HasPrefix(c.Path, d+string(filepath.Separator)) && !byGit[c.Path] {
 				out = append(out, d)
 				break
 			}
@@ -164,8 +164,8 @@ func notByGit(s effect.Set, dirs []string, byGit map[string]bool) []string {
 // historyOf describes the rewrites that lose work or reach others: a ref
 // moved off commits no other line holds, one a remote already has, and
 // reflogs cut. An amend or a rebase of local commits is ordinary work.
-func historyOf(ctx context.Context, s effect.Set, upper, ws string) []string {
-	h, err := effect.ReadHistory(ctx, s, upper, ws)
+func historyOf(ctx context.Context, s Set, upper, ws string) []string {
+	h, err := ReadHistory(ctx, s, upper, ws)
 	if err != nil {
 		return []string{"its effect on git history could not be read (" + err.Error() + ")"}
 	}
