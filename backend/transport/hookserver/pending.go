@@ -1,7 +1,6 @@
 package hookserver
 
 import (
-	"sync"
 	"time"
 
 	"github.com/gatehouse-dev/gatehouse/backend/call"
@@ -13,14 +12,8 @@ import (
 // the two, keyed by the agent's tool-use id (or its tool and input when
 // the agent sends none).
 type pendingEdit struct {
-	cl      *call.Clearance
-	native  string
-	expires time.Time
-}
-
-type pendingEdits struct {
-	mu sync.Mutex
-	m  map[string]pendingEdit
+	cl     *call.Clearance
+	native string
 }
 
 const pendingTTL = time.Hour
@@ -30,25 +23,4 @@ func editKey(run agentrun.Key, useID, tool string, input []byte) string {
 		return run.String() + "\x00" + useID
 	}
 	return run.String() + "\x00" + tool + "\x00" + string(input)
-}
-
-func (p *pendingEdits) put(k string, e pendingEdit) {
-	e.expires = time.Now().Add(pendingTTL)
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	now := time.Now()
-	for key, old := range p.m {
-		if now.After(old.expires) {
-			delete(p.m, key)
-		}
-	}
-	p.m[k] = e
-}
-
-func (p *pendingEdits) take(k string) (pendingEdit, bool) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	e, ok := p.m[k]
-	delete(p.m, k)
-	return e, ok
 }

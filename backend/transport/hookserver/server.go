@@ -44,8 +44,8 @@ type Config struct {
 // Server answers hooks and runs rewritten commands.
 type Server struct {
 	cfg       Config
-	tickets   tickets
-	pending   pendingEdits
+	tickets   *expiring[*ticket]
+	pending   *expiring[pendingEdit]
 	ownTools  map[string]bool
 	execLimit time.Duration
 }
@@ -55,7 +55,7 @@ func New(cfg Config) *Server {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	s := &Server{cfg: cfg, tickets: tickets{m: map[string]*ticket{}}, pending: pendingEdits{m: map[string]pendingEdit{}},
+	s := &Server{cfg: cfg, tickets: newExpiring[*ticket](ticketTTL), pending: newExpiring[pendingEdit](pendingTTL),
 		ownTools: map[string]bool{}, execLimit: defaultShellTimeout}
 	for _, t := range cfg.Runner.Tools() {
 		s.ownTools[t.Name] = true
@@ -267,7 +267,8 @@ func (s *Server) preShell(ctx context.Context, req call.Request, key agentrun.Ke
 	if cl == nil {
 		return deny("%s", res.Text)
 	}
-	id := s.tickets.issue(&ticket{run: key, token: token, command: n.command, args: args, native: req.Native, cl: cl})
+	id := newTicketID()
+	s.tickets.put(id, &ticket{run: key, token: token, command: n.command, args: args, native: req.Native, cl: cl})
 	line, err := execLine(exe, ev.Agent, id, n.command)
 	if err != nil {
 		return deny("Gatehouse blocked this command: %v.", err)

@@ -3,7 +3,6 @@ package hookserver
 import (
 	"crypto/rand"
 	"encoding/hex"
-	"sync"
 	"time"
 
 	"github.com/gatehouse-dev/gatehouse/backend/call"
@@ -24,39 +23,12 @@ type ticket struct {
 	args    []byte // run_command arguments as cleared
 	native  string
 	cl      *call.Clearance
-	expires time.Time
 }
 
-type tickets struct {
-	mu sync.Mutex
-	m  map[string]*ticket
-}
-
-func (ts *tickets) issue(t *ticket) string {
+// newTicketID names a cleared command: 128 random bits, so a ticket
+// cannot be guessed.
+func newTicketID() string {
 	b := make([]byte, 16)
 	_, _ = rand.Read(b)
-	id := "t" + hex.EncodeToString(b)
-	t.expires = time.Now().Add(ticketTTL)
-	ts.mu.Lock()
-	defer ts.mu.Unlock()
-	now := time.Now()
-	for k, old := range ts.m {
-		if now.After(old.expires) {
-			delete(ts.m, k)
-		}
-	}
-	ts.m[id] = t
-	return id
-}
-
-// take hands out a ticket once.
-func (ts *tickets) take(id string) (*ticket, bool) {
-	ts.mu.Lock()
-	defer ts.mu.Unlock()
-	t, ok := ts.m[id]
-	delete(ts.m, id)
-	if !ok || time.Now().After(t.expires) {
-		return nil, false
-	}
-	return t, true
+	return "t" + hex.EncodeToString(b)
 }
