@@ -65,17 +65,11 @@ func (r *Runner) checkEffect(ctx context.Context, c *InFlight, pre, post string,
 	}
 	cs := setsFromCheckpoints(c.State.Workspaces, changes)
 	res := EffectResult{}
-	res.Created, res.Modified, res.Deleted = cs.Counts()
-	if cs.Total() == 0 {
-		res.Outcome = OutcomeUnchanged
+	dec, changed := r.judgeEffect(ctx, c, cs, &res, func() map[string]any { return map[string]any{"staged": false} })
+	if !changed {
 		return withEffect(out, res)
 	}
-	dec := r.deps.Policy.Get().DecideEffect(effect.PolicyEffect(ctx, cs))
-	r.record(ctx, c, "effect.decision", "policy", map[string]any{
-		"verdict": dec.Verdict.String(), "rule": dec.Rule, "reason": dec.Reason, "findings": dec.Findings,
-		"created": res.Created, "modified": res.Modified, "deleted": res.Deleted, "staged": false,
-	})
-	res.Reason, res.Outcome = dec.Reason, OutcomeApplied
+	res.Outcome = OutcomeApplied
 	switch dec.Verdict {
 	case policy.Allow:
 		return withEffect(out, res)

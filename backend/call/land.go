@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -55,6 +56,26 @@ func (e *EffectResult) add(s string) {
 		e.Note += " "
 	}
 	e.Note += s
+}
+
+// judgeEffect counts a change set into res and lets the effect rules
+// judge it, recording their decision with the row's extra fields. changed
+// is false when the set is empty: res is then final and no rule is asked.
+func (r *Runner) judgeEffect(ctx context.Context, c *InFlight, cs effect.ChangeSets, res *EffectResult, extra func() map[string]any) (dec policy.EffectDecision, changed bool) {
+	res.Created, res.Modified, res.Deleted = cs.Counts()
+	if cs.Total() == 0 {
+		res.Outcome = OutcomeUnchanged
+		return dec, false
+	}
+	dec = r.deps.Policy.Get().DecideEffect(effect.PolicyEffect(ctx, cs))
+	row := map[string]any{
+		"verdict": dec.Verdict.String(), "rule": dec.Rule, "reason": dec.Reason, "findings": dec.Findings,
+		"created": res.Created, "modified": res.Modified, "deleted": res.Deleted,
+	}
+	maps.Copy(row, extra())
+	r.record(ctx, c, "effect.decision", "policy", row)
+	res.Reason = dec.Reason
+	return dec, true
 }
 
 // withEffect adds the effect to a command's output: a note in the text,
@@ -116,18 +137,12 @@ func (r *Runner) land(ctx context.Context, c *InFlight, sr *stagedRun, out Outpu
 		res.add(fmt.Sprintf("Gatehouse did not apply %s: the host runs or reads %s as configuration, so a command may not create or change %s.",
 			strings.Join(firstN(kept, 10), ", "), pronoun(len(kept), "it", "them"), pronoun(len(kept), "it", "them")))
 	}
-	res.Created, res.Modified, res.Deleted = cs.Counts()
-	if cs.Total() == 0 {
-		res.Outcome = OutcomeUnchanged
+	dec, changed := r.judgeEffect(ctx, c, cs, &res, func() map[string]any {
+		return map[string]any{"staged_bytes": sumBytes(sets), "read_ms": time.Since(start).Milliseconds()}
+	})
+	if !changed {
 		return withEffect(out, res)
 	}
-	dec := r.deps.Policy.Get().DecideEffect(effect.PolicyEffect(ctx, cs))
-	r.record(ctx, c, "effect.decision", "policy", map[string]any{
-		"verdict": dec.Verdict.String(), "rule": dec.Rule, "reason": dec.Reason, "findings": dec.Findings,
-		"created": res.Created, "modified": res.Modified, "deleted": res.Deleted, "staged_bytes": sumBytes(sets),
-		"read_ms": time.Since(start).Milliseconds(),
-	})
-	res.Reason = dec.Reason
 	var chosen map[string]bool
 	switch dec.Verdict {
 	case policy.Deny:
