@@ -56,7 +56,7 @@ func postMCP(t *testing.T, d *clitest.Daemon, session, token, body string, extra
 }
 
 // Local reads on a Gatehouse session are answered without the SDK's
-// JSON-RPC machinery (backend/mcpserver/direct.go). The answer must be the
+// JSON-RPC machinery (backend/transport/mcpserver/direct.go). The answer must be the
 // one the SDK's path gives, every gate must still apply, and anything the
 // direct path does not handle must still reach the SDK and get its answer.
 func TestDirectReadPath(t *testing.T) {

@@ -100,7 +100,7 @@ func outputSchema(props string) json.RawMessage {
   "additionalProperties": false
 }`, strings.TrimRight(props, "\n"))
 	if !json.Valid([]byte(s)) {
-		panic("toolcall: invalid output schema: " + s)
+		panic("call: invalid output schema: " + s)
 	}
 	return json.RawMessage(s)
 }

@@ -36,7 +36,7 @@ func (r *rows) add(kind, actor, call string, payload any) {
 	r.mu.Unlock()
 }
 
-// rows is the test's audit timeline (toolcall.Audit).
+// rows is the test's audit timeline (call.Audit).
 func (r *rows) Record(_ context.Context, row Row) error {
 	r.add(row.Kind, row.Actor, row.Call, row.Payload)
 	return nil
