@@ -64,7 +64,7 @@ func (r *rows) forCall(id string) ([]string, []row) {
 	return kinds, out
 }
 
-func testRunner(t *testing.T) (*Runner, *State, *rows, string) {
+func testRunner(t *testing.T, tune ...func(*Deps)) (*Runner, *State, *rows, string) {
 	t.Helper()
 	base := t.TempDir()
 	ws := filepath.Join(base, "ws")
@@ -94,10 +94,14 @@ func testRunner(t *testing.T) (*Runner, *State, *rows, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := New(Deps{
+	deps := Deps{
 		Sessions: sessions, Approvals: approvals, Policy: pol, Audit: got,
 		Logger: slog.New(slog.DiscardHandler),
-	})
+	}
+	for _, f := range tune {
+		f(&deps)
+	}
+	r, err := New(deps)
 	if err != nil {
 		t.Fatal(err)
 	}
