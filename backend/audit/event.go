@@ -35,9 +35,6 @@ const (
 	agentPrefix = "agent:"
 )
 
-// AgentActor returns the actor string for an MCP client name.
-func AgentActor(client string) string { return agentPrefix + client }
-
 // MaxPayloadBytes caps one event's payload, before and after canonicalising.
 const MaxPayloadBytes = 1 << 20
 

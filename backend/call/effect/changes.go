@@ -70,18 +70,6 @@ func (s Set) Count(op Op) int {
 	return n
 }
 
-// Empty reports whether the run changed nothing.
-func (s Set) Empty() bool { return len(s.Changes) == 0 }
-
-// Paths lists the changed paths, in order.
-func (s Set) Paths() []string {
-	out := make([]string, len(s.Changes))
-	for i, c := range s.Changes {
-		out[i] = c.Path
-	}
-	return out
-}
-
 func (s *Set) sort() {
 	sort.Slice(s.Changes, func(i, j int) bool { return s.Changes[i].Path < s.Changes[j].Path })
 }
