@@ -1,26 +1,13 @@
 package listen
 
-import (
-	"fmt"
-	"net"
+import "golang.org/x/sys/unix"
 
-	"golang.org/x/sys/unix"
-)
+const peerCredOption = "SO_PEERCRED"
 
-func peerUID(c *net.UnixConn) (uint32, error) {
-	raw, err := c.SyscallConn()
+func peerCred(fd int) (uint32, error) {
+	cred, err := unix.GetsockoptUcred(fd, unix.SOL_SOCKET, unix.SO_PEERCRED)
 	if err != nil {
 		return 0, err
-	}
-	var cred *unix.Ucred
-	var credErr error
-	if err := raw.Control(func(fd uintptr) {
-		cred, credErr = unix.GetsockoptUcred(int(fd), unix.SOL_SOCKET, unix.SO_PEERCRED)
-	}); err != nil {
-		return 0, err
-	}
-	if credErr != nil {
-		return 0, fmt.Errorf("SO_PEERCRED: %w", credErr)
 	}
 	return cred.Uid, nil
 }
