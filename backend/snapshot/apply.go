@@ -122,7 +122,7 @@ func (s *Store) validatePlan(p *Plan) error {
 		if t := op.Target; t != nil {
 			switch t.Kind {
 			case KindFile, KindSymlink:
-				if !s.objs.has(t.Hash) {
+				if !s.objs.Has(t.Hash) {
 					return &MissingObjectError{Hash: t.Hash, Path: op.Root + "/" + op.Path}
 				}
 			case KindDir:
@@ -387,7 +387,7 @@ func (s *Store) writeOne(rootfd int, jid string, op Op) error {
 	if parent != rootfd {
 		defer unix.Close(parent)
 	}
-	data, err := s.objs.get(op.Target.Hash)
+	data, err := s.object(op.Target.Hash)
 	if err != nil {
 		return err
 	}

@@ -209,7 +209,7 @@ func (s *Store) scanCurrent(ctx context.Context, session, root string, rels []st
 	rs.mu.Lock()
 	defer rs.mu.Unlock()
 	s.ensureLoaded(root, rs)
-	b := s.objs.newBatch()
+	b := s.objs.NewBatch()
 	scn := s.newScanner(ctx, b, root, true)
 	var tree Hash
 	var n *node
@@ -224,10 +224,10 @@ func (s *Store) scanCurrent(ctx context.Context, session, root string, rels []st
 		tree, n, err = s.scanScoped(scn, root, base, topmost(rels), rs.cache)
 	}
 	if err != nil {
-		b.abort()
+		b.Abort()
 		return Hash{}, nil, err
 	}
-	if err := b.commit(); err != nil {
+	if err := b.Commit(); err != nil {
 		return Hash{}, nil, err
 	}
 	s.adopt(root, rs, n)
@@ -396,7 +396,7 @@ func (s *Store) finishPlan(p *Plan, root string, decs []decision) error {
 			p.NotRestorable = append(p.NotRestorable, NotRestorable{Root: root, Path: d.path, Size: size, Kind: kind})
 			continue
 		}
-		if t := d.target; t != nil && (t.Kind == KindFile || t.Kind == KindSymlink) && !s.objs.has(t.Hash) {
+		if t := d.target; t != nil && (t.Kind == KindFile || t.Kind == KindSymlink) && !s.objs.Has(t.Hash) {
 			return &MissingObjectError{Hash: t.Hash, Path: root + "/" + d.path}
 		}
 		op := Op{Root: root, Path: d.path, Expect: d.cur, Target: d.target}

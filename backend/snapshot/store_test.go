@@ -476,7 +476,7 @@ func TestPruneKeepsNewestAndFreesSpace(t *testing.T) {
 		writeFile(t, ws, "keep.txt", "stable\n", 0o644)
 		cps = append(cps, mustCheckpoint(t, s, Request{Session: "s", CallID: fmt.Sprint(i), Phase: Pre, Roots: []string{ws}}))
 	}
-	before := s.objs.totalBytes()
+	before := s.objs.TotalBytes()
 	s.opts.BudgetBytes = 450_000 // room for about two versions
 	res, err := s.Prune(context.Background())
 	must(t, err)
