@@ -345,4 +345,3 @@ func TestSweepRepacksBlocks(t *testing.T) {
 		}
 	}
 }
-
