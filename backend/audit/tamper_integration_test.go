@@ -3,7 +3,6 @@
 package audit
 
 import (
-	"context"
 	"fmt"
 	"os/exec"
 	"strings"
@@ -50,7 +49,7 @@ func TestTamperWithSQLiteCLI(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			ctx := context.Background()
+			ctx := t.Context()
 			path := t.TempDir() + "/gatehouse.db"
 			sqlDB := openTestDB(t, path)
 			s, err := Open(ctx, sqlDB, nil, Options{})
