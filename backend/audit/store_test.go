@@ -176,14 +176,9 @@ func TestAppendWithCancelledContextIsNotRecorded(t *testing.T) {
 // once there is room again.
 func TestDiskFullThenRecovers(t *testing.T) {
 	ctx := t.Context()
-	path := t.TempDir() + "/gatehouse.db"
-	sqlDB := openTestDB(t, path)
-	s, err := Open(ctx, sqlDB, nil, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s, sqlDB, _ := newTestStore(t)
 	var last Event
+	var err error
 	for i := 0; i < 3; i++ {
 		if last, err = s.Append(ctx, ev("s", "tool.call", "agent:a", `{}`)); err != nil {
 			t.Fatal(err)

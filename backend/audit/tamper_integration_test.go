@@ -50,12 +50,7 @@ func TestTamperWithSQLiteCLI(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx := t.Context()
-			path := t.TempDir() + "/gatehouse.db"
-			sqlDB := openTestDB(t, path)
-			s, err := Open(ctx, sqlDB, nil, Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
+			s, sqlDB, path := newTestStore(t)
 			for i := 1; i <= 10; i++ {
 				if _, err := s.Append(ctx, ev("s", "tool.call", "agent:a", fmt.Sprintf(`{"cmd":"ls","n":%d}`, i))); err != nil {
 					t.Fatal(err)
@@ -73,7 +68,7 @@ func TestTamperWithSQLiteCLI(t *testing.T) {
 				}
 			}
 
-			s, err = Open(ctx, openTestDB(t, path), nil, Options{})
+			s, err := Open(ctx, openTestDB(t, path), nil, Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
