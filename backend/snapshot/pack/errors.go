@@ -14,12 +14,14 @@ var (
 	ErrNoSpace = errors.New("no space left for snapshots")
 )
 
-// MissingError names an object the store lacks. It is its own type so the
-// caller can say which checkpoint and path needed the object.
+// MissingError names an object the store lacks. Package snapshot turns it
+// into its MissingObjectError, which can also name the workspace path; the
+// text is that error's without a path, because an error from a sweep
+// reaches people as it is.
 type MissingError struct{ Key Key }
 
 func (e *MissingError) Error() string {
-	return fmt.Sprintf("snapshot object %s is missing", short(e.Key))
+	return fmt.Sprintf("snapshot object %s is missing; this checkpoint cannot be restored, pick a newer one", short(e.Key))
 }
 func (e *MissingError) Unwrap() error { return ErrMissing }
 
