@@ -32,20 +32,19 @@
 // uncommitted packs and torn temp files) and every session's log, then runs
 // Recover, which replays any rollback journal a crash left behind.
 //
-// Checkpoint (checkpoint.go, walk.go) takes gcMu for reading and each
-// root's lock, in root order. Per root it starts from the root's stat cache
+// Checkpoint (checkpoint.go, walk.go) takes gcMu for reading and each root's
+// lock, in root order. Per root it starts from the root's stat cache
 // (statcache.go, loaded on first use) and walks the files: an entry whose
 // stat is unchanged and not racy keeps its cached hash; any other file is
 // read and put into one pack.Batch (big files are reflinked into loose/
-// instead, where the filesystem allows), and each directory's tree is
-// encoded and put too. A path-scoped request scans just its paths and
-// splices them into the session's latest tree of that root (splice), when
-// there is one. The
-// batch then commits, so the objects are durable before anything names
+// instead, where the filesystem allows), and each directory's tree is encoded
+// and put too. A path-scoped request scans just its paths and splices them
+// into the session's latest tree of that root (splice), when there is one.
+// The batch then commits, so the objects are durable before anything names
 // them; only after that is the checkpoint appended to its session's log
-// (index.go, fsynced) and the new scan adopted as the root's cache, saved
-// to cache/ once checkpoints pause (cacheSaveDelay). Last, maybePrune
-// starts a background Prune if the store is over its budget.
+// (index.go, fsynced) and the new scan adopted as the root's cache, saved to
+// cache/ once checkpoints pause (cacheSaveDelay). Last, maybePrune starts a
+// background Prune if the store is over its budget.
 //
 // Reading back (changes.go, treediff.go) works on trees: List and Get come
 // from the in-memory index; Changes diffs two checkpoints' trees, skipping
