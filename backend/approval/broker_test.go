@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/gatehouse-dev/gatehouse/backend/db"
+	"github.com/gatehouse-dev/gatehouse/backend/internal/waitfor"
 	"github.com/gatehouse-dev/gatehouse/backend/session"
 )
 
@@ -28,7 +29,7 @@ func (e *events) emit(_ context.Context, kind, _, _, _ string, _ any) {
 
 func newBroker(t *testing.T, timeout time.Duration) (*Broker, *events) {
 	t.Helper()
-	d, err := db.Open(context.Background(), filepath.Join(t.TempDir(), "g.db"), nil)
+	d, err := db.Open(t.Context(), filepath.Join(t.TempDir(), "g.db"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,14 +41,12 @@ func newBroker(t *testing.T, timeout time.Duration) (*Broker, *events) {
 // waitPending returns the first pending request once it is filed.
 func waitPending(t *testing.T, b *Broker) Request {
 	t.Helper()
-	for i := 0; i < 1000; i++ {
-		if p := b.Pending(); len(p) > 0 {
-			return p[0]
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-	t.Fatal("no pending request appeared")
-	return Request{}
+	var p []Request
+	waitfor.For(t, 5*time.Second, "a pending request", func() bool {
+		p = b.Pending()
+		return len(p) > 0
+	})
+	return p[0]
 }
 
 func TestDecisions(t *testing.T) {
@@ -67,21 +66,21 @@ func TestDecisions(t *testing.T) {
 			b, ev := newBroker(t, time.Minute)
 			got := make(chan Decision, 1)
 			go func() {
-				d, err := b.Ask(context.Background(), Request{Session: "s", CallID: "c", Tool: "run_command", Argv: []string{"make"}})
+				d, err := b.Ask(t.Context(), Request{Session: "s", CallID: "c", Tool: "run_command", Argv: []string{"make"}})
 				if err != nil {
 					t.Error(err)
 				}
 				got <- d
 			}()
 			req := waitPending(t, b)
-			if _, err := b.Decide(context.Background(), req.ID, tt.decision); err != nil {
+			if _, err := b.Decide(t.Context(), req.ID, tt.decision); err != nil {
 				t.Fatal(err)
 			}
 			d := <-got
 			if d.Allow != tt.wantOK || d.Scope != tt.scope || d.By != "human" || d.Message != tt.decision.Message {
 				t.Fatalf("decision = %+v", d)
 			}
-			if _, err := b.Decide(context.Background(), req.ID, tt.decision); !errors.Is(err, ErrNotFound) {
+			if _, err := b.Decide(t.Context(), req.ID, tt.decision); !errors.Is(err, ErrNotFound) {
 				t.Fatalf("second decision = %v, want ErrNotFound", err)
 			}
 			if len(ev.kinds) != 2 || ev.kinds[0] != "approval.requested" || ev.kinds[1] != "approval.decided" {
@@ -93,17 +92,17 @@ func TestDecisions(t *testing.T) {
 
 func TestBadScope(t *testing.T) {
 	b, _ := newBroker(t, time.Minute)
-	go b.Ask(context.Background(), Request{Session: "s"})
+	go b.Ask(t.Context(), Request{Session: "s"})
 	req := waitPending(t, b)
-	if _, err := b.Decide(context.Background(), req.ID, Decision{Allow: true, Scope: "forever"}); !errors.Is(err, ErrBadScope) {
+	if _, err := b.Decide(t.Context(), req.ID, Decision{Allow: true, Scope: "forever"}); !errors.Is(err, ErrBadScope) {
 		t.Fatalf("err = %v", err)
 	}
-	b.DenyAll(context.Background(), "system:kill", "cleanup")
+	b.DenyAll(t.Context(), "system:kill", "cleanup")
 }
 
 func TestTimeoutDenies(t *testing.T) {
 	b, _ := newBroker(t, 50*time.Millisecond)
-	d, err := b.Ask(context.Background(), Request{Session: "s"})
+	d, err := b.Ask(t.Context(), Request{Session: "s"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,7 +118,7 @@ func TestTimeoutDenies(t *testing.T) {
 
 func TestKillAndSessionEnd(t *testing.T) {
 	b, _ := newBroker(t, time.Minute)
-	ctx, cancel := context.WithCancelCause(context.Background())
+	ctx, cancel := context.WithCancelCause(t.Context())
 	got := make(chan Decision, 2)
 	go func() { d, _ := b.Ask(ctx, Request{Session: "s"}); got <- d }()
 	waitPending(t, b)
@@ -127,12 +126,10 @@ func TestKillAndSessionEnd(t *testing.T) {
 	if d := <-got; d.Allow || d.By != "system:kill" {
 		t.Fatalf("after kill: %+v", d)
 	}
-	go func() { d, _ := b.Ask(context.Background(), Request{Session: "s"}); got <- d }()
-	go func() { d, _ := b.Ask(context.Background(), Request{Session: "t"}); got <- d }()
-	for len(b.Pending()) < 2 {
-		time.Sleep(5 * time.Millisecond)
-	}
-	if n := b.DenyAll(context.Background(), "system:kill", "stopped"); n != 2 {
+	go func() { d, _ := b.Ask(t.Context(), Request{Session: "s"}); got <- d }()
+	go func() { d, _ := b.Ask(t.Context(), Request{Session: "t"}); got <- d }()
+	waitfor.For(t, 10*time.Second, "two pending requests", func() bool { return len(b.Pending()) >= 2 })
+	if n := b.DenyAll(t.Context(), "system:kill", "stopped"); n != 2 {
 		t.Fatalf("DenyAll = %d", n)
 	}
 	for i := 0; i < 2; i++ {
@@ -144,11 +141,11 @@ func TestKillAndSessionEnd(t *testing.T) {
 
 func TestExpireStaleOnRestart(t *testing.T) {
 	b, ev := newBroker(t, time.Minute)
-	go b.Ask(context.Background(), Request{Session: "s", CallID: "c1"})
+	go b.Ask(t.Context(), Request{Session: "s", CallID: "c1"})
 	waitPending(t, b)
 	// A new broker over the same DB is a restarted daemon.
 	b2 := New(b.db, ev.emit, b.logger, Options{Timeout: time.Minute})
-	if err := b2.ExpireStale(context.Background()); err != nil {
+	if err := b2.ExpireStale(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	var status, by string
@@ -156,7 +153,7 @@ func TestExpireStaleOnRestart(t *testing.T) {
 	if status != "expired" || by != "system:restart" {
 		t.Fatalf("status %q by %q", status, by)
 	}
-	b.DenyAll(context.Background(), "system:kill", "cleanup")
+	b.DenyAll(t.Context(), "system:kill", "cleanup")
 }
 
 // TestFloodCap: one session cannot put more than its cap of cards in front
@@ -164,7 +161,7 @@ func TestExpireStaleOnRestart(t *testing.T) {
 func TestFloodCap(t *testing.T) {
 	b, _ := newBroker(t, time.Minute)
 	b.maxPerSess = 3
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
 	for i := 0; i < 3; i++ {
 		go b.Ask(ctx, Request{Session: "flood", CallID: fmt.Sprint(i)})
@@ -186,11 +183,5 @@ func TestFloodCap(t *testing.T) {
 
 func waitCount(t *testing.T, b *Broker, n int) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for len(b.Pending()) != n {
-		if time.Now().After(deadline) {
-			t.Fatalf("%d pending, want %d", len(b.Pending()), n)
-		}
-		time.Sleep(time.Millisecond)
-	}
+	waitfor.For(t, 10*time.Second, fmt.Sprintf("%d pending requests", n), func() bool { return len(b.Pending()) == n })
 }

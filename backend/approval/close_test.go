@@ -1,7 +1,6 @@
 package approval
 
 import (
-	"context"
 	"reflect"
 	"slices"
 	"testing"
@@ -14,18 +13,18 @@ func TestCloseDeniesWaitingAndLater(t *testing.T) {
 	b, ev := newBroker(t, time.Minute)
 	got := make(chan Decision, 1)
 	go func() {
-		d, _ := b.Ask(context.Background(), Request{Session: "s", CallID: "c1", Tool: "run_command"})
+		d, _ := b.Ask(t.Context(), Request{Session: "s", CallID: "c1", Tool: "run_command"})
 		got <- d
 	}()
 	waitPending(t, b)
-	if n := b.Close(context.Background(), "system:shutdown", "stopping"); n != 1 {
+	if n := b.Close(t.Context(), "system:shutdown", "stopping"); n != 1 {
 		t.Fatalf("Close denied %d, want 1", n)
 	}
 	want := Decision{Allow: false, Scope: ScopeOnce, By: "system:shutdown", Message: "stopping"}
 	if d := <-got; !reflect.DeepEqual(d, want) {
 		t.Fatalf("waiting request got %+v, want %+v", d, want)
 	}
-	d, err := b.Ask(context.Background(), Request{Session: "s", CallID: "c2", Tool: "run_command"})
+	d, err := b.Ask(t.Context(), Request{Session: "s", CallID: "c2", Tool: "run_command"})
 	if err != nil || !reflect.DeepEqual(d, want) {
 		t.Fatalf("request after Close: %+v %v, want %+v", d, err, want)
 	}

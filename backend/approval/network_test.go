@@ -1,7 +1,6 @@
 package approval
 
 import (
-	"context"
 	"testing"
 	"time"
 )
@@ -12,7 +11,7 @@ func TestNetworkCard(t *testing.T) {
 	b, _ := newBroker(t, time.Minute)
 	got := make(chan Decision, 1)
 	go func() {
-		d, err := b.Ask(context.Background(), Request{Kind: KindNetwork, Session: "s", CallID: "c", Tool: "network", Domain: "pkgs.example.test", Port: 443})
+		d, err := b.Ask(t.Context(), Request{Kind: KindNetwork, Session: "s", CallID: "c", Tool: "network", Domain: "pkgs.example.test", Port: 443})
 		if err != nil {
 			t.Error(err)
 		}
@@ -22,7 +21,7 @@ func TestNetworkCard(t *testing.T) {
 	if p.Kind != KindNetwork || p.Domain != "pkgs.example.test" || p.Port != 443 {
 		t.Fatalf("pending %+v", p)
 	}
-	if _, err := b.Decide(context.Background(), p.ID, Decision{Allow: true, Scope: ScopeSession}); err != nil {
+	if _, err := b.Decide(t.Context(), p.ID, Decision{Allow: true, Scope: ScopeSession}); err != nil {
 		t.Fatal(err)
 	}
 	if d := <-got; !d.Allow || d.Scope != ScopeSession {

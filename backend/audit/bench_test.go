@@ -1,7 +1,6 @@
 package audit
 
 import (
-	"context"
 	"fmt"
 	"math/rand/v2"
 	"path/filepath"
@@ -15,7 +14,7 @@ import (
 // its commit), sharing transactions. Reports durable events/s.
 func BenchmarkAppendConcurrent(b *testing.B) {
 	s, _, _ := newTestStore(b)
-	ctx := context.Background()
+	ctx := b.Context()
 	payload := []byte(`{"argv":["go","test","./..."],"cwd":"/home/u/src/project","decision":"allow"}`)
 	// Each Append waits for its fsync, so throughput is bounded by how many
 	// appenders share one commit: 256 per core.
@@ -39,7 +38,7 @@ func BenchmarkAppendConcurrent(b *testing.B) {
 // recording without waiting would. Reports durable events/s.
 func BenchmarkAppendAsync(b *testing.B) {
 	s, _, _ := newTestStore(b)
-	ctx := context.Background()
+	ctx := b.Context()
 	e := Event{Session: "sess-1", Kind: "tool.output", Actor: "agent:codex", Payload: []byte(`{"bytes":1024,"truncated":false}`)}
 	pending := make(chan (<-chan Result), 4096)
 	done := make(chan struct{})
@@ -65,7 +64,7 @@ func BenchmarkAppendAsync(b *testing.B) {
 // Append to receipt on a subscriber's channel, with 8 appenders running.
 func BenchmarkLiveDelivery(b *testing.B) {
 	s, _, _ := newTestStore(b)
-	ctx := context.Background()
+	ctx := b.Context()
 	sub := s.Subscribe(1 << 16)
 	defer sub.Close()
 
@@ -133,16 +132,16 @@ func BenchmarkQuery1M(b *testing.B) {
 	path := filepath.Join(b.TempDir(), "gatehouse.db")
 	sqlDB := openTestDB(b, path)
 	buildStart := time.Now()
-	if err := bulkLoad(context.Background(), sqlDB, total, sessions); err != nil {
+	if err := bulkLoad(b.Context(), sqlDB, total, sessions); err != nil {
 		b.Fatal(err)
 	}
 	b.Logf("built %d events in %s", total, time.Since(buildStart).Round(time.Millisecond))
-	s, err := Open(context.Background(), sqlDB, nil, Options{})
+	s, err := Open(b.Context(), sqlDB, nil, Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer s.Close()
-	ctx := context.Background()
+	ctx := b.Context()
 	rng := rand.New(rand.NewPCG(1, 2))
 	run := func(name string, f func() (int, error), want int) {
 		b.Run(name, func(b *testing.B) {

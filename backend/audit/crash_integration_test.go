@@ -4,7 +4,6 @@ package audit
 
 import (
 	"bufio"
-	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -26,7 +25,7 @@ func TestCrashChild(t *testing.T) {
 	if path == "" {
 		return
 	}
-	ctx := context.Background()
+	ctx := t.Context()
 	s, err := Open(ctx, openTestDB(t, path), nil, Options{})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "child open:", err)
@@ -69,7 +68,7 @@ func TestSIGKILLMidBatch(t *testing.T) {
 		runAndKill(t, path, killAfter, acked)
 		t.Logf("round %d: %d acknowledged before SIGKILL", round, len(acked)-before)
 
-		ctx := context.Background()
+		ctx := t.Context()
 		sqlDB := openTestDB(t, path)
 		var integrity string
 		if err := sqlDB.QueryRowContext(ctx, "PRAGMA integrity_check").Scan(&integrity); err != nil {

@@ -3,7 +3,6 @@
 package audit
 
 import (
-	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -33,7 +32,7 @@ func mountTmpfs(t *testing.T, size string) string {
 // A really full file system: Append fails with db.ErrDiskFull, the head does
 // not move, and once space is freed the store carries on with an intact chain.
 func TestRealDiskFullThenRecovers(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	dir := mountTmpfs(t, "4m")
 	filler := filepath.Join(dir, "filler")
 	if err := os.WriteFile(filler, make([]byte, 1<<20), 0o600); err != nil {
@@ -94,7 +93,7 @@ func TestRealDiskFullThenRecovers(t *testing.T) {
 
 // A data directory on a read-only file system is refused with a clear error.
 func TestReadOnlyFileSystem(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	dir := mountTmpfs(t, "4m")
 	path := filepath.Join(dir, "gatehouse.db")
 	sqlDB, err := db.Open(ctx, path, nil)

@@ -13,7 +13,7 @@ import (
 func newGroupStore(t *testing.T) *Store {
 	t.Helper()
 	sqlDB := openTestDB(t, filepath.Join(t.TempDir(), "gatehouse.db"))
-	s, err := Open(context.Background(), sqlDB, nil, Options{GroupCommitDelay: time.Hour})
+	s, err := Open(t.Context(), sqlDB, nil, Options{GroupCommitDelay: time.Hour})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,7 +51,7 @@ func waitResult(t *testing.T, ch <-chan Result, what string) Result {
 
 func TestCommitHoldsOnForAnAnnouncedAppend(t *testing.T) {
 	s := newGroupStore(t)
-	ctx := context.Background()
+	ctx := t.Context()
 	ann := s.Announce()
 	defer ann.Settle()
 	first := appendSoon(t, s, ctx, ev("a", "tool.result", ActorSystem, `{}`))
@@ -72,7 +72,7 @@ func TestCommitHoldsOnForAnAnnouncedAppend(t *testing.T) {
 
 func TestAWithdrawnAnnouncementReleasesTheCommit(t *testing.T) {
 	s := newGroupStore(t)
-	ctx := context.Background()
+	ctx := t.Context()
 	ann := s.Announce()
 	first := appendSoon(t, s, ctx, ev("a", "tool.result", ActorSystem, `{}`))
 	select {
@@ -92,7 +92,7 @@ func TestAWithdrawnAnnouncementReleasesTheCommit(t *testing.T) {
 // waits for company; nor do rows that do not wait for the disk.
 func TestNoAnnouncedSiblingNoWait(t *testing.T) {
 	s := newGroupStore(t)
-	ctx := context.Background()
+	ctx := t.Context()
 	waitResult(t, appendSoon(t, s, ctx, ev("a", "tool.result", ActorSystem, `{}`)), "lone append")
 	own := s.Announce()
 	defer own.Settle()

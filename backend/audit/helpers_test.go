@@ -1,7 +1,6 @@
 package audit
 
 import (
-	"context"
 	"database/sql"
 	"path/filepath"
 	"testing"
@@ -11,7 +10,7 @@ import (
 
 func openTestDB(t testing.TB, path string) *sql.DB {
 	t.Helper()
-	sqlDB, err := db.Open(context.Background(), path, nil)
+	sqlDB, err := db.Open(t.Context(), path, nil)
 	if err != nil {
 		t.Fatalf("db.Open: %v", err)
 	}
@@ -24,7 +23,7 @@ func newTestStore(t testing.TB) (*Store, *sql.DB, string) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "gatehouse.db")
 	sqlDB := openTestDB(t, path)
-	s, err := Open(context.Background(), sqlDB, nil, Options{})
+	s, err := Open(t.Context(), sqlDB, nil, Options{})
 	if err != nil {
 		t.Fatalf("audit.Open: %v", err)
 	}

@@ -1,7 +1,6 @@
 package audit
 
 import (
-	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -24,7 +23,7 @@ func seedQueryStore(t *testing.T) (*Store, time.Time) {
 			Actor:   actors[i%3],
 			Payload: []byte(fmt.Sprintf(`{"i":%d}`, i)),
 		}
-		if _, err := s.Append(context.Background(), e); err != nil {
+		if _, err := s.Append(t.Context(), e); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -69,7 +68,7 @@ func TestQueryFilters(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := s.Query(context.Background(), tc.q)
+			got, err := s.Query(t.Context(), tc.q)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -88,7 +87,7 @@ func TestQueryFilters(t *testing.T) {
 
 func TestQueryLimitBounds(t *testing.T) {
 	s, _, _ := newTestStore(t)
-	ctx := context.Background()
+	ctx := t.Context()
 	var pending []<-chan Result
 	for i := 0; i < MaxLimit+50; i++ {
 		pending = append(pending, s.AppendAsync(ctx, ev("s", "tool.call", "agent:a", `{}`)))
@@ -108,7 +107,7 @@ func TestQueryLimitBounds(t *testing.T) {
 
 func TestKeysetPaginationVisitsEveryEventOnce(t *testing.T) {
 	s, _ := seedQueryStore(t)
-	ctx := context.Background()
+	ctx := t.Context()
 	var all []int64
 	var after int64
 	for {
@@ -145,7 +144,7 @@ func TestKeysetPaginationVisitsEveryEventOnce(t *testing.T) {
 
 func TestLastReturnsTailOldestFirst(t *testing.T) {
 	s, _ := seedQueryStore(t)
-	got, err := s.Last(context.Background(), 3, Filter{Session: "b"})
+	got, err := s.Last(t.Context(), 3, Filter{Session: "b"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,14 +1,13 @@
 package audit
 
 import (
-	"context"
 	"testing"
 	"time"
 )
 
 func TestQueuedRowsCommitWithTheNextAppendInOrder(t *testing.T) {
 	s, _, _ := newTestStore(t)
-	ctx := context.Background()
+	ctx := t.Context()
 	q1 := s.Queue(ctx, ev("s", "tool.validated", ActorSystem, `{}`))
 	q2 := s.Queue(ctx, ev("s", "policy.decision", ActorPolicy, `{}`))
 	last, err := s.Append(ctx, ev("s", "tool.result", ActorSystem, `{}`))
@@ -26,7 +25,7 @@ func TestQueuedRowsCommitOnTheirOwn(t *testing.T) {
 	s, _, _ := newTestStore(t)
 	start := time.Now()
 	select {
-	case r := <-s.Queue(context.Background(), ev("s", "exec.started", ActorSystem, `{}`)):
+	case r := <-s.Queue(t.Context(), ev("s", "exec.started", ActorSystem, `{}`)):
 		if r.Err != nil || r.Event.Seq != 1 {
 			t.Fatalf("queued: %+v", r)
 		}
@@ -37,7 +36,7 @@ func TestQueuedRowsCommitOnTheirOwn(t *testing.T) {
 		t.Logf("committed after %v", d) // the timer may fire early under load; only the upper bound matters
 	}
 	// Close commits what is still queued.
-	q := s.Queue(context.Background(), ev("s", "exec.finished", ActorSystem, `{}`))
+	q := s.Queue(t.Context(), ev("s", "exec.finished", ActorSystem, `{}`))
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -50,7 +49,7 @@ func TestQueuedRowsCommitOnTheirOwn(t *testing.T) {
 // the next Append's commit waits for the disk again and covers it.
 func TestWrittenRowsAreVisibleAndTheNextAppendIsDurable(t *testing.T) {
 	s, sqlDB, _ := newTestStore(t)
-	ctx := context.Background()
+	ctx := t.Context()
 	w, err := s.AppendWritten(ctx, ev("s", "tool.call", ActorSystem, `{}`))
 	if err != nil || w.Seq != 1 {
 		t.Fatalf("written: %+v %v", w, err)

@@ -1,7 +1,6 @@
 package audit
 
 import (
-	"context"
 	"fmt"
 	"sync"
 	"testing"
@@ -13,8 +12,10 @@ import (
 // commits with the call's last row.
 func TestRowsCarryTheirOwnTime(t *testing.T) {
 	s, _, _ := newTestStore(t)
-	ctx := context.Background()
+	ctx := t.Context()
 	q := s.Queue(ctx, ev("s", "exec.started", ActorSystem, `{}`))
+	// A sleep, not a wait: what is tested is that wall-clock time passing
+	// between two rows shows in their times.
 	time.Sleep(lazyCommitDelay / 2)
 	last, err := s.Append(ctx, ev("s", "tool.result", ActorSystem, `{}`))
 	if err != nil {
@@ -41,7 +42,7 @@ func TestRowsCarryTheirOwnTime(t *testing.T) {
 // across a reopened store.
 func TestTimesFollowSeq(t *testing.T) {
 	s, sqlDB, _ := newTestStore(t)
-	ctx := context.Background()
+	ctx := t.Context()
 	var wg sync.WaitGroup
 	for g := range 8 {
 		wg.Add(1)

@@ -13,7 +13,7 @@ import (
 
 func TestAppendAssignsSeqAndChains(t *testing.T) {
 	s, _, _ := newTestStore(t)
-	ctx := context.Background()
+	ctx := t.Context()
 	prev := GenesisHash
 	for i := 1; i <= 5; i++ {
 		e, err := s.Append(ctx, ev("s1", "tool.call", "agent:claude", fmt.Sprintf(`{"n": %d, "b": [1, 2]}`, i)))
@@ -36,7 +36,7 @@ func TestAppendAssignsSeqAndChains(t *testing.T) {
 
 func TestConcurrentAppendsShareBatchesAndVerify(t *testing.T) {
 	s, _, _ := newTestStore(t)
-	ctx := context.Background()
+	ctx := t.Context()
 	const workers, each = 16, 50
 	var wg sync.WaitGroup
 	seqs := make(chan int64, workers*each)
@@ -75,7 +75,7 @@ func TestConcurrentAppendsShareBatchesAndVerify(t *testing.T) {
 }
 
 func TestChainContinuesAcrossRestart(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	path := t.TempDir() + "/gatehouse.db"
 	var last Event
 	for round := 0; round < 3; round++ {
@@ -113,7 +113,7 @@ func TestChainContinuesAcrossRestart(t *testing.T) {
 
 func TestCloseFlushesAndRejectsLaterAppends(t *testing.T) {
 	s, _, _ := newTestStore(t)
-	ctx := context.Background()
+	ctx := t.Context()
 	var pending []<-chan Result
 	for i := 0; i < 500; i++ {
 		pending = append(pending, s.AppendAsync(ctx, ev("s", "tool.call", "agent:a", `{}`)))
@@ -140,7 +140,7 @@ func TestCloseFlushesAndRejectsLaterAppends(t *testing.T) {
 
 func TestAppendRejectsInvalidWithoutRecording(t *testing.T) {
 	s, _, _ := newTestStore(t)
-	ctx := context.Background()
+	ctx := t.Context()
 	if _, err := s.Append(ctx, ev("s", "tool.call", "agent:a", `not json`)); !errors.Is(err, ErrInvalidEvent) {
 		t.Fatalf("err = %v, want ErrInvalidEvent", err)
 	}
@@ -155,17 +155,17 @@ func TestAppendRejectsInvalidWithoutRecording(t *testing.T) {
 
 func TestAppendWithCancelledContextIsNotRecorded(t *testing.T) {
 	s, _, _ := newTestStore(t)
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
 	if _, err := s.Append(ctx, ev("s", "tool.call", "agent:a", `{}`)); !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v, want context.Canceled", err)
 	}
 	// The writer re-checks the context before inserting, so only the second
 	// append is recorded.
-	if e, err := s.Append(context.Background(), ev("s", "tool.call", "agent:a", `{}`)); err != nil || e.Seq != 1 {
+	if e, err := s.Append(t.Context(), ev("s", "tool.call", "agent:a", `{}`)); err != nil || e.Seq != 1 {
 		t.Fatalf("append after a cancelled one: %+v %v", e, err)
 	}
-	rep, err := s.Verify(context.Background())
+	rep, err := s.Verify(t.Context())
 	if err != nil || !rep.OK || rep.Checked != 1 {
 		t.Fatalf("Verify = %+v, %v", rep, err)
 	}
@@ -175,15 +175,10 @@ func TestAppendWithCancelledContextIsNotRecorded(t *testing.T) {
 // db.ErrDiskFull, leaves the chain intact, and the store recovers by itself
 // once there is room again.
 func TestDiskFullThenRecovers(t *testing.T) {
-	ctx := context.Background()
-	path := t.TempDir() + "/gatehouse.db"
-	sqlDB := openTestDB(t, path)
-	s, err := Open(ctx, sqlDB, nil, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	ctx := t.Context()
+	s, sqlDB, _ := newTestStore(t)
 	var last Event
+	var err error
 	for i := 0; i < 3; i++ {
 		if last, err = s.Append(ctx, ev("s", "tool.call", "agent:a", `{}`)); err != nil {
 			t.Fatal(err)
@@ -244,7 +239,7 @@ func TestChunkRowsCoversBatches(t *testing.T) {
 // Batches of every remainder size go through the power-of-two statements.
 func TestBatchSizesAcrossChunkBoundaries(t *testing.T) {
 	s, _, _ := newTestStore(t)
-	ctx := context.Background()
+	ctx := t.Context()
 	total := 0
 	for _, n := range []int{1, 63, 64, 65, 127, 200} {
 		if err := s.insert(ctx, preparedEvents(t, n), &hasher{}); err != nil {

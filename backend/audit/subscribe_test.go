@@ -1,7 +1,6 @@
 package audit
 
 import (
-	"context"
 	"errors"
 	"testing"
 	"time"
@@ -22,7 +21,7 @@ func recv(t *testing.T, sub *Subscription) (Event, bool) {
 
 func TestSubscriberGetsCommittedEventsInOrder(t *testing.T) {
 	s, _, _ := newTestStore(t)
-	ctx := context.Background()
+	ctx := t.Context()
 	sub := s.Subscribe(100)
 	defer sub.Close()
 	var pending []<-chan Result
@@ -47,7 +46,7 @@ func TestEventIsBufferedBeforeAppendReturns(t *testing.T) {
 	s, _, _ := newTestStore(t)
 	sub := s.Subscribe(4)
 	defer sub.Close()
-	e, err := s.Append(context.Background(), ev("s", "tool.call", "agent:a", `{}`))
+	e, err := s.Append(t.Context(), ev("s", "tool.call", "agent:a", `{}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,7 +62,7 @@ func TestEventIsBufferedBeforeAppendReturns(t *testing.T) {
 
 func TestSlowSubscriberIsDroppedNotWaitedFor(t *testing.T) {
 	s, _, _ := newTestStore(t)
-	ctx := context.Background()
+	ctx := t.Context()
 	slow := s.Subscribe(2)
 	fast := s.Subscribe(100)
 	defer fast.Close()

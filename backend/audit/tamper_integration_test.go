@@ -3,7 +3,6 @@
 package audit
 
 import (
-	"context"
 	"fmt"
 	"os/exec"
 	"strings"
@@ -50,13 +49,8 @@ func TestTamperWithSQLiteCLI(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			ctx := context.Background()
-			path := t.TempDir() + "/gatehouse.db"
-			sqlDB := openTestDB(t, path)
-			s, err := Open(ctx, sqlDB, nil, Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
+			ctx := t.Context()
+			s, sqlDB, path := newTestStore(t)
 			for i := 1; i <= 10; i++ {
 				if _, err := s.Append(ctx, ev("s", "tool.call", "agent:a", fmt.Sprintf(`{"cmd":"ls","n":%d}`, i))); err != nil {
 					t.Fatal(err)
@@ -74,7 +68,7 @@ func TestTamperWithSQLiteCLI(t *testing.T) {
 				}
 			}
 
-			s, err = Open(ctx, openTestDB(t, path), nil, Options{})
+			s, err := Open(ctx, openTestDB(t, path), nil, Options{})
 			if err != nil {
 				t.Fatal(err)
 			}

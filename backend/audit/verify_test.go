@@ -2,7 +2,6 @@ package audit
 
 import (
 	"bytes"
-	"context"
 	"database/sql"
 	"fmt"
 	"strings"
@@ -13,7 +12,7 @@ func seedChain(t *testing.T, n int) (*Store, *sql.DB) {
 	t.Helper()
 	s, sqlDB, _ := newTestStore(t)
 	for i := 1; i <= n; i++ {
-		if _, err := s.Append(context.Background(), ev("s", "tool.call", "agent:a", fmt.Sprintf(`{"cmd":"ls","n":%d}`, i))); err != nil {
+		if _, err := s.Append(t.Context(), ev("s", "tool.call", "agent:a", fmt.Sprintf(`{"cmd":"ls","n":%d}`, i))); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -60,7 +59,7 @@ func TestVerifyNamesFirstTamperedRow(t *testing.T) {
 			if _, err := sqlDB.Exec(dropGuards + tc.sql); err != nil {
 				t.Fatal(err)
 			}
-			rep, err := s.Verify(context.Background())
+			rep, err := s.Verify(t.Context())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -76,7 +75,7 @@ func TestVerifyNamesFirstTamperedRow(t *testing.T) {
 
 func TestVerifyEmptyChain(t *testing.T) {
 	s, _, _ := newTestStore(t)
-	rep, err := s.Verify(context.Background())
+	rep, err := s.Verify(t.Context())
 	if err != nil || !rep.OK || rep.Checked != 0 || rep.LastHash != GenesisHash {
 		t.Fatalf("Verify on empty store = %+v, %v", rep, err)
 	}
@@ -85,7 +84,7 @@ func TestVerifyEmptyChain(t *testing.T) {
 func TestExportVerifiesOffline(t *testing.T) {
 	s, _ := seedChain(t, 25)
 	var buf bytes.Buffer
-	st, err := s.Export(context.Background(), &buf, Filter{})
+	st, err := s.Export(t.Context(), &buf, Filter{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,7 +99,7 @@ func TestExportVerifiesOffline(t *testing.T) {
 	if err != nil || !rep.OK || rep.Checked != 25 || !rep.FromGenesis {
 		t.Fatalf("VerifyJSONL = %+v, %v", rep, err)
 	}
-	dbRep, _ := s.Verify(context.Background())
+	dbRep, _ := s.Verify(t.Context())
 	if rep.LastHash != dbRep.LastHash {
 		t.Fatalf("export last hash %s, database %s", rep.LastHash, dbRep.LastHash)
 	}
@@ -151,7 +150,7 @@ func TestExportVerifiesOffline(t *testing.T) {
 func TestExportFilterAndRoundTrip(t *testing.T) {
 	s, _ := seedQueryStore(t)
 	var buf bytes.Buffer
-	if _, err := s.Export(context.Background(), &buf, Filter{Session: "a"}); err != nil {
+	if _, err := s.Export(t.Context(), &buf, Filter{Session: "a"}); err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")

@@ -8,7 +8,6 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"sync/atomic"
 
 	"golang.org/x/sys/unix"
 )
@@ -122,7 +121,7 @@ func (s *Store) validatePlan(p *Plan) error {
 		if t := op.Target; t != nil {
 			switch t.Kind {
 			case KindFile, KindSymlink:
-				if !s.objs.has(t.Hash) {
+				if !s.objs.Has(t.Hash) {
 					return &MissingObjectError{Hash: t.Hash, Path: op.Root + "/" + op.Path}
 				}
 			case KindDir:
@@ -248,25 +247,17 @@ func (s *Store) runRootOps(ctx context.Context, rootfd int, j *journal, idx []in
 	for d := range dirs {
 		dirList = append(dirList, d)
 	}
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range min(s.opts.Workers, len(dirList)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := int(next.Add(1) - 1); i < len(dirList); i = int(next.Add(1) - 1) {
-				fd, _, err := openDirChain(rootfd, dirList[i])
-				if err != nil {
-					continue // removed on purpose
-				}
-				_ = unix.Fsync(fd)
-				if fd != rootfd {
-					unix.Close(fd)
-				}
-			}
-		}()
-	}
-	wg.Wait()
+	parallel(s.opts.Workers, len(dirList), func(i int) bool {
+		fd, _, err := openDirChain(rootfd, dirList[i])
+		if err != nil {
+			return true // removed on purpose
+		}
+		_ = unix.Fsync(fd)
+		if fd != rootfd {
+			unix.Close(fd)
+		}
+		return true
+	})
 	prog.mark("done")
 	return skipped, nil
 }
@@ -337,33 +328,23 @@ func makeDir(rootfd int, rel string, perm uint32) error {
 }
 
 func (s *Store) writeAll(ctx context.Context, rootfd int, jid string, ops []Op, prog *progress) error {
-	var next atomic.Int64
 	var firstErr error
 	var mu sync.Mutex
-	var wg sync.WaitGroup
-	workers := min(s.opts.Workers, max(1, len(ops)))
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= len(ops) || ctx.Err() != nil {
-					return
-				}
-				if err := s.writeOne(rootfd, jid, ops[i]); err != nil {
-					mu.Lock()
-					if firstErr == nil {
-						firstErr = &PathError{Path: ops[i].Path, Err: err}
-					}
-					mu.Unlock()
-					return
-				}
-				prog.done()
+	parallel(s.opts.Workers, len(ops), func(i int) bool {
+		if ctx.Err() != nil {
+			return false
+		}
+		if err := s.writeOne(rootfd, jid, ops[i]); err != nil {
+			mu.Lock()
+			if firstErr == nil {
+				firstErr = &PathError{Path: ops[i].Path, Err: err}
 			}
-		}()
-	}
-	wg.Wait()
+			mu.Unlock()
+			return false
+		}
+		prog.done()
+		return true
+	})
 	if firstErr != nil {
 		return firstErr
 	}
@@ -387,7 +368,7 @@ func (s *Store) writeOne(rootfd int, jid string, op Op) error {
 	if parent != rootfd {
 		defer unix.Close(parent)
 	}
-	data, err := s.objs.get(op.Target.Hash)
+	data, err := s.object(op.Target.Hash)
 	if err != nil {
 		return err
 	}

@@ -1,7 +1,6 @@
 package snapshot
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -33,7 +32,7 @@ func BenchmarkCheckpointNoChange(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer s.Close()
-	ctx := context.Background()
+	ctx := b.Context()
 	req := Request{Session: "b", CallID: "c", Phase: Pre, Roots: []string{ws}}
 	if _, err := s.Checkpoint(ctx, req); err != nil {
 		b.Fatal(err)

@@ -114,7 +114,7 @@ func (s *Store) textDiff(path string, old, new *Entry) (string, bool) {
 		if e.Kind != KindFile || e.Size > maxDiffBytes {
 			return nil, false
 		}
-		b, err := s.objs.get(e.Hash)
+		b, err := s.object(e.Hash)
 		return b, err == nil
 	}
 	if (old == nil || old.Kind != KindFile) && (new == nil || new.Kind != KindFile) {

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/gatehouse-dev/gatehouse/backend/snapshot/pack"
 )
 
 // Checkpoint records the current state of req.Roots (or just req.Paths) and
@@ -116,7 +118,7 @@ func (s *Store) checkpointLocked(ctx context.Context, session, callID string, ph
 		states[i].mu.Lock()
 		defer states[i].mu.Unlock()
 	}
-	b := s.objs.newBatch()
+	b := s.objs.NewBatch()
 	cp := Checkpoint{Session: session, CallID: callID, Phase: phase, Time: start.UTC(), Excludes: s.opts.Exclude}
 	newCaches := make([]*node, len(scopes))
 	for i, sc := range scopes {
@@ -127,7 +129,7 @@ func (s *Store) checkpointLocked(ctx context.Context, session, callID string, ph
 		var n *node
 		var err error
 		base, haveBase := s.ix.latestTree(session, sc.root)
-		if sc.whole || !haveBase || !s.objs.has(base) {
+		if sc.whole || !haveBase || !s.objs.Has(base) {
 			n, err = s.scanRoot(scn, sc.root, rs.cache)
 			if err == nil {
 				tree = n.e.Hash
@@ -138,7 +140,7 @@ func (s *Store) checkpointLocked(ctx context.Context, session, callID string, ph
 			cp.Roots = append(cp.Roots, RootTree{Root: sc.root, Tree: tree, Scoped: sc.rels})
 		}
 		if err != nil {
-			b.abort()
+			b.Abort()
 			return Checkpoint{}, err
 		}
 		newCaches[i] = n
@@ -153,14 +155,15 @@ func (s *Store) checkpointLocked(ctx context.Context, session, callID string, ph
 		cp.NotRestorable = append(cp.NotRestorable, scn.unrest...)
 	}
 	if err := ctx.Err(); err != nil {
-		b.abort()
+		b.Abort()
 		return Checkpoint{}, err
 	}
 	// Objects must be durable before any record points at them.
-	if err := b.commit(); err != nil {
+	if err := b.Commit(); err != nil {
 		return Checkpoint{}, err
 	}
-	cp.Stats.NewObjects, cp.Stats.NewBytes = int64(b.newObjects), b.newBytes
+	objects, bytes := b.Written()
+	cp.Stats.NewObjects, cp.Stats.NewBytes = int64(objects), bytes
 	cp.Stats.Duration = time.Since(start)
 	cp.ID = checkpointID(&cp)
 	if err := s.ix.append(session, logLine{Checkpoint: &cp}); err != nil {
@@ -337,7 +340,7 @@ func (s *Store) scanScoped(scn *scanner, root string, base Hash, rels []string, 
 }
 
 // splice writes the tree h with the overlay applied and returns its hash.
-func (s *Store) splice(b *batch, h Hash, ov *overlay) (Hash, error) {
+func (s *Store) splice(b *pack.Batch, h Hash, ov *overlay) (Hash, error) {
 	var es []Entry
 	if !h.IsZero() {
 		base, err := s.readTree(h)
@@ -389,7 +392,7 @@ func (s *Store) splice(b *batch, h Hash, ov *overlay) (Hash, error) {
 	}
 	data := encodeTree(es)
 	nh := hashBytes(data)
-	return nh, b.putTree(nh, data)
+	return nh, b.PutTree(nh, data)
 }
 
 // Preflight lists the files under roots (or just paths) that a checkpoint

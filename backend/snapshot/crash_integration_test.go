@@ -3,7 +3,6 @@
 package snapshot
 
 import (
-	"context"
 	"crypto/rand"
 	"errors"
 	"fmt"
@@ -14,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/gatehouse-dev/gatehouse/backend/internal/waitfor"
 )
 
 const childEnv = "GATEHOUSE_SNAPSHOT_CRASH_CHILD"
@@ -32,7 +33,7 @@ func TestCrashChild(t *testing.T) {
 		fmt.Fprintln(os.Stderr, "child open:", err)
 		os.Exit(2)
 	}
-	ctx := context.Background()
+	ctx := t.Context()
 	p, err := s.Plan(ctx, RollbackRequest{Session: parts[1], To: parts[2]})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "child plan:", err)
@@ -68,18 +69,18 @@ func TestRollbackSurvivesSIGKILL(t *testing.T) {
 	cmd.Env = append(os.Environ(), childEnv+"="+data+"\ns\n"+pre.ID)
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 	must(t, cmd.Start())
+	defer cmd.Process.Kill() // if the wait below fails the test
 	progress := ""
-	for range 30000 {
+	waitfor.For(t, 30*time.Second, "rollback progress in the journal", func() bool {
 		matches, _ := filepath.Glob(filepath.Join(data, "journal", "*.progress"))
 		if len(matches) > 0 {
 			b, _ := os.ReadFile(matches[0])
 			if strings.Contains(string(b), "wrote ") {
 				progress = matches[0]
-				break
 			}
 		}
-		time.Sleep(time.Millisecond)
-	}
+		return progress != ""
+	})
 	must(t, cmd.Process.Signal(syscall.SIGKILL))
 	err = cmd.Wait()
 	var exit *exec.ExitError
@@ -145,7 +146,7 @@ func TestCheckpointDiskFull(t *testing.T) {
 	rand.Read(noise)
 	writeFile(t, ws, "big/noise.bin", string(noise), 0o644)
 	s := openStore(t, data, Options{})
-	_, err := s.Checkpoint(context.Background(), Request{Session: "s", CallID: "c", Phase: Pre, Roots: []string{ws}})
+	_, err := s.Checkpoint(t.Context(), Request{Session: "s", CallID: "c", Phase: Pre, Roots: []string{ws}})
 	if !errors.Is(err, ErrNoSpace) {
 		t.Fatalf("err = %v, want ErrNoSpace", err)
 	}
@@ -214,7 +215,7 @@ func TestUnreadableChild(t *testing.T) {
 	parts := strings.Split(spec, "\n")
 	s := openStore(t, parts[0], Options{})
 	ws := parts[1]
-	nr, err := s.Preflight(context.Background(), []string{ws}, nil)
+	nr, err := s.Preflight(t.Context(), []string{ws}, nil)
 	must(t, err)
 	if len(nr) != 1 || nr[0].Path != "secret.key" || !errors.Is(nr[0].Err(), ErrUnreadable) {
 		t.Fatalf("preflight = %+v", nr)

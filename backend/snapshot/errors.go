@@ -3,7 +3,8 @@ package snapshot
 import (
 	"errors"
 	"fmt"
-	"syscall"
+
+	"github.com/gatehouse-dev/gatehouse/backend/snapshot/pack"
 )
 
 // Sentinel errors; match them with errors.Is.
@@ -11,9 +12,9 @@ var (
 	ErrNotFound         = errors.New("checkpoint not found")
 	ErrWrongSession     = errors.New("checkpoint belongs to another session")
 	ErrWorkspaceMissing = errors.New("workspace is missing")
-	ErrMissingObject    = errors.New("snapshot data is missing")
-	ErrCorruptObject    = errors.New("snapshot data is corrupt")
-	ErrNoSpace          = errors.New("no space left for snapshots")
+	ErrMissingObject    = pack.ErrMissing // one value with the object store's, so its errors match
+	ErrCorruptObject    = pack.ErrCorrupt
+	ErrNoSpace          = pack.ErrNoSpace
 	ErrUnreadable       = errors.New("file is unreadable")
 	ErrTooLarge         = errors.New("file is larger than the snapshot size cap")
 	ErrSpecialFile      = errors.New("file is not a regular file, symlink or directory")
@@ -52,16 +53,10 @@ func (e *WrongSessionError) Error() string {
 }
 func (e *WrongSessionError) Unwrap() error { return ErrWrongSession }
 
-// NoSpaceError reports that the disk holding the store filled up.
-type NoSpaceError struct {
-	Op  string
-	Err error
-}
-
-func (e *NoSpaceError) Error() string {
-	return fmt.Sprintf("the disk holding snapshots is full (%s); free some space or lower the snapshot budget", e.Op)
-}
-func (e *NoSpaceError) Unwrap() []error { return []error{ErrNoSpace, e.Err} }
+// NoSpaceError reports that the disk holding the store filled up. It is
+// the object store's type: packs and this package's own files fill the same
+// disk (see pack.ClassifyIO).
+type NoSpaceError = pack.NoSpaceError
 
 // PathError ties a problem to one workspace file.
 type PathError struct {
@@ -71,15 +66,3 @@ type PathError struct {
 
 func (e *PathError) Error() string { return e.Path + ": " + e.Err.Error() }
 func (e *PathError) Unwrap() error { return e.Err }
-
-// classifyIO turns disk-full errnos into NoSpaceError so callers can match
-// ErrNoSpace whatever step failed.
-func classifyIO(op string, err error) error {
-	if err == nil {
-		return nil
-	}
-	if errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT) {
-		return &NoSpaceError{Op: op, Err: err}
-	}
-	return fmt.Errorf("%s: %w", op, err)
-}

@@ -2,9 +2,9 @@ package snapshot
 
 import (
 	"context"
-	"fmt"
-	"os"
 	"sort"
+
+	"github.com/gatehouse-dev/gatehouse/backend/snapshot/pack"
 )
 
 // PruneResult reports what Prune removed.
@@ -19,7 +19,7 @@ type PruneResult struct {
 // Cheap test first: no root can exceed the budget while the whole store is
 // under it.
 func (s *Store) maybePrune() {
-	if s.opts.BudgetBytes < 0 || s.objs.totalBytes() <= s.opts.BudgetBytes {
+	if s.opts.BudgetBytes < 0 || s.objs.TotalBytes() <= s.opts.BudgetBytes {
 		return
 	}
 	if !s.pruneRun.CompareAndSwap(false, true) {
@@ -101,8 +101,8 @@ func (s *Store) Prune(ctx context.Context) (PruneResult, error) {
 			}
 		}
 	}
-	before := s.objs.totalBytes()
-	n, err := s.sweep(live)
+	before := s.objs.TotalBytes()
+	n, err := s.objs.Sweep(func(h pack.Key) bool { return live[h] })
 	res.PacksRewrite = n
 	if err != nil {
 		return res, err
@@ -113,12 +113,12 @@ func (s *Store) Prune(ctx context.Context) (PruneResult, error) {
 	for _, rs := range s.roots {
 		rs.mu.Lock()
 		if rs.cache != nil {
-			rs.cache = dropSwept(rs.cache, s.objs.has)
+			rs.cache = dropSwept(rs.cache, s.objs.Has)
 		}
 		rs.mu.Unlock()
 	}
 	s.rootsMu.Unlock()
-	res.LiveBytes = s.objs.totalBytes()
+	res.LiveBytes = s.objs.TotalBytes()
 	res.FreedBytes = before - res.LiveBytes
 	return res, nil
 }
@@ -131,8 +131,8 @@ func (s *Store) markSize(tree Hash, seen map[Hash]bool) (int64, error) {
 	}
 	seen[tree] = true
 	var n int64
-	if l, ok := s.objs.loc(tree); ok {
-		n += l.size()
+	if size, ok := s.objs.Size(tree); ok {
+		n += size
 	}
 	es, err := s.readTree(tree)
 	if err != nil {
@@ -149,8 +149,8 @@ func (s *Store) markSize(tree Hash, seen map[Hash]bool) (int64, error) {
 		case KindFile, KindSymlink:
 			if !seen[e.Hash] {
 				seen[e.Hash] = true
-				if l, ok := s.objs.loc(e.Hash); ok {
-					n += l.size()
+				if size, ok := s.objs.Size(e.Hash); ok {
+					n += size
 				}
 			}
 		}
@@ -158,90 +158,9 @@ func (s *Store) markSize(tree Hash, seen map[Hash]bool) (int64, error) {
 	return n, nil
 }
 
-// sweep removes unmarked objects. Packs that are partly live are copied
-// (live objects only, bytes unchanged) into a new pack first.
-func (s *Store) sweep(live map[Hash]bool) (int, error) {
-	o := s.objs
-	o.mu.Lock()
-	perPack := map[uint32][]idxEnt{}
-	deadPack := map[uint32]bool{}
-	var deadLoose []Hash
-	for h, l := range o.locs {
-		if l.pack == 0 {
-			if !live[h] {
-				deadLoose = append(deadLoose, h)
-			}
-			continue
-		}
-		if live[h] {
-			perPack[l.pack] = append(perPack[l.pack], idxEnt{h, l})
-		} else {
-			deadPack[l.pack] = true
-		}
-	}
-	o.mu.Unlock()
-	rewritten := 0
-	b := o.newBatch()
-	var emptied []uint32
-	for id := range deadPack {
-		for _, e := range perPack[id] {
-			var err error
-			if e.loc.enc == encBlock {
-				// Its block is partly dead: the object joins a new block.
-				var raw []byte
-				if raw, err = o.get(e.h); err == nil {
-					err = b.putAgain(e.h, raw)
-				}
-			} else {
-				var stored []byte
-				if stored, err = o.readStored(e.loc); err == nil {
-					err = b.putStored(e.h, e.loc, stored)
-				}
-			}
-			if err != nil {
-				b.abort()
-				return rewritten, fmt.Errorf("repack snapshot objects: %w", err)
-			}
-		}
-		emptied = append(emptied, id)
-		rewritten++
-	}
-	if err := b.commit(); err != nil {
-		return rewritten, err
-	}
-	o.mu.Lock()
-	for _, id := range emptied {
-		if p := o.packs[id]; p != nil && p.f != nil {
-			p.f.Close()
-		}
-		delete(o.packs, id)
-	}
-	for h, l := range o.locs {
-		if deadPack[l.pack] { // live ones were re-pointed at the new pack by commit
-			delete(o.locs, h)
-		}
-	}
-	for _, h := range deadLoose {
-		if l, ok := o.locs[h]; ok {
-			o.looseBytes -= l.stored
-			delete(o.locs, h)
-		}
-	}
-	o.mu.Unlock()
-	o.blocks.clear()
-	for _, id := range emptied {
-		_ = os.Remove(o.packPath(id, "idx"))
-		_ = os.Remove(o.packPath(id, "pack"))
-	}
-	for _, h := range deadLoose {
-		_ = os.Remove(o.loosePath(h))
-	}
-	return rewritten, syncDir(o.packDir())
-}
-
 // dropSwept returns n without the cached entries whose objects GC removed,
 // so a later scan re-reads those files instead of trusting a dead hash.
-func dropSwept(n *node, has func(Hash) bool) *node {
+func dropSwept(n *node, has func(pack.Key) bool) *node {
 	switch n.e.Kind {
 	case KindFile, KindSymlink:
 		if !has(n.e.Hash) {

@@ -1,7 +1,6 @@
 package snapshot
 
 import (
-	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -106,7 +105,7 @@ func openStore(t testing.TB, dir string, opts Options) *Store {
 
 func mustCheckpoint(t testing.TB, s *Store, req Request) Checkpoint {
 	t.Helper()
-	cp, err := s.Checkpoint(context.Background(), req)
+	cp, err := s.Checkpoint(t.Context(), req)
 	if err != nil {
 		t.Fatalf("checkpoint %s/%s: %v", req.CallID, req.Phase, err)
 	}
@@ -116,7 +115,7 @@ func mustCheckpoint(t testing.TB, s *Store, req Request) Checkpoint {
 // rollbackTo plans and applies a rollback, failing the test on error.
 func rollbackTo(t testing.TB, s *Store, req RollbackRequest) (*Plan, Result) {
 	t.Helper()
-	ctx := context.Background()
+	ctx := t.Context()
 	p, err := s.Plan(ctx, req)
 	if err != nil {
 		t.Fatalf("plan: %v", err)

@@ -12,6 +12,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
+
+	"github.com/gatehouse-dev/gatehouse/backend/snapshot/pack"
 )
 
 // index holds every checkpoint record, loaded from the per-session logs.
@@ -36,7 +38,7 @@ type logLine struct {
 func openIndex(dir string, log *slog.Logger) (*index, error) {
 	ix := &index{dir: dir, log: log, byID: map[string]*Checkpoint{}, bySession: map[string][]*Checkpoint{}, files: map[string]*os.File{}}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, classifyIO("create snapshot index", err)
+		return nil, pack.ClassifyIO("create snapshot index", err)
 	}
 	ents, err := os.ReadDir(dir)
 	if err != nil {
@@ -133,21 +135,21 @@ func (ix *index) append(session string, lines ...logLine) error {
 		var err error
 		f, err = os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
 		if err != nil {
-			return classifyIO("open checkpoint index", err)
+			return pack.ClassifyIO("open checkpoint index", err)
 		}
 		if os.IsNotExist(statErr) {
-			if err := syncDir(ix.dir); err != nil {
+			if err := pack.SyncDir(ix.dir); err != nil {
 				f.Close()
-				return classifyIO("sync checkpoint index", err)
+				return pack.ClassifyIO("sync checkpoint index", err)
 			}
 		}
 		ix.files[session] = f
 	}
 	if _, err := f.Write(buf.Bytes()); err != nil {
-		return classifyIO("write checkpoint index", err)
+		return pack.ClassifyIO("write checkpoint index", err)
 	}
 	if err := f.Sync(); err != nil {
-		return classifyIO("sync checkpoint index", err)
+		return pack.ClassifyIO("sync checkpoint index", err)
 	}
 	for _, ll := range lines {
 		ix.apply(ll)

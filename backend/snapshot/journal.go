@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+
+	"github.com/gatehouse-dev/gatehouse/backend/snapshot/pack"
 )
 
 // journal is an in-flight rollback. It is durable before the workspace is
@@ -28,16 +30,16 @@ func (s *Store) writeJournal(j *journal) error {
 	if err != nil {
 		return err
 	}
-	if err := writeFileSync(s.journalPath(j.ID, ".json"), data); err != nil {
-		return classifyIO("write rollback journal", err)
+	if err := pack.WriteFileSync(s.journalPath(j.ID, ".json"), data); err != nil {
+		return pack.ClassifyIO("write rollback journal", err)
 	}
-	return classifyIO("write rollback journal", syncDir(filepath.Join(s.dir, "journal")))
+	return pack.ClassifyIO("write rollback journal", pack.SyncDir(filepath.Join(s.dir, "journal")))
 }
 
 func (s *Store) removeJournal(id string) {
 	_ = os.Remove(s.journalPath(id, ".json"))
 	_ = os.Remove(s.journalPath(id, ".progress"))
-	_ = syncDir(filepath.Join(s.dir, "journal"))
+	_ = pack.SyncDir(filepath.Join(s.dir, "journal"))
 }
 
 // progress appends markers as a rollback advances. It is informational (for

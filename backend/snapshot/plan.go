@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
 )
 
@@ -209,7 +207,7 @@ func (s *Store) scanCurrent(ctx context.Context, session, root string, rels []st
 	rs.mu.Lock()
 	defer rs.mu.Unlock()
 	s.ensureLoaded(root, rs)
-	b := s.objs.newBatch()
+	b := s.objs.NewBatch()
 	scn := s.newScanner(ctx, b, root, true)
 	var tree Hash
 	var n *node
@@ -224,10 +222,10 @@ func (s *Store) scanCurrent(ctx context.Context, session, root string, rels []st
 		tree, n, err = s.scanScoped(scn, root, base, topmost(rels), rs.cache)
 	}
 	if err != nil {
-		b.abort()
+		b.Abort()
 		return Hash{}, nil, err
 	}
-	if err := b.commit(); err != nil {
+	if err := b.Commit(); err != nil {
 		return Hash{}, nil, err
 	}
 	s.adopt(root, rs, n)
@@ -289,12 +287,7 @@ func (s *Store) planTo(ctx context.Context, p *Plan, root string, t *Checkpoint,
 			}
 		}
 		if held {
-			h := Held{Root: root, Path: pc.path, Forced: p.Request.Force}
-			h.Diff, h.Binary = s.textDiff(pc.path, keep, pc.old)
-			p.ExternalEdits = append(p.ExternalEdits, h)
-			if !p.Request.Force {
-				d.target = keep
-			}
+			s.hold(p, &p.ExternalEdits, &d, root, nil, keep, pc.old)
 		}
 		decs = append(decs, d)
 		return nil
@@ -348,23 +341,26 @@ func (s *Store) planUndo(ctx context.Context, p *Plan, root string, pre, post *C
 		}
 		switch {
 		case len(calls) > 0:
-			h := Held{Root: root, Path: c.path, Calls: calls, Forced: p.Request.Force}
-			h.Diff, h.Binary = s.textDiff(c.path, curE, c.old)
-			p.Conflicts = append(p.Conflicts, h)
-			if !p.Request.Force {
-				d.target = curE
-			}
+			s.hold(p, &p.Conflicts, &d, root, calls, curE, c.old)
 		case !eqEntry(curE, c.new_):
-			h := Held{Root: root, Path: c.path, Forced: p.Request.Force}
-			h.Diff, h.Binary = s.textDiff(c.path, curE, c.old)
-			p.ExternalEdits = append(p.ExternalEdits, h)
-			if !p.Request.Force {
-				d.target = curE
-			}
+			s.hold(p, &p.ExternalEdits, &d, root, nil, curE, c.old)
 		}
 		decs = append(decs, d)
 	}
 	return s.finishPlan(p, root, decs)
+}
+
+// hold lists d's path in list (Conflicts or ExternalEdits) because its
+// version keep, which someone other than the undone call made, stands where
+// the rollback would put old. The item shows the difference, and unless the
+// request is forced the rollback keeps keep.
+func (s *Store) hold(p *Plan, list *[]Held, d *decision, root string, calls []string, keep, old *Entry) {
+	h := Held{Root: root, Path: d.path, Calls: calls, Forced: p.Request.Force}
+	h.Diff, h.Binary = s.textDiff(d.path, keep, old)
+	*list = append(*list, h)
+	if !p.Request.Force {
+		d.target = keep
+	}
 }
 
 // finishPlan turns decisions into ops and preview items.
@@ -396,7 +392,7 @@ func (s *Store) finishPlan(p *Plan, root string, decs []decision) error {
 			p.NotRestorable = append(p.NotRestorable, NotRestorable{Root: root, Path: d.path, Size: size, Kind: kind})
 			continue
 		}
-		if t := d.target; t != nil && (t.Kind == KindFile || t.Kind == KindSymlink) && !s.objs.has(t.Hash) {
+		if t := d.target; t != nil && (t.Kind == KindFile || t.Kind == KindSymlink) && !s.objs.Has(t.Hash) {
 			return &MissingObjectError{Hash: t.Hash, Path: root + "/" + d.path}
 		}
 		op := Op{Root: root, Path: d.path, Expect: d.cur, Target: d.target}
@@ -418,23 +414,11 @@ func (s *Store) finishPlan(p *Plan, root string, decs []decision) error {
 	}
 	// Diffs in parallel: each reads two objects (often decoding a block)
 	// and diffs them; the blocks stay cached for Apply.
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range min(s.opts.Workers, len(diffs)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				k := int(next.Add(1) - 1)
-				if k >= len(diffs) {
-					return
-				}
-				it := &p.Items[diffs[k]]
-				it.Diff, it.Binary = s.textDiff(it.Path, pending[k][0], pending[k][1])
-			}
-		}()
-	}
-	wg.Wait()
+	parallel(s.opts.Workers, len(diffs), func(k int) bool {
+		it := &p.Items[diffs[k]]
+		it.Diff, it.Binary = s.textDiff(it.Path, pending[k][0], pending[k][1])
+		return true
+	})
 	return nil
 }
 

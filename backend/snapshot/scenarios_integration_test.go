@@ -3,7 +3,6 @@
 package snapshot
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -81,7 +80,7 @@ func TestRealMutationsRollBackExactly(t *testing.T) {
 				t.Fatal("mutation changed nothing")
 			}
 			post := mustCheckpoint(t, s, Request{Session: "s", CallID: "c", Phase: Post, Roots: []string{ws}})
-			chg, err := s.Changes(context.Background(), pre.ID, post.ID)
+			chg, err := s.Changes(t.Context(), pre.ID, post.ID)
 			must(t, err)
 			if len(chg) == 0 {
 				t.Fatal("Changes found nothing")

@@ -14,6 +14,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/gatehouse-dev/gatehouse/backend/snapshot/pack"
 	"github.com/gatehouse-dev/gatehouse/sandbox/sharedfs"
 )
 
@@ -60,7 +61,7 @@ type Store struct {
 	dir  string
 	opts Options
 	log  *slog.Logger
-	objs *objects
+	objs *pack.Store
 	ix   *index
 	ex   *excluder
 	lock *os.File
@@ -114,11 +115,11 @@ func Open(dir string, opts Options, log *slog.Logger) (*Store, error) {
 		return nil, err
 	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, classifyIO("create snapshot store", err)
+		return nil, pack.ClassifyIO("create snapshot store", err)
 	}
 	lock, err := os.OpenFile(filepath.Join(dir, "lock"), os.O_CREATE|os.O_RDWR, 0o600)
 	if err != nil {
-		return nil, classifyIO("open snapshot store", err)
+		return nil, pack.ClassifyIO("open snapshot store", err)
 	}
 	if err := unix.Flock(int(lock.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
 		lock.Close()
@@ -132,7 +133,7 @@ func Open(dir string, opts Options, log *slog.Logger) (*Store, error) {
 	}
 	for _, d := range []string{"cache", "journal"} {
 		if err := os.MkdirAll(filepath.Join(dir, d), 0o700); err != nil {
-			return fail(classifyIO("create snapshot store", err))
+			return fail(pack.ClassifyIO("create snapshot store", err))
 		}
 	}
 	var st unix.Stat_t
@@ -141,9 +142,9 @@ func Open(dir string, opts Options, log *slog.Logger) (*Store, error) {
 	}
 	s.selfDev, s.selfIno = uint64(st.Dev), st.Ino
 	if s.stamp, err = os.OpenFile(filepath.Join(dir, "cache", "stamp"), os.O_CREATE|os.O_RDWR, 0o600); err != nil {
-		return fail(classifyIO("open snapshot store", err))
+		return fail(pack.ClassifyIO("open snapshot store", err))
 	}
-	if s.objs, err = openObjects(dir, log); err != nil {
+	if s.objs, err = pack.Open(dir, log); err != nil {
 		return fail(err)
 	}
 	if s.ix, err = openIndex(filepath.Join(dir, "sessions"), log); err != nil {
@@ -176,7 +177,7 @@ func (s *Store) Close() error {
 		s.ix.close()
 	}
 	if s.objs != nil {
-		s.objs.close()
+		s.objs.Close()
 	}
 	if s.stamp != nil {
 		s.stamp.Close()
@@ -300,12 +301,23 @@ func (s *Store) fsNow() int64 {
 	return 0 // everything counts as racy: correct, only slower
 }
 
-func (s *Store) newScanner(ctx context.Context, b *batch, root string, hash bool) *scanner {
+func (s *Store) newScanner(ctx context.Context, b *pack.Batch, root string, hash bool) *scanner {
 	return &scanner{
-		ctx: ctx, objs: s.objs, b: b, ex: s.ex, maxFile: s.opts.MaxFileSize, cloneMin: s.opts.CloneMinSize,
+		ctx: ctx, b: b, ex: s.ex, maxFile: s.opts.MaxFileSize, cloneMin: s.opts.CloneMinSize,
 		stamp: s.fsNow(), skipDev: s.selfDev, skipIno: s.selfIno, hash: hash,
 		sem: make(chan struct{}, s.opts.Workers), root: root, sharedFS: s.sharedFS,
 	}
+}
+
+// object reads a stored object. The store's report of a missing one
+// becomes a MissingObjectError, the type this package's callers match (and
+// fill with a path where one is known).
+func (s *Store) object(h Hash) ([]byte, error) {
+	data, err := s.objs.Get(h)
+	if miss, ok := errors.AsType[*pack.MissingError](err); ok {
+		return nil, &MissingObjectError{Hash: miss.Key}
+	}
+	return data, err
 }
 
 // readTree loads a tree object, memoised (trees are immutable).
@@ -313,7 +325,7 @@ func (s *Store) readTree(h Hash) ([]Entry, error) {
 	if v, ok := s.trees.Load(h); ok {
 		return v.([]Entry), nil
 	}
-	data, err := s.objs.get(h)
+	data, err := s.object(h)
 	if err != nil {
 		return nil, err
 	}

@@ -1,7 +1,6 @@
 package snapshot
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -10,6 +9,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/gatehouse-dev/gatehouse/backend/internal/waitfor"
 )
 
 // TestRollbackRestoresExactly runs each mutation between a pre and post
@@ -96,7 +97,7 @@ func TestPathScopedCheckpointAndChanges(t *testing.T) {
 	ws, data := t.TempDir(), t.TempDir()
 	seedWorkspace(t, ws)
 	s := openStore(t, data, Options{})
-	ctx := context.Background()
+	ctx := t.Context()
 	mustCheckpoint(t, s, Request{Session: "s", CallID: "c0", Phase: Pre, Roots: []string{ws}})
 	target := filepath.Join(ws, "src/pkg2/file2.go")
 	newFile := filepath.Join(ws, "src/newpkg/new.go")
@@ -224,12 +225,12 @@ func TestUndoCallConflicts(t *testing.T) {
 		writeFile(t, ws, "run.sh", "c1\n", 0o755)
 	})
 	step("c2", func() { writeFile(t, ws, "README.md", "c2\n", 0o644) })
-	p, err := s.Plan(context.Background(), RollbackRequest{Session: "s", UndoCall: "c1"})
+	p, err := s.Plan(t.Context(), RollbackRequest{Session: "s", UndoCall: "c1"})
 	must(t, err)
 	if len(p.Conflicts) != 1 || p.Conflicts[0].Path != "README.md" || p.Conflicts[0].Calls[0] != "c2" {
 		t.Fatalf("conflicts = %+v", p.Conflicts)
 	}
-	_, err = s.Apply(context.Background(), p)
+	_, err = s.Apply(t.Context(), p)
 	must(t, err)
 	if b, _ := os.ReadFile(filepath.Join(ws, "README.md")); string(b) != "c2\n" {
 		t.Errorf("conflicting file overwritten without force: %q", b)
@@ -244,7 +245,7 @@ func TestUndoCallConflicts(t *testing.T) {
 }
 
 func TestTypedErrors(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	t.Run("other session", func(t *testing.T) {
 		ws, data := t.TempDir(), t.TempDir()
 		seedWorkspace(t, ws)
@@ -388,16 +389,12 @@ func waitCtimeSettled(t *testing.T, dataDir, ws string) {
 		return nil
 	})
 	probe := filepath.Join(t.TempDir(), "clock")
-	for range 1000 {
+	waitfor.For(t, 5*time.Second, "the filesystem clock to pass the workspace's newest ctime", func() bool {
 		must(t, os.WriteFile(probe, []byte("x"), 0o600))
 		var st syscall.Stat_t
 		must(t, syscall.Stat(probe, &st))
-		if st.Mtim.Nano() > newest {
-			return
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
-	t.Fatal("filesystem clock did not advance")
+		return st.Mtim.Nano() > newest
+	})
 }
 
 func TestPreflightAndNotRestorable(t *testing.T) {
@@ -406,7 +403,7 @@ func TestPreflightAndNotRestorable(t *testing.T) {
 	writeFile(t, ws, "big.dat", strings.Repeat("x", 9000), 0o644)
 	must(t, syscall.Mkfifo(filepath.Join(ws, "pipe"), 0o644))
 	s := openStore(t, data, Options{MaxFileSize: 8192})
-	ctx := context.Background()
+	ctx := t.Context()
 	nr, err := s.Preflight(ctx, []string{ws}, nil)
 	must(t, err)
 	kinds := map[string]string{}
@@ -476,9 +473,9 @@ func TestPruneKeepsNewestAndFreesSpace(t *testing.T) {
 		writeFile(t, ws, "keep.txt", "stable\n", 0o644)
 		cps = append(cps, mustCheckpoint(t, s, Request{Session: "s", CallID: fmt.Sprint(i), Phase: Pre, Roots: []string{ws}}))
 	}
-	before := s.objs.totalBytes()
+	before := s.objs.TotalBytes()
 	s.opts.BudgetBytes = 450_000 // room for about two versions
-	res, err := s.Prune(context.Background())
+	res, err := s.Prune(t.Context())
 	must(t, err)
 	if len(res.Dropped) != 3 || res.FreedBytes < 500_000 {
 		t.Fatalf("prune = %+v (store was %d bytes)", res, before)
@@ -507,7 +504,7 @@ func TestApplyFailureRevertsWorkspace(t *testing.T) {
 	ws, data := t.TempDir(), t.TempDir()
 	seedWorkspace(t, ws)
 	s := openStore(t, data, Options{})
-	ctx := context.Background()
+	ctx := t.Context()
 	pre := mustCheckpoint(t, s, Request{Session: "s", CallID: "c", Phase: Pre, Roots: []string{ws}})
 	must(t, os.Remove(filepath.Join(ws, "src/pkg0/file0.go")))
 	writeFile(t, ws, "agent-made.txt", "agent\n", 0o644)

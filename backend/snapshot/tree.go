@@ -44,18 +44,6 @@ const (
 	ReasonSpecial
 )
 
-func (r Reason) err() error {
-	switch r {
-	case ReasonTooLarge:
-		return ErrTooLarge
-	case ReasonUnreadable:
-		return ErrUnreadable
-	case ReasonSpecial:
-		return ErrSpecialFile
-	}
-	return nil
-}
-
 // Entry is one name in a tree.
 type Entry struct {
 	Name   string
@@ -153,10 +141,6 @@ func decodeTree(data []byte) ([]Entry, error) {
 		out = append(out, e)
 	}
 	return out, nil
-}
-
-func sortEntries(es []Entry) {
-	sort.Slice(es, func(i, j int) bool { return es[i].Name < es[j].Name })
 }
 
 // findEntry binary-searches a sorted entry list.

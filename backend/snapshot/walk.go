@@ -3,16 +3,14 @@ package snapshot
 import (
 	"context"
 	"errors"
-	"io"
-	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
 
-	"github.com/zeebo/blake3"
 	"golang.org/x/sys/unix"
+
+	"github.com/gatehouse-dev/gatehouse/backend/snapshot/pack"
 )
 
 // scanner reads one workspace root into nodes, reusing cached nodes whose
@@ -20,8 +18,7 @@ import (
 // only classifies entries (Preflight).
 type scanner struct {
 	ctx      context.Context
-	objs     *objects
-	b        *batch
+	b        *pack.Batch
 	ex       *excluder
 	maxFile  int64
 	cloneMin int64
@@ -315,7 +312,7 @@ func (s *scanner) finishDir(self Entry, key statKey, kids []*node, old *node) (*
 	data := encodeTree(es)
 	n.e.Hash = hashBytes(data)
 	n.e.Size = 0
-	return n, s.b.putTree(n.e.Hash, data)
+	return n, s.b.PutTree(n.e.Hash, data)
 }
 
 // scanLeaf reads a non-directory entry whose stat is st.
@@ -337,7 +334,7 @@ func (s *scanner) scanLeaf(dirfd int, rel, name string, st *unix.Stat_t) (*node,
 		}
 		n.e.Hash = hashBytes(target)
 		s.hashed.Add(1)
-		return n, s.b.put(n.e.Hash, target)
+		return n, s.b.Put(n.e.Hash, target)
 	case unix.S_IFREG:
 		if st.Size > s.maxFile {
 			return &node{e: Entry{Name: name, Kind: KindUnrestorable, Reason: ReasonTooLarge, Perm: perm, Size: st.Size}, st: key}, nil
@@ -380,8 +377,8 @@ func (s *scanner) hashFile(dirfd int, rel, name string) (*node, error) {
 		return &node{e: Entry{Name: name, Kind: KindUnrestorable, Reason: ReasonTooLarge, Perm: perm, Size: st.Size}, st: key}, nil
 	}
 	n := &node{e: Entry{Name: name, Kind: KindFile, Perm: perm}, st: key, racy: s.isRacy(key)}
-	if st.Size >= s.cloneMin && !s.objs.reflinkBroken.Load() {
-		h, size, ok, err := s.cloneFile(fd)
+	if st.Size >= s.cloneMin {
+		h, size, ok, err := s.b.Clone(fd)
 		if err != nil {
 			return nil, err
 		}
@@ -407,7 +404,7 @@ func (s *scanner) hashFile(dirfd int, rel, name string) (*node, error) {
 	n.e.Hash = hashBytes(data)
 	s.hashed.Add(1)
 	s.hashedBytes.Add(n.e.Size)
-	return n, s.b.put(n.e.Hash, data)
+	return n, s.b.Put(n.e.Hash, data)
 }
 
 // readAllFd reads a regular file expected to be size bytes, tolerating
@@ -437,52 +434,6 @@ func readAllFd(fd int, size, limit int64) ([]byte, error) {
 		}
 		buf = buf[:len(buf)+n]
 	}
-}
-
-// cloneFile reflinks a big file into the store, hashing the clone so the
-// key matches the stored bytes even if the workspace file changes. ok=false
-// means the filesystem cannot reflink; the caller copies instead.
-func (s *scanner) cloneFile(src int) (Hash, int64, bool, error) {
-	dir := s.objs.looseDir()
-	tmp, err := os.CreateTemp(dir, "clone-*")
-	if err != nil {
-		return Hash{}, 0, false, classifyIO("create snapshot object", err)
-	}
-	keep := false
-	defer func() {
-		if !keep {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	if err := reflink(int(tmp.Fd()), src); err != nil {
-		s.objs.reflinkBroken.Store(true)
-		return Hash{}, 0, false, nil
-	}
-	hs := blake3.New()
-	size, err := io.Copy(hs, tmp)
-	if err != nil {
-		return Hash{}, 0, false, classifyIO("read snapshot clone", err)
-	}
-	var h Hash
-	copy(h[:], hs.Sum(nil))
-	if !s.b.claim(h) {
-		return h, size, true, nil
-	}
-	if err := tmp.Sync(); err != nil {
-		return Hash{}, 0, false, classifyIO("sync snapshot object", err)
-	}
-	tmp.Close()
-	dst := s.objs.loosePath(h)
-	if err := os.MkdirAll(filepath.Dir(dst), 0o700); err != nil {
-		return Hash{}, 0, false, classifyIO("create snapshot object", err)
-	}
-	if err := os.Rename(tmp.Name(), dst); err != nil {
-		return Hash{}, 0, false, classifyIO("store snapshot object", err)
-	}
-	keep = true
-	s.b.addLoose(h, size)
-	return h, size, true, nil
 }
 
 func readlinkat(dirfd int, name string) ([]byte, error) {

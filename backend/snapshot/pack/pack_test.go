@@ -1,4 +1,4 @@
-package snapshot
+package pack
 
 import (
 	"bytes"
@@ -33,13 +33,20 @@ func randBytes(n int, seed uint64) []byte {
 	return b
 }
 
-func openTestObjects(t *testing.T, dir string) *objects {
+func must(t testing.TB, err error) {
 	t.Helper()
-	o, err := openObjects(dir, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func openTestStore(t *testing.T, dir string) *Store {
+	t.Helper()
+	o, err := Open(dir, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatalf("open objects: %v", err)
 	}
-	t.Cleanup(o.close)
+	t.Cleanup(o.Close)
 	return o
 }
 
@@ -61,7 +68,7 @@ func TestPackRoundTrip(t *testing.T) {
 		{"alone text", textBytes(blockObjMax, 5), false, encZstd},
 		{"alone random", randBytes(blockObjMax+10, 6), false, encRaw},
 		{"big text", textBytes(3*blockSize, 7), false, encZstd},
-		{"tree", encodeTree([]Entry{{Name: "a", Kind: KindFile, Perm: 0o644, Size: 1}}), true, encRaw}, // too small to compress, never in a block
+		{"tree", []byte("040755 a\x00"), true, encRaw}, // too small to compress, never in a block
 	}
 	// Enough filler that blocks fill and close while the batch runs.
 	var filler [][]byte
@@ -69,15 +76,15 @@ func TestPackRoundTrip(t *testing.T) {
 		filler = append(filler, textBytes(2000+i, uint64(100+i)), randBytes(1500+i, uint64(300+i)))
 	}
 	dir := t.TempDir()
-	o := openTestObjects(t, dir)
-	b := o.newBatch()
-	put := func(data []byte, tree bool) Hash {
-		h := hashBytes(data)
+	o := openTestStore(t, dir)
+	b := o.NewBatch()
+	put := func(data []byte, tree bool) Key {
+		h := sum(data)
 		var err error
 		if tree {
-			err = b.putTree(h, data)
+			err = b.PutTree(h, data)
 		} else {
-			err = b.put(h, data)
+			err = b.Put(h, data)
 		}
 		if err != nil {
 			t.Fatal(err)
@@ -87,16 +94,16 @@ func TestPackRoundTrip(t *testing.T) {
 	for _, f := range filler {
 		put(f, false)
 	}
-	hashes := make([]Hash, len(cases))
+	hashes := make([]Key, len(cases))
 	for i, tc := range cases {
 		hashes[i] = put(tc.data, tc.tree)
 	}
-	if err := b.commit(); err != nil {
+	if err := b.Commit(); err != nil {
 		t.Fatal(err)
 	}
-	check := func(o *objects) {
+	check := func(o *Store) {
 		for i, tc := range cases {
-			got, err := o.get(hashes[i])
+			got, err := o.Get(hashes[i])
 			if err != nil {
 				t.Fatalf("%s: %v", tc.name, err)
 			}
@@ -108,14 +115,14 @@ func TestPackRoundTrip(t *testing.T) {
 			}
 		}
 		for _, f := range filler {
-			if got, err := o.get(hashBytes(f)); err != nil || !bytes.Equal(got, f) {
+			if got, err := o.Get(sum(f)); err != nil || !bytes.Equal(got, f) {
 				t.Fatalf("filler: %v", err)
 			}
 		}
 	}
 	check(o)
-	o.close()
-	check(openTestObjects(t, dir))
+	o.Close()
+	check(openTestStore(t, dir))
 }
 
 // writeV1Pack writes a pack and index the way version 1 did.
@@ -124,7 +131,7 @@ func writeV1Pack(t *testing.T, dir string, id uint32, objs [][]byte, c *codec) {
 	pack := []byte(packMagicV1)
 	idx := []byte(idxMagicV1)
 	for _, raw := range objs {
-		h := hashBytes(raw)
+		h := sum(raw)
 		stored, enc := c.pack(raw)
 		pack = append(pack, h[:]...)
 		pack = append(pack, enc)
@@ -138,7 +145,7 @@ func writeV1Pack(t *testing.T, dir string, id uint32, objs [][]byte, c *codec) {
 		idx = binary.AppendUvarint(idx, uint64(len(stored)))
 		idx = binary.AppendUvarint(idx, uint64(len(raw)))
 	}
-	sum := hashBytes(idx)
+	sum := sum(idx)
 	idx = append(idx, sum[:]...)
 	must(t, os.MkdirAll(filepath.Join(dir, "packs"), 0o700))
 	must(t, os.WriteFile(filepath.Join(dir, "packs", fmt.Sprintf("p-%08d.pack", id)), pack, 0o600))
@@ -152,22 +159,22 @@ func TestPackV1StillReadable(t *testing.T) {
 	defer c.close()
 	old := [][]byte{textBytes(4000, 1), randBytes(2000, 2), []byte("hi")}
 	writeV1Pack(t, dir, 1, old, c)
-	o := openTestObjects(t, dir)
+	o := openTestStore(t, dir)
 	for _, raw := range old {
-		got, err := o.get(hashBytes(raw))
+		got, err := o.Get(sum(raw))
 		if err != nil || !bytes.Equal(got, raw) {
 			t.Fatalf("v1 object: %v", err)
 		}
 	}
 	// New objects go to a new version 2 pack next to it.
-	b := o.newBatch()
+	b := o.NewBatch()
 	fresh := textBytes(3000, 9)
-	must(t, b.put(hashBytes(fresh), fresh))
-	must(t, b.commit())
-	o.close()
-	o = openTestObjects(t, dir)
+	must(t, b.Put(sum(fresh), fresh))
+	must(t, b.Commit())
+	o.Close()
+	o = openTestStore(t, dir)
 	for _, raw := range append(old, fresh) {
-		if got, err := o.get(hashBytes(raw)); err != nil || !bytes.Equal(got, raw) {
+		if got, err := o.Get(sum(raw)); err != nil || !bytes.Equal(got, raw) {
 			t.Fatalf("after reopen: %v", err)
 		}
 	}
@@ -181,14 +188,14 @@ func TestPackDamage(t *testing.T) {
 	all := append(append([][]byte{}, small...), alone)
 	write := func(t *testing.T) (string, uint32) {
 		dir := t.TempDir()
-		o, err := openObjects(dir, slog.New(slog.DiscardHandler))
+		o, err := Open(dir, slog.New(slog.DiscardHandler))
 		must(t, err)
-		defer o.close()
-		b := o.newBatch()
+		defer o.Close()
+		b := o.NewBatch()
 		for _, raw := range all {
-			must(t, b.put(hashBytes(raw), raw))
+			must(t, b.Put(sum(raw), raw))
 		}
-		must(t, b.commit())
+		must(t, b.Commit())
 		return dir, b.id
 	}
 	packPath := func(dir string, id uint32, ext string) string {
@@ -234,19 +241,19 @@ func TestPackDamage(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			dir, id := write(t)
 			tc.damage(t, dir, id)
-			o, err := openObjects(dir, slog.New(slog.DiscardHandler))
+			o, err := Open(dir, slog.New(slog.DiscardHandler))
 			if tc.openErr {
-				if !errors.Is(err, ErrCorruptObject) {
-					t.Fatalf("open: %v, want ErrCorruptObject", err)
+				if !errors.Is(err, ErrCorrupt) {
+					t.Fatalf("open: %v, want ErrCorrupt", err)
 				}
 				return
 			}
 			must(t, err)
-			defer o.close()
+			defer o.Close()
 			failed := 0
 			for _, raw := range all {
-				got, err := o.get(hashBytes(raw))
-				var miss *MissingObjectError
+				got, err := o.Get(sum(raw))
+				var miss *MissingError
 				switch {
 				case err == nil:
 					if !bytes.Equal(got, raw) {
@@ -254,7 +261,7 @@ func TestPackDamage(t *testing.T) {
 					}
 				case tc.gone && errors.As(err, &miss):
 					failed++
-				case tc.readFail && (errors.Is(err, ErrCorruptObject) || errors.As(err, &miss)):
+				case tc.readFail && (errors.Is(err, ErrCorrupt) || errors.As(err, &miss)):
 					failed++
 				default:
 					t.Fatalf("unexpected error: %v", err)
@@ -293,74 +300,48 @@ func flipAt(t *testing.T, path string, at int) {
 // block; they stay readable and the dead ones go.
 func TestSweepRepacksBlocks(t *testing.T) {
 	dir := t.TempDir()
-	s := openStore(t, dir, Options{BudgetBytes: -1})
-	o := s.objs
+	o, err := Open(dir, slog.New(slog.DiscardHandler))
+	must(t, err)
 	var objs [][]byte
 	for i := range 40 {
 		objs = append(objs, textBytes(3000+i, uint64(i)))
 	}
-	b := o.newBatch()
+	b := o.NewBatch()
 	for _, raw := range objs {
-		must(t, b.put(hashBytes(raw), raw))
+		must(t, b.Put(sum(raw), raw))
 	}
-	must(t, b.commit())
-	live := map[Hash]bool{}
+	must(t, b.Commit())
+	live := map[Key]bool{}
 	for i, raw := range objs {
 		if i%2 == 0 {
-			live[hashBytes(raw)] = true
+			live[sum(raw)] = true
 		}
 	}
-	before := o.totalBytes()
-	if _, err := s.sweep(live); err != nil {
+	before := o.TotalBytes()
+	if _, err := o.Sweep(func(h Key) bool { return live[h] }); err != nil {
 		t.Fatal(err)
 	}
-	if after := o.totalBytes(); after >= before {
+	if after := o.TotalBytes(); after >= before {
 		t.Fatalf("sweep freed nothing: %d -> %d bytes", before, after)
 	}
 	for i, raw := range objs {
-		got, err := o.get(hashBytes(raw))
+		got, err := o.Get(sum(raw))
 		if i%2 == 0 {
 			if err != nil || !bytes.Equal(got, raw) {
 				t.Fatalf("live object %d: %v", i, err)
 			}
-			if l, _ := o.loc(hashBytes(raw)); l.enc != encBlock || l.size() <= 0 || l.size() >= l.stored {
+			if l, _ := o.loc(sum(raw)); l.enc != encBlock || l.size() <= 0 || l.size() >= l.stored {
 				t.Fatalf("live object %d not in a shared block: %+v", i, l)
 			}
 		} else if err == nil {
 			t.Fatalf("dead object %d still readable", i)
 		}
 	}
-	s.Close()
-	s = openStore(t, dir, Options{BudgetBytes: -1})
-	for raw := range live {
-		if _, err := s.objs.get(raw); err != nil {
+	o.Close()
+	o = openTestStore(t, dir)
+	for h := range live {
+		if _, err := o.Get(h); err != nil {
 			t.Fatalf("after reopen: %v", err)
-		}
-	}
-}
-
-// Plan previews are computed in parallel and read blobs out of shared
-// blocks; every item must still carry its own diff.
-func TestPlanItemsCarryDiffs(t *testing.T) {
-	ws, data := t.TempDir(), t.TempDir()
-	seedWorkspace(t, ws)
-	s := openStore(t, data, Options{})
-	pre := mustCheckpoint(t, s, Request{Session: "s", CallID: "c", Phase: Pre, Roots: []string{ws}})
-	for i := range 20 {
-		writeFile(t, ws, fmt.Sprintf("src/pkg%d/file%d.go", i%4, i), fmt.Sprintf("package p\n\nconst N%d = %d\n", i, 1000+i), 0o644)
-	}
-	mustCheckpoint(t, s, Request{Session: "s", CallID: "c", Phase: Post, Roots: []string{ws}})
-	p, err := s.Plan(t.Context(), RollbackRequest{Session: "s", To: pre.ID})
-	must(t, err)
-	if len(p.Items) != 20 {
-		t.Fatalf("%d items, want 20", len(p.Items))
-	}
-	for _, it := range p.Items {
-		var i int
-		fmt.Sscanf(filepath.Base(it.Path), "file%d.go", &i)
-		want := fmt.Sprintf("-const N%d = %d\n+const N%d = %d\n", i, 1000+i, i, i)
-		if !strings.Contains(it.Diff, want) {
-			t.Fatalf("%s: diff %q lacks %q", it.Path, it.Diff, want)
 		}
 	}
 }

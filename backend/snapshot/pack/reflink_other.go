@@ -1,6 +1,6 @@
 //go:build !linux
 
-package snapshot
+package pack
 
 import "errors"
 

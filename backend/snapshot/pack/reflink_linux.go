@@ -1,4 +1,4 @@
-package snapshot
+package pack
 
 import "golang.org/x/sys/unix"
 
