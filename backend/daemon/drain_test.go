@@ -7,6 +7,8 @@ import (
 	"net/http/httptest"
 	"testing"
 	"time"
+
+	"github.com/gatehouse-dev/gatehouse/backend/internal/waitfor"
 )
 
 // TestDrainWaitsForWorkAndRefusesNew: a stop waits for the request under
@@ -27,15 +29,11 @@ func TestDrainWaitsForWorkAndRefusesNew(t *testing.T) {
 
 	drained := make(chan bool, 1)
 	go func() { drained <- f.drain(t.Context()) }()
-	for {
+	waitfor.For(t, 10*time.Second, "the drain to begin", func() bool {
 		f.mu.Lock()
-		d := f.draining
-		f.mu.Unlock()
-		if d {
-			break
-		}
-		time.Sleep(time.Millisecond)
-	}
+		defer f.mu.Unlock()
+		return f.draining
+	})
 	for _, c := range []struct {
 		method string
 		want   int

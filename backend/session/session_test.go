@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/gatehouse-dev/gatehouse/backend/db"
+	"github.com/gatehouse-dev/gatehouse/backend/internal/waitfor"
 )
 
 type recorded struct {
@@ -85,7 +86,7 @@ func TestPauseBlocksUntilResume(t *testing.T) {
 	}
 	done := make(chan error, 1)
 	go func() { done <- m.Admit(ctx, l.ID()) }()
-	waitFor(t, func() bool { return m.State().Waiting == 1 })
+	waitfor.For(t, 10*time.Second, "a call waiting on the pause", func() bool { return m.State().Waiting == 1 })
 	select {
 	case err := <-done:
 		t.Fatalf("Admit returned while paused: %v", err)
@@ -171,7 +172,7 @@ func TestPausedCallThatGivesUpSaysWait(t *testing.T) {
 	cctx, cancel := context.WithCancel(ctx)
 	done := make(chan error, 1)
 	go func() { done <- m.Admit(cctx, l.ID()) }()
-	waitFor(t, func() bool { return m.State().Waiting == 1 })
+	waitfor.For(t, 10*time.Second, "a call waiting on the pause", func() bool { return m.State().Waiting == 1 })
 	cancel()
 	err := <-done
 	if !errors.Is(err, ErrPaused) || !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "wait, do not retry") {
@@ -188,17 +189,5 @@ func TestPausedCallThatGivesUpSaysWait(t *testing.T) {
 	}
 	if !found {
 		t.Fatalf("no system.pause with the reason in %v", rec.kinds)
-	}
-}
-
-// waitFor polls cond until it holds (or fails the test after 10 s).
-func waitFor(t *testing.T, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatal("condition not met within 10s")
-		}
-		time.Sleep(time.Millisecond)
 	}
 }

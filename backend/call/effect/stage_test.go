@@ -196,7 +196,7 @@ func TestApplyKeepsThePersonsEdit(t *testing.T) {
 	ws := workspace(t)
 	since := time.Now()
 	upper, _ := stagedRun(t, ws, "echo agent >> mod.txt && echo agent > new.txt")
-	time.Sleep(10 * time.Millisecond) // ctime granularity on coarse clocks
+	time.Sleep(10 * time.Millisecond) // no wait serves: the ctime must move on, and coarse clocks tick in ms
 	os.WriteFile(filepath.Join(ws, "mod.txt"), []byte("the person's edit\n"), 0o644)
 	s, _ := Read(upper, ws)
 	res, err := Apply(t.Context(), ApplyRequest{Set: s, Upper: upper, Workspace: ws, Since: since})
