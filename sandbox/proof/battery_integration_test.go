@@ -13,11 +13,12 @@ import (
 	"github.com/gatehouse-dev/gatehouse/sandbox/bwrap"
 	"github.com/gatehouse-dev/gatehouse/sandbox/landlock"
 	"github.com/gatehouse-dev/gatehouse/sandbox/launch/launchtest"
+	"github.com/gatehouse-dev/gatehouse/sandbox/toolchain"
 )
 
 // batteryHome is a home holding a toolchain outside every system dir
 // and the secrets a home holds, for the toolchain and secret rows.
-func batteryHome(t *testing.T) (string, sandbox.Toolchains) {
+func batteryHome(t *testing.T) (string, toolchain.Set) {
 	t.Helper()
 	home, err := filepath.EvalSymlinks(t.TempDir())
 	must(t, err)
@@ -28,7 +29,7 @@ func batteryHome(t *testing.T) (string, sandbox.Toolchains) {
 		os.WriteFile(filepath.Join(home, ".ssh", "id_ed25519"), []byte("secret"), 0o600),
 		os.WriteFile(filepath.Join(home, ".aws", "credentials"), []byte("secret"), 0o600),
 		os.WriteFile(filepath.Join(home, ".netrc"), []byte("secret"), 0o600))
-	tc, err := sandbox.FindToolchains(sandbox.ToolchainOptions{Path: []string{filepath.Join(home, ".cargo", "bin"), "/usr/bin", "/bin"}, Home: home})
+	tc, err := toolchain.Find(toolchain.Options{Path: []string{filepath.Join(home, ".cargo", "bin"), "/usr/bin", "/bin"}, Home: home})
 	must(t, err)
 	return home, tc
 }

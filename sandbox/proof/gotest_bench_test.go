@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/gatehouse-dev/gatehouse/sandbox"
+	"github.com/gatehouse-dev/gatehouse/sandbox/toolchain"
 )
 
 // goTestModule is a small module with a test, built against the
@@ -31,7 +32,7 @@ func benchGoTestCached(b *testing.B, be sandbox.Backend) {
 	}
 	goBin, _ = filepath.EvalSymlinks(goBin)
 	home, _ := os.UserHomeDir()
-	tc, err := sandbox.FindToolchains(sandbox.ToolchainOptions{Path: []string{filepath.Dir(goBin), "/usr/bin", "/bin"}, Home: home})
+	tc, err := toolchain.Find(toolchain.Options{Path: []string{filepath.Dir(goBin), "/usr/bin", "/bin"}, Home: home})
 	if err != nil {
 		b.Fatal(err)
 	}

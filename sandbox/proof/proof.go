@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/gatehouse-dev/gatehouse/sandbox"
+	"github.com/gatehouse-dev/gatehouse/sandbox/toolchain"
 )
 
 // Outcome of one check.
@@ -86,7 +87,7 @@ type Options struct {
 	Scratch string
 	// Toolchains are what the daemon shows its sandboxes (the person's
 	// PATH); the toolchain row checks them.
-	Toolchains sandbox.Toolchains
+	Toolchains toolchain.Set
 	Logger     *slog.Logger
 }
 
@@ -175,7 +176,7 @@ type env struct {
 	outside    string
 	home       string
 	secret     string // the canary in the workspace's .env files
-	toolchains sandbox.Toolchains
+	toolchains toolchain.Set
 	log        *slog.Logger
 }
 
