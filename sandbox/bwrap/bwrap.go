@@ -1,7 +1,3 @@
-// Package bwrap confines runs with bubblewrap: fresh namespaces (user,
-// PID, network, IPC, UTS, cgroup), system directories read-only, the
-// workspace read-write except its protected paths, a private /tmp and a
-// fresh $HOME. The default backend on Linux.
 package bwrap
 
 import (

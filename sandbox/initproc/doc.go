@@ -46,7 +46,7 @@
 // and writes the target's Status once all are gone.
 //
 // A supervising helper (main_linux.go, Config.Supervise), started by
-// bwrap without a zygote, by Landlock or by a container's exec. It
+// the landlock and none backends, or by a container's exec. It
 // becomes the run's subreaper, reads a call over Config.Connect in a
 // container, starts the helper again as the target's stage with sockets
 // on which that stage hands back the connect filter (a proxy in the

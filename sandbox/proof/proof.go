@@ -1,10 +1,3 @@
-// Package proof is the doctor battery: real processes that try to break
-// out of a backend (read a canary in $HOME, write outside the workspace
-// and into what git or a hook runner runs on the host, reach 127.0.0.1
-// over TCP, UDP, DNS or a raw socket, with no network and beside a proxy,
-// read host and workspace secrets, fork-bomb, outlive a kill) and a row per
-// attempt saying whether the OS refused.
-// `gatehouse doctor` and the Go tests run the same checks.
 package proof
 
 import (
