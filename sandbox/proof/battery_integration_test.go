@@ -40,7 +40,7 @@ func runBattery(t *testing.T, mk func(home string) sandbox.Backend) {
 	t.Helper()
 	home, tc := batteryHome(t)
 	b := mk(home)
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
 	defer cancel()
 	rows := Run(ctx, b, Options{Home: home, Toolchains: tc})
 	for _, r := range rows {
@@ -53,7 +53,7 @@ func runBattery(t *testing.T, mk func(home string) sandbox.Backend) {
 
 func TestBatteryBwrap(t *testing.T) {
 	runBattery(t, func(home string) sandbox.Backend {
-		b, err := bwrap.New(context.Background(), bwrap.Options{Home: home})
+		b, err := bwrap.New(t.Context(), bwrap.Options{Home: home})
 		if err != nil {
 			t.Fatalf("bwrap backend unavailable (install bubblewrap and allow user namespaces): %v", err)
 		}
@@ -66,7 +66,7 @@ func TestBatteryBwrap(t *testing.T) {
 // linked) needs bwrap to bind them before it can start: both must pass.
 func TestBatteryBwrapStaticHelper(t *testing.T) {
 	runBattery(t, func(home string) sandbox.Backend {
-		b, err := bwrap.New(context.Background(), bwrap.Options{Home: home, Helper: launchtest.StaticHelper(t)})
+		b, err := bwrap.New(t.Context(), bwrap.Options{Home: home, Helper: launchtest.StaticHelper(t)})
 		if err != nil {
 			t.Fatalf("bwrap backend unavailable (install bubblewrap and allow user namespaces): %v", err)
 		}

@@ -1,7 +1,6 @@
 package proof
 
 import (
-	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -48,7 +47,7 @@ func benchGoTestCached(b *testing.B, be sandbox.Backend) {
 			b.Fatal(err)
 		}
 	}
-	ctx := context.Background()
+	ctx := b.Context()
 	s, err := be.Open(ctx, sandbox.SessionSpec{ID: "bench-go", Workspaces: []string{ws}, ReadOnly: tc.ReadOnly, Cache: cache, Limits: sandbox.DefaultLimits()})
 	if err != nil {
 		b.Fatal(err)
@@ -90,6 +89,7 @@ func benchGoTestCached(b *testing.B, be sandbox.Backend) {
 	for i := 0; i < b.N; i++ {
 		onHost = append(onHost, host())
 		b.StopTimer()
+		// Not a wait: an agent's thinking time, which the benchmark models.
 		time.Sleep(agentPause)
 		b.StartTimer()
 		inBox = append(inBox, boxed(true))
