@@ -335,12 +335,8 @@ func (p *Pending) Exec(ctx context.Context, call Invocation) (res sandbox.Result
 	}
 
 	start := time.Now()
-	var wall <-chan time.Time
-	if limits.Wall > 0 {
-		t := time.NewTimer(limits.Wall)
-		defer t.Stop()
-		wall = t.C
-	}
+	wall, stopWall := limits.WallTimer()
+	defer stopWall()
 	select {
 	case <-over:
 	case <-ctx.Done():
