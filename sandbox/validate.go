@@ -397,9 +397,6 @@ func envValue(env []string, key string) string {
 	return v
 }
 
-// EnvValue returns the value of key in env (last one wins).
-func EnvValue(env []string, key string) string { return envValue(env, key) }
-
 // RunEnv is a run's environment: the spec's, with HOME, TMPDIR and PATH
 // filled in where it leaves them unset.
 func RunEnv(env []string, home, tmp string) []string {

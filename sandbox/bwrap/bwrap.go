@@ -3,7 +3,6 @@ package bwrap
 import (
 	"context"
 	"debug/elf"
-	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -304,6 +303,3 @@ func Mounts(p *sandbox.Prepared, l Layout) []initproc.LayoutMount {
 	}
 	return ms
 }
-
-// IsUnavailable reports whether err says the backend cannot run here.
-func IsUnavailable(err error) bool { return errors.Is(err, sandbox.ErrUnavailable) }

@@ -200,13 +200,3 @@ func randHex(n int) string {
 	_, _ = rand.Read(b)
 	return hex.EncodeToString(b)
 }
-
-// Failed reports whether any row failed.
-func Failed(rows []Row) bool {
-	for _, r := range rows {
-		if r.Outcome == Fail {
-			return true
-		}
-	}
-	return false
-}
