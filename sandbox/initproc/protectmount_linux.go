@@ -69,12 +69,3 @@ func pinLink(p string) error {
 	}
 	return nil
 }
-
-// mountDevPts gives the sandbox pseudo-terminals: a devpts instance of its
-// own, whose ptmx anyone inside may open (/dev/ptmx links to it).
-func mountDevPts() error {
-	if err := unix.Mount("devpts", "/dev/pts", "devpts", unix.MS_NOSUID|unix.MS_NOEXEC, "newinstance,ptmxmode=0666,mode=0620"); err != nil {
-		return fmt.Errorf("mount /dev/pts: %w", err)
-	}
-	return nil
-}
