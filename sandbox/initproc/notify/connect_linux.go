@@ -24,8 +24,8 @@ import (
 
 // HandConnects installs the connect filter (PairsAndTCP) on the calling
 // thread, which execs the target next, and sends its listener and the
-// proxy's port to the supervisor over sock (Config.NotifyFD), then
-// closes both.
+// proxy's port to the supervisor over sock (initproc.Config.NotifyFD),
+// then closes both.
 func HandConnects(sock, port int) error {
 	listener, err := installSeccomp(PairsAndTCP)
 	if err != nil {

@@ -52,7 +52,7 @@ func (s *Guard) Serve(listener int) { s.listener <- listener }
 
 // HandGuard installs the guard's filter on this thread, which execs the
 // target next, and sends its listener to the supervisor over sock
-// (Config.GuardFD), then closes both.
+// (initproc.Config.GuardFD), then closes both.
 func HandGuard(sock int) error {
 	defer unix.Close(sock)
 	l, err := InstallGuardFilter()
