@@ -1,7 +1,7 @@
 // Package initproc is the sandbox helper: the hidden `gatehouse
 // __sandbox-init` entry point (and the static gatehouse-sandbox-init
 // binary), which confines a command so the daemon itself is never
-// restricted. Main picks one of four roles from its argument.
+// restricted. Main picks one of five roles from its arguments.
 //
 // A session's zygote (zygote_linux.go), under bwrap. The daemon starts
 // bwrap once per session layout with a Config carrying Zygote and
