@@ -20,14 +20,14 @@ func TestProcessSession(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Run(context.Background(), Spec{}); !errors.Is(err, ErrEmptyArgv) || ran != 0 {
+	if _, err := s.Run(t.Context(), Spec{}); !errors.Is(err, ErrEmptyArgv) || ran != 0 {
 		t.Fatalf("empty argv: %v, ran %d", err, ran)
 	}
-	if _, err := s.Run(context.Background(), Spec{Argv: []string{"true"}}); err != nil || ran != 1 {
+	if _, err := s.Run(t.Context(), Spec{Argv: []string{"true"}}); err != nil || ran != 1 {
 		t.Fatalf("run: %v, ran %d", err, ran)
 	}
-	s.Close(context.Background())
-	if r, err := s.Run(context.Background(), Spec{Argv: []string{"true"}}); !errors.Is(err, ErrClosed) || ran != 1 || r.Backend != "test" {
+	s.Close(t.Context())
+	if r, err := s.Run(t.Context(), Spec{Argv: []string{"true"}}); !errors.Is(err, ErrClosed) || ran != 1 || r.Backend != "test" {
 		t.Fatalf("after close: %v, ran %d", err, ran)
 	}
 }

@@ -20,7 +20,7 @@ func TestProxyEnv(t *testing.T) {
 	if slices.Contains(out, "HTTPS_PROXY=http://elsewhere:1") || slices.Contains(out, "GIT_CONFIG_COUNT=1") {
 		t.Errorf("old values kept: %v", out)
 	}
-	if EnvValue(ProxyEnv(nil, "127.0.0.1:9"), "GIT_CONFIG_COUNT") != "1" {
+	if envValue(ProxyEnv(nil, "127.0.0.1:9"), "GIT_CONFIG_COUNT") != "1" {
 		t.Error("git's count must start at 1")
 	}
 }

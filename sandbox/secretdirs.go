@@ -38,7 +38,7 @@ func SecretInside(dir, home string) string {
 	first := ""
 	for _, rel := range HomeSecrets {
 		s := filepath.Join(home, rel)
-		if !within(s, dir) && !within(dir, s) {
+		if !WithinClean(s, dir) && !WithinClean(dir, s) {
 			continue
 		}
 		if _, err := os.Lstat(s); err == nil {
@@ -48,7 +48,7 @@ func SecretInside(dir, home string) string {
 			first = s
 		}
 	}
-	if first == "" && within(home, dir) {
+	if first == "" && WithinClean(home, dir) {
 		return home
 	}
 	return first

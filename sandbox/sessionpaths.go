@@ -52,7 +52,7 @@ func prepareSessionPaths(in SessionSpec, out *SessionSpec, home string) error {
 
 func insideAny(p string, roots []string) bool {
 	for _, r := range roots {
-		if within(p, r) {
+		if WithinClean(p, r) {
 			return true
 		}
 	}

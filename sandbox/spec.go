@@ -88,6 +88,16 @@ func (l Limits) GraceOrDefault() time.Duration {
 	return l.Grace
 }
 
+// WallTimer fires once the wall-clock limit has passed; without a limit
+// it is nil and never fires. stop releases its timer.
+func (l Limits) WallTimer() (fired <-chan time.Time, stop func()) {
+	if l.Wall <= 0 {
+		return nil, func() {}
+	}
+	t := time.NewTimer(l.Wall)
+	return t.C, func() { t.Stop() }
+}
+
 // Spec is one command to run. Argv is never a shell string.
 type Spec struct {
 	Argv []string

@@ -59,7 +59,7 @@ func prepareStage(ss SessionSpec, st Stage) (Stage, error) {
 		}
 		inside := false
 		for _, w := range ss.Workspaces {
-			inside = inside || (real != w && within(real, w))
+			inside = inside || (real != w && WithinClean(real, w))
 		}
 		if fi, err := os.Lstat(real); err != nil || !fi.IsDir() || !inside {
 			return st, specErr(indexed("stage.pass_through", i), p, ErrOutsideWorkspace)

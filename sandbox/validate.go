@@ -72,15 +72,16 @@ func IsSystemPath(p string) bool {
 		}
 	}
 	for _, r := range systemRoots {
-		if within(p, r) {
+		if WithinClean(p, r) {
 			return true
 		}
 	}
 	return false
 }
 
-// within reports whether p is base or beneath it (both clean, absolute).
-func within(p, base string) bool {
+// WithinClean reports whether p is base or beneath it, both already clean
+// and absolute (Within cleans them first).
+func WithinClean(p, base string) bool {
 	if base == "/" {
 		return true
 	}
@@ -88,7 +89,7 @@ func within(p, base string) bool {
 }
 
 // Within reports whether path p is base or lies beneath it.
-func Within(p, base string) bool { return within(filepath.Clean(p), filepath.Clean(base)) }
+func Within(p, base string) bool { return WithinClean(filepath.Clean(p), filepath.Clean(base)) }
 
 func hasNUL(s string) bool { return strings.IndexByte(s, 0) >= 0 }
 
@@ -123,7 +124,7 @@ func PrepareSession(ss SessionSpec, opt PrepareOptions) (SessionSpec, error) {
 		if err != nil || !st.IsDir() {
 			return ss, specErr("workspace", w, ErrBadSpec)
 		}
-		if IsSystemPath(real) || (home != "" && within(home, real)) {
+		if IsSystemPath(real) || (home != "" && WithinClean(home, real)) {
 			return ss, specErr("workspace", w, ErrUnsafeWorkspace)
 		}
 		out.Workspaces = append(out.Workspaces, real)
@@ -293,7 +294,7 @@ func resolveInWorkspace(field, v string, workspaces []string) (string, error) {
 	lexical := v
 	if !filepath.IsAbs(v) {
 		lexical = filepath.Join(workspaces[0], v)
-		if !within(lexical, workspaces[0]) {
+		if !WithinClean(lexical, workspaces[0]) {
 			return "", specErr(field, v, ErrPathEscape)
 		}
 	}
@@ -304,7 +305,7 @@ func resolveInWorkspace(field, v string, workspaces []string) (string, error) {
 	}
 	inside := func(p string) bool {
 		for _, w := range workspaces {
-			if within(p, w) {
+			if WithinClean(p, w) {
 				return true
 			}
 		}
@@ -395,9 +396,6 @@ func envValue(env []string, key string) string {
 	}
 	return v
 }
-
-// EnvValue returns the value of key in env (last one wins).
-func EnvValue(env []string, key string) string { return envValue(env, key) }
 
 // RunEnv is a run's environment: the spec's, with HOME, TMPDIR and PATH
 // filled in where it leaves them unset.

@@ -63,14 +63,14 @@ func TestWarmSandboxKeepsTheLayoutItWasBuiltFor(t *testing.T) {
 	f.mu.Lock()
 	f.builtAs = "A"
 	f.mu.Unlock()
-	if _, err := sess.Run(context.Background(), Spec{Argv: []string{"true"}, Limits: DefaultLimits()}); err != nil {
+	if _, err := sess.Run(t.Context(), Spec{Argv: []string{"true"}, Limits: DefaultLimits()}); err != nil {
 		t.Fatal(err)
 	}
 	ps.warming.Wait()
-	if _, err := sess.Run(context.Background(), Spec{Argv: []string{"true"}, Limits: DefaultLimits()}); err != nil {
+	if _, err := sess.Run(t.Context(), Spec{Argv: []string{"true"}, Limits: DefaultLimits()}); err != nil {
 		t.Fatal(err)
 	}
-	if err := sess.Close(context.Background()); err != nil {
+	if err := sess.Close(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	f.mu.Lock()

@@ -11,7 +11,7 @@ import (
 	"github.com/gatehouse-dev/gatehouse/backend/buildcache"
 	"github.com/gatehouse-dev/gatehouse/backend/call"
 	"github.com/gatehouse-dev/gatehouse/backend/config"
-	"github.com/gatehouse-dev/gatehouse/sandbox"
+	"github.com/gatehouse-dev/gatehouse/sandbox/toolchain"
 )
 
 // commandEnv works out what commands run with: the person's toolchains on
@@ -44,9 +44,9 @@ func commandEnv(ctx context.Context, g *Globals, sb config.Sandbox, dataDir stri
 
 // findToolchains reads the person's PATH and the [sandbox] settings, and
 // says what it skips.
-func findToolchains(g *Globals, sb config.Sandbox, log *slog.Logger) (sandbox.Toolchains, error) {
+func findToolchains(g *Globals, sb config.Sandbox, log *slog.Logger) (toolchain.Set, error) {
 	home, _ := os.UserHomeDir()
-	tc, err := sandbox.FindToolchains(sandbox.ToolchainOptions{
+	tc, err := toolchain.Find(toolchain.Options{
 		Path: filepath.SplitList(os.Getenv("PATH")), Extra: sb.Path, ReadOnly: sb.ReadOnly, Home: home,
 	})
 	if err != nil {

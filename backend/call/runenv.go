@@ -8,13 +8,14 @@ import (
 
 	"github.com/gatehouse-dev/gatehouse/backend/buildcache"
 	"github.com/gatehouse-dev/gatehouse/sandbox"
+	"github.com/gatehouse-dev/gatehouse/sandbox/toolchain"
 )
 
 // RunEnv is what every command's environment and sandbox are built
 // from: the person's toolchains and the workspace's build cache.
 type RunEnv struct {
 	// Toolchains give the run's PATH and the directories shown read-only.
-	Toolchains sandbox.Toolchains
+	Toolchains toolchain.Set
 	// Cache keeps build caches per workspace; nil keeps none.
 	Cache *buildcache.Cache
 	// ConfigPath is the config file a person edits to add to the PATH.

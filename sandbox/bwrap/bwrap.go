@@ -1,13 +1,8 @@
-// Package bwrap confines runs with bubblewrap: fresh namespaces (user,
-// PID, network, IPC, UTS, cgroup), system directories read-only, the
-// workspace read-write except its protected paths, a private /tmp and a
-// fresh $HOME. The default backend on Linux.
 package bwrap
 
 import (
 	"context"
 	"debug/elf"
-	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -308,6 +303,3 @@ func Mounts(p *sandbox.Prepared, l Layout) []initproc.LayoutMount {
 	}
 	return ms
 }
-
-// IsUnavailable reports whether err says the backend cannot run here.
-func IsUnavailable(err error) bool { return errors.Is(err, sandbox.ErrUnavailable) }

@@ -3,7 +3,6 @@
 package bwrap
 
 import (
-	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -22,7 +21,7 @@ func TestDevToolsWorkInDefaultProfile(t *testing.T) {
 			t.Fatalf("%s is required for this test: %v", tool, err)
 		}
 	}
-	ctx := context.Background()
+	ctx := t.Context()
 	b, err := New(ctx, Options{})
 	if err != nil {
 		t.Fatalf("bwrap backend unavailable: %v", err)

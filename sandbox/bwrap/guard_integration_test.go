@@ -18,7 +18,7 @@ import (
 // (config and HEAD, no hooks) and returns a shell runner.
 func guardSession(t *testing.T) (ws string, sh func(script string) string) {
 	t.Helper()
-	ctx := context.Background()
+	ctx := t.Context()
 	b, err := New(ctx, Options{})
 	if err != nil {
 		t.Fatalf("bwrap backend unavailable: %v", err)
@@ -31,7 +31,8 @@ func guardSession(t *testing.T) (ws string, sh func(script string) string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { s.Close(ctx) })
+	// Closed after t.Context is done.
+	t.Cleanup(func() { s.Close(context.Background()) })
 	return ws, func(script string) string {
 		t.Helper()
 		r, err := s.Run(ctx, sandbox.Spec{Argv: []string{"bash", "-c", script}, Dir: ws,

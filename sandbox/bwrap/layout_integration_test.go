@@ -3,7 +3,6 @@
 package bwrap
 
 import (
-	"context"
 	"errors"
 	"log/slog"
 	"os"
@@ -29,7 +28,7 @@ func TestLayoutFromTheHostsRoot(t *testing.T) {
 		{"dynamic helper", "", true}, // the test binary
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			b, err := New(context.Background(), Options{Helper: tc.helper})
+			b, err := New(t.Context(), Options{Helper: tc.helper})
 			if err != nil {
 				t.Fatalf("bwrap backend unavailable: %v", err)
 			}
@@ -45,11 +44,11 @@ func TestLayoutFromTheHostsRoot(t *testing.T) {
 			hidden := t.TempDir()
 			must(t, os.WriteFile(filepath.Join(hidden, "secret"), []byte("hidden dir in sight"), 0o644))
 			ws := t.TempDir()
-			s, err := b.Open(context.Background(), sandbox.SessionSpec{ID: "layout", Workspaces: []string{ws}, ReadOnly: []string{ro}, Hidden: []string{hidden}})
+			s, err := b.Open(t.Context(), sandbox.SessionSpec{ID: "layout", Workspaces: []string{ws}, ReadOnly: []string{ro}, Hidden: []string{hidden}})
 			if err != nil {
 				t.Fatal(err)
 			}
-			defer s.Close(context.Background())
+			defer s.Close(t.Context())
 			script := strings.Join([]string{
 				"ls -a / | grep -c gatehouse-host",
 				"grep -c gatehouse-host /proc/self/mountinfo",
@@ -65,7 +64,7 @@ func TestLayoutFromTheHostsRoot(t *testing.T) {
 				"wc -c < /etc/shadow",
 				"true",
 			}, "; ")
-			r, err := s.Run(context.Background(), sandbox.Spec{Argv: []string{"/bin/sh", "-c", script}, Env: []string{"PATH=/usr/bin:/bin"}, Limits: sandbox.DefaultLimits()})
+			r, err := s.Run(t.Context(), sandbox.Spec{Argv: []string{"/bin/sh", "-c", script}, Env: []string{"PATH=/usr/bin:/bin"}, Limits: sandbox.DefaultLimits()})
 			out := string(r.Stdout) + string(r.Stderr)
 			if err != nil || r.ExitCode != 0 {
 				t.Fatalf("run: exit %d err %v\n%s", r.ExitCode, err, out)
@@ -97,7 +96,7 @@ func TestLayoutFromTheHostsRoot(t *testing.T) {
 // A layout step that fails stops the zygote before it starts any
 // sandbox: a read-only bind that is not tried must fail, not be skipped.
 func TestLayoutFailureRunsNothing(t *testing.T) {
-	b, err := New(context.Background(), Options{Helper: launchtest.StaticHelper(t)})
+	b, err := New(t.Context(), Options{Helper: launchtest.StaticHelper(t)})
 	if err != nil {
 		t.Fatalf("bwrap backend unavailable: %v", err)
 	}

@@ -3,7 +3,6 @@
 package bwrap
 
 import (
-	"context"
 	"os/exec"
 	"strings"
 	"testing"
@@ -18,7 +17,7 @@ func TestPseudoTerminals(t *testing.T) {
 	if _, err := exec.LookPath("script"); err != nil {
 		t.Fatalf("script (util-linux) is required for this test: %v", err)
 	}
-	ctx := context.Background()
+	ctx := t.Context()
 	b, err := New(ctx, Options{})
 	if err != nil {
 		t.Fatalf("bwrap backend unavailable: %v", err)

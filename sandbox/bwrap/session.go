@@ -185,7 +185,7 @@ func (s *started) Run(ctx context.Context, p *sandbox.Prepared) (sandbox.Result,
 	// Placeholders are gone before the call returns: the checkpoint
 	// after it, and the person, see the workspace without them.
 	defer release()
-	res, err := s.pend.Exec(ctx, launch.Call{
+	res, err := s.pend.Exec(ctx, launch.Invocation{
 		Request: req,
 		Limits:  p.Limits,
 		Stdin:   p.Spec.Stdin,

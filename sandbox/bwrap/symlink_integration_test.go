@@ -3,7 +3,6 @@
 package bwrap
 
 import (
-	"context"
 	"testing"
 
 	"github.com/gatehouse-dev/gatehouse/sandbox/protect/protecttest"
@@ -11,7 +10,7 @@ import (
 
 // bwrap pins a protected link with a mount of itself and covers its target.
 func TestProtectedSymlinks(t *testing.T) {
-	b, err := New(context.Background(), Options{})
+	b, err := New(t.Context(), Options{})
 	if err != nil {
 		t.Fatalf("bwrap backend unavailable: %v", err)
 	}

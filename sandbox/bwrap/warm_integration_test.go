@@ -4,7 +4,6 @@ package bwrap
 
 import (
 	"bytes"
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,6 +11,7 @@ import (
 	"time"
 
 	"github.com/gatehouse-dev/gatehouse/sandbox"
+	"github.com/gatehouse-dev/gatehouse/sandbox/internal/waitfor"
 	"github.com/gatehouse-dev/gatehouse/sandbox/proctree"
 )
 
@@ -19,7 +19,7 @@ import (
 // when the call arrives, hand the target no capabilities, leave nothing
 // in the workspace while idle, and go away with its session.
 func TestSandboxBuiltAheadOfItsCall(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	b, err := New(ctx, Options{})
 	if err != nil {
 		t.Fatalf("bwrap backend unavailable: %v", err)
@@ -37,7 +37,9 @@ func TestSandboxBuiltAheadOfItsCall(t *testing.T) {
 		}
 		return r
 	}
-	settle := func() { time.Sleep(200 * time.Millisecond) } // let the next sandbox be built
+	// Not a wait: nothing outside package sandbox says when the session's
+	// next sandbox is built, and each call below should find one waiting.
+	settle := func() { time.Sleep(200 * time.Millisecond) }
 
 	settle()
 	r := run(`grep -E '^Cap(Inh|Prm|Eff|Bnd|Amb)' /proc/self/status`)
@@ -105,10 +107,7 @@ func TestSandboxBuiltAheadOfItsCall(t *testing.T) {
 	if err := s.Close(ctx); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for helpers() > 0 && time.Now().Before(deadline) {
-		time.Sleep(20 * time.Millisecond)
-	}
+	waitfor.Until(5*time.Second, 20*time.Millisecond, func() bool { return helpers() == 0 })
 	if n := helpers(); n > 0 {
 		t.Errorf("%d sandbox processes outlived their session", n)
 	}

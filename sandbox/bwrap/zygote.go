@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/gatehouse-dev/gatehouse/sandbox/fdpass"
 	"github.com/gatehouse-dev/gatehouse/sandbox/initproc"
 	"github.com/gatehouse-dev/gatehouse/sandbox/launch"
 	"golang.org/x/sys/unix"
@@ -138,7 +139,7 @@ func (z *zygote) spawn(req initproc.SpawnRequest, f launch.SpawnFiles) (int, err
 	if err != nil || n == 0 {
 		return -1, z.failed(err)
 	}
-	pidfds, rerr := initproc.ParseRights(oob[:oobn])
+	pidfds, rerr := fdpass.ParseRights(oob[:oobn])
 	if flags&(unix.MSG_TRUNC|unix.MSG_CTRUNC) != 0 || rerr != nil || len(pidfds) > 1 {
 		closeAll(pidfds)
 		return -1, z.failed(errors.New("unreadable reply"))

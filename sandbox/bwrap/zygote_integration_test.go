@@ -3,7 +3,7 @@
 package bwrap
 
 import (
-	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/gatehouse-dev/gatehouse/sandbox"
+	"github.com/gatehouse-dev/gatehouse/sandbox/internal/waitfor"
 	"github.com/gatehouse-dev/gatehouse/sandbox/proctree"
 )
 
@@ -23,7 +24,7 @@ import (
 // for the next, and a run sees neither another run's processes nor its
 // listening sockets, nor the zygote.
 func TestRunsOfASessionAreApart(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	b, err := New(ctx, Options{})
 	if err != nil {
 		t.Fatalf("bwrap backend unavailable: %v", err)
@@ -62,7 +63,13 @@ func TestRunsOfASessionAreApart(t *testing.T) {
 		})
 		long <- string(r.Stdout) + string(r.Stderr) + errString(err)
 	}()
-	time.Sleep(500 * time.Millisecond) // let it start listening
+	// Up once its sleep runs and its nc has bound, or given up (a busybox
+	// without -s refuses the option).
+	if !waitfor.Until(10*time.Second, 10*time.Millisecond, func() bool {
+		return running("sleep 21") && (listening(7771) || !running("busybox nc -l"))
+	}) {
+		t.Fatal("the long run never started")
+	}
 	out = run(`ls /proc | grep -c '^[0-9]'; cat /proc/[0-9]*/cmdline 2>/dev/null | tr '\0' ' ' | grep -c 'sleep 2[1]'; ` +
 		`(echo > /dev/tcp/127.0.0.1/7771) 2>/dev/null && echo reached || echo refused; ` +
 		`cat /proc/1/cmdline | tr '\0' ' ' | grep -c zygote; true`)
@@ -89,7 +96,7 @@ func TestRunsOfASessionAreApart(t *testing.T) {
 // mounts for staged runs, are covered in every run, staged or not: a run
 // cannot write the workspace through them, nor read a hidden secret.
 func TestLowerBindsOutOfReach(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	b, err := New(ctx, Options{})
 	if err != nil {
 		t.Fatalf("bwrap backend unavailable: %v", err)
@@ -144,7 +151,7 @@ func TestLowerBindsOutOfReach(t *testing.T) {
 // next call gets a new zygote, even when it took a sandbox that was still
 // dying (it had not started, so another may take the call).
 func TestZygoteReplacedWhenGone(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	b, err := New(ctx, Options{})
 	if err != nil {
 		t.Fatalf("bwrap backend unavailable: %v", err)
@@ -180,11 +187,10 @@ func TestZygoteReplacedWhenGone(t *testing.T) {
 		_, err := s.Run(ctx, sandbox.Spec{Argv: []string{"sh", "-c", "touch started; sleep 30"}, Env: spec.Env, Limits: sandbox.DefaultLimits()})
 		running <- err
 	}()
-	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
-		if _, err := os.Stat(started); err == nil {
-			break
-		}
-	}
+	waitfor.Until(5*time.Second, 5*time.Millisecond, func() bool {
+		_, err := os.Stat(started)
+		return err == nil
+	})
 	for _, pid := range killed {
 		_ = syscall.Kill(pid, syscall.SIGKILL)
 	}
@@ -197,10 +203,7 @@ func TestZygoteReplacedWhenGone(t *testing.T) {
 		t.Fatal("a run outlived its zygote")
 	}
 	// Gone, and with them every process of their PID namespace.
-	deadline := time.Now().Add(5 * time.Second)
-	for len(zygotes()) > 0 && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
-	}
+	waitfor.Until(5*time.Second, 10*time.Millisecond, func() bool { return len(zygotes()) == 0 })
 	if r, err := s.Run(ctx, spec); err != nil || string(r.Stdout) != "ran\n" {
 		t.Fatalf("run after the zygote was killed: %v %q %s (%+v)", err, r.Stdout, r.Stderr, r)
 	}
@@ -231,7 +234,7 @@ func errString(err error) string {
 // namespace, and none can change the network namespace it borrows from
 // the zygote's pool.
 func TestCallInitConfinesTheTarget(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	b, err := New(ctx, Options{})
 	if err != nil {
 		t.Fatalf("bwrap backend unavailable: %v", err)
@@ -293,4 +296,42 @@ func TestCallInitConfinesTheTarget(t *testing.T) {
 	if a, b := ns(), ns(); a == b {
 		t.Errorf("two runs share their user and PID namespaces:\n%s", a)
 	}
+}
+
+// running reports whether a process of this test's tree has a command
+// line that begins with cmd.
+func running(cmd string) bool {
+	return len(processes(cmd)) > 0
+}
+
+// processes are the pids in this test's tree whose command line begins
+// with cmd.
+func processes(cmd string) []int {
+	pids, _ := proctree.Descendants(os.Getpid())
+	var out []int
+	for _, pid := range pids {
+		if strings.HasPrefix(strings.Join(proctree.Cmdline(pid), " "), cmd) {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
+
+// listening reports whether a busybox nc of this test's tree listens on
+// TCP port in its network namespace, as its /proc/PID/net/tcp shows.
+func listening(port int) bool {
+	local := fmt.Sprintf(":%04X", port)
+	for _, pid := range processes("busybox nc -l") {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/net/tcp", pid))
+		if err != nil {
+			continue
+		}
+		for _, line := range strings.Split(string(b), "\n") {
+			f := strings.Fields(line)
+			if len(f) > 3 && strings.HasSuffix(f[1], local) && f[3] == "0A" {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -1,7 +1,6 @@
 package choose
 
 import (
-	"context"
 	"errors"
 	"runtime"
 	"strings"
@@ -11,7 +10,7 @@ import (
 )
 
 func TestNewRejectsUnknownAndMissing(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	tests := []struct {
 		name    string
 		opts    Options
@@ -44,12 +43,12 @@ func TestNewRejectsUnknownAndMissing(t *testing.T) {
 }
 
 func TestNoneOnlyWhenNamed(t *testing.T) {
-	b, err := New(context.Background(), "none", Options{Helper: "/bin/true"}, nil)
+	b, err := New(t.Context(), "none", Options{Helper: "/bin/true"}, nil)
 	if err != nil || b.Name() != "none" {
 		t.Fatalf("none: %v %v", b, err)
 	}
 	// auto never yields none, whatever is missing.
-	b, err = New(context.Background(), "auto", Options{Bwrap: "/nonexistent/bwrap", Helper: "/bin/true"}, nil)
+	b, err = New(t.Context(), "auto", Options{Bwrap: "/nonexistent/bwrap", Helper: "/bin/true"}, nil)
 	if err == nil && b.Name() == "none" {
 		t.Fatal("auto fell back to none")
 	}

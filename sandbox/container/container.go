@@ -406,12 +406,8 @@ func (s *session) runExec(ctx context.Context, p *sandbox.Prepared, env []string
 	}
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
-	var wall <-chan time.Time
-	if limits.Wall > 0 {
-		t := time.NewTimer(limits.Wall)
-		defer t.Stop()
-		wall = t.C
-	}
+	wall, stopWall := limits.WallTimer()
+	defer stopWall()
 	select {
 	case <-done:
 	case <-ctx.Done():

@@ -13,13 +13,14 @@ import (
 	"time"
 
 	"github.com/gatehouse-dev/gatehouse/sandbox"
+	"github.com/gatehouse-dev/gatehouse/sandbox/internal/waitfor"
 	"github.com/gatehouse-dev/gatehouse/sandbox/launch/launchtest"
 )
 
 // Close removes the container, and the calls of a session with a helper
 // leave nothing in the workspace, not even while it is open.
 func TestCloseRemovesContainer(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
 	defer cancel()
 	b := podmanBackend(ctx, t, launchtest.StaticHelper(t))
 	ws := t.TempDir()
@@ -45,12 +46,11 @@ func TestCloseRemovesContainer(t *testing.T) {
 	// Podman keeps a record per exec session; finished ones are removed,
 	// so a long session does not pile them up (the ready one remains).
 	var ids string
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+	waitfor.Until(10*time.Second, 100*time.Millisecond, func() bool {
 		out, _ := b.command(ctx, "inspect", name, "--format", "{{len .ExecIDs}}").Output()
-		if ids = strings.TrimSpace(string(out)); ids == "1" {
-			break
-		}
-	}
+		ids = strings.TrimSpace(string(out))
+		return ids == "1"
+	})
 	if ids != "1" {
 		t.Errorf("podman holds %s exec sessions after 3 calls, want only the ready one", ids)
 	}
@@ -91,7 +91,7 @@ func TestSweepRemovesOrphans(t *testing.T) {
 	if err != nil {
 		t.Fatalf("busybox is required (apt install busybox-static): %v", err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
 	defer cancel()
 	opts := func(owner string) Options {
 		return Options{
@@ -141,7 +141,7 @@ func TestSweepRemovesOrphans(t *testing.T) {
 // missing protected names while the session is open (creating one
 // fails), and Close takes them back.
 func TestWithoutHelperPlaceholders(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
 	defer cancel()
 	b := podmanBackend(ctx, t, "")
 	ws := t.TempDir()

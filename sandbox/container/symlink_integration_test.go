@@ -23,7 +23,7 @@ func TestProtectedSymlinkRefused(t *testing.T) {
 	if _, err := exec.LookPath("podman"); err != nil {
 		t.Fatalf("podman is required: %v", err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
 	b, err := New(ctx, Options{
 		CLI: "podman", Image: "localhost/gatehouse-busybox:test",

@@ -270,12 +270,8 @@ func (s *session) runReady(ctx context.Context, r *readyExec, p *sandbox.Prepare
 	}()
 
 	start := time.Now()
-	var wall <-chan time.Time
-	if limits.Wall > 0 {
-		t := time.NewTimer(limits.Wall)
-		defer t.Stop()
-		wall = t.C
-	}
+	wall, stopWall := limits.WallTimer()
+	defer stopWall()
 	var status *initproc.Status
 	select {
 	case status = <-statusCh:

@@ -3,7 +3,6 @@
 package gitguard
 
 import (
-	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -25,7 +24,7 @@ func BenchmarkEnterLeave(b *testing.B) {
 	g := &Guard{}
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		l, err := g.Enter(context.Background(), paths, nil)
+		l, err := g.Enter(b.Context(), paths, nil)
 		if err != nil {
 			b.Fatal(err)
 		}

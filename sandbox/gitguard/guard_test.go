@@ -3,12 +3,13 @@
 package gitguard
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gatehouse-dev/gatehouse/sandbox/internal/waitfor"
 )
 
 // gitDir lays out the protected part of a .git: config and hooks.
@@ -61,7 +62,7 @@ func TestGuardCatchesAndRestores(t *testing.T) {
 			cfg, hooks := gitDir(t)
 			wantCfg, _ := os.ReadFile(cfg)
 			g := &Guard{}
-			l, err := g.Enter(context.Background(), []string{cfg, hooks}, nil)
+			l, err := g.Enter(t.Context(), []string{cfg, hooks}, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -105,7 +106,7 @@ func TestGuardCatchesAndRestores(t *testing.T) {
 func TestGuardIgnoresReads(t *testing.T) {
 	cfg, hooks := gitDir(t)
 	g := &Guard{}
-	l, err := g.Enter(context.Background(), []string{cfg, hooks, filepath.Join(hooks, "..", "info", "attributes")}, nil)
+	l, err := g.Enter(t.Context(), []string{cfg, hooks, filepath.Join(hooks, "..", "info", "attributes")}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,7 +132,7 @@ func TestGuardMissingPath(t *testing.T) {
 	cfg, _ := gitDir(t)
 	deep := filepath.Join(filepath.Dir(cfg), "modules", "x", "hooks")
 	g := &Guard{}
-	l, err := g.Enter(context.Background(), []string{deep}, nil)
+	l, err := g.Enter(t.Context(), []string{deep}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -155,8 +156,8 @@ func TestGuardShared(t *testing.T) {
 	cfg, hooks := gitDir(t)
 	want, _ := os.ReadFile(cfg)
 	g := &Guard{}
-	a, _ := g.Enter(context.Background(), []string{cfg, hooks}, nil)
-	b, _ := g.Enter(context.Background(), []string{hooks, cfg}, nil)
+	a, _ := g.Enter(t.Context(), []string{cfg, hooks}, nil)
+	b, _ := g.Enter(t.Context(), []string{hooks, cfg}, nil)
 	appendFile(t, cfg, "evil")
 	for _, l := range []*Lease{a, b} {
 		select {
@@ -173,7 +174,7 @@ func TestGuardShared(t *testing.T) {
 	if n := <-done; n == 0 {
 		t.Error("first run got no violation")
 	}
-	c, err := g.Enter(context.Background(), []string{cfg, hooks}, nil)
+	c, err := g.Enter(t.Context(), []string{cfg, hooks}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -212,25 +213,20 @@ func must(t *testing.T, errs ...error) {
 func TestGuardBetweenRuns(t *testing.T) {
 	cfg, hooks := gitDir(t)
 	g := &Guard{}
-	l, _ := g.Enter(context.Background(), []string{cfg, hooks}, nil)
+	l, _ := g.Enter(t.Context(), []string{cfg, hooks}, nil)
 	if vs := l.Leave(); len(vs) != 0 {
 		t.Fatal(vs)
 	}
 	appendFile(t, cfg, "[user]\n\tname = me\n")
 	writeFile(t, filepath.Join(hooks, "pre-push"), "#!/bin/sh\n", 0o755)
 	want, _ := os.ReadFile(cfg)
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		// The idle watch hears the change before the next run enters.
+	// The idle watch hears the change before the next run enters.
+	waitfor.Until(5*time.Second, 5*time.Millisecond, func() bool {
 		g.mu.Lock()
-		stale := len(g.watches) == 0 || g.watches[watchKey([]string{cfg, hooks}, nil)].stale
-		g.mu.Unlock()
-		if stale || time.Now().After(deadline) {
-			break
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-	l, err := g.Enter(context.Background(), []string{cfg, hooks}, nil)
+		defer g.mu.Unlock()
+		return len(g.watches) == 0 || g.watches[watchKey([]string{cfg, hooks}, nil)].stale
+	})
+	l, err := g.Enter(t.Context(), []string{cfg, hooks}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -260,7 +256,7 @@ func TestGuardKeepsWritableDirs(t *testing.T) {
 	must(t, os.MkdirAll(filepath.Join(sub, "objects"), 0o755))
 	g := &Guard{}
 
-	l, err := g.Enter(context.Background(), []string{modules}, []string{sub})
+	l, err := g.Enter(t.Context(), []string{modules}, []string{sub})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -275,7 +271,7 @@ func TestGuardKeepsWritableDirs(t *testing.T) {
 		t.Fatalf("a write inside the kept dir was flagged: %+v", vs)
 	}
 
-	l, err = g.Enter(context.Background(), []string{modules}, []string{sub})
+	l, err = g.Enter(t.Context(), []string{modules}, []string{sub})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,8 @@ import (
 	"runtime/debug"
 	"syscall"
 
+	"github.com/gatehouse-dev/gatehouse/sandbox/initproc/caps"
+	"github.com/gatehouse-dev/gatehouse/sandbox/initproc/notify"
 	"golang.org/x/sys/unix"
 )
 
@@ -56,11 +58,10 @@ func callInit(c CallInit) int {
 	if err != nil {
 		return fail(err)
 	}
-	if err := dropBounding(); err != nil {
+	if err := caps.DropBounding(); err != nil {
 		return fail(err)
 	}
-	filterFor(namespaced)
-	guardProgram() // for a call that writes the workspace itself
+	notify.Warm()
 	startedMsg, err := json.Marshal(Status{Started: true})
 	if err != nil {
 		return fail(err)
@@ -116,13 +117,13 @@ func startTarget(req Request, f *os.File, empty *emptyTree, threads uint64, star
 	if err := mountRequestWith(req, empty); err != nil {
 		return 0, err
 	}
-	var guard *guardServer
+	var guard *notify.Guard
 	if len(req.Uncreatable) > 0 {
 		var err error
-		if guard, err = startGuard(req.Uncreatable, true); err != nil {
+		if guard, err = notify.StartGuard(req.Uncreatable, true); err != nil {
 			return 0, fmt.Errorf("start the creation guard: %w", err)
 		}
-		threads = ownThreads() + guardSlack
+		threads = ownThreads() + notify.GuardSlack
 	}
 	for _, r := range withInitTasks(req.Rlimits, threads) {
 		lim := unix.Rlimit{Cur: r.Cur, Max: r.Max}
@@ -131,7 +132,7 @@ func startTarget(req Request, f *os.File, empty *emptyTree, threads uint64, star
 		}
 	}
 	// The bounding set is empty already (callInit).
-	if err := clearCaps(); err != nil {
+	if err := caps.Clear(); err != nil {
 		return 0, err
 	}
 	if err := confineNetLast(req.Net, 0); err != nil {
@@ -140,11 +141,11 @@ func startTarget(req Request, f *os.File, empty *emptyTree, threads uint64, star
 	if guard != nil {
 		// Last, on the thread that forks the target: from here on this
 		// thread's own creating calls would wait for the guard.
-		l, err := installGuardFilter()
+		l, err := notify.InstallGuardFilter()
 		if err != nil {
 			return 0, err
 		}
-		guard.serve(l)
+		guard.Serve(l)
 	}
 	if err := starting(); err != nil {
 		return 0, fmt.Errorf("tell gatehouse the command starts: %w", err)

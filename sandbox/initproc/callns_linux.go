@@ -67,6 +67,15 @@ func mountProc() error {
 	return nil
 }
 
+// mountDevPts gives the sandbox pseudo-terminals: a devpts instance of its
+// own, whose ptmx anyone inside may open (/dev/ptmx links to it).
+func mountDevPts() error {
+	if err := unix.Mount("devpts", "/dev/pts", "devpts", unix.MS_NOSUID|unix.MS_NOEXEC, "newinstance,ptmxmode=0666,mode=0620"); err != nil {
+		return fmt.Errorf("mount /dev/pts: %w", err)
+	}
+	return nil
+}
+
 // renewDir mounts an empty tmpfs over d.Path and moves the mounts it
 // keeps onto it, each at the same path: what the layout put below the
 // zygote's directory (a workspace in /tmp, the person's .gitconfig in

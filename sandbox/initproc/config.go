@@ -1,8 +1,3 @@
-// Package initproc is the first process of a sandboxed run: the hidden
-// `gatehouse __sandbox-init CONFIG` entry point. It joins the run's
-// cgroup, optionally stays behind as a subreaper that can kill the whole
-// tree, then sets rlimits, applies Landlock and execs the target, so the
-// daemon itself is never restricted.
 package initproc
 
 import (
@@ -76,12 +71,12 @@ type Config struct {
 	Net *Net `json:"net,omitempty"`
 	// NotifyFD, when non-zero, is a socket to the supervising helper: a
 	// run with a proxy in the host's namespace hands it the seccomp
-	// listener that decides each connect (connect_notify_linux.go).
+	// listener that decides each connect (notify.ServeConnects).
 	NotifyFD int `json:"notify_fd,omitempty"`
 	// GuardFD, when non-zero, is a socket to the supervising helper: the
 	// target's stage installs the creation guard's filter last and hands
 	// its listener over, and the supervisor decides the run's creating
-	// calls (guardfilter_linux.go).
+	// calls (package notify).
 	GuardFD int `json:"guard_fd,omitempty"`
 	// Mounts, in a helper its supervisor started for a call over a
 	// connection (a container's run), are the call's mounts: the helper
@@ -116,7 +111,7 @@ type Request struct {
 	Protect []string `json:"protect,omitempty"`
 	// Uncreatable are protected names that do not exist. The run's first
 	// process makes every new directory entry of the run itself and
-	// refuses these (guardfilter_linux.go), so no placeholder stands in
+	// refuses these (notify.Guard), so no placeholder stands in
 	// the workspace. A zygote's runs and a supervising helper's calls
 	// honour it; a helper that cannot refuses the call.
 	Uncreatable []string `json:"uncreatable,omitempty"`

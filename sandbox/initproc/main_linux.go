@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/gatehouse-dev/gatehouse/sandbox/cgroup"
+	"github.com/gatehouse-dev/gatehouse/sandbox/initproc/caps"
+	"github.com/gatehouse-dev/gatehouse/sandbox/initproc/notify"
 	"github.com/gatehouse-dev/gatehouse/sandbox/proctree"
 	"golang.org/x/sys/unix"
 )
@@ -119,7 +121,7 @@ func confineAndExec(cfg Config) error {
 		}
 	}
 	if cfg.DropCaps {
-		if err := dropCaps(); err != nil {
+		if err := caps.DropAll(); err != nil {
 			return err
 		}
 	}
@@ -135,7 +137,7 @@ func confineAndExec(cfg Config) error {
 	if cfg.GuardFD > 0 {
 		// Last: from here on this thread's creating calls wait for the
 		// supervisor.
-		if err := handGuard(cfg.GuardFD); err != nil {
+		if err := notify.HandGuard(cfg.GuardFD); err != nil {
 			return err
 		}
 	}
@@ -259,7 +261,7 @@ func supervise(cfg Config) int {
 		files = append(files, uintptr(cfg.RequestFD))
 		next.RequestFD = 3
 	}
-	notify, notifyChild := -1, -1
+	connects, connectsChild := -1, -1
 	if call == nil && cfg.Landlock != nil {
 		// The host's namespace (Landlock): the target's stage may hand this
 		// process the connects to decide.
@@ -267,7 +269,7 @@ func supervise(cfg Config) int {
 		if err != nil {
 			return report(status, Status{Exit: ExitSetupFailed, Error: fmt.Sprintf("connect supervision: %v", err)})
 		}
-		notify, notifyChild = pair[0], pair[1]
+		connects, connectsChild = pair[0], pair[1]
 		next.NotifyFD = len(files)
 		files = append(files, uintptr(pair[1]))
 	}
@@ -282,7 +284,7 @@ func supervise(cfg Config) int {
 	guardSock := -1
 	if call != nil && len(call.req.Uncreatable) > 0 {
 		// The target's stage hands this process its creating calls.
-		guard, err := startGuard(call.req.Uncreatable, next.DropCaps)
+		guard, err := notify.StartGuard(call.req.Uncreatable, next.DropCaps)
 		if err != nil {
 			return report(status, Status{Exit: ExitSetupFailed, Error: fmt.Sprintf("start the creation guard: %v", err)})
 		}
@@ -298,13 +300,13 @@ func supervise(cfg Config) int {
 				unix.Close(guardSock)
 			}
 		}()
-		go guard.receiveGuard(pair[0])
+		go guard.Receive(pair[0])
 	}
 	enc, err := next.Encode()
 	if err != nil {
-		if notify >= 0 {
-			unix.Close(notify)
-			unix.Close(notifyChild)
+		if connects >= 0 {
+			unix.Close(connects)
+			unix.Close(connectsChild)
 		}
 		return report(status, Status{Exit: ExitSetupFailed, Error: err.Error()})
 	}
@@ -324,12 +326,12 @@ func supervise(cfg Config) int {
 		unix.Close(guardSock) // the target's stage holds its own
 		guardSock = -1
 	}
-	if notify >= 0 {
-		unix.Close(notifyChild)
+	if connects >= 0 {
+		unix.Close(connectsChild)
 		if err == nil {
-			go receiveConnects(notify)
+			go notify.ServeConnects(connects)
 		} else {
-			unix.Close(notify)
+			unix.Close(connects)
 		}
 	}
 	if err != nil {

@@ -7,6 +7,8 @@ import (
 	"net/netip"
 	"time"
 
+	"github.com/gatehouse-dev/gatehouse/sandbox/fdpass"
+	"github.com/gatehouse-dev/gatehouse/sandbox/initproc/notify"
 	"golang.org/x/sys/unix"
 )
 
@@ -46,7 +48,7 @@ func confineNetEarly(n *Net, back func(fd int) error) error {
 
 // sendOnFD hands a descriptor over the unix socket fd.
 func sendOnFD(sock int) func(fd int) error {
-	return func(fd int) error { return unix.Sendmsg(sock, []byte{0}, unix.UnixRights(fd), nil, 0) }
+	return func(fd int) error { return fdpass.Send(sock, []byte{0}, fd) }
 }
 
 // sendOn hands a descriptor over conn.
@@ -59,26 +61,22 @@ func sendOn(conn *net.UnixConn) func(fd int) error {
 
 // confineNetLast installs the socket filter, the last step before exec.
 // With a proxy in the host's namespace each connect is the supervisor's
-// to make (notify); without one the run is refused.
-func confineNetLast(n *Net, notify int) error {
+// to make (connects); without one the run is refused.
+func confineNetLast(n *Net, connects int) error {
 	if n == nil || n.Mode == NetHost {
 		return nil
 	}
 	switch {
 	case !n.HostNamespace:
-		return applySeccomp(namespaced)
+		return notify.ApplySockets(notify.Namespaced)
 	case n.Mode == NetProxy:
-		if notify <= 0 {
+		if connects <= 0 {
 			// Landlock alone would let the proxy's port on any host through.
 			return fmt.Errorf("a proxy in the host's namespace needs a supervising helper to decide its connects")
 		}
-		listener, err := installSeccomp(pairsAndTCP)
-		if err != nil {
-			return err
-		}
-		return handConnects(notify, listener, n.ProxyPort)
+		return notify.HandConnects(connects, n.ProxyPort)
 	}
-	return applySeccomp(pairsOnly)
+	return notify.ApplySockets(notify.PairsOnly)
 }
 
 // listenTCP makes a plain TCP listening socket with raw calls: Go's

@@ -8,6 +8,8 @@ import (
 	"sync"
 	"syscall"
 
+	"github.com/gatehouse-dev/gatehouse/sandbox/fdpass"
+	"github.com/gatehouse-dev/gatehouse/sandbox/initproc/caps"
 	"golang.org/x/sys/unix"
 )
 
@@ -105,7 +107,7 @@ func serveSpawns(ctl int, fresh []FreshDir, nets *netPool) error {
 		if n == 0 && oobn == 0 {
 			return nil // the daemon closed the session's zygote
 		}
-		fds, perr := ParseRights(oob[:oobn])
+		fds, perr := fdpass.ParseRights(oob[:oobn])
 		pidfd, serr := spawnFrom(buf[:n], fds, flags, perr, fresh, nets)
 		for _, fd := range fds {
 			_ = unix.Close(fd)
@@ -190,11 +192,11 @@ func spawnRun(req SpawnRequest, fds []int, fresh []FreshDir, nets *netPool) (int
 
 // allCaps lists every capability this kernel knows.
 var allCaps = sync.OnceValue(func() []uintptr {
-	caps := make([]uintptr, capLastCap()+1)
-	for i := range caps {
-		caps[i] = uintptr(i)
+	all := make([]uintptr, caps.LastCap()+1)
+	for i := range all {
+		all[i] = uintptr(i)
 	}
-	return caps
+	return all
 })
 
 // reply answers a spawn request with the pidfd, or the error.

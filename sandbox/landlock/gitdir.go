@@ -76,7 +76,7 @@ func guarded(p *sandbox.Prepared) (out, keep []string) {
 // change kills the run at once and is undone once it is dead, and the
 // result says so. Without a watch the run does not start, since its
 // rules let it write those paths.
-func guardGit(ctx context.Context, p *sandbox.Prepared, call *launch.Call, exec func() (sandbox.Result, error)) (sandbox.Result, error) {
+func guardGit(ctx context.Context, p *sandbox.Prepared, call *launch.Invocation, exec func() (sandbox.Result, error)) (sandbox.Result, error) {
 	paths, keep := guarded(p)
 	if len(paths) == 0 {
 		return exec()

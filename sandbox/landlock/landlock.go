@@ -190,7 +190,7 @@ func (s *started) Run(ctx context.Context, p *sandbox.Prepared) (sandbox.Result,
 		nprocBase = proctree.UserTasks(os.Getuid())
 	}
 	env := sandbox.RunEnv(p.Env, s.home, s.tmp)
-	call := launch.Call{Limits: p.Limits, Stdin: p.Spec.Stdin, Stdout: p.Spec.Stdout, Stderr: p.Spec.Stderr}
+	call := launch.Invocation{Limits: p.Limits, Stdin: p.Spec.Stdin, Stdout: p.Spec.Stdout, Stderr: p.Spec.Stderr}
 	port := 0
 	if p.Network.Mode == sandbox.NetProxy {
 		port = s.proxyLn.Addr().(*net.TCPAddr).Port

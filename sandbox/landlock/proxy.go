@@ -20,7 +20,7 @@ import (
 //     seccomp filter), so DNS and datagrams never leave;
 //   - a connect to the proxy's port number on another address is refused
 //     too, though Landlock matches ports only: the supervising helper
-//     decides every connect (initproc's connect_notify_linux.go), and TCP
+//     decides every connect (initproc/notify's connect_linux.go), and TCP
 //     Fast Open sends, which connect without connect(2), are refused.
 //
 // Other processes on the machine can connect to the port too, so the

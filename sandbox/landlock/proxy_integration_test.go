@@ -3,7 +3,6 @@
 package landlock
 
 import (
-	"context"
 	"net"
 	"os"
 	"os/exec"
@@ -17,6 +16,7 @@ import (
 	"time"
 
 	"github.com/gatehouse-dev/gatehouse/sandbox"
+	"github.com/gatehouse-dev/gatehouse/sandbox/internal/waitfor"
 )
 
 // countingProxy accepts and closes, counting.
@@ -60,9 +60,9 @@ func TestProxyPortWhatHolds(t *testing.T) {
 	var otherHits atomic.Int32
 	go acceptCount(other, &otherHits)
 
-	s, err := b.Open(context.Background(), sandbox.SessionSpec{ID: "t", Workspaces: []string{ws}})
+	s, err := b.Open(t.Context(), sandbox.SessionSpec{ID: "t", Workspaces: []string{ws}})
 	must(err)
-	defer s.Close(context.Background())
+	defer s.Close(t.Context())
 	proxy := &countingProxy{}
 	// The script tells the test its proxy port, waits for the go-ahead,
 	// then tries another port and the proxy's port on another address.
@@ -78,7 +78,7 @@ python3 -c "import socket,sys; socket.socket().sendmsg([b'hi'], [], 0x20000000, 
 	go func() {
 		lim := sandbox.DefaultLimits()
 		lim.Wall = 60 * time.Second
-		r, err := s.Run(context.Background(), sandbox.Spec{
+		r, err := s.Run(t.Context(), sandbox.Spec{
 			Argv: []string{"sh", "-c", script, "sh", strconv.Itoa(other.Addr().(*net.TCPAddr).Port)},
 			Env:  []string{"PATH=/usr/bin:/bin"}, Limits: lim,
 			Network: sandbox.Network{Mode: sandbox.NetProxy, Proxy: proxy},
@@ -152,13 +152,13 @@ func acceptCount(ln net.Listener, n *atomic.Int32) {
 
 func waitFile(t *testing.T, p string) string {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for time.Now().Before(deadline) {
-		if b, err := os.ReadFile(p); err == nil && len(b) > 0 {
-			return strings.TrimSpace(string(b))
-		}
-		time.Sleep(10 * time.Millisecond)
+	var got string
+	if !waitfor.Until(30*time.Second, 10*time.Millisecond, func() bool {
+		b, err := os.ReadFile(p)
+		got = strings.TrimSpace(string(b))
+		return err == nil && len(b) > 0
+	}) {
+		t.Fatalf("%s never appeared", p)
 	}
-	t.Fatalf("%s never appeared", p)
-	return ""
+	return got
 }

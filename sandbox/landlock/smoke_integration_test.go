@@ -3,7 +3,6 @@
 package landlock
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"testing"
@@ -15,7 +14,7 @@ import (
 // the workspace root is read-only (so missing protected names stay
 // uncreatable), and the daemon's own process is never restricted.
 func TestWorkspaceShape(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	b, err := New(Options{})
 	if err != nil {
 		t.Fatalf("landlock unavailable: %v", err)

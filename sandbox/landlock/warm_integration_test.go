@@ -3,7 +3,6 @@
 package landlock
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,7 +16,7 @@ import (
 // entry appeared must not serve the call: a new directory is writable and
 // a new .git/hooks is protected in the very next call.
 func TestSandboxBuiltAheadFollowsTheWorkspace(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	b, err := New(Options{})
 	if err != nil {
 		t.Fatalf("landlock unavailable: %v", err)
@@ -30,7 +29,9 @@ func TestSandboxBuiltAheadFollowsTheWorkspace(t *testing.T) {
 	defer s.Close(ctx)
 	run := func(script string) sandbox.Result {
 		t.Helper()
-		time.Sleep(150 * time.Millisecond) // the next sandbox is ready
+		// Not a wait: nothing outside package sandbox says when the
+		// session's next sandbox is built, and the run should find it so.
+		time.Sleep(150 * time.Millisecond)
 		r, err := s.Run(ctx, sandbox.Spec{Argv: []string{"sh", "-c", script}, Limits: sandbox.DefaultLimits()})
 		if err != nil {
 			t.Fatalf("%s: %v", script, err)

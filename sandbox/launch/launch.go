@@ -16,15 +16,12 @@ import (
 	"net"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/gatehouse-dev/gatehouse/sandbox"
 	"github.com/gatehouse-dev/gatehouse/sandbox/cgroup"
 	"github.com/gatehouse-dev/gatehouse/sandbox/initproc"
-	"github.com/gatehouse-dev/gatehouse/sandbox/proctree"
 )
 
 // ErrNoProcessLimit refuses a root run whose process count cannot be bounded.
@@ -53,7 +50,7 @@ type Command struct {
 	Cleanup func()
 	// PIDNamespace says every process of the run dies with the helper.
 	PIDNamespace bool
-	// Proxy and ProxyListener, for Run, are as in Call.
+	// Proxy and ProxyListener, for Run, are as in Invocation.
 	Proxy         sandbox.Proxy
 	ProxyListener net.Listener
 }
@@ -76,7 +73,7 @@ func Run(ctx context.Context, c Command) (sandbox.Result, error) {
 		}
 		return sandbox.Result{Backend: c.Backend}, err
 	}
-	return p.Exec(ctx, Call{Limits: c.Limits, Stdin: c.Stdin, Stdout: c.Stdout, Stderr: c.Stderr, Proxy: c.Proxy, ProxyListener: c.ProxyListener})
+	return p.Exec(ctx, Invocation{Limits: c.Limits, Stdin: c.Stdin, Stdout: c.Stdout, Stderr: c.Stderr, Proxy: c.Proxy, ProxyListener: c.ProxyListener})
 }
 
 // Pending is a started helper whose run has not been waited for: with a
@@ -103,47 +100,8 @@ type Pending struct {
 	finishOnce sync.Once
 }
 
-// A Spawner starts a run's first process where the daemon cannot fork it
-// itself: a session's zygote, inside its sandbox (see bwrap). The process
-// takes the call's Request on the request descriptor and reports the
-// run's Status on the status one; Spawn gets the descriptors and returns
-// a pidfd of it.
-type Spawner interface {
-	Spawn(f SpawnFiles) (pidfd int, err error)
-}
-
-// SpawnFiles are a spawned run's descriptors, in the order the zygote
-// passes them on (initproc.SpawnRequest): Cgroup, when not nil, is the
-// run's cgroup.procs, which its first process joins before anything
-// else starts.
-type SpawnFiles struct {
-	Stdin, Stdout, Stderr, Request, Status *os.File
-	Cgroup                                 *os.File
-}
-
-// SpawnedInitTasks is room in a spawned run's pids cgroup for its first
-// process, which joins the cgroup first and stays as the run's PID 1: a
-// Go program with one processor, which runs four threads (five in a run
-// that writes the workspace itself: the creation guard's), and room for
-// threads the runtime adds while they wait. The target's processes get
-// the run's limit on top.
-const SpawnedInitTasks = 8
-
 // Start starts the helper for c without waiting for it.
 func Start(c Command) (*Pending, error) { return start(c, nil) }
-
-// StartSpawned is Start for a run sp starts: c must be Deferred and
-// Supervise (a status comes back), and its Config says nothing more,
-// since the spawner configures the run's first process.
-func StartSpawned(c Command, sp Spawner) (*Pending, error) {
-	if !c.Deferred || !c.Config.Supervise {
-		if c.Cleanup != nil {
-			c.Cleanup()
-		}
-		return nil, errors.New("a spawned run waits for its call and reports its status")
-	}
-	return start(c, sp)
-}
 
 func start(c Command, sp Spawner) (_ *Pending, err error) {
 	log := c.Logger
@@ -270,32 +228,8 @@ func (p *Pending) waitInBackground() *Pending {
 	return p
 }
 
-// spawn has sp start the run with its descriptors and adopts the
-// process it hands back; a root run's cgroup.procs goes with them.
-func (p *Pending) spawn(sp Spawner, files SpawnFiles) error {
-	if p.group != nil {
-		procs, err := os.OpenFile(p.group.ProcsFile(), os.O_WRONLY, 0)
-		if err != nil {
-			return fmt.Errorf("open the run's cgroup: %w", err)
-		}
-		defer procs.Close()
-		files.Cgroup = procs
-	}
-	p.spawned = true
-	pidfd, err := sp.Spawn(files)
-	if err != nil {
-		return fmt.Errorf("start sandbox: %w", err)
-	}
-	proc, err := adoptPidfd(pidfd)
-	if err != nil {
-		return fmt.Errorf("start sandbox: %w", err)
-	}
-	p.proc = proc
-	return nil
-}
-
-// Call is what a run needs once its call arrives.
-type Call struct {
+// Invocation is what a run needs once its call arrives.
+type Invocation struct {
 	// Request names the target of a deferred Command; nil otherwise.
 	Request *initproc.Request
 	Limits  sandbox.Limits
@@ -316,7 +250,7 @@ type Call struct {
 // Exec hands the call to the helper and waits for the run. It returns
 // sandbox.ErrNotReady, having run nothing, when a deferred helper died
 // first.
-func (p *Pending) Exec(ctx context.Context, call Call) (res sandbox.Result, err error) {
+func (p *Pending) Exec(ctx context.Context, call Invocation) (res sandbox.Result, err error) {
 	res = sandbox.Result{Backend: p.c.Backend}
 	// Whatever happens below, the proxy stops with the run.
 	stopProxy := p.serveProxy(call)
@@ -401,12 +335,8 @@ func (p *Pending) Exec(ctx context.Context, call Call) (res sandbox.Result, err 
 	}
 
 	start := time.Now()
-	var wall <-chan time.Time
-	if limits.Wall > 0 {
-		t := time.NewTimer(limits.Wall)
-		defer t.Stop()
-		wall = t.C
-	}
+	wall, stopWall := limits.WallTimer()
+	defer stopWall()
 	select {
 	case <-over:
 	case <-ctx.Done():
@@ -453,214 +383,8 @@ func (p *Pending) Exec(ctx context.Context, call Call) (res sandbox.Result, err 
 // daemon, after its command started (its session's zygote was killed).
 var errKilledOutside = errors.New("the command's sandbox was stopped from outside Gatehouse while it ran; it may have run in part")
 
-// SetupError is the error a helper reported when it could not confine
-// its target (which then never ran), or nil.
-func SetupError(status *initproc.Status) error {
-	if status != nil && status.Error != "" && status.Exit == initproc.ExitSetupFailed {
-		return fmt.Errorf("sandbox setup failed: %s", status.Error)
-	}
-	return nil
-}
-
-// serveProxy hands the run's proxy listener to call.Proxy and returns
-// what closes it once the run is over.
-func (p *Pending) serveProxy(call Call) (stop func()) {
-	if call.Proxy == nil {
-		if call.ProxyListener != nil {
-			call.ProxyListener.Close()
-		}
-		return func() {}
-	}
-	if call.ProxyListener != nil {
-		go call.Proxy.Serve(call.ProxyListener)
-		return func() { call.ProxyListener.Close() }
-	}
-	if call.Request == nil || call.Request.Net == nil || call.Request.Net.Listen == "" || p.request == nil {
-		return func() {}
-	}
-	return ServeProxyFrom(p.request, call.Proxy, p.log)
-}
-
-// Discard stops a helper whose call never came.
-func (p *Pending) Discard() {
-	p.kill()
-	go func() {
-		<-p.done
-		p.finish()
-	}()
-}
-
-// kill ends the helper at once: nothing it runs has started yet, or the
-// caller gave up on it.
-func (p *Pending) kill() {
-	if p.request != nil {
-		p.request.Close() // a waiting helper exits on EOF
-	}
-	_ = proctree.KillDescendants(p.proc.pid())
-	_ = p.proc.signal(syscall.SIGKILL)
-	if p.group != nil {
-		_ = p.group.Kill()
-	}
-	<-p.done
-}
-
-func (p *Pending) terminate(grace time.Duration) {
-	terminate(p.proc, p.group, grace, p.done)
-}
-
-// finish releases what Start took, once.
-func (p *Pending) finish() {
-	p.finishOnce.Do(func() {
-		for _, f := range []*os.File{p.stdin, p.stdout, p.stderr, p.statusR} {
-			if f != nil {
-				f.Close()
-			}
-		}
-		if p.request != nil {
-			p.request.Close()
-		}
-		p.removeGroup()
-		if p.c.Cleanup != nil {
-			p.c.Cleanup()
-		}
-	})
-}
-
-func (p *Pending) removeGroup() {
-	if p.group == nil {
-		return
-	}
-	_ = p.group.Kill()
-	if err := p.group.Remove(); err != nil {
-		p.log.Warn("sandbox: cgroup cleanup", "err", err)
-	}
-}
-
-// terminate asks the tree to stop, waits the grace period, then kills
-// every descendant and finally the root. The root dies last: while it
-// lives (subreaper or PID-namespace parent) no descendant can escape.
-func terminate(proc process, group *cgroup.Group, grace time.Duration, done <-chan struct{}) {
-	root := proc.pid()
-	_ = proctree.Signal(root, syscall.SIGTERM, false)
-	if group != nil {
-		for _, p := range group.PIDs() {
-			if p != root {
-				_ = syscall.Kill(p, syscall.SIGTERM)
-			}
-		}
-	}
-	t := time.NewTimer(grace)
-	defer t.Stop()
-	select {
-	case <-done:
-		return
-	case <-t.C:
-	}
-	_ = proctree.KillDescendants(root)
-	if group != nil {
-		_ = group.Kill()
-	}
-	_ = proc.signal(syscall.SIGKILL)
-	<-done
-}
-
-// FillExit sets res's exit code or signal from the helper's process state
-// and, when a supervisor reported one, its Status (which wins).
-func FillExit(res *sandbox.Result, ps *os.ProcessState, st *initproc.Status) {
-	if ps == nil && st == nil {
-		res.ExitCode = -1
-		return
-	}
-	var ws syscall.WaitStatus
-	if ps != nil {
-		ws, _ = ps.Sys().(syscall.WaitStatus)
-	}
-	switch {
-	case st != nil && st.Signal != 0:
-		res.ExitCode, res.Signal = -1, signalName(syscall.Signal(st.Signal))
-	case st != nil:
-		res.ExitCode = st.Exit
-	case ws.Signaled():
-		res.ExitCode, res.Signal = -1, signalName(ws.Signal())
-	default:
-		res.ExitCode = ws.ExitStatus()
-	}
-	switch res.Signal {
-	case signalName(syscall.SIGXCPU):
-		res.Killed, res.KillReason = true, sandbox.KillCPU
-		res.Violations = append(res.Violations, sandbox.Violation{Kind: "limit", Detail: "CPU time limit reached"})
-	case signalName(syscall.SIGXFSZ):
-		res.Violations = append(res.Violations, sandbox.Violation{Kind: "limit", Detail: "file size limit reached"})
-	}
-}
-
-func signalName(s syscall.Signal) string {
-	if n := s.String(); n != "" {
-		return n
-	}
-	return fmt.Sprintf("signal %d", int(s))
-}
-
 func randomID() string {
 	var b [8]byte
 	_, _ = rand.Read(b[:])
 	return hex.EncodeToString(b[:])
-}
-
-// Defaults fills in the helper binary and the real home directory that a
-// backend was not given.
-func Defaults(helper, home *string) error {
-	if *helper == "" {
-		h, err := DefaultHelper()
-		if err != nil {
-			return err
-		}
-		*helper = h
-	}
-	if *home == "" {
-		h, err := os.UserHomeDir()
-		if err != nil {
-			return fmt.Errorf("find home directory: %w", err)
-		}
-		*home = h
-	}
-	return nil
-}
-
-// ErrNoHelper means the helper binary could not be found.
-var ErrNoHelper = errors.New("sandbox helper binary not found")
-
-// HelperName is the stand-alone helper binary looked for next to the
-// running one (see sandbox/cmd/gatehouse-sandbox-init).
-const HelperName = "gatehouse-sandbox-init"
-
-// DefaultHelper is the stand-alone helper installed next to the running
-// binary when there is a trustworthy one, else the running binary itself,
-// which implements initproc.Entry too.
-func DefaultHelper() (string, error) {
-	p, err := os.Executable()
-	if err != nil {
-		return "", fmt.Errorf("%w: %w", ErrNoHelper, err)
-	}
-	if sib := filepath.Join(filepath.Dir(p), HelperName); trustedSibling(sib, p) {
-		return sib, nil
-	}
-	return p, nil
-}
-
-// trustedSibling accepts the helper only if it is a regular executable file
-// owned like the running binary and writable by nobody else, so a planted
-// file cannot stand in for the confinement step.
-func trustedSibling(path, self string) bool {
-	st, err := os.Stat(path)
-	if err != nil || !st.Mode().IsRegular() || st.Mode().Perm()&0o111 == 0 || st.Mode().Perm()&0o022 != 0 {
-		return false
-	}
-	me, err := os.Stat(self)
-	if err != nil {
-		return false
-	}
-	a, ok1 := st.Sys().(*syscall.Stat_t)
-	b, ok2 := me.Sys().(*syscall.Stat_t)
-	return ok1 && ok2 && a.Uid == b.Uid
 }

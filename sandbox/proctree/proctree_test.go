@@ -6,6 +6,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/gatehouse-dev/gatehouse/sandbox/internal/waitfor"
 )
 
 func TestDescendantsOf(t *testing.T) {
@@ -25,15 +27,11 @@ func TestKillDescendantsReachesSetsidGrandchild(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer cmd.Process.Kill()
-	deadline := time.Now().Add(10 * time.Second)
 	var pids []int
-	for time.Now().Before(deadline) {
+	waitfor.Until(10*time.Second, 10*time.Millisecond, func() bool {
 		pids, _ = Descendants(cmd.Process.Pid)
-		if len(pids) >= 2 {
-			break
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		return len(pids) >= 2
+	})
 	if len(pids) < 2 {
 		t.Fatalf("want 2 descendants, saw %v", pids)
 	}

@@ -13,11 +13,12 @@ import (
 	"github.com/gatehouse-dev/gatehouse/sandbox/bwrap"
 	"github.com/gatehouse-dev/gatehouse/sandbox/landlock"
 	"github.com/gatehouse-dev/gatehouse/sandbox/launch/launchtest"
+	"github.com/gatehouse-dev/gatehouse/sandbox/toolchain"
 )
 
 // batteryHome is a home holding a toolchain outside every system dir
 // and the secrets a home holds, for the toolchain and secret rows.
-func batteryHome(t *testing.T) (string, sandbox.Toolchains) {
+func batteryHome(t *testing.T) (string, toolchain.Set) {
 	t.Helper()
 	home, err := filepath.EvalSymlinks(t.TempDir())
 	must(t, err)
@@ -28,7 +29,7 @@ func batteryHome(t *testing.T) (string, sandbox.Toolchains) {
 		os.WriteFile(filepath.Join(home, ".ssh", "id_ed25519"), []byte("secret"), 0o600),
 		os.WriteFile(filepath.Join(home, ".aws", "credentials"), []byte("secret"), 0o600),
 		os.WriteFile(filepath.Join(home, ".netrc"), []byte("secret"), 0o600))
-	tc, err := sandbox.FindToolchains(sandbox.ToolchainOptions{Path: []string{filepath.Join(home, ".cargo", "bin"), "/usr/bin", "/bin"}, Home: home})
+	tc, err := toolchain.Find(toolchain.Options{Path: []string{filepath.Join(home, ".cargo", "bin"), "/usr/bin", "/bin"}, Home: home})
 	must(t, err)
 	return home, tc
 }
@@ -39,7 +40,7 @@ func runBattery(t *testing.T, mk func(home string) sandbox.Backend) {
 	t.Helper()
 	home, tc := batteryHome(t)
 	b := mk(home)
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
 	defer cancel()
 	rows := Run(ctx, b, Options{Home: home, Toolchains: tc})
 	for _, r := range rows {
@@ -52,7 +53,7 @@ func runBattery(t *testing.T, mk func(home string) sandbox.Backend) {
 
 func TestBatteryBwrap(t *testing.T) {
 	runBattery(t, func(home string) sandbox.Backend {
-		b, err := bwrap.New(context.Background(), bwrap.Options{Home: home})
+		b, err := bwrap.New(t.Context(), bwrap.Options{Home: home})
 		if err != nil {
 			t.Fatalf("bwrap backend unavailable (install bubblewrap and allow user namespaces): %v", err)
 		}
@@ -65,7 +66,7 @@ func TestBatteryBwrap(t *testing.T) {
 // linked) needs bwrap to bind them before it can start: both must pass.
 func TestBatteryBwrapStaticHelper(t *testing.T) {
 	runBattery(t, func(home string) sandbox.Backend {
-		b, err := bwrap.New(context.Background(), bwrap.Options{Home: home, Helper: launchtest.StaticHelper(t)})
+		b, err := bwrap.New(t.Context(), bwrap.Options{Home: home, Helper: launchtest.StaticHelper(t)})
 		if err != nil {
 			t.Fatalf("bwrap backend unavailable (install bubblewrap and allow user namespaces): %v", err)
 		}

@@ -1,7 +1,6 @@
 package proof
 
 import (
-	"context"
 	"io"
 	"os/exec"
 	"slices"
@@ -46,7 +45,7 @@ func benchTrueNet(b *testing.B, be sandbox.Backend, pause time.Duration, network
 // benchTrueWith runs /bin/true in a session opened with ss's stage root,
 // with spec's network and read-only flag.
 func benchTrueWith(b *testing.B, be sandbox.Backend, pause time.Duration, ss sandbox.SessionSpec, sp sandbox.Spec) {
-	ctx := context.Background()
+	ctx := b.Context()
 	s, err := be.Open(ctx, sandbox.SessionSpec{ID: "bench", Workspaces: []string{b.TempDir()}, Limits: SessionLimits(), StageRoot: ss.StageRoot})
 	if err != nil {
 		b.Fatal(err)
@@ -59,6 +58,7 @@ func benchTrueWith(b *testing.B, be sandbox.Backend, pause time.Duration, ss san
 		bare = append(bare, bareTrue(b))
 		if pause > 0 {
 			b.StopTimer()
+			// Not a wait: the pause is what is measured (an agent thinking).
 			time.Sleep(pause)
 			b.StartTimer()
 		}
@@ -78,7 +78,7 @@ func benchTrueWith(b *testing.B, be sandbox.Backend, pause time.Duration, ss san
 }
 
 func newBwrap(b testing.TB) sandbox.Backend {
-	be, err := bwrap.New(context.Background(), bwrap.Options{})
+	be, err := bwrap.New(b.Context(), bwrap.Options{})
 	if err != nil {
 		b.Fatalf("bwrap unavailable: %v", err)
 	}
@@ -121,7 +121,7 @@ func BenchmarkTrueContainerExecBackToBack(b *testing.B) { benchTrue(b, newPodman
 // exec and removal.
 func BenchmarkContainerColdStart(b *testing.B) {
 	be := newPodman(b)
-	ctx := context.Background()
+	ctx := b.Context()
 	var bare, cold []time.Duration
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
@@ -149,11 +149,11 @@ const streamBytes = 100 << 20
 // path (1 MiB cap, truncated without buffering the rest), bare and
 // inside bwrap, against a bare exec writing to io.Discard.
 func BenchmarkCapture100MiB(b *testing.B) {
-	be, err := bwrap.New(context.Background(), bwrap.Options{})
+	be, err := bwrap.New(b.Context(), bwrap.Options{})
 	if err != nil {
 		b.Fatalf("bwrap unavailable: %v", err)
 	}
-	ctx := context.Background()
+	ctx := b.Context()
 	s, err := be.Open(ctx, sandbox.SessionSpec{ID: "stream", Workspaces: []string{b.TempDir()}})
 	if err != nil {
 		b.Fatal(err)

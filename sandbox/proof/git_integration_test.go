@@ -4,7 +4,6 @@ package proof
 
 import (
 	"bytes"
-	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -108,7 +107,7 @@ func TestGitInsideSandbox(t *testing.T) {
 					}
 					s := openSession(t, b, tc.ws)
 					run := func(script string) sandbox.Result {
-						r, err := s.Run(context.Background(), sandbox.Spec{Argv: []string{"sh", "-c", script}, Env: gitEnv, Limits: sandbox.DefaultLimits()})
+						r, err := s.Run(t.Context(), sandbox.Spec{Argv: []string{"sh", "-c", script}, Env: gitEnv, Limits: sandbox.DefaultLimits()})
 						if err != nil {
 							t.Fatal(err)
 						}

@@ -1,7 +1,6 @@
 package proof
 
 import (
-	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,6 +9,7 @@ import (
 	"time"
 
 	"github.com/gatehouse-dev/gatehouse/sandbox"
+	"github.com/gatehouse-dev/gatehouse/sandbox/toolchain"
 )
 
 // goTestModule is a small module with a test, built against the
@@ -31,7 +31,7 @@ func benchGoTestCached(b *testing.B, be sandbox.Backend) {
 	}
 	goBin, _ = filepath.EvalSymlinks(goBin)
 	home, _ := os.UserHomeDir()
-	tc, err := sandbox.FindToolchains(sandbox.ToolchainOptions{Path: []string{filepath.Dir(goBin), "/usr/bin", "/bin"}, Home: home})
+	tc, err := toolchain.Find(toolchain.Options{Path: []string{filepath.Dir(goBin), "/usr/bin", "/bin"}, Home: home})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -47,7 +47,7 @@ func benchGoTestCached(b *testing.B, be sandbox.Backend) {
 			b.Fatal(err)
 		}
 	}
-	ctx := context.Background()
+	ctx := b.Context()
 	s, err := be.Open(ctx, sandbox.SessionSpec{ID: "bench-go", Workspaces: []string{ws}, ReadOnly: tc.ReadOnly, Cache: cache, Limits: sandbox.DefaultLimits()})
 	if err != nil {
 		b.Fatal(err)
@@ -89,6 +89,7 @@ func benchGoTestCached(b *testing.B, be sandbox.Backend) {
 	for i := 0; i < b.N; i++ {
 		onHost = append(onHost, host())
 		b.StopTimer()
+		// Not a wait: an agent's thinking time, which the benchmark models.
 		time.Sleep(agentPause)
 		b.StartTimer()
 		inBox = append(inBox, boxed(true))

@@ -3,7 +3,6 @@
 package proof
 
 import (
-	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -43,7 +42,7 @@ func BenchmarkCreate2000Files(b *testing.B) {
 		b.Fatalf("a tmpfs for the host's files: %v", err)
 	}
 	defer os.RemoveAll(shm)
-	ctx := context.Background()
+	ctx := b.Context()
 	be := newBwrap(b)
 	root := b.TempDir()
 	ws, stageRoot := filepath.Join(root, "ws"), filepath.Join(root, "stage")

@@ -28,7 +28,7 @@ func TestContainerRunsSeeTheRealWorkspace(t *testing.T) {
 	ws, _ = filepath.EvalSymlinks(ws)
 	stageRoot := t.TempDir()
 	must(t, os.Mkdir(filepath.Join(ws, ".git"), 0o755), os.WriteFile(filepath.Join(ws, "main.go"), []byte("package main\n"), 0o644))
-	s, err := b.Open(context.Background(), sandbox.SessionSpec{ID: "nest", Workspaces: []string{ws}, Limits: SessionLimits(), StageRoot: stageRoot})
+	s, err := b.Open(t.Context(), sandbox.SessionSpec{ID: "nest", Workspaces: []string{ws}, Limits: SessionLimits(), StageRoot: stageRoot})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,7 +118,7 @@ func TestContainerWithoutNestingFallsBack(t *testing.T) {
 	profile := filepath.Join(t.TempDir(), "seccomp.json")
 	must(t, os.WriteFile(profile, []byte(noUserNamespaces), 0o644))
 	o.RunArgs = append(o.RunArgs, "--security-opt", "seccomp="+profile)
-	b, err := container.New(context.Background(), o)
+	b, err := container.New(t.Context(), o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,12 +128,12 @@ func TestContainerWithoutNestingFallsBack(t *testing.T) {
 	ws, stageRoot := t.TempDir(), t.TempDir()
 	must(t, os.Mkdir(filepath.Join(ws, ".git"), 0o755),
 		os.MkdirAll(sandbox.StageUpper(stageRoot, "c1", 0), 0o700), os.MkdirAll(sandbox.StageWork(stageRoot, "c1", 0), 0o700))
-	s, err := b.Open(context.Background(), sandbox.SessionSpec{ID: "nonest", Workspaces: []string{ws}, Limits: SessionLimits(), StageRoot: stageRoot})
+	s, err := b.Open(t.Context(), sandbox.SessionSpec{ID: "nonest", Workspaces: []string{ws}, Limits: SessionLimits(), StageRoot: stageRoot})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = s.Close(context.Background()) })
-	_, err = s.Run(context.Background(), sandbox.Spec{Argv: []string{"sh", "-c", "echo ran > ran.txt"}, Dir: ws, Env: []string{"PATH=/bin"}, Limits: sandbox.DefaultLimits(), Stage: &sandbox.Stage{Dir: "c1"}})
+	_, err = s.Run(t.Context(), sandbox.Spec{Argv: []string{"sh", "-c", "echo ran > ran.txt"}, Dir: ws, Env: []string{"PATH=/bin"}, Limits: sandbox.DefaultLimits(), Stage: &sandbox.Stage{Dir: "c1"}})
 	if !errors.Is(err, sandbox.ErrCannotStage) {
 		t.Fatalf("staged run without nesting: %v, want ErrCannotStage", err)
 	}

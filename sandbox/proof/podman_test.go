@@ -31,7 +31,7 @@ func newPodman(t testing.TB) *container.Backend {
 	if err != nil {
 		t.Fatalf("busybox is required to build the test image (apt install busybox-static): %v", err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
 	o := podmanTestOptions()
 	o.Helper = launchtest.StaticHelper(t)

@@ -1,10 +1,3 @@
-// Package proof is the doctor battery: real processes that try to break
-// out of a backend (read a canary in $HOME, write outside the workspace
-// and into what git or a hook runner runs on the host, reach 127.0.0.1
-// over TCP, UDP, DNS or a raw socket, with no network and beside a proxy,
-// read host and workspace secrets, fork-bomb, outlive a kill) and a row per
-// attempt saying whether the OS refused.
-// `gatehouse doctor` and the Go tests run the same checks.
 package proof
 
 import (
@@ -18,6 +11,7 @@ import (
 	"time"
 
 	"github.com/gatehouse-dev/gatehouse/sandbox"
+	"github.com/gatehouse-dev/gatehouse/sandbox/toolchain"
 )
 
 // Outcome of one check.
@@ -86,7 +80,7 @@ type Options struct {
 	Scratch string
 	// Toolchains are what the daemon shows its sandboxes (the person's
 	// PATH); the toolchain row checks them.
-	Toolchains sandbox.Toolchains
+	Toolchains toolchain.Set
 	Logger     *slog.Logger
 }
 
@@ -175,7 +169,7 @@ type env struct {
 	outside    string
 	home       string
 	secret     string // the canary in the workspace's .env files
-	toolchains sandbox.Toolchains
+	toolchains toolchain.Set
 	log        *slog.Logger
 }
 
@@ -205,14 +199,4 @@ func randHex(n int) string {
 	b := make([]byte, n)
 	_, _ = rand.Read(b)
 	return hex.EncodeToString(b)
-}
-
-// Failed reports whether any row failed.
-func Failed(rows []Row) bool {
-	for _, r := range rows {
-		if r.Outcome == Fail {
-			return true
-		}
-	}
-	return false
 }

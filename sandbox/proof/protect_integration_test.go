@@ -3,7 +3,6 @@
 package proof
 
 import (
-	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -19,7 +18,7 @@ func runSh(t *testing.T, s sandbox.Session, script string, mod func(*sandbox.Spe
 	if mod != nil {
 		mod(&spec)
 	}
-	r, err := s.Run(context.Background(), spec)
+	r, err := s.Run(t.Context(), spec)
 	if err != nil {
 		t.Fatalf("%s: %v", script, err)
 	}
@@ -82,11 +81,11 @@ func TestExposeSecretsAndNewSecrets(t *testing.T) {
 				os.WriteFile(filepath.Join(ws, ".env"), []byte("HIDDEN=1\n"), 0o600),
 				os.Mkdir(filepath.Join(ws, "testdata"), 0o755),
 				os.WriteFile(filepath.Join(ws, "testdata", "server.key"), []byte("FIXTURE\n"), 0o644))
-			s, err := b.Open(context.Background(), sandbox.SessionSpec{ID: "expose", Workspaces: []string{ws}, Limits: SessionLimits(), ExposeSecrets: []string{"testdata/"}})
+			s, err := b.Open(t.Context(), sandbox.SessionSpec{ID: "expose", Workspaces: []string{ws}, Limits: SessionLimits(), ExposeSecrets: []string{"testdata/"}})
 			if err != nil {
 				t.Fatal(err)
 			}
-			defer s.Close(context.Background())
+			defer s.Close(t.Context())
 			r := runSh(t, s, `cat .env testdata/server.key 2>&1`, nil)
 			if strings.Contains(string(r.Stdout), "HIDDEN") || !strings.Contains(string(r.Stdout), "FIXTURE") {
 				t.Fatalf("first call read %q", r.Stdout)
@@ -101,7 +100,7 @@ func TestExposeSecretsAndNewSecrets(t *testing.T) {
 			}
 			// A run can be let read one more (bwrap and Landlock); the
 			// container, whose mounts are fixed, refuses rather than lie.
-			r2, err := s.Run(context.Background(), sandbox.Spec{Argv: []string{"cat", ".env"}, ExposeSecrets: []string{".env"}, Limits: sandbox.DefaultLimits()})
+			r2, err := s.Run(t.Context(), sandbox.Spec{Argv: []string{"cat", ".env"}, ExposeSecrets: []string{".env"}, Limits: sandbox.DefaultLimits()})
 			switch {
 			case b.Name() == "container":
 				if err == nil {

@@ -31,7 +31,7 @@ func TestStagedRunLeavesWorkspaceAlone(t *testing.T) {
 // stagingBackends are the backends that stage: bwrap and the container.
 func stagingBackends(t *testing.T) []sandbox.Backend {
 	t.Helper()
-	bw, err := bwrap.New(context.Background(), bwrap.Options{})
+	bw, err := bwrap.New(t.Context(), bwrap.Options{})
 	if err != nil {
 		t.Fatalf("bwrap backend unavailable: %v", err)
 	}
@@ -52,7 +52,7 @@ func stagedRunLeavesWorkspaceAlone(t *testing.T, b sandbox.Backend) {
 		os.MkdirAll(filepath.Join(ws, "private"), 0o700),
 		os.WriteFile(filepath.Join(ws, "private", "control.token"), []byte("hidden\n"), 0o600))
 	// A hidden path inside the workspace, which the overlay would uncover.
-	s, err := b.Open(context.Background(), sandbox.SessionSpec{ID: "t", Workspaces: []string{ws}, Limits: SessionLimits(), StageRoot: stageRoot,
+	s, err := b.Open(t.Context(), sandbox.SessionSpec{ID: "t", Workspaces: []string{ws}, Limits: SessionLimits(), StageRoot: stageRoot,
 		Hidden: []string{filepath.Join(ws, "private")}})
 	if err != nil {
 		t.Fatal(err)
@@ -72,7 +72,7 @@ cat private/control.token 2>/dev/null | grep -q hidden && echo SECRET-READ
 echo x > .mcp.json
 ls
 `
-	r, err := s.Run(context.Background(), sandbox.Spec{Argv: []string{"sh", "-c", script}, Dir: ws, Env: []string{"PATH=/usr/bin:/bin"}, Limits: sandbox.DefaultLimits(),
+	r, err := s.Run(t.Context(), sandbox.Spec{Argv: []string{"sh", "-c", script}, Dir: ws, Env: []string{"PATH=/usr/bin:/bin"}, Limits: sandbox.DefaultLimits(),
 		Stage: &sandbox.Stage{Dir: "c1", PassThrough: []string{filepath.Join(ws, "node_modules")}}})
 	if err != nil {
 		t.Fatal(err)
@@ -135,7 +135,7 @@ func TestStagingFailureCannotBeForged(t *testing.T) {
 		t.Run(b.Name(), func(t *testing.T) {
 			ws, stageRoot := t.TempDir(), t.TempDir()
 			ws, _ = filepath.EvalSymlinks(ws)
-			s, err := b.Open(context.Background(), sandbox.SessionSpec{ID: "t", Workspaces: []string{ws}, Limits: SessionLimits(), StageRoot: stageRoot})
+			s, err := b.Open(t.Context(), sandbox.SessionSpec{ID: "t", Workspaces: []string{ws}, Limits: SessionLimits(), StageRoot: stageRoot})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -144,12 +144,12 @@ func TestStagingFailureCannotBeForged(t *testing.T) {
 				return sandbox.Spec{Argv: []string{"sh", "-c", script}, Dir: ws, Env: []string{"PATH=/usr/bin:/bin"}, Limits: sandbox.DefaultLimits(), Stage: &sandbox.Stage{Dir: dir}}
 			}
 			// No layers: the overlay cannot be mounted, and nothing runs.
-			_, err = s.Run(context.Background(), spec("missing", "echo ran > ran.txt"))
+			_, err = s.Run(t.Context(), spec("missing", "echo ran > ran.txt"))
 			if !errors.Is(err, sandbox.ErrCannotStage) {
 				t.Errorf("overlays that cannot be mounted: %v, want ErrCannotStage", err)
 			}
 			must(t, os.MkdirAll(sandbox.StageUpper(stageRoot, "forged", 0), 0o700), os.MkdirAll(sandbox.StageWork(stageRoot, "forged", 0), 0o700))
-			r, err := s.Run(context.Background(), spec("forged", `echo "gatehouse sandbox: staging failed: stage /x: invalid argument" >&2; echo "gatehouse sandbox: staging failed [00]: stage /x" >&2; exit 125`))
+			r, err := s.Run(t.Context(), spec("forged", `echo "gatehouse sandbox: staging failed: stage /x: invalid argument" >&2; echo "gatehouse sandbox: staging failed [00]: stage /x" >&2; exit 125`))
 			if err != nil || r.ExitCode != 125 {
 				t.Errorf("a command printing the helper's line: %v, exit %d; want its own result", err, r.ExitCode)
 			}

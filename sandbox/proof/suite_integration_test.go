@@ -14,6 +14,7 @@ import (
 
 	"github.com/gatehouse-dev/gatehouse/sandbox"
 	"github.com/gatehouse-dev/gatehouse/sandbox/bwrap"
+	"github.com/gatehouse-dev/gatehouse/sandbox/internal/waitfor"
 	"github.com/gatehouse-dev/gatehouse/sandbox/landlock"
 	"github.com/gatehouse-dev/gatehouse/sandbox/proctree"
 )
@@ -21,7 +22,7 @@ import (
 // nativeBackends are the backends every user of this machine can run.
 func nativeBackends(t *testing.T) []sandbox.Backend {
 	t.Helper()
-	bw, err := bwrap.New(context.Background(), bwrap.Options{})
+	bw, err := bwrap.New(t.Context(), bwrap.Options{})
 	if err != nil {
 		t.Fatalf("bwrap backend unavailable (install bubblewrap and allow user namespaces): %v", err)
 	}
@@ -42,7 +43,7 @@ func allBackends(t *testing.T) []sandbox.Backend {
 
 func openSession(t *testing.T, b sandbox.Backend, ws string) sandbox.Session {
 	t.Helper()
-	s, err := b.Open(context.Background(), sandbox.SessionSpec{ID: "t", Workspaces: []string{ws}, Limits: SessionLimits()})
+	s, err := b.Open(t.Context(), sandbox.SessionSpec{ID: "t", Workspaces: []string{ws}, Limits: SessionLimits()})
 	if err != nil {
 		t.Fatalf("%s: open: %v", b.Name(), err)
 	}
@@ -74,7 +75,7 @@ func TestBadInputRefusedBeforeRunning(t *testing.T) {
 				{"not on PATH", sandbox.Spec{Argv: []string{"gatehouse-no-such-program"}}, sandbox.ErrNotFound},
 			}
 			for _, tc := range tests {
-				_, err := s.Run(context.Background(), tc.spec)
+				_, err := s.Run(t.Context(), tc.spec)
 				if !errors.Is(err, tc.want) {
 					t.Errorf("%s: got %v, want %v", tc.name, err, tc.want)
 				}
@@ -84,7 +85,7 @@ func TestBadInputRefusedBeforeRunning(t *testing.T) {
 			}
 			// A workspace that is a symlink to / never opens a session.
 			must(t, os.Symlink("/", filepath.Join(root, "slash")))
-			if _, err := b.Open(context.Background(), sandbox.SessionSpec{ID: "x", Workspaces: []string{filepath.Join(root, "slash")}}); !errors.Is(err, sandbox.ErrUnsafeWorkspace) {
+			if _, err := b.Open(t.Context(), sandbox.SessionSpec{ID: "x", Workspaces: []string{filepath.Join(root, "slash")}}); !errors.Is(err, sandbox.ErrUnsafeWorkspace) {
 				t.Errorf("workspace symlink to /: got %v", err)
 			}
 		})
@@ -98,12 +99,9 @@ func TestCancelKillsWholeTree(t *testing.T) {
 		t.Run(b.Name(), func(t *testing.T) {
 			s := openSession(t, b, t.TempDir())
 			marks := []string{strconv.Itoa(700000 + os.Getpid()%1000), strconv.Itoa(800000 + os.Getpid()%1000)}
-			ctx, cancel := context.WithCancel(context.Background())
+			ctx, cancel := context.WithCancel(t.Context())
 			go func() {
-				deadline := time.Now().Add(60 * time.Second)
-				for time.Now().Before(deadline) && countSleepers(marks) < 2 {
-					time.Sleep(20 * time.Millisecond)
-				}
+				waitfor.Until(60*time.Second, 20*time.Millisecond, func() bool { return countSleepers(marks) >= 2 })
 				cancel()
 			}()
 			lim := sandbox.DefaultLimits()
@@ -119,12 +117,8 @@ func TestCancelKillsWholeTree(t *testing.T) {
 			if !r.Killed || r.KillReason != sandbox.KillCanceled {
 				t.Errorf("result %+v: want killed for cancel", r)
 			}
-			deadline := time.Now().Add(10 * time.Second)
-			for countSleepers(marks) > 0 {
-				if time.Now().After(deadline) {
-					t.Fatalf("sleepers survived the kill")
-				}
-				time.Sleep(50 * time.Millisecond)
+			if !waitfor.Until(10*time.Second, 50*time.Millisecond, func() bool { return countSleepers(marks) == 0 }) {
+				t.Fatalf("sleepers survived the kill")
 			}
 		})
 	}
@@ -144,7 +138,7 @@ func TestOutputCapped(t *testing.T) {
 			s := openSession(t, b, t.TempDir())
 			lim := sandbox.DefaultLimits()
 			lim.OutputBytes = 4096
-			r, err := s.Run(context.Background(), sandbox.Spec{Argv: []string{"head", "-c", "10000000", "/dev/zero"}, Limits: lim})
+			r, err := s.Run(t.Context(), sandbox.Spec{Argv: []string{"head", "-c", "10000000", "/dev/zero"}, Limits: lim})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -32,23 +32,7 @@ func TestUnprivileged(t *testing.T) {
 		// The children run only the battery tests, and never as root.
 		t.Skipf("running as uid %d: every other test here already is the unprivileged run", os.Geteuid())
 	}
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	base, err := os.MkdirTemp("", "gatehouse-unpriv-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer os.RemoveAll(base)
-	must(t, os.Chmod(base, 0o755))
-	bin, help := filepath.Join(base, "proof.test"), filepath.Join(base, "gatehouse-sandbox-init")
-	copyFile(t, self, bin)
-	copyFile(t, launchtest.StaticHelper(t), help)
-	home, tmp := filepath.Join(base, "home"), filepath.Join(base, "tmp")
-	for _, d := range []string{home, tmp} {
-		must(t, os.Mkdir(d, 0o700), os.Chown(d, unprivUID, unprivUID))
-	}
+	bin, help, home, tmp := copiesFor(t, "gatehouse-unpriv-", unprivUID, unprivUID)
 	cmd := exec.Command(bin, "-test.run", "^(TestBattery(Bwrap|BwrapStaticHelper|Landlock)|TestBadInputRefusedBeforeRunning|TestCancelKillsWholeTree|TestRunsAreBounded)$", "-test.v", "-test.count=1")
 	cmd.Dir = tmp
 	cmd.Env = []string{"HOME=" + home, "TMPDIR=" + tmp, "PATH=/usr/local/bin:/usr/bin:/bin", unprivEnv + "=1", launchtest.HelperEnv + "=" + help}
@@ -76,24 +60,7 @@ func TestUnprivilegedPodman(t *testing.T) {
 	}
 	uid, _ := strconv.Atoi(u.Uid)
 	gid, _ := strconv.Atoi(u.Gid)
-	helper := launchtest.StaticHelper(t)
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	base, err := os.MkdirTemp("", "gatehouse-rootless-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer os.RemoveAll(base)
-	must(t, os.Chmod(base, 0o755))
-	bin, help := filepath.Join(base, "proof.test"), filepath.Join(base, "gatehouse-sandbox-init")
-	copyFile(t, self, bin)
-	copyFile(t, helper, help)
-	home, tmp := filepath.Join(base, "home"), filepath.Join(base, "tmp")
-	for _, d := range []string{home, tmp} {
-		must(t, os.Mkdir(d, 0o700), os.Chown(d, uid, gid))
-	}
+	bin, help, home, tmp := copiesFor(t, "gatehouse-rootless-", uid, gid)
 	cmd := exec.Command(bin, "-test.run", "^TestBatteryPodman$", "-test.v", "-test.count=1")
 	cmd.Dir = tmp
 	cmd.Env = []string{"HOME=" + home, "TMPDIR=" + tmp, "USER=" + rootlessUser, "PATH=/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin",
@@ -106,6 +73,31 @@ func TestUnprivilegedPodman(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the container battery failed as %s: %v", rootlessUser, err)
 	}
+}
+
+// copiesFor copies this test binary and the static helper into a new
+// directory anyone may enter, beside a home and a TMPDIR that uid:gid
+// own, for a run of the tests as that user; all go when the test ends.
+func copiesFor(t *testing.T, prefix string, uid, gid int) (bin, help, home, tmp string) {
+	t.Helper()
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	base, err := os.MkdirTemp("", prefix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(base) })
+	must(t, os.Chmod(base, 0o755))
+	bin, help = filepath.Join(base, "proof.test"), filepath.Join(base, "gatehouse-sandbox-init")
+	copyFile(t, self, bin)
+	copyFile(t, launchtest.StaticHelper(t), help)
+	home, tmp = filepath.Join(base, "home"), filepath.Join(base, "tmp")
+	for _, d := range []string{home, tmp} {
+		must(t, os.Mkdir(d, 0o700), os.Chown(d, uid, gid))
+	}
+	return bin, help, home, tmp
 }
 
 func copyFile(t *testing.T, src, dst string) {

@@ -1,8 +1,3 @@
-// Package protect lists the paths inside a writable workspace that stay
-// read-only (what git runs from the repository, hook runners' config,
-// shell rc files, agent and editor config) and the secret files that
-// commands never read, and reserves the protected names that do not
-// exist yet so a sandbox can mount over them and keep them uncreatable.
 package protect
 
 import (

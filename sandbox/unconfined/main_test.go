@@ -1,16 +1,10 @@
 package unconfined
 
 import (
-	"os"
 	"testing"
 
-	"github.com/gatehouse-dev/gatehouse/sandbox/initproc"
+	"github.com/gatehouse-dev/gatehouse/sandbox/launch/launchtest"
 )
 
 // The test binary doubles as the sandbox helper, as gatehouse does.
-func TestMain(m *testing.M) {
-	if len(os.Args) > 1 && os.Args[1] == initproc.Entry {
-		os.Exit(initproc.Main(os.Args[2:]))
-	}
-	os.Exit(m.Run())
-}
+func TestMain(m *testing.M) { launchtest.Main(m) }

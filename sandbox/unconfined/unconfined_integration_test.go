@@ -4,7 +4,6 @@ package unconfined
 
 import (
 	"bytes"
-	"context"
 	"log/slog"
 	"strings"
 	"testing"
@@ -19,7 +18,7 @@ func TestRunLogsUnconfined(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx := context.Background()
+	ctx := t.Context()
 	s, err := b.Open(ctx, sandbox.SessionSpec{ID: "u", Workspaces: []string{t.TempDir()}})
 	if err != nil {
 		t.Fatal(err)

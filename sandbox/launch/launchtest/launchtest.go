@@ -1,6 +1,7 @@
-// Package launchtest builds the stand-alone sandbox helper for tests that
-// need it as a file of its own, statically linked (the container backend
-// mounts it into images that have no C library).
+// Package launchtest gives tests the sandbox helper: the test binary
+// itself (Main), or the stand-alone helper built as a file of its own,
+// statically linked (the container backend mounts it into images that
+// have no C library).
 package launchtest
 
 import (
@@ -10,6 +11,8 @@ import (
 	"runtime"
 	"sync"
 	"testing"
+
+	"github.com/gatehouse-dev/gatehouse/sandbox/initproc"
 )
 
 var (
@@ -49,4 +52,14 @@ func StaticHelper(t testing.TB) string {
 		t.Fatalf("build the static sandbox helper: %v\n%s", err, out)
 	}
 	return built
+}
+
+// Main runs a test binary that doubles as the sandbox helper, as
+// gatehouse does: started as initproc.Entry it is the helper, else it
+// runs m's tests.
+func Main(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == initproc.Entry {
+		os.Exit(initproc.Main(os.Args[2:]))
+	}
+	os.Exit(m.Run())
 }

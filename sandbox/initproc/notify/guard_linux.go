@@ -1,4 +1,4 @@
-package initproc
+package notify
 
 import (
 	"fmt"
@@ -11,9 +11,10 @@ import (
 // a directory, and the directory is known by device and inode rather
 // than by path, so reaching it another way (a bind mount in a namespace
 // the run made, /proc/PID/cwd, a symbolic link) names the same entry.
-// The directories are pinned (Request.Pin) or are the workspace root, so
-// none of them is replaced by a new one during the run; the guard holds
-// each open, so its inode number cannot pass to another directory.
+// The directories are pinned (initproc.Request.Pin) or are the
+// workspace root, so none of them is replaced by a new one during the
+// run; the guard holds each open, so its inode number cannot pass to
+// another directory.
 type createGuard struct {
 	refused map[entryKey]bool
 	held    []int

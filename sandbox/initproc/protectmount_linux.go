@@ -3,9 +3,6 @@ package initproc
 import (
 	"fmt"
 	"os"
-	"strconv"
-	"strings"
-	"sync"
 
 	"golang.org/x/sys/unix"
 )
@@ -69,75 +66,6 @@ func pinLink(p string) error {
 	defer unix.Close(fd)
 	if err := unix.MoveMount(fd, "", unix.AT_FDCWD, p, unix.MOVE_MOUNT_F_EMPTY_PATH); err != nil {
 		return fmt.Errorf("keep the symbolic link %s read-only: %w", p, err)
-	}
-	return nil
-}
-
-// mountDevPts gives the sandbox pseudo-terminals: a devpts instance of its
-// own, whose ptmx anyone inside may open (/dev/ptmx links to it).
-func mountDevPts() error {
-	if err := unix.Mount("devpts", "/dev/pts", "devpts", unix.MS_NOSUID|unix.MS_NOEXEC, "newinstance,ptmxmode=0666,mode=0620"); err != nil {
-		return fmt.Errorf("mount /dev/pts: %w", err)
-	}
-	return nil
-}
-
-// capLastCap is the highest capability this kernel knows, read once: a
-// run's first process reads it while it waits for the call.
-var capLastCap = sync.OnceValue(func() int {
-	if b, err := os.ReadFile("/proc/sys/kernel/cap_last_cap"); err == nil {
-		if n, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && n > 0 && n < 64 {
-			return n
-		}
-	}
-	return 63
-})
-
-// dropCaps leaves the calling thread, and what it execs, with no
-// capabilities: not even uid 0 inside the sandbox's user namespace gets
-// them back on exec, because the bounding set is empty too.
-func dropCaps() error {
-	if err := dropBounding(); err != nil {
-		return err
-	}
-	return clearCaps()
-}
-
-// dropBounding empties the calling thread's bounding set, which only
-// limits what exec and capset may grant later: the thread keeps the
-// capabilities it holds, so a run's first process does this while it
-// waits, and clearCaps when the call comes.
-func dropBounding() error {
-	for c := 0; c <= capLastCap(); c++ {
-		if err := unix.Prctl(unix.PR_CAPBSET_DROP, uintptr(c), 0, 0, 0); err != nil && err != unix.EINVAL {
-			return fmt.Errorf("drop capability %d from the bounding set: %w", c, err)
-		}
-	}
-	return nil
-}
-
-// clearCaps drops the calling thread's ambient, permitted, effective and
-// inheritable capabilities and sets no_new_privs.
-func clearCaps() error {
-	if err := dropThreadCaps(); err != nil {
-		return err
-	}
-	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
-		return fmt.Errorf("set no_new_privs: %w", err)
-	}
-	return nil
-}
-
-// dropThreadCaps empties the calling thread's ambient, permitted,
-// effective and inheritable capabilities; the other threads keep theirs.
-func dropThreadCaps() error {
-	if err := unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0); err != nil {
-		return fmt.Errorf("clear ambient capabilities: %w", err)
-	}
-	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
-	var data [2]unix.CapUserData
-	if err := unix.Capset(&hdr, &data[0]); err != nil {
-		return fmt.Errorf("drop capabilities: %w", err)
 	}
 	return nil
 }

@@ -1,4 +1,4 @@
-package initproc
+package notify
 
 import (
 	"encoding/binary"
@@ -62,7 +62,7 @@ func TestSocketFilter(t *testing.T) {
 		name string
 		nr   func(a seccompArch) uint32
 		args []uint32
-		want [3]uint32 // pairsOnly, pairsAndTCP, namespaced
+		want [3]uint32 // PairsOnly, PairsAndTCP, Namespaced
 	}
 	sock := func(a seccompArch) uint32 { return a.socket }
 	pair := func(a seccompArch) uint32 { return a.socketpair }
@@ -89,7 +89,7 @@ func TestSocketFilter(t *testing.T) {
 		{"another call", nr(0), []uint32{afInet}, [3]uint32{allow, allow, allow}},
 	}
 	for name, a := range seccompArches {
-		for s, mode := range []sockets{pairsOnly, pairsAndTCP, namespaced} {
+		for s, mode := range []Sockets{PairsOnly, PairsAndTCP, Namespaced} {
 			prog := mustAssemble(socketFilter(&a, mode))
 			for _, c := range calls {
 				t.Run(fmt.Sprintf("%s/%d/%s", name, mode, c.name), func(t *testing.T) {
@@ -108,61 +108,6 @@ func TestSocketFilter(t *testing.T) {
 					t.Errorf("%s/%d: x32 socket got %#x, want deny", name, mode, got)
 				}
 			}
-		}
-	}
-}
-
-func TestNetCheck(t *testing.T) {
-	tests := []struct {
-		n  Net
-		ok bool
-	}{
-		{Net{Mode: NetNone}, true},
-		{Net{Mode: NetNone, HostNamespace: true}, true},
-		{Net{Mode: NetHost}, true},
-		{Net{Mode: NetProxy, HostNamespace: true, ProxyPort: 4000}, true},
-		{Net{Mode: NetProxy, Listen: "127.0.0.1:3128"}, true},
-		{Net{Mode: NetProxy}, true}, // a stage that only installs the filter
-		{Net{Mode: ""}, false},
-		{Net{Mode: "open"}, false},
-		{Net{Mode: NetNone, ProxyPort: 80}, false},
-		{Net{Mode: NetProxy, HostNamespace: true}, false},
-		{Net{Mode: NetProxy, HostNamespace: true, ProxyPort: 70000}, false},
-		{Net{Mode: NetProxy, Listen: "localhost"}, false},
-		{Net{Mode: NetProxy, ProxyPort: 80}, false},
-	}
-	for _, tc := range tests {
-		if err := tc.n.check(); (err == nil) != tc.ok {
-			t.Errorf("%+v: check = %v, want ok=%v", tc.n, err, tc.ok)
-		}
-	}
-}
-
-// Only 127.0.0.1 at the proxy's port is the proxy.
-func TestProxyAddress(t *testing.T) {
-	inet := func(port int, ip ...byte) []byte {
-		b := make([]byte, 16)
-		binary.LittleEndian.PutUint16(b, unix.AF_INET)
-		binary.BigEndian.PutUint16(b[2:], uint16(port))
-		copy(b[4:], ip)
-		return b
-	}
-	six := make([]byte, 28)
-	binary.LittleEndian.PutUint16(six, unix.AF_INET6)
-	for _, tc := range []struct {
-		name string
-		sa   []byte
-		want bool
-	}{
-		{"the proxy", inet(3128, 127, 0, 0, 1), true},
-		{"another port", inet(3129, 127, 0, 0, 1), false},
-		{"another loopback address", inet(3128, 127, 0, 0, 2), false},
-		{"a remote host", inet(3128, 192, 0, 2, 1), false},
-		{"IPv6", six, false},
-		{"too short", []byte{2, 0, 0x0c}, false},
-	} {
-		if got := proxyAddress(tc.sa, 3128); got != tc.want {
-			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
 		}
 	}
 }

@@ -1,40 +1,42 @@
-package initproc
+package notify
 
 import (
 	"fmt"
 	"runtime"
 	"time"
 
+	"github.com/gatehouse-dev/gatehouse/sandbox/fdpass"
+	"github.com/gatehouse-dev/gatehouse/sandbox/initproc/caps"
 	"golang.org/x/sys/unix"
 )
 
-// guardSlack is room in RLIMIT_NPROC for the guard's thread and threads
+// GuardSlack is room in RLIMIT_NPROC for the guard's thread and threads
 // the Go runtime may add while it waits in the kernel.
-const guardSlack = 3
+const GuardSlack = 3
 
-// guardServer makes the entries a run's creating calls ask for, except
+// Guard makes the entries a run's creating calls ask for, except
 // the ones its createGuard refuses (see guardfilter_linux.go). One
 // thread answers every call, in turn: each takes microseconds, since an
 // open that would wait (a FIFO with no reader yet) waits in the
 // pending list instead of on the thread.
-type guardServer struct {
+type Guard struct {
 	guard    *createGuard
 	calls    map[uint32]guardCall
 	listener chan int
 	pending  []*pendingOpen
 }
 
-// startGuard starts the guard's thread for a run that may not create
+// StartGuard starts the guard's thread for a run that may not create
 // paths: one that shares neither working directory nor umask with the
 // rest of the process, and holds no capability when the target holds
 // none (dropCaps), so the entries it makes are made with the caller's
 // rights. It returns once the thread is ready for serve.
-func startGuard(paths []string, dropCaps bool) (*guardServer, error) {
+func StartGuard(paths []string, dropCaps bool) (*Guard, error) {
 	g, err := newCreateGuard(paths)
 	if err != nil {
 		return nil, err
 	}
-	s := &guardServer{guard: g, calls: guardCalls[runtime.GOARCH], listener: make(chan int, 1)}
+	s := &Guard{guard: g, calls: guardCalls[runtime.GOARCH], listener: make(chan int, 1)}
 	ready := make(chan error, 1)
 	go s.work(ready, dropCaps)
 	if err := <-ready; err != nil {
@@ -45,42 +47,42 @@ func startGuard(paths []string, dropCaps bool) (*guardServer, error) {
 	return s, nil
 }
 
-// serve hands the filter's listener to the guard's thread.
-func (s *guardServer) serve(listener int) { s.listener <- listener }
+// Serve hands the filter's listener to the guard's thread.
+func (s *Guard) Serve(listener int) { s.listener <- listener }
 
-// handGuard installs the guard's filter on this thread, which execs the
+// HandGuard installs the guard's filter on this thread, which execs the
 // target next, and sends its listener to the supervisor over sock
-// (Config.GuardFD), then closes both.
-func handGuard(sock int) error {
+// (initproc.Config.GuardFD), then closes both.
+func HandGuard(sock int) error {
 	defer unix.Close(sock)
-	l, err := installGuardFilter()
+	l, err := InstallGuardFilter()
 	if err != nil {
 		return err
 	}
 	defer unix.Close(l)
-	if err := sendFD(sock, []byte{0}, l); err != nil {
+	if err := fdpass.Send(sock, []byte{0}, l); err != nil {
 		return fmt.Errorf("hand the creation guard to the supervisor: %w", err)
 	}
 	return nil
 }
 
-// receiveGuard waits on sock for the target's listener and serves it.
+// Receive waits on sock for the target's listener and serves it.
 // A target's stage that failed before sends nothing, and its exit closes
 // the socket.
-func (s *guardServer) receiveGuard(sock int) {
+func (s *Guard) Receive(sock int) {
 	defer unix.Close(sock)
-	if fd, _, err := receiveFD(sock, make([]byte, 1)); err == nil {
-		s.serve(fd)
+	if fd, _, err := fdpass.ReceiveOne(sock, make([]byte, 1)); err == nil {
+		s.Serve(fd)
 	}
 }
 
-func (s *guardServer) work(ready chan<- error, dropCaps bool) {
+func (s *Guard) work(ready chan<- error, dropCaps bool) {
 	// Never unlocked: the thread's working directory, umask and
 	// capabilities are its own, and it ends with the goroutine.
 	runtime.LockOSThread()
 	err := unix.Unshare(unix.CLONE_FS)
 	if err == nil && dropCaps {
-		err = dropThreadCaps()
+		err = caps.DropThread()
 	}
 	ready <- err
 	if err != nil {
@@ -124,7 +126,7 @@ func (s *guardServer) work(ready chan<- error, dropCaps bool) {
 
 // answer decodes n's call, checks that its caller still waits for it,
 // then carries it out or refuses it, and replies.
-func (s *guardServer) answer(listener int, n *seccompNotif) {
+func (s *Guard) answer(listener int, n *seccompNotif) {
 	c, err := openCaller(n)
 	if err != nil {
 		answerNotif(listener, n.ID, err)

@@ -1,4 +1,4 @@
-package initproc
+package notify
 
 import (
 	"encoding/binary"
@@ -10,7 +10,7 @@ import (
 
 // carryOut makes the entry call asks for, unless the guard refuses it
 // (EACCES, as Landlock refuses). An open returns its descriptor.
-func (s *guardServer) carryOut(c *caller, id uint64, call creatingCall) (int, error) {
+func (s *Guard) carryOut(c *caller, id uint64, call creatingCall) (int, error) {
 	switch call.kind {
 	case gcOpen, gcCreat, gcOpenat:
 		return s.open(c, id, call)
@@ -43,7 +43,7 @@ func useUmask(c *caller) (int, error) {
 
 // lookup finds the directory holding the entry dirfd and path name, and
 // its name there, and refuses a protected one.
-func (s *guardServer) lookup(c *caller, dirfd int32, path string) (int, string, error) {
+func (s *Guard) lookup(c *caller, dirfd int32, path string) (int, string, error) {
 	dir, name, err := c.locate(dirfd, path)
 	if err != nil {
 		return -1, "", err
@@ -54,7 +54,7 @@ func (s *guardServer) lookup(c *caller, dirfd int32, path string) (int, string, 
 	return dir, name, nil
 }
 
-func (s *guardServer) check(dir int, name string) error {
+func (s *Guard) check(dir int, name string) error {
 	refused, err := s.guard.refuses(dir, name)
 	if err != nil {
 		return err
@@ -68,7 +68,7 @@ func (s *guardServer) check(dir int, name string) error {
 // open opens (and may create) a file. A last component that is a
 // symbolic link is followed here, so what it names is checked too: a
 // dangling link to .envrc would otherwise create .envrc.
-func (s *guardServer) open(c *caller, id uint64, call creatingCall) (int, error) {
+func (s *Guard) open(c *caller, id uint64, call creatingCall) (int, error) {
 	umask, err := useUmask(c)
 	if err != nil {
 		return -1, err
@@ -94,7 +94,7 @@ func (s *guardServer) open(c *caller, id uint64, call creatingCall) (int, error)
 	return fd, err
 }
 
-func (s *guardServer) mkdir(c *caller, call creatingCall) error {
+func (s *Guard) mkdir(c *caller, call creatingCall) error {
 	if _, err := useUmask(c); err != nil {
 		return err
 	}
@@ -105,7 +105,7 @@ func (s *guardServer) mkdir(c *caller, call creatingCall) error {
 	return unix.Mkdirat(dir, name, call.mode)
 }
 
-func (s *guardServer) mknod(c *caller, call creatingCall) error {
+func (s *Guard) mknod(c *caller, call creatingCall) error {
 	if _, err := useUmask(c); err != nil {
 		return err
 	}
@@ -116,7 +116,7 @@ func (s *guardServer) mknod(c *caller, call creatingCall) error {
 	return unix.Mknodat(dir, name, call.mode, call.dev)
 }
 
-func (s *guardServer) symlink(c *caller, call creatingCall) error {
+func (s *Guard) symlink(c *caller, call creatingCall) error {
 	dir, name, err := s.lookup(c, call.dirfd, call.path)
 	if err != nil {
 		return err
@@ -128,7 +128,7 @@ func (s *guardServer) symlink(c *caller, call creatingCall) error {
 // (the caller's descriptor for AT_EMPTY_PATH, a last link followed for
 // AT_SYMLINK_FOLLOW) and linked through /proc/self/fd, so the kernel
 // looks nothing up again.
-func (s *guardServer) link(c *caller, call creatingCall) error {
+func (s *Guard) link(c *caller, call creatingCall) error {
 	if call.flags&^(unix.AT_EMPTY_PATH|unix.AT_SYMLINK_FOLLOW) != 0 {
 		return unix.EINVAL
 	}
@@ -153,7 +153,7 @@ func (s *guardServer) link(c *caller, call creatingCall) error {
 
 // resolve opens (O_PATH) what path names, following a last link when
 // follow says so.
-func (s *guardServer) resolve(c *caller, dirfd int32, path string, follow bool) (int, error) {
+func (s *Guard) resolve(c *caller, dirfd int32, path string, follow bool) (int, error) {
 	fd := -1
 	jumped, err := c.followLast(dirfd, path, func(dir int, name string) (int, error) {
 		var err error
@@ -177,7 +177,7 @@ func (s *guardServer) resolve(c *caller, dirfd int32, path string, follow bool) 
 
 // rename refuses to bring an entry to a protected name; an exchange
 // brings one to both names.
-func (s *guardServer) rename(c *caller, call creatingCall) error {
+func (s *Guard) rename(c *caller, call creatingCall) error {
 	odir, oname, err := c.locate(call.oldDirfd, call.oldPath)
 	if err != nil {
 		return err
@@ -197,7 +197,7 @@ func (s *guardServer) rename(c *caller, call creatingCall) error {
 // bind binds the caller's socket here. A unix socket's path is an entry
 // like any other; other addresses are bound as given, from the copy
 // read once.
-func (s *guardServer) bind(c *caller, call creatingCall) error {
+func (s *Guard) bind(c *caller, call creatingCall) error {
 	sock, err := c.socket(call.sockfd)
 	if err != nil {
 		return err

@@ -1,4 +1,4 @@
-package initproc
+package notify
 
 import (
 	"os"

@@ -1,4 +1,4 @@
-package initproc
+package notify
 
 import (
 	"errors"
@@ -44,7 +44,7 @@ func (p *pendingOpen) waits(err error) bool { return wouldWait(err, p.flags, p.d
 
 // openOrWait opens p, or puts it in the pending list (errPending) when
 // the caller's open would wait.
-func (s *guardServer) openOrWait(p *pendingOpen) (int, error) {
+func (s *Guard) openOrWait(p *pendingOpen) (int, error) {
 	fd, err := p.try()
 	if !p.waits(err) {
 		return fd, err
@@ -63,7 +63,7 @@ const pendingRetry = 5 * time.Millisecond
 
 // retryPending tries each waiting open again; one whose caller is gone
 // is dropped.
-func (s *guardServer) retryPending(listener int) {
+func (s *Guard) retryPending(listener int) {
 	kept := s.pending[:0]
 	for _, p := range s.pending {
 		if validate(listener, p.id) != nil {

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/gatehouse-dev/gatehouse/sandbox/fdpass"
 	"golang.org/x/sys/unix"
 )
 
@@ -38,7 +39,7 @@ func receiveCall(path string) (*receivedCall, error) {
 		}
 		return nil, fmt.Errorf("read call: %w", err)
 	}
-	fds, err := ParseRights(oob[:oobn])
+	fds, err := fdpass.ParseRights(oob[:oobn])
 	if err != nil || len(fds) != CallFDs {
 		for _, fd := range fds {
 			_ = syscall.Close(fd)

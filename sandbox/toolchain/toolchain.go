@@ -1,4 +1,4 @@
-package sandbox
+package toolchain
 
 import (
 	"fmt"
@@ -6,12 +6,14 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/gatehouse-dev/gatehouse/sandbox"
 )
 
-// Toolchains is what a person's PATH needs inside every sandbox: the
+// Set is what a person's PATH needs inside every sandbox: the
 // run's PATH and the host directories its programs live in, shown
 // read-only.
-type Toolchains struct {
+type Set struct {
 	// Path is the run's PATH, in order.
 	Path []string
 	// ReadOnly are the host directories to expose read-only, resolved,
@@ -25,10 +27,10 @@ type Toolchains struct {
 }
 
 // PathString is Path joined for a PATH variable.
-func (t Toolchains) PathString() string { return strings.Join(t.Path, string(os.PathListSeparator)) }
+func (t Set) PathString() string { return strings.Join(t.Path, string(os.PathListSeparator)) }
 
-// ToolchainOptions are the inputs to FindToolchains.
-type ToolchainOptions struct {
+// Options are the inputs to Find.
+type Options struct {
 	// Path are the daemon's own PATH entries.
 	Path []string
 	// Extra are entries the person added in the config; they come first.
@@ -73,12 +75,12 @@ var leafOnly = []string{"", ".local", "go", ".cargo"}
 // level up (/opt/tool/bin needs /opt/tool/lib).
 var binNames = []string{"bin", "sbin", "shims"}
 
-// FindToolchains works out the run's PATH and what must be visible for
+// Find works out the run's PATH and what must be visible for
 // it. It refuses (with an error naming the entry) only a read_only entry
 // that would expose a secret; PATH entries that do not exist, are
 // relative or are world-writable are skipped with a note.
-func FindToolchains(o ToolchainOptions) (Toolchains, error) {
-	var t Toolchains
+func Find(o Options) (Set, error) {
+	var t Set
 	getenv := o.Getenv
 	if getenv == nil {
 		getenv = os.Getenv
@@ -90,7 +92,7 @@ func FindToolchains(o ToolchainOptions) (Toolchains, error) {
 	f := &finder{home: home, getenv: getenv, env: map[string]string{}}
 	seen := map[string]bool{}
 	entries := append(append([]string{}, o.Extra...), o.Path...)
-	for _, d := range filepath.SplitList(DefaultPath) {
+	for _, d := range filepath.SplitList(sandbox.DefaultPath) {
 		entries = append(entries, d) // a daemon started with a bare PATH still finds the system's tools
 	}
 	for _, e := range entries {
@@ -105,7 +107,7 @@ func FindToolchains(o ToolchainOptions) (Toolchains, error) {
 		}
 		real, err := filepath.EvalSymlinks(e)
 		if err != nil {
-			if !slices.Contains(filepath.SplitList(DefaultPath), e) {
+			if !slices.Contains(filepath.SplitList(sandbox.DefaultPath), e) {
 				t.Notes = append(t.Notes, fmt.Sprintf("PATH entry %s does not exist; skipped", e))
 			}
 			continue
@@ -118,7 +120,7 @@ func FindToolchains(o ToolchainOptions) (Toolchains, error) {
 			t.Notes = append(t.Notes, fmt.Sprintf("PATH entry %s is not shown to sandboxes: %s is writable by every user, so anyone could plant a program there; remove its o+w permission (chmod o-w)", e, w))
 			continue
 		}
-		if s := SecretInside(real, home); s != "" && !isSystemDir(real) {
+		if s := sandbox.SecretInside(real, home); s != "" && !isSystemDir(real) {
 			t.Notes = append(t.Notes, fmt.Sprintf("PATH entry %s is not shown to sandboxes: it would reveal %s", e, s))
 			continue
 		}
@@ -135,7 +137,7 @@ func FindToolchains(o ToolchainOptions) (Toolchains, error) {
 			t.Notes = append(t.Notes, fmt.Sprintf("[sandbox] read_only entry %s does not exist; skipped", r))
 			continue
 		}
-		if s := SecretInside(real, home); s != "" {
+		if s := sandbox.SecretInside(real, home); s != "" {
 			return t, fmt.Errorf("[sandbox] read_only entry %s would show sandboxes %s, which holds credentials or history; name a directory that does not contain it", r, s)
 		}
 		f.add(real)
@@ -196,7 +198,7 @@ func (f *finder) expose(dir string, depth int) {
 			continue
 		}
 		td := filepath.Dir(t)
-		if td == dir || isSystemDir(td) || worldWritable(td) != "" || SecretInside(td, f.home) != "" {
+		if td == dir || isSystemDir(td) || worldWritable(td) != "" || sandbox.SecretInside(td, f.home) != "" {
 			continue
 		}
 		f.expose(td, depth+1)
@@ -209,7 +211,7 @@ func (f *finder) expose(dir string, depth int) {
 func (f *finder) root(dir string) string {
 	for _, th := range toolchainHomes {
 		h := f.homeDir(th.rel)
-		if h != "" && within(dir, h) {
+		if h != "" && sandbox.WithinClean(dir, h) {
 			if th.env != "" {
 				f.env[th.env] = h
 			}
@@ -228,7 +230,7 @@ func (f *finder) root(dir string) string {
 			return dir
 		}
 	}
-	if SecretInside(parent, f.home) != "" || worldWritable(parent) != "" {
+	if sandbox.SecretInside(parent, f.home) != "" || worldWritable(parent) != "" {
 		return dir
 	}
 	return parent
@@ -244,14 +246,14 @@ func (f *finder) homeDir(rel string) string {
 		}
 	}
 	real, err := filepath.EvalSymlinks(p)
-	if err != nil || !filepath.IsAbs(real) || SecretInside(real, f.home) != "" {
+	if err != nil || !filepath.IsAbs(real) || sandbox.SecretInside(real, f.home) != "" {
 		return ""
 	}
 	return real
 }
 
 func (f *finder) underHome(dir string) (string, bool) {
-	if f.home == "" || !within(dir, f.home) || dir == f.home {
+	if f.home == "" || !sandbox.WithinClean(dir, f.home) || dir == f.home {
 		return "", false
 	}
 	return dir[len(f.home)+1:], true
@@ -286,7 +288,7 @@ func (f *finder) roots() []string {
 	slices.Sort(d)
 	var out []string
 	for _, p := range d {
-		if len(out) > 0 && within(p, out[len(out)-1]) {
+		if len(out) > 0 && sandbox.WithinClean(p, out[len(out)-1]) {
 			continue
 		}
 		out = append(out, p)
@@ -297,8 +299,8 @@ func (f *finder) roots() []string {
 // isSystemDir reports whether p lies in a directory every sandbox shows
 // read-only anyway.
 func isSystemDir(p string) bool {
-	for _, d := range SystemDirs {
-		if within(p, d) {
+	for _, d := range sandbox.SystemDirs {
+		if sandbox.WithinClean(p, d) {
 			return true
 		}
 	}

@@ -1,4 +1,4 @@
-package sandbox
+package toolchain
 
 import (
 	"os"
@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/gatehouse-dev/gatehouse/sandbox"
 )
 
 // fakeHome lays out toolchains the way their installers do.
@@ -69,7 +71,7 @@ func TestFindToolchainsRoots(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			tc2, err := FindToolchains(ToolchainOptions{Path: tc.path, Home: home, Getenv: func(string) string { return "" }})
+			tc2, err := Find(Options{Path: tc.path, Home: home, Getenv: func(string) string { return "" }})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -84,7 +86,7 @@ func TestFindToolchainsRoots(t *testing.T) {
 				t.Errorf("notes %q, want %q", notes, tc.wantNote)
 			}
 			for _, ro := range tc2.ReadOnly {
-				if s := SecretInside(ro, home); s != "" {
+				if s := sandbox.SecretInside(ro, home); s != "" {
 					t.Errorf("%s exposes %s", ro, s)
 				}
 			}
@@ -94,7 +96,7 @@ func TestFindToolchainsRoots(t *testing.T) {
 
 func TestFindToolchainsPathOrder(t *testing.T) {
 	home := fakeHome(t)
-	tc, err := FindToolchains(ToolchainOptions{
+	tc, err := Find(Options{
 		Path: []string{"/usr/bin", filepath.Join(home, ".cargo/bin"), "/usr/bin"}, Extra: []string{"~/go/bin"}, Home: home,
 	})
 	if err != nil {
@@ -124,7 +126,7 @@ func TestFindToolchainsReadOnly(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.entry, func(t *testing.T) {
-			_, err := FindToolchains(ToolchainOptions{ReadOnly: []string{tc.entry}, Home: home})
+			_, err := Find(Options{ReadOnly: []string{tc.entry}, Home: home})
 			switch {
 			case tc.wantErr == "" && err != nil:
 				t.Fatalf("unexpected error %v", err)

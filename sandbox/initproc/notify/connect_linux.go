@@ -1,4 +1,4 @@
-package initproc
+package notify
 
 import (
 	"encoding/binary"
@@ -7,6 +7,7 @@ import (
 	"os"
 	"unsafe"
 
+	"github.com/gatehouse-dev/gatehouse/sandbox/fdpass"
 	"golang.org/x/sys/unix"
 )
 
@@ -21,26 +22,38 @@ import (
 // check changes nothing. Anything else fails with EACCES, as Landlock's
 // refusals do. Landlock's port rule stays beneath it.
 
+// HandConnects installs the connect filter (PairsAndTCP) on the calling
+// thread, which execs the target next, and sends its listener and the
+// proxy's port to the supervisor over sock (initproc.Config.NotifyFD),
+// then closes both.
+func HandConnects(sock, port int) error {
+	listener, err := installSeccomp(PairsAndTCP)
+	if err != nil {
+		return err
+	}
+	return handConnects(sock, listener, port)
+}
+
 // handConnects sends the filter's listener and the proxy's port to the
-// supervisor over sock (Config.NotifyFD), then closes both.
+// supervisor over sock, then closes both.
 func handConnects(sock, listener, port int) error {
 	defer unix.Close(sock)
 	defer unix.Close(listener)
 	var b [4]byte
 	binary.LittleEndian.PutUint32(b[:], uint32(port))
-	if err := sendFD(sock, b[:], listener); err != nil {
+	if err := fdpass.Send(sock, b[:], listener); err != nil {
 		return fmt.Errorf("hand the connect filter to the supervisor: %w", err)
 	}
 	return nil
 }
 
-// receiveConnects waits on sock for a run's listener and serves it until
+// ServeConnects waits on sock for a run's listener and serves it until
 // the run is gone. A run without a proxy in the host's namespace sends
 // nothing, and its exec closes the socket.
-func receiveConnects(sock int) {
+func ServeConnects(sock int) {
 	defer unix.Close(sock)
 	b := make([]byte, 4)
-	fd, n, err := receiveFD(sock, b)
+	fd, n, err := fdpass.ReceiveOne(sock, b)
 	if err != nil {
 		return
 	}

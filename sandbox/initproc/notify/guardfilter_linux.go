@@ -1,4 +1,4 @@
-package initproc
+package notify
 
 import (
 	"fmt"
@@ -131,14 +131,14 @@ var guardProgram = sync.OnceValue(func() []unix.SockFilter {
 	return mustAssemble(guardFilter(a, calls))
 })
 
-// installGuardFilter installs the guard's filter on the calling thread,
+// InstallGuardFilter installs the guard's filter on the calling thread,
 // which starts the target next, and returns its notification listener.
 // It sets no_new_privs, which an unprivileged filter needs (a run's
 // first process has set it already). A notification once received
 // is not cut short by a signal to its caller (WAIT_KILLABLE_RECV): a Go
 // target's preemption signals would otherwise make the kernel restart a
 // call the guard has already carried out, and an O_EXCL open fail.
-func installGuardFilter() (int, error) {
+func InstallGuardFilter() (int, error) {
 	prog := guardProgram()
 	if prog == nil {
 		return -1, fmt.Errorf("no creation guard for the %s architecture; use a supported machine (amd64, arm64), or stage commands (the default)", runtime.GOARCH)

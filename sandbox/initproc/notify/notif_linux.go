@@ -1,17 +1,16 @@
-package initproc
+package notify
 
 import (
 	"errors"
-	"fmt"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
 
 // The seccomp user-notification plumbing both supervisors share: the
-// connect filter's beside Landlock (connect_notify_linux.go) and the
-// creation guard's (guardserve_linux.go). Each is handed its filter's
-// listener over a socket by the process that installed the filter.
+// connect filter's beside Landlock (connect_linux.go) and the creation
+// guard's (guardserve_linux.go). Each is handed its filter's listener
+// over a socket by the process that installed the filter.
 
 // seccompNotif is struct seccomp_notif.
 type seccompNotif struct {
@@ -106,27 +105,4 @@ func errnoOf(err error) unix.Errno {
 		return e
 	}
 	return unix.EACCES
-}
-
-// sendFD sends b and descriptor fd over sock.
-func sendFD(sock int, b []byte, fd int) error {
-	return unix.Sendmsg(sock, b, unix.UnixRights(fd), nil, 0)
-}
-
-// receiveFD reads one message carrying exactly one descriptor from sock
-// into b, and returns the descriptor and the message's length.
-func receiveFD(sock int, b []byte) (fd, n int, err error) {
-	oob := make([]byte, unix.CmsgSpace(4))
-	n, oobn, _, _, err := unix.Recvmsg(sock, b, oob, 0)
-	if err != nil {
-		return -1, 0, err
-	}
-	fds, err := ParseRights(oob[:oobn])
-	if err != nil || len(fds) != 1 {
-		for _, fd := range fds {
-			unix.Close(fd)
-		}
-		return -1, 0, fmt.Errorf("want one descriptor, got %d: %v", len(fds), err)
-	}
-	return fds[0], n, nil
 }

@@ -1,0 +1,51 @@
+// Package fdpass moves descriptors over unix sockets (SCM_RIGHTS): the
+// daemon and a zygote, a run's stages and their supervisor, each pass
+// descriptors the same way.
+package fdpass
+
+import (
+	"fmt"
+
+	"golang.org/x/sys/unix"
+)
+
+// ParseRights reads the descriptors of SCM_RIGHTS messages in oob: the
+// ones already read are returned with an error, for the caller to close.
+func ParseRights(oob []byte) ([]int, error) {
+	msgs, err := unix.ParseSocketControlMessage(oob)
+	if err != nil {
+		return nil, err
+	}
+	var fds []int
+	for _, m := range msgs {
+		f, err := unix.ParseUnixRights(&m)
+		if err != nil {
+			return fds, err
+		}
+		fds = append(fds, f...)
+	}
+	return fds, nil
+}
+
+// Send sends b and descriptor fd over sock.
+func Send(sock int, b []byte, fd int) error {
+	return unix.Sendmsg(sock, b, unix.UnixRights(fd), nil, 0)
+}
+
+// ReceiveOne reads one message carrying exactly one descriptor from sock
+// into b, and returns the descriptor and the message's length.
+func ReceiveOne(sock int, b []byte) (fd, n int, err error) {
+	oob := make([]byte, unix.CmsgSpace(4))
+	n, oobn, _, _, err := unix.Recvmsg(sock, b, oob, 0)
+	if err != nil {
+		return -1, 0, err
+	}
+	fds, err := ParseRights(oob[:oobn])
+	if err != nil || len(fds) != 1 {
+		for _, fd := range fds {
+			unix.Close(fd)
+		}
+		return -1, 0, fmt.Errorf("want one descriptor, got %d: %v", len(fds), err)
+	}
+	return fds[0], n, nil
+}
