@@ -21,7 +21,7 @@ func init() {
 			Short: "List calls waiting for your decision",
 			Args:  cobra.NoArgs,
 			RunE: func(cmd *cobra.Command, _ []string) error {
-				c, err := client(g)
+				c, err := controlClient(g)
 				if err != nil {
 					return err
 				}
@@ -131,7 +131,7 @@ func what(a approval.Request) string {
 }
 
 func decide(cmd *cobra.Command, g *Globals, id, decision, scope, msg string) error {
-	c, err := client(g)
+	c, err := controlClient(g)
 	if err != nil {
 		return err
 	}
@@ -171,7 +171,7 @@ func answerQuestion(cmd *cobra.Command, g *Globals, id, text string) error {
 		return userErrorf(nil, "%s is not a question but a %s card; --answer is only for questions (allow it with gatehouse approve %s)",
 			termsafe.String(id), termsafe.String(string(card.Kind)), termsafe.String(id))
 	}
-	c, err := client(g)
+	c, err := controlClient(g)
 	if err != nil {
 		return err
 	}
@@ -190,7 +190,7 @@ func answerQuestion(cmd *cobra.Command, g *Globals, id, text string) error {
 // (the decision then gets the daemon's own sentence: decided, expired or
 // withdrawn).
 func pendingCard(cmd *cobra.Command, g *Globals, id string) (*approval.Request, error) {
-	c, err := client(g)
+	c, err := controlClient(g)
 	if err != nil {
 		return nil, err
 	}

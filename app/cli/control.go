@@ -7,16 +7,16 @@ import (
 	"io"
 
 	"github.com/gatehouse-dev/gatehouse/app/cli/termsafe"
-	"github.com/gatehouse-dev/gatehouse/backend/apiclient"
+	"github.com/gatehouse-dev/gatehouse/app/client"
 )
 
-// client returns a control API client for the data dir in effect.
-func client(g *Globals) (*apiclient.Client, error) {
+// controlClient returns a control API client for the data dir in effect.
+func controlClient(g *Globals) (*client.Client, error) {
 	d, err := dataDir(g, "")
 	if err != nil {
 		return nil, err
 	}
-	return apiclient.New(d), nil
+	return client.New(d), nil
 }
 
 // apiErr turns client errors into one plain sentence for the terminal.
@@ -24,12 +24,12 @@ func apiErr(err error) error {
 	if err == nil {
 		return nil
 	}
-	var ae *apiclient.APIError
+	var ae *client.APIError
 	if errors.As(err, &ae) {
 		return userErrorf(err, "%s", ae.Msg)
 	}
-	if errors.Is(err, apiclient.ErrNoDaemon) {
-		return userErrorf(err, "%s", apiclient.ErrNoDaemon.Error())
+	if errors.Is(err, client.ErrNoDaemon) {
+		return userErrorf(err, "%s", client.ErrNoDaemon.Error())
 	}
 	return err
 }

@@ -20,7 +20,7 @@ func init() {
 			Short: "List a session's checkpoints (one before and one after each changing call)",
 			Args:  needArg("a SESSION", "gatehouse sessions"),
 			RunE: func(cmd *cobra.Command, args []string) error {
-				c, err := client(g)
+				c, err := controlClient(g)
 				if err != nil {
 					return err
 				}
@@ -61,7 +61,7 @@ unless you pass --force. The current state is checkpointed first, so a
 rollback can itself be undone.`,
 			Args: needArg("a SESSION", "gatehouse sessions"),
 			RunE: func(cmd *cobra.Command, args []string) error {
-				c, err := client(g)
+				c, err := controlClient(g)
 				if err != nil {
 					return err
 				}

@@ -12,7 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/gatehouse-dev/gatehouse/app/cli/termsafe"
-	"github.com/gatehouse-dev/gatehouse/backend/apiclient"
+	"github.com/gatehouse-dev/gatehouse/app/client"
 	"github.com/gatehouse-dev/gatehouse/backend/audit"
 	"github.com/gatehouse-dev/gatehouse/backend/session"
 )
@@ -35,7 +35,7 @@ decision when it asked), what the call was about, and how it ended.`,
 				if err := oneOf("--status", status, sessionStatuses, true); err != nil {
 					return err
 				}
-				c, err := client(g)
+				c, err := controlClient(g)
 				if err != nil {
 					return err
 				}
@@ -97,7 +97,7 @@ func duration(s session.Info) time.Duration {
 	return end.Sub(s.StartedAt).Round(time.Second)
 }
 
-func showSession(ctx context.Context, g *Globals, c *apiclient.Client, id string, asJSON bool) error {
+func showSession(ctx context.Context, g *Globals, c *client.Client, id string, asJSON bool) error {
 	var s session.Info
 	if err := c.Get(ctx, "/api/v1/sessions/"+url.PathEscape(id), nil, &s); err != nil {
 		return apiErr(err)
@@ -133,7 +133,7 @@ func showSession(ctx context.Context, g *Globals, c *apiclient.Client, id string
 }
 
 // sessionEvents reads every audit event of one session, oldest first.
-func sessionEvents(ctx context.Context, c *apiclient.Client, id string) ([]audit.Event, error) {
+func sessionEvents(ctx context.Context, c *client.Client, id string) ([]audit.Event, error) {
 	const page = 1000
 	var all []audit.Event
 	var after int64

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gatehouse-dev/gatehouse/backend/apiclient"
+	"github.com/gatehouse-dev/gatehouse/app/client"
 )
 
 // fakeDaemon answers the control API on DIR/control.sock.
@@ -143,8 +143,8 @@ func (v *views) waitFor(t *testing.T, what string, ok func(View) bool) View {
 func startController(t *testing.T, dir string) (*controller, *views) {
 	v := &views{}
 	c := newController(Options{
-		Client:    apiclient.New(dir),
-		Dial:      func() *apiclient.Client { return apiclient.New(dir) },
+		Client:    client.New(dir),
+		Dial:      func() *client.Client { return client.New(dir) },
 		PollEvery: 20 * time.Millisecond,
 	}, v.apply)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -283,7 +283,7 @@ func TestRefusalShowsNotice(t *testing.T) {
 		return strings.Contains(x.Summary, "could not stop the agents: no, not now") && strings.Contains(x.Summary, "gatehouse kill")
 	})
 	// Open with no OpenUI is a no-op; with a failing one it says so.
-	c.o.OpenUI = func() error { return &apiclient.APIError{Status: 500, Msg: "boom"} }
+	c.o.OpenUI = func() error { return &client.APIError{Status: 500, Msg: "boom"} }
 	c.Open()
 	v.waitFor(t, "open notice", func(x View) bool { return strings.Contains(x.Summary, "could not open Gatehouse: boom") })
 }
@@ -293,7 +293,7 @@ func TestRefusalShowsNotice(t *testing.T) {
 func TestQuit(t *testing.T) {
 	f := newFakeDaemon(t)
 	var asked, stopped int
-	c := newController(Options{Client: apiclient.New(f.dir), QuitApp: func() error { asked++; return nil }}, (&views{}).apply)
+	c := newController(Options{Client: client.New(f.dir), QuitApp: func() error { asked++; return nil }}, (&views{}).apply)
 	c.stop = func() { stopped++ }
 	c.Quit()
 	if asked != 1 || stopped != 0 {
@@ -305,7 +305,7 @@ func TestQuit(t *testing.T) {
 		t.Fatalf("alone: asked %d, stopped %d; want 1, 1", asked, stopped)
 	}
 	v := &views{}
-	c = newController(Options{Client: apiclient.New(f.dir), QuitApp: func() error { return errors.New("no answer") }}, v.apply)
+	c = newController(Options{Client: client.New(f.dir), QuitApp: func() error { return errors.New("no answer") }}, v.apply)
 	c.Quit()
 	if !strings.Contains(v.last().Summary, "could not quit Gatehouse: no answer") {
 		t.Fatalf("failed quit: %+v", v.last())

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"path/filepath"
 	goruntime "runtime"
 	"sync"
 	"time"
@@ -23,6 +22,8 @@ import (
 	"github.com/wailsapp/wails/v2/pkg/options/linux"
 	"github.com/wailsapp/wails/v2/pkg/options/mac"
 	"github.com/wailsapp/wails/v2/pkg/runtime"
+
+	"github.com/gatehouse-dev/gatehouse/app/client"
 )
 
 // Options configure the window process.
@@ -116,7 +117,7 @@ func Run(ctx context.Context, o Options) error {
 			// No Assets: every request goes to the daemon, which serves the
 			// embedded UI and the control API (the same UI a browser gets
 			// from `gatehouse serve`).
-			Handler: Proxy(ctx, filepath.Join(o.DataDir, "control.sock"), logger),
+			Handler: Proxy(ctx, client.Socket(o.DataDir), logger),
 		},
 		Menu:               w.menu(),
 		Logger:             wailsLogger{logger},

@@ -1,6 +1,8 @@
-// Package apiclient talks to a running daemon's control API over the
-// same-uid unix socket, as the CLI and the tray do.
-package apiclient
+// Package client is the one way the CLI, the tray and the window reach a
+// running daemon: the control API over the same-uid unix socket (Client,
+// SocketDialer), and the agent capability over loopback TCP with a bearer
+// token, as an agent's hook does (Agent).
+package client
 
 import (
 	"bufio"
@@ -28,14 +30,25 @@ type Client struct {
 	sock string
 }
 
+// Socket is the control socket of the daemon whose data dir is dataDir
+// (daemon.ControlSocket: the name is written here so that the tray and the
+// window, which import this package, do not link the daemon).
+func Socket(dataDir string) string { return filepath.Join(dataDir, "control.sock") }
+
+// SocketDialer dials sock whatever address a request names, for an
+// http.Transport that speaks to the daemon over its control socket.
+func SocketDialer(sock string) func(ctx context.Context, network, addr string) (net.Conn, error) {
+	return func(ctx context.Context, _, _ string) (net.Conn, error) {
+		var d net.Dialer
+		return d.DialContext(ctx, "unix", sock)
+	}
+}
+
 // New returns a client for the daemon whose data dir is dataDir.
 func New(dataDir string) *Client {
-	sock := filepath.Join(dataDir, "control.sock")
+	sock := Socket(dataDir)
 	tr := &http.Transport{
-		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
-			var d net.Dialer
-			return d.DialContext(ctx, "unix", sock)
-		},
+		DialContext:     SocketDialer(sock),
 		MaxIdleConns:    2,
 		IdleConnTimeout: 30 * time.Second,
 	}
@@ -51,20 +64,9 @@ type APIError struct {
 func (e *APIError) Error() string { return e.Msg }
 
 func (c *Client) do(ctx context.Context, method, path string, in, out any) error {
-	var body io.Reader
-	if in != nil {
-		b, err := json.Marshal(in)
-		if err != nil {
-			return err
-		}
-		body = bytes.NewReader(b)
-	}
-	req, err := http.NewRequestWithContext(ctx, method, "http://gatehouse"+path, body)
+	req, err := newRequest(ctx, method, "http://gatehouse"+path, in)
 	if err != nil {
 		return err
-	}
-	if in != nil {
-		req.Header.Set("Content-Type", "application/json")
 	}
 	resp, err := c.http.Do(req)
 	if err != nil {
@@ -81,6 +83,26 @@ func (c *Client) do(ctx context.Context, method, path string, in, out any) error
 		return fmt.Errorf("decode %s reply: %w", path, err)
 	}
 	return nil
+}
+
+// newRequest is a request with in as its JSON body (none when in is nil).
+func newRequest(ctx context.Context, method, url string, in any) (*http.Request, error) {
+	var body io.Reader
+	if in != nil {
+		b, err := json.Marshal(in)
+		if err != nil {
+			return nil, err
+		}
+		body = bytes.NewReader(b)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, url, body)
+	if err != nil {
+		return nil, err
+	}
+	if in != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	return req, nil
 }
 
 func (c *Client) dialError(err error) error {
