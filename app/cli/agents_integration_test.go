@@ -63,7 +63,7 @@ func TestInstalledAgentSeesRunCommandOutput(t *testing.T) {
 			if err != nil {
 				t.Fatalf("the pinned %s CLI is needed for this test: %v", ag.name, err)
 			}
-			ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+			ctx, cancel := context.WithTimeout(t.Context(), 4*time.Minute)
 			defer cancel()
 
 			out, errOut, code := clitest.Run(ctx, t, d.Bin, cli.Environ(), "--data", d.Data, "install", ag.name)
@@ -143,7 +143,7 @@ func TestCodexTrustsInstalledHooks(t *testing.T) {
 				t.Fatalf("the pinned Codex CLI is needed for this test: %v", err)
 			}
 			cli.Prefix = prefix
-			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 			defer cancel()
 			argv := append(append([]string{}, prefix...), d.Bin, "--data", d.Data, "install", "codex")
 			if c.scope == "system" {
@@ -208,7 +208,7 @@ func TestInstalledAgentOwnShellRunsInSandbox(t *testing.T) {
 			}
 			defer model.Close()
 			cli := agentOutsideTmp(t, c.name, c.new, model)
-			ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+			ctx, cancel := context.WithTimeout(t.Context(), 4*time.Minute)
 			defer cancel()
 			if out, errOut, code := clitest.Run(ctx, t, d.Bin, cli.Environ(), "--data", d.Data, "install", c.name); code != 0 {
 				t.Fatalf("gatehouse install %s: exit %d\n%s%s", c.name, code, out, errOut)
@@ -241,7 +241,7 @@ func TestCodexDefaultSandboxSaysWhatToSet(t *testing.T) {
 	}
 	defer model.Close()
 	cli := agentOutsideTmp(t, "codex", agenttest.NewCodex, model)
-	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	ctx, cancel := context.WithTimeout(t.Context(), 4*time.Minute)
 	defer cancel()
 	out, errOut, code := clitest.Run(ctx, t, d.Bin, cli.Environ(), "--data", d.Data, "install", "codex")
 	if code != 0 || !strings.Contains(out, "network_access = true") {

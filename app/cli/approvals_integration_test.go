@@ -3,7 +3,6 @@
 package cli_test
 
 import (
-	"context"
 	"strings"
 	"testing"
 	"time"
@@ -17,7 +16,7 @@ import (
 // and the card keeps waiting until a real answer reaches the agent.
 func TestApproveAnswer(t *testing.T) {
 	d := clitest.StartAsk(t)
-	ctx := context.Background()
+	ctx := t.Context()
 	s := d.MCP(ctx, "asker")
 	done := make(chan outcome, 1)
 	go func() {

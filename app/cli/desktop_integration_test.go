@@ -681,7 +681,7 @@ func TestDesktopSmoke(t *testing.T) {
 	}
 	t.Logf("idle with the window shown: %v", m)
 
-	s := a.mcp(context.Background())
+	s := a.mcp(t.Context())
 	done := deskAsk(s, "echo hi")
 	ap := a.waitApproval("echo hi")
 	if ap.Tool != "run_command" {
@@ -835,7 +835,7 @@ func TestDesktopHiddenNotifiesAndRelaunchShows(t *testing.T) {
 	}
 	t.Logf("started hidden: %v", a.memory())
 
-	s := a.mcp(context.Background())
+	s := a.mcp(t.Context())
 	first := deskAsk(s, "echo hidden")
 	ap := a.waitApproval("echo hidden")
 	note := a.nextNote(notes)
@@ -858,7 +858,7 @@ func TestDesktopHiddenNotifiesAndRelaunchShows(t *testing.T) {
 	})
 
 	// A second launch on the same data dir shows the first window and exits.
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
 	defer cancel()
 	second := exec.CommandContext(ctx, a.bin, "--listen", "127.0.0.1:0", "--data", a.data, "--workspace", a.ws)
 	second.Env = append(append([]string{}, a.baseEnvForSecond...),

@@ -3,7 +3,6 @@
 package cli_test
 
 import (
-	"context"
 	"regexp"
 	"strings"
 	"testing"
@@ -19,7 +18,7 @@ import (
 func TestDesktopNotificationButtonsDecide(t *testing.T) {
 	a := deskStart(t, "desktop", "--start-hidden")
 	server, notes := a.ownNotifications()
-	s := a.mcp(context.Background())
+	s := a.mcp(t.Context())
 
 	allowed := deskAsk(s, "echo allowed-from-notification")
 	ap := a.waitApproval("echo allowed-from-notification")

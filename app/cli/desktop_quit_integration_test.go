@@ -4,7 +4,6 @@ package cli_test
 
 import (
 	"bufio"
-	"context"
 	"encoding/json"
 	"regexp"
 	"strings"
@@ -37,11 +36,11 @@ func (a *deskApp) dialog() string {
 func (a *deskApp) auditExport() []map[string]any {
 	a.t.Helper()
 	env := append([]string{}, a.baseEnvForSecond...)
-	out, errOut, code := clitest.Run(context.Background(), a.t, a.bin, env, "--data", a.data, "audit", "verify")
+	out, errOut, code := clitest.Run(a.t.Context(), a.t, a.bin, env, "--data", a.data, "audit", "verify")
 	if code != 0 {
 		a.t.Fatalf("audit verify after the quit: %d %s %s", code, out, errOut)
 	}
-	out, errOut, code = clitest.Run(context.Background(), a.t, a.bin, env, "--data", a.data, "audit", "export")
+	out, errOut, code = clitest.Run(a.t.Context(), a.t, a.bin, env, "--data", a.data, "audit", "export")
 	if code != 0 {
 		a.t.Fatalf("audit export: %d %s", code, errOut)
 	}
@@ -65,7 +64,7 @@ func (a *deskApp) auditExport() []map[string]any {
 func TestDesktopQuitAsksFirst(t *testing.T) {
 	a := deskStart(t)
 	a.waitLog("page rendered", regexp.MustCompile(`msg="desktop page" title=Gatehouse app=true`), 60*time.Second)
-	s := a.mcp(context.Background())
+	s := a.mcp(t.Context())
 	done := deskAsk(s, "echo waiting-at-quit")
 	ap := a.waitApproval("echo waiting-at-quit")
 	a.waitTitle("(1) Gatehouse", 20*time.Second)

@@ -3,7 +3,6 @@
 package cli_test
 
 import (
-	"context"
 	"fmt"
 	"strings"
 	"sync"
@@ -19,7 +18,7 @@ import (
 // session in one go.
 func TestCardFloodIsCapped(t *testing.T) {
 	d := clitest.StartAsk(t)
-	s := d.MCP(context.Background(), "flooder")
+	s := d.MCP(t.Context(), "flooder")
 	const calls = 25
 	results := make(chan outcome, calls)
 	var wg sync.WaitGroup

@@ -74,7 +74,7 @@ func TestSystemInstallSurvivesRepoDisableAllHooks(t *testing.T) {
 			if err != nil {
 				t.Fatalf("the pinned Claude Code is needed for this test: %v", err)
 			}
-			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+			ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
 			defer cancel()
 
 			args := []string{d.Bin, "--data", d.Data, "install", "claude"}

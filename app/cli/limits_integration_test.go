@@ -3,7 +3,6 @@
 package cli_test
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -21,7 +20,7 @@ func TestSessionBudget(t *testing.T) {
 	os.MkdirAll(cfgDir, 0o700)
 	os.WriteFile(filepath.Join(cfgDir, "config.toml"), []byte("[limits]\nmax_calls = 2\n"), 0o600)
 	d := clitest.StartWith(t, filepath.Join(base, "data"), filepath.Join(base, "ws"))
-	s := d.MCP(context.Background(), "budget")
+	s := d.MCP(t.Context(), "budget")
 	for i := 0; i < 2; i++ {
 		if r := call(t, s, "list_dir", map[string]any{}); r.IsError {
 			t.Fatalf("call %d: %s", i, clitest.Text(t, r))
@@ -57,7 +56,7 @@ func TestSessionBudget(t *testing.T) {
 // the control API and the next call hits it.
 func TestLimitsChangeLive(t *testing.T) {
 	d := clitest.Start(t)
-	s := d.MCP(context.Background(), "live-limits")
+	s := d.MCP(t.Context(), "live-limits")
 	call(t, s, "list_dir", map[string]any{})
 	sess := activeSession(t, d)
 	h := d.Control()

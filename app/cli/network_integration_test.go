@@ -3,7 +3,6 @@
 package cli_test
 
 import (
-	"context"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
@@ -126,7 +125,7 @@ func TestNetworkThroughTheProxy(t *testing.T) {
 	for _, backend := range []string{"bwrap", "landlock"} {
 		t.Run(backend, func(t *testing.T) {
 			d, _ := startNetworkDaemon(t, backend)
-			s := d.MCP(context.Background(), "netprobe")
+			s := d.MCP(t.Context(), "netprobe")
 
 			r := call(t, s, "run_command", curl("https://pkgs.example.test/"))
 			if r.IsError || !strings.Contains(clitest.Text(t, r), "hello from pkgs.example.test") {

@@ -3,7 +3,6 @@
 package cli_test
 
 import (
-	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -51,7 +50,7 @@ func TestWorkspaceSecretsAndHooksPath(t *testing.T) {
 		}
 	}
 	d := clitest.StartWith(t, filepath.Join(base, "data"), ws)
-	s := d.MCP(context.Background(), "protect")
+	s := d.MCP(t.Context(), "protect")
 
 	if out := clitest.Text(t, call(t, s, "run_command", map[string]any{"argv": []string{"cat", ".env"}})); strings.Contains(out, secret) {
 		t.Fatalf("cat .env read the secret: %s", out)

@@ -26,7 +26,7 @@ func bridgeSession(t *testing.T, d *clitest.Daemon, runID string) (*mcp.ClientSe
 	cmd := exec.Command(d.Bin, "--data", d.Data, "mcp", "--agent", "claude")
 	cmd.Env = append(d.Env(), "CLAUDE_CODE_SESSION_ID="+runID)
 	c := mcp.NewClient(&mcp.Implementation{Name: "claude-code", Version: "2"}, nil)
-	s, err := c.Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, &mcp.ClientSessionOptions{ProtocolVersion: clitest.StatefulProtocol})
+	s, err := c.Connect(t.Context(), &mcp.CommandTransport{Command: cmd}, &mcp.ClientSessionOptions{ProtocolVersion: clitest.StatefulProtocol})
 	if err != nil {
 		t.Fatalf("connect through the bridge: %v", err)
 	}
@@ -43,7 +43,7 @@ type sessionRow struct {
 
 func listSessions(t *testing.T, d *clitest.Daemon) []sessionRow {
 	t.Helper()
-	out, _, _ := d.CLI(nil, "sessions", "--json")
+	out, _, _ := d.CLI(t.Context(), "sessions", "--json")
 	var list []sessionRow
 	if err := json.Unmarshal([]byte(out), &list); err != nil {
 		t.Fatalf("sessions --json: %v %s", err, out)
@@ -105,7 +105,7 @@ func TestOneSessionPerRun(t *testing.T) {
 func TestStatelessClientGetsNoSessionScope(t *testing.T) {
 	d := clitest.StartAsk(t)
 	c := mcp.NewClient(&mcp.Implementation{Name: "new-protocol", Version: "1"}, nil)
-	s, err := c.Connect(context.Background(), d.MCPTransport(), &mcp.ClientSessionOptions{ProtocolVersion: "2026-07-28"})
+	s, err := c.Connect(t.Context(), d.MCPTransport(), &mcp.ClientSessionOptions{ProtocolVersion: "2026-07-28"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,14 +141,14 @@ func TestCodexCallsJoinTheHookRun(t *testing.T) {
 	cmd := exec.Command(d.Bin, "--data", d.Data, "mcp", "--agent", "codex")
 	cmd.Env = d.Env()
 	c := mcp.NewClient(&mcp.Implementation{Name: "codex-mcp-client", Version: "0.171.0"}, nil)
-	s, err := c.Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-06-18"})
+	s, err := c.Connect(t.Context(), &mcp.CommandTransport{Command: cmd}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-06-18"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close()
 	params := &mcp.CallToolParams{Name: "read_file", Arguments: map[string]any{"path": "a.txt"}}
 	params.SetMeta(map[string]any{"sessionId": "codex-run-1", "threadId": "codex-run-1"})
-	if r, err := s.CallTool(context.Background(), params); err != nil || r.IsError {
+	if r, err := s.CallTool(t.Context(), params); err != nil || r.IsError {
 		t.Fatalf("read through the bridge: %v %+v", err, r)
 	}
 	out, _, code := hookRun(t, d.Bin, d.Data, "codex", preToolUse("codex-run-1", "Bash", map[string]any{"command": "cat a.txt"}, d.Workspace))
@@ -157,7 +157,7 @@ func TestCodexCallsJoinTheHookRun(t *testing.T) {
 	}
 	var calls int64
 	var runs []string
-	o, _, _ := d.CLI(nil, "sessions", "--json")
+	o, _, _ := d.CLI(t.Context(), "sessions", "--json")
 	var list []struct {
 		Run   string `json:"run"`
 		Calls int64  `json:"calls"`
@@ -193,7 +193,7 @@ func TestGeminiCallsJoinTheHookRun(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the pinned Gemini CLI is needed for this test: %v", err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	ctx, cancel := context.WithTimeout(t.Context(), 4*time.Minute)
 	defer cancel()
 	if out, errOut, code := clitest.Run(ctx, t, d.Bin, cli.Environ(), "--data", d.Data, "install", "gemini"); code != 0 {
 		t.Fatalf("gatehouse install gemini: exit %d\n%s%s", code, out, errOut)

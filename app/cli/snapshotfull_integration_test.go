@@ -3,7 +3,6 @@
 package cli_test
 
 import (
-	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -32,7 +31,7 @@ func TestSnapshotDiskFull(t *testing.T) {
 	t.Cleanup(func() { exec.Command("umount", "-l", snaps).Run() })
 	os.WriteFile(filepath.Join(ws, "a.txt"), []byte("hello\n"), 0o644)
 	d := clitest.StartWith(t, data, ws, "--mode", "accept-edits")
-	s := d.MCP(context.Background(), "disk-full")
+	s := d.MCP(t.Context(), "disk-full")
 	if r := call(t, s, "write_file", map[string]any{"path": "b.txt", "content": "one"}); r.IsError {
 		t.Fatalf("before: %s", clitest.Text(t, r))
 	}

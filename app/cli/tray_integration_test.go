@@ -468,10 +468,10 @@ func TestTrayKillSwitch(t *testing.T) {
 
 	// An agent runs a sandboxed process tree: sh, its sleep child and
 	// grandchild-level background sleep.
-	s := d.MCP(context.Background(), "tray-victim")
+	s := d.MCP(t.Context(), "tray-victim")
 	running := make(chan trayOutcome, 1)
 	go func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
+		ctx, cancel := context.WithTimeout(t.Context(), 120*time.Second)
 		defer cancel()
 		res, err := s.CallTool(ctx, &mcp.CallToolParams{Name: "run_command", Arguments: map[string]any{"argv": []string{"sh", "-c", "sleep 1000 & sleep 1000"}, "timeout_s": 900}})
 		running <- trayOutcome{res, err}
@@ -540,24 +540,24 @@ func TestTrayKillSwitch(t *testing.T) {
 	// New sessions are refused until the person resumes.
 	// (Stateful clients cannot connect; stateless ones get no tool call.)
 	c := mcp.NewClient(&mcp.Implementation{Name: "after-tray-kill", Version: "1"}, nil)
-	if cs, err := c.Connect(context.Background(), d.MCPTransport(), &mcp.ClientSessionOptions{ProtocolVersion: clitest.StatefulProtocol}); err == nil {
+	if cs, err := c.Connect(t.Context(), d.MCPTransport(), &mcp.ClientSessionOptions{ProtocolVersion: clitest.StatefulProtocol}); err == nil {
 		cs.Close()
 		t.Fatal("a new MCP session was accepted while killed")
 	}
-	if cs, err := c.Connect(context.Background(), d.MCPTransport(), &mcp.ClientSessionOptions{ProtocolVersion: "2026-07-28"}); err == nil {
-		r, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "list_dir", Arguments: map[string]any{}})
+	if cs, err := c.Connect(t.Context(), d.MCPTransport(), &mcp.ClientSessionOptions{ProtocolVersion: "2026-07-28"}); err == nil {
+		r, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "list_dir", Arguments: map[string]any{}})
 		cs.Close()
 		if err == nil && !r.IsError {
 			t.Fatal("a stateless tool call was accepted while killed")
 		}
 	}
-	if out, errOut, code := d.CLI(nil, "resume"); code != 0 {
+	if out, errOut, code := d.CLI(t.Context(), "resume"); code != 0 {
 		t.Fatalf("resume: %s %s", out, errOut)
 	}
 	ti.waitShown(tray.IconIdle, "no agents active")
 	ti.entry(tray.LabelPause)
-	s2 := d.MCP(context.Background(), "after-resume")
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	s2 := d.MCP(t.Context(), "after-resume")
+	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
 	res, err := s2.CallTool(ctx, &mcp.CallToolParams{Name: "run_command", Arguments: map[string]any{"argv": []string{"true"}}})
 	cancel()
 	if err != nil || res.IsError {

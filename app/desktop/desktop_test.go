@@ -185,7 +185,7 @@ func TestApprovalWatcherNotifiesOnlyWhenHidden(t *testing.T) {
 	api.add("approval.requested", map[string]any{"id": "old", "tool": "run_command", "argv": []string{"old"}})
 	var hidden atomic.Bool
 	n := &fakeNotifier{ch: make(chan struct{}, 8)}
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
 	var cards atomic.Int32
 	w := &approvalWatcher{api: api, hidden: hidden.Load, notify: n, onCard: func() { cards.Add(1) }, logger: slog.New(slog.NewTextHandler(io.Discard, nil)), wait: 1}

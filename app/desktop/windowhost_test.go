@@ -2,7 +2,6 @@ package desktop
 
 import (
 	"bufio"
-	"context"
 	"io"
 	"log/slog"
 	"os"
@@ -141,14 +140,14 @@ func TestWindowConfirmQuit(t *testing.T) {
 	}{{"quit", true}, {"keep", false}} {
 		var pending atomic.Int32
 		h := newTestHost(t, time.Minute, &pending, c.answer)
-		quit, asked := h.ConfirmQuit(context.Background(), 2)
+		quit, asked := h.ConfirmQuit(t.Context(), 2)
 		if quit != c.quit || !asked {
 			t.Errorf("answer %q: quit %v asked %v, want %v true", c.answer, quit, asked, c.quit)
 		}
 	}
 	// No window program: nobody could ask.
 	h := newWindowHost(windowConfig{logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	if _, asked := h.ConfirmQuit(context.Background(), 1); asked {
+	if _, asked := h.ConfirmQuit(t.Context(), 1); asked {
 		t.Error("asked without a window program")
 	}
 }

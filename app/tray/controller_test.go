@@ -147,7 +147,7 @@ func startController(t *testing.T, dir string) (*controller, *views) {
 		Dial:      func() *client.Client { return client.New(dir) },
 		PollEvery: 20 * time.Millisecond,
 	}, v.apply)
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan struct{})
 	c.Show()
 	go func() { c.Run(ctx); close(done) }()
@@ -207,7 +207,7 @@ func TestKillNotBlockedBySlowStatus(t *testing.T) {
 	time.Sleep(100 * time.Millisecond) // a status request is now hanging
 
 	done := make(chan error, 1)
-	go func() { done <- c.Kill(context.Background()) }()
+	go func() { done <- c.Kill(t.Context()) }()
 	select {
 	case err := <-done:
 		if err != nil {
@@ -226,14 +226,14 @@ func TestKillNotBlockedBySlowStatus(t *testing.T) {
 	f.mu.Lock()
 	f.slowStat = nil
 	f.mu.Unlock()
-	if err := c.TogglePause(context.Background()); err != nil {
+	if err := c.TogglePause(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	if p := f.postsSoFar(); p[len(p)-1] != PathResume+` {"via":"tray"}` {
 		t.Fatalf("posts %q", p)
 	}
 	v.waitFor(t, "resumed", func(x View) bool { return x.Icon == IconActive && x.PauseLabel == LabelPause })
-	if err := c.TogglePause(context.Background()); err != nil {
+	if err := c.TogglePause(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	if p := f.postsSoFar(); p[len(p)-1] != PathPause+` {"via":"tray"}` {
@@ -250,7 +250,7 @@ func TestKillRetriesUntilDaemonAnswers(t *testing.T) {
 	v.waitFor(t, "idle", func(x View) bool { return x.Icon == IconIdle })
 	f.stop()
 	done := make(chan error, 1)
-	go func() { done <- c.Kill(context.Background()) }()
+	go func() { done <- c.Kill(t.Context()) }()
 	time.Sleep(500 * time.Millisecond)
 	f.start()
 	select {
@@ -273,7 +273,7 @@ func TestRefusalShowsNotice(t *testing.T) {
 	f.mu.Unlock()
 	c, v := startController(t, f.dir)
 	v.waitFor(t, "idle", func(x View) bool { return x.Icon == IconIdle })
-	if err := c.Kill(context.Background()); err == nil {
+	if err := c.Kill(t.Context()); err == nil {
 		t.Fatal("refused kill reported success")
 	}
 	if n := len(f.postsSoFar()); n != 1 {

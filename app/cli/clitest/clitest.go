@@ -271,12 +271,14 @@ func (d *Daemon) CLI(ctx context.Context, args ...string) (string, string, int) 
 	return Run(ctx, d.t, d.Bin, d.Env(), append([]string{"--data", d.Data}, args...)...)
 }
 
-// Run runs the binary with args.
+// Run runs the binary with args. A ctx without a deadline (a test's
+// t.Context()) gets one of 60 seconds, so a command that hangs fails its
+// test instead of stalling the whole run.
 func Run(ctx context.Context, t testing.TB, bin string, env []string, args ...string) (string, string, int) {
 	t.Helper()
-	if ctx == nil {
+	if _, ok := ctx.Deadline(); !ok {
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(context.Background(), 60*time.Second)
+		ctx, cancel = context.WithTimeout(ctx, 60*time.Second)
 		defer cancel()
 	}
 	cmd := exec.CommandContext(ctx, bin, args...)

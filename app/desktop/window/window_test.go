@@ -149,7 +149,7 @@ func TestProxy(t *testing.T) {
 	go srv.Serve(l)
 	defer srv.Close()
 
-	appCtx, stop := context.WithCancel(context.Background())
+	appCtx, stop := context.WithCancel(t.Context())
 	h := Proxy(appCtx, sock, slog.New(slog.NewTextHandler(io.Discard, nil)))
 
 	req := httptest.NewRequest("GET", "/api/v1/status", nil)
@@ -196,7 +196,7 @@ func TestProxy(t *testing.T) {
 	// The daemon gone: a plain error, not a hang.
 	srv.Close()
 	ew := &noFlush{h: http.Header{}}
-	Proxy(context.Background(), filepath.Join(dir, "missing.sock"), slog.New(slog.NewTextHandler(io.Discard, nil))).ServeHTTP(ew, httptest.NewRequest("GET", "/api/v1/status", nil))
+	Proxy(t.Context(), filepath.Join(dir, "missing.sock"), slog.New(slog.NewTextHandler(io.Discard, nil))).ServeHTTP(ew, httptest.NewRequest("GET", "/api/v1/status", nil))
 	if ew.code != http.StatusBadGateway || !strings.Contains(ew.String(), "does not answer") {
 		t.Fatalf("no daemon: %d %q", ew.code, ew.String())
 	}
