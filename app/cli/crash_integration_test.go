@@ -50,16 +50,11 @@ func TestCrashKeepsAcknowledgedEvents(t *testing.T) {
 		}()
 	}
 	// Let the load build, then kill without warning.
-	deadline := time.Now().Add(60 * time.Second)
-	for {
+	clitest.WaitFor(t, 60*time.Second, "100 acknowledged calls", func() bool {
 		mu.Lock()
-		n := len(acked)
-		mu.Unlock()
-		if n >= 100 || time.Now().After(deadline) {
-			break
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		defer mu.Unlock()
+		return len(acked) >= 100
+	})
 	d.Signal(syscall.SIGKILL, 10*time.Second)
 	cancel()
 	wg.Wait()

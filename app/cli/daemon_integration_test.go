@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net"
 	"os"
 	"os/exec"
@@ -17,6 +18,7 @@ import (
 	"time"
 
 	"github.com/gatehouse-dev/gatehouse/app/cli/clitest"
+	"github.com/gatehouse-dev/gatehouse/app/internal/testwait"
 )
 
 // TestServeGatesOverRealTCP drives the real daemon through net/http, so
@@ -225,22 +227,21 @@ func TestLogFollowStreamsLive(t *testing.T) {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, d.Bin, "--data", d.Data, "log", "-f", "--json")
 	cmd.Env = d.Env()
-	var out bytes.Buffer
+	var out clitest.LockedBuffer
 	cmd.Stdout = &out
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	defer func() { cmd.Process.Signal(syscall.SIGINT); cmd.Wait() }()
-	time.Sleep(300 * time.Millisecond)
+	// Once the history (the daemon's start) is out, log -f follows from
+	// after it: the pause can only come through the live stream.
+	clitest.WaitFor(t, 30*time.Second, "log -f to print the history", func() bool { return strings.Contains(out.String(), "system.start") })
 	if _, _, code := d.CLI(t.Context(), "pause"); code != 0 {
 		t.Fatal("pause failed")
 	}
-	for !strings.Contains(out.String(), "system.pause") {
-		if ctx.Err() != nil {
-			t.Fatalf("log -f never showed the pause; got %q", out.String())
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	testwait.Until(t, 30*time.Second, "log -f to show the pause", func() (bool, string) {
+		return strings.Contains(out.String(), "system.pause"), fmt.Sprintf("%q", out.String())
+	})
 }
 
 func TestLongPollFallback(t *testing.T) {
@@ -261,6 +262,8 @@ func TestLongPollFallback(t *testing.T) {
 		_, b := d.Request("GET", "/api/v1/events?wait=20&after="+strconv.FormatInt(after, 10), nil, ctrl)
 		done <- b
 	}()
+	// Nothing tells when the daemon has parked the long-poll: give it time,
+	// so the pause answers a waiting request, not a fresh one.
 	time.Sleep(200 * time.Millisecond)
 	d.CLI(t.Context(), "pause")
 	select {

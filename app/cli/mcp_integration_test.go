@@ -261,11 +261,7 @@ func TestKillStopsEverything(t *testing.T) {
 	}()
 	a := d.WaitApproval(30 * time.Second)
 	d.Decide(a.ID, "allow", "once", "")
-	// Wait until the command runs.
-	deadline := time.Now().Add(30 * time.Second)
-	for len(d.Events("kind=exec.started")) == 0 && time.Now().Before(deadline) {
-		time.Sleep(20 * time.Millisecond)
-	}
+	clitest.WaitFor(t, 30*time.Second, "the command to run", func() bool { return len(d.Events("kind=exec.started")) > 0 })
 	s2 := d.MCP(t.Context(), "waiting")
 	pending := make(chan outcome, 1)
 	go func() {

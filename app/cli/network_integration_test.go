@@ -39,8 +39,8 @@ type networkCard struct {
 
 func waitNetworkCard(t *testing.T, d *clitest.Daemon) networkCard {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for time.Now().Before(deadline) {
+	var card networkCard
+	clitest.WaitFor(t, 30*time.Second, "a network card", func() bool {
 		_, body := d.Request("GET", "/api/v1/approvals", nil, d.Control())
 		var out struct {
 			Approvals []networkCard `json:"approvals"`
@@ -48,16 +48,15 @@ func waitNetworkCard(t *testing.T, d *clitest.Daemon) networkCard {
 		if err := json.Unmarshal([]byte(body), &out); err != nil {
 			t.Fatalf("approvals: %v %s", err, body)
 		}
-		for _, a := range out.Approvals {
-			if a.Kind != "network" {
-				t.Fatalf("a %s card came, not a network one: %s", a.Kind, body)
-			}
-			return a
+		if len(out.Approvals) == 0 {
+			return false
 		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	t.Fatal("no network card appeared")
-	return networkCard{}
+		if card = out.Approvals[0]; card.Kind != "network" {
+			t.Fatalf("a %s card came, not a network one: %s", card.Kind, body)
+		}
+		return true
+	})
+	return card
 }
 
 // startNetworkDaemon runs the real binary with the proxy, a test-only

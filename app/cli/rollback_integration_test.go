@@ -333,6 +333,8 @@ func TestRollbackSurvivesSIGKILL(t *testing.T) {
 		if ctx.Err() != nil {
 			t.Fatal("the rollback never journaled")
 		}
+		// A tight poll, not WaitFor's backoff: the kill must land while the
+		// rollback still writes.
 		time.Sleep(time.Millisecond)
 	}
 	d.Signal(syscall.SIGKILL, 10*time.Second)

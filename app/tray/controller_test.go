@@ -4,16 +4,19 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/gatehouse-dev/gatehouse/app/client"
+	"github.com/gatehouse-dev/gatehouse/app/internal/testwait"
 )
 
 // fakeDaemon answers the control API on DIR/control.sock.
@@ -27,6 +30,7 @@ type fakeDaemon struct {
 	posts     []string      // "path body"
 	slowStat  chan struct{} // while non-nil, status requests hang until closed
 	refuseAll bool
+	hanging   atomic.Int32 // status requests that began hanging on slowStat
 }
 
 func newFakeDaemon(t *testing.T) *fakeDaemon {
@@ -51,6 +55,7 @@ func (f *fakeDaemon) start() {
 		slow, st := f.slowStat, f.status
 		f.mu.Unlock()
 		if slow != nil {
+			f.hanging.Add(1)
 			select {
 			case <-slow:
 			case <-r.Context().Done():
@@ -129,15 +134,12 @@ func (v *views) last() View {
 
 func (v *views) waitFor(t *testing.T, what string, ok func(View) bool) View {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
-		if l := v.last(); ok(l) {
-			return l
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-	t.Fatalf("tray never showed %s; last view %+v", what, v.last())
-	return View{}
+	var l View
+	testwait.Until(t, 10*time.Second, "the tray to show "+what, func() (bool, string) {
+		l = v.last()
+		return ok(l), fmt.Sprintf("view %+v", l)
+	})
+	return l
 }
 
 func startController(t *testing.T, dir string) (*controller, *views) {
@@ -182,6 +184,7 @@ func TestControllerFollowsDaemon(t *testing.T) {
 
 	// Repeated identical polls do not repaint.
 	n := len(v.vs)
+	// Some seven polls pass: the test is that none of them repaints.
 	time.Sleep(150 * time.Millisecond)
 	v.mu.Lock()
 	m := len(v.vs)
@@ -204,7 +207,7 @@ func TestKillNotBlockedBySlowStatus(t *testing.T) {
 	f.slowStat = slow
 	f.mu.Unlock()
 	defer close(slow)
-	time.Sleep(100 * time.Millisecond) // a status request is now hanging
+	testwait.For(t, 10*time.Second, "a status request to hang", func() bool { return f.hanging.Load() > 0 })
 
 	done := make(chan error, 1)
 	go func() { done <- c.Kill(t.Context()) }()
@@ -249,9 +252,12 @@ func TestKillRetriesUntilDaemonAnswers(t *testing.T) {
 	c, v := startController(t, f.dir)
 	v.waitFor(t, "idle", func(x View) bool { return x.Icon == IconIdle })
 	f.stop()
+	var dials atomic.Int32
+	dial := c.o.Dial
+	c.o.Dial = func() *client.Client { dials.Add(1); return dial() }
 	done := make(chan error, 1)
 	go func() { done <- c.Kill(t.Context()) }()
-	time.Sleep(500 * time.Millisecond)
+	testwait.For(t, switchWithin, "the kill to be retried while the daemon is away", func() bool { return dials.Load() >= 2 })
 	f.start()
 	select {
 	case err := <-done:

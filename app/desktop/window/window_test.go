@@ -15,6 +15,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/gatehouse-dev/gatehouse/app/internal/testwait"
 )
 
 func TestParsePageReport(t *testing.T) {
@@ -174,13 +176,7 @@ func TestProxy(t *testing.T) {
 	sw := &noFlush{h: http.Header{}}
 	go h.ServeHTTP(sw, httptest.NewRequest("GET", "/api/v1/events/stream", nil))
 	<-seen
-	deadline := time.Now().Add(3 * time.Second)
-	for sw.String() != "data: 1\n\n" {
-		if time.Now().After(deadline) {
-			t.Fatalf("the stream's first event did not come through before the stream ended: %q", sw.String())
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	testwait.For(t, 3*time.Second, "the stream's first event to come through before the stream ends", func() bool { return sw.String() == "data: 1\n\n" })
 	select {
 	case <-ended:
 		t.Fatal("the stream ended before the window did")
