@@ -18,14 +18,8 @@ import (
 // a tool call is refused with a clear message (never run unaudited), the
 // daemon survives, and everything works again once space is freed.
 func TestDiskFull(t *testing.T) {
-	if os.Getuid() != 0 {
-		t.Fatal("this test mounts a tmpfs and must run as root (make test runs it so)")
-	}
 	mnt := t.TempDir()
-	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=16m", "tmpfs", mnt).CombinedOutput(); err != nil {
-		t.Fatalf("mount tmpfs: %v %s", err, out)
-	}
-	t.Cleanup(func() { exec.Command("umount", "-l", mnt).Run() })
+	clitest.MountTmpfs(t, mnt, "16m")
 	ws := t.TempDir()
 	d := clitest.StartWith(t, filepath.Join(mnt, "data"), ws)
 	s := d.MCP(t.Context(), "disk-full")

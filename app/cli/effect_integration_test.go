@@ -68,12 +68,10 @@ func startEffectDaemon(t *testing.T) *clitest.Daemon {
 func startEffectDaemonWith(t *testing.T, config string) *clitest.Daemon {
 	t.Helper()
 	base := t.TempDir()
-	if config != "" {
-		cfgDir := filepath.Join(base, "config", "gatehouse")
-		os.MkdirAll(cfgDir, 0o700)
-		os.WriteFile(filepath.Join(cfgDir, "config.toml"), []byte(config), 0o600)
-	}
 	ws := filepath.Join(base, "ws")
+	if config != "" {
+		clitest.WriteConfig(t, ws, "config.toml", config)
+	}
 	effectWorkspace(t, ws)
 	return clitest.StartWith(t, filepath.Join(base, "data"), ws)
 }

@@ -39,12 +39,10 @@ func fillWorkspace(b *testing.B, ws string, n int) {
 func benchDaemon(b *testing.B, files int, config string) (*clitest.Daemon, *mcp.ClientSession) {
 	b.Helper()
 	base := b.TempDir()
-	if config != "" {
-		cfgDir := filepath.Join(base, "config", "gatehouse")
-		os.MkdirAll(cfgDir, 0o700)
-		os.WriteFile(filepath.Join(cfgDir, "config.toml"), []byte(config), 0o600)
-	}
 	ws := filepath.Join(base, "ws")
+	if config != "" {
+		clitest.WriteConfig(b, ws, "config.toml", config)
+	}
 	fillWorkspace(b, ws, files)
 	d := clitest.StartWith(b, filepath.Join(base, "data"), ws)
 	return d, d.MCP(b.Context(), "bench")

@@ -239,13 +239,11 @@ func TestFrictionGoTask(t *testing.T) {
 	base := t.TempDir()
 	ws, remote := filepath.Join(base, "ws"), filepath.Join(base, "remote.git")
 	frictionWorkspace(t, ws, remote, ms.der)
-	cfgDir := filepath.Join(base, "config", "gatehouse")
-	os.MkdirAll(cfgDir, 0o700)
 	var hosts []string
 	for _, n := range names {
 		hosts = append(hosts, fmt.Sprintf("%q = %q", n+":443", target))
 	}
-	os.WriteFile(filepath.Join(cfgDir, "config.toml"), []byte(fmt.Sprintf("[network]\ntest_only_hosts = { %s }\n", strings.Join(hosts, ", "))), 0o600)
+	clitest.WriteConfig(t, ws, "config.toml", fmt.Sprintf("[network]\ntest_only_hosts = { %s }\n", strings.Join(hosts, ", ")))
 	home := filepath.Join(base, "home")
 	os.MkdirAll(home, 0o755)
 	d := clitest.StartWithEnv(t, filepath.Join(base, "data"), ws, []string{"HOME=" + home})

@@ -3,7 +3,6 @@
 package cli_test
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -16,10 +15,9 @@ import (
 // extending lets it go on, ending it stops the session. Both are audited.
 func TestSessionBudget(t *testing.T) {
 	base := t.TempDir()
-	cfgDir := filepath.Join(base, "config", "gatehouse")
-	os.MkdirAll(cfgDir, 0o700)
-	os.WriteFile(filepath.Join(cfgDir, "config.toml"), []byte("[limits]\nmax_calls = 2\n"), 0o600)
-	d := clitest.StartWith(t, filepath.Join(base, "data"), filepath.Join(base, "ws"))
+	ws := filepath.Join(base, "ws")
+	clitest.WriteConfig(t, ws, "config.toml", "[limits]\nmax_calls = 2\n")
+	d := clitest.StartWith(t, filepath.Join(base, "data"), ws)
 	s := d.MCP(t.Context(), "budget")
 	for i := 0; i < 2; i++ {
 		if r := call(t, s, "list_dir", map[string]any{}); r.IsError {

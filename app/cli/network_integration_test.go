@@ -86,11 +86,9 @@ func startNetworkDaemon(t *testing.T, backend string) (*clitest.Daemon, *httptes
 	target := strings.TrimPrefix(srv.URL, "https://")
 
 	base := t.TempDir()
-	ws, cfgDir := filepath.Join(base, "ws"), filepath.Join(base, "config", "gatehouse")
-	for _, d := range []string{ws, cfgDir} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
+	ws := filepath.Join(base, "ws")
+	if err := os.MkdirAll(ws, 0o755); err != nil {
+		t.Fatal(err)
 	}
 	var hosts []string
 	for _, n := range names {
@@ -99,14 +97,10 @@ func startNetworkDaemon(t *testing.T, backend string) (*clitest.Daemon, *httptes
 	cfg := fmt.Sprintf("[sandbox]\nbackend = %q\n\n[network]\ntest_only_hosts = { %s }\n", backend, strings.Join(hosts, ", "))
 	pol := "[[rule]]\naction = \"allow\"\ntool = \"run_command\"\nbinary = \"/usr/bin/curl\"\n\n" +
 		"[[rule]]\naction = \"allow\"\ntool = \"network\"\ndomains = [\"pkgs.example.test\"]\n"
-	for p, s := range map[string]string{
-		filepath.Join(cfgDir, "config.toml"): cfg,
-		filepath.Join(cfgDir, "policy.toml"): pol,
-		filepath.Join(ws, "ca.pem"):          string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})),
-	} {
-		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
-			t.Fatal(err)
-		}
+	clitest.WriteConfig(t, ws, "config.toml", cfg)
+	clitest.WriteConfig(t, ws, "policy.toml", pol)
+	if err := os.WriteFile(filepath.Join(ws, "ca.pem"), pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o644); err != nil {
+		t.Fatal(err)
 	}
 	return clitest.StartWith(t, filepath.Join(base, "data"), ws), srv
 }
@@ -163,7 +157,7 @@ func TestNetworkThroughTheProxy(t *testing.T) {
 			if o := <-done; o.err != nil || o.res.IsError {
 				t.Fatalf("always: %v %s", o.err, clitest.Text(t, o.res))
 			}
-			pol, _ := os.ReadFile(filepath.Join(filepath.Dir(d.Workspace), "config", "gatehouse", "policy.toml"))
+			pol, _ := os.ReadFile(filepath.Join(clitest.ConfigDir(d.Workspace), "policy.toml"))
 			if !strings.Contains(string(pol), "tool = \"network\"\ndomains = [\"always.example.test\"]") {
 				t.Fatalf("policy file:\n%s", pol)
 			}

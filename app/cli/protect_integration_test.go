@@ -25,12 +25,10 @@ func TestWorkspaceSecretsAndHooksPath(t *testing.T) {
 	}
 	base := t.TempDir()
 	ws := filepath.Join(base, "ws")
-	cfgDir := filepath.Join(base, "config", "gatehouse")
+	clitest.WriteConfig(t, ws, "config.toml", "[sandbox]\nexpose_secrets = [\"testdata/\"]\n")
 	secret := "gatehouse-e2e-secret-7d1f"
 	hook := "#!/bin/sh\nexit 0\n"
 	for _, err := range []error{
-		os.MkdirAll(cfgDir, 0o700),
-		os.WriteFile(filepath.Join(cfgDir, "config.toml"), []byte("[sandbox]\nexpose_secrets = [\"testdata/\"]\n"), 0o600),
 		os.MkdirAll(filepath.Join(ws, "testdata"), 0o755),
 		os.MkdirAll(filepath.Join(ws, "tools", "githooks"), 0o755),
 		os.WriteFile(filepath.Join(ws, ".env"), []byte("API_KEY="+secret+"\n"), 0o600),

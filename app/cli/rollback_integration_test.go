@@ -45,10 +45,8 @@ reason = "rollback scenarios delete files on purpose"
 func startRollbackDaemon(t *testing.T) *clitest.Daemon {
 	t.Helper()
 	base := t.TempDir()
-	cfg := filepath.Join(base, "config", "gatehouse")
-	os.MkdirAll(cfg, 0o700)
-	os.WriteFile(filepath.Join(cfg, "policy.toml"), []byte(allowShellPolicy), 0o600)
 	ws := filepath.Join(base, "ws")
+	clitest.WriteConfig(t, ws, "policy.toml", allowShellPolicy)
 	os.MkdirAll(filepath.Join(ws, "src"), 0o755)
 	for i := 0; i < 500; i++ {
 		os.WriteFile(filepath.Join(ws, "src", fmt.Sprintf("f%03d.go", i)), []byte(fmt.Sprintf("package src\n\n// File %d says hello.\nconst V%d = \"hello\"\n", i, i)), 0o644)

@@ -27,15 +27,14 @@ var nativeSandboxes = []string{"bwrap", "landlock"}
 func startConfigured(t *testing.T, cfg string, allow []string, env []string) *clitest.Daemon {
 	t.Helper()
 	base := t.TempDir()
-	dir := filepath.Join(base, "config", "gatehouse")
-	must(t, os.MkdirAll(dir, 0o700))
-	must(t, os.WriteFile(filepath.Join(dir, "config.toml"), []byte(cfg), 0o600))
+	ws := filepath.Join(base, "ws")
+	clitest.WriteConfig(t, ws, "config.toml", cfg)
 	var pol strings.Builder
 	for i, b := range allow {
 		fmt.Fprintf(&pol, "[[rule]]\nid = \"test-allow-%d\"\naction = \"allow\"\ntool = \"run_command\"\nbinary = %q\nreason = \"test\"\n\n", i, b)
 	}
-	must(t, os.WriteFile(filepath.Join(dir, "policy.toml"), []byte(pol.String()), 0o600))
-	return clitest.StartWithEnv(t, filepath.Join(base, "data"), filepath.Join(base, "ws"), env)
+	clitest.WriteConfig(t, ws, "policy.toml", pol.String())
+	return clitest.StartWithEnv(t, filepath.Join(base, "data"), ws, env)
 }
 
 func must(t *testing.T, errs ...error) {
@@ -197,13 +196,13 @@ func TestToolchainOutsideSystemDirs(t *testing.T) {
 func TestReadOnlySecretRefused(t *testing.T) {
 	home, _ := fakeHome(t)
 	base := t.TempDir()
-	dir := filepath.Join(base, "config", "gatehouse")
-	must(t, os.MkdirAll(dir, 0o700), os.MkdirAll(filepath.Join(base, "ws"), 0o755))
-	must(t, os.WriteFile(filepath.Join(dir, "config.toml"), []byte("[sandbox]\nread_only = [\"~\"]\n"), 0o600))
-	env := append(os.Environ(), "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(base, "config"))
+	ws := filepath.Join(base, "ws")
+	must(t, os.MkdirAll(ws, 0o755))
+	clitest.WriteConfig(t, ws, "config.toml", "[sandbox]\nread_only = [\"~\"]\n")
+	env := append(os.Environ(), "HOME="+home, "XDG_CONFIG_HOME="+filepath.Dir(clitest.ConfigDir(ws)))
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	defer cancel()
-	_, errOut, code := clitest.Run(ctx, t, clitest.Binary(t), env, "serve", "--listen", "127.0.0.1:0", "--data", filepath.Join(base, "data"), "--workspace", filepath.Join(base, "ws"))
+	_, errOut, code := clitest.Run(ctx, t, clitest.Binary(t), env, "serve", "--listen", "127.0.0.1:0", "--data", filepath.Join(base, "data"), "--workspace", ws)
 	if code == 0 || !strings.Contains(errOut, "read_only entry "+home+" would show sandboxes "+home+"/.ssh") {
 		t.Fatalf("exit %d:\n%s", code, errOut)
 	}
@@ -214,27 +213,20 @@ func TestReadOnlySecretRefused(t *testing.T) {
 // when nothing is left to evict the call fails with a sentence saying
 // what to do, never a cryptic failed build.
 func TestCacheDiskFull(t *testing.T) {
-	if os.Getuid() != 0 {
-		t.Fatal("this test mounts a tmpfs and must run as root (make test runs it so)")
-	}
 	base := t.TempDir()
 	cacheDir := filepath.Join(base, "data", "cache")
 	must(t, os.MkdirAll(cacheDir, 0o700))
-	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=32m", "tmpfs", cacheDir).CombinedOutput(); err != nil {
-		t.Fatalf("mount tmpfs: %v %s", err, out)
-	}
-	t.Cleanup(func() { exec.Command("umount", "-l", cacheDir).Run() })
-	cfg := filepath.Join(base, "config", "gatehouse")
-	must(t, os.MkdirAll(cfg, 0o700),
-		os.WriteFile(filepath.Join(cfg, "config.toml"), []byte("[sandbox]\nbackend = \"bwrap\"\n"), 0o600),
-		os.WriteFile(filepath.Join(cfg, "policy.toml"), []byte(allowShellPolicy), 0o600))
+	clitest.MountTmpfs(t, cacheDir, "32m")
+	ws := filepath.Join(base, "ws")
+	clitest.WriteConfig(t, ws, "config.toml", "[sandbox]\nbackend = \"bwrap\"\n")
+	clitest.WriteConfig(t, ws, "policy.toml", allowShellPolicy)
 	// An empty home: the host's own package caches would be linked into
 	// the cache first, and whichever of them is older than the filler
 	// would be evicted in its place, so what is evicted would depend on
 	// this machine's npm cache.
 	home := filepath.Join(base, "home")
 	must(t, os.Mkdir(home, 0o700))
-	d := clitest.StartWithEnv(t, filepath.Join(base, "data"), filepath.Join(base, "ws"), []string{"HOME=" + home})
+	d := clitest.StartWithEnv(t, filepath.Join(base, "data"), ws, []string{"HOME=" + home})
 	s := d.MCP(t.Context(), "disk-full")
 
 	out, isErr := runCmd(t, s, "sh", "-c", `head -c 40000000 /dev/zero > "$XDG_CACHE_HOME/big"`)

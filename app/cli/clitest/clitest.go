@@ -178,7 +178,7 @@ func StartWithEnv(t testing.TB, data, ws string, env []string, extra ...string) 
 
 // Env is the environment the daemon and CLI run with: isolated config.
 func (d *Daemon) Env() []string {
-	env := append(os.Environ(), "XDG_CONFIG_HOME="+filepath.Join(filepath.Dir(d.Workspace), "config"), "GATEHOUSE_DEBUG=1")
+	env := append(os.Environ(), "XDG_CONFIG_HOME="+filepath.Dir(ConfigDir(d.Workspace)), "GATEHOUSE_DEBUG=1")
 	return append(env, d.ExtraEnv...)
 }
 
