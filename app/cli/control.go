@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"text/tabwriter"
 
 	"github.com/gatehouse-dev/gatehouse/app/cli/termsafe"
 	"github.com/gatehouse-dev/gatehouse/app/client"
@@ -44,6 +45,25 @@ func printJSON(w io.Writer, v any) error {
 	}
 	_, err = w.Write(append(termsafe.JSON(b), '\n'))
 	return err
+}
+
+// printList is how a command lists things: items as JSON with --json;
+// else the sentence none when there are none; else a table under header
+// (tab-separated columns) with row's line for each item.
+func printList[T any](w io.Writer, asJSON bool, items []T, none, header string, row func(T) string) error {
+	if asJSON {
+		return printJSON(w, items)
+	}
+	if len(items) == 0 {
+		_, err := fmt.Fprintln(w, none)
+		return err
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, header)
+	for _, it := range items {
+		fmt.Fprintln(tw, row(it))
+	}
+	return tw.Flush()
 }
 
 func plural(n int, one, many string) string {
