@@ -32,6 +32,22 @@ func (a *deskApp) dialog() string {
 	return id
 }
 
+// quitThroughBus sends what the tray's "Quit Gatehouse" sends: --quit to
+// the running app over D-Bus. The connection stays open until the test
+// ends, as the tray's does.
+func (a *deskApp) quitThroughBus() {
+	a.t.Helper()
+	conn, err := dbus.Connect(a.env["DBUS_SESSION_BUS_ADDRESS"])
+	if err != nil {
+		a.t.Fatal(err)
+	}
+	a.t.Cleanup(func() { conn.Close() })
+	name, path := desktop.InstanceBus(a.data)
+	if call := conn.Object(name, dbus.ObjectPath(path)).Call(name+".SendMessage", 0, `{"Args":["--quit"]}`); call.Err != nil {
+		a.t.Fatalf("quit through the bus: %v", call.Err)
+	}
+}
+
 // auditExport reads the data dir's audit log with the daemon stopped.
 func (a *deskApp) auditExport() []map[string]any {
 	a.t.Helper()
@@ -69,16 +85,7 @@ func TestDesktopQuitAsksFirst(t *testing.T) {
 	ap := a.waitApproval("echo waiting-at-quit")
 	a.waitTitle("(1) Gatehouse", 20*time.Second)
 
-	// The tray's "Quit Gatehouse" (the same D-Bus message it sends).
-	conn, err := dbus.Connect(a.env["DBUS_SESSION_BUS_ADDRESS"])
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	name, path := desktop.InstanceBus(a.data)
-	if call := conn.Object(name, dbus.ObjectPath(path)).Call(name+".SendMessage", 0, `{"Args":["--quit"]}`); call.Err != nil {
-		t.Fatalf("quit through the bus: %v", call.Err)
-	}
+	a.quitThroughBus()
 	d := a.dialog()
 	a.screenshot("desktop-quit-question.png")
 	a.key(d, "alt+k") // _Keep running
@@ -140,15 +147,7 @@ func TestDesktopQuitAsksFirst(t *testing.T) {
 func TestDesktopQuitWithoutCardsDoesNotAsk(t *testing.T) {
 	a := deskStart(t, "desktop", "--start-hidden")
 	a.waitLog("tray started", regexp.MustCompile(`msg="tray icon started"`), 30*time.Second)
-	conn, err := dbus.Connect(a.env["DBUS_SESSION_BUS_ADDRESS"])
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	name, path := desktop.InstanceBus(a.data)
-	if call := conn.Object(name, dbus.ObjectPath(path)).Call(name+".SendMessage", 0, `{"Args":["--quit"]}`); call.Err != nil {
-		t.Fatalf("quit through the bus: %v", call.Err)
-	}
+	a.quitThroughBus()
 	select {
 	case <-a.exited:
 	case <-time.After(30 * time.Second):

@@ -22,18 +22,7 @@ func hookRun(t *testing.T, bin, data, agent string, stdin []byte, extra ...strin
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 90*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, append([]string{"--data", data, "hook", agent}, extra...)...)
-	cmd.Stdin = bytes.NewReader(stdin)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatalf("hook: %v", err)
-	}
-	return out.String(), errb.String(), code
+	return clitest.RunInput(ctx, t, bin, nil, stdin, append([]string{"--data", data, "hook", agent}, extra...)...)
 }
 
 func preToolUse(session, tool string, input any, cwd string) []byte {

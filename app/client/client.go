@@ -68,14 +68,11 @@ func (c *Client) do(ctx context.Context, method, path string, in, out any) error
 	if err != nil {
 		return err
 	}
-	resp, err := c.http.Do(req)
+	resp, err := c.send(req)
 	if err != nil {
-		return c.dialError(err)
+		return err
 	}
 	defer resp.Body.Close()
-	if resp.StatusCode/100 != 2 {
-		return decodeError(resp)
-	}
 	if out == nil {
 		return nil
 	}
@@ -103,6 +100,20 @@ func newRequest(ctx context.Context, method, url string, in any) (*http.Request,
 		req.Header.Set("Content-Type", "application/json")
 	}
 	return req, nil
+}
+
+// send does req over the control socket. A non-2xx answer is an
+// *APIError, its body read and closed.
+func (c *Client) send(req *http.Request) (*http.Response, error) {
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return nil, c.dialError(err)
+	}
+	if resp.StatusCode/100 != 2 {
+		defer resp.Body.Close()
+		return nil, decodeError(resp)
+	}
+	return resp, nil
 }
 
 func (c *Client) dialError(err error) error {
@@ -153,14 +164,11 @@ func (c *Client) Stream(ctx context.Context, path string, q url.Values, fn func(
 		return err
 	}
 	req.Header.Set("Accept", "text/event-stream")
-	resp, err := c.http.Do(req)
+	resp, err := c.send(req)
 	if err != nil {
-		return c.dialError(err)
+		return err
 	}
 	defer resp.Body.Close()
-	if resp.StatusCode/100 != 2 {
-		return decodeError(resp)
-	}
 	sc := bufio.NewScanner(resp.Body)
 	sc.Buffer(make([]byte, 64<<10), 16<<20)
 	var event, id string

@@ -276,6 +276,12 @@ func (d *Daemon) CLI(ctx context.Context, args ...string) (string, string, int) 
 // test instead of stalling the whole run.
 func Run(ctx context.Context, t testing.TB, bin string, env []string, args ...string) (string, string, int) {
 	t.Helper()
+	return RunInput(ctx, t, bin, env, nil, args...)
+}
+
+// RunInput is Run with stdin (none when nil); a nil env is this process's.
+func RunInput(ctx context.Context, t testing.TB, bin string, env []string, stdin []byte, args ...string) (string, string, int) {
+	t.Helper()
 	if _, ok := ctx.Deadline(); !ok {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, 60*time.Second)
@@ -283,6 +289,9 @@ func Run(ctx context.Context, t testing.TB, bin string, env []string, args ...st
 	}
 	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Env = env
+	if stdin != nil {
+		cmd.Stdin = bytes.NewReader(stdin)
+	}
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()
