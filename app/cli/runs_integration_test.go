@@ -180,19 +180,12 @@ func TestCodexCallsJoinTheHookRun(t *testing.T) {
 // own shell tool land in one session.
 func TestGeminiCallsJoinTheHookRun(t *testing.T) {
 	d := clitest.Start(t)
-	model, err := agenttest.NewModel(agenttest.Gemini, agenttest.Script{
+	model := agenttest.StartModel(t, agenttest.Gemini, agenttest.Script{
 		agenttest.Call("mcp_gatehouse_run_command", map[string]any{"argv": []string{"echo", "via-mcp"}}),
 		agenttest.Call("run_shell_command", map[string]any{"command": "echo via-shell"}),
 		agenttest.Say("done"),
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer model.Close()
-	cli, err := agenttest.NewGemini(filepath.Join(t.TempDir(), "home"), model)
-	if err != nil {
-		t.Fatalf("the pinned Gemini CLI is needed for this test: %v", err)
-	}
+	cli := pinnedAgent(t, "Gemini CLI", agenttest.NewGemini, filepath.Join(t.TempDir(), "home"), model)
 	ctx, cancel := context.WithTimeout(t.Context(), 4*time.Minute)
 	defer cancel()
 	if out, errOut, code := clitest.Run(ctx, t, d.Bin, cli.Environ(), "--data", d.Data, "install", "gemini"); code != 0 {
