@@ -156,25 +156,7 @@ func deskStartProgram(t *testing.T, prog string, extra ...string) *deskApp {
 	go func() { a.cmd.Wait(); close(a.exited) }()
 	t.Cleanup(a.cleanup)
 
-	deadline := time.Now().Add(90 * time.Second)
-	for {
-		b, err := os.ReadFile(filepath.Join(a.data, "addr"))
-		if err == nil && len(bytes.TrimSpace(b)) > 0 {
-			a.addr = strings.TrimSpace(string(b))
-			if resp, err := http.Get("http://" + a.addr + "/healthz"); err == nil {
-				resp.Body.Close()
-				break
-			}
-		}
-		select {
-		case <-a.exited:
-			t.Fatalf("the desktop app exited during start:\n%s", a.log.String())
-		case <-time.After(50 * time.Millisecond):
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the desktop app's daemon was not ready after 90s:\n%s", a.log.String())
-		}
-	}
+	a.addr = clitest.WaitServing(t, a.data, a.exited, 90*time.Second, "the desktop app", a.log)
 	tok, err := os.ReadFile(filepath.Join(a.data, "control.token"))
 	if err != nil {
 		t.Fatalf("control token: %v", err)
@@ -949,22 +931,6 @@ func startFallback(t *testing.T, bin, base string, extraEnv ...string) *clitest.
 			t.Errorf("the headless fallback did not stop on SIGTERM:\n%s", log.String())
 		}
 	})
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		if b, err := os.ReadFile(filepath.Join(data, "addr")); err == nil && len(bytes.TrimSpace(b)) > 0 {
-			resp, err := http.Get("http://" + strings.TrimSpace(string(b)) + "/healthz")
-			if err == nil {
-				resp.Body.Close()
-				return log
-			}
-		}
-		select {
-		case <-exited:
-			t.Fatalf("exited instead of serving:\n%s", log.String())
-		case <-time.After(50 * time.Millisecond):
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the headless fallback was not ready after 30s:\n%s", log.String())
-		}
-	}
+	clitest.WaitServing(t, data, exited, 30*time.Second, "the headless fallback", log)
+	return log
 }

@@ -196,23 +196,7 @@ func (d *Daemon) Restart() {
 	}
 	d.exited = make(chan struct{})
 	go func(c *exec.Cmd, ch chan struct{}) { c.Wait(); close(ch) }(d.cmd, d.exited)
-	deadline := time.Now().Add(30 * time.Second)
-	for time.Now().Before(deadline) {
-		b, err := os.ReadFile(filepath.Join(d.Data, "addr"))
-		if err == nil && len(bytes.TrimSpace(b)) > 0 {
-			d.Addr = strings.TrimSpace(string(b))
-			if resp, err := http.Get("http://" + d.Addr + "/healthz"); err == nil {
-				resp.Body.Close()
-				return
-			}
-		}
-		select {
-		case <-d.exited:
-			t.Fatalf("daemon exited during start:\n%s", d.log.String())
-		case <-time.After(20 * time.Millisecond):
-		}
-	}
-	t.Fatalf("daemon not ready after 30s:\n%s", d.log.String())
+	d.Addr = WaitServing(t, d.Data, d.exited, 30*time.Second, "the daemon", d.log)
 }
 
 // Log is what the daemon printed so far.

@@ -1,10 +1,17 @@
 package clitest
 
 import (
+	"bytes"
+	"fmt"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
+
+	"github.com/gatehouse-dev/gatehouse/app/internal/testwait"
 )
 
 // ConfigDir is where a daemon and CLI started for workspace ws read
@@ -38,4 +45,32 @@ func MountTmpfs(t testing.TB, dir, size string) {
 		t.Fatalf("mount tmpfs: %v %s", err, out)
 	}
 	t.Cleanup(func() { exec.Command("umount", "-l", dir).Run() })
+}
+
+// WaitServing waits until the daemon whose data dir is data serves
+// /healthz at the address it writes to DATA/addr, and returns that
+// address. what names the process started for the failure, which shows
+// log, its output so far; exited closes when the process ends.
+func WaitServing(t testing.TB, data string, exited <-chan struct{}, timeout time.Duration, what string, log fmt.Stringer) string {
+	t.Helper()
+	var addr string
+	testwait.Until(t, timeout, what+" to serve", func() (bool, string) {
+		select {
+		case <-exited:
+			t.Fatalf("%s exited during start:\n%s", what, log)
+		default:
+		}
+		b, err := os.ReadFile(filepath.Join(data, "addr"))
+		if err != nil || len(bytes.TrimSpace(b)) == 0 {
+			return false, "no address in DATA/addr; log:\n" + log.String()
+		}
+		addr = strings.TrimSpace(string(b))
+		resp, err := http.Get("http://" + addr + "/healthz")
+		if err != nil {
+			return false, err.Error() + "; log:\n" + log.String()
+		}
+		resp.Body.Close()
+		return true, ""
+	})
+	return addr
 }
