@@ -288,12 +288,17 @@ func (w *win) isQuitting() bool {
 	return w.quitting || w.stopping()
 }
 
-func (w *win) show() {
+// setHidden records whether the window is hidden and returns its Wails
+// context, nil before the window runs.
+func (w *win) setHidden(hidden bool) context.Context {
 	w.mu.Lock()
-	wctx := w.wctx
-	w.hidden = false
-	w.mu.Unlock()
-	if wctx != nil {
+	defer w.mu.Unlock()
+	w.hidden = hidden
+	return w.wctx
+}
+
+func (w *win) show() {
+	if wctx := w.setHidden(false); wctx != nil {
 		runtime.WindowShow(wctx)
 		runtime.WindowUnminimise(wctx)
 		// Raise it above other windows without keeping it there.
@@ -304,11 +309,7 @@ func (w *win) show() {
 }
 
 func (w *win) hide() {
-	w.mu.Lock()
-	wctx := w.wctx
-	w.hidden = true
-	w.mu.Unlock()
-	if wctx != nil {
+	if wctx := w.setHidden(true); wctx != nil {
 		runtime.WindowHide(wctx)
 	}
 	w.report()
