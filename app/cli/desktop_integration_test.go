@@ -584,10 +584,10 @@ type deskResult struct {
 }
 
 // ask starts run_command sh -c CMD, which policy sends to a person.
-func deskAsk(s *mcp.ClientSession, script string) chan deskResult {
+func deskAsk(ctx context.Context, s *mcp.ClientSession, script string) chan deskResult {
 	ch := make(chan deskResult, 1)
 	go func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+		ctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
 		defer cancel()
 		r, err := s.CallTool(ctx, &mcp.CallToolParams{Name: "run_command", Arguments: map[string]any{"argv": []string{"sh", "-c", script}}})
 		ch <- deskResult{r, err}
@@ -656,7 +656,7 @@ func TestDesktopSmoke(t *testing.T) {
 	t.Logf("idle with the window shown: %v", m)
 
 	s := a.mcp(t.Context())
-	done := deskAsk(s, "echo hi")
+	done := deskAsk(t.Context(), s, "echo hi")
 	ap := a.waitApproval("echo hi")
 	if ap.Tool != "run_command" {
 		t.Fatalf("approval: %+v", ap)
@@ -813,7 +813,7 @@ func TestDesktopHiddenNotifiesAndRelaunchShows(t *testing.T) {
 	t.Logf("started hidden: %v", a.memory())
 
 	s := a.mcp(t.Context())
-	first := deskAsk(s, "echo hidden")
+	first := deskAsk(t.Context(), s, "echo hidden")
 	ap := a.waitApproval("echo hidden")
 	note := a.nextNote(notes)
 	wantActions := []string{"default", "Open Gatehouse", "allow-once", "Allow once", "deny", "Deny"}
@@ -863,7 +863,7 @@ func TestDesktopHiddenNotifiesAndRelaunchShows(t *testing.T) {
 	a.decide(ap.ID, "deny")
 	<-first
 	a.waitTitle("Gatehouse", 20*time.Second)
-	second2 := deskAsk(s, "echo visible")
+	second2 := deskAsk(t.Context(), s, "echo visible")
 	ap2 := a.waitApproval("echo visible")
 	a.waitTitle("(1) Gatehouse", 20*time.Second)
 	select {

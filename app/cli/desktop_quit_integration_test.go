@@ -81,7 +81,7 @@ func TestDesktopQuitAsksFirst(t *testing.T) {
 	a := deskStart(t)
 	a.waitLog("page rendered", regexp.MustCompile(`msg="desktop page" title=Gatehouse app=true`), 60*time.Second)
 	s := a.mcp(t.Context())
-	done := deskAsk(s, "echo waiting-at-quit")
+	done := deskAsk(t.Context(), s, "echo waiting-at-quit")
 	ap := a.waitApproval("echo waiting-at-quit")
 	a.waitTitle("(1) Gatehouse", 20*time.Second)
 

@@ -26,7 +26,7 @@ func TestCardFloodIsCapped(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			results <- callAsync(s, "run_command", map[string]any{"argv": []string{"sh", "-c", fmt.Sprintf("echo %d", i)}})
+			results <- callAsync(t.Context(), s, "run_command", map[string]any{"argv": []string{"sh", "-c", fmt.Sprintf("echo %d", i)}})
 		}()
 	}
 	// Every call beyond the cap comes back at once.

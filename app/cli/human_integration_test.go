@@ -24,7 +24,7 @@ func TestAskHumanThroughCard(t *testing.T) {
 	s := d.MCP(t.Context(), "asker")
 	done := make(chan outcome, 1)
 	go func() {
-		done <- callAsync(s, "ask_human", map[string]any{"question": "Which database should the tests use?"})
+		done <- callAsync(t.Context(), s, "ask_human", map[string]any{"question": "Which database should the tests use?"})
 	}()
 	a := d.WaitApproval(30 * time.Second)
 	if a.Question != "Which database should the tests use?" {

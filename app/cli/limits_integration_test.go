@@ -25,7 +25,7 @@ func TestSessionBudget(t *testing.T) {
 		}
 	}
 	done := make(chan outcome, 1)
-	go func() { done <- callAsync(s, "list_dir", map[string]any{}) }()
+	go func() { done <- callAsync(t.Context(), s, "list_dir", map[string]any{}) }()
 	a := d.WaitApproval(30 * time.Second)
 	if a.Tool != "limit" || !strings.Contains(a.Reason, "2 tool calls") {
 		t.Fatalf("limit card: %+v", a)
@@ -38,7 +38,7 @@ func TestSessionBudget(t *testing.T) {
 	for i := 0; i < 3; i++ {
 		call(t, s, "list_dir", map[string]any{})
 	}
-	go func() { done <- callAsync(s, "list_dir", map[string]any{}) }()
+	go func() { done <- callAsync(t.Context(), s, "list_dir", map[string]any{}) }()
 	a = d.WaitApproval(30 * time.Second)
 	d.Decide(a.ID, "deny", "once", "")
 	if o := <-done; o.err == nil && !o.res.IsError {
@@ -70,7 +70,7 @@ func TestLimitsChangeLive(t *testing.T) {
 		t.Fatalf("POST limits: %d %s", resp.StatusCode, body)
 	}
 	done := make(chan outcome, 1)
-	go func() { done <- callAsync(s, "list_dir", map[string]any{}) }()
+	go func() { done <- callAsync(t.Context(), s, "list_dir", map[string]any{}) }()
 	a := d.WaitApproval(30 * time.Second)
 	if a.Tool != "limit" {
 		t.Fatalf("card: %+v", a)

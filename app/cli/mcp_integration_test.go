@@ -33,8 +33,8 @@ type outcome struct {
 }
 
 // callAsync is call for goroutines: it reports instead of failing the test.
-func callAsync(s *mcp.ClientSession, name string, args map[string]any) outcome {
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+func callAsync(ctx context.Context, s *mcp.ClientSession, name string, args map[string]any) outcome {
+	ctx, cancel := context.WithTimeout(ctx, 60*time.Second)
 	defer cancel()
 	res, err := s.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
 	return outcome{res, err}
@@ -257,7 +257,7 @@ func TestKillStopsEverything(t *testing.T) {
 	s := d.MCP(t.Context(), "killable")
 	running := make(chan outcome, 1)
 	go func() {
-		running <- callAsync(s, "run_command", map[string]any{"argv": []string{"sh", "-c", "sleep 1000 & sleep 1000"}, "timeout_s": 900})
+		running <- callAsync(t.Context(), s, "run_command", map[string]any{"argv": []string{"sh", "-c", "sleep 1000 & sleep 1000"}, "timeout_s": 900})
 	}()
 	a := d.WaitApproval(30 * time.Second)
 	d.Decide(a.ID, "allow", "once", "")
@@ -265,7 +265,7 @@ func TestKillStopsEverything(t *testing.T) {
 	s2 := d.MCP(t.Context(), "waiting")
 	pending := make(chan outcome, 1)
 	go func() {
-		pending <- callAsync(s2, "run_command", map[string]any{"argv": []string{"sh", "-c", "echo later"}})
+		pending <- callAsync(t.Context(), s2, "run_command", map[string]any{"argv": []string{"sh", "-c", "echo later"}})
 	}()
 	d.WaitApproval(30 * time.Second)
 

@@ -128,7 +128,7 @@ func TestNetworkThroughTheProxy(t *testing.T) {
 			// Unapproved: a card; allowed for the session, the next call
 			// goes through without one.
 			done := make(chan outcome, 1)
-			go func() { done <- callAsync(s, "run_command", curl("https://other.example.test/")) }()
+			go func() { done <- callAsync(t.Context(), s, "run_command", curl("https://other.example.test/")) }()
 			card := waitNetworkCard(t, d)
 			if card.Domain != "other.example.test" || card.Port != 443 || len(card.Argv) == 0 || card.Argv[0] != "curl" ||
 				!strings.Contains(card.AlwaysRule, `tool = "network"`) {
@@ -143,7 +143,7 @@ func TestNetworkThroughTheProxy(t *testing.T) {
 			}
 
 			// Denied: the command fails.
-			go func() { done <- callAsync(s, "run_command", curl("https://denied.example.test/")) }()
+			go func() { done <- callAsync(t.Context(), s, "run_command", curl("https://denied.example.test/")) }()
 			card = waitNetworkCard(t, d)
 			d.Decide(card.ID, "deny", "once", "not this one")
 			if o := <-done; o.err != nil || !o.res.IsError || !strings.Contains(clitest.Text(t, o.res), "403") {
@@ -151,7 +151,7 @@ func TestNetworkThroughTheProxy(t *testing.T) {
 			}
 
 			// Always: the rule lands in the person's policy file.
-			go func() { done <- callAsync(s, "run_command", curl("https://always.example.test/")) }()
+			go func() { done <- callAsync(t.Context(), s, "run_command", curl("https://always.example.test/")) }()
 			card = waitNetworkCard(t, d)
 			d.Decide(card.ID, "allow", "always", "")
 			if o := <-done; o.err != nil || o.res.IsError {

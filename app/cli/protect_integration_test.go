@@ -68,7 +68,7 @@ func TestWorkspaceSecretsAndHooksPath(t *testing.T) {
 
 	done := make(chan outcome, 1)
 	go func() {
-		done <- callAsync(s, "write_file", map[string]any{"path": "tools/githooks/pre-commit", "content": "evil"})
+		done <- callAsync(t.Context(), s, "write_file", map[string]any{"path": "tools/githooks/pre-commit", "content": "evil"})
 	}()
 	a := d.WaitApproval(30 * time.Second)
 	if !strings.Contains(a.Reason, "git") {

@@ -141,7 +141,7 @@ func activeSession(t *testing.T, d *clitest.Daemon) string {
 func callApproving(t *testing.T, d *clitest.Daemon, s *mcp.ClientSession, tool string, args map[string]any) *mcp.CallToolResult {
 	t.Helper()
 	done := make(chan outcome, 1)
-	go func() { done <- callAsync(s, tool, args) }()
+	go func() { done <- callAsync(t.Context(), s, tool, args) }()
 	for {
 		select {
 		case o := <-done:

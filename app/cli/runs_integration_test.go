@@ -62,7 +62,7 @@ func TestOneSessionPerRun(t *testing.T) {
 	asking := map[string]any{"argv": []string{"sh", "-c", "echo granted"}}
 
 	done := make(chan outcome, 1)
-	go func() { done <- callAsync(a, "run_command", asking) }()
+	go func() { done <- callAsync(t.Context(), a, "run_command", asking) }()
 	card := d.WaitApproval(30 * time.Second)
 	d.Decide(card.ID, "allow", "session", "")
 	if o := <-done; o.err != nil || o.res.IsError {
@@ -73,7 +73,7 @@ func TestOneSessionPerRun(t *testing.T) {
 		t.Fatalf("run a again: %s", clitest.Text(t, r))
 	}
 	// … and run b is asked.
-	go func() { done <- callAsync(b, "run_command", asking) }()
+	go func() { done <- callAsync(t.Context(), b, "run_command", asking) }()
 	card = d.WaitApproval(30 * time.Second)
 	d.Decide(card.ID, "deny", "once", "")
 	<-done
@@ -112,7 +112,7 @@ func TestStatelessClientGetsNoSessionScope(t *testing.T) {
 	defer s.Close()
 	asking := map[string]any{"argv": []string{"sh", "-c", "echo x"}}
 	done := make(chan outcome, 1)
-	go func() { done <- callAsync(s, "run_command", asking) }()
+	go func() { done <- callAsync(t.Context(), s, "run_command", asking) }()
 	card := d.WaitApproval(30 * time.Second)
 	var full []map[string]any
 	_, body := d.Request("GET", "/api/v1/approvals", nil, d.Control())
@@ -126,7 +126,7 @@ func TestStatelessClientGetsNoSessionScope(t *testing.T) {
 	}
 	d.Decide(card.ID, "allow", "session", "")
 	<-done
-	go func() { done <- callAsync(s, "run_command", asking) }()
+	go func() { done <- callAsync(t.Context(), s, "run_command", asking) }()
 	d.WaitApproval(30 * time.Second) // asked again: no session grant was made
 	d.Decide(d.Pending()[0].ID, "deny", "once", "")
 	<-done

@@ -28,7 +28,7 @@ func TestSwitchesSayWhatHappened(t *testing.T) {
 	cli("Already paused", "pause")
 
 	held := make(chan outcome, 1)
-	go func() { held <- callAsync(s, "list_dir", map[string]any{}) }()
+	go func() { held <- callAsync(t.Context(), s, "list_dir", map[string]any{}) }()
 	clitest.WaitFor(t, 30*time.Second, "the call to wait on the pause", func() bool {
 		out, _, _ := d.CLI(t.Context(), "approvals")
 		return strings.Contains(out, "1 call is waiting on the pause")
