@@ -62,7 +62,9 @@ func TestApproveAnswer(t *testing.T) {
 	}
 
 	// --answer on a card that is not a question is refused too.
-	go func() { done <- callAsync(t.Context(), s, "run_command", map[string]any{"argv": []string{"sh", "-c", "echo hi"}}) }()
+	go func() {
+		done <- callAsync(t.Context(), s, "run_command", map[string]any{"argv": []string{"sh", "-c", "echo hi"}})
+	}()
 	c := d.WaitApproval(30 * time.Second)
 	if _, errOut, code := d.CLI(ctx, "approve", c.ID, "--answer", "yes"); code == 0 || !strings.Contains(errOut, "is not a question") {
 		t.Fatalf("--answer on a call card: exit %d, stderr %q", code, errOut)

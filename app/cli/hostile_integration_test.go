@@ -47,7 +47,9 @@ func TestHostileTextIsShownEscaped(t *testing.T) {
 	}
 	// A question waits on the person, so `approvals` has a row.
 	asked := make(chan outcome, 1)
-	go func() { asked <- callAsync(t.Context(), s, "ask_human", map[string]any{"question": "Run \x1b[2Jthis?\u202e"}) }()
+	go func() {
+		asked <- callAsync(t.Context(), s, "ask_human", map[string]any{"question": "Run \x1b[2Jthis?\u202e"})
+	}()
 	clitest.WaitFor(t, 30*time.Second, "the question card", func() bool { return len(d.Pending()) > 0 })
 	sess := activeSession(t, d)
 
