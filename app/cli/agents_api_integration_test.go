@@ -126,11 +126,11 @@ func TestInstallWithDaemonStopped(t *testing.T) {
 	isolatedHome(t)
 	d := clitest.Start(t)
 	d.Stop()
-	out, errOut, code := clitest.Run(nil, t, d.Bin, d.Env(), "--data", d.Data, "install", "gemini")
+	out, errOut, code := clitest.Run(t.Context(), t, d.Bin, d.Env(), "--data", d.Data, "install", "gemini")
 	if code != 0 || !strings.Contains(out, "Wired Gatehouse into Gemini CLI") {
 		t.Fatalf("install: %d\n%s%s", code, out, errOut)
 	}
-	out, _, _ = clitest.Run(nil, t, d.Bin, d.Env(), "--data", d.Data, "install", "gemini")
+	out, _, _ = clitest.Run(t.Context(), t, d.Bin, d.Env(), "--data", d.Data, "install", "gemini")
 	if !strings.Contains(out, "already installed") {
 		t.Fatalf("second install: %s", out)
 	}
@@ -140,11 +140,11 @@ func TestInstallWithDaemonStopped(t *testing.T) {
 		t.Fatalf("gemini token after restart: %d", code)
 	}
 	d.Stop()
-	out, errOut, code = clitest.Run(nil, t, d.Bin, d.Env(), "--data", d.Data, "install", "gemini", "--uninstall")
+	out, errOut, code = clitest.Run(t.Context(), t, d.Bin, d.Env(), "--data", d.Data, "install", "gemini", "--uninstall")
 	if code != 0 || !strings.Contains(out, "as they were before install") {
 		t.Fatalf("uninstall: %d\n%s%s", code, out, errOut)
 	}
-	_, errOut, code = clitest.Run(nil, t, d.Bin, d.Env(), "--data", d.Data, "install", "gemini", "--uninstall")
+	_, errOut, code = clitest.Run(t.Context(), t, d.Bin, d.Env(), "--data", d.Data, "install", "gemini", "--uninstall")
 	if code == 0 || !strings.Contains(errOut, "not installed") {
 		t.Fatalf("uninstall without install: %d %s", code, errOut)
 	}

@@ -51,19 +51,12 @@ func TestInstalledAgentSeesRunCommandOutput(t *testing.T) {
 			if err := os.WriteFile(filepath.Join(d.Workspace, "a.txt"), []byte(secret+"\n"), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			model, err := agenttest.NewModel(ag.api, agenttest.Script{
+			model := agenttest.StartModel(t, ag.api, agenttest.Script{
 				agenttest.Call(ag.tool, map[string]any{"argv": []string{"cat", "a.txt"}}),
 				agenttest.Say("done"),
 			})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer model.Close()
-			cli, err := ag.new(filepath.Join(t.TempDir(), "home"), model)
-			if err != nil {
-				t.Fatalf("the pinned %s CLI is needed for this test: %v", ag.name, err)
-			}
-			ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+			cli := pinnedAgent(t, ag.name+" CLI", ag.new, filepath.Join(t.TempDir(), "home"), model)
+			ctx, cancel := context.WithTimeout(t.Context(), 4*time.Minute)
 			defer cancel()
 
 			out, errOut, code := clitest.Run(ctx, t, d.Bin, cli.Environ(), "--data", d.Data, "install", ag.name)
@@ -133,17 +126,10 @@ func TestCodexTrustsInstalledHooks(t *testing.T) {
 				prefix = []string{"unshare", "--mount", "--propagation", "private", "sh", "-c", `mount --bind "$0" /etc/codex && exec "$@"`, t.TempDir()}
 			}
 			d := clitest.Start(t)
-			model, err := agenttest.NewModel(agenttest.OpenAI, agenttest.Script{agenttest.Say("done")})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer model.Close()
-			cli, err := agenttest.NewCodex(filepath.Join(t.TempDir(), "home"), model)
-			if err != nil {
-				t.Fatalf("the pinned Codex CLI is needed for this test: %v", err)
-			}
+			model := agenttest.StartModel(t, agenttest.OpenAI, agenttest.Script{agenttest.Say("done")})
+			cli := pinnedAgent(t, "Codex CLI", agenttest.NewCodex, filepath.Join(t.TempDir(), "home"), model)
 			cli.Prefix = prefix
-			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 			defer cancel()
 			argv := append(append([]string{}, prefix...), d.Bin, "--data", d.Data, "install", "codex")
 			if c.scope == "system" {
@@ -202,13 +188,9 @@ func TestInstalledAgentOwnShellRunsInSandbox(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			d := clitest.Start(t)
-			model, err := agenttest.NewModel(c.api, agenttest.Script{c.call, agenttest.Say("done")})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer model.Close()
+			model := agenttest.StartModel(t, c.api, agenttest.Script{c.call, agenttest.Say("done")})
 			cli := agentOutsideTmp(t, c.name, c.new, model)
-			ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+			ctx, cancel := context.WithTimeout(t.Context(), 4*time.Minute)
 			defer cancel()
 			if out, errOut, code := clitest.Run(ctx, t, d.Bin, cli.Environ(), "--data", d.Data, "install", c.name); code != 0 {
 				t.Fatalf("gatehouse install %s: exit %d\n%s%s", c.name, code, out, errOut)
@@ -234,14 +216,10 @@ func TestInstalledAgentOwnShellRunsInSandbox(t *testing.T) {
 // TestInstalledAgentOwnShellRunsInSandbox uses), and install says so too.
 func TestCodexDefaultSandboxSaysWhatToSet(t *testing.T) {
 	d := clitest.Start(t)
-	model, err := agenttest.NewModel(agenttest.OpenAI, agenttest.Script{
+	model := agenttest.StartModel(t, agenttest.OpenAI, agenttest.Script{
 		agenttest.Call("exec_command", map[string]any{"cmd": "echo hi"}), agenttest.Say("done")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer model.Close()
 	cli := agentOutsideTmp(t, "codex", agenttest.NewCodex, model)
-	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	ctx, cancel := context.WithTimeout(t.Context(), 4*time.Minute)
 	defer cancel()
 	out, errOut, code := clitest.Run(ctx, t, d.Bin, cli.Environ(), "--data", d.Data, "install", "codex")
 	if code != 0 || !strings.Contains(out, "network_access = true") {
@@ -265,9 +243,16 @@ func agentOutsideTmp(t *testing.T, name string, newCLI func(home string, m *agen
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(base) })
-	cli, err := newCLI(filepath.Join(base, "home"), m)
+	return pinnedAgent(t, name+" CLI", newCLI, filepath.Join(base, "home"), m)
+}
+
+// pinnedAgent is the pinned agent CLI called name (newCLI makes it) with
+// its home at home, talking to m.
+func pinnedAgent(t *testing.T, name string, newCLI func(home string, m *agenttest.Model) (*agenttest.CLI, error), home string, m *agenttest.Model) *agenttest.CLI {
+	t.Helper()
+	cli, err := newCLI(home, m)
 	if err != nil {
-		t.Fatalf("the pinned %s CLI is needed for this test: %v", name, err)
+		t.Fatalf("the pinned %s is needed for this test: %v", name, err)
 	}
 	return cli
 }

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -21,7 +20,7 @@ func init() {
 			Short: "List calls waiting for your decision",
 			Args:  cobra.NoArgs,
 			RunE: func(cmd *cobra.Command, _ []string) error {
-				c, err := client(g)
+				c, err := controlClient(g)
 				if err != nil {
 					return err
 				}
@@ -31,30 +30,28 @@ func init() {
 				if err := c.Get(cmd.Context(), "/api/v1/approvals", nil, &out); err != nil {
 					return apiErr(err)
 				}
-				if asJSON {
-					return printJSON(g.Stdout, out.Approvals)
-				}
 				// The switches hold calls that are not approvals; say so
 				// first, or "nothing is waiting" would be untrue.
-				if line := switchLine(cmd.Context(), c); line != "" {
-					fmt.Fprintln(g.Stdout, line)
-				}
-				if len(out.Approvals) == 0 {
-					fmt.Fprintln(g.Stdout, "Nothing is waiting for your decision.")
-					return nil
-				}
-				names := clientNames(cmd.Context(), c)
-				tw := tabwriter.NewWriter(g.Stdout, 0, 4, 2, ' ', 0)
-				fmt.Fprintln(tw, "ID\tAGENT\tTOOL\tWHAT\tWHY\tDENIED IN")
-				for _, a := range out.Approvals {
-					agent := termsafe.String(a.Actor)
-					if n := names[a.Session]; n != "" {
-						agent += " (" + termsafe.String(n) + ")"
+				if !asJSON {
+					if line := switchLine(cmd.Context(), c); line != "" {
+						fmt.Fprintln(g.Stdout, line)
 					}
-					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", termsafe.String(a.ID), agent, termsafe.String(a.Tool), clip(what(a)),
-						termsafe.String(a.Reason), time.Until(a.ExpiresAt).Round(time.Second))
 				}
-				return tw.Flush()
+				// The agents' names are asked for only when a table shows them.
+				var names map[string]string
+				asked := false
+				return printList(g.Stdout, asJSON, out.Approvals, "Nothing is waiting for your decision.",
+					"ID\tAGENT\tTOOL\tWHAT\tWHY\tDENIED IN", func(a approval.Request) string {
+						if !asked {
+							names, asked = clientNames(cmd.Context(), c), true
+						}
+						agent := termsafe.String(a.Actor)
+						if n := names[a.Session]; n != "" {
+							agent += " (" + termsafe.String(n) + ")"
+						}
+						return fmt.Sprintf("%s\t%s\t%s\t%s\t%s\t%s", termsafe.String(a.ID), agent, termsafe.String(a.Tool), clip(what(a)),
+							termsafe.String(a.Reason), time.Until(a.ExpiresAt).Round(time.Second))
+					})
 			},
 		}
 		cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
@@ -131,7 +128,7 @@ func what(a approval.Request) string {
 }
 
 func decide(cmd *cobra.Command, g *Globals, id, decision, scope, msg string) error {
-	c, err := client(g)
+	c, err := controlClient(g)
 	if err != nil {
 		return err
 	}
@@ -171,7 +168,7 @@ func answerQuestion(cmd *cobra.Command, g *Globals, id, text string) error {
 		return userErrorf(nil, "%s is not a question but a %s card; --answer is only for questions (allow it with gatehouse approve %s)",
 			termsafe.String(id), termsafe.String(string(card.Kind)), termsafe.String(id))
 	}
-	c, err := client(g)
+	c, err := controlClient(g)
 	if err != nil {
 		return err
 	}
@@ -190,7 +187,7 @@ func answerQuestion(cmd *cobra.Command, g *Globals, id, text string) error {
 // (the decision then gets the daemon's own sentence: decided, expired or
 // withdrawn).
 func pendingCard(cmd *cobra.Command, g *Globals, id string) (*approval.Request, error) {
-	c, err := client(g)
+	c, err := controlClient(g)
 	if err != nil {
 		return nil, err
 	}

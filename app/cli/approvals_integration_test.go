@@ -3,7 +3,6 @@
 package cli_test
 
 import (
-	"context"
 	"strings"
 	"testing"
 	"time"
@@ -17,11 +16,11 @@ import (
 // and the card keeps waiting until a real answer reaches the agent.
 func TestApproveAnswer(t *testing.T) {
 	d := clitest.StartAsk(t)
-	ctx := context.Background()
+	ctx := t.Context()
 	s := d.MCP(ctx, "asker")
 	done := make(chan outcome, 1)
 	go func() {
-		done <- callAsync(s, "ask_human", map[string]any{"question": "Which port should the dev server use?"})
+		done <- callAsync(t.Context(), s, "ask_human", map[string]any{"question": "Which port should the dev server use?"})
 	}()
 	q := d.WaitApproval(30 * time.Second)
 
@@ -63,7 +62,9 @@ func TestApproveAnswer(t *testing.T) {
 	}
 
 	// --answer on a card that is not a question is refused too.
-	go func() { done <- callAsync(s, "run_command", map[string]any{"argv": []string{"sh", "-c", "echo hi"}}) }()
+	go func() {
+		done <- callAsync(t.Context(), s, "run_command", map[string]any{"argv": []string{"sh", "-c", "echo hi"}})
+	}()
 	c := d.WaitApproval(30 * time.Second)
 	if _, errOut, code := d.CLI(ctx, "approve", c.ID, "--answer", "yes"); code == 0 || !strings.Contains(errOut, "is not a question") {
 		t.Fatalf("--answer on a call card: exit %d, stderr %q", code, errOut)

@@ -20,10 +20,10 @@ var lastHash = regexp.MustCompile(`last hash ([0-9a-f]{64})`)
 // verify` prints for the live database.
 func TestAuditExportAndVerifySayWhatToCompare(t *testing.T) {
 	d := clitest.Start(t)
-	d.CLI(nil, "pause", "--reason", "one")
-	d.CLI(nil, "resume", "--reason", "two")
+	d.CLI(t.Context(), "pause", "--reason", "one")
+	d.CLI(t.Context(), "resume", "--reason", "two")
 	file := filepath.Join(t.TempDir(), "audit.jsonl")
-	_, stderr, code := d.CLI(nil, "audit", "export", "-o", file)
+	_, stderr, code := d.CLI(t.Context(), "audit", "export", "-o", file)
 	st, err := os.Stat(file)
 	if code != 0 || err != nil {
 		t.Fatalf("export: exit %d, %v: %s", code, err, stderr)
@@ -35,11 +35,11 @@ func TestAuditExportAndVerifySayWhatToCompare(t *testing.T) {
 	}
 	exported := lastHash.FindStringSubmatch(stderr)
 
-	live, _, code := d.CLI(nil, "audit", "verify")
+	live, _, code := d.CLI(t.Context(), "audit", "verify")
 	if code != 0 || !strings.Contains(live, "Last hash ") {
 		t.Fatalf("audit verify: exit %d: %s", code, live)
 	}
-	offline, _, code := d.CLI(nil, "audit", "verify", "--file", file)
+	offline, _, code := d.CLI(t.Context(), "audit", "verify", "--file", file)
 	if code != 0 || !strings.Contains(offline, "An export cut short still verifies") {
 		t.Fatalf("audit verify --file: exit %d: %s", code, offline)
 	}
@@ -53,7 +53,7 @@ func TestAuditExportAndVerifySayWhatToCompare(t *testing.T) {
 	b := mustRead(t, file)
 	cut := b[:strings.LastIndex(strings.TrimSuffix(b, "\n"), "\n")+1]
 	os.WriteFile(file, []byte(cut), 0o600)
-	offline, _, code = d.CLI(nil, "audit", "verify", "--file", file)
+	offline, _, code = d.CLI(t.Context(), "audit", "verify", "--file", file)
 	fileHash = lastHash.FindStringSubmatch(offline)
 	if code != 0 || fileHash == nil || fileHash[1] == liveHash[1] || !strings.Contains(offline, "cut short") {
 		t.Fatalf("a cut export: exit %d, %s", code, offline)

@@ -5,7 +5,6 @@ package cli_test
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -66,7 +65,7 @@ func benchReadFile(b *testing.B, lean bool) {
 	for _, s := range sessions {
 		wg.Add(1)
 		call := func() error {
-			r, err := s.CallTool(context.Background(), &mcp.CallToolParams{Name: "read_file", Arguments: map[string]any{"path": "four.txt"}})
+			r, err := s.CallTool(b.Context(), &mcp.CallToolParams{Name: "read_file", Arguments: map[string]any{"path": "four.txt"}})
 			if err == nil && r.IsError {
 				err = errors.New("tool error")
 			}
@@ -173,7 +172,7 @@ func leanCaller(d *clitest.Daemon, _ http.RoundTripper, session string) func() e
 func benchClient(b *testing.B, d *clitest.Daemon, rt http.RoundTripper) *mcp.ClientSession {
 	b.Helper()
 	c := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1.0"}, nil)
-	s, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{
+	s, err := c.Connect(b.Context(), &mcp.StreamableClientTransport{
 		Endpoint:   "http://" + d.Addr + "/mcp",
 		HTTPClient: &http.Client{Transport: clitest.Bearer(d.Token("agent"), rt)},
 		MaxRetries: -1,
@@ -249,12 +248,12 @@ func BenchmarkRunTrueBackToBack(b *testing.B) { benchRunTrue(b, 0) }
 
 func benchRunTrue(b *testing.B, pause time.Duration) {
 	d := clitest.Start(b)
-	s := d.MCP(context.Background(), "bench")
+	s := d.MCP(b.Context(), "bench")
 	// A command that may run a package manager waits for the build cache
 	// to link in the host's caches at start (seconds of the daemon's CPU);
 	// `true` only reads and would not, so the measured calls would share
 	// the machine with it.
-	r, err := s.CallTool(context.Background(), &mcp.CallToolParams{Name: "run_command", Arguments: map[string]any{"argv": []string{"sh", "-c", "true"}}})
+	r, err := s.CallTool(b.Context(), &mcp.CallToolParams{Name: "run_command", Arguments: map[string]any{"argv": []string{"sh", "-c", "true"}}})
 	if err != nil || r.IsError {
 		b.Fatalf("warm-up: %v %v", err, r)
 	}
@@ -269,11 +268,12 @@ func benchRunTrue(b *testing.B, pause time.Duration) {
 		bare = append(bare, time.Since(t0))
 		if pause > 0 {
 			b.StopTimer()
+			// The pause between calls is what this run measures against.
 			time.Sleep(pause)
 			b.StartTimer()
 		}
 		t0 = time.Now()
-		r, err := s.CallTool(context.Background(), &mcp.CallToolParams{Name: "run_command", Arguments: map[string]any{"argv": []string{"true"}}})
+		r, err := s.CallTool(b.Context(), &mcp.CallToolParams{Name: "run_command", Arguments: map[string]any{"argv": []string{"true"}}})
 		if err != nil || r.IsError {
 			b.Fatalf("run_command: %v %v", err, r)
 		}

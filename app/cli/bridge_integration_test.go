@@ -3,7 +3,6 @@
 package cli_test
 
 import (
-	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -23,7 +22,7 @@ func TestStdioBridge(t *testing.T) {
 	cmd := exec.Command(d.Bin, "--data", d.Data, "mcp")
 	cmd.Env = d.Env()
 	c := mcp.NewClient(&mcp.Implementation{Name: "stdio-agent", Version: "1"}, nil)
-	s, err := c.Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, &mcp.ClientSessionOptions{ProtocolVersion: clitest.StatefulProtocol})
+	s, err := c.Connect(t.Context(), &mcp.CommandTransport{Command: cmd}, &mcp.ClientSessionOptions{ProtocolVersion: clitest.StatefulProtocol})
 	if err != nil {
 		t.Fatalf("connect through the bridge: %v", err)
 	}
@@ -32,7 +31,7 @@ func TestStdioBridge(t *testing.T) {
 		t.Fatalf("read through bridge: %s", clitest.Text(t, r))
 	}
 	s.Close()
-	out, _, _ := d.CLI(nil, "sessions")
+	out, _, _ := d.CLI(t.Context(), "sessions")
 	if !strings.Contains(out, "stdio-agent") {
 		t.Fatalf("bridge session not recorded: %s", out)
 	}
@@ -43,7 +42,7 @@ func TestStdioBridge(t *testing.T) {
 
 func TestStdioBridgeWithoutDaemon(t *testing.T) {
 	bin := clitest.Binary(t)
-	_, stderr, code := clitest.Run(nil, t, bin, os.Environ(), "--data", t.TempDir(), "mcp")
+	_, stderr, code := clitest.Run(t.Context(), t, bin, os.Environ(), "--data", t.TempDir(), "mcp")
 	if code == 0 || strings.Count(strings.TrimSpace(stderr), "\n") != 0 || !strings.Contains(stderr, "gatehouse serve") {
 		t.Fatalf("want a one-line error naming gatehouse serve, got exit %d: %q", code, stderr)
 	}

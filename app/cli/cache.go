@@ -10,7 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/gatehouse-dev/gatehouse/backend/apiclient"
+	"github.com/gatehouse-dev/gatehouse/app/client"
 	"github.com/gatehouse-dev/gatehouse/backend/buildcache"
 )
 
@@ -25,7 +25,7 @@ func init() {
 			Args:  cobra.NoArgs,
 			RunE: func(cmd *cobra.Command, _ []string) error {
 				var u buildcache.Usage
-				err := withCache(g, func(c *apiclient.Client) error {
+				err := withCache(g, func(c *client.Client) error {
 					return c.Get(cmd.Context(), "/api/v1/cache", nil, &u)
 				}, func(bc *buildcache.Cache) (err error) {
 					u, err = bc.Usage()
@@ -64,7 +64,7 @@ func init() {
 					ws = abs
 				}
 				var cleared []string
-				err := withCache(g, func(c *apiclient.Client) error {
+				err := withCache(g, func(c *client.Client) error {
 					var out struct {
 						Cleared []string `json:"cleared"`
 					}
@@ -97,7 +97,7 @@ func init() {
 
 // withCache asks the running daemon, or, when none runs, opens the
 // cache in the data dir directly.
-func withCache(g *Globals, viaDaemon func(*apiclient.Client) error, direct func(*buildcache.Cache) error) error {
+func withCache(g *Globals, viaDaemon func(*client.Client) error, direct func(*buildcache.Cache) error) error {
 	cfg, err := loadConfig(g)
 	if err != nil {
 		return err
@@ -106,8 +106,8 @@ func withCache(g *Globals, viaDaemon func(*apiclient.Client) error, direct func(
 	if err != nil {
 		return err
 	}
-	err = viaDaemon(apiclient.New(data))
-	if !errors.Is(err, apiclient.ErrNoDaemon) {
+	err = viaDaemon(client.New(data))
+	if !errors.Is(err, client.ErrNoDaemon) {
 		return apiErr(err)
 	}
 	if _, err := os.Stat(data); err != nil {

@@ -32,7 +32,7 @@ func TestConformanceServerScenarios(t *testing.T) {
 	for _, scenario := range []string{"server-initialize", "tools-list", "dns-rebinding-protection"} {
 		t.Run(scenario, func(t *testing.T) {
 			out := t.TempDir()
-			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+			ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
 			defer cancel()
 			r := env.Run(ctx, t, home, "conformance", "server", "--url", url, "--scenario", scenario, "--output-dir", out)
 			checks := readChecks(t, out)
@@ -106,7 +106,7 @@ func TestQueryTokenOffByDefault(t *testing.T) {
 	}
 
 	for _, args := range [][]string{{"serve", "--help"}, {"--help"}} {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 		stdout, stderr, code := clitest.Run(ctx, t, d.Bin, d.Env(), args...)
 		cancel()
 		help := stdout + stderr

@@ -5,18 +5,19 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"text/tabwriter"
 
 	"github.com/gatehouse-dev/gatehouse/app/cli/termsafe"
-	"github.com/gatehouse-dev/gatehouse/backend/apiclient"
+	"github.com/gatehouse-dev/gatehouse/app/client"
 )
 
-// client returns a control API client for the data dir in effect.
-func client(g *Globals) (*apiclient.Client, error) {
+// controlClient returns a control API client for the data dir in effect.
+func controlClient(g *Globals) (*client.Client, error) {
 	d, err := dataDir(g, "")
 	if err != nil {
 		return nil, err
 	}
-	return apiclient.New(d), nil
+	return client.New(d), nil
 }
 
 // apiErr turns client errors into one plain sentence for the terminal.
@@ -24,12 +25,12 @@ func apiErr(err error) error {
 	if err == nil {
 		return nil
 	}
-	var ae *apiclient.APIError
+	var ae *client.APIError
 	if errors.As(err, &ae) {
 		return userErrorf(err, "%s", ae.Msg)
 	}
-	if errors.Is(err, apiclient.ErrNoDaemon) {
-		return userErrorf(err, "%s", apiclient.ErrNoDaemon.Error())
+	if errors.Is(err, client.ErrNoDaemon) {
+		return userErrorf(err, "%s", client.ErrNoDaemon.Error())
 	}
 	return err
 }
@@ -44,6 +45,25 @@ func printJSON(w io.Writer, v any) error {
 	}
 	_, err = w.Write(append(termsafe.JSON(b), '\n'))
 	return err
+}
+
+// printList is how a command lists things: items as JSON with --json;
+// else the sentence none when there are none; else a table under header
+// (tab-separated columns) with row's line for each item.
+func printList[T any](w io.Writer, asJSON bool, items []T, none, header string, row func(T) string) error {
+	if asJSON {
+		return printJSON(w, items)
+	}
+	if len(items) == 0 {
+		_, err := fmt.Fprintln(w, none)
+		return err
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, header)
+	for _, it := range items {
+		fmt.Fprintln(tw, row(it))
+	}
+	return tw.Flush()
 }
 
 func plural(n int, one, many string) string {

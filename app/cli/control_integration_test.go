@@ -73,7 +73,7 @@ func TestAgentTokensAndLoginLinks(t *testing.T) {
 
 	// gatehouse open: a fresh one-time code in the URL fragment. It opens
 	// the login route once, for a browser token of its own, and nothing else.
-	out, stderr, code := d.CLI(nil, "open", "--browser=false")
+	out, stderr, code := d.CLI(t.Context(), "open", "--browser=false")
 	i := strings.Index(out, "#login=")
 	if code != 0 || i < 0 || !strings.HasPrefix(out, "http://"+d.Addr+"/") {
 		t.Fatalf("open: %q", out)

@@ -25,14 +25,14 @@ import (
 // its audit rows.
 func TestCrashKeepsAcknowledgedEvents(t *testing.T) {
 	d := clitest.Start(t)
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
 
 	var mu sync.Mutex
 	acked := map[string]bool{}
 	var wg sync.WaitGroup
 	for i := 0; i < 20; i++ {
-		s := d.MCP(context.Background(), "crash-client")
+		s := d.MCP(t.Context(), "crash-client")
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -50,16 +50,11 @@ func TestCrashKeepsAcknowledgedEvents(t *testing.T) {
 		}()
 	}
 	// Let the load build, then kill without warning.
-	deadline := time.Now().Add(60 * time.Second)
-	for {
+	clitest.WaitFor(t, 60*time.Second, "100 acknowledged calls", func() bool {
 		mu.Lock()
-		n := len(acked)
-		mu.Unlock()
-		if n >= 100 || time.Now().After(deadline) {
-			break
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		defer mu.Unlock()
+		return len(acked) >= 100
+	})
 	d.Signal(syscall.SIGKILL, 10*time.Second)
 	cancel()
 	wg.Wait()
@@ -74,10 +69,10 @@ func TestCrashKeepsAcknowledgedEvents(t *testing.T) {
 		t.Fatalf("integrity_check: %v %s", err, out)
 	}
 	d.Restart()
-	if out, _, code := d.CLI(nil, "audit", "verify"); code != 0 {
+	if out, _, code := d.CLI(t.Context(), "audit", "verify"); code != 0 {
 		t.Fatalf("audit verify after SIGKILL: %s", out)
 	}
-	export, _, code := d.CLI(nil, "audit", "export")
+	export, _, code := d.CLI(t.Context(), "audit", "export")
 	if code != 0 {
 		t.Fatal("export failed")
 	}
@@ -107,7 +102,7 @@ func TestCrashKeepsAcknowledgedEvents(t *testing.T) {
 	}
 	t.Logf("%d acknowledged calls all present after SIGKILL", len(acked))
 	// Sessions the dead daemon left active are closed on restart.
-	if out, _, _ := d.CLI(nil, "sessions", "--status", "active"); !strings.Contains(out, "No sessions") {
+	if out, _, _ := d.CLI(t.Context(), "sessions", "--status", "active"); !strings.Contains(out, "No sessions") {
 		t.Fatalf("stale sessions still active: %s", out)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net"
 	"os"
 	"os/exec"
@@ -17,6 +18,7 @@ import (
 	"time"
 
 	"github.com/gatehouse-dev/gatehouse/app/cli/clitest"
+	"github.com/gatehouse-dev/gatehouse/app/internal/testwait"
 )
 
 // TestServeGatesOverRealTCP drives the real daemon through net/http, so
@@ -116,7 +118,7 @@ func TestServeRefusesNonLoopbackWithoutPublic(t *testing.T) {
 	ws := filepath.Join(dir, "ws")
 	os.Mkdir(ws, 0o755)
 	data := filepath.Join(dir, "d")
-	_, stderr, code := clitest.Run(nil, t, bin, append(os.Environ(), "XDG_CONFIG_HOME="+dir), "serve", "--listen", "0.0.0.0:0", "--data", data, "--workspace", ws)
+	_, stderr, code := clitest.Run(t.Context(), t, bin, append(os.Environ(), "XDG_CONFIG_HOME="+dir), "serve", "--listen", "0.0.0.0:0", "--data", data, "--workspace", ws)
 	if code == 0 || !strings.Contains(stderr, "--public") {
 		t.Fatalf("exit %d, stderr %q; want a refusal naming --public", code, stderr)
 	}
@@ -153,7 +155,7 @@ func TestServeDataDirAndCleanShutdown(t *testing.T) {
 		t.Fatalf("want 2 token hashes, got %q", out)
 	}
 	// A second daemon on the same data dir is refused with a clear message.
-	_, stderr, code := clitest.Run(nil, t, d.Bin, d.Env(), "serve", "--listen", "127.0.0.1:0", "--data", d.Data, "--workspace", d.Workspace)
+	_, stderr, code := clitest.Run(t.Context(), t, d.Bin, d.Env(), "serve", "--listen", "127.0.0.1:0", "--data", d.Data, "--workspace", d.Workspace)
 	if code == 0 || !strings.Contains(stderr, "already running") {
 		t.Fatalf("second daemon: exit %d, %q", code, stderr)
 	}
@@ -168,24 +170,24 @@ func TestServeDataDirAndCleanShutdown(t *testing.T) {
 	}
 	// The daemon is down: the past is read from the data dir, saying so;
 	// following needs the daemon, and the error says how to start it.
-	stdout, stderr, code := d.CLI(nil, "log", "--json", "-n", "1")
+	stdout, stderr, code := d.CLI(t.Context(), "log", "--json", "-n", "1")
 	if code != 0 || !strings.Contains(stdout, `"system.stop"`) || !strings.Contains(stderr, "not running") {
 		t.Fatalf("log with the daemon stopped: exit %d, out %q, err %q", code, stdout, stderr)
 	}
 	if n := strings.Count(strings.TrimSpace(stdout), "\n") + 1; n != 1 {
 		t.Fatalf("log -n 1 printed %d events:\n%s", n, stdout)
 	}
-	if out, _, _ := d.CLI(nil, "log", "--json", "--kind", "system.start"); strings.Contains(out, `"system.stop"`) || !strings.Contains(out, `"system.start"`) {
+	if out, _, _ := d.CLI(t.Context(), "log", "--json", "--kind", "system.start"); strings.Contains(out, `"system.stop"`) || !strings.Contains(out, `"system.start"`) {
 		t.Fatalf("log --kind with the daemon stopped: %s", out)
 	}
-	if _, stderr, code := d.CLI(nil, "log", "-f"); code == 0 || !strings.Contains(stderr, "gatehouse serve") {
+	if _, stderr, code := d.CLI(t.Context(), "log", "-f"); code == 0 || !strings.Contains(stderr, "gatehouse serve") {
 		t.Fatalf("log -f without daemon: exit %d, %q", code, stderr)
 	}
-	stdout, stderr, code = d.CLI(nil, "audit", "verify")
+	stdout, stderr, code = d.CLI(t.Context(), "audit", "verify")
 	if code != 0 || !strings.Contains(stdout, "ok") {
 		t.Fatalf("audit verify after stop: %d %s %s", code, stdout, stderr)
 	}
-	export, _, code := d.CLI(nil, "audit", "export")
+	export, _, code := d.CLI(t.Context(), "audit", "export")
 	if code != 0 || !strings.Contains(export, `"system.stop"`) || !strings.Contains(export, `"system.start"`) {
 		t.Fatalf("export lacks start/stop events: %s", export)
 	}
@@ -203,12 +205,12 @@ func TestKillPauseResumeCLI(t *testing.T) {
 		{[]string{"resume"}, "Resumed"},
 		{[]string{"sessions"}, "No sessions"},
 	} {
-		out, errOut, code := d.CLI(nil, c.args...)
+		out, errOut, code := d.CLI(t.Context(), c.args...)
 		if code != 0 || !strings.Contains(out, c.want) {
 			t.Fatalf("%v: exit %d, out %q, err %q", c.args, code, out, errOut)
 		}
 	}
-	out, _, _ := d.CLI(nil, "log", "--json", "--kind", "system.")
+	out, _, _ := d.CLI(t.Context(), "log", "--json", "--kind", "system.")
 	for _, k := range []string{"system.pause", "system.resume", "system.kill"} {
 		if !strings.Contains(out, `"`+k+`"`) {
 			t.Fatalf("log lacks %s:\n%s", k, out)
@@ -221,26 +223,25 @@ func TestKillPauseResumeCLI(t *testing.T) {
 
 func TestLogFollowStreamsLive(t *testing.T) {
 	d := clitest.Start(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, d.Bin, "--data", d.Data, "log", "-f", "--json")
 	cmd.Env = d.Env()
-	var out bytes.Buffer
+	var out clitest.LockedBuffer
 	cmd.Stdout = &out
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	defer func() { cmd.Process.Signal(syscall.SIGINT); cmd.Wait() }()
-	time.Sleep(300 * time.Millisecond)
-	if _, _, code := d.CLI(nil, "pause"); code != 0 {
+	// Once the history (the daemon's start) is out, log -f follows from
+	// after it: the pause can only come through the live stream.
+	clitest.WaitFor(t, 30*time.Second, "log -f to print the history", func() bool { return strings.Contains(out.String(), "system.start") })
+	if _, _, code := d.CLI(t.Context(), "pause"); code != 0 {
 		t.Fatal("pause failed")
 	}
-	for !strings.Contains(out.String(), "system.pause") {
-		if ctx.Err() != nil {
-			t.Fatalf("log -f never showed the pause; got %q", out.String())
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	testwait.Until(t, 30*time.Second, "log -f to show the pause", func() (bool, string) {
+		return strings.Contains(out.String(), "system.pause"), fmt.Sprintf("%q", out.String())
+	})
 }
 
 func TestLongPollFallback(t *testing.T) {
@@ -261,8 +262,10 @@ func TestLongPollFallback(t *testing.T) {
 		_, b := d.Request("GET", "/api/v1/events?wait=20&after="+strconv.FormatInt(after, 10), nil, ctrl)
 		done <- b
 	}()
+	// Nothing tells when the daemon has parked the long-poll: give it time,
+	// so the pause answers a waiting request, not a fresh one.
 	time.Sleep(200 * time.Millisecond)
-	d.CLI(nil, "pause")
+	d.CLI(t.Context(), "pause")
 	select {
 	case b := <-done:
 		if !strings.Contains(b, "system.pause") {
@@ -278,8 +281,8 @@ func TestLongPollFallback(t *testing.T) {
 func TestAuditTamperDetected(t *testing.T) {
 	d := clitest.Start(t)
 	for i := 0; i < 3; i++ {
-		d.CLI(nil, "pause")
-		d.CLI(nil, "resume")
+		d.CLI(t.Context(), "pause")
+		d.CLI(t.Context(), "resume")
 	}
 	d.Signal(syscall.SIGTERM, 15*time.Second)
 	dbPath := filepath.Join(d.Data, "gatehouse.db")
@@ -290,14 +293,14 @@ func TestAuditTamperDetected(t *testing.T) {
 		}
 		return strings.TrimSpace(string(out))
 	}
-	if out, _, code := d.CLI(nil, "audit", "verify"); code != 0 {
+	if out, _, code := d.CLI(t.Context(), "audit", "verify"); code != 0 {
 		t.Fatalf("verify before tamper failed: %s", out)
 	}
 	// Flip one byte inside row 4's payload: "was_paused" -> "was_pausec".
 	target := sq("SELECT seq FROM audit_events WHERE kind='system.resume' ORDER BY seq LIMIT 1")
 	// The triggers stop accidents; an attacker with the file drops them.
 	sq("DROP TRIGGER audit_events_no_update; UPDATE audit_events SET payload = replace(payload, 'was_paused', 'was_pausec') WHERE seq=" + target)
-	out, _, code := d.CLI(nil, "audit", "verify")
+	out, _, code := d.CLI(t.Context(), "audit", "verify")
 	if code == 0 || !strings.Contains(out, "seq "+target) {
 		t.Fatalf("verify after tamper: exit %d, %q; want failure naming seq %s", code, out, target)
 	}
@@ -305,13 +308,13 @@ func TestAuditTamperDetected(t *testing.T) {
 
 func TestAuditDeletionDetected(t *testing.T) {
 	d := clitest.Start(t)
-	d.CLI(nil, "pause")
-	d.CLI(nil, "resume")
+	d.CLI(t.Context(), "pause")
+	d.CLI(t.Context(), "resume")
 	d.Signal(syscall.SIGTERM, 15*time.Second)
 	if out, err := exec.Command("sqlite3", filepath.Join(d.Data, "gatehouse.db"), "DROP TRIGGER audit_events_no_delete; DELETE FROM audit_events WHERE seq=2").CombinedOutput(); err != nil {
 		t.Fatalf("sqlite3: %v %s", err, out)
 	}
-	out, _, code := d.CLI(nil, "audit", "verify")
+	out, _, code := d.CLI(t.Context(), "audit", "verify")
 	if code == 0 || !strings.Contains(out, "seq 2") {
 		t.Fatalf("verify after deletion: exit %d, %q", code, out)
 	}
@@ -353,7 +356,7 @@ func TestControlSocketRefusesOtherUID(t *testing.T) {
 		t.Fatalf("kill as %s succeeded: %s", user, got)
 	}
 	// Nothing was killed, and the refusal was logged.
-	if out, _, _ := d.CLI(nil, "log", "--json", "--kind", "system.kill"); strings.Contains(out, "system.kill") {
+	if out, _, _ := d.CLI(t.Context(), "log", "--json", "--kind", "system.kill"); strings.Contains(out, "system.kill") {
 		t.Fatal("a peer of another uid killed the agents")
 	}
 	if !strings.Contains(d.Log(), "refused peer of another user") {

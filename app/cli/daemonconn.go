@@ -1,29 +1,21 @@
 package cli
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
-	"fmt"
-	"io"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 
+	"github.com/gatehouse-dev/gatehouse/app/client"
 	"github.com/gatehouse-dev/gatehouse/backend/daemon"
 	"github.com/gatehouse-dev/gatehouse/backend/token"
 )
 
 // agentConn reaches the running daemon with the agent capability, as an
-// agent's hook or its rewritten shell command does.
-type agentConn struct {
-	base  string
-	token string
-	http  *http.Client
-}
+// agent's hook or its rewritten shell command does; it words the client's
+// failures for the person at the terminal.
+type agentConn struct{ c *client.Agent }
 
 // dialAgent finds the daemon for the data dir and the agent's token: the
 // agent's own (tokens/<agent>.token, written by `gatehouse install`) or the
@@ -42,37 +34,23 @@ func dialAgent(dir, agent string) (*agentConn, error) {
 			return nil, userErrorf(err, "cannot read the agent token in %s", dir)
 		}
 	}
-	return &agentConn{base: "http://" + strings.TrimSpace(string(b)), token: tok, http: &http.Client{}}, nil
+	return &agentConn{c: client.NewAgent(strings.TrimSpace(string(b)), tok)}, nil
 }
 
 // post sends v as JSON to path and decodes the answer into out, whatever
 // the status (the daemon answers errors in the same shape).
 func (c *agentConn) post(ctx context.Context, path string, v, out any) error {
-	body, err := json.Marshal(v)
-	if err != nil {
+	err := c.c.Post(ctx, path, v, out)
+	var ae *client.AgentError
+	if !errors.As(err, &ae) {
 		return err
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.base+path, bytes.NewReader(body))
-	if err != nil {
-		return err
-	}
-	req.Header.Set("Authorization", "Bearer "+c.token)
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := c.http.Do(req)
-	if errors.Is(err, syscall.EPERM) || errors.Is(err, syscall.EACCES) {
+	switch {
+	case ae.Refused:
 		// Not the daemon: the sandbox this runs in refused the connect.
-		return userErrorf(err, "this command runs inside a sandbox that allows no network connection, so it cannot reach the Gatehouse daemon at %s; Codex's own sandbox does this unless its config.toml has %s (Gatehouse's sandbox still confines the command)", strings.TrimPrefix(c.base, "http://"), codexSandboxSettings)
+		return userErrorf(ae.Err, "this command runs inside a sandbox that allows no network connection, so it cannot reach the Gatehouse daemon at %s; Codex's own sandbox does this unless its config.toml has %s (Gatehouse's sandbox still confines the command)", ae.Addr, codexSandboxSettings)
+	case ae.Status != "":
+		return userErrorf(ae.Err, "the Gatehouse daemon answered %s, which this gatehouse cannot read (are the daemon and this command the same version)", ae.Status)
 	}
-	if err != nil {
-		return userErrorf(err, "the Gatehouse daemon at %s does not answer; start it with `gatehouse serve`", strings.TrimPrefix(c.base, "http://"))
-	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
-	if err != nil {
-		return fmt.Errorf("read the daemon's answer: %w", err)
-	}
-	if err := json.Unmarshal(raw, out); err != nil {
-		return userErrorf(err, "the Gatehouse daemon answered %s, which this gatehouse cannot read (are the daemon and this command the same version)", resp.Status)
-	}
-	return nil
+	return userErrorf(ae.Err, "the Gatehouse daemon at %s does not answer; start it with `gatehouse serve`", ae.Addr)
 }

@@ -3,7 +3,6 @@
 package cli_test
 
 import (
-	"context"
 	"regexp"
 	"strings"
 	"testing"
@@ -19,9 +18,9 @@ import (
 func TestDesktopNotificationButtonsDecide(t *testing.T) {
 	a := deskStart(t, "desktop", "--start-hidden")
 	server, notes := a.ownNotifications()
-	s := a.mcp(context.Background())
+	s := a.mcp(t.Context())
 
-	allowed := deskAsk(s, "echo allowed-from-notification")
+	allowed := deskAsk(t.Context(), s, "echo allowed-from-notification")
 	ap := a.waitApproval("echo allowed-from-notification")
 	note := a.nextNote(notes)
 	if !strings.Contains(note.body, "echo allowed-from-notification") || len(note.actions) != 6 {
@@ -38,6 +37,7 @@ func TestDesktopNotificationButtonsDecide(t *testing.T) {
 	if err := forger.Emit("/org/freedesktop/Notifications", "org.freedesktop.Notifications.ActionInvoked", note.id, "allow-once"); err != nil {
 		t.Fatal(err)
 	}
+	// Time passes: the test is that the forged signal decides nothing in it.
 	time.Sleep(1500 * time.Millisecond)
 	if got := a.approvals(); len(got) != 1 || got[0].ID != ap.ID {
 		t.Fatalf("a forged Allow once decided the card: pending %+v", got)
@@ -63,7 +63,7 @@ func TestDesktopNotificationButtonsDecide(t *testing.T) {
 	}
 	a.waitLog("decided from the notification", regexp.MustCompile(`msg="decided from the notification" approval=`+ap.ID+` decision=allow`), 5*time.Second)
 
-	denied := deskAsk(s, "echo denied-from-notification")
+	denied := deskAsk(t.Context(), s, "echo denied-from-notification")
 	a.waitApproval("echo denied-from-notification")
 	note = a.nextNote(notes)
 	if err := server.Emit("/org/freedesktop/Notifications", "org.freedesktop.Notifications.ActionInvoked", note.id, "deny"); err != nil {
@@ -94,7 +94,7 @@ func TestDesktopNotificationButtonsDecide(t *testing.T) {
 
 	// A card still waiting when Gatehouse is stopped is denied, its agent
 	// answered (SIGTERM asks nothing: the system is stopping).
-	last := deskAsk(s, "echo waiting-at-sigterm")
+	last := deskAsk(t.Context(), s, "echo waiting-at-sigterm")
 	a.waitApproval("echo waiting-at-sigterm")
 	a.stop()
 	select {

@@ -4,7 +4,6 @@ package cli_test
 
 import (
 	"bufio"
-	"context"
 	"encoding/json"
 	"regexp"
 	"strings"
@@ -33,15 +32,31 @@ func (a *deskApp) dialog() string {
 	return id
 }
 
+// quitThroughBus sends what the tray's "Quit Gatehouse" sends: --quit to
+// the running app over D-Bus. The connection stays open until the test
+// ends, as the tray's does.
+func (a *deskApp) quitThroughBus() {
+	a.t.Helper()
+	conn, err := dbus.Connect(a.env["DBUS_SESSION_BUS_ADDRESS"])
+	if err != nil {
+		a.t.Fatal(err)
+	}
+	a.t.Cleanup(func() { conn.Close() })
+	name, path := desktop.InstanceBus(a.data)
+	if call := conn.Object(name, dbus.ObjectPath(path)).Call(name+".SendMessage", 0, `{"Args":["--quit"]}`); call.Err != nil {
+		a.t.Fatalf("quit through the bus: %v", call.Err)
+	}
+}
+
 // auditExport reads the data dir's audit log with the daemon stopped.
 func (a *deskApp) auditExport() []map[string]any {
 	a.t.Helper()
 	env := append([]string{}, a.baseEnvForSecond...)
-	out, errOut, code := clitest.Run(context.Background(), a.t, a.bin, env, "--data", a.data, "audit", "verify")
+	out, errOut, code := clitest.Run(a.t.Context(), a.t, a.bin, env, "--data", a.data, "audit", "verify")
 	if code != 0 {
 		a.t.Fatalf("audit verify after the quit: %d %s %s", code, out, errOut)
 	}
-	out, errOut, code = clitest.Run(context.Background(), a.t, a.bin, env, "--data", a.data, "audit", "export")
+	out, errOut, code = clitest.Run(a.t.Context(), a.t, a.bin, env, "--data", a.data, "audit", "export")
 	if code != 0 {
 		a.t.Fatalf("audit export: %d %s", code, errOut)
 	}
@@ -65,21 +80,12 @@ func (a *deskApp) auditExport() []map[string]any {
 func TestDesktopQuitAsksFirst(t *testing.T) {
 	a := deskStart(t)
 	a.waitLog("page rendered", regexp.MustCompile(`msg="desktop page" title=Gatehouse app=true`), 60*time.Second)
-	s := a.mcp(context.Background())
-	done := deskAsk(s, "echo waiting-at-quit")
+	s := a.mcp(t.Context())
+	done := deskAsk(t.Context(), s, "echo waiting-at-quit")
 	ap := a.waitApproval("echo waiting-at-quit")
 	a.waitTitle("(1) Gatehouse", 20*time.Second)
 
-	// The tray's "Quit Gatehouse" (the same D-Bus message it sends).
-	conn, err := dbus.Connect(a.env["DBUS_SESSION_BUS_ADDRESS"])
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	name, path := desktop.InstanceBus(a.data)
-	if call := conn.Object(name, dbus.ObjectPath(path)).Call(name+".SendMessage", 0, `{"Args":["--quit"]}`); call.Err != nil {
-		t.Fatalf("quit through the bus: %v", call.Err)
-	}
+	a.quitThroughBus()
 	d := a.dialog()
 	a.screenshot("desktop-quit-question.png")
 	a.key(d, "alt+k") // _Keep running
@@ -141,15 +147,7 @@ func TestDesktopQuitAsksFirst(t *testing.T) {
 func TestDesktopQuitWithoutCardsDoesNotAsk(t *testing.T) {
 	a := deskStart(t, "desktop", "--start-hidden")
 	a.waitLog("tray started", regexp.MustCompile(`msg="tray icon started"`), 30*time.Second)
-	conn, err := dbus.Connect(a.env["DBUS_SESSION_BUS_ADDRESS"])
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	name, path := desktop.InstanceBus(a.data)
-	if call := conn.Object(name, dbus.ObjectPath(path)).Call(name+".SendMessage", 0, `{"Args":["--quit"]}`); call.Err != nil {
-		t.Fatalf("quit through the bus: %v", call.Err)
-	}
+	a.quitThroughBus()
 	select {
 	case <-a.exited:
 	case <-time.After(30 * time.Second):

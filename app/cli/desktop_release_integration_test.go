@@ -54,6 +54,8 @@ func TestDesktopReleasesHiddenWindow(t *testing.T) {
 		w, k := a.windowProcs()
 		return w == 0 && k == 0, strconv.Itoa(w) + " window, " + strconv.Itoa(k) + " WebKit processes"
 	})
+	// A reported figure, not a condition: the app gets a second at rest
+	// before its memory is read.
 	time.Sleep(time.Second)
 	hidden := a.memory()
 

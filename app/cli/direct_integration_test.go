@@ -3,7 +3,6 @@
 package cli_test
 
 import (
-	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -65,7 +64,7 @@ func TestDirectReadPath(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(d.Workspace, "notes.txt"), []byte(content), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	ctx := context.Background()
+	ctx := t.Context()
 	s := d.MCP(ctx, "direct-test")
 	agent := d.Token("agent")
 	read := `{"jsonrpc":"2.0","id":11,"method":"tools/call","params":{"name":"read_file","arguments":{"path":"notes.txt"}}}`

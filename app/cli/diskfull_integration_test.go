@@ -3,7 +3,6 @@
 package cli_test
 
 import (
-	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -19,17 +18,11 @@ import (
 // a tool call is refused with a clear message (never run unaudited), the
 // daemon survives, and everything works again once space is freed.
 func TestDiskFull(t *testing.T) {
-	if os.Getuid() != 0 {
-		t.Fatal("this test mounts a tmpfs and must run as root (make test runs it so)")
-	}
 	mnt := t.TempDir()
-	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=16m", "tmpfs", mnt).CombinedOutput(); err != nil {
-		t.Fatalf("mount tmpfs: %v %s", err, out)
-	}
-	t.Cleanup(func() { exec.Command("umount", "-l", mnt).Run() })
+	clitest.MountTmpfs(t, mnt, "16m")
 	ws := t.TempDir()
 	d := clitest.StartWith(t, filepath.Join(mnt, "data"), ws)
-	s := d.MCP(context.Background(), "disk-full")
+	s := d.MCP(t.Context(), "disk-full")
 	if r := call(t, s, "run_command", map[string]any{"argv": []string{"true"}}); r.IsError {
 		t.Fatalf("before: %s", clitest.Text(t, r))
 	}
@@ -38,7 +31,7 @@ func TestDiskFull(t *testing.T) {
 
 	var sawDiskFull bool
 	for i := 0; i < 200 && !sawDiskFull; i++ {
-		r, err := s.CallTool(context.Background(), &mcp.CallToolParams{Name: "run_command", Arguments: map[string]any{"argv": []string{"echo", strings.Repeat("x", 4000)}}})
+		r, err := s.CallTool(t.Context(), &mcp.CallToolParams{Name: "run_command", Arguments: map[string]any{"argv": []string{"echo", strings.Repeat("x", 4000)}}})
 		if err != nil {
 			t.Fatalf("call with full disk: transport error %v", err)
 		}
@@ -56,7 +49,7 @@ func TestDiskFull(t *testing.T) {
 	if r := call(t, s, "run_command", map[string]any{"argv": []string{"true"}}); r.IsError {
 		t.Fatalf("after freeing space: %s", clitest.Text(t, r))
 	}
-	if out, _, code := d.CLI(nil, "audit", "verify"); code != 0 {
+	if out, _, code := d.CLI(t.Context(), "audit", "verify"); code != 0 {
 		t.Fatalf("verify after disk full: %s", out)
 	}
 }

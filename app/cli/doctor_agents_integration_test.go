@@ -3,7 +3,6 @@
 package cli
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"testing"
@@ -33,7 +32,7 @@ func TestDoctorAgentRowsRealHook(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	rows := doctorAgents(context.Background(), data)
+	rows := doctorAgents(t.Context(), data)
 	if len(rows) != 2*len(agentconfig.Agents) {
 		t.Fatalf("rows: %+v", rows)
 	}

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -50,7 +49,7 @@ func TestDoctorAgentRows(t *testing.T) {
 				if _, err := in.Install(a, agentconfig.User, agentconfig.Wiring{Binary: bin, DataDir: data}); err != nil {
 					t.Fatal(err)
 				}
-				rows := doctorAgents(context.Background(), data)
+				rows := doctorAgents(t.Context(), data)
 				if len(rows) != 2 || !rows[0].OK {
 					t.Fatalf("rows %+v", rows)
 				}
@@ -64,7 +63,7 @@ func TestDoctorAgentRows(t *testing.T) {
 
 func TestDoctorNoAgents(t *testing.T) {
 	t.Setenv("HOME", t.TempDir())
-	if rows := doctorAgents(context.Background(), t.TempDir()); len(rows) != 0 {
+	if rows := doctorAgents(t.Context(), t.TempDir()); len(rows) != 0 {
 		t.Fatalf("rows for a machine with no agents: %+v", rows)
 	}
 	var b strings.Builder

@@ -20,7 +20,7 @@ func TestDoctorBinary(t *testing.T) {
 	bin := clitest.Binary(t)
 	for _, backend := range []string{"bwrap", "landlock"} {
 		t.Run(backend, func(t *testing.T) {
-			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+			ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
 			defer cancel()
 			var out, errb bytes.Buffer
 			cmd := exec.CommandContext(ctx, bin, "doctor", "--backend", backend)

@@ -3,7 +3,6 @@
 package cli_test
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -40,21 +39,19 @@ func fillWorkspace(b *testing.B, ws string, n int) {
 func benchDaemon(b *testing.B, files int, config string) (*clitest.Daemon, *mcp.ClientSession) {
 	b.Helper()
 	base := b.TempDir()
-	if config != "" {
-		cfgDir := filepath.Join(base, "config", "gatehouse")
-		os.MkdirAll(cfgDir, 0o700)
-		os.WriteFile(filepath.Join(cfgDir, "config.toml"), []byte(config), 0o600)
-	}
 	ws := filepath.Join(base, "ws")
+	if config != "" {
+		clitest.WriteConfig(b, ws, "config.toml", config)
+	}
 	fillWorkspace(b, ws, files)
 	d := clitest.StartWith(b, filepath.Join(base, "data"), ws)
-	return d, d.MCP(context.Background(), "bench")
+	return d, d.MCP(b.Context(), "bench")
 }
 
 func timedCall(b *testing.B, s *mcp.ClientSession, argv ...string) time.Duration {
 	b.Helper()
 	t0 := time.Now()
-	r, err := s.CallTool(context.Background(), &mcp.CallToolParams{Name: "run_command", Arguments: map[string]any{"argv": argv}})
+	r, err := s.CallTool(b.Context(), &mcp.CallToolParams{Name: "run_command", Arguments: map[string]any{"argv": argv}})
 	if err != nil || r.IsError {
 		b.Fatalf("%v: %v %+v", argv, err, r)
 	}
@@ -129,7 +126,7 @@ func BenchmarkStagedGitStatus(b *testing.B) {
 	}
 	script := `s=$(date +%s%N); git status --porcelain >/dev/null; e=$(date +%s%N); echo $((e-s))`
 	inside := func() time.Duration {
-		r, err := s.CallTool(context.Background(), &mcp.CallToolParams{Name: "run_command", Arguments: map[string]any{"argv": []string{"sh", "-c", script}}})
+		r, err := s.CallTool(b.Context(), &mcp.CallToolParams{Name: "run_command", Arguments: map[string]any{"argv": []string{"sh", "-c", script}}})
 		if err != nil || r.IsError {
 			b.Fatalf("git status: %v %+v", err, r)
 		}

@@ -29,7 +29,7 @@ func TestVersionMatchesTheAudit(t *testing.T) {
 		t.Fatalf("system.start records no version: %v", starts[0])
 	}
 	for _, args := range [][]string{{"version"}, {"--version"}} {
-		out, _, code := clitest.Run(nil, t, d.Bin, d.Env(), args...)
+		out, _, code := clitest.Run(t.Context(), t, d.Bin, d.Env(), args...)
 		if code != 0 || strings.TrimSpace(out) != "gatehouse "+recorded {
 			t.Errorf("%v = %q (exit %d), want %q", args, out, code, "gatehouse "+recorded)
 		}
@@ -44,7 +44,7 @@ func TestServeSaysWhatToDoNext(t *testing.T) {
 	dir := t.TempDir()
 	ws, data := filepath.Join(dir, "project"), filepath.Join(dir, "data")
 	os.Mkdir(ws, 0o755)
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, "serve", "--listen", "127.0.0.1:0", "--data", data, "--log-level", "info")
 	cmd.Dir = ws
@@ -72,7 +72,7 @@ func TestServeSaysWhatToDoNext(t *testing.T) {
 	d := &clitest.Daemon{Bin: bin, Data: data, Workspace: ws, Addr: strings.TrimSpace(string(addr))}
 	d = clitest.Attach(t, d)
 	before := strings.Count(log.String(), "level=INFO")
-	s := d.MCP(context.Background(), "one-line")
+	s := d.MCP(t.Context(), "one-line")
 	call(t, s, "list_dir", map[string]any{})
 	s.Close()
 	clitest.WaitFor(t, 10*time.Second, "the session to end", func() bool { return len(d.Events("kind=session.end")) == 1 })
@@ -101,7 +101,7 @@ func TestServeBusyPort(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer busy.Close()
-	_, stderr, code := clitest.Run(nil, t, bin, env, "serve", "--listen", busy.Addr().String(), "--data", filepath.Join(dir, "d1"), "--workspace", ws)
+	_, stderr, code := clitest.Run(t.Context(), t, bin, env, "serve", "--listen", busy.Addr().String(), "--data", filepath.Join(dir, "d1"), "--workspace", ws)
 	if code != 1 || !strings.Contains(stderr, busy.Addr().String()+" is already in use") || !strings.Contains(stderr, "--listen 127.0.0.1:0") {
 		t.Errorf("busy port: exit %d, stderr %q", code, stderr)
 	}

@@ -3,7 +3,6 @@
 package cli_test
 
 import (
-	"context"
 	"fmt"
 	"strings"
 	"sync"
@@ -19,7 +18,7 @@ import (
 // session in one go.
 func TestCardFloodIsCapped(t *testing.T) {
 	d := clitest.StartAsk(t)
-	s := d.MCP(context.Background(), "flooder")
+	s := d.MCP(t.Context(), "flooder")
 	const calls = 25
 	results := make(chan outcome, calls)
 	var wg sync.WaitGroup
@@ -27,7 +26,7 @@ func TestCardFloodIsCapped(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			results <- callAsync(s, "run_command", map[string]any{"argv": []string{"sh", "-c", fmt.Sprintf("echo %d", i)}})
+			results <- callAsync(t.Context(), s, "run_command", map[string]any{"argv": []string{"sh", "-c", fmt.Sprintf("echo %d", i)}})
 		}()
 	}
 	// Every call beyond the cap comes back at once.

@@ -239,17 +239,15 @@ func TestFrictionGoTask(t *testing.T) {
 	base := t.TempDir()
 	ws, remote := filepath.Join(base, "ws"), filepath.Join(base, "remote.git")
 	frictionWorkspace(t, ws, remote, ms.der)
-	cfgDir := filepath.Join(base, "config", "gatehouse")
-	os.MkdirAll(cfgDir, 0o700)
 	var hosts []string
 	for _, n := range names {
 		hosts = append(hosts, fmt.Sprintf("%q = %q", n+":443", target))
 	}
-	os.WriteFile(filepath.Join(cfgDir, "config.toml"), []byte(fmt.Sprintf("[network]\ntest_only_hosts = { %s }\n", strings.Join(hosts, ", "))), 0o600)
+	clitest.WriteConfig(t, ws, "config.toml", fmt.Sprintf("[network]\ntest_only_hosts = { %s }\n", strings.Join(hosts, ", ")))
 	home := filepath.Join(base, "home")
 	os.MkdirAll(home, 0o755)
 	d := clitest.StartWithEnv(t, filepath.Join(base, "data"), ws, []string{"HOME=" + home})
-	s := d.MCP(context.Background(), "friction")
+	s := d.MCP(t.Context(), "friction")
 	ap := startApprover(d)
 	defer ap.close()
 
@@ -312,7 +310,7 @@ func TestFrictionGoTask(t *testing.T) {
 		t.Fatalf("the task has %d calls; the test needs at least 50", len(honest))
 	}
 	for i, st := range honest {
-		ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
+		ctx, cancel := context.WithTimeout(t.Context(), 120*time.Second)
 		r, err := s.CallTool(ctx, &mcp.CallToolParams{Name: st.tool, Arguments: st.args})
 		cancel()
 		if err != nil {
@@ -381,7 +379,7 @@ func TestFrictionGoTask(t *testing.T) {
 	}
 	for _, rc := range risky {
 		t.Run(rc.name, func(t *testing.T) {
-			ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
+			ctx, cancel := context.WithTimeout(t.Context(), 120*time.Second)
 			defer cancel()
 			r, err := s.CallTool(ctx, &mcp.CallToolParams{Name: rc.step.tool, Arguments: rc.step.args})
 			if err != nil {

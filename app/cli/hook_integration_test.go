@@ -20,20 +20,9 @@ import (
 // stderr and exit code.
 func hookRun(t *testing.T, bin, data, agent string, stdin []byte, extra ...string) (string, string, int) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	ctx, cancel := context.WithTimeout(t.Context(), 90*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, append([]string{"--data", data, "hook", agent}, extra...)...)
-	cmd.Stdin = bytes.NewReader(stdin)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatalf("hook: %v", err)
-	}
-	return out.String(), errb.String(), code
+	return clitest.RunInput(ctx, t, bin, nil, stdin, append([]string{"--data", data, "hook", agent}, extra...)...)
 }
 
 func preToolUse(session, tool string, input any, cwd string) []byte {
@@ -180,12 +169,12 @@ func TestHookShellRunsInTheSandbox(t *testing.T) {
 		ID  string `json:"id"`
 		Run string `json:"run"`
 	}
-	o, _, _ := d.CLI(nil, "sessions", "--json")
+	o, _, _ := d.CLI(t.Context(), "sessions", "--json")
 	json.Unmarshal([]byte(o), &sessions)
 	if len(sessions) != 1 || sessions[0].Run != "claude:run-1" {
 		t.Fatalf("sessions: %s", o)
 	}
-	if o, e, code := d.CLI(nil, "rollback", sessions[0].ID, "--call", a.CallID); code != 0 {
+	if o, e, code := d.CLI(t.Context(), "rollback", sessions[0].ID, "--call", a.CallID); code != 0 {
 		t.Fatalf("rollback: %s %s", o, e)
 	}
 	if _, err := os.Stat(filepath.Join(d.Workspace, "made.txt")); err == nil {
@@ -245,7 +234,7 @@ func TestExecTicketOnlyForItsAgent(t *testing.T) {
 	isolatedHome(t)
 	d := clitest.Start(t)
 	for _, a := range []string{"claude", "gemini"} {
-		if out, errOut, code := clitest.Run(nil, t, d.Bin, d.Env(), "--data", d.Data, "install", a); code != 0 {
+		if out, errOut, code := clitest.Run(t.Context(), t, d.Bin, d.Env(), "--data", d.Data, "install", a); code != 0 {
 			t.Fatalf("install %s: %d\n%s%s", a, code, out, errOut)
 		}
 	}

@@ -5,7 +5,6 @@ package cli_test
 import (
 	"bytes"
 	"compress/zlib"
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -37,7 +36,7 @@ func TestHostileTextIsShownEscaped(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	ctx := context.Background()
+	ctx := t.Context()
 	s := d.MCP(ctx, hostileName)
 	hostileFile := "\u202etxt.exe"
 	if r := callApproving(t, d, s, "write_file", map[string]any{"path": "object.bin", "content": "now text\n"}); r.IsError {
@@ -48,7 +47,9 @@ func TestHostileTextIsShownEscaped(t *testing.T) {
 	}
 	// A question waits on the person, so `approvals` has a row.
 	asked := make(chan outcome, 1)
-	go func() { asked <- callAsync(s, "ask_human", map[string]any{"question": "Run \x1b[2Jthis?\u202e"}) }()
+	go func() {
+		asked <- callAsync(t.Context(), s, "ask_human", map[string]any{"question": "Run \x1b[2Jthis?\u202e"})
+	}()
 	clitest.WaitFor(t, 30*time.Second, "the question card", func() bool { return len(d.Pending()) > 0 })
 	sess := activeSession(t, d)
 
@@ -69,7 +70,7 @@ func TestHostileTextIsShownEscaped(t *testing.T) {
 		{[]string{"rollback", sess, "--dry-run", "--json"}, `\u202e`},
 	}
 	for _, r := range runs {
-		out, stderr, code := d.CLI(nil, r.args...)
+		out, stderr, code := d.CLI(t.Context(), r.args...)
 		if code != 0 {
 			t.Errorf("%v: exit %d\n%s%s", r.args, code, out, stderr)
 			continue
@@ -86,12 +87,12 @@ func TestHostileTextIsShownEscaped(t *testing.T) {
 	// Times carry their zone.
 	zone := time.Now().Format("MST")
 	for _, args := range [][]string{{"sessions"}, {"sessions", sess}, {"log", "-n", "1"}, {"checkpoints", sess}} {
-		if out, _, _ := d.CLI(nil, args...); !strings.Contains(out, " "+zone) {
+		if out, _, _ := d.CLI(t.Context(), args...); !strings.Contains(out, " "+zone) {
 			t.Errorf("%v prints times without their zone (%s):\n%s", args, zone, out)
 		}
 	}
 	// The binary file reads as such, with its size, never as a text diff.
-	out, _, _ := d.CLI(nil, "rollback", sess, "--dry-run")
+	out, _, _ := d.CLI(t.Context(), "rollback", sess, "--dry-run")
 	if want := "object.bin: binary,"; !strings.Contains(out, want) || strings.Contains(out, "+++ b/object.bin") {
 		t.Errorf("rollback --dry-run does not show object.bin as binary:\n%s", out)
 	}

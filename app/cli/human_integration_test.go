@@ -21,10 +21,10 @@ import (
 // typed answer through the approval card.
 func TestAskHumanThroughCard(t *testing.T) {
 	d := clitest.Start(t)
-	s := d.MCP(context.Background(), "asker")
+	s := d.MCP(t.Context(), "asker")
 	done := make(chan outcome, 1)
 	go func() {
-		done <- callAsync(s, "ask_human", map[string]any{"question": "Which database should the tests use?"})
+		done <- callAsync(t.Context(), s, "ask_human", map[string]any{"question": "Which database should the tests use?"})
 	}()
 	a := d.WaitApproval(30 * time.Second)
 	if a.Question != "Which database should the tests use?" {
@@ -50,7 +50,7 @@ func TestFetchURLRefusesLocalListener(t *testing.T) {
 	defer srv.Close()
 	port := ln.Addr().(*net.TCPAddr).Port
 	d := clitest.Start(t)
-	s := d.MCP(context.Background(), "ssrf")
+	s := d.MCP(t.Context(), "ssrf")
 	for _, u := range []string{
 		"http://127.0.0.1:%d/", "http://localhost:%d/", "http://[::1]:%d/", "http://2130706433:%d/",
 		"http://0x7f000001:%d/", "http://0177.0.0.1:%d/", "http://127.1:%d/", "http://[::ffff:127.0.0.1]:%d/",
@@ -78,7 +78,7 @@ func TestAskHumanThroughElicitation(t *testing.T) {
 			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"answer": "use port 8080"}}, nil
 		},
 	})
-	s, err := c.Connect(context.Background(), d.MCPTransport(), &mcp.ClientSessionOptions{ProtocolVersion: clitest.StatefulProtocol})
+	s, err := c.Connect(t.Context(), d.MCPTransport(), &mcp.ClientSessionOptions{ProtocolVersion: clitest.StatefulProtocol})
 	if err != nil {
 		t.Fatal(err)
 	}

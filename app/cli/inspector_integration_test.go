@@ -90,7 +90,7 @@ func parseCall(r node.Result) (inspectorCall, error) {
 // call runs one tools/call to completion.
 func (in *inspector) call(tool string, args any) inspectorCall {
 	in.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(in.t.Context(), 2*time.Minute)
 	defer cancel()
 	r := in.env.Run(ctx, in.t, in.home, "inspector", in.callArgs(tool, args)...)
 	c, err := parseCall(r)
@@ -111,7 +111,7 @@ func (in *inspector) start(tool string, args any) <-chan asyncCall {
 	ch := make(chan asyncCall, 1)
 	argv := in.callArgs(tool, args)
 	go func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		ctx, cancel := context.WithTimeout(in.t.Context(), 2*time.Minute)
 		defer cancel()
 		r, err := in.env.RunAsync(ctx, in.home, "inspector", argv...)
 		if err != nil {
@@ -178,7 +178,7 @@ func TestInspectorEndToEnd(t *testing.T) {
 	}
 
 	// 1. tools/list: exactly the eight contract tools.
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
 	r := in.env.Run(ctx, t, in.home, "inspector", in.args("tools/list")...)
 	if r.Code != 0 {

@@ -12,8 +12,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/gatehouse-dev/gatehouse/app/client"
 	"github.com/gatehouse-dev/gatehouse/backend/agentconfig"
-	"github.com/gatehouse-dev/gatehouse/backend/apiclient"
 )
 
 func init() {
@@ -152,8 +152,8 @@ const codexSandboxNote = "Codex runs each shell command Gatehouse hands it insid
 func syncDaemonTokens(ctx context.Context, g *Globals, dir string) {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	err := apiclient.New(dir).Post(ctx, "/api/v1/agents/sync", nil, nil)
-	if err != nil && !errors.Is(err, apiclient.ErrNoDaemon) {
+	err := client.New(dir).Post(ctx, "/api/v1/agents/sync", nil, nil)
+	if err != nil && !errors.Is(err, client.ErrNoDaemon) {
 		fmt.Fprintf(g.Stderr, "gatehouse: the running daemon could not reload the agent tokens (%v); restart it to pick up the change.\n", apiErr(err))
 	}
 }

@@ -62,19 +62,12 @@ func TestSystemInstallSurvivesRepoDisableAllHooks(t *testing.T) {
 			if err := os.WriteFile(filepath.Join(d.Workspace, ".claude", "settings.json"), []byte(`{"disableAllHooks": true}`+"\n"), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			model, err := agenttest.NewModel(agenttest.Anthropic, agenttest.Script{
+			model := agenttest.StartModel(t, agenttest.Anthropic, agenttest.Script{
 				agenttest.Call("Bash", map[string]any{"command": "touch pwned", "description": "Make a file"}),
 				agenttest.Say("done"),
 			})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer model.Close()
-			cli, err := agenttest.NewClaude(filepath.Join(t.TempDir(), "home"), model)
-			if err != nil {
-				t.Fatalf("the pinned Claude Code is needed for this test: %v", err)
-			}
-			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+			cli := pinnedAgent(t, "Claude Code", agenttest.NewClaude, filepath.Join(t.TempDir(), "home"), model)
+			ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
 			defer cancel()
 
 			args := []string{d.Bin, "--data", d.Data, "install", "claude"}

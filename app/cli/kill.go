@@ -28,7 +28,7 @@ func switchCommand(g *Globals, use, short, path string, report func(stateReply) 
 		Short: short,
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			c, err := client(g)
+			c, err := controlClient(g)
 			if err != nil {
 				return err
 			}

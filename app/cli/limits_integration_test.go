@@ -3,8 +3,6 @@
 package cli_test
 
 import (
-	"context"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -17,18 +15,17 @@ import (
 // extending lets it go on, ending it stops the session. Both are audited.
 func TestSessionBudget(t *testing.T) {
 	base := t.TempDir()
-	cfgDir := filepath.Join(base, "config", "gatehouse")
-	os.MkdirAll(cfgDir, 0o700)
-	os.WriteFile(filepath.Join(cfgDir, "config.toml"), []byte("[limits]\nmax_calls = 2\n"), 0o600)
-	d := clitest.StartWith(t, filepath.Join(base, "data"), filepath.Join(base, "ws"))
-	s := d.MCP(context.Background(), "budget")
+	ws := filepath.Join(base, "ws")
+	clitest.WriteConfig(t, ws, "config.toml", "[limits]\nmax_calls = 2\n")
+	d := clitest.StartWith(t, filepath.Join(base, "data"), ws)
+	s := d.MCP(t.Context(), "budget")
 	for i := 0; i < 2; i++ {
 		if r := call(t, s, "list_dir", map[string]any{}); r.IsError {
 			t.Fatalf("call %d: %s", i, clitest.Text(t, r))
 		}
 	}
 	done := make(chan outcome, 1)
-	go func() { done <- callAsync(s, "list_dir", map[string]any{}) }()
+	go func() { done <- callAsync(t.Context(), s, "list_dir", map[string]any{}) }()
 	a := d.WaitApproval(30 * time.Second)
 	if a.Tool != "limit" || !strings.Contains(a.Reason, "2 tool calls") {
 		t.Fatalf("limit card: %+v", a)
@@ -41,7 +38,7 @@ func TestSessionBudget(t *testing.T) {
 	for i := 0; i < 3; i++ {
 		call(t, s, "list_dir", map[string]any{})
 	}
-	go func() { done <- callAsync(s, "list_dir", map[string]any{}) }()
+	go func() { done <- callAsync(t.Context(), s, "list_dir", map[string]any{}) }()
 	a = d.WaitApproval(30 * time.Second)
 	d.Decide(a.ID, "deny", "once", "")
 	if o := <-done; o.err == nil && !o.res.IsError {
@@ -57,7 +54,7 @@ func TestSessionBudget(t *testing.T) {
 // the control API and the next call hits it.
 func TestLimitsChangeLive(t *testing.T) {
 	d := clitest.Start(t)
-	s := d.MCP(context.Background(), "live-limits")
+	s := d.MCP(t.Context(), "live-limits")
 	call(t, s, "list_dir", map[string]any{})
 	sess := activeSession(t, d)
 	h := d.Control()
@@ -73,7 +70,7 @@ func TestLimitsChangeLive(t *testing.T) {
 		t.Fatalf("POST limits: %d %s", resp.StatusCode, body)
 	}
 	done := make(chan outcome, 1)
-	go func() { done <- callAsync(s, "list_dir", map[string]any{}) }()
+	go func() { done <- callAsync(t.Context(), s, "list_dir", map[string]any{}) }()
 	a := d.WaitApproval(30 * time.Second)
 	if a.Tool != "limit" {
 		t.Fatalf("card: %+v", a)

@@ -12,7 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/gatehouse-dev/gatehouse/app/cli/termsafe"
-	"github.com/gatehouse-dev/gatehouse/backend/apiclient"
+	"github.com/gatehouse-dev/gatehouse/app/client"
 	"github.com/gatehouse-dev/gatehouse/backend/audit"
 )
 
@@ -42,7 +42,7 @@ daemon stopped, it reads the past events from the data directory.`,
 				case limit == 0 && !follow:
 					return userErrorf(nil, "-n 0 shows no past events; add -f to follow new ones")
 				}
-				c, err := client(g)
+				c, err := controlClient(g)
 				if err != nil {
 					return err
 				}
@@ -53,7 +53,7 @@ daemon stopped, it reads the past events from the data directory.`,
 					}
 				}
 				after, err := printHistory(cmd, g, c, q, limit, asJSON)
-				if errors.Is(err, apiclient.ErrNoDaemon) && !follow {
+				if errors.Is(err, client.ErrNoDaemon) && !follow {
 					// What happened is in the data dir whether or not the
 					// daemon runs: after a kill is when people look.
 					return printStoredHistory(cmd, g, audit.Filter{Session: sess, Kind: k, Actor: actor}, limit, asJSON)
@@ -122,7 +122,7 @@ func printStoredHistory(cmd *cobra.Command, g *Globals, f audit.Filter, limit in
 // printHistory prints the last limit events matching q and returns the seq
 // to follow from. With limit 0 it prints nothing and follows from the
 // newest event.
-func printHistory(cmd *cobra.Command, g *Globals, c *apiclient.Client, q url.Values, limit int, asJSON bool) (int64, error) {
+func printHistory(cmd *cobra.Command, g *Globals, c *client.Client, q url.Values, limit int, asJSON bool) (int64, error) {
 	last := url.Values{"order": {"desc"}, "limit": {strconv.Itoa(max(limit, 1))}}
 	for k, v := range q {
 		last[k] = v

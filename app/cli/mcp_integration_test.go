@@ -18,7 +18,7 @@ import (
 
 func call(t *testing.T, s *mcp.ClientSession, name string, args map[string]any) *mcp.CallToolResult {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
 	defer cancel()
 	res, err := s.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
 	if err != nil {
@@ -33,8 +33,8 @@ type outcome struct {
 }
 
 // callAsync is call for goroutines: it reports instead of failing the test.
-func callAsync(s *mcp.ClientSession, name string, args map[string]any) outcome {
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+func callAsync(ctx context.Context, s *mcp.ClientSession, name string, args map[string]any) outcome {
+	ctx, cancel := context.WithTimeout(ctx, 60*time.Second)
 	defer cancel()
 	res, err := s.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
 	return outcome{res, err}
@@ -50,8 +50,8 @@ func kinds(events []map[string]any) []string {
 
 func TestMCPToolsAndSchemas(t *testing.T) {
 	d := clitest.StartAsk(t)
-	s := d.MCP(context.Background(), "schema-probe")
-	res, err := s.ListTools(context.Background(), nil)
+	s := d.MCP(t.Context(), "schema-probe")
+	res, err := s.ListTools(t.Context(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +83,7 @@ func TestMCPToolsAndSchemas(t *testing.T) {
 func TestMCPAllowAskDeny(t *testing.T) {
 	d := clitest.StartAsk(t)
 	os.WriteFile(filepath.Join(d.Workspace, "hello.txt"), []byte("hi there\n"), 0o644)
-	s := d.MCP(context.Background(), "flow-probe")
+	s := d.MCP(t.Context(), "flow-probe")
 
 	res := call(t, s, "run_command", map[string]any{"argv": []string{"cat", "hello.txt"}})
 	if res.IsError || !strings.Contains(clitest.Text(t, res), "hi there") {
@@ -128,7 +128,7 @@ func TestMCPAllowAskDeny(t *testing.T) {
 
 func TestMCPSessionGrant(t *testing.T) {
 	d := clitest.StartAsk(t)
-	s := d.MCP(context.Background(), "grant-probe")
+	s := d.MCP(t.Context(), "grant-probe")
 	done := make(chan *mcp.CallToolResult, 1)
 	go func() { done <- call(t, s, "run_command", map[string]any{"argv": []string{"sh", "-c", "echo one"}}) }()
 	a := d.WaitApproval(30 * time.Second)
@@ -150,7 +150,7 @@ func TestMCPSessionGrant(t *testing.T) {
 // neither with its token on the control API nor through any MCP call.
 func TestApprovalNeedsControlCapability(t *testing.T) {
 	d := clitest.StartAsk(t)
-	s := d.MCP(context.Background(), "sneaky-agent")
+	s := d.MCP(t.Context(), "sneaky-agent")
 	done := make(chan *mcp.CallToolResult, 1)
 	go func() { done <- call(t, s, "run_command", map[string]any{"argv": []string{"sh", "-c", "echo pwned"}}) }()
 	a := d.WaitApproval(30 * time.Second)
@@ -160,9 +160,9 @@ func TestApprovalNeedsControlCapability(t *testing.T) {
 		t.Fatalf("agent token approving: %d", resp.StatusCode)
 	}
 	// MCP offers no way either: unknown tools and methods are refused.
-	other := d.MCP(context.Background(), "sneaky-agent-2")
+	other := d.MCP(t.Context(), "sneaky-agent-2")
 	for _, name := range []string{"approve", "approvals", "kill", "rollback"} {
-		r, err := other.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: map[string]any{"id": a.ID, "decision": "allow"}})
+		r, err := other.CallTool(t.Context(), &mcp.CallToolParams{Name: name, Arguments: map[string]any{"id": a.ID, "decision": "allow"}})
 		if err == nil && !r.IsError {
 			t.Fatalf("MCP tool %q exists", name)
 		}
@@ -179,7 +179,7 @@ func TestApprovalNeedsControlCapability(t *testing.T) {
 
 func TestMCPBadInput(t *testing.T) {
 	d := clitest.StartAsk(t)
-	s := d.MCP(context.Background(), "bad-input")
+	s := d.MCP(t.Context(), "bad-input")
 	big := strings.Repeat("a", 11<<20)
 	tests := []struct {
 		name string
@@ -205,7 +205,7 @@ func TestMCPBadInput(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r, err := s.CallTool(context.Background(), &mcp.CallToolParams{Name: tt.tool, Arguments: tt.args})
+			r, err := s.CallTool(t.Context(), &mcp.CallToolParams{Name: tt.tool, Arguments: tt.args})
 			if err != nil {
 				if tt.want != "" && !strings.Contains(err.Error(), tt.want) {
 					t.Fatalf("error %v lacks %q", err, tt.want)
@@ -222,15 +222,15 @@ func TestMCPBadInput(t *testing.T) {
 		})
 	}
 	t.Run("9 MiB argument", func(t *testing.T) {
-		r, err := s.CallTool(context.Background(), &mcp.CallToolParams{Name: "run_command", Arguments: map[string]any{"argv": []string{"echo", big[:9<<20]}}})
+		r, err := s.CallTool(t.Context(), &mcp.CallToolParams{Name: "run_command", Arguments: map[string]any{"argv": []string{"echo", big[:9<<20]}}})
 		if err != nil || !r.IsError || !strings.Contains(clitest.Text(t, r), "invalid arguments") {
 			t.Fatalf("9 MiB argument: %v %v", err, r)
 		}
 	})
 	t.Run("11 MiB request", func(t *testing.T) {
 		// Over the 10 MiB body cap: refused at the door, before parsing.
-		s2 := d.MCP(context.Background(), "huge")
-		r, err := s2.CallTool(context.Background(), &mcp.CallToolParams{Name: "run_command", Arguments: map[string]any{"argv": []string{"echo", big}}})
+		s2 := d.MCP(t.Context(), "huge")
+		r, err := s2.CallTool(t.Context(), &mcp.CallToolParams{Name: "run_command", Arguments: map[string]any{"argv": []string{"echo", big}}})
 		if err == nil && !r.IsError {
 			t.Fatal("11 MiB request accepted")
 		}
@@ -244,7 +244,7 @@ func TestMCPBadInput(t *testing.T) {
 		t.Fatalf("bad input reached exec: %v", ex)
 	}
 	// The daemon is fine.
-	s = d.MCP(context.Background(), "after-bad-input")
+	s = d.MCP(t.Context(), "after-bad-input")
 	if r := call(t, s, "run_command", map[string]any{"argv": []string{"true"}}); r.IsError {
 		t.Fatalf("daemon unhealthy after bad input: %s", clitest.Text(t, r))
 	}
@@ -254,27 +254,23 @@ func TestMCPBadInput(t *testing.T) {
 // approval both end when the kill switch fires; new calls are refused.
 func TestKillStopsEverything(t *testing.T) {
 	d := clitest.StartAsk(t)
-	s := d.MCP(context.Background(), "killable")
+	s := d.MCP(t.Context(), "killable")
 	running := make(chan outcome, 1)
 	go func() {
-		running <- callAsync(s, "run_command", map[string]any{"argv": []string{"sh", "-c", "sleep 1000 & sleep 1000"}, "timeout_s": 900})
+		running <- callAsync(t.Context(), s, "run_command", map[string]any{"argv": []string{"sh", "-c", "sleep 1000 & sleep 1000"}, "timeout_s": 900})
 	}()
 	a := d.WaitApproval(30 * time.Second)
 	d.Decide(a.ID, "allow", "once", "")
-	// Wait until the command runs.
-	deadline := time.Now().Add(30 * time.Second)
-	for len(d.Events("kind=exec.started")) == 0 && time.Now().Before(deadline) {
-		time.Sleep(20 * time.Millisecond)
-	}
-	s2 := d.MCP(context.Background(), "waiting")
+	clitest.WaitFor(t, 30*time.Second, "the command to run", func() bool { return len(d.Events("kind=exec.started")) > 0 })
+	s2 := d.MCP(t.Context(), "waiting")
 	pending := make(chan outcome, 1)
 	go func() {
-		pending <- callAsync(s2, "run_command", map[string]any{"argv": []string{"sh", "-c", "echo later"}})
+		pending <- callAsync(t.Context(), s2, "run_command", map[string]any{"argv": []string{"sh", "-c", "echo later"}})
 	}()
 	d.WaitApproval(30 * time.Second)
 
 	start := time.Now()
-	if out, _, code := d.CLI(nil, "kill", "--reason", "test"); code != 0 {
+	if out, _, code := d.CLI(t.Context(), "kill", "--reason", "test"); code != 0 {
 		t.Fatalf("kill: %s", out)
 	}
 	for _, ch := range []chan outcome{running, pending} {
@@ -299,18 +295,18 @@ func TestKillStopsEverything(t *testing.T) {
 	}
 	// New sessions are refused until resume, whichever protocol revision.
 	c := mcp.NewClient(&mcp.Implementation{Name: "after-kill", Version: "1"}, nil)
-	if _, err := c.Connect(context.Background(), d.MCPTransport(), &mcp.ClientSessionOptions{ProtocolVersion: clitest.StatefulProtocol}); err == nil {
+	if _, err := c.Connect(t.Context(), d.MCPTransport(), &mcp.ClientSessionOptions{ProtocolVersion: clitest.StatefulProtocol}); err == nil {
 		t.Fatal("new session accepted while killed")
 	}
-	if s4, err := c.Connect(context.Background(), d.MCPTransport(), &mcp.ClientSessionOptions{ProtocolVersion: "2026-07-28"}); err == nil {
-		r, err := s4.CallTool(context.Background(), &mcp.CallToolParams{Name: "list_dir", Arguments: map[string]any{}})
+	if s4, err := c.Connect(t.Context(), d.MCPTransport(), &mcp.ClientSessionOptions{ProtocolVersion: "2026-07-28"}); err == nil {
+		r, err := s4.CallTool(t.Context(), &mcp.CallToolParams{Name: "list_dir", Arguments: map[string]any{}})
 		if err == nil && !r.IsError {
 			t.Fatal("stateless call accepted while killed")
 		}
 		s4.Close()
 	}
-	d.CLI(nil, "resume")
-	s3 := d.MCP(context.Background(), "after-resume")
+	d.CLI(t.Context(), "resume")
+	s3 := d.MCP(t.Context(), "after-resume")
 	if r := call(t, s3, "run_command", map[string]any{"argv": []string{"true"}}); r.IsError {
 		t.Fatalf("after resume: %s", clitest.Text(t, r))
 	}

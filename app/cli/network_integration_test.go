@@ -3,7 +3,6 @@
 package cli_test
 
 import (
-	"context"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
@@ -40,8 +39,8 @@ type networkCard struct {
 
 func waitNetworkCard(t *testing.T, d *clitest.Daemon) networkCard {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for time.Now().Before(deadline) {
+	var card networkCard
+	clitest.WaitFor(t, 30*time.Second, "a network card", func() bool {
 		_, body := d.Request("GET", "/api/v1/approvals", nil, d.Control())
 		var out struct {
 			Approvals []networkCard `json:"approvals"`
@@ -49,16 +48,15 @@ func waitNetworkCard(t *testing.T, d *clitest.Daemon) networkCard {
 		if err := json.Unmarshal([]byte(body), &out); err != nil {
 			t.Fatalf("approvals: %v %s", err, body)
 		}
-		for _, a := range out.Approvals {
-			if a.Kind != "network" {
-				t.Fatalf("a %s card came, not a network one: %s", a.Kind, body)
-			}
-			return a
+		if len(out.Approvals) == 0 {
+			return false
 		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	t.Fatal("no network card appeared")
-	return networkCard{}
+		if card = out.Approvals[0]; card.Kind != "network" {
+			t.Fatalf("a %s card came, not a network one: %s", card.Kind, body)
+		}
+		return true
+	})
+	return card
 }
 
 // startNetworkDaemon runs the real binary with the proxy, a test-only
@@ -88,11 +86,9 @@ func startNetworkDaemon(t *testing.T, backend string) (*clitest.Daemon, *httptes
 	target := strings.TrimPrefix(srv.URL, "https://")
 
 	base := t.TempDir()
-	ws, cfgDir := filepath.Join(base, "ws"), filepath.Join(base, "config", "gatehouse")
-	for _, d := range []string{ws, cfgDir} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
+	ws := filepath.Join(base, "ws")
+	if err := os.MkdirAll(ws, 0o755); err != nil {
+		t.Fatal(err)
 	}
 	var hosts []string
 	for _, n := range names {
@@ -101,14 +97,10 @@ func startNetworkDaemon(t *testing.T, backend string) (*clitest.Daemon, *httptes
 	cfg := fmt.Sprintf("[sandbox]\nbackend = %q\n\n[network]\ntest_only_hosts = { %s }\n", backend, strings.Join(hosts, ", "))
 	pol := "[[rule]]\naction = \"allow\"\ntool = \"run_command\"\nbinary = \"/usr/bin/curl\"\n\n" +
 		"[[rule]]\naction = \"allow\"\ntool = \"network\"\ndomains = [\"pkgs.example.test\"]\n"
-	for p, s := range map[string]string{
-		filepath.Join(cfgDir, "config.toml"): cfg,
-		filepath.Join(cfgDir, "policy.toml"): pol,
-		filepath.Join(ws, "ca.pem"):          string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})),
-	} {
-		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
-			t.Fatal(err)
-		}
+	clitest.WriteConfig(t, ws, "config.toml", cfg)
+	clitest.WriteConfig(t, ws, "policy.toml", pol)
+	if err := os.WriteFile(filepath.Join(ws, "ca.pem"), pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o644); err != nil {
+		t.Fatal(err)
 	}
 	return clitest.StartWith(t, filepath.Join(base, "data"), ws), srv
 }
@@ -126,7 +118,7 @@ func TestNetworkThroughTheProxy(t *testing.T) {
 	for _, backend := range []string{"bwrap", "landlock"} {
 		t.Run(backend, func(t *testing.T) {
 			d, _ := startNetworkDaemon(t, backend)
-			s := d.MCP(context.Background(), "netprobe")
+			s := d.MCP(t.Context(), "netprobe")
 
 			r := call(t, s, "run_command", curl("https://pkgs.example.test/"))
 			if r.IsError || !strings.Contains(clitest.Text(t, r), "hello from pkgs.example.test") {
@@ -136,7 +128,7 @@ func TestNetworkThroughTheProxy(t *testing.T) {
 			// Unapproved: a card; allowed for the session, the next call
 			// goes through without one.
 			done := make(chan outcome, 1)
-			go func() { done <- callAsync(s, "run_command", curl("https://other.example.test/")) }()
+			go func() { done <- callAsync(t.Context(), s, "run_command", curl("https://other.example.test/")) }()
 			card := waitNetworkCard(t, d)
 			if card.Domain != "other.example.test" || card.Port != 443 || len(card.Argv) == 0 || card.Argv[0] != "curl" ||
 				!strings.Contains(card.AlwaysRule, `tool = "network"`) {
@@ -151,7 +143,7 @@ func TestNetworkThroughTheProxy(t *testing.T) {
 			}
 
 			// Denied: the command fails.
-			go func() { done <- callAsync(s, "run_command", curl("https://denied.example.test/")) }()
+			go func() { done <- callAsync(t.Context(), s, "run_command", curl("https://denied.example.test/")) }()
 			card = waitNetworkCard(t, d)
 			d.Decide(card.ID, "deny", "once", "not this one")
 			if o := <-done; o.err != nil || !o.res.IsError || !strings.Contains(clitest.Text(t, o.res), "403") {
@@ -159,13 +151,13 @@ func TestNetworkThroughTheProxy(t *testing.T) {
 			}
 
 			// Always: the rule lands in the person's policy file.
-			go func() { done <- callAsync(s, "run_command", curl("https://always.example.test/")) }()
+			go func() { done <- callAsync(t.Context(), s, "run_command", curl("https://always.example.test/")) }()
 			card = waitNetworkCard(t, d)
 			d.Decide(card.ID, "allow", "always", "")
 			if o := <-done; o.err != nil || o.res.IsError {
 				t.Fatalf("always: %v %s", o.err, clitest.Text(t, o.res))
 			}
-			pol, _ := os.ReadFile(filepath.Join(filepath.Dir(d.Workspace), "config", "gatehouse", "policy.toml"))
+			pol, _ := os.ReadFile(filepath.Join(clitest.ConfigDir(d.Workspace), "policy.toml"))
 			if !strings.Contains(string(pol), "tool = \"network\"\ndomains = [\"always.example.test\"]") {
 				t.Fatalf("policy file:\n%s", pol)
 			}

@@ -23,7 +23,7 @@ tab's sign-in. On a headless machine, forward the port first, e.g.
   ssh -L 7465:127.0.0.1:7465 host   and open the link on your own machine.`,
 			Args: cobra.NoArgs,
 			RunE: func(cmd *cobra.Command, _ []string) error {
-				c, err := client(g)
+				c, err := controlClient(g)
 				if err != nil {
 					return err
 				}

@@ -3,7 +3,6 @@
 package cli_test
 
 import (
-	"context"
 	"strings"
 	"testing"
 
@@ -16,7 +15,7 @@ import (
 func TestToolPanicIsAToolError(t *testing.T) {
 	t.Setenv("GATEHOUSE_FAULT_PANIC_TOOL", "read_file")
 	d := clitest.Start(t)
-	s := d.MCP(context.Background(), "panicky")
+	s := d.MCP(t.Context(), "panicky")
 	agent := d.Token("agent")
 	for name, body := range map[string]string{
 		"direct": `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"read_file","arguments":{"path":"x"}}}`,

@@ -3,7 +3,6 @@
 package cli_test
 
 import (
-	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -26,12 +25,10 @@ func TestWorkspaceSecretsAndHooksPath(t *testing.T) {
 	}
 	base := t.TempDir()
 	ws := filepath.Join(base, "ws")
-	cfgDir := filepath.Join(base, "config", "gatehouse")
+	clitest.WriteConfig(t, ws, "config.toml", "[sandbox]\nexpose_secrets = [\"testdata/\"]\n")
 	secret := "gatehouse-e2e-secret-7d1f"
 	hook := "#!/bin/sh\nexit 0\n"
 	for _, err := range []error{
-		os.MkdirAll(cfgDir, 0o700),
-		os.WriteFile(filepath.Join(cfgDir, "config.toml"), []byte("[sandbox]\nexpose_secrets = [\"testdata/\"]\n"), 0o600),
 		os.MkdirAll(filepath.Join(ws, "testdata"), 0o755),
 		os.MkdirAll(filepath.Join(ws, "tools", "githooks"), 0o755),
 		os.WriteFile(filepath.Join(ws, ".env"), []byte("API_KEY="+secret+"\n"), 0o600),
@@ -51,7 +48,7 @@ func TestWorkspaceSecretsAndHooksPath(t *testing.T) {
 		}
 	}
 	d := clitest.StartWith(t, filepath.Join(base, "data"), ws)
-	s := d.MCP(context.Background(), "protect")
+	s := d.MCP(t.Context(), "protect")
 
 	if out := clitest.Text(t, call(t, s, "run_command", map[string]any{"argv": []string{"cat", ".env"}})); strings.Contains(out, secret) {
 		t.Fatalf("cat .env read the secret: %s", out)
@@ -71,7 +68,7 @@ func TestWorkspaceSecretsAndHooksPath(t *testing.T) {
 
 	done := make(chan outcome, 1)
 	go func() {
-		done <- callAsync(s, "write_file", map[string]any{"path": "tools/githooks/pre-commit", "content": "evil"})
+		done <- callAsync(t.Context(), s, "write_file", map[string]any{"path": "tools/githooks/pre-commit", "content": "evil"})
 	}()
 	a := d.WaitApproval(30 * time.Second)
 	if !strings.Contains(a.Reason, "git") {

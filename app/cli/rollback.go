@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
@@ -20,7 +19,7 @@ func init() {
 			Short: "List a session's checkpoints (one before and one after each changing call)",
 			Args:  needArg("a SESSION", "gatehouse sessions"),
 			RunE: func(cmd *cobra.Command, args []string) error {
-				c, err := client(g)
+				c, err := controlClient(g)
 				if err != nil {
 					return err
 				}
@@ -30,20 +29,11 @@ func init() {
 				if err := c.Get(cmd.Context(), "/api/v1/sessions/"+url.PathEscape(args[0])+"/checkpoints", nil, &out); err != nil {
 					return apiErr(err)
 				}
-				if asJSON {
-					return printJSON(g.Stdout, out.Checkpoints)
-				}
-				if len(out.Checkpoints) == 0 {
-					fmt.Fprintln(g.Stdout, "No checkpoints: this session has not changed anything yet.")
-					return nil
-				}
-				tw := tabwriter.NewWriter(g.Stdout, 0, 4, 2, ' ', 0)
-				fmt.Fprintln(tw, "CHECKPOINT\tCALL\tPHASE\tTIME\tFILES\tNOT RESTORABLE")
-				for _, cp := range out.Checkpoints {
-					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d\n", termsafe.String(cp.ID), termsafe.String(cp.CallID), termsafe.String(string(cp.Phase)),
-						stamp(cp.Time), cp.Stats.Files, len(cp.NotRestorable))
-				}
-				return tw.Flush()
+				return printList(g.Stdout, asJSON, out.Checkpoints, "No checkpoints: this session has not changed anything yet.",
+					"CHECKPOINT\tCALL\tPHASE\tTIME\tFILES\tNOT RESTORABLE", func(cp snapshot.Checkpoint) string {
+						return fmt.Sprintf("%s\t%s\t%s\t%s\t%d\t%d", termsafe.String(cp.ID), termsafe.String(cp.CallID), termsafe.String(string(cp.Phase)),
+							stamp(cp.Time), cp.Stats.Files, len(cp.NotRestorable))
+					})
 			},
 		}
 		cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
@@ -61,7 +51,7 @@ unless you pass --force. The current state is checkpointed first, so a
 rollback can itself be undone.`,
 			Args: needArg("a SESSION", "gatehouse sessions"),
 			RunE: func(cmd *cobra.Command, args []string) error {
-				c, err := client(g)
+				c, err := controlClient(g)
 				if err != nil {
 					return err
 				}

@@ -45,10 +45,8 @@ reason = "rollback scenarios delete files on purpose"
 func startRollbackDaemon(t *testing.T) *clitest.Daemon {
 	t.Helper()
 	base := t.TempDir()
-	cfg := filepath.Join(base, "config", "gatehouse")
-	os.MkdirAll(cfg, 0o700)
-	os.WriteFile(filepath.Join(cfg, "policy.toml"), []byte(allowShellPolicy), 0o600)
 	ws := filepath.Join(base, "ws")
+	clitest.WriteConfig(t, ws, "policy.toml", allowShellPolicy)
 	os.MkdirAll(filepath.Join(ws, "src"), 0o755)
 	for i := 0; i < 500; i++ {
 		os.WriteFile(filepath.Join(ws, "src", fmt.Sprintf("f%03d.go", i)), []byte(fmt.Sprintf("package src\n\n// File %d says hello.\nconst V%d = \"hello\"\n", i, i)), 0o644)
@@ -128,7 +126,7 @@ func diffTrees(want, got map[string]string) string {
 
 func activeSession(t *testing.T, d *clitest.Daemon) string {
 	t.Helper()
-	out, _, code := d.CLI(nil, "sessions", "--status", "active", "--json")
+	out, _, code := d.CLI(t.Context(), "sessions", "--status", "active", "--json")
 	var list []struct {
 		ID string `json:"id"`
 	}
@@ -143,7 +141,7 @@ func activeSession(t *testing.T, d *clitest.Daemon) string {
 func callApproving(t *testing.T, d *clitest.Daemon, s *mcp.ClientSession, tool string, args map[string]any) *mcp.CallToolResult {
 	t.Helper()
 	done := make(chan outcome, 1)
-	go func() { done <- callAsync(s, tool, args) }()
+	go func() { done <- callAsync(t.Context(), s, tool, args) }()
 	for {
 		select {
 		case o := <-done:
@@ -183,7 +181,7 @@ func TestRollbackScenarios(t *testing.T) {
 		t.Run(sc.name, func(t *testing.T) {
 			d := startRollbackDaemon(t)
 			before := tree(t, d.Workspace)
-			s := d.MCP(context.Background(), "rollback")
+			s := d.MCP(t.Context(), "rollback")
 			r := callApproving(t, d, s, "run_command", map[string]any{"argv": []string{"sh", "-c", sc.script}})
 			if r.IsError {
 				t.Fatalf("scenario command failed: %s", clitest.Text(t, r))
@@ -192,10 +190,10 @@ func TestRollbackScenarios(t *testing.T) {
 				t.Fatal("the scenario changed nothing")
 			}
 			sess := activeSession(t, d)
-			if out, errOut, code := d.CLI(nil, "rollback", sess, "--dry-run"); code != 0 || !strings.Contains(out, "Dry run") {
+			if out, errOut, code := d.CLI(t.Context(), "rollback", sess, "--dry-run"); code != 0 || !strings.Contains(out, "Dry run") {
 				t.Fatalf("dry run: %s %s", out, errOut)
 			}
-			if out, errOut, code := d.CLI(nil, "rollback", sess); code != 0 || !strings.Contains(out, "Rolled back") {
+			if out, errOut, code := d.CLI(t.Context(), "rollback", sess); code != 0 || !strings.Contains(out, "Rolled back") {
 				t.Fatalf("rollback: %s %s", out, errOut)
 			}
 			if diff := diffTrees(before, tree(t, d.Workspace)); diff != "" {
@@ -212,12 +210,12 @@ func TestRollbackScenarios(t *testing.T) {
 // call is listed and kept by default, overwritten only with --force.
 func TestRollbackKeepsPersonsEdit(t *testing.T) {
 	d := startRollbackDaemon(t)
-	s := d.MCP(context.Background(), "person-edit")
+	s := d.MCP(t.Context(), "person-edit")
 	notes := filepath.Join(d.Workspace, "NOTES.md")
 	call(t, s, "run_command", map[string]any{"argv": []string{"sh", "-c", "echo agent > NOTES.md && echo agent > src/f000.go"}})
 	os.WriteFile(notes, []byte("the person's own words\n"), 0o644)
 	sess := activeSession(t, d)
-	out, _, code := d.CLI(nil, "rollback", sess)
+	out, _, code := d.CLI(t.Context(), "rollback", sess)
 	if code != 0 || !strings.Contains(out, "edited outside Gatehouse") || !strings.Contains(out, "NOTES.md") {
 		t.Fatalf("rollback output: %s", out)
 	}
@@ -232,12 +230,12 @@ func TestRollbackKeepsPersonsEdit(t *testing.T) {
 // TestRollbackIsUndoable and TestRollbackBadInput cover the API's edges.
 func TestRollbackBadInput(t *testing.T) {
 	d := startRollbackDaemon(t)
-	s := d.MCP(context.Background(), "edges")
+	s := d.MCP(t.Context(), "edges")
 	call(t, s, "run_command", map[string]any{"argv": []string{"sh", "-c", "echo x > NOTES.md"}})
 	sess := activeSession(t, d)
-	s2 := d.MCP(context.Background(), "other")
+	s2 := d.MCP(t.Context(), "other")
 	call(t, s2, "run_command", map[string]any{"argv": []string{"sh", "-c", "echo y > other.txt"}})
-	out, _, _ := d.CLI(nil, "checkpoints", sess, "--json")
+	out, _, _ := d.CLI(t.Context(), "checkpoints", sess, "--json")
 	var cps []struct {
 		ID string `json:"id"`
 	}
@@ -246,7 +244,7 @@ func TestRollbackBadInput(t *testing.T) {
 		t.Fatalf("checkpoints: %s", out)
 	}
 	// A checkpoint id from another session is refused with a clear error.
-	sessions, _, _ := d.CLI(nil, "sessions", "--status", "active", "--json")
+	sessions, _, _ := d.CLI(t.Context(), "sessions", "--status", "active", "--json")
 	var list []struct {
 		ID string `json:"id"`
 	}
@@ -257,7 +255,7 @@ func TestRollbackBadInput(t *testing.T) {
 			other = l.ID
 		}
 	}
-	_, errOut, code := d.CLI(nil, "rollback", other, "--to", cps[0].ID)
+	_, errOut, code := d.CLI(t.Context(), "rollback", other, "--to", cps[0].ID)
 	if code == 0 || !strings.Contains(errOut, "session") {
 		t.Fatalf("cross-session rollback: %d %s", code, errOut)
 	}
@@ -266,13 +264,13 @@ func TestRollbackBadInput(t *testing.T) {
 		{"rollback", "s_nope"},
 		{"rollback", sess, "--to", cps[0].ID, "--call", "c_1"},
 	} {
-		if _, errOut, code := d.CLI(nil, args...); code == 0 || errOut == "" {
+		if _, errOut, code := d.CLI(t.Context(), args...); code == 0 || errOut == "" {
 			t.Fatalf("%v: want a clear error, got %d %q", args, code, errOut)
 		}
 	}
 	// A rollback is itself undoable.
 	before := tree(t, d.Workspace)
-	out, _, code = d.CLI(nil, "rollback", sess)
+	out, _, code = d.CLI(t.Context(), "rollback", sess)
 	if code != 0 {
 		t.Fatalf("rollback: %s", out)
 	}
@@ -281,7 +279,7 @@ func TestRollbackBadInput(t *testing.T) {
 		t.Fatalf("no undo hint: %s", out)
 	}
 	undo := strings.Fields(out[i+len("--call "):])[0]
-	if out, errOut, code := d.CLI(nil, "rollback", sess, "--call", undo); code != 0 {
+	if out, errOut, code := d.CLI(t.Context(), "rollback", sess, "--call", undo); code != 0 {
 		t.Fatalf("undo rollback: %s %s", out, errOut)
 	}
 	if diff := diffTrees(before, tree(t, d.Workspace)); diff != "" {
@@ -296,14 +294,14 @@ func TestRollbackBadInput(t *testing.T) {
 // rollback; after a restart the workspace is exactly the target state.
 func TestRollbackSurvivesSIGKILL(t *testing.T) {
 	d := startRollbackDaemon(t)
-	s := d.MCP(context.Background(), "sigkill")
+	s := d.MCP(t.Context(), "sigkill")
 	// Make a lot of work for the rollback: 3,000 files of 64 KiB.
 	call(t, s, "run_command", map[string]any{"argv": []string{"sh", "-c", "mkdir big && i=0; while [ $i -lt 3000 ]; do head -c 65536 /dev/zero > big/f$i; i=$((i+1)); done"}})
 	sess := activeSession(t, d)
 	target := tree(t, d.Workspace)
 	call(t, s, "run_command", map[string]any{"argv": []string{"sh", "-c", "rm -rf big src"}})
 	deleted := tree(t, d.Workspace)
-	out, _, _ := d.CLI(nil, "checkpoints", sess, "--json")
+	out, _, _ := d.CLI(t.Context(), "checkpoints", sess, "--json")
 	var cps []struct {
 		ID     string `json:"id"`
 		CallID string `json:"call_id"`
@@ -316,7 +314,7 @@ func TestRollbackSurvivesSIGKILL(t *testing.T) {
 			to = c.ID // the last pre checkpoint: before rm -rf
 		}
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
 	defer cancel()
 	rb := exec.CommandContext(ctx, d.Bin, "--data", d.Data, "rollback", sess, "--to", to)
 	rb.Env = d.Env()
@@ -333,6 +331,8 @@ func TestRollbackSurvivesSIGKILL(t *testing.T) {
 		if ctx.Err() != nil {
 			t.Fatal("the rollback never journaled")
 		}
+		// A tight poll, not WaitFor's backoff: the kill must land while the
+		// rollback still writes.
 		time.Sleep(time.Millisecond)
 	}
 	d.Signal(syscall.SIGKILL, 10*time.Second)
@@ -350,7 +350,7 @@ func TestRollbackSurvivesSIGKILL(t *testing.T) {
 		ents, _ := os.ReadDir(journal)
 		t.Fatalf("after SIGKILL mid-rollback and restart, the workspace is not the target (journal now %v):\n%s\n%s", ents, diff, d.Log())
 	}
-	if out, _, code := d.CLI(nil, "audit", "verify"); code != 0 {
+	if out, _, code := d.CLI(t.Context(), "audit", "verify"); code != 0 {
 		t.Fatalf("audit verify: %s", out)
 	}
 }

@@ -26,7 +26,7 @@ func bridgeSession(t *testing.T, d *clitest.Daemon, runID string) (*mcp.ClientSe
 	cmd := exec.Command(d.Bin, "--data", d.Data, "mcp", "--agent", "claude")
 	cmd.Env = append(d.Env(), "CLAUDE_CODE_SESSION_ID="+runID)
 	c := mcp.NewClient(&mcp.Implementation{Name: "claude-code", Version: "2"}, nil)
-	s, err := c.Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, &mcp.ClientSessionOptions{ProtocolVersion: clitest.StatefulProtocol})
+	s, err := c.Connect(t.Context(), &mcp.CommandTransport{Command: cmd}, &mcp.ClientSessionOptions{ProtocolVersion: clitest.StatefulProtocol})
 	if err != nil {
 		t.Fatalf("connect through the bridge: %v", err)
 	}
@@ -43,7 +43,7 @@ type sessionRow struct {
 
 func listSessions(t *testing.T, d *clitest.Daemon) []sessionRow {
 	t.Helper()
-	out, _, _ := d.CLI(nil, "sessions", "--json")
+	out, _, _ := d.CLI(t.Context(), "sessions", "--json")
 	var list []sessionRow
 	if err := json.Unmarshal([]byte(out), &list); err != nil {
 		t.Fatalf("sessions --json: %v %s", err, out)
@@ -62,7 +62,7 @@ func TestOneSessionPerRun(t *testing.T) {
 	asking := map[string]any{"argv": []string{"sh", "-c", "echo granted"}}
 
 	done := make(chan outcome, 1)
-	go func() { done <- callAsync(a, "run_command", asking) }()
+	go func() { done <- callAsync(t.Context(), a, "run_command", asking) }()
 	card := d.WaitApproval(30 * time.Second)
 	d.Decide(card.ID, "allow", "session", "")
 	if o := <-done; o.err != nil || o.res.IsError {
@@ -73,7 +73,7 @@ func TestOneSessionPerRun(t *testing.T) {
 		t.Fatalf("run a again: %s", clitest.Text(t, r))
 	}
 	// … and run b is asked.
-	go func() { done <- callAsync(b, "run_command", asking) }()
+	go func() { done <- callAsync(t.Context(), b, "run_command", asking) }()
 	card = d.WaitApproval(30 * time.Second)
 	d.Decide(card.ID, "deny", "once", "")
 	<-done
@@ -105,14 +105,14 @@ func TestOneSessionPerRun(t *testing.T) {
 func TestStatelessClientGetsNoSessionScope(t *testing.T) {
 	d := clitest.StartAsk(t)
 	c := mcp.NewClient(&mcp.Implementation{Name: "new-protocol", Version: "1"}, nil)
-	s, err := c.Connect(context.Background(), d.MCPTransport(), &mcp.ClientSessionOptions{ProtocolVersion: "2026-07-28"})
+	s, err := c.Connect(t.Context(), d.MCPTransport(), &mcp.ClientSessionOptions{ProtocolVersion: "2026-07-28"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close()
 	asking := map[string]any{"argv": []string{"sh", "-c", "echo x"}}
 	done := make(chan outcome, 1)
-	go func() { done <- callAsync(s, "run_command", asking) }()
+	go func() { done <- callAsync(t.Context(), s, "run_command", asking) }()
 	card := d.WaitApproval(30 * time.Second)
 	var full []map[string]any
 	_, body := d.Request("GET", "/api/v1/approvals", nil, d.Control())
@@ -126,7 +126,7 @@ func TestStatelessClientGetsNoSessionScope(t *testing.T) {
 	}
 	d.Decide(card.ID, "allow", "session", "")
 	<-done
-	go func() { done <- callAsync(s, "run_command", asking) }()
+	go func() { done <- callAsync(t.Context(), s, "run_command", asking) }()
 	d.WaitApproval(30 * time.Second) // asked again: no session grant was made
 	d.Decide(d.Pending()[0].ID, "deny", "once", "")
 	<-done
@@ -141,14 +141,14 @@ func TestCodexCallsJoinTheHookRun(t *testing.T) {
 	cmd := exec.Command(d.Bin, "--data", d.Data, "mcp", "--agent", "codex")
 	cmd.Env = d.Env()
 	c := mcp.NewClient(&mcp.Implementation{Name: "codex-mcp-client", Version: "0.171.0"}, nil)
-	s, err := c.Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-06-18"})
+	s, err := c.Connect(t.Context(), &mcp.CommandTransport{Command: cmd}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-06-18"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close()
 	params := &mcp.CallToolParams{Name: "read_file", Arguments: map[string]any{"path": "a.txt"}}
 	params.SetMeta(map[string]any{"sessionId": "codex-run-1", "threadId": "codex-run-1"})
-	if r, err := s.CallTool(context.Background(), params); err != nil || r.IsError {
+	if r, err := s.CallTool(t.Context(), params); err != nil || r.IsError {
 		t.Fatalf("read through the bridge: %v %+v", err, r)
 	}
 	out, _, code := hookRun(t, d.Bin, d.Data, "codex", preToolUse("codex-run-1", "Bash", map[string]any{"command": "cat a.txt"}, d.Workspace))
@@ -157,7 +157,7 @@ func TestCodexCallsJoinTheHookRun(t *testing.T) {
 	}
 	var calls int64
 	var runs []string
-	o, _, _ := d.CLI(nil, "sessions", "--json")
+	o, _, _ := d.CLI(t.Context(), "sessions", "--json")
 	var list []struct {
 		Run   string `json:"run"`
 		Calls int64  `json:"calls"`
@@ -180,20 +180,13 @@ func TestCodexCallsJoinTheHookRun(t *testing.T) {
 // own shell tool land in one session.
 func TestGeminiCallsJoinTheHookRun(t *testing.T) {
 	d := clitest.Start(t)
-	model, err := agenttest.NewModel(agenttest.Gemini, agenttest.Script{
+	model := agenttest.StartModel(t, agenttest.Gemini, agenttest.Script{
 		agenttest.Call("mcp_gatehouse_run_command", map[string]any{"argv": []string{"echo", "via-mcp"}}),
 		agenttest.Call("run_shell_command", map[string]any{"command": "echo via-shell"}),
 		agenttest.Say("done"),
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer model.Close()
-	cli, err := agenttest.NewGemini(filepath.Join(t.TempDir(), "home"), model)
-	if err != nil {
-		t.Fatalf("the pinned Gemini CLI is needed for this test: %v", err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	cli := pinnedAgent(t, "Gemini CLI", agenttest.NewGemini, filepath.Join(t.TempDir(), "home"), model)
+	ctx, cancel := context.WithTimeout(t.Context(), 4*time.Minute)
 	defer cancel()
 	if out, errOut, code := clitest.Run(ctx, t, d.Bin, cli.Environ(), "--data", d.Data, "install", "gemini"); code != 0 {
 		t.Fatalf("gatehouse install gemini: exit %d\n%s%s", code, out, errOut)

@@ -25,7 +25,7 @@ func TestServeStopDeniesWaitingCalls(t *testing.T) {
 	// A client that reconnects its event stream, as agents' clients do:
 	// one that gives up at once fails its calls the moment the stream ends
 	// at the stop, racing the denial sent on the call's own response.
-	s, err := mcp.NewClient(&mcp.Implementation{Name: "waiting-at-stop", Version: "1.0"}, nil).Connect(context.Background(),
+	s, err := mcp.NewClient(&mcp.Implementation{Name: "waiting-at-stop", Version: "1.0"}, nil).Connect(t.Context(),
 		&mcp.StreamableClientTransport{Endpoint: "http://" + d.Addr + "/mcp", HTTPClient: &http.Client{Transport: clitest.Bearer(d.Token("agent"), nil)}},
 		&mcp.ClientSessionOptions{ProtocolVersion: clitest.StatefulProtocol})
 	if err != nil {
@@ -38,7 +38,7 @@ func TestServeStopDeniesWaitingCalls(t *testing.T) {
 	}
 	done := make(chan outcome, 1)
 	go func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
 		defer cancel()
 		r, err := s.CallTool(ctx, &mcp.CallToolParams{Name: "run_command", Arguments: map[string]any{"argv": []string{"sh", "-c", "echo never"}}})
 		done <- outcome{r, err}
@@ -67,11 +67,11 @@ func TestServeStopDeniesWaitingCalls(t *testing.T) {
 	}
 
 	// With the daemon stopped, the database itself says what happened.
-	out, errOut, code := d.CLI(nil, "audit", "verify")
+	out, errOut, code := d.CLI(t.Context(), "audit", "verify")
 	if code != 0 {
 		t.Fatalf("audit verify: %d %s %s", code, out, errOut)
 	}
-	out, errOut, code = d.CLI(nil, "audit", "export")
+	out, errOut, code = d.CLI(t.Context(), "audit", "export")
 	if code != 0 {
 		t.Fatalf("audit export: %d %s", code, errOut)
 	}

@@ -6,13 +6,12 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/gatehouse-dev/gatehouse/app/cli/termsafe"
-	"github.com/gatehouse-dev/gatehouse/backend/apiclient"
+	"github.com/gatehouse-dev/gatehouse/app/client"
 	"github.com/gatehouse-dev/gatehouse/backend/audit"
 	"github.com/gatehouse-dev/gatehouse/backend/session"
 )
@@ -35,7 +34,7 @@ decision when it asked), what the call was about, and how it ended.`,
 				if err := oneOf("--status", status, sessionStatuses, true); err != nil {
 					return err
 				}
-				c, err := client(g)
+				c, err := controlClient(g)
 				if err != nil {
 					return err
 				}
@@ -52,24 +51,15 @@ decision when it asked), what the call was about, and how it ended.`,
 				if err := c.Get(cmd.Context(), "/api/v1/sessions", q, &out); err != nil {
 					return apiErr(err)
 				}
-				if asJSON {
-					return printJSON(g.Stdout, out.Sessions)
-				}
-				if len(out.Sessions) == 0 {
-					fmt.Fprintln(g.Stdout, "No sessions yet. Connect an agent: see `gatehouse mcp --help`.")
-					return nil
-				}
-				tw := tabwriter.NewWriter(g.Stdout, 0, 4, 2, ' ', 0)
-				fmt.Fprintln(tw, "ID\tCLIENT\tSTATUS\tMODE\tSTARTED\tDURATION\tCALLS\tDENIED\tWORKSPACE")
-				for _, s := range out.Sessions {
-					ws := ""
-					if len(s.Workspaces) > 0 {
-						ws = s.Workspaces[0]
-					}
-					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%d\t%d\t%s\n", termsafe.String(s.ID), clientLabel(s), termsafe.String(string(s.Status)),
-						termsafe.String(s.Mode), stamp(s.StartedAt), duration(s), s.Calls, s.Denied, termsafe.String(ws))
-				}
-				return tw.Flush()
+				return printList(g.Stdout, asJSON, out.Sessions, "No sessions yet. Connect an agent: see `gatehouse mcp --help`.",
+					"ID\tCLIENT\tSTATUS\tMODE\tSTARTED\tDURATION\tCALLS\tDENIED\tWORKSPACE", func(s session.Info) string {
+						ws := ""
+						if len(s.Workspaces) > 0 {
+							ws = s.Workspaces[0]
+						}
+						return fmt.Sprintf("%s\t%s\t%s\t%s\t%s\t%s\t%d\t%d\t%s", termsafe.String(s.ID), clientLabel(s), termsafe.String(string(s.Status)),
+							termsafe.String(s.Mode), stamp(s.StartedAt), duration(s), s.Calls, s.Denied, termsafe.String(ws))
+					})
 			},
 		}
 		cmd.Flags().StringVar(&status, "status", "", "only sessions with this status: active, ended, killed")
@@ -97,7 +87,7 @@ func duration(s session.Info) time.Duration {
 	return end.Sub(s.StartedAt).Round(time.Second)
 }
 
-func showSession(ctx context.Context, g *Globals, c *apiclient.Client, id string, asJSON bool) error {
+func showSession(ctx context.Context, g *Globals, c *client.Client, id string, asJSON bool) error {
 	var s session.Info
 	if err := c.Get(ctx, "/api/v1/sessions/"+url.PathEscape(id), nil, &s); err != nil {
 		return apiErr(err)
@@ -120,20 +110,13 @@ func showSession(ctx context.Context, g *Globals, c *apiclient.Client, id string
 	}
 	fmt.Fprintf(g.Stdout, ", %s. Workspace: %s\n", duration(s), strings.Join(termsafe.Strings(s.Workspaces), ", "))
 	fmt.Fprintf(g.Stdout, "%s: %d allowed, %d asked, %d denied, %d errors.\n\n", plural(int(s.Calls), "call", "calls"), s.Allowed, s.Asked, s.Denied, s.Errors)
-	if len(calls) == 0 {
-		fmt.Fprintln(g.Stdout, "No tool calls yet.")
-		return nil
-	}
-	tw := tabwriter.NewWriter(g.Stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "TIME\tCALL\tTOOL\tVERDICT\tARGS\tRESULT")
-	for _, r := range calls {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", stamp(r.Time), termsafe.String(r.ID), termsafe.String(r.Tool), r.verdict(), r.args(), r.result())
-	}
-	return tw.Flush()
+	return printList(g.Stdout, false, calls, "No tool calls yet.", "TIME\tCALL\tTOOL\tVERDICT\tARGS\tRESULT", func(r callRow) string {
+		return fmt.Sprintf("%s\t%s\t%s\t%s\t%s\t%s", stamp(r.Time), termsafe.String(r.ID), termsafe.String(r.Tool), r.verdict(), r.args(), r.result())
+	})
 }
 
 // sessionEvents reads every audit event of one session, oldest first.
-func sessionEvents(ctx context.Context, c *apiclient.Client, id string) ([]audit.Event, error) {
+func sessionEvents(ctx context.Context, c *client.Client, id string) ([]audit.Event, error) {
 	const page = 1000
 	var all []audit.Event
 	var after int64

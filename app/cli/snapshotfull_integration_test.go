@@ -3,7 +3,6 @@
 package cli_test
 
 import (
-	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,21 +17,15 @@ import (
 // that names the fix, a write whose after-checkpoint failed says so in its
 // result, and the status the UI polls carries the problem for a banner.
 func TestSnapshotDiskFull(t *testing.T) {
-	if os.Getuid() != 0 {
-		t.Fatal("this test mounts a tmpfs and must run as root (make test runs it so)")
-	}
 	base := t.TempDir()
 	data, ws := filepath.Join(base, "data"), filepath.Join(base, "ws")
 	snaps := filepath.Join(data, "snapshots")
 	os.MkdirAll(snaps, 0o700)
 	os.MkdirAll(ws, 0o755)
-	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=8m", "tmpfs", snaps).CombinedOutput(); err != nil {
-		t.Fatalf("mount tmpfs: %v %s", err, out)
-	}
-	t.Cleanup(func() { exec.Command("umount", "-l", snaps).Run() })
+	clitest.MountTmpfs(t, snaps, "8m")
 	os.WriteFile(filepath.Join(ws, "a.txt"), []byte("hello\n"), 0o644)
 	d := clitest.StartWith(t, data, ws, "--mode", "accept-edits")
-	s := d.MCP(context.Background(), "disk-full")
+	s := d.MCP(t.Context(), "disk-full")
 	if r := call(t, s, "write_file", map[string]any{"path": "b.txt", "content": "one"}); r.IsError {
 		t.Fatalf("before: %s", clitest.Text(t, r))
 	}

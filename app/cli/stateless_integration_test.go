@@ -3,7 +3,6 @@
 package cli_test
 
 import (
-	"context"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -18,7 +17,7 @@ import (
 func TestStatelessClient(t *testing.T) {
 	d := clitest.StartAsk(t)
 	c := mcp.NewClient(&mcp.Implementation{Name: "new-protocol", Version: "1"}, nil)
-	s, err := c.Connect(context.Background(), d.MCPTransport(), &mcp.ClientSessionOptions{ProtocolVersion: "2026-07-28"})
+	s, err := c.Connect(t.Context(), d.MCPTransport(), &mcp.ClientSessionOptions{ProtocolVersion: "2026-07-28"})
 	if err != nil {
 		t.Fatalf("connect with 2026-07-28: %v", err)
 	}
@@ -26,7 +25,7 @@ func TestStatelessClient(t *testing.T) {
 	if v := s.InitializeResult().ProtocolVersion; v != "2026-07-28" {
 		t.Fatalf("negotiated %q", v)
 	}
-	tools, err := s.ListTools(context.Background(), nil)
+	tools, err := s.ListTools(t.Context(), nil)
 	if err != nil || len(tools.Tools) != 8 {
 		t.Fatalf("tools/list: %v %d", err, len(tools.Tools))
 	}
@@ -39,7 +38,7 @@ func TestStatelessClient(t *testing.T) {
 	if r.IsError || !strings.Contains(clitest.Text(t, r), "stateless-ok") {
 		t.Fatalf("approved call: %s", clitest.Text(t, r))
 	}
-	out, _, _ := d.CLI(nil, "sessions", "--json")
+	out, _, _ := d.CLI(t.Context(), "sessions", "--json")
 	var list []struct {
 		Transport  string `json:"transport"`
 		ClientName string `json:"client_name"`

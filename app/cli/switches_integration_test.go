@@ -3,7 +3,6 @@
 package cli_test
 
 import (
-	"context"
 	"strings"
 	"testing"
 	"time"
@@ -15,11 +14,11 @@ import (
 // as kill does, and `approvals` says what the pause holds.
 func TestSwitchesSayWhatHappened(t *testing.T) {
 	d := clitest.Start(t)
-	s := d.MCP(context.Background(), "switch-probe")
+	s := d.MCP(t.Context(), "switch-probe")
 
 	cli := func(want string, args ...string) string {
 		t.Helper()
-		out, stderr, code := d.CLI(nil, args...)
+		out, stderr, code := d.CLI(t.Context(), args...)
 		if code != 0 || !strings.Contains(out, want) {
 			t.Fatalf("%v: exit %d, want %q in:\n%s%s", args, code, want, out, stderr)
 		}
@@ -29,9 +28,9 @@ func TestSwitchesSayWhatHappened(t *testing.T) {
 	cli("Already paused", "pause")
 
 	held := make(chan outcome, 1)
-	go func() { held <- callAsync(s, "list_dir", map[string]any{}) }()
+	go func() { held <- callAsync(t.Context(), s, "list_dir", map[string]any{}) }()
 	clitest.WaitFor(t, 30*time.Second, "the call to wait on the pause", func() bool {
-		out, _, _ := d.CLI(nil, "approvals")
+		out, _, _ := d.CLI(t.Context(), "approvals")
 		return strings.Contains(out, "1 call is waiting on the pause")
 	})
 	cli("Nothing is waiting for your decision.", "approvals")

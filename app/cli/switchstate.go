@@ -5,14 +5,14 @@ import (
 	"fmt"
 	"net/url"
 
-	"github.com/gatehouse-dev/gatehouse/backend/apiclient"
+	"github.com/gatehouse-dev/gatehouse/app/client"
 	"github.com/gatehouse-dev/gatehouse/backend/session"
 )
 
 // switchLine says what the pause or the kill switch is doing to calls, or
 // "" when neither is on. A failure to ask is not worth failing over: the
 // approvals list is what was asked for.
-func switchLine(ctx context.Context, c *apiclient.Client) string {
+func switchLine(ctx context.Context, c *client.Client) string {
 	var st struct {
 		State session.State `json:"state"`
 	}
@@ -30,7 +30,7 @@ func switchLine(ctx context.Context, c *apiclient.Client) string {
 }
 
 // clientNames maps live sessions to the names their agents gave.
-func clientNames(ctx context.Context, c *apiclient.Client) map[string]string {
+func clientNames(ctx context.Context, c *client.Client) map[string]string {
 	var out struct {
 		Sessions []session.Info `json:"sessions"`
 	}

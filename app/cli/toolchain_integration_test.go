@@ -27,15 +27,14 @@ var nativeSandboxes = []string{"bwrap", "landlock"}
 func startConfigured(t *testing.T, cfg string, allow []string, env []string) *clitest.Daemon {
 	t.Helper()
 	base := t.TempDir()
-	dir := filepath.Join(base, "config", "gatehouse")
-	must(t, os.MkdirAll(dir, 0o700))
-	must(t, os.WriteFile(filepath.Join(dir, "config.toml"), []byte(cfg), 0o600))
+	ws := filepath.Join(base, "ws")
+	clitest.WriteConfig(t, ws, "config.toml", cfg)
 	var pol strings.Builder
 	for i, b := range allow {
 		fmt.Fprintf(&pol, "[[rule]]\nid = \"test-allow-%d\"\naction = \"allow\"\ntool = \"run_command\"\nbinary = %q\nreason = \"test\"\n\n", i, b)
 	}
-	must(t, os.WriteFile(filepath.Join(dir, "policy.toml"), []byte(pol.String()), 0o600))
-	return clitest.StartWithEnv(t, filepath.Join(base, "data"), filepath.Join(base, "ws"), env)
+	clitest.WriteConfig(t, ws, "policy.toml", pol.String())
+	return clitest.StartWithEnv(t, filepath.Join(base, "data"), ws, env)
 }
 
 func must(t *testing.T, errs ...error) {
@@ -50,7 +49,7 @@ func must(t *testing.T, errs ...error) {
 // runCmd is a run_command call that may take a while (a cold build).
 func runCmd(t *testing.T, s *mcp.ClientSession, argv ...string) (string, bool) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Minute)
 	defer cancel()
 	r, err := s.CallTool(ctx, &mcp.CallToolParams{Name: "run_command", Arguments: map[string]any{"argv": argv, "timeout_s": 600}})
 	if err != nil {
@@ -102,7 +101,7 @@ func TestGoTestTwiceHitsTheCache(t *testing.T) {
 		t.Run(backend, func(t *testing.T) {
 			d := startConfigured(t, "[sandbox]\nbackend = \""+backend+"\"\n", nil, nil)
 			goModule(t, d.Workspace)
-			s := d.MCP(context.Background(), "go-test")
+			s := d.MCP(t.Context(), "go-test")
 			first, isErr := runCmd(t, s, "go", "test", "-v", "./...")
 			if isErr || !strings.Contains(first, "--- PASS: TestPid") {
 				t.Fatalf("first go test:\n%s", first)
@@ -120,15 +119,15 @@ func TestGoTestTwiceHitsTheCache(t *testing.T) {
 			}
 
 			// The cache shows in the control API and the CLI, and clears.
-			out, _, code := d.CLI(nil, "cache", "--json")
+			out, _, code := d.CLI(t.Context(), "cache", "--json")
 			var u buildcache.Usage
 			if code != 0 || json.Unmarshal([]byte(out), &u) != nil || u.Bytes < 1<<20 || len(u.Workspaces) != 1 || u.Workspaces[0].Workspace != d.Workspace {
 				t.Fatalf("gatehouse cache: %d %s", code, out)
 			}
-			if out, errOut, code := d.CLI(nil, "cache", "clear", "--workspace", d.Workspace); code != 0 || !strings.Contains(out, "Cleared") {
+			if out, errOut, code := d.CLI(t.Context(), "cache", "clear", "--workspace", d.Workspace); code != 0 || !strings.Contains(out, "Cleared") {
 				t.Fatalf("cache clear: %d %s %s", code, out, errOut)
 			}
-			out, _, _ = d.CLI(nil, "cache", "--json")
+			out, _, _ = d.CLI(t.Context(), "cache", "--json")
 			if json.Unmarshal([]byte(out), &u) != nil || u.Bytes > 1<<20 {
 				t.Errorf("after clear: %s", out)
 			}
@@ -173,7 +172,7 @@ func TestToolchainOutsideSystemDirs(t *testing.T) {
 			if !strings.Contains(d.Log(), "shared/bin is not shown to sandboxes") || !strings.Contains(d.Log(), "writable by every user") {
 				t.Errorf("no note about the world-writable PATH entry:\n%s", d.Log())
 			}
-			s := d.MCP(context.Background(), "toolchain")
+			s := d.MCP(t.Context(), "toolchain")
 			out, isErr := runCmd(t, s, "faketool")
 			if isErr || !strings.Contains(out, "faketool runs from "+home+"/.cargo/bin/faketool") || !strings.Contains(out, "1.99-fake") {
 				t.Fatalf("faketool:\n%s", out)
@@ -197,13 +196,13 @@ func TestToolchainOutsideSystemDirs(t *testing.T) {
 func TestReadOnlySecretRefused(t *testing.T) {
 	home, _ := fakeHome(t)
 	base := t.TempDir()
-	dir := filepath.Join(base, "config", "gatehouse")
-	must(t, os.MkdirAll(dir, 0o700), os.MkdirAll(filepath.Join(base, "ws"), 0o755))
-	must(t, os.WriteFile(filepath.Join(dir, "config.toml"), []byte("[sandbox]\nread_only = [\"~\"]\n"), 0o600))
-	env := append(os.Environ(), "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(base, "config"))
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ws := filepath.Join(base, "ws")
+	must(t, os.MkdirAll(ws, 0o755))
+	clitest.WriteConfig(t, ws, "config.toml", "[sandbox]\nread_only = [\"~\"]\n")
+	env := append(os.Environ(), "HOME="+home, "XDG_CONFIG_HOME="+filepath.Dir(clitest.ConfigDir(ws)))
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	defer cancel()
-	_, errOut, code := clitest.Run(ctx, t, clitest.Binary(t), env, "serve", "--listen", "127.0.0.1:0", "--data", filepath.Join(base, "data"), "--workspace", filepath.Join(base, "ws"))
+	_, errOut, code := clitest.Run(ctx, t, clitest.Binary(t), env, "serve", "--listen", "127.0.0.1:0", "--data", filepath.Join(base, "data"), "--workspace", ws)
 	if code == 0 || !strings.Contains(errOut, "read_only entry "+home+" would show sandboxes "+home+"/.ssh") {
 		t.Fatalf("exit %d:\n%s", code, errOut)
 	}
@@ -214,28 +213,21 @@ func TestReadOnlySecretRefused(t *testing.T) {
 // when nothing is left to evict the call fails with a sentence saying
 // what to do, never a cryptic failed build.
 func TestCacheDiskFull(t *testing.T) {
-	if os.Getuid() != 0 {
-		t.Fatal("this test mounts a tmpfs and must run as root (make test runs it so)")
-	}
 	base := t.TempDir()
 	cacheDir := filepath.Join(base, "data", "cache")
 	must(t, os.MkdirAll(cacheDir, 0o700))
-	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=32m", "tmpfs", cacheDir).CombinedOutput(); err != nil {
-		t.Fatalf("mount tmpfs: %v %s", err, out)
-	}
-	t.Cleanup(func() { exec.Command("umount", "-l", cacheDir).Run() })
-	cfg := filepath.Join(base, "config", "gatehouse")
-	must(t, os.MkdirAll(cfg, 0o700),
-		os.WriteFile(filepath.Join(cfg, "config.toml"), []byte("[sandbox]\nbackend = \"bwrap\"\n"), 0o600),
-		os.WriteFile(filepath.Join(cfg, "policy.toml"), []byte(allowShellPolicy), 0o600))
+	clitest.MountTmpfs(t, cacheDir, "32m")
+	ws := filepath.Join(base, "ws")
+	clitest.WriteConfig(t, ws, "config.toml", "[sandbox]\nbackend = \"bwrap\"\n")
+	clitest.WriteConfig(t, ws, "policy.toml", allowShellPolicy)
 	// An empty home: the host's own package caches would be linked into
 	// the cache first, and whichever of them is older than the filler
 	// would be evicted in its place, so what is evicted would depend on
 	// this machine's npm cache.
 	home := filepath.Join(base, "home")
 	must(t, os.Mkdir(home, 0o700))
-	d := clitest.StartWithEnv(t, filepath.Join(base, "data"), filepath.Join(base, "ws"), []string{"HOME=" + home})
-	s := d.MCP(context.Background(), "disk-full")
+	d := clitest.StartWithEnv(t, filepath.Join(base, "data"), ws, []string{"HOME=" + home})
+	s := d.MCP(t.Context(), "disk-full")
 
 	out, isErr := runCmd(t, s, "sh", "-c", `head -c 40000000 /dev/zero > "$XDG_CACHE_HOME/big"`)
 	if !isErr || !strings.Contains(out, "ran out of disk space") || !strings.Contains(out, "gatehouse cache clear") {
@@ -276,7 +268,7 @@ func TestNpmOfflineFromHostCache(t *testing.T) {
 		b, err := os.ReadFile(filepath.Join(clitest.RepoRoot(), "frontend", f))
 		must(t, err, os.WriteFile(filepath.Join(d.Workspace, f), b, 0o644))
 	}
-	s := d.MCP(context.Background(), "npm")
+	s := d.MCP(t.Context(), "npm")
 	out, isErr := runCmd(t, s, "npm", "ci", "--offline", "--ignore-scripts", "--no-audit", "--no-fund")
 	if isErr || !strings.Contains(out, "added ") {
 		// Only a fault of ours if the host itself can do it offline.
@@ -315,7 +307,7 @@ func TestCargoBuildsInSandbox(t *testing.T) {
 				os.WriteFile(filepath.Join(d.Workspace, "Cargo.lock"), []byte("version = 3\n\n[[package]]\nname = \"small\"\nversion = \"0.1.0\"\n"), 0o644),
 				os.WriteFile(filepath.Join(d.Workspace, "Cargo.toml"), []byte("[package]\nname = \"small\"\nversion = \"0.1.0\"\nedition = \"2021\"\n"), 0o644),
 				os.WriteFile(filepath.Join(d.Workspace, "src", "main.rs"), []byte("fn main() { println!(\"built in the sandbox\"); }\n"), 0o644))
-			s := d.MCP(context.Background(), "cargo")
+			s := d.MCP(t.Context(), "cargo")
 			out, isErr := runCmd(t, s, "cargo", "run", "--offline", "-q")
 			if isErr || !strings.Contains(out, "built in the sandbox") {
 				t.Fatalf("cargo run:\n%s", out)

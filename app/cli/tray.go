@@ -13,9 +13,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/gatehouse-dev/gatehouse/app/client"
 	"github.com/gatehouse-dev/gatehouse/app/desktop"
 	"github.com/gatehouse-dev/gatehouse/app/tray"
-	"github.com/gatehouse-dev/gatehouse/backend/apiclient"
 )
 
 func init() {
@@ -44,8 +44,8 @@ down. Quit closes only the tray.`,
 					return err
 				}
 				o := tray.Options{
-					Client: apiclient.New(dir),
-					Dial:   func() *apiclient.Client { return apiclient.New(dir) },
+					Client: client.New(dir),
+					Dial:   func() *client.Client { return client.New(dir) },
 					OpenUI: func() error { return openUI(dir) },
 					Logger: g.Logger(),
 				}
@@ -97,7 +97,7 @@ func openUI(dir string) error {
 	if desktop.ShowRunning(dir) {
 		return nil
 	}
-	c := apiclient.New(dir)
+	c := client.New(dir)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	var out struct {

@@ -24,6 +24,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/gatehouse-dev/gatehouse/app/cli/clitest"
+	"github.com/gatehouse-dev/gatehouse/app/internal/testwait"
 	"github.com/gatehouse-dev/gatehouse/app/tray"
 )
 
@@ -215,20 +216,18 @@ func (ti *trayItem) layout() ([]menuEntry, error) {
 // entry waits until the menu has a visible item labelled label.
 func (ti *trayItem) entry(label string) menuEntry {
 	ti.t.Helper()
-	var last []menuEntry
-	var lastErr error
-	deadline := time.Now().Add(15 * time.Second)
-	for time.Now().Before(deadline) {
-		last, lastErr = ti.layout()
-		for _, e := range last {
+	var found menuEntry
+	testwait.Until(ti.t, 15*time.Second, fmt.Sprintf("a visible %q item in the tray menu", label), func() (bool, string) {
+		menu, err := ti.layout()
+		for _, e := range menu {
 			if e.Label == label && e.Visible {
-				return e
+				found = e
+				return true, ""
 			}
 		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	ti.t.Fatalf("tray menu has no %q item; menu %+v (err %v)", label, last, lastErr)
-	return menuEntry{}
+		return false, fmt.Sprintf("menu %+v (err %v)", menu, err)
+	})
+	return found
 }
 
 func (ti *trayItem) click(label string) {
@@ -285,16 +284,10 @@ func argb(t *testing.T, b []byte) []byte {
 // waitShown waits until the tray shows icon and a title containing text.
 func (ti *trayItem) waitShown(icon tray.Icon, text string) {
 	ti.t.Helper()
-	var title, got string
-	deadline := time.Now().Add(15 * time.Second)
-	for time.Now().Before(deadline) {
-		title, got = ti.shown()
-		if got == icon.String() && strings.Contains(title, text) {
-			return
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	ti.t.Fatalf("tray shows %s with title %q, want %v icon and a title containing %q", got, title, icon, text)
+	testwait.Until(ti.t, 15*time.Second, fmt.Sprintf("the tray to show the %v icon and a title containing %q", icon, text), func() (bool, string) {
+		title, got := ti.shown()
+		return got == icon.String() && strings.Contains(title, text), fmt.Sprintf("%s with title %q", got, title)
+	})
 }
 
 // sleepProc is one process, identified by pid and start time.
@@ -468,10 +461,10 @@ func TestTrayKillSwitch(t *testing.T) {
 
 	// An agent runs a sandboxed process tree: sh, its sleep child and
 	// grandchild-level background sleep.
-	s := d.MCP(context.Background(), "tray-victim")
+	s := d.MCP(t.Context(), "tray-victim")
 	running := make(chan trayOutcome, 1)
 	go func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
+		ctx, cancel := context.WithTimeout(t.Context(), 120*time.Second)
 		defer cancel()
 		res, err := s.CallTool(ctx, &mcp.CallToolParams{Name: "run_command", Arguments: map[string]any{"argv": []string{"sh", "-c", "sleep 1000 & sleep 1000"}, "timeout_s": 900}})
 		running <- trayOutcome{res, err}
@@ -481,35 +474,23 @@ func TestTrayKillSwitch(t *testing.T) {
 	if code := d.Decide(a.ID, "allow", "once", ""); code != 200 {
 		t.Fatalf("approve: %d", code)
 	}
-	deadline := time.Now().Add(30 * time.Second)
-	for len(d.Events("kind=exec.started")) == 0 && time.Now().Before(deadline) {
-		time.Sleep(20 * time.Millisecond)
-	}
-	if len(d.Events("kind=exec.started")) == 0 {
-		t.Fatal("the command never started")
-	}
+	clitest.WaitFor(t, 30*time.Second, "the command to start", func() bool { return len(d.Events("kind=exec.started")) > 0 })
 	var victims []sleepProc
-	for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		if victims = sleepsUnder(st.PID); len(victims) >= 2 {
-			break
-		}
-	}
-	if len(victims) < 2 {
-		out, _ := pgrep("sleep 1000")
-		t.Fatalf("want 2 sandboxed `sleep 1000` under the daemon (pid %d), found %v; all: %s", st.PID, victims, out)
-	}
+	testwait.Until(t, 15*time.Second, fmt.Sprintf("2 sandboxed `sleep 1000` under the daemon (pid %d)", st.PID), func() (bool, string) {
+		victims = sleepsUnder(st.PID)
+		all, _ := pgrep("sleep 1000")
+		return len(victims) >= 2, fmt.Sprintf("found %v; all: %s", victims, all)
+	})
 	ti.waitShown(tray.IconActive, "Gatehouse: 1 agent active")
 
 	// The person presses the kill switch in the tray.
 	clicked := time.Now()
 	ti.click(tray.LabelKill)
-	for time.Since(clicked) < 2*time.Second && (len(alive(victims)) > 0 || len(sleepsUnder(st.PID)) > 0) {
-		time.Sleep(10 * time.Millisecond)
-	}
-	if left, under := alive(victims), sleepsUnder(st.PID); len(left) > 0 || len(under) > 0 {
+	testwait.Until(t, 2*time.Second-time.Since(clicked), "the sandboxed processes to end within 2s of the tray's kill switch", func() (bool, string) {
+		left, under := alive(victims), sleepsUnder(st.PID)
 		out, _ := pgrep("sleep 1000")
-		t.Fatalf("2s after the tray's kill switch, sandboxed processes survive: %v %v\n%s", left, under, out)
-	}
+		return len(left) == 0 && len(under) == 0, fmt.Sprintf("surviving %v %v\n%s", left, under, out)
+	})
 	t.Logf("kill switch: the process tree was gone %v after the click", time.Since(clicked).Round(time.Millisecond))
 
 	select {
@@ -520,9 +501,10 @@ func TestTrayKillSwitch(t *testing.T) {
 	case <-time.After(20 * time.Second):
 		t.Fatal("the MCP call still runs 20s after the kill switch")
 	}
-	var reason string
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline) && !strings.Contains(reason, "killed by human via tray"); time.Sleep(20 * time.Millisecond) {
-		for _, e := range d.Events("kind=system.kill") {
+	testwait.Until(t, 10*time.Second, `a system.kill with reason "killed by human via tray" in the audit`, func() (bool, string) {
+		kills := d.Events("kind=system.kill")
+		var reason string
+		for _, e := range kills {
 			b, _ := json.Marshal(e["payload"])
 			var p struct {
 				Reason string `json:"reason"`
@@ -530,34 +512,32 @@ func TestTrayKillSwitch(t *testing.T) {
 			json.Unmarshal(b, &p)
 			reason = p.Reason
 		}
-	}
-	if !strings.Contains(reason, "killed by human via tray") {
-		t.Fatalf("audit has no system.kill with reason \"killed by human via tray\": %v", d.Events("kind=system.kill"))
-	}
+		return strings.Contains(reason, "killed by human via tray"), fmt.Sprintf("%v", kills)
+	})
 	ti.waitShown(tray.IconKilled, "all agents stopped")
 	ti.entry(tray.LabelResume)
 
 	// New sessions are refused until the person resumes.
 	// (Stateful clients cannot connect; stateless ones get no tool call.)
 	c := mcp.NewClient(&mcp.Implementation{Name: "after-tray-kill", Version: "1"}, nil)
-	if cs, err := c.Connect(context.Background(), d.MCPTransport(), &mcp.ClientSessionOptions{ProtocolVersion: clitest.StatefulProtocol}); err == nil {
+	if cs, err := c.Connect(t.Context(), d.MCPTransport(), &mcp.ClientSessionOptions{ProtocolVersion: clitest.StatefulProtocol}); err == nil {
 		cs.Close()
 		t.Fatal("a new MCP session was accepted while killed")
 	}
-	if cs, err := c.Connect(context.Background(), d.MCPTransport(), &mcp.ClientSessionOptions{ProtocolVersion: "2026-07-28"}); err == nil {
-		r, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "list_dir", Arguments: map[string]any{}})
+	if cs, err := c.Connect(t.Context(), d.MCPTransport(), &mcp.ClientSessionOptions{ProtocolVersion: "2026-07-28"}); err == nil {
+		r, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "list_dir", Arguments: map[string]any{}})
 		cs.Close()
 		if err == nil && !r.IsError {
 			t.Fatal("a stateless tool call was accepted while killed")
 		}
 	}
-	if out, errOut, code := d.CLI(nil, "resume"); code != 0 {
+	if out, errOut, code := d.CLI(t.Context(), "resume"); code != 0 {
 		t.Fatalf("resume: %s %s", out, errOut)
 	}
 	ti.waitShown(tray.IconIdle, "no agents active")
 	ti.entry(tray.LabelPause)
-	s2 := d.MCP(context.Background(), "after-resume")
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	s2 := d.MCP(t.Context(), "after-resume")
+	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
 	res, err := s2.CallTool(ctx, &mcp.CallToolParams{Name: "run_command", Arguments: map[string]any{"argv": []string{"true"}}})
 	cancel()
 	if err != nil || res.IsError {
@@ -576,12 +556,10 @@ func TestTrayKillSwitch(t *testing.T) {
 	}
 	waitDaemon := func(wantPaused bool) {
 		t.Helper()
-		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-			if p, _ := daemonState(); p == wantPaused {
-				return
-			}
-		}
-		t.Fatalf("daemon paused=%v never became %v after the tray click", !wantPaused, wantPaused)
+		clitest.WaitFor(t, 10*time.Second, fmt.Sprintf("the daemon to be paused=%v after the tray click", wantPaused), func() bool {
+			p, _ := daemonState()
+			return p == wantPaused
+		})
 	}
 	ti.click(tray.LabelPause)
 	waitDaemon(true)
@@ -596,10 +574,11 @@ func TestTrayKillSwitch(t *testing.T) {
 	// Open Gatehouse hands a fresh login link to the browser.
 	ti.click(tray.LabelOpen)
 	var link string
-	for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline) && link == ""; time.Sleep(20 * time.Millisecond) {
+	clitest.WaitFor(t, 15*time.Second, "Open Gatehouse to hand the browser a link", func() bool {
 		b, _ := os.ReadFile(opened)
 		link = strings.TrimSpace(string(b))
-	}
+		return link != ""
+	})
 	if !strings.HasPrefix(link, "http://") || !strings.Contains(link, "#") {
 		t.Fatalf("Open Gatehouse opened %q, want a login link", link)
 	}

@@ -39,7 +39,7 @@ func TestUsageErrorsNameTheFix(t *testing.T) {
 		{[]string{"sessions", "s_1", "s_2"}, "sessions takes one ID, not 2 arguments"},
 	}
 	for _, tt := range tests {
-		out, stderr, code := d.CLI(nil, tt.args...)
+		out, stderr, code := d.CLI(t.Context(), tt.args...)
 		if code != 1 || !strings.Contains(stderr, tt.want) || strings.Count(strings.TrimSpace(stderr), "\n") > 0 {
 			t.Errorf("%v: exit %d, stderr %q, stdout %q; want exit 1 and one line saying %q", tt.args, code, stderr, out, tt.want)
 		}
@@ -49,9 +49,9 @@ func TestUsageErrorsNameTheFix(t *testing.T) {
 // `log -f -n 0` prints what happens from now on and none of the history.
 func TestLogFollowWithoutHistory(t *testing.T) {
 	d := clitest.Start(t)
-	d.CLI(nil, "pause", "--reason", "before")
-	d.CLI(nil, "resume")
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	d.CLI(t.Context(), "pause", "--reason", "before")
+	d.CLI(t.Context(), "resume")
+	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, d.Bin, "--data", d.Data, "log", "-f", "-n", "0")
 	cmd.Env = d.Env()
@@ -74,8 +74,8 @@ func TestLogFollowWithoutHistory(t *testing.T) {
 	// The stream is open once a new event reaches it; keep making one.
 	var got []string
 	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); {
-		d.CLI(nil, "pause", "--reason", "after")
-		d.CLI(nil, "resume")
+		d.CLI(t.Context(), "pause", "--reason", "after")
+		d.CLI(t.Context(), "resume")
 		select {
 		case l, ok := <-lines:
 			if !ok {
@@ -108,7 +108,7 @@ func TestConfigErrorOneSentence(t *testing.T) {
 	os.WriteFile(cfg, []byte("listen = \"127.0.0.1:0\"\napproval_timeout_s = \"120\"\n"), 0o600)
 	ws := filepath.Join(dir, "ws")
 	os.Mkdir(ws, 0o755)
-	_, stderr, code := clitest.Run(nil, t, clitest.Binary(t), append(os.Environ(), "XDG_CONFIG_HOME="+dir),
+	_, stderr, code := clitest.Run(t.Context(), t, clitest.Binary(t), append(os.Environ(), "XDG_CONFIG_HOME="+dir),
 		"--config", cfg, "serve", "--data", filepath.Join(dir, "data"), "--workspace", ws)
 	want := cfg + " line 2: approval_timeout_s must be a number of seconds"
 	if code != 1 || !strings.Contains(stderr, want) {

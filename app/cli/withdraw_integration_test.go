@@ -37,8 +37,8 @@ func TestWithdrawnCards(t *testing.T) {
 		cancel func(t *testing.T, d *clitest.Daemon) (stop func())
 	}{
 		{"notifications/cancelled", func(t *testing.T, d *clitest.Daemon) func() {
-			s := d.MCP(context.Background(), "canceller")
-			ctx, cancel := context.WithCancel(context.Background())
+			s := d.MCP(t.Context(), "canceller")
+			ctx, cancel := context.WithCancel(t.Context())
 			go s.CallTool(ctx, &mcp.CallToolParams{Name: "run_command", Arguments: askingCall(d.Workspace)})
 			return cancel
 		}},

@@ -19,6 +19,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/gatehouse-dev/gatehouse/app/internal/testwait"
 )
 
 var update = flag.Bool("update", false, "rewrite build/appicon.png from AppIcon")
@@ -115,6 +117,9 @@ type fakeAPI struct {
 	events  []map[string]any
 	added   chan struct{}
 	pending int
+	// polls counts the long-polls begun: after the first, the watcher
+	// knows the newest event and announces only later ones.
+	polls atomic.Int32
 }
 
 func (f *fakeAPI) add(kind string, payload map[string]any) {
@@ -151,6 +156,7 @@ func (f *fakeAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		after := 0
 		json.Unmarshal([]byte(q.Get("after")), &after)
+		f.polls.Add(1)
 		for {
 			f.mu.Lock()
 			var out []map[string]any
@@ -185,14 +191,14 @@ func TestApprovalWatcherNotifiesOnlyWhenHidden(t *testing.T) {
 	api.add("approval.requested", map[string]any{"id": "old", "tool": "run_command", "argv": []string{"old"}})
 	var hidden atomic.Bool
 	n := &fakeNotifier{ch: make(chan struct{}, 8)}
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
 	var cards atomic.Int32
 	w := &approvalWatcher{api: api, hidden: hidden.Load, notify: n, onCard: func() { cards.Add(1) }, logger: slog.New(slog.NewTextHandler(io.Discard, nil)), wait: 1}
 	done := make(chan struct{})
 	go func() { w.run(ctx); close(done) }()
 
-	time.Sleep(100 * time.Millisecond)
+	testwait.For(t, 3*time.Second, "the watcher's first long-poll", func() bool { return api.polls.Load() > 0 })
 	api.add("approval.requested", map[string]any{"id": "a1", "tool": "run_command", "argv": []string{"make", "deploy"}})
 	api.add("session.start", map[string]any{})
 	select {

@@ -2,7 +2,6 @@ package desktop
 
 import (
 	"bufio"
-	"context"
 	"io"
 	"log/slog"
 	"os"
@@ -11,6 +10,7 @@ import (
 	"time"
 
 	"github.com/gatehouse-dev/gatehouse/app/desktop/window"
+	"github.com/gatehouse-dev/gatehouse/app/internal/testwait"
 )
 
 // The test binary doubles as a window process that speaks the protocol:
@@ -72,24 +72,14 @@ func (h *windowHost) running() bool {
 	return h.proc != nil
 }
 
-func waitUntil(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not within 10s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-}
-
 // TestWindowReleasedWhileHidden: a hidden window's process ends after the
 // delay, but not while cards wait; Show brings a new one.
 func TestWindowReleasedWhileHidden(t *testing.T) {
 	var pending atomic.Int32
 	h := newTestHost(t, 100*time.Millisecond, &pending, "")
 	h.Show("test")
-	waitUntil(t, "shown", func() bool { return !h.Hidden() })
+	testwait.For(t, 10*time.Second, "shown", func() bool { return !h.Hidden() })
+	// Three release delays pass: the test is that nothing happens in them.
 	time.Sleep(300 * time.Millisecond)
 	if !h.running() {
 		t.Fatal("a visible window was released")
@@ -99,16 +89,17 @@ func TestWindowReleasedWhileHidden(t *testing.T) {
 	h.mu.Lock()
 	h.sendLocked(window.Command{Cmd: window.CmdHide})
 	h.mu.Unlock()
-	waitUntil(t, "hidden", h.Hidden)
+	testwait.For(t, 10*time.Second, "hidden", h.Hidden)
+	// Four release delays pass: the test is that no release happens in them.
 	time.Sleep(400 * time.Millisecond)
 	if !h.running() {
 		t.Fatal("released while a card waits")
 	}
 	pending.Store(0)
-	waitUntil(t, "released once nothing waits", func() bool { return !h.running() })
+	testwait.For(t, 10*time.Second, "released once nothing waits", func() bool { return !h.running() })
 
 	h.Show("again")
-	waitUntil(t, "shown by a new process", func() bool { return h.running() && !h.Hidden() })
+	testwait.For(t, 10*time.Second, "shown by a new process", func() bool { return h.running() && !h.Hidden() })
 }
 
 // TestWindowPrewarmStaysHidden: a prepared window runs hidden (the person
@@ -117,7 +108,7 @@ func TestWindowPrewarmStaysHidden(t *testing.T) {
 	var pending atomic.Int32
 	h := newTestHost(t, time.Minute, &pending, "")
 	h.Prewarm("test")
-	waitUntil(t, "running", h.running)
+	testwait.For(t, 10*time.Second, "running", h.running)
 	if !h.Hidden() {
 		t.Fatal("a prepared window is visible")
 	}
@@ -125,7 +116,7 @@ func TestWindowPrewarmStaysHidden(t *testing.T) {
 	p := h.proc
 	h.mu.Unlock()
 	h.Show("test")
-	waitUntil(t, "shown", func() bool { return !h.Hidden() })
+	testwait.For(t, 10*time.Second, "shown", func() bool { return !h.Hidden() })
 	h.mu.Lock()
 	same := h.proc == p
 	h.mu.Unlock()
@@ -141,14 +132,14 @@ func TestWindowConfirmQuit(t *testing.T) {
 	}{{"quit", true}, {"keep", false}} {
 		var pending atomic.Int32
 		h := newTestHost(t, time.Minute, &pending, c.answer)
-		quit, asked := h.ConfirmQuit(context.Background(), 2)
+		quit, asked := h.ConfirmQuit(t.Context(), 2)
 		if quit != c.quit || !asked {
 			t.Errorf("answer %q: quit %v asked %v, want %v true", c.answer, quit, asked, c.quit)
 		}
 	}
 	// No window program: nobody could ask.
 	h := newWindowHost(windowConfig{logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	if _, asked := h.ConfirmQuit(context.Background(), 1); asked {
+	if _, asked := h.ConfirmQuit(t.Context(), 1); asked {
 		t.Error("asked without a window program")
 	}
 }

@@ -9,18 +9,18 @@ import (
 	"sync"
 	"time"
 
-	"github.com/gatehouse-dev/gatehouse/backend/apiclient"
+	"github.com/gatehouse-dev/gatehouse/app/client"
 )
 
 // Options configure the tray.
 type Options struct {
 	// Client reads the daemon's status (required).
-	Client *apiclient.Client
+	Client *client.Client
 	// Dial returns a client with a connection pool of its own. Every
 	// switch (kill, pause, resume) is sent on a fresh one, so a status
 	// request stuck on a slow daemon never holds up the kill switch. Nil
 	// uses Client.
-	Dial func() *apiclient.Client
+	Dial func() *client.Client
 	// OpenUI shows Gatehouse (the desktop window, else the web UI).
 	OpenUI func() error
 	// QuitApp, when the desktop app started this tray, asks the app to
@@ -75,7 +75,7 @@ func newController(o Options, apply func(View)) *controller {
 	}
 	if o.Dial == nil {
 		cl := o.Client
-		o.Dial = func() *apiclient.Client { return cl }
+		o.Dial = func() *client.Client { return cl }
 	}
 	c := &controller{o: o, apply: apply, now: time.Now, poke: make(chan struct{}, 1)}
 	c.st = State{Offline: true, OfflineWhy: WhyConnecting}
@@ -161,7 +161,7 @@ func (c *controller) pollOnce(ctx context.Context) {
 	}
 	if err != nil {
 		why := WhyNotAnswering
-		if errors.Is(err, apiclient.ErrNoDaemon) {
+		if errors.Is(err, client.ErrNoDaemon) {
 			why = WhyNotRunning
 		}
 		c.o.Logger.Debug("tray: status", "err", err)
@@ -203,7 +203,7 @@ func (c *controller) send(ctx context.Context, path string, body any) (switchRep
 			return out, nil
 		}
 		lastErr = err
-		var ae *apiclient.APIError
+		var ae *client.APIError
 		if errors.As(err, &ae) {
 			return out, err
 		}
@@ -291,11 +291,11 @@ func (c *controller) Quit() {
 }
 
 func failure(what string, err error) string {
-	var ae *apiclient.APIError
+	var ae *client.APIError
 	switch {
 	case errors.As(err, &ae):
 		return fmt.Sprintf("%s: %s", what, ae.Msg)
-	case errors.Is(err, apiclient.ErrNoDaemon):
+	case errors.Is(err, client.ErrNoDaemon):
 		return what + ": the daemon is not running"
 	case errors.Is(err, context.DeadlineExceeded):
 		return what + ": the daemon did not answer"

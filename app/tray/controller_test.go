@@ -4,16 +4,19 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/gatehouse-dev/gatehouse/backend/apiclient"
+	"github.com/gatehouse-dev/gatehouse/app/client"
+	"github.com/gatehouse-dev/gatehouse/app/internal/testwait"
 )
 
 // fakeDaemon answers the control API on DIR/control.sock.
@@ -27,6 +30,7 @@ type fakeDaemon struct {
 	posts     []string      // "path body"
 	slowStat  chan struct{} // while non-nil, status requests hang until closed
 	refuseAll bool
+	hanging   atomic.Int32 // status requests that began hanging on slowStat
 }
 
 func newFakeDaemon(t *testing.T) *fakeDaemon {
@@ -51,6 +55,7 @@ func (f *fakeDaemon) start() {
 		slow, st := f.slowStat, f.status
 		f.mu.Unlock()
 		if slow != nil {
+			f.hanging.Add(1)
 			select {
 			case <-slow:
 			case <-r.Context().Done():
@@ -129,25 +134,22 @@ func (v *views) last() View {
 
 func (v *views) waitFor(t *testing.T, what string, ok func(View) bool) View {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
-		if l := v.last(); ok(l) {
-			return l
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-	t.Fatalf("tray never showed %s; last view %+v", what, v.last())
-	return View{}
+	var l View
+	testwait.Until(t, 10*time.Second, "the tray to show "+what, func() (bool, string) {
+		l = v.last()
+		return ok(l), fmt.Sprintf("view %+v", l)
+	})
+	return l
 }
 
 func startController(t *testing.T, dir string) (*controller, *views) {
 	v := &views{}
 	c := newController(Options{
-		Client:    apiclient.New(dir),
-		Dial:      func() *apiclient.Client { return apiclient.New(dir) },
+		Client:    client.New(dir),
+		Dial:      func() *client.Client { return client.New(dir) },
 		PollEvery: 20 * time.Millisecond,
 	}, v.apply)
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan struct{})
 	c.Show()
 	go func() { c.Run(ctx); close(done) }()
@@ -182,6 +184,7 @@ func TestControllerFollowsDaemon(t *testing.T) {
 
 	// Repeated identical polls do not repaint.
 	n := len(v.vs)
+	// Some seven polls pass: the test is that none of them repaints.
 	time.Sleep(150 * time.Millisecond)
 	v.mu.Lock()
 	m := len(v.vs)
@@ -204,10 +207,10 @@ func TestKillNotBlockedBySlowStatus(t *testing.T) {
 	f.slowStat = slow
 	f.mu.Unlock()
 	defer close(slow)
-	time.Sleep(100 * time.Millisecond) // a status request is now hanging
+	testwait.For(t, 10*time.Second, "a status request to hang", func() bool { return f.hanging.Load() > 0 })
 
 	done := make(chan error, 1)
-	go func() { done <- c.Kill(context.Background()) }()
+	go func() { done <- c.Kill(t.Context()) }()
 	select {
 	case err := <-done:
 		if err != nil {
@@ -226,14 +229,14 @@ func TestKillNotBlockedBySlowStatus(t *testing.T) {
 	f.mu.Lock()
 	f.slowStat = nil
 	f.mu.Unlock()
-	if err := c.TogglePause(context.Background()); err != nil {
+	if err := c.TogglePause(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	if p := f.postsSoFar(); p[len(p)-1] != PathResume+` {"via":"tray"}` {
 		t.Fatalf("posts %q", p)
 	}
 	v.waitFor(t, "resumed", func(x View) bool { return x.Icon == IconActive && x.PauseLabel == LabelPause })
-	if err := c.TogglePause(context.Background()); err != nil {
+	if err := c.TogglePause(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	if p := f.postsSoFar(); p[len(p)-1] != PathPause+` {"via":"tray"}` {
@@ -249,9 +252,12 @@ func TestKillRetriesUntilDaemonAnswers(t *testing.T) {
 	c, v := startController(t, f.dir)
 	v.waitFor(t, "idle", func(x View) bool { return x.Icon == IconIdle })
 	f.stop()
+	var dials atomic.Int32
+	dial := c.o.Dial
+	c.o.Dial = func() *client.Client { dials.Add(1); return dial() }
 	done := make(chan error, 1)
-	go func() { done <- c.Kill(context.Background()) }()
-	time.Sleep(500 * time.Millisecond)
+	go func() { done <- c.Kill(t.Context()) }()
+	testwait.For(t, switchWithin, "the kill to be retried while the daemon is away", func() bool { return dials.Load() >= 2 })
 	f.start()
 	select {
 	case err := <-done:
@@ -273,7 +279,7 @@ func TestRefusalShowsNotice(t *testing.T) {
 	f.mu.Unlock()
 	c, v := startController(t, f.dir)
 	v.waitFor(t, "idle", func(x View) bool { return x.Icon == IconIdle })
-	if err := c.Kill(context.Background()); err == nil {
+	if err := c.Kill(t.Context()); err == nil {
 		t.Fatal("refused kill reported success")
 	}
 	if n := len(f.postsSoFar()); n != 1 {
@@ -283,7 +289,7 @@ func TestRefusalShowsNotice(t *testing.T) {
 		return strings.Contains(x.Summary, "could not stop the agents: no, not now") && strings.Contains(x.Summary, "gatehouse kill")
 	})
 	// Open with no OpenUI is a no-op; with a failing one it says so.
-	c.o.OpenUI = func() error { return &apiclient.APIError{Status: 500, Msg: "boom"} }
+	c.o.OpenUI = func() error { return &client.APIError{Status: 500, Msg: "boom"} }
 	c.Open()
 	v.waitFor(t, "open notice", func(x View) bool { return strings.Contains(x.Summary, "could not open Gatehouse: boom") })
 }
@@ -293,7 +299,7 @@ func TestRefusalShowsNotice(t *testing.T) {
 func TestQuit(t *testing.T) {
 	f := newFakeDaemon(t)
 	var asked, stopped int
-	c := newController(Options{Client: apiclient.New(f.dir), QuitApp: func() error { asked++; return nil }}, (&views{}).apply)
+	c := newController(Options{Client: client.New(f.dir), QuitApp: func() error { asked++; return nil }}, (&views{}).apply)
 	c.stop = func() { stopped++ }
 	c.Quit()
 	if asked != 1 || stopped != 0 {
@@ -305,7 +311,7 @@ func TestQuit(t *testing.T) {
 		t.Fatalf("alone: asked %d, stopped %d; want 1, 1", asked, stopped)
 	}
 	v := &views{}
-	c = newController(Options{Client: apiclient.New(f.dir), QuitApp: func() error { return errors.New("no answer") }}, v.apply)
+	c = newController(Options{Client: client.New(f.dir), QuitApp: func() error { return errors.New("no answer") }}, v.apply)
 	c.Quit()
 	if !strings.Contains(v.last().Summary, "could not quit Gatehouse: no answer") {
 		t.Fatalf("failed quit: %+v", v.last())

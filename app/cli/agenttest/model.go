@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"testing"
 	"time"
 )
 
@@ -81,6 +82,18 @@ func NewModel(api API, script Script) (*Model, error) {
 	m.srv = &http.Server{Handler: http.HandlerFunc(m.handle)}
 	go func() { _ = m.srv.Serve(ln) }()
 	return m, nil
+}
+
+// StartModel is NewModel for a test: a model that cannot start fails the
+// test, and the model stops when the test ends.
+func StartModel(t testing.TB, api API, script Script) *Model {
+	t.Helper()
+	m, err := NewModel(api, script)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { m.Close() })
+	return m
 }
 
 // URL is the server's base URL, e.g. http://127.0.0.1:PORT.

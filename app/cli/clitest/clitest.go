@@ -178,7 +178,7 @@ func StartWithEnv(t testing.TB, data, ws string, env []string, extra ...string) 
 
 // Env is the environment the daemon and CLI run with: isolated config.
 func (d *Daemon) Env() []string {
-	env := append(os.Environ(), "XDG_CONFIG_HOME="+filepath.Join(filepath.Dir(d.Workspace), "config"), "GATEHOUSE_DEBUG=1")
+	env := append(os.Environ(), "XDG_CONFIG_HOME="+filepath.Dir(ConfigDir(d.Workspace)), "GATEHOUSE_DEBUG=1")
 	return append(env, d.ExtraEnv...)
 }
 
@@ -196,23 +196,7 @@ func (d *Daemon) Restart() {
 	}
 	d.exited = make(chan struct{})
 	go func(c *exec.Cmd, ch chan struct{}) { c.Wait(); close(ch) }(d.cmd, d.exited)
-	deadline := time.Now().Add(30 * time.Second)
-	for time.Now().Before(deadline) {
-		b, err := os.ReadFile(filepath.Join(d.Data, "addr"))
-		if err == nil && len(bytes.TrimSpace(b)) > 0 {
-			d.Addr = strings.TrimSpace(string(b))
-			if resp, err := http.Get("http://" + d.Addr + "/healthz"); err == nil {
-				resp.Body.Close()
-				return
-			}
-		}
-		select {
-		case <-d.exited:
-			t.Fatalf("daemon exited during start:\n%s", d.log.String())
-		case <-time.After(20 * time.Millisecond):
-		}
-	}
-	t.Fatalf("daemon not ready after 30s:\n%s", d.log.String())
+	d.Addr = WaitServing(t, d.Data, d.exited, 30*time.Second, "the daemon", d.log)
 }
 
 // Log is what the daemon printed so far.
@@ -271,16 +255,27 @@ func (d *Daemon) CLI(ctx context.Context, args ...string) (string, string, int) 
 	return Run(ctx, d.t, d.Bin, d.Env(), append([]string{"--data", d.Data}, args...)...)
 }
 
-// Run runs the binary with args.
+// Run runs the binary with args. A ctx without a deadline (a test's
+// t.Context()) gets one of 60 seconds, so a command that hangs fails its
+// test instead of stalling the whole run.
 func Run(ctx context.Context, t testing.TB, bin string, env []string, args ...string) (string, string, int) {
 	t.Helper()
-	if ctx == nil {
+	return RunInput(ctx, t, bin, env, nil, args...)
+}
+
+// RunInput is Run with stdin (none when nil); a nil env is this process's.
+func RunInput(ctx context.Context, t testing.TB, bin string, env []string, stdin []byte, args ...string) (string, string, int) {
+	t.Helper()
+	if _, ok := ctx.Deadline(); !ok {
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(context.Background(), 60*time.Second)
+		ctx, cancel = context.WithTimeout(ctx, 60*time.Second)
 		defer cancel()
 	}
 	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Env = env
+	if stdin != nil {
+		cmd.Stdin = bytes.NewReader(stdin)
+	}
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()

@@ -33,22 +33,15 @@ type Approval struct {
 // WaitApproval polls the control API until an approval is pending.
 func (d *Daemon) WaitApproval(timeout time.Duration) Approval {
 	d.t.Helper()
-	deadline := time.Now().Add(timeout)
-	for time.Now().Before(deadline) {
-		_, body := d.Request("GET", "/api/v1/approvals", nil, d.Control())
-		var out struct {
-			Approvals []Approval `json:"approvals"`
+	var first Approval
+	WaitFor(d.t, timeout, "an approval", func() bool {
+		p := d.Pending()
+		if len(p) > 0 {
+			first = p[0]
 		}
-		if err := json.Unmarshal([]byte(body), &out); err != nil {
-			d.t.Fatalf("approvals: %v %s", err, body)
-		}
-		if len(out.Approvals) > 0 {
-			return out.Approvals[0]
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	d.t.Fatalf("no approval appeared within %v", timeout)
-	return Approval{}
+		return len(p) > 0
+	})
+	return first
 }
 
 func jsonUnmarshal(s string, v any) error { return json.Unmarshal([]byte(s), v) }

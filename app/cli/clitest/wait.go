@@ -3,22 +3,15 @@ package clitest
 import (
 	"testing"
 	"time"
+
+	"github.com/gatehouse-dev/gatehouse/app/internal/testwait"
 )
 
 // WaitFor polls cond until it holds or timeout passes, then fails the test
 // naming what it waited for. Tests wait for conditions, never for time.
 func WaitFor(t testing.TB, timeout time.Duration, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for delay := time.Millisecond; ; delay = min(2*delay, 100*time.Millisecond) {
-		if cond() {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %v waiting for %s", timeout, what)
-		}
-		time.Sleep(delay)
-	}
+	testwait.For(t, timeout, what, cond)
 }
 
 // Pending lists the approvals waiting now.

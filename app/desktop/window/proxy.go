@@ -3,10 +3,10 @@ package window
 import (
 	"context"
 	"log/slog"
-	"net"
 	"net/http"
 	"net/http/httputil"
 
+	"github.com/gatehouse-dev/gatehouse/app/client"
 	"github.com/gatehouse-dev/gatehouse/backend/httpgate"
 )
 
@@ -24,10 +24,7 @@ import (
 // ends, so here they end with appCtx and long-polls finish with the window.
 func Proxy(appCtx context.Context, sock string, logger *slog.Logger) http.Handler {
 	tr := &http.Transport{
-		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
-			var d net.Dialer
-			return d.DialContext(ctx, "unix", sock)
-		},
+		DialContext:         client.SocketDialer(sock),
 		MaxIdleConnsPerHost: 16,
 	}
 	rp := &httputil.ReverseProxy{

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"path/filepath"
 	goruntime "runtime"
 	"sync"
 	"time"
@@ -23,6 +22,8 @@ import (
 	"github.com/wailsapp/wails/v2/pkg/options/linux"
 	"github.com/wailsapp/wails/v2/pkg/options/mac"
 	"github.com/wailsapp/wails/v2/pkg/runtime"
+
+	"github.com/gatehouse-dev/gatehouse/app/client"
 )
 
 // Options configure the window process.
@@ -116,7 +117,7 @@ func Run(ctx context.Context, o Options) error {
 			// No Assets: every request goes to the daemon, which serves the
 			// embedded UI and the control API (the same UI a browser gets
 			// from `gatehouse serve`).
-			Handler: Proxy(ctx, filepath.Join(o.DataDir, "control.sock"), logger),
+			Handler: Proxy(ctx, client.Socket(o.DataDir), logger),
 		},
 		Menu:               w.menu(),
 		Logger:             wailsLogger{logger},
@@ -287,12 +288,17 @@ func (w *win) isQuitting() bool {
 	return w.quitting || w.stopping()
 }
 
-func (w *win) show() {
+// setHidden records whether the window is hidden and returns its Wails
+// context, nil before the window runs.
+func (w *win) setHidden(hidden bool) context.Context {
 	w.mu.Lock()
-	wctx := w.wctx
-	w.hidden = false
-	w.mu.Unlock()
-	if wctx != nil {
+	defer w.mu.Unlock()
+	w.hidden = hidden
+	return w.wctx
+}
+
+func (w *win) show() {
+	if wctx := w.setHidden(false); wctx != nil {
 		runtime.WindowShow(wctx)
 		runtime.WindowUnminimise(wctx)
 		// Raise it above other windows without keeping it there.
@@ -303,11 +309,7 @@ func (w *win) show() {
 }
 
 func (w *win) hide() {
-	w.mu.Lock()
-	wctx := w.wctx
-	w.hidden = true
-	w.mu.Unlock()
-	if wctx != nil {
+	if wctx := w.setHidden(true); wctx != nil {
 		runtime.WindowHide(wctx)
 	}
 	w.report()

@@ -15,6 +15,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/gatehouse-dev/gatehouse/app/internal/testwait"
 )
 
 func TestParsePageReport(t *testing.T) {
@@ -149,7 +151,7 @@ func TestProxy(t *testing.T) {
 	go srv.Serve(l)
 	defer srv.Close()
 
-	appCtx, stop := context.WithCancel(context.Background())
+	appCtx, stop := context.WithCancel(t.Context())
 	h := Proxy(appCtx, sock, slog.New(slog.NewTextHandler(io.Discard, nil)))
 
 	req := httptest.NewRequest("GET", "/api/v1/status", nil)
@@ -174,13 +176,7 @@ func TestProxy(t *testing.T) {
 	sw := &noFlush{h: http.Header{}}
 	go h.ServeHTTP(sw, httptest.NewRequest("GET", "/api/v1/events/stream", nil))
 	<-seen
-	deadline := time.Now().Add(3 * time.Second)
-	for sw.String() != "data: 1\n\n" {
-		if time.Now().After(deadline) {
-			t.Fatalf("the stream's first event did not come through before the stream ended: %q", sw.String())
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	testwait.For(t, 3*time.Second, "the stream's first event to come through before the stream ends", func() bool { return sw.String() == "data: 1\n\n" })
 	select {
 	case <-ended:
 		t.Fatal("the stream ended before the window did")
@@ -196,7 +192,7 @@ func TestProxy(t *testing.T) {
 	// The daemon gone: a plain error, not a hang.
 	srv.Close()
 	ew := &noFlush{h: http.Header{}}
-	Proxy(context.Background(), filepath.Join(dir, "missing.sock"), slog.New(slog.NewTextHandler(io.Discard, nil))).ServeHTTP(ew, httptest.NewRequest("GET", "/api/v1/status", nil))
+	Proxy(t.Context(), filepath.Join(dir, "missing.sock"), slog.New(slog.NewTextHandler(io.Discard, nil))).ServeHTTP(ew, httptest.NewRequest("GET", "/api/v1/status", nil))
 	if ew.code != http.StatusBadGateway || !strings.Contains(ew.String(), "does not answer") {
 		t.Fatalf("no daemon: %d %q", ew.code, ew.String())
 	}

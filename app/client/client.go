@@ -1,6 +1,8 @@
-// Package apiclient talks to a running daemon's control API over the
-// same-uid unix socket, as the CLI and the tray do.
-package apiclient
+// Package client is the one way the CLI, the tray and the window reach a
+// running daemon: the control API over the same-uid unix socket (Client,
+// SocketDialer), and the agent capability over loopback TCP with a bearer
+// token, as an agent's hook does (Agent).
+package client
 
 import (
 	"bufio"
@@ -28,14 +30,25 @@ type Client struct {
 	sock string
 }
 
+// Socket is the control socket of the daemon whose data dir is dataDir
+// (daemon.ControlSocket: the name is written here so that the tray and the
+// window, which import this package, do not link the daemon).
+func Socket(dataDir string) string { return filepath.Join(dataDir, "control.sock") }
+
+// SocketDialer dials sock whatever address a request names, for an
+// http.Transport that speaks to the daemon over its control socket.
+func SocketDialer(sock string) func(ctx context.Context, network, addr string) (net.Conn, error) {
+	return func(ctx context.Context, _, _ string) (net.Conn, error) {
+		var d net.Dialer
+		return d.DialContext(ctx, "unix", sock)
+	}
+}
+
 // New returns a client for the daemon whose data dir is dataDir.
 func New(dataDir string) *Client {
-	sock := filepath.Join(dataDir, "control.sock")
+	sock := Socket(dataDir)
 	tr := &http.Transport{
-		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
-			var d net.Dialer
-			return d.DialContext(ctx, "unix", sock)
-		},
+		DialContext:     SocketDialer(sock),
 		MaxIdleConns:    2,
 		IdleConnTimeout: 30 * time.Second,
 	}
@@ -51,29 +64,15 @@ type APIError struct {
 func (e *APIError) Error() string { return e.Msg }
 
 func (c *Client) do(ctx context.Context, method, path string, in, out any) error {
-	var body io.Reader
-	if in != nil {
-		b, err := json.Marshal(in)
-		if err != nil {
-			return err
-		}
-		body = bytes.NewReader(b)
-	}
-	req, err := http.NewRequestWithContext(ctx, method, "http://gatehouse"+path, body)
+	req, err := newRequest(ctx, method, "http://gatehouse"+path, in)
 	if err != nil {
 		return err
 	}
-	if in != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	resp, err := c.http.Do(req)
+	resp, err := c.send(req)
 	if err != nil {
-		return c.dialError(err)
+		return err
 	}
 	defer resp.Body.Close()
-	if resp.StatusCode/100 != 2 {
-		return decodeError(resp)
-	}
 	if out == nil {
 		return nil
 	}
@@ -81,6 +80,40 @@ func (c *Client) do(ctx context.Context, method, path string, in, out any) error
 		return fmt.Errorf("decode %s reply: %w", path, err)
 	}
 	return nil
+}
+
+// newRequest is a request with in as its JSON body (none when in is nil).
+func newRequest(ctx context.Context, method, url string, in any) (*http.Request, error) {
+	var body io.Reader
+	if in != nil {
+		b, err := json.Marshal(in)
+		if err != nil {
+			return nil, err
+		}
+		body = bytes.NewReader(b)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, url, body)
+	if err != nil {
+		return nil, err
+	}
+	if in != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	return req, nil
+}
+
+// send does req over the control socket. A non-2xx answer is an
+// *APIError, its body read and closed.
+func (c *Client) send(req *http.Request) (*http.Response, error) {
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return nil, c.dialError(err)
+	}
+	if resp.StatusCode/100 != 2 {
+		defer resp.Body.Close()
+		return nil, decodeError(resp)
+	}
+	return resp, nil
 }
 
 func (c *Client) dialError(err error) error {
@@ -131,14 +164,11 @@ func (c *Client) Stream(ctx context.Context, path string, q url.Values, fn func(
 		return err
 	}
 	req.Header.Set("Accept", "text/event-stream")
-	resp, err := c.http.Do(req)
+	resp, err := c.send(req)
 	if err != nil {
-		return c.dialError(err)
+		return err
 	}
 	defer resp.Body.Close()
-	if resp.StatusCode/100 != 2 {
-		return decodeError(resp)
-	}
 	sc := bufio.NewScanner(resp.Body)
 	sc.Buffer(make([]byte, 64<<10), 16<<20)
 	var event, id string

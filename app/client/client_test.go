@@ -1,0 +1,100 @@
+package client
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"testing"
+)
+
+// serveSocket answers h on DIR/control.sock, as the daemon does.
+func serveSocket(t *testing.T, h http.Handler) string {
+	dir := t.TempDir()
+	l, err := net.Listen("unix", Socket(dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: h}
+	go srv.Serve(l)
+	t.Cleanup(func() { srv.Close() })
+	return dir
+}
+
+func TestClientCalls(t *testing.T) {
+	dir := serveSocket(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/api/v1/echo":
+			var in map[string]string
+			json.NewDecoder(r.Body).Decode(&in)
+			json.NewEncoder(w).Encode(map[string]string{"method": r.Method, "type": r.Header.Get("Content-Type"), "q": r.URL.Query().Get("q"), "in": in["x"]})
+		case "/api/v1/refuse":
+			w.WriteHeader(http.StatusConflict)
+			fmt.Fprint(w, `{"error":"no, not now"}`)
+		case "/api/v1/stream":
+			fmt.Fprint(w, ": hello\n\nevent: audit\nid: 7\ndata: {\"a\":\ndata: 1}\n\n")
+		}
+	}))
+	c := New(dir)
+	ctx := t.Context()
+
+	var got map[string]string
+	if err := c.Get(ctx, "/api/v1/echo", url.Values{"q": {"v"}}, &got); err != nil || got["method"] != "GET" || got["q"] != "v" || got["type"] != "" {
+		t.Errorf("get: %v %v", err, got)
+	}
+	if err := c.Post(ctx, "/api/v1/echo", map[string]string{"x": "y"}, &got); err != nil || got["method"] != "POST" || got["in"] != "y" || got["type"] != "application/json" {
+		t.Errorf("post: %v %v", err, got)
+	}
+	var ae *APIError
+	if err := c.Post(ctx, "/api/v1/refuse", nil, nil); !errors.As(err, &ae) || ae.Status != http.StatusConflict || err.Error() != "no, not now" {
+		t.Errorf("refusal: %v", err)
+	}
+	var events []string
+	err := c.Stream(ctx, "/api/v1/stream", nil, func(event, id string, data []byte) error {
+		events = append(events, event+" "+id+" "+string(data))
+		return nil
+	})
+	if err != nil || len(events) != 1 || events[0] != "audit 7 {\"a\":\n1}" {
+		t.Errorf("stream: %v %q", err, events)
+	}
+}
+
+func TestClientWithoutDaemon(t *testing.T) {
+	err := New(t.TempDir()).Get(t.Context(), "/api/v1/status", nil, nil)
+	if !errors.Is(err, ErrNoDaemon) || !strings.Contains(err.Error(), "control.sock") {
+		t.Fatalf("got %v, want ErrNoDaemon naming the socket", err)
+	}
+}
+
+func TestAgentPost(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/garbled" {
+			w.WriteHeader(http.StatusBadGateway)
+			fmt.Fprint(w, "<html>")
+			return
+		}
+		// Errors come in the answer's own shape, whatever the status.
+		w.WriteHeader(http.StatusForbidden)
+		json.NewEncoder(w).Encode(map[string]string{"auth": r.Header.Get("Authorization"), "type": r.Header.Get("Content-Type")})
+	}))
+	defer srv.Close()
+	addr := strings.TrimPrefix(srv.URL, "http://")
+	a := NewAgent(addr, "tok")
+
+	var got map[string]string
+	if err := a.Post(t.Context(), "/hook", map[string]string{}, &got); err != nil || got["auth"] != "Bearer tok" || got["type"] != "application/json" {
+		t.Errorf("post: %v %v", err, got)
+	}
+	var ae *AgentError
+	if err := a.Post(t.Context(), "/garbled", map[string]string{}, &got); !errors.As(err, &ae) || ae.Status != "502 Bad Gateway" || ae.Refused {
+		t.Errorf("garbled answer: %v", err)
+	}
+	srv.Close()
+	if err := a.Post(t.Context(), "/hook", map[string]string{}, &got); !errors.As(err, &ae) || ae.Status != "" || ae.Refused || ae.Addr != addr {
+		t.Errorf("no answer: %v", err)
+	}
+}
