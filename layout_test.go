@@ -37,6 +37,9 @@ func TestReadmeLayoutListsEveryPackage(t *testing.T) {
 		t.Errorf("README.md's Layout table does not name these packages; add a row (or add them to a row) saying what lives there:\n%s", strings.Join(missing, "\n"))
 	}
 	for p := range listed {
+		if !strings.Contains(p, "/") && !strings.HasSuffix(p, ".go") {
+			continue // a word in code type (`doctor`), or a top-level package named alone
+		}
 		if _, err := os.Stat(filepath.FromSlash(p)); err != nil {
 			t.Errorf("README.md's Layout table names %s, which does not exist", p)
 		}
