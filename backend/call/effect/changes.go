@@ -1,9 +1,3 @@
-// Package effect turns a staged run into a change set and lands it. A
-// mutating command runs against an overlay of the workspace: the workspace
-// is the lower layer and every write goes to an upper layer in the data
-// dir. When the command ends, the upper layer is the exact change set,
-// read without walking the workspace; Gatehouse then applies it or
-// discards it, so the workspace is only ever touched by an allowed effect.
 package effect
 
 import (
