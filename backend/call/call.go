@@ -1,6 +1,7 @@
 package call
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
@@ -46,12 +47,29 @@ type Request struct {
 	RunsNatively bool
 }
 
-// Clearance is Decide's allow for one call, which its agent then runs
-// (or hands back to Call).
+// Clearance is Decide's allow for one call: the decision as a value that
+// finishes the call, whichever way it runs. The agent runs its own tool
+// and the transport calls Finish, or the call comes back to run in the
+// sandbox (a native shell command through `gatehouse exec`) with Run.
 type Clearance struct {
 	CallID string
 	// Plan is what was cleared: its checkpoints and command.
-	Plan *Plan
+	Plan   *Plan
+	runner *Runner
+}
+
+// Run runs the cleared call in the sandbox under its id: policy and the
+// person are not asked again, but pause, kill and budgets apply now.
+func (cl *Clearance) Run(ctx context.Context, req Request) Result {
+	req.Continues = cl
+	return cl.runner.Call(ctx, req)
+}
+
+// Finish records the end of a cleared call its agent ran itself (a native
+// edit): the checkpoint after it and its result.
+func (cl *Clearance) Finish(ctx context.Context, req Request, out Output) Result {
+	req.Continues = cl
+	return cl.runner.finishNative(ctx, req, out)
 }
 
 // InFlight is one tool call on its way through the pipeline: its id, the

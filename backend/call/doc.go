@@ -24,10 +24,11 @@
 //     Only then does the agent get its Result.
 //
 // An agent's own tool (a native Bash or Read) goes through Decide instead:
-// the same gate without the run, returning a Clearance. The agent runs the
-// tool itself and Finish records it, or a shell command comes back through
-// Call with Continues set (the hook's `gatehouse exec`) and runs in the
-// sandbox under the same call id.
+// the same gate without the run, returning a Clearance, the decision as a
+// value that finishes the call. The agent runs the tool itself and the
+// transport calls Clearance.Finish, or a shell command comes back through
+// `gatehouse exec` and Clearance.Run runs it in the sandbox under the same
+// call id. MCP, the hook and exec thus share one path.
 //
 // Errors the model sees are one plain sentence (agenterror.go); every
 // other error stays in the log. Each tool's structured result is a Go type

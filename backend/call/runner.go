@@ -159,8 +159,8 @@ func (r *Runner) Call(ctx context.Context, req Request) (res Result) {
 // Decide takes a call through the gate without running it: the audit row,
 // pause and kill, budgets, validation, policy and, when policy asks, the
 // person. An agent's own tool runs itself afterwards (the hook's call), or
-// comes back through Call with the clearance (a shell command rewritten to
-// run in the sandbox). Only an allowed call gets a clearance.
+// comes back with the clearance (a shell command rewritten to run in the
+// sandbox): see Clearance. Only an allowed call gets a clearance.
 func (r *Runner) Decide(ctx context.Context, req Request) (cl *Clearance, res Result) {
 	ctx, c, done := r.begin(ctx, req)
 	defer done()
@@ -174,12 +174,12 @@ func (r *Runner) Decide(ctx context.Context, req Request) (cl *Clearance, res Re
 		}
 	}
 	r.record(ctx, c, "tool.cleared", "system", map[string]any{"tool": req.Tool, "native": req.Native})
-	return &Clearance{CallID: c.ID, Plan: c.plan}, Result{CallID: c.ID}
+	return &Clearance{CallID: c.ID, Plan: c.plan, runner: r}, Result{CallID: c.ID}
 }
 
-// Finish records the end of a call its agent ran itself after Decide (a
-// native edit): the checkpoint after it and its result.
-func (r *Runner) Finish(ctx context.Context, req Request, out Output) (res Result) {
+// finishNative records the end of a call its agent ran itself after
+// Decide (Clearance.Finish).
+func (r *Runner) finishNative(ctx context.Context, req Request, out Output) (res Result) {
 	ctx, c, done := r.begin(ctx, req)
 	defer done()
 	defer r.recoverInto(ctx, c, &res)

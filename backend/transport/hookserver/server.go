@@ -339,7 +339,7 @@ func (s *Server) post(ctx context.Context, key agentrun.Key, ev hookwire.Event) 
 	if !ok {
 		return
 	}
-	s.cfg.Runner.Finish(ctx, call.Request{State: st, Tool: policy.ToolWriteFile, Via: call.ViaHook, Native: pe.native, Continues: pe.cl},
+	pe.cl.Finish(ctx, call.Request{State: st, Tool: policy.ToolWriteFile, Via: call.ViaHook, Native: pe.native},
 		call.Output{Text: "ran by the agent's own tool", Structured: map[string]any{"native": true}})
 }
 
@@ -377,7 +377,7 @@ func (s *Server) exec(ctx context.Context, by who, req ExecRequest) (ExecResult,
 		// Only the agent token that cleared the command may run it.
 		return ExecResult{ExitCode: -1, Error: "This ticket belongs to another agent."}, http.StatusForbidden
 	}
-	res := s.cfg.Runner.Call(ctx, call.Request{State: st, Tool: policy.ToolRunCommand, Args: t.args, Via: call.ViaHook, Native: t.native, Continues: t.cl})
+	res := t.cl.Run(ctx, call.Request{State: st, Tool: policy.ToolRunCommand, Args: t.args, Via: call.ViaHook, Native: t.native})
 	return execResult(res), http.StatusOK
 }
 
