@@ -23,33 +23,7 @@ func (p *Policy) Decide(s Session, c Action) Decision {
 		return Decision{Verdict: Deny, Reason: "the URL could not be parsed; send an absolute http or https URL", Rule: builtinRef("bad-url")}
 	}
 
-	// User rules and session grants: most specific wins, then strictest.
-	var best *Rule
-	consider := func(r *Rule) {
-		if r.c == nil {
-			if r.compile("") != nil {
-				return // a malformed grant grants nothing
-			}
-		}
-		if !r.matches(a) {
-			return
-		}
-		if best == nil || r.c.specificity > best.c.specificity ||
-			(r.c.specificity == best.c.specificity && r.Action > best.Action) {
-			best = r
-		}
-	}
-	for i := range p.user {
-		consider(&p.user[i])
-	}
-	for i := range s.Grants {
-		g := s.Grants[i] // copy: compiling must not race on the caller's slice
-		g.source = SourceGrant
-		if g.Action != Allow {
-			continue
-		}
-		consider(&g)
-	}
+	best := p.bestRule(s, func(r *Rule) bool { return r.matches(a) })
 
 	var d Decision
 	if best != nil {
@@ -235,4 +209,34 @@ func boundaryBaseline(mode Mode, sandboxed bool, a *analysis) Decision {
 		return ask("fetch", "fetching from "+a.host+" needs approval; a domains rule can allow it")
 	}
 	return Decision{Verdict: Deny, Rule: builtinRef("unknown-tool"), Reason: "unknown tool"}
+}
+
+// bestRule picks among the user's rules and the session's grants (allows
+// only) the one that decides: the most specific that matches, then the
+// strictest. A grant that does not compile grants nothing.
+func (p *Policy) bestRule(s Session, match func(*Rule) bool) *Rule {
+	var best *Rule
+	consider := func(r *Rule) {
+		if r.c == nil && r.compile("") != nil {
+			return // a malformed grant grants nothing
+		}
+		if !match(r) {
+			return
+		}
+		if best == nil || r.c.specificity > best.c.specificity ||
+			(r.c.specificity == best.c.specificity && r.Action > best.Action) {
+			best = r
+		}
+	}
+	for i := range p.user {
+		consider(&p.user[i])
+	}
+	for i := range s.Grants {
+		g := s.Grants[i] // copy: compiling must not race on the caller's slice
+		g.source = SourceGrant
+		if g.Action == Allow {
+			consider(&g)
+		}
+	}
+	return best
 }

@@ -85,29 +85,7 @@ func (p *Policy) DecideNetwork(s Session, domain string, port int) Decision {
 	if _, err := ParseMode(string(mode)); err != nil {
 		return Decision{Verdict: Deny, Reason: err.Error(), Rule: builtinRef("unknown-mode")}
 	}
-	var best *Rule
-	consider := func(r *Rule) {
-		if r.c == nil && r.compile("") != nil {
-			return // a malformed grant grants nothing
-		}
-		if !r.matchesNetwork(domain, port) {
-			return
-		}
-		if best == nil || r.c.specificity > best.c.specificity ||
-			(r.c.specificity == best.c.specificity && r.Action > best.Action) {
-			best = r
-		}
-	}
-	for i := range p.user {
-		consider(&p.user[i])
-	}
-	for i := range s.Grants {
-		g := s.Grants[i] // copy: compiling must not race on the caller's slice
-		g.source = SourceGrant
-		if g.Action == Allow {
-			consider(&g)
-		}
-	}
+	best := p.bestRule(s, func(r *Rule) bool { return r.matchesNetwork(domain, port) })
 	where := domain + ":" + strconv.Itoa(port)
 	var d Decision
 	switch {
