@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/gatehouse-dev/gatehouse/backend/db"
-	"github.com/gatehouse-dev/gatehouse/backend/internal/waitfor"
 	"github.com/gatehouse-dev/gatehouse/backend/session"
+	"github.com/gatehouse-dev/gatehouse/sandbox/waitfor"
 )
 
 type events struct {

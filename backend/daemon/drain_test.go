@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gatehouse-dev/gatehouse/backend/internal/waitfor"
+	"github.com/gatehouse-dev/gatehouse/sandbox/waitfor"
 )
 
 // TestDrainWaitsForWorkAndRefusesNew: a stop waits for the request under

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/gatehouse-dev/gatehouse/backend/db"
-	"github.com/gatehouse-dev/gatehouse/backend/internal/waitfor"
+	"github.com/gatehouse-dev/gatehouse/sandbox/waitfor"
 )
 
 type recorded struct {

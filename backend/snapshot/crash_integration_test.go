@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gatehouse-dev/gatehouse/backend/internal/waitfor"
+	"github.com/gatehouse-dev/gatehouse/sandbox/waitfor"
 )
 
 const childEnv = "GATEHOUSE_SNAPSHOT_CRASH_CHILD"

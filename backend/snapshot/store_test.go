@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gatehouse-dev/gatehouse/backend/internal/waitfor"
+	"github.com/gatehouse-dev/gatehouse/sandbox/waitfor"
 )
 
 // TestRollbackRestoresExactly runs each mutation between a pre and post

@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/gatehouse-dev/gatehouse/sandbox"
-	"github.com/gatehouse-dev/gatehouse/sandbox/internal/waitfor"
 	"github.com/gatehouse-dev/gatehouse/sandbox/proctree"
+	"github.com/gatehouse-dev/gatehouse/sandbox/waitfor"
 )
 
 // A sandbox built ahead of its call must protect what the workspace holds

@@ -15,8 +15,8 @@ import (
 	"time"
 
 	"github.com/gatehouse-dev/gatehouse/sandbox"
-	"github.com/gatehouse-dev/gatehouse/sandbox/internal/waitfor"
 	"github.com/gatehouse-dev/gatehouse/sandbox/proctree"
+	"github.com/gatehouse-dev/gatehouse/sandbox/waitfor"
 )
 
 // Runs of one session come from one zygote, and must still be as apart

@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/gatehouse-dev/gatehouse/sandbox"
-	"github.com/gatehouse-dev/gatehouse/sandbox/internal/waitfor"
 	"github.com/gatehouse-dev/gatehouse/sandbox/launch/launchtest"
+	"github.com/gatehouse-dev/gatehouse/sandbox/waitfor"
 )
 
 // Close removes the container, and the calls of a session with a helper

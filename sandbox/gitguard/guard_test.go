@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gatehouse-dev/gatehouse/sandbox/internal/waitfor"
+	"github.com/gatehouse-dev/gatehouse/sandbox/waitfor"
 )
 
 // gitDir lays out the protected part of a .git: config and hooks.

@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/gatehouse-dev/gatehouse/sandbox"
-	"github.com/gatehouse-dev/gatehouse/sandbox/internal/waitfor"
+	"github.com/gatehouse-dev/gatehouse/sandbox/waitfor"
 )
 
 // countingProxy accepts and closes, counting.

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gatehouse-dev/gatehouse/sandbox/internal/waitfor"
+	"github.com/gatehouse-dev/gatehouse/sandbox/waitfor"
 )
 
 func TestDescendantsOf(t *testing.T) {

@@ -14,9 +14,9 @@ import (
 
 	"github.com/gatehouse-dev/gatehouse/sandbox"
 	"github.com/gatehouse-dev/gatehouse/sandbox/bwrap"
-	"github.com/gatehouse-dev/gatehouse/sandbox/internal/waitfor"
 	"github.com/gatehouse-dev/gatehouse/sandbox/landlock"
 	"github.com/gatehouse-dev/gatehouse/sandbox/proctree"
+	"github.com/gatehouse-dev/gatehouse/sandbox/waitfor"
 )
 
 // nativeBackends are the backends every user of this machine can run.
