@@ -5,7 +5,7 @@ import { useState } from 'preact/hooks';
 import type { AgentResult, AgentStatus } from '../api/types';
 import { actionPath, agentRows, resultSentence, type AgentRow } from '../lib/agents';
 import { api, notify, reportError } from '../state/app';
-import { ErrorLine } from '../ui/common';
+import { ErrorLine, TableHead } from '../ui/common';
 import { useLoad } from '../ui/hooks';
 
 export function Agents() {
@@ -36,16 +36,7 @@ export function Agents() {
       {agents.error && <ErrorLine message={agents.error.message} />}
       {agents.data && (
         <table class="agents">
-          <thead>
-            <tr>
-              <th scope="col">Agent</th>
-              <th scope="col">State</th>
-              <th scope="col">Config</th>
-              <th scope="col">
-                <span class="sr-only">Actions</span>
-              </th>
-            </tr>
-          </thead>
+          <TableHead cols={['Agent', 'State', 'Config']} actions />
           <tbody>
             {agentRows(agents.data.agents).map((r) => (
               <tr key={r.name} class={r.wired ? 'wired' : ''}>

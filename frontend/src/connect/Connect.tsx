@@ -6,7 +6,7 @@ import type { AgentToken, ConnectInfo, NewToken } from '../api/types';
 import { clientConfigs } from '../lib/snippets';
 import { when } from '../lib/format';
 import { api, reportError } from '../state/app';
-import { Code, CopyButton, Empty, ErrorLine } from '../ui/common';
+import { Code, CopyButton, Empty, ErrorLine, TableHead } from '../ui/common';
 import { useLoad } from '../ui/hooks';
 import { Agents } from './Agents';
 
@@ -163,16 +163,7 @@ function Tokens({ onCreated, fresh }: { onCreated(t: NewToken): void; fresh: New
       </form>
       {tokens.data && (
         <table class="tokens">
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Kind</th>
-              <th scope="col">Created</th>
-              <th scope="col">
-                <span class="sr-only">Actions</span>
-              </th>
-            </tr>
-          </thead>
+          <TableHead cols={['Name', 'Kind', 'Created']} actions />
           <tbody>
             {tokens.data.tokens.map((t) => (
               <tr key={t.id} class={t.revoked_at ? 'revoked' : ''}>

@@ -47,3 +47,24 @@ export function Code({ text, label }: { text: string; label?: string }) {
     </div>
   );
 }
+
+// TableHead is a table's header row: one column per name, and a last,
+// visually hidden "Actions" column for the row's buttons when asked.
+export function TableHead({ cols, actions = false }: { cols: string[]; actions?: boolean }) {
+  return (
+    <thead>
+      <tr>
+        {cols.map((c) => (
+          <th key={c} scope="col">
+            {c}
+          </th>
+        ))}
+        {actions && (
+          <th scope="col">
+            <span class="sr-only">Actions</span>
+          </th>
+        )}
+      </tr>
+    </thead>
+  );
+}
