@@ -32,19 +32,18 @@ func init() {
 				}
 				// The switches hold calls that are not approvals; say so
 				// first, or "nothing is waiting" would be untrue.
+				// The agents' names are asked for only when a table shows them.
+				var names map[string]string
 				if !asJSON {
 					if line := switchLine(cmd.Context(), c); line != "" {
 						fmt.Fprintln(g.Stdout, line)
 					}
+					if len(out.Approvals) > 0 {
+						names = clientNames(cmd.Context(), c)
+					}
 				}
-				// The agents' names are asked for only when a table shows them.
-				var names map[string]string
-				asked := false
 				return printList(g.Stdout, asJSON, out.Approvals, "Nothing is waiting for your decision.",
 					"ID\tAGENT\tTOOL\tWHAT\tWHY\tDENIED IN", func(a approval.Request) string {
-						if !asked {
-							names, asked = clientNames(cmd.Context(), c), true
-						}
 						agent := termsafe.String(a.Actor)
 						if n := names[a.Session]; n != "" {
 							agent += " (" + termsafe.String(n) + ")"

@@ -923,11 +923,7 @@ func startFallback(t *testing.T, bin, base string, extraEnv ...string) *clitest.
 	exited := make(chan struct{})
 	go func() { cmd.Wait(); close(exited) }()
 	t.Cleanup(func() {
-		cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-exited:
-		case <-time.After(20 * time.Second):
-			cmd.Process.Kill()
+		if !clitest.Terminate(cmd.Process, exited, 20*time.Second) {
 			t.Errorf("the headless fallback did not stop on SIGTERM:\n%s", log.String())
 		}
 	})

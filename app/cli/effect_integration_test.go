@@ -44,11 +44,19 @@ func effectWorkspace(t *testing.T, ws string) {
 	}
 }
 
+// hostGitIn is gitWith with a made-up identity and no system config.
 func hostGitIn(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	return gitWith(t, dir, append(os.Environ(), "GIT_AUTHOR_NAME=T", "GIT_AUTHOR_EMAIL=t@example.test", "GIT_COMMITTER_NAME=T", "GIT_COMMITTER_EMAIL=t@example.test", "GIT_CONFIG_NOSYSTEM=1"), args...)
+}
+
+// gitWith runs git on the host in dir with env (this process's when nil)
+// and returns its trimmed output; a failure fails the test.
+func gitWith(t testing.TB, dir string, env []string, args ...string) string {
 	t.Helper()
 	cmd := exec.Command("git", args...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=T", "GIT_AUTHOR_EMAIL=t@example.test", "GIT_COMMITTER_NAME=T", "GIT_COMMITTER_EMAIL=t@example.test", "GIT_CONFIG_NOSYSTEM=1")
+	cmd.Env = env
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("git %v: %v\n%s", args, err, out)

@@ -120,9 +120,7 @@ func BenchmarkStagedWrite20kFiles(b *testing.B) {
 func BenchmarkStagedGitStatus(b *testing.B) {
 	d, s := benchDaemon(b, 20_000, "")
 	for _, args := range [][]string{{"init", "-q"}, {"config", "gc.auto", "0"}, {"config", "maintenance.auto", "false"}, {"add", "-A"}, {"-c", "user.name=b", "-c", "user.email=b@example.test", "commit", "-qm", "all"}} {
-		if out, err := exec.Command("git", append([]string{"-C", d.Workspace}, args...)...).CombinedOutput(); err != nil {
-			b.Fatalf("git %v: %v %s", args, err, out)
-		}
+		gitWith(b, d.Workspace, nil, args...)
 	}
 	script := `s=$(date +%s%N); git status --porcelain >/dev/null; e=$(date +%s%N); echo $((e-s))`
 	inside := func() time.Duration {

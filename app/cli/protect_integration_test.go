@@ -19,7 +19,7 @@ import (
 // the command without a card; the OS refuses the write), and a file tool
 // asks before writing there.
 func TestWorkspaceSecretsAndHooksPath(t *testing.T) {
-	gitBin, err := exec.LookPath("git")
+	_, err := exec.LookPath("git")
 	if err != nil {
 		t.Fatalf("git is required for this test: %v", err)
 	}
@@ -40,12 +40,7 @@ func TestWorkspaceSecretsAndHooksPath(t *testing.T) {
 		}
 	}
 	for _, args := range [][]string{{"init", "-q"}, {"config", "core.hooksPath", "tools/githooks"}} {
-		cmd := exec.Command(gitBin, args...)
-		cmd.Dir = ws
-		cmd.Env = []string{"HOME=" + base, "PATH=/usr/bin:/bin", "GIT_CONFIG_NOSYSTEM=1"}
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v %s", args, err, out)
-		}
+		gitWith(t, ws, []string{"HOME=" + base, "PATH=/usr/bin:/bin", "GIT_CONFIG_NOSYSTEM=1"}, args...)
 	}
 	d := clitest.StartWith(t, filepath.Join(base, "data"), ws)
 	s := d.MCP(t.Context(), "protect")

@@ -58,12 +58,7 @@ func startRollbackDaemon(t *testing.T) *clitest.Daemon {
 	os.WriteFile(filepath.Join(ws, "blob.bin"), bin, 0o644)
 	os.WriteFile(filepath.Join(ws, "run.sh"), []byte("#!/bin/sh\necho run\n"), 0o755)
 	git := func(args ...string) {
-		cmd := exec.Command("git", args...)
-		cmd.Dir = ws
-		cmd.Env = append(os.Environ(), "GIT_AUTHOR_DATE=2026-01-01T00:00:00Z", "GIT_COMMITTER_DATE=2026-01-01T00:00:00Z")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v %s", args, err, out)
-		}
+		gitWith(t, ws, append(os.Environ(), "GIT_AUTHOR_DATE=2026-01-01T00:00:00Z", "GIT_COMMITTER_DATE=2026-01-01T00:00:00Z"), args...)
 	}
 	git("init", "-q", "-b", "main")
 	git("config", "user.email", "test@example.com")

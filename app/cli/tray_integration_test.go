@@ -60,15 +60,7 @@ func startWithFD3(t *testing.T, what string, cmd *exec.Cmd) string {
 	w.Close()
 	exited := make(chan struct{})
 	go func() { cmd.Wait(); close(exited) }()
-	t.Cleanup(func() {
-		cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-exited:
-		case <-time.After(5 * time.Second):
-			cmd.Process.Kill()
-			<-exited
-		}
-	})
+	t.Cleanup(func() { clitest.Terminate(cmd.Process, exited, 5*time.Second) })
 	line := make(chan string, 1)
 	go func() {
 		s, _ := bufio.NewReader(r).ReadString('\n')
@@ -426,13 +418,7 @@ func TestTrayKillSwitch(t *testing.T) {
 		select {
 		case <-trayExited:
 		default:
-			trayCmd.Process.Signal(syscall.SIGTERM)
-			select {
-			case <-trayExited:
-			case <-time.After(10 * time.Second):
-				trayCmd.Process.Kill()
-				<-trayExited
-			}
+			clitest.Terminate(trayCmd.Process, trayExited, 10*time.Second)
 		}
 		if t.Failed() || testing.Verbose() {
 			t.Logf("tray log:\n%s", trayLog.String())

@@ -8,7 +8,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -45,7 +44,7 @@ func newFakeDaemon(t *testing.T) *fakeDaemon {
 }
 
 func (f *fakeDaemon) start() {
-	l, err := net.Listen("unix", filepath.Join(f.dir, "control.sock"))
+	l, err := net.Listen("unix", client.Socket(f.dir))
 	if err != nil {
 		f.t.Fatal(err)
 	}
@@ -96,7 +95,7 @@ func (f *fakeDaemon) start() {
 
 func (f *fakeDaemon) stop() {
 	f.srv.Close()
-	os.Remove(filepath.Join(f.dir, "control.sock"))
+	os.Remove(client.Socket(f.dir))
 }
 
 func (f *fakeDaemon) set(fn func(*Status)) {

@@ -3,7 +3,6 @@ package agenttest
 import (
 	"encoding/json"
 	"net/http"
-	"strings"
 )
 
 // anthropic speaks the Messages API: POST /v1/messages, answered as an SSE
@@ -15,13 +14,8 @@ func (anthropic) isModelCall(r *http.Request) bool {
 }
 
 func (anthropic) side(w http.ResponseWriter, r *http.Request) {
-	w.Header().Set("Content-Type", "application/json")
-	if strings.HasSuffix(r.URL.Path, "/count_tokens") {
-		_, _ = w.Write([]byte(`{"input_tokens":1}`))
-		return
-	}
-	w.WriteHeader(http.StatusNotFound)
-	_, _ = w.Write([]byte(`{"type":"error","error":{"type":"not_found_error","message":"agenttest serves /v1/messages only"}}`))
+	answerSide(w, r, "/count_tokens", `{"input_tokens":1}`,
+		`{"type":"error","error":{"type":"not_found_error","message":"agenttest serves /v1/messages only"}}`)
 }
 
 func (anthropic) parse(body []byte) (results, offered []string, err error) {

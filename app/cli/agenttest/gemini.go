@@ -15,13 +15,8 @@ func (gemini) isModelCall(r *http.Request) bool {
 }
 
 func (gemini) side(w http.ResponseWriter, r *http.Request) {
-	w.Header().Set("Content-Type", "application/json")
-	if strings.HasSuffix(r.URL.Path, ":countTokens") {
-		_, _ = w.Write([]byte(`{"totalTokens":1}`))
-		return
-	}
-	w.WriteHeader(http.StatusNotFound)
-	_, _ = w.Write([]byte(`{"error":{"code":404,"message":"agenttest serves generateContent only","status":"NOT_FOUND"}}`))
+	answerSide(w, r, ":countTokens", `{"totalTokens":1}`,
+		`{"error":{"code":404,"message":"agenttest serves generateContent only","status":"NOT_FOUND"}}`)
 }
 
 func (gemini) parse(body []byte) (results, offered []string, err error) {

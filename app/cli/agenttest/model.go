@@ -61,6 +61,18 @@ type dialect interface {
 	side(w http.ResponseWriter, r *http.Request)
 }
 
+// answerSide is every dialect's side: ok for a path ending in suffix (the
+// one side request the agent makes), else notFound with a 404, in JSON.
+func answerSide(w http.ResponseWriter, r *http.Request, suffix, ok, notFound string) {
+	w.Header().Set("Content-Type", "application/json")
+	if strings.HasSuffix(r.URL.Path, suffix) {
+		_, _ = w.Write([]byte(ok))
+		return
+	}
+	w.WriteHeader(http.StatusNotFound)
+	_, _ = w.Write([]byte(notFound))
+}
+
 func dialectOf(a API) dialect {
 	switch a {
 	case Anthropic:

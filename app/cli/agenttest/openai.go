@@ -22,13 +22,7 @@ func (openAI) isModelCall(r *http.Request) bool {
 }
 
 func (openAI) side(w http.ResponseWriter, r *http.Request) {
-	w.Header().Set("Content-Type", "application/json")
-	if strings.HasSuffix(r.URL.Path, "/models") {
-		_, _ = w.Write([]byte(`{"object":"list","data":[],"models":[]}`))
-		return
-	}
-	w.WriteHeader(http.StatusNotFound)
-	_, _ = w.Write([]byte(`{"error":{"message":"agenttest serves /v1/responses only"}}`))
+	answerSide(w, r, "/models", `{"object":"list","data":[],"models":[]}`, `{"error":{"message":"agenttest serves /v1/responses only"}}`)
 }
 
 type openAITool struct {

@@ -236,13 +236,7 @@ func (d *Daemon) Stop() {
 		return
 	default:
 	}
-	_ = d.cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-d.exited:
-	case <-time.After(10 * time.Second):
-		d.cmd.Process.Kill()
-		<-d.exited
-	}
+	Terminate(d.cmd.Process, d.exited, 10*time.Second)
 	if d.t.Failed() {
 		d.t.Logf("daemon log:\n%s", d.log.String())
 	}

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -45,6 +46,20 @@ func MountTmpfs(t testing.TB, dir, size string) {
 		t.Fatalf("mount tmpfs: %v %s", err, out)
 	}
 	t.Cleanup(func() { exec.Command("umount", "-l", dir).Run() })
+}
+
+// Terminate sends p SIGTERM and waits up to timeout for exited to close;
+// past that it kills p, waits for it, and says false.
+func Terminate(p *os.Process, exited <-chan struct{}, timeout time.Duration) bool {
+	_ = p.Signal(syscall.SIGTERM)
+	select {
+	case <-exited:
+		return true
+	case <-time.After(timeout):
+		p.Kill()
+		<-exited
+		return false
+	}
 }
 
 // WaitServing waits until the daemon whose data dir is data serves
