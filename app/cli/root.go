@@ -1,6 +1,3 @@
-// Package cli holds the gatehouse subcommands, one file per command. Each
-// file registers its command in init so commands can be added without
-// touching this file.
 package cli
 
 import (
