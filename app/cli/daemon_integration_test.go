@@ -18,7 +18,7 @@ import (
 	"time"
 
 	"github.com/gatehouse-dev/gatehouse/app/cli/clitest"
-	"github.com/gatehouse-dev/gatehouse/app/internal/testwait"
+	"github.com/gatehouse-dev/gatehouse/sandbox/waitfor"
 )
 
 // TestServeGatesOverRealTCP drives the real daemon through net/http, so
@@ -239,7 +239,7 @@ func TestLogFollowStreamsLive(t *testing.T) {
 	if _, _, code := d.CLI(t.Context(), "pause"); code != 0 {
 		t.Fatal("pause failed")
 	}
-	testwait.Until(t, 30*time.Second, "log -f to show the pause", func() (bool, string) {
+	waitfor.ForState(t, 30*time.Second, "log -f to show the pause", func() (bool, string) {
 		return strings.Contains(out.String(), "system.pause"), fmt.Sprintf("%q", out.String())
 	})
 }

@@ -24,8 +24,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/gatehouse-dev/gatehouse/app/cli/clitest"
-	"github.com/gatehouse-dev/gatehouse/app/internal/testwait"
 	"github.com/gatehouse-dev/gatehouse/app/tray"
+	"github.com/gatehouse-dev/gatehouse/sandbox/waitfor"
 )
 
 // The tray is in the small gatehouse: on Linux it speaks
@@ -209,7 +209,7 @@ func (ti *trayItem) layout() ([]menuEntry, error) {
 func (ti *trayItem) entry(label string) menuEntry {
 	ti.t.Helper()
 	var found menuEntry
-	testwait.Until(ti.t, 15*time.Second, fmt.Sprintf("a visible %q item in the tray menu", label), func() (bool, string) {
+	waitfor.ForState(ti.t, 15*time.Second, fmt.Sprintf("a visible %q item in the tray menu", label), func() (bool, string) {
 		menu, err := ti.layout()
 		for _, e := range menu {
 			if e.Label == label && e.Visible {
@@ -276,7 +276,7 @@ func argb(t *testing.T, b []byte) []byte {
 // waitShown waits until the tray shows icon and a title containing text.
 func (ti *trayItem) waitShown(icon tray.Icon, text string) {
 	ti.t.Helper()
-	testwait.Until(ti.t, 15*time.Second, fmt.Sprintf("the tray to show the %v icon and a title containing %q", icon, text), func() (bool, string) {
+	waitfor.ForState(ti.t, 15*time.Second, fmt.Sprintf("the tray to show the %v icon and a title containing %q", icon, text), func() (bool, string) {
 		title, got := ti.shown()
 		return got == icon.String() && strings.Contains(title, text), fmt.Sprintf("%s with title %q", got, title)
 	})
@@ -462,7 +462,7 @@ func TestTrayKillSwitch(t *testing.T) {
 	}
 	clitest.WaitFor(t, 30*time.Second, "the command to start", func() bool { return len(d.Events("kind=exec.started")) > 0 })
 	var victims []sleepProc
-	testwait.Until(t, 15*time.Second, fmt.Sprintf("2 sandboxed `sleep 1000` under the daemon (pid %d)", st.PID), func() (bool, string) {
+	waitfor.ForState(t, 15*time.Second, fmt.Sprintf("2 sandboxed `sleep 1000` under the daemon (pid %d)", st.PID), func() (bool, string) {
 		victims = sleepsUnder(st.PID)
 		all, _ := pgrep("sleep 1000")
 		return len(victims) >= 2, fmt.Sprintf("found %v; all: %s", victims, all)
@@ -472,7 +472,7 @@ func TestTrayKillSwitch(t *testing.T) {
 	// The person presses the kill switch in the tray.
 	clicked := time.Now()
 	ti.click(tray.LabelKill)
-	testwait.Until(t, 2*time.Second-time.Since(clicked), "the sandboxed processes to end within 2s of the tray's kill switch", func() (bool, string) {
+	waitfor.ForState(t, 2*time.Second-time.Since(clicked), "the sandboxed processes to end within 2s of the tray's kill switch", func() (bool, string) {
 		left, under := alive(victims), sleepsUnder(st.PID)
 		out, _ := pgrep("sleep 1000")
 		return len(left) == 0 && len(under) == 0, fmt.Sprintf("surviving %v %v\n%s", left, under, out)
@@ -487,7 +487,7 @@ func TestTrayKillSwitch(t *testing.T) {
 	case <-time.After(20 * time.Second):
 		t.Fatal("the MCP call still runs 20s after the kill switch")
 	}
-	testwait.Until(t, 10*time.Second, `a system.kill with reason "killed by human via tray" in the audit`, func() (bool, string) {
+	waitfor.ForState(t, 10*time.Second, `a system.kill with reason "killed by human via tray" in the audit`, func() (bool, string) {
 		kills := d.Events("kind=system.kill")
 		var reason string
 		for _, e := range kills {

@@ -20,7 +20,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gatehouse-dev/gatehouse/app/internal/testwait"
+	"github.com/gatehouse-dev/gatehouse/sandbox/waitfor"
 )
 
 var update = flag.Bool("update", false, "rewrite build/appicon.png from AppIcon")
@@ -198,7 +198,7 @@ func TestApprovalWatcherNotifiesOnlyWhenHidden(t *testing.T) {
 	done := make(chan struct{})
 	go func() { w.run(ctx); close(done) }()
 
-	testwait.For(t, 3*time.Second, "the watcher's first long-poll", func() bool { return api.polls.Load() > 0 })
+	waitfor.For(t, 3*time.Second, "the watcher's first long-poll", func() bool { return api.polls.Load() > 0 })
 	api.add("approval.requested", map[string]any{"id": "a1", "tool": "run_command", "argv": []string{"make", "deploy"}})
 	api.add("session.start", map[string]any{})
 	select {

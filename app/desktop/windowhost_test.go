@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/gatehouse-dev/gatehouse/app/desktop/window"
-	"github.com/gatehouse-dev/gatehouse/app/internal/testwait"
+	"github.com/gatehouse-dev/gatehouse/sandbox/waitfor"
 )
 
 // The test binary doubles as a window process that speaks the protocol:
@@ -78,7 +78,7 @@ func TestWindowReleasedWhileHidden(t *testing.T) {
 	var pending atomic.Int32
 	h := newTestHost(t, 100*time.Millisecond, &pending, "")
 	h.Show("test")
-	testwait.For(t, 10*time.Second, "shown", func() bool { return !h.Hidden() })
+	waitfor.For(t, 10*time.Second, "shown", func() bool { return !h.Hidden() })
 	// Three release delays pass: the test is that nothing happens in them.
 	time.Sleep(300 * time.Millisecond)
 	if !h.running() {
@@ -89,17 +89,17 @@ func TestWindowReleasedWhileHidden(t *testing.T) {
 	h.mu.Lock()
 	h.sendLocked(window.Command{Cmd: window.CmdHide})
 	h.mu.Unlock()
-	testwait.For(t, 10*time.Second, "hidden", h.Hidden)
+	waitfor.For(t, 10*time.Second, "hidden", h.Hidden)
 	// Four release delays pass: the test is that no release happens in them.
 	time.Sleep(400 * time.Millisecond)
 	if !h.running() {
 		t.Fatal("released while a card waits")
 	}
 	pending.Store(0)
-	testwait.For(t, 10*time.Second, "released once nothing waits", func() bool { return !h.running() })
+	waitfor.For(t, 10*time.Second, "released once nothing waits", func() bool { return !h.running() })
 
 	h.Show("again")
-	testwait.For(t, 10*time.Second, "shown by a new process", func() bool { return h.running() && !h.Hidden() })
+	waitfor.For(t, 10*time.Second, "shown by a new process", func() bool { return h.running() && !h.Hidden() })
 }
 
 // TestWindowPrewarmStaysHidden: a prepared window runs hidden (the person
@@ -108,7 +108,7 @@ func TestWindowPrewarmStaysHidden(t *testing.T) {
 	var pending atomic.Int32
 	h := newTestHost(t, time.Minute, &pending, "")
 	h.Prewarm("test")
-	testwait.For(t, 10*time.Second, "running", h.running)
+	waitfor.For(t, 10*time.Second, "running", h.running)
 	if !h.Hidden() {
 		t.Fatal("a prepared window is visible")
 	}
@@ -116,7 +116,7 @@ func TestWindowPrewarmStaysHidden(t *testing.T) {
 	p := h.proc
 	h.mu.Unlock()
 	h.Show("test")
-	testwait.For(t, 10*time.Second, "shown", func() bool { return !h.Hidden() })
+	waitfor.For(t, 10*time.Second, "shown", func() bool { return !h.Hidden() })
 	h.mu.Lock()
 	same := h.proc == p
 	h.mu.Unlock()

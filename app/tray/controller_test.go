@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/gatehouse-dev/gatehouse/app/client"
-	"github.com/gatehouse-dev/gatehouse/app/internal/testwait"
+	"github.com/gatehouse-dev/gatehouse/sandbox/waitfor"
 )
 
 // fakeDaemon answers the control API on DIR/control.sock.
@@ -134,7 +134,7 @@ func (v *views) last() View {
 func (v *views) waitFor(t *testing.T, what string, ok func(View) bool) View {
 	t.Helper()
 	var l View
-	testwait.Until(t, 10*time.Second, "the tray to show "+what, func() (bool, string) {
+	waitfor.ForState(t, 10*time.Second, "the tray to show "+what, func() (bool, string) {
 		l = v.last()
 		return ok(l), fmt.Sprintf("view %+v", l)
 	})
@@ -206,7 +206,7 @@ func TestKillNotBlockedBySlowStatus(t *testing.T) {
 	f.slowStat = slow
 	f.mu.Unlock()
 	defer close(slow)
-	testwait.For(t, 10*time.Second, "a status request to hang", func() bool { return f.hanging.Load() > 0 })
+	waitfor.For(t, 10*time.Second, "a status request to hang", func() bool { return f.hanging.Load() > 0 })
 
 	done := make(chan error, 1)
 	go func() { done <- c.Kill(t.Context()) }()
@@ -256,7 +256,7 @@ func TestKillRetriesUntilDaemonAnswers(t *testing.T) {
 	c.o.Dial = func() *client.Client { dials.Add(1); return dial() }
 	done := make(chan error, 1)
 	go func() { done <- c.Kill(t.Context()) }()
-	testwait.For(t, switchWithin, "the kill to be retried while the daemon is away", func() bool { return dials.Load() >= 2 })
+	waitfor.For(t, switchWithin, "the kill to be retried while the daemon is away", func() bool { return dials.Load() >= 2 })
 	f.start()
 	select {
 	case err := <-done:

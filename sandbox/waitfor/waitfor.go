@@ -21,7 +21,18 @@ const poll = 2 * time.Millisecond
 // on the caller's goroutine, so it may itself call t.Fatal.
 func For(t testing.TB, timeout time.Duration, what string, cond func() bool) {
 	t.Helper()
-	if !Until(timeout, poll, cond) {
+	ForState(t, timeout, what, func() (bool, string) { return cond(), "" })
+}
+
+// ForState is For for a condition that can say where things stand: a
+// timeout reports the last state it said.
+func ForState(t testing.TB, timeout time.Duration, what string, cond func() (ok bool, state string)) {
+	t.Helper()
+	var state string
+	if !Until(timeout, poll, func() (ok bool) { ok, state = cond(); return ok }) {
+		if state != "" {
+			t.Fatalf("waited %v for %s (last: %s)", timeout, what, state)
+		}
 		t.Fatalf("waited %v for %s", timeout, what)
 	}
 }

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gatehouse-dev/gatehouse/app/internal/testwait"
+	"github.com/gatehouse-dev/gatehouse/sandbox/waitfor"
 )
 
 // ConfigDir is where a daemon and CLI started for workspace ws read
@@ -69,7 +69,7 @@ func Terminate(p *os.Process, exited <-chan struct{}, timeout time.Duration) boo
 func WaitServing(t testing.TB, data string, exited <-chan struct{}, timeout time.Duration, what string, log fmt.Stringer) string {
 	t.Helper()
 	var addr string
-	testwait.Until(t, timeout, what+" to serve", func() (bool, string) {
+	waitfor.ForState(t, timeout, what+" to serve", func() (bool, string) {
 		select {
 		case <-exited:
 			t.Fatalf("%s exited during start:\n%s", what, log)

@@ -4,14 +4,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gatehouse-dev/gatehouse/app/internal/testwait"
+	"github.com/gatehouse-dev/gatehouse/sandbox/waitfor"
 )
 
 // WaitFor polls cond until it holds or timeout passes, then fails the test
 // naming what it waited for. Tests wait for conditions, never for time.
 func WaitFor(t testing.TB, timeout time.Duration, what string, cond func() bool) {
 	t.Helper()
-	testwait.For(t, timeout, what, cond)
+	waitfor.For(t, timeout, what, cond)
 }
 
 // Pending lists the approvals waiting now.

@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gatehouse-dev/gatehouse/app/internal/testwait"
+	"github.com/gatehouse-dev/gatehouse/sandbox/waitfor"
 )
 
 func TestParsePageReport(t *testing.T) {
@@ -176,7 +176,7 @@ func TestProxy(t *testing.T) {
 	sw := &noFlush{h: http.Header{}}
 	go h.ServeHTTP(sw, httptest.NewRequest("GET", "/api/v1/events/stream", nil))
 	<-seen
-	testwait.For(t, 3*time.Second, "the stream's first event to come through before the stream ends", func() bool { return sw.String() == "data: 1\n\n" })
+	waitfor.For(t, 3*time.Second, "the stream's first event to come through before the stream ends", func() bool { return sw.String() == "data: 1\n\n" })
 	select {
 	case <-ended:
 		t.Fatal("the stream ended before the window did")
