@@ -30,16 +30,71 @@ type CommandResult struct {
 	Error   string `json:"error,omitempty"`
 }
 
+// structured is the result as a Result's structured part. The map is built
+// directly, not through JSON: the streams can be large, and this runs for
+// every command. Its keys are the json tags above; TestCommandResultRoundTrip
+// holds the two together.
+func (c CommandResult) structured() map[string]any {
+	return map[string]any{
+		"exit_code": c.ExitCode, "signal": c.Signal, "killed": c.Killed, "kill_reason": c.KillReason,
+		"stdout": c.Stdout, "stderr": c.Stderr,
+		"stdout_truncated": c.StdoutTruncated, "stderr_truncated": c.StderrTruncated,
+		"stdout_bytes": c.StdoutBytes, "stderr_bytes": c.StderrBytes,
+		"duration_ms": c.DurationMS,
+	}
+}
+
 // CommandResultOf reads a run_command result back into its type. A call
-// that never ran has only Error set, and its ExitCode stays -1.
+// that never ran has only Error set, and its ExitCode stays -1. The
+// streams are copied, not re-encoded (the exec path is hot); only the
+// small nested parts (notes, effect) go through JSON.
 func CommandResultOf(res Result) (CommandResult, error) {
+	m := res.Structured
 	out := CommandResult{ExitCode: -1}
-	b, err := json.Marshal(res.Structured)
-	if err != nil {
-		return out, fmt.Errorf("encode call %s's result: %w", res.CallID, err)
+	str := func(k string) string { s, _ := m[k].(string); return s }
+	flag := func(k string) bool { b, _ := m[k].(bool); return b }
+	num := func(k string) (int64, bool) {
+		switch n := m[k].(type) {
+		case int:
+			return int64(n), true
+		case int64:
+			return n, true
+		case float64:
+			return int64(n), true
+		}
+		return 0, false
 	}
-	if err := json.Unmarshal(b, &out); err != nil {
-		return out, fmt.Errorf("decode call %s's result: %w", res.CallID, err)
+	out.Error, out.Warning = str("error"), str("warning")
+	if n, ok := num("exit_code"); ok {
+		out.ExitCode = int(n)
 	}
+	out.Signal, out.Killed, out.KillReason = str("signal"), flag("killed"), str("kill_reason")
+	out.Stdout, out.Stderr = str("stdout"), str("stderr")
+	out.StdoutTruncated, out.StderrTruncated = flag("stdout_truncated"), flag("stderr_truncated")
+	n, _ := num("stdout_bytes")
+	out.StdoutBytes = int(n)
+	n, _ = num("stderr_bytes")
+	out.StderrBytes = int(n)
+	out.DurationMS, _ = num("duration_ms")
+	nested := struct {
+		Notes  []string      `json:"notes,omitempty"`
+		Effect *EffectResult `json:"effect,omitempty"`
+	}{}
+	parts := map[string]any{}
+	for _, k := range []string{"notes", "effect"} {
+		if v, ok := m[k]; ok {
+			parts[k] = v
+		}
+	}
+	if len(parts) > 0 {
+		b, err := json.Marshal(parts)
+		if err != nil {
+			return out, fmt.Errorf("encode call %s's result: %w", res.CallID, err)
+		}
+		if err := json.Unmarshal(b, &nested); err != nil {
+			return out, fmt.Errorf("decode call %s's result: %w", res.CallID, err)
+		}
+	}
+	out.Notes, out.Effect = nested.Notes, nested.Effect
 	return out, nil
 }

@@ -1,6 +1,7 @@
 package call
 
 import (
+	"encoding/json"
 	"reflect"
 	"strings"
 	"testing"
@@ -56,5 +57,30 @@ func TestCommandResultRoundTrip(t *testing.T) {
 				t.Fatalf("decoded %+v\nwant    %+v", got, tt.want)
 			}
 		})
+	}
+}
+
+// TestCommandResultKeysAreItsTags: the map the runner builds by hand has
+// exactly the keys the type's json tags name (the always-present ones), so
+// the schema, the encoder and the decoder cannot drift apart.
+func TestCommandResultKeysAreItsTags(t *testing.T) {
+	b, err := json.Marshal(CommandResult{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tagged map[string]any
+	if err := json.Unmarshal(b, &tagged); err != nil {
+		t.Fatal(err)
+	}
+	built := CommandResult{}.structured()
+	for k := range tagged {
+		if _, ok := built[k]; !ok {
+			t.Errorf("structured() lacks %q", k)
+		}
+	}
+	for k := range built {
+		if _, ok := tagged[k]; !ok {
+			t.Errorf("structured() has %q, which no json tag names", k)
+		}
 	}
 }

@@ -214,13 +214,13 @@ func commandOutput(res sandbox.Result, redact func(string) string) Output {
 	return Output{
 		Text:    b.String(),
 		IsError: res.ExitCode != 0 || res.Killed,
-		Structured: toMap(CommandResult{
+		Structured: CommandResult{
 			ExitCode: res.ExitCode, Signal: res.Signal, Killed: res.Killed, KillReason: string(res.KillReason),
 			Stdout: stdout, Stderr: stderr,
 			StdoutTruncated: res.StdoutTruncated || outCut, StderrTruncated: res.StderrTruncated || errCut,
 			StdoutBytes: len(res.Stdout), StderrBytes: len(res.Stderr),
 			DurationMS: res.Duration.Milliseconds(),
-		}),
+		}.structured(),
 		OutputBytes: int64(len(res.Stdout) + len(res.Stderr)),
 		// The sandbox reports wall time; it stands in for CPU time here.
 		CPU: res.Duration,
