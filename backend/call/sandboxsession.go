@@ -1,0 +1,44 @@
+package call
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/gatehouse-dev/gatehouse/sandbox"
+)
+
+// sandboxSession opens the session's sandbox on first use (for containers,
+// that starts the session's container).
+func (r *Runner) sandboxSession(ctx context.Context, st *State) (sandbox.Session, error) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.sandbox != nil {
+		return st.sandbox, nil
+	}
+	if st.closed {
+		return nil, errors.New("this session has ended")
+	}
+	if r.deps.Sandbox == nil {
+		return nil, errors.New("no sandbox is configured; run `gatehouse doctor` to see which backends work here")
+	}
+	ss := r.sessionSpec(st, sandbox.SessionSpec{
+		ID: st.Live.ID(), Workspaces: st.Workspaces, Hidden: r.deps.Hidden, Limits: sandbox.DefaultLimits(),
+		ExposeSecrets: r.deps.ExposeSecrets, StageRoot: r.stageRoot(st),
+	})
+	if ss.StageRoot != "" {
+		if err := os.MkdirAll(ss.StageRoot, 0o700); err != nil {
+			// Runs go checked instead of staged.
+			r.deps.Logger.Warn("make the session's stage root", "err", err)
+			ss.StageRoot = ""
+		}
+	}
+	st.stageRoot = ss.StageRoot
+	sb, err := r.deps.Sandbox.Open(st.Live.Context(), ss)
+	if err != nil {
+		return nil, fmt.Errorf("could not start the sandbox: %w", err)
+	}
+	st.sandbox = sb
+	return sb, nil
+}
