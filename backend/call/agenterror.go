@@ -23,9 +23,11 @@ type toolError struct {
 func (e *toolError) Error() string { return e.msg }
 func (e *toolError) Unwrap() error { return e.cause }
 
-func errorf(format string, a ...any) error { return &toolError{msg: fmt.Sprintf(format, a...)} }
+// Errorf is an error the model reads as it is: one plain sentence that
+// says what happened and what to do.
+func Errorf(format string, a ...any) error { return &toolError{msg: fmt.Sprintf(format, a...)} }
 
-// toolErrorf is errorf keeping the underlying cause for the log.
+// toolErrorf is Errorf keeping the underlying cause for the log.
 func toolErrorf(cause error, format string, a ...any) error {
 	return &toolError{msg: fmt.Sprintf(format, a...), cause: cause}
 }

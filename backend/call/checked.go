@@ -76,7 +76,7 @@ func (r *Runner) checkEffect(ctx context.Context, c *InFlight, pre, post string,
 	case policy.Ask:
 		res.Held = true
 		r.deps.Sessions.Count(c.Session(), session.Counters{Asked: 1})
-		d, err := r.ask(ctx, c, r.effectCard(c, cs, dec, false, conflictSince{}))
+		d, err := r.Ask(ctx, c, r.effectCard(c, cs, dec, false, conflictSince{}))
 		if err == nil && d.Allow {
 			res.add("The person approved this command's changes.")
 			return withEffect(out, res)

@@ -30,11 +30,11 @@ type CommandResult struct {
 	Error   string `json:"error,omitempty"`
 }
 
-// structured is the result as a Result's structured part. The map is built
+// Structured is the result as a Result's structured part. The map is built
 // directly, not through JSON: the streams can be large, and this runs for
 // every command. Its keys are the json tags above; TestCommandResultRoundTrip
 // holds the two together.
-func (c CommandResult) structured() map[string]any {
+func (c CommandResult) Structured() map[string]any {
 	return map[string]any{
 		"exit_code": c.ExitCode, "signal": c.Signal, "killed": c.Killed, "kill_reason": c.KillReason,
 		"stdout": c.Stdout, "stderr": c.Stderr,

@@ -3,18 +3,14 @@ package call
 import (
 	"encoding/json"
 	"reflect"
-	"strings"
 	"testing"
-	"time"
-
-	"github.com/gatehouse-dev/gatehouse/sandbox"
 )
 
 // TestCommandResultRoundTrip: what the runner encodes for run_command is
 // what a transport decodes, field by field, including the parts added
 // after the run (the effect, notes, a warning) and a call that never ran.
+// (The tool's own encoding of a run is held in package tools.)
 func TestCommandResultRoundTrip(t *testing.T) {
-	upper := strings.ToUpper
 	tests := []struct {
 		name string
 		res  func() Result
@@ -23,8 +19,8 @@ func TestCommandResultRoundTrip(t *testing.T) {
 		{
 			name: "ran",
 			res: func() Result {
-				out := commandOutput(sandbox.Result{ExitCode: 3, Stdout: []byte("out\n"), Stderr: []byte("err\n"), Duration: 1500 * time.Millisecond}, upper)
-				out = withNotes(out, []string{"a note"})
+				out := Output{Structured: CommandResult{ExitCode: 3, Stdout: "OUT\n", Stderr: "ERR\n", StdoutBytes: 4, StderrBytes: 4, DurationMS: 1500}.Structured()}
+				out.Structured["notes"] = []string{"a note"}
 				out = withEffect(out, EffectResult{Outcome: OutcomeDiscarded, Staged: true, Held: true, Created: 2, Reason: "you said no", Note: "not applied"})
 				return Result{CallID: "c1", Structured: out.Structured}
 			},
@@ -35,7 +31,7 @@ func TestCommandResultRoundTrip(t *testing.T) {
 		{
 			name: "killed",
 			res: func() Result {
-				out := commandOutput(sandbox.Result{ExitCode: -1, Signal: "SIGKILL", Killed: true, KillReason: "timeout"}, upper)
+				out := Output{Structured: CommandResult{ExitCode: -1, Signal: "SIGKILL", Killed: true, KillReason: "timeout"}.Structured()}
 				out.Structured["warning"] = "no checkpoint"
 				return Result{Structured: out.Structured}
 			},
@@ -72,15 +68,15 @@ func TestCommandResultKeysAreItsTags(t *testing.T) {
 	if err := json.Unmarshal(b, &tagged); err != nil {
 		t.Fatal(err)
 	}
-	built := CommandResult{}.structured()
+	built := CommandResult{}.Structured()
 	for k := range tagged {
 		if _, ok := built[k]; !ok {
-			t.Errorf("structured() lacks %q", k)
+			t.Errorf("Structured() lacks %q", k)
 		}
 	}
 	for k := range built {
 		if _, ok := tagged[k]; !ok {
-			t.Errorf("structured() has %q, which no json tag names", k)
+			t.Errorf("Structured() has %q, which no json tag names", k)
 		}
 	}
 }

@@ -1,7 +1,10 @@
 // Package call is the path every tool call takes, whichever transport
 // brought it (MCP, an agent's hook, `gatehouse exec`). A transport builds a
 // Request and hands it to the Runner; the call is then one InFlight value
-// passed down explicitly, never state in a context.
+// passed down explicitly, never state in a context. The tools themselves
+// live in package call/tools and are registered on the Runner; a command
+// tool asks the Runner to run its command (RunCommand, command.go), which
+// is where the sandbox, staging, network and budget meet.
 //
 // The sequence of Runner.Call:
 //

@@ -84,7 +84,7 @@ func withEffect(out Output, e EffectResult) Output {
 	if out.Structured == nil {
 		out.Structured = map[string]any{}
 	}
-	out.Structured["effect"] = toMap(e)
+	out.Structured["effect"] = StructuredOf(e)
 	if e.Note != "" {
 		if out.Text != "" && !strings.HasSuffix(out.Text, "\n") {
 			out.Text += "\n"
@@ -153,7 +153,7 @@ func (r *Runner) land(ctx context.Context, c *InFlight, sr *stagedRun, out Outpu
 	case policy.Ask:
 		res.Held = true
 		r.deps.Sessions.Count(c.Session(), session.Counters{Asked: 1})
-		d, err := r.ask(ctx, c, r.effectCard(c, cs, dec, true, conflictSince{t: sr.since, ok: true}))
+		d, err := r.Ask(ctx, c, r.effectCard(c, cs, dec, true, conflictSince{t: sr.since, ok: true}))
 		if err != nil || !d.Allow {
 			r.deps.Sessions.Count(c.Session(), session.Counters{Denied: 1})
 			r.record(ctx, c, "stage.discarded", "human", map[string]any{"reason": "not approved"})

@@ -50,7 +50,7 @@ func (r *Runner) checkLimits(ctx context.Context, c *InFlight) error {
 	}
 	sess := st.Live.ID()
 	r.record(ctx, c, "limit.reached", "system", map[string]any{"limit": what, "calls": info.Calls, "output_bytes": info.OutputBytes, "exec_ms": info.CPUMillis})
-	d, err := r.ask(ctx, c, approval.Request{
+	d, err := r.Ask(ctx, c, approval.Request{
 		Kind: approval.KindLimit, Session: sess, CallID: c.ID, Actor: st.Live.Actor(), Tool: "limit",
 		Reason: "this session used its budget of " + what + "; allow to double the budget, deny to end the session",
 	})
@@ -59,7 +59,7 @@ func (r *Runner) checkLimits(ctx context.Context, c *InFlight) error {
 	}
 	if !d.Allow {
 		r.deps.Sessions.End(context.WithoutCancel(ctx), sess, "budget of "+what+" reached")
-		return errorf("This session reached its budget of %s and the person ended it.", what)
+		return Errorf("This session reached its budget of %s and the person ended it.", what)
 	}
 	st.mu.Lock()
 	st.limits = doubled(st.limits, info)

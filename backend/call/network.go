@@ -78,7 +78,7 @@ func (n *runNet) Decide(ctx context.Context, q egress.Question) (egress.Answer, 
 	for _, a := range q.Argv {
 		req.Argv = append(req.Argv, r.redact(a))
 	}
-	d, err := r.ask(ctx, c, req)
+	d, err := r.Ask(ctx, c, req)
 	if err != nil {
 		return egress.Answer{}, fmt.Errorf("ask about %s: %w", where, err)
 	}

@@ -73,7 +73,7 @@ func (r *Runner) authorize(ctx context.Context, c *InFlight) error {
 		return nil
 	case policy.Deny:
 		r.deps.Sessions.Count(sess, session.Counters{Denied: 1})
-		return errorf("Denied by Gatehouse policy: %s (%s). Do not retry the same call; ask the person if it is needed.", dec.Reason, dec.Rule)
+		return Errorf("Denied by Gatehouse policy: %s (%s). Do not retry the same call; ask the person if it is needed.", dec.Reason, dec.Rule)
 	}
 	r.deps.Sessions.Count(sess, session.Counters{Asked: 1})
 	// The approval card's rows follow the call's own.
@@ -91,7 +91,7 @@ func (r *Runner) authorize(ctx context.Context, c *InFlight) error {
 	for _, a := range plan.Action.Argv {
 		req.Argv = append(req.Argv, r.redact(a))
 	}
-	d, err := r.ask(ctx, c, req)
+	d, err := r.Ask(ctx, c, req)
 	if err != nil {
 		return err
 	}
@@ -128,16 +128,16 @@ func (r *Runner) authorize(ctx context.Context, c *InFlight) error {
 func denial(d approval.Decision) error {
 	switch {
 	case d.By == "human" && d.Message != "":
-		return errorf("The person denied this call: %s", d.Message)
+		return Errorf("The person denied this call: %s", d.Message)
 	case d.By == "human":
-		return errorf("The person denied this call.")
+		return Errorf("The person denied this call.")
 	}
-	return errorf("Not approved: %s.", d.Message)
+	return Errorf("Not approved: %s.", d.Message)
 }
 
-// ask files a card and waits for the person. While it waits, the
+// Ask files a card and waits for the person. While it waits, the
 // transport's progress callback keeps the client's request alive.
-func (r *Runner) ask(ctx context.Context, c *InFlight, req approval.Request) (approval.Decision, error) {
+func (r *Runner) Ask(ctx context.Context, c *InFlight, req approval.Request) (approval.Decision, error) {
 	if p := c.Req.Progress; p != nil {
 		stop := keepAlive(ctx, waitingMessage(req), p)
 		defer stop()
@@ -180,4 +180,20 @@ func keepAlive(ctx context.Context, msg string, progress func(string)) (stop fun
 		}
 	}()
 	return func() { close(done) }
+}
+
+// AllowRedirect clears a fetch's redirect to another host as policy would
+// clear a fetch of that host itself; the person is not asked, so a host
+// that needs a card is refused with a sentence saying how to get one.
+func (r *Runner) AllowRedirect(ctx context.Context, c *InFlight, host string) error {
+	home, _ := os.UserHomeDir()
+	ps, err := c.State.policySession(home, r.sandboxed(), policy.ToolFetchURL)
+	if err != nil {
+		return err
+	}
+	dec := r.deps.Policy.Get().Decide(ps, policy.Action{Tool: policy.ToolFetchURL, URL: "https://" + host + "/"})
+	if dec.Verdict != policy.Allow {
+		return fmt.Errorf("redirect to %s is not allowed by policy (%s); fetch that URL directly so the person can decide", host, dec.Reason)
+	}
+	return nil
 }

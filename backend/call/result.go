@@ -196,3 +196,12 @@ func redactAll(f func(string) string, in []string) []string {
 	}
 	return out
 }
+
+// StructuredOf is a result struct as an Output's structured part: its
+// fields by their json tags.
+func StructuredOf(v any) map[string]any {
+	b, _ := json.Marshal(v)
+	var m map[string]any
+	_ = json.Unmarshal(b, &m)
+	return m
+}

@@ -4,9 +4,9 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/gatehouse-dev/gatehouse/backend/buildcache"
+	"github.com/gatehouse-dev/gatehouse/backend/policy"
 	"github.com/gatehouse-dev/gatehouse/sandbox"
 	"github.com/gatehouse-dev/gatehouse/sandbox/toolchain"
 )
@@ -39,6 +39,17 @@ func (r *Runner) runPath() string {
 	return sandbox.DefaultPath
 }
 
+// Lookup finds the program argv0 names as a command run from cwd would:
+// on the sandbox's PATH, or relative to cwd. Its error tells the agent
+// how to make a missing program visible.
+func (r *Runner) Lookup(argv0, cwd string) (string, error) {
+	bin, err := policy.ResolveBinary(argv0, r.runPath(), cwd)
+	if err != nil {
+		return "", r.notFound(argv0)
+	}
+	return bin, nil
+}
+
 // notFound tells the agent, and through it the person, how to make a
 // missing program visible.
 func (r *Runner) notFound(argv0 string) error {
@@ -46,7 +57,7 @@ func (r *Runner) notFound(argv0 string) error {
 	if e := r.deps.RunEnv; e != nil && e.ConfigPath != "" {
 		where = e.ConfigPath
 	}
-	return errorf("%s: command not found on the sandbox's PATH (%s); if it is installed, add its directory to [sandbox] path in %s and restart Gatehouse",
+	return Errorf("%s: command not found on the sandbox's PATH (%s); if it is installed, add its directory to [sandbox] path in %s and restart Gatehouse",
 		argv0, r.runPath(), where)
 }
 
@@ -103,7 +114,7 @@ func (r *Runner) beginRun(ctx context.Context, c *InFlight) (end func(), err err
 	}
 	end, err = r.deps.RunEnv.Cache.Begin(ctx, root, c.readOnly)
 	if err != nil {
-		return nil, errorf("%v", err)
+		return nil, Errorf("%v", err)
 	}
 	return end, nil
 }
@@ -121,24 +132,6 @@ func runNotes(res sandbox.Result, cacheDir string) []string {
 		notes = append(notes, fmt.Sprintf("the command ran out of disk space; if it was writing its build cache (%s), the next command clears the cache's oldest entries first, or run `gatehouse cache clear`", cacheDir))
 	}
 	return notes
-}
-
-// withNotes adds notes to a command's result, in the text and in the
-// structured part (which is all some agents show their model).
-func withNotes(out Output, notes []string) Output {
-	if len(notes) == 0 {
-		return out
-	}
-	var b strings.Builder
-	b.WriteString(out.Text)
-	for _, n := range notes {
-		fmt.Fprintf(&b, "gatehouse: %s\n", n)
-	}
-	out.Text = b.String()
-	if out.Structured != nil {
-		out.Structured["notes"] = notes
-	}
-	return out
 }
 
 // cacheDir names the cache for messages ("" without one).

@@ -11,7 +11,6 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/gatehouse-dev/gatehouse/backend/approval"
-	"github.com/gatehouse-dev/gatehouse/backend/netguard"
 	"github.com/gatehouse-dev/gatehouse/backend/policy"
 	"github.com/gatehouse-dev/gatehouse/backend/session"
 	"github.com/gatehouse-dev/gatehouse/backend/snapshot"
@@ -38,8 +37,6 @@ type Deps struct {
 	// Snapshots checkpoints the workspace around mutating calls; nil runs
 	// calls uncheckpointed (and says so in the audit log).
 	Snapshots *snapshot.Store
-	// Fetch tunes fetch_url (size cap, timeout); CheckHost is set per call.
-	Fetch netguard.Options
 	// Hidden are host paths never visible in a sandbox (the data dir).
 	Hidden []string
 	// RunEnv gives commands the person's toolchains and a build cache;
@@ -98,26 +95,35 @@ type Plan struct {
 	Run        func(ctx context.Context, c *InFlight) (Output, error)
 }
 
-// New builds a runner with the built-in tools.
-func New(deps Deps) (*Runner, error) {
+// New builds a runner with no tools; Register adds them (package
+// call/tools has the built-in ones, which need the runner to run).
+func New(deps Deps) *Runner {
 	if deps.Logger == nil {
 		deps.Logger = slog.New(slog.DiscardHandler)
 	}
-	r := &Runner{deps: deps, tools: map[string]*Tool{}}
-	for _, t := range builtinTools(r) {
+	return &Runner{deps: deps, tools: map[string]*Tool{}}
+}
+
+// Register adds tools, in the order tools/list shows them. It is called
+// before the first call; a schema that does not resolve is refused.
+func (r *Runner) Register(tools ...*Tool) error {
+	for _, t := range tools {
+		if _, dup := r.tools[t.Name]; dup {
+			return fmt.Errorf("tool %s is registered twice", t.Name)
+		}
 		var s jsonschema.Schema
 		if err := json.Unmarshal(t.Schema, &s); err != nil {
-			return nil, fmt.Errorf("tool %s schema: %w", t.Name, err)
+			return fmt.Errorf("tool %s schema: %w", t.Name, err)
 		}
 		res, err := s.Resolve(nil)
 		if err != nil {
-			return nil, fmt.Errorf("tool %s schema: %w", t.Name, err)
+			return fmt.Errorf("tool %s schema: %w", t.Name, err)
 		}
 		t.resolved = res
 		r.tools[t.Name] = t
 		r.order = append(r.order, t.Name)
 	}
-	return r, nil
+	return nil
 }
 
 // Tools lists the tools in registration order.
@@ -242,10 +248,10 @@ func (r *Runner) gate(ctx context.Context, c *InFlight) (res Result, ok bool) {
 		return r.fail(ctx, c, "tool.refused", err), false
 	}
 	if c.tool == nil {
-		return r.fail(ctx, c, "tool.invalid", errorf("unknown tool %q; call tools/list to see what exists", req.Tool)), false
+		return r.fail(ctx, c, "tool.invalid", Errorf("unknown tool %q; call tools/list to see what exists", req.Tool)), false
 	}
 	if req.Plan == nil {
-		if err := validate(c.tool, req.Args); err != nil {
+		if err := c.tool.Validate(req.Args); err != nil {
 			return r.fail(ctx, c, "tool.invalid", err), false
 		}
 	}
@@ -266,7 +272,7 @@ func (r *Runner) gate(ctx context.Context, c *InFlight) (res Result, ok bool) {
 // stands, but pause, kill and budgets apply now.
 func (r *Runner) regate(ctx context.Context, c *InFlight) (res Result, ok bool) {
 	if c.tool == nil {
-		return r.fail(ctx, c, "tool.invalid", errorf("unknown tool %q", c.Req.Tool)), false
+		return r.fail(ctx, c, "tool.invalid", Errorf("unknown tool %q", c.Req.Tool)), false
 	}
 	if err := r.deps.Sessions.Admit(ctx, c.Session()); err != nil {
 		return r.fail(ctx, c, "tool.refused", err), false
@@ -318,19 +324,21 @@ func (r *Runner) fail(ctx context.Context, c *InFlight, kind string, err error) 
 	return failure(c.ID, msg)
 }
 
-func validate(t *Tool, raw json.RawMessage) error {
+// Validate checks a call's arguments against the tool's input schema
+// (registered tools only); its error is for the agent.
+func (t *Tool) Validate(raw json.RawMessage) error {
 	if len(raw) > MaxArgsBytes {
-		return errorf("arguments are larger than 10 MiB")
+		return Errorf("arguments are larger than 10 MiB")
 	}
 	if len(raw) == 0 {
 		raw = json.RawMessage(`{}`)
 	}
 	var inst any
 	if err := json.Unmarshal(raw, &inst); err != nil {
-		return errorf("arguments are not valid JSON: %v", err)
+		return Errorf("arguments are not valid JSON: %v", err)
 	}
 	if err := t.resolved.Validate(inst); err != nil {
-		return errorf("invalid arguments for %s: %v", t.Name, err)
+		return Errorf("invalid arguments for %s: %v", t.Name, err)
 	}
 	return nil
 }

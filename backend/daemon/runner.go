@@ -8,20 +8,20 @@ import (
 	"strings"
 
 	"github.com/gatehouse-dev/gatehouse/backend/call"
+	"github.com/gatehouse-dev/gatehouse/backend/call/tools"
 )
 
 // startRunner makes the call runner over the opened stores, with the
 // faults tests of the real daemon ask for.
 func (d *Daemon) startRunner(ctx context.Context) error {
 	opts := d.opts
-	var err error
-	d.runner, err = call.New(call.Deps{
+	d.runner = call.New(call.Deps{
 		Sessions: d.sessions, Approvals: d.approvals, Policy: d.policy, Audit: auditSink{d},
 		Sandbox: opts.Sandbox, Hidden: []string{opts.DataDir}, Logger: d.logger, Egress: egressDep(opts.Egress),
 		Redact: d.redactor.String, EnvFor: d.secrets.EnvFor, Snapshots: d.snapshots, RunEnv: opts.RunEnv,
 		ExposeSecrets: opts.ExposeSecrets, StageDir: d.stageDir(),
 	})
-	if err != nil {
+	if err := d.runner.Register(tools.Builtin(tools.For(d.runner, d.redactor.String, d.logger))...); err != nil {
 		return err
 	}
 	return d.injectFaults()

@@ -1,0 +1,83 @@
+package call
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"time"
+
+	"github.com/gatehouse-dev/gatehouse/sandbox"
+)
+
+// Command is a command a tool asks the pipeline to run: the program and
+// arguments as the agent gave them (no shell), its input and how long it
+// may take. Where it runs and with which binary is the cleared plan's.
+type Command struct {
+	Argv    []string
+	Stdin   *string
+	Timeout time.Duration
+}
+
+// RunCommand runs cmd in the call's sandbox session: staged or checked as
+// the pipeline chose, with the session's toolchains, build cache, network
+// and staging budget, streaming to the request's writers. It returns what
+// the sandbox saw and the notes the command's own messages do not say (a
+// protected path it changed, a full disk).
+func (r *Runner) RunCommand(ctx context.Context, c *InFlight, cmd Command) (sandbox.Result, []string, error) {
+	call := c.plan.Action
+	sb, err := r.sandboxSession(ctx, c.State)
+	if err != nil {
+		return sandbox.Result{}, nil, err
+	}
+	end, err := r.beginRun(ctx, c)
+	if err != nil {
+		return sandbox.Result{}, nil, err
+	}
+	defer end()
+	env := r.runEnv(c.State)
+	if r.deps.EnvFor != nil {
+		for k, v := range r.deps.EnvFor(call.Binary) {
+			env = append(env, k+"="+v)
+		}
+	}
+	limits := sandbox.DefaultLimits()
+	limits.Wall = cmd.Timeout
+	network, release := r.runNetwork(ctx, c)
+	defer release()
+	spec := sandbox.Spec{Argv: cmd.Argv, Dir: call.Cwd, Env: env, Hidden: r.deps.Hidden, Network: network, Limits: limits,
+		Stdout: c.Req.Stdout, Stderr: c.Req.Stderr, ReadOnlyWorkspaces: c.readOnly}
+	if cmd.Stdin != nil {
+		spec.Stdin = strings.NewReader(*cmd.Stdin)
+	}
+	runCtx := ctx
+	if sr := c.stage; sr != nil {
+		spec.Stage = &sandbox.Stage{Dir: sr.dir, PassThrough: sr.passThrough}
+		var stop context.CancelCauseFunc
+		runCtx, stop = context.WithCancelCause(ctx)
+		defer stop(nil)
+		defer watchBudget(runCtx, sr, r.stageBudget(), stop)()
+	}
+	r.record(ctx, c, "exec.started", "system", map[string]any{"argv": redactAll(r.redact, cmd.Argv), "cwd": call.Cwd, "backend": r.deps.Sandbox.Name(), "staged": c.stage != nil})
+	res, err := sb.Run(runCtx, spec)
+	if full, ok := context.Cause(runCtx).(errStageFull); ok && ctx.Err() == nil {
+		// The budget stopped it, not the agent or the person.
+		c.stageFull, err = &full, nil
+		res.Killed, res.KillReason = true, killStageFull
+	}
+	if c.stage != nil && errors.Is(err, sandbox.ErrCannotStage) {
+		return sandbox.Result{}, nil, errNotStaged
+	}
+	if err != nil {
+		return sandbox.Result{}, nil, err
+	}
+	fin := map[string]any{
+		"exit_code": res.ExitCode, "signal": res.Signal, "duration_ms": res.Duration.Milliseconds(),
+		"stdout_bytes": len(res.Stdout), "stderr_bytes": len(res.Stderr), "killed": res.Killed, "kill_reason": string(res.KillReason),
+		"backend": res.Backend,
+	}
+	if len(res.Violations) > 0 {
+		fin["violations"] = res.Violations
+	}
+	r.record(ctx, c, "exec.finished", "system", fin)
+	return res, runNotes(res, r.cacheDir()), nil
+}
