@@ -7,6 +7,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+
+	"github.com/gatehouse-dev/gatehouse/backend/call/effect"
 )
 
 // Via says how a call reached Gatehouse.
@@ -89,8 +91,8 @@ type InFlight struct {
 	held *callLog
 	// stage is the call's staged layers, when it runs staged; stageFull
 	// is set when the run outgrew the budget and was stopped.
-	stage     *stagedRun
-	stageFull *errStageFull
+	stage     *effect.Run
+	stageFull *effect.ErrFull
 }
 
 // Session is the call's Gatehouse session id.

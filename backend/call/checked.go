@@ -4,9 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
+	"time"
 
 	"github.com/gatehouse-dev/gatehouse/backend/call/effect"
 	"github.com/gatehouse-dev/gatehouse/backend/policy"
@@ -63,35 +61,35 @@ func (r *Runner) checkEffect(ctx context.Context, c *InFlight, pre, post string,
 		r.deps.Logger.Warn("read a checked run's changes", "call", c.ID, "err", err)
 		return out
 	}
-	cs := setsFromCheckpoints(c.State.Workspaces, changes)
-	res := EffectResult{}
+	cs := effect.FromCheckpoints(c.State.Workspaces, changes)
+	res := effect.Result{}
 	dec, changed := r.judgeEffect(ctx, c, cs, &res, func() map[string]any { return map[string]any{"staged": false} })
 	if !changed {
 		return withEffect(out, res)
 	}
-	res.Outcome = OutcomeApplied
+	res.Outcome = effect.OutcomeApplied
 	switch dec.Verdict {
 	case policy.Allow:
 		return withEffect(out, res)
 	case policy.Ask:
 		res.Held = true
 		r.deps.Sessions.Count(c.Session(), session.Counters{Asked: 1})
-		d, err := r.Ask(ctx, c, r.effectCard(c, cs, dec, false, conflictSince{}))
+		d, err := r.Ask(ctx, c, r.effectCard(c, cs, dec, false, time.Time{}))
 		if err == nil && d.Allow {
-			res.add("The person approved this command's changes.")
+			res.Add("The person approved this command's changes.")
 			return withEffect(out, res)
 		}
 		r.deps.Sessions.Count(c.Session(), session.Counters{Denied: 1})
-		res.add("The command's changes were held for the person (" + dec.Reason + ") and " + notApproved(d, err))
+		res.Add("The command's changes were held for the person (" + dec.Reason + ") and " + effect.NotApproved(d, err))
 	default:
-		res.add(fmt.Sprintf("Gatehouse policy refused this command's changes (%s, %s)", dec.Reason, dec.Rule))
+		res.Add(fmt.Sprintf("Gatehouse policy refused this command's changes (%s, %s)", dec.Reason, dec.Rule))
 	}
 	if err := r.undoCall(ctx, c); err != nil {
 		r.deps.Logger.Error("roll back a refused effect", "call", c.ID, "err", err)
 		res.Note += "; rolling them back failed (" + err.Error() + "): undo this call with `gatehouse rollback` once the cause is fixed."
 		return withEffect(out, res)
 	}
-	res.Outcome = OutcomeRolledBack
+	res.Outcome = effect.OutcomeRolledBack
 	res.Note += "; Gatehouse rolled them back."
 	return withEffect(out, res)
 }
@@ -111,56 +109,4 @@ func (r *Runner) undoCall(ctx context.Context, c *InFlight) error {
 		"plan": plan.ID, "undo_call": c.ID, "reason": "effect refused", "restored": res.Restored, "deleted": res.Deleted, "recreated": res.Recreated,
 	})
 	return nil
-}
-
-// setsFromCheckpoints turns a checkpoint diff into change sets, one per
-// workspace, so the same effect rules judge it.
-func setsFromCheckpoints(workspaces []string, changes []snapshot.Change) effect.ChangeSets {
-	cs := effect.ChangeSets{Workspaces: workspaces, Sets: make([]effect.Set, len(workspaces)), Uppers: make([]string, len(workspaces))}
-	index := map[string]int{}
-	for i, w := range workspaces {
-		index[w] = i
-	}
-	for _, ch := range changes {
-		i, ok := index[ch.Root]
-		if !ok {
-			continue
-		}
-		s := &cs.Sets[i]
-		add := func(op effect.Op, k snapshot.Kind, perm uint32, size int64) {
-			s.Changes = append(s.Changes, effect.Change{Path: ch.Path, Op: op, Kind: stageKind(k), Mode: fs.FileMode(perm), Size: size})
-		}
-		switch ch.Kind {
-		case snapshot.Added:
-			add(effect.Create, ch.NewKind, ch.NewPerm, ch.NewSize)
-		case snapshot.Deleted:
-			add(effect.Delete, ch.OldKind, ch.OldPerm, ch.OldSize)
-		case snapshot.TypeChanged:
-			add(effect.Delete, ch.OldKind, ch.OldPerm, ch.OldSize)
-			add(effect.Create, ch.NewKind, ch.NewPerm, ch.NewSize)
-		default:
-			add(effect.Modify, ch.NewKind, ch.NewPerm, ch.NewSize)
-			last := &s.Changes[len(s.Changes)-1]
-			last.OldMode = fs.FileMode(ch.OldPerm)
-			last.ModeOnly = ch.Kind == snapshot.ModeChanged
-			last.Emptied = ch.NewSize == 0 && ch.OldSize > 0
-		}
-		if ch.Kind != snapshot.Deleted && ch.NewKind == snapshot.KindSymlink {
-			// The run is over and the link is in the workspace.
-			s.Changes[len(s.Changes)-1].Target, _ = os.Readlink(filepath.Join(ch.Root, filepath.FromSlash(ch.Path)))
-		}
-	}
-	return cs
-}
-
-func stageKind(k snapshot.Kind) effect.Kind {
-	switch k {
-	case snapshot.KindDir:
-		return effect.Dir
-	case snapshot.KindSymlink:
-		return effect.Symlink
-	case snapshot.KindFile:
-		return effect.File
-	}
-	return effect.Special
 }

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gatehouse-dev/gatehouse/backend/call/effect"
+
 	"github.com/gatehouse-dev/gatehouse/sandbox"
 )
 
@@ -51,21 +53,21 @@ func (r *Runner) RunCommand(ctx context.Context, c *InFlight, cmd Command) (sand
 	}
 	runCtx := ctx
 	if sr := c.stage; sr != nil {
-		spec.Stage = &sandbox.Stage{Dir: sr.dir, PassThrough: sr.passThrough}
+		spec.Stage = &sandbox.Stage{Dir: sr.Dir, PassThrough: sr.PassThrough}
 		var stop context.CancelCauseFunc
 		runCtx, stop = context.WithCancelCause(ctx)
 		defer stop(nil)
-		defer watchBudget(runCtx, sr, r.stageBudget(), stop)()
+		defer sr.WatchBudget(runCtx, r.stageBudget(), stop)()
 	}
 	r.record(ctx, c, "exec.started", "system", map[string]any{"argv": redactAll(r.redact, cmd.Argv), "cwd": call.Cwd, "backend": r.deps.Sandbox.Name(), "staged": c.stage != nil})
 	res, err := sb.Run(runCtx, spec)
-	if full, ok := context.Cause(runCtx).(errStageFull); ok && ctx.Err() == nil {
+	if full, ok := context.Cause(runCtx).(effect.ErrFull); ok && ctx.Err() == nil {
 		// The budget stopped it, not the agent or the person.
 		c.stageFull, err = &full, nil
-		res.Killed, res.KillReason = true, killStageFull
+		res.Killed, res.KillReason = true, effect.KillFull
 	}
 	if c.stage != nil && errors.Is(err, sandbox.ErrCannotStage) {
-		return sandbox.Result{}, nil, errNotStaged
+		return sandbox.Result{}, nil, effect.ErrNotStaged
 	}
 	if err != nil {
 		return sandbox.Result{}, nil, err

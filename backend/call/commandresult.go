@@ -3,6 +3,8 @@ package call
 import (
 	"encoding/json"
 	"fmt"
+
+	"github.com/gatehouse-dev/gatehouse/backend/call/effect"
 )
 
 // CommandResult is run_command's structured result, as its output schema
@@ -11,19 +13,19 @@ import (
 // hook's `gatehouse exec`) decodes it with CommandResultOf, so no caller
 // reads the result by string key.
 type CommandResult struct {
-	ExitCode        int           `json:"exit_code"`
-	Signal          string        `json:"signal"`
-	Killed          bool          `json:"killed"`
-	KillReason      string        `json:"kill_reason"`
-	Stdout          string        `json:"stdout"`
-	Stderr          string        `json:"stderr"`
-	StdoutTruncated bool          `json:"stdout_truncated"`
-	StderrTruncated bool          `json:"stderr_truncated"`
-	StdoutBytes     int           `json:"stdout_bytes"`
-	StderrBytes     int           `json:"stderr_bytes"`
-	DurationMS      int64         `json:"duration_ms"`
-	Notes           []string      `json:"notes,omitempty"`
-	Effect          *EffectResult `json:"effect,omitempty"`
+	ExitCode        int            `json:"exit_code"`
+	Signal          string         `json:"signal"`
+	Killed          bool           `json:"killed"`
+	KillReason      string         `json:"kill_reason"`
+	Stdout          string         `json:"stdout"`
+	Stderr          string         `json:"stderr"`
+	StdoutTruncated bool           `json:"stdout_truncated"`
+	StderrTruncated bool           `json:"stderr_truncated"`
+	StdoutBytes     int            `json:"stdout_bytes"`
+	StderrBytes     int            `json:"stderr_bytes"`
+	DurationMS      int64          `json:"duration_ms"`
+	Notes           []string       `json:"notes,omitempty"`
+	Effect          *effect.Result `json:"effect,omitempty"`
 	// Warning and Error are the parts every result may carry (finish and
 	// failure add them).
 	Warning string `json:"warning,omitempty"`
@@ -77,8 +79,8 @@ func CommandResultOf(res Result) (CommandResult, error) {
 	out.StderrBytes = int(n)
 	out.DurationMS, _ = num("duration_ms")
 	nested := struct {
-		Notes  []string      `json:"notes,omitempty"`
-		Effect *EffectResult `json:"effect,omitempty"`
+		Notes  []string       `json:"notes,omitempty"`
+		Effect *effect.Result `json:"effect,omitempty"`
 	}{}
 	parts := map[string]any{}
 	for _, k := range []string{"notes", "effect"} {

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"reflect"
 	"testing"
+
+	"github.com/gatehouse-dev/gatehouse/backend/call/effect"
 )
 
 // TestCommandResultRoundTrip: what the runner encodes for run_command is
@@ -21,12 +23,12 @@ func TestCommandResultRoundTrip(t *testing.T) {
 			res: func() Result {
 				out := Output{Structured: CommandResult{ExitCode: 3, Stdout: "OUT\n", Stderr: "ERR\n", StdoutBytes: 4, StderrBytes: 4, DurationMS: 1500}.Structured()}
 				out.Structured["notes"] = []string{"a note"}
-				out = withEffect(out, EffectResult{Outcome: OutcomeDiscarded, Staged: true, Held: true, Created: 2, Reason: "you said no", Note: "not applied"})
+				out = withEffect(out, effect.Result{Outcome: effect.OutcomeDiscarded, Staged: true, Held: true, Created: 2, Reason: "you said no", Note: "not applied"})
 				return Result{CallID: "c1", Structured: out.Structured}
 			},
 			want: CommandResult{ExitCode: 3, Stdout: "OUT\n", Stderr: "ERR\n", StdoutBytes: 4, StderrBytes: 4, DurationMS: 1500,
 				Notes:  []string{"a note"},
-				Effect: &EffectResult{Outcome: OutcomeDiscarded, Staged: true, Held: true, Created: 2, Reason: "you said no", Note: "not applied"}},
+				Effect: &effect.Result{Outcome: effect.OutcomeDiscarded, Staged: true, Held: true, Created: 2, Reason: "you said no", Note: "not applied"}},
 		},
 		{
 			name: "killed",

@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/gatehouse-dev/gatehouse/backend/call"
+	"github.com/gatehouse-dev/gatehouse/backend/call/effect"
 )
 
 // StageDir holds staged runs' layers and apply journals, in the data dir.
@@ -15,7 +15,7 @@ const StageDir = "stage"
 // the first call. An apply that cannot be finished stops the start: the
 // workspace would stay half-applied otherwise.
 func (d *Daemon) recoverStaged(ctx context.Context, dir string) error {
-	finished, err := call.RecoverStaged(ctx, dir)
+	finished, err := effect.RecoverStaged(ctx, dir)
 	for _, j := range finished {
 		d.logger.Warn("finished an apply a stopped daemon left half done", "journal", j)
 		d.Emit(ctx, "stage.recovered", "system", "", map[string]any{"journal": j})

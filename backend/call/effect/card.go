@@ -6,13 +6,69 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/gatehouse-dev/gatehouse/backend/approval"
+	"github.com/gatehouse-dev/gatehouse/backend/policy"
 	"github.com/gatehouse-dev/gatehouse/backend/textdiff"
 )
 
-// What an effect card shows of a change set: each change as a card row,
-// and a diff of the text files it changed.
+// What an effect card shows of a change set: its changes (the first
+// maxCardChanges of them), what the rules held it for, the person's own
+// edits it would overwrite, and a diff of the text files it changed.
+
+// maxCardChanges bounds the changes a card lists.
+const maxCardChanges = 500
+
+// Card completes an effect card whose header (session, call, command) the
+// caller filled. staged says whether the workspace is still untouched (a
+// staged run, begun at since) or already changed (a run checked after
+// the fact, which a deny rolls back); redact cleans the diff.
+func Card(req approval.Request, cs ChangeSets, dec policy.EffectDecision, staged bool, since time.Time, redact func(string) string) approval.Request {
+	created, modified, deleted := cs.Counts()
+	req.Kind, req.Reason, req.Rule, req.Staged = approval.KindEffect, dec.Reason, dec.Rule.String(), staged
+	req.Findings = append([]string{fmt.Sprintf("%d files created, %d modified, %d deleted", created, modified, deleted)}, dec.Findings...)
+	if !staged {
+		req.Findings = append(req.Findings, "this sandbox cannot stage commands, so the changes are in the workspace already; Deny rolls them back")
+	}
+	multi := len(cs.Workspaces) > 1
+	for i, s := range cs.Sets {
+		for _, ch := range s.Changes {
+			if len(req.Changes) == maxCardChanges {
+				break
+			}
+			req.Changes = append(req.Changes, CardChange(CardPath(cs.Workspaces[i], ch.Path, multi), ch))
+		}
+		if staged && !since.IsZero() {
+			for _, cf := range Conflicts(s, cs.Workspaces[i], since) {
+				req.Conflicts = append(req.Conflicts, approval.ConflictNote{Path: CardPath(cs.Workspaces[i], cf.Path, multi), Why: cf.Why})
+			}
+		}
+	}
+	if n := cs.Total(); n > maxCardChanges {
+		req.Findings = append(req.Findings, fmt.Sprintf("the list shows the first %d of %d changes", maxCardChanges, n))
+	}
+	if staged {
+		req.Diff = redact(StagedDiff(cs, multi))
+	}
+	return req
+}
+
+// ChosenIn are the conflicting paths the person chose on the card to
+// overwrite, in one workspace's terms.
+func ChosenIn(chosen map[string]bool, ws string, multi bool) map[string]bool {
+	if !multi {
+		return chosen
+	}
+	out := map[string]bool{}
+	prefix := filepath.Base(ws) + "/"
+	for p := range chosen {
+		if strings.HasPrefix(p, prefix) {
+			out[filepath.FromSlash(strings.TrimPrefix(p, prefix))] = true
+		}
+	}
+	return out
+}
 
 const (
 	// maxCardDiff bounds the card's diff; maxDiffFile each file read for it.

@@ -216,3 +216,15 @@ func leadsOut(ws, rel, target string) bool {
 	t = filepath.Clean(t)
 	return t != ws && !strings.HasPrefix(t, ws+string(filepath.Separator))
 }
+
+// Paths are the absolute paths the change sets touch, for the scoped
+// checkpoints around their apply.
+func (cs ChangeSets) Paths() []string {
+	var out []string
+	for i, s := range cs.Sets {
+		for _, c := range s.Changes {
+			out = append(out, filepath.Join(cs.Workspaces[i], c.Path))
+		}
+	}
+	return out
+}

@@ -1,0 +1,54 @@
+package effect
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/gatehouse-dev/gatehouse/backend/snapshot"
+)
+
+// TestFromCheckpoints: each kind of checkpoint difference becomes the
+// change the effect rules judge, in its workspace's set; a change outside
+// every workspace is left out.
+func TestFromCheckpoints(t *testing.T) {
+	a, b := t.TempDir(), t.TempDir()
+	if err := os.Symlink("target.txt", filepath.Join(b, "link")); err != nil {
+		t.Fatal(err)
+	}
+	changes := []snapshot.Change{
+		{Root: a, Path: "new.txt", Kind: snapshot.Added, NewKind: snapshot.KindFile, NewPerm: 0o644, NewSize: 3},
+		{Root: a, Path: "gone.txt", Kind: snapshot.Deleted, OldKind: snapshot.KindFile, OldPerm: 0o600, OldSize: 9},
+		{Root: a, Path: "emptied.txt", Kind: snapshot.Modified, NewKind: snapshot.KindFile, OldSize: 5, NewSize: 0, OldPerm: 0o644, NewPerm: 0o644},
+		{Root: a, Path: "run.sh", Kind: snapshot.ModeChanged, NewKind: snapshot.KindFile, OldPerm: 0o644, NewPerm: 0o755, OldSize: 1, NewSize: 1},
+		{Root: b, Path: "link", Kind: snapshot.TypeChanged, OldKind: snapshot.KindDir, NewKind: snapshot.KindSymlink},
+		{Root: "/elsewhere", Path: "x", Kind: snapshot.Added, NewKind: snapshot.KindFile},
+	}
+	cs := FromCheckpoints([]string{a, b}, changes)
+	if len(cs.Sets) != 2 || len(cs.Uppers) != 2 || cs.Uppers[0] != "" {
+		t.Fatalf("sets %+v", cs)
+	}
+	got := cs.Sets[0].Changes
+	if len(got) != 4 {
+		t.Fatalf("workspace a: %+v", got)
+	}
+	if c := got[0]; c.Op != Create || c.Kind != File || c.Size != 3 || c.Mode != 0o644 {
+		t.Errorf("added: %+v", c)
+	}
+	if c := got[1]; c.Op != Delete || c.Size != 9 {
+		t.Errorf("deleted: %+v", c)
+	}
+	if c := got[2]; c.Op != Modify || !c.Emptied || c.ModeOnly {
+		t.Errorf("emptied: %+v", c)
+	}
+	if c := got[3]; c.Op != Modify || !c.ModeOnly || c.OldMode != 0o644 || c.Mode != 0o755 {
+		t.Errorf("mode change: %+v", c)
+	}
+	gb := cs.Sets[1].Changes
+	if len(gb) != 2 || gb[0].Op != Delete || gb[0].Kind != Dir || gb[1].Op != Create || gb[1].Kind != Symlink || gb[1].Target != "target.txt" {
+		t.Errorf("type change in b: %+v", gb)
+	}
+	if paths := cs.Paths(); len(paths) != 6 || paths[0] != filepath.Join(a, "new.txt") || paths[5] != filepath.Join(b, "link") {
+		t.Errorf("paths %v", paths)
+	}
+}
