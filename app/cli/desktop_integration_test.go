@@ -33,6 +33,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/gatehouse-dev/gatehouse/app/cli/clitest"
+	"github.com/gatehouse-dev/gatehouse/sandbox/waitfor"
 )
 
 // deskEnsureUI builds the web UI if frontend/dist holds no real build, so
@@ -802,8 +803,12 @@ func TestDesktopHiddenNotifiesAndRelaunchShows(t *testing.T) {
 	a := deskStart(t, "desktop", "--start-hidden")
 	conn, notes := a.ownNotifications()
 	a.waitLog("tray started", regexp.MustCompile(`msg="tray icon started"`), 30*time.Second)
-	// Time passes: the test is that no window process starts in it.
-	time.Sleep(2 * time.Second)
+	// Time passes: the test is that no window process starts in it. The
+	// window host logs one of these lines before it starts one.
+	startRe := regexp.MustCompile(`msg="(showing the window|preparing the window hidden|window process started)"`)
+	waitfor.Never(t, 2*time.Second, "started hidden, yet a window process was started", func() bool {
+		return startRe.MatchString(a.log.String())
+	})
 	if w, k := a.windowProcs(); w != 0 || k != 0 {
 		t.Fatalf("started hidden, yet %d window and %d WebKit processes run", w, k)
 	}
