@@ -300,8 +300,22 @@ func (a *deskApp) window() (id, title string, ok bool) {
 func (a *deskApp) key(id, keys string) {
 	a.t.Helper()
 	a.x("xdotool", "windowfocus", id)
-	// GTK takes the focus in its own time and nothing outside it says when.
-	time.Sleep(200 * time.Millisecond)
+	want, err := strconv.ParseUint(id, 0, 64)
+	if err != nil {
+		a.t.Fatalf("window id %q: %v", id, err)
+	}
+	// XTEST keys go to the window the X server has focused when they
+	// arrive, and GTK reads its focus event before them.
+	waitfor.ForState(a.t, 10*time.Second, "the focus on window "+id, func() (bool, string) {
+		// Not a.x: with the focus on no window yet it fails, which is a
+		// state to wait through.
+		cmd := exec.Command("xdotool", "getwindowfocus")
+		cmd.Env = append(os.Environ(), "DISPLAY="+a.env["DISPLAY"], "XAUTHORITY="+a.env["XAUTHORITY"])
+		out, err := cmd.CombinedOutput()
+		got := strings.TrimSpace(string(out))
+		n, _ := strconv.ParseUint(got, 10, 64)
+		return err == nil && n == want, "focus on " + got
+	})
 	a.x("xdotool", "key", "--clearmodifiers", keys)
 }
 
