@@ -58,6 +58,20 @@ func OpenWarmSession(backend string, s SessionSpec, opt PrepareOptions, w Warmer
 	return ps, nil
 }
 
+// Warming reports how many sandboxes s is still building for its next
+// calls: 0 once they are ready (or failed), and for a session that builds
+// none ahead. No call reads it; a test waits on it for what an agent's
+// thinking time gives, a call that finds its sandbox ready.
+func Warming(s Session) int {
+	ps, ok := s.(*processSession)
+	if !ok {
+		return 0
+	}
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	return ps.building
+}
+
 // warmPool is how many sandboxes a session keeps ready. Agents fire
 // calls in bursts; with a second one ready, the next call of a burst does
 // not wait while the first is replaced.

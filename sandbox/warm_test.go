@@ -85,3 +85,35 @@ func TestWarmSandboxKeepsTheLayoutItWasBuiltFor(t *testing.T) {
 		t.Errorf("%d sandboxes discarded, want the two built for another state at least", f.discard)
 	}
 }
+
+// Warming counts the sandboxes under way, and says 0 once they are built.
+func TestWarmingCountsTheSandboxesUnderWay(t *testing.T) {
+	f := &fakeWarmer{state: "A", builtAs: "A"}
+	// Start takes f.mu: held, the session's builds wait under way.
+	f.mu.Lock()
+	sess, err := OpenWarmSession("fake", SessionSpec{ID: "w", Workspaces: []string{t.TempDir()}}, PrepareOptions{Home: t.TempDir()}, f)
+	if err != nil {
+		f.mu.Unlock()
+		t.Fatal(err)
+	}
+	n := Warming(sess)
+	f.mu.Unlock()
+	if n != warmPool {
+		t.Errorf("Warming = %d while %d are built, want %d", n, warmPool, warmPool)
+	}
+	sess.(*processSession).warming.Wait()
+	if n := Warming(sess); n != 0 {
+		t.Errorf("Warming = %d once built, want 0", n)
+	}
+	if err := sess.Close(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	run := func(context.Context, SessionSpec, *Prepared) (Result, error) { return Result{}, nil }
+	plain, err := OpenProcessSession("plain", SessionSpec{ID: "p", Workspaces: []string{t.TempDir()}}, PrepareOptions{}, run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := Warming(plain); n != 0 {
+		t.Errorf("Warming = %d for a session that builds nothing ahead", n)
+	}
+}

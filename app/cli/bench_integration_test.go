@@ -268,7 +268,7 @@ func benchRunTrue(b *testing.B, pause time.Duration) {
 		bare = append(bare, time.Since(t0))
 		if pause > 0 {
 			b.StopTimer()
-			// The pause between calls is what this run measures against.
+			// Not a wait: the pause between calls is what this run measures against.
 			time.Sleep(pause)
 			b.StartTimer()
 		}

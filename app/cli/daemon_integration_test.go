@@ -262,9 +262,9 @@ func TestLongPollFallback(t *testing.T) {
 		_, b := d.Request("GET", "/api/v1/events?wait=20&after="+strconv.FormatInt(after, 10), nil, ctrl)
 		done <- b
 	}()
-	// Nothing tells when the daemon has parked the long-poll: give it time,
-	// so the pause answers a waiting request, not a fresh one.
-	time.Sleep(200 * time.Millisecond)
+	// The pause must answer a waiting request, not a fresh one.
+	parked := `msg="events long-poll waiting" after=` + strconv.FormatInt(after, 10) + " "
+	waitfor.For(t, 30*time.Second, "the daemon to park the long-poll", func() bool { return strings.Contains(d.Log(), parked) })
 	d.CLI(t.Context(), "pause")
 	select {
 	case b := <-done:

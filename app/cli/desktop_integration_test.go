@@ -33,6 +33,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/gatehouse-dev/gatehouse/app/cli/clitest"
+	"github.com/gatehouse-dev/gatehouse/sandbox/waitfor"
 )
 
 // deskEnsureUI builds the web UI if frontend/dist holds no real build, so
@@ -299,8 +300,22 @@ func (a *deskApp) window() (id, title string, ok bool) {
 func (a *deskApp) key(id, keys string) {
 	a.t.Helper()
 	a.x("xdotool", "windowfocus", id)
-	// GTK takes the focus in its own time and nothing outside it says when.
-	time.Sleep(200 * time.Millisecond)
+	want, err := strconv.ParseUint(id, 0, 64)
+	if err != nil {
+		a.t.Fatalf("window id %q: %v", id, err)
+	}
+	// XTEST keys go to the window the X server has focused when they
+	// arrive, and GTK reads its focus event before them.
+	waitfor.ForState(a.t, 10*time.Second, "the focus on window "+id, func() (bool, string) {
+		// Not a.x: with the focus on no window yet it fails, which is a
+		// state to wait through.
+		cmd := exec.Command("xdotool", "getwindowfocus")
+		cmd.Env = append(os.Environ(), "DISPLAY="+a.env["DISPLAY"], "XAUTHORITY="+a.env["XAUTHORITY"])
+		out, err := cmd.CombinedOutput()
+		got := strings.TrimSpace(string(out))
+		n, _ := strconv.ParseUint(got, 10, 64)
+		return err == nil && n == want, "focus on " + got
+	})
 	a.x("xdotool", "key", "--clearmodifiers", keys)
 }
 
@@ -802,8 +817,12 @@ func TestDesktopHiddenNotifiesAndRelaunchShows(t *testing.T) {
 	a := deskStart(t, "desktop", "--start-hidden")
 	conn, notes := a.ownNotifications()
 	a.waitLog("tray started", regexp.MustCompile(`msg="tray icon started"`), 30*time.Second)
-	// Time passes: the test is that no window process starts in it.
-	time.Sleep(2 * time.Second)
+	// Time passes: the test is that no window process starts in it. The
+	// window host logs one of these lines before it starts one.
+	startRe := regexp.MustCompile(`msg="(showing the window|preparing the window hidden|window process started)"`)
+	waitfor.Never(t, 2*time.Second, "started hidden, yet a window process was started", func() bool {
+		return startRe.MatchString(a.log.String())
+	})
 	if w, k := a.windowProcs(); w != 0 || k != 0 {
 		t.Fatalf("started hidden, yet %d window and %d WebKit processes run", w, k)
 	}

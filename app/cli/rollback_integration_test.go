@@ -22,6 +22,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/gatehouse-dev/gatehouse/app/cli/clitest"
+	"github.com/gatehouse-dev/gatehouse/sandbox/waitfor"
 )
 
 // allowShellPolicy lets the scenarios run `sh -c` without an approval each:
@@ -318,17 +319,13 @@ func TestRollbackSurvivesSIGKILL(t *testing.T) {
 	}
 	// Kill once the rollback has started writing files (its progress log
 	// exists): from then on the only acceptable outcome is the target.
+	// Polled every millisecond: the kill must land while it still writes.
 	journal := filepath.Join(d.Data, "snapshots", "journal")
-	for {
-		if m, _ := filepath.Glob(filepath.Join(journal, "*.progress")); len(m) > 0 {
-			break
-		}
-		if ctx.Err() != nil {
-			t.Fatal("the rollback never journaled")
-		}
-		// A tight poll, not WaitFor's backoff: the kill must land while the
-		// rollback still writes.
-		time.Sleep(time.Millisecond)
+	if !waitfor.Until(60*time.Second, time.Millisecond, func() bool {
+		m, _ := filepath.Glob(filepath.Join(journal, "*.progress"))
+		return len(m) > 0
+	}) {
+		t.Fatal("the rollback never journaled")
 	}
 	d.Signal(syscall.SIGKILL, 10*time.Second)
 	if err := rb.Wait(); err == nil {

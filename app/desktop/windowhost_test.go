@@ -72,6 +72,14 @@ func (h *windowHost) running() bool {
 	return h.proc != nil
 }
 
+// released reports that the window's process is gone or being ended on
+// purpose: a release shows here at once, before the process has exited.
+func (h *windowHost) released() bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.proc == nil || h.proc.release
+}
+
 // TestWindowReleasedWhileHidden: a hidden window's process ends after the
 // delay, but not while cards wait; Show brings a new one.
 func TestWindowReleasedWhileHidden(t *testing.T) {
@@ -80,10 +88,7 @@ func TestWindowReleasedWhileHidden(t *testing.T) {
 	h.Show("test")
 	waitfor.For(t, 10*time.Second, "shown", func() bool { return !h.Hidden() })
 	// Three release delays pass: the test is that nothing happens in them.
-	time.Sleep(300 * time.Millisecond)
-	if !h.running() {
-		t.Fatal("a visible window was released")
-	}
+	waitfor.Never(t, 300*time.Millisecond, "a visible window was released", h.released)
 
 	pending.Store(1)
 	h.mu.Lock()
@@ -91,10 +96,7 @@ func TestWindowReleasedWhileHidden(t *testing.T) {
 	h.mu.Unlock()
 	waitfor.For(t, 10*time.Second, "hidden", h.Hidden)
 	// Four release delays pass: the test is that no release happens in them.
-	time.Sleep(400 * time.Millisecond)
-	if !h.running() {
-		t.Fatal("released while a card waits")
-	}
+	waitfor.Never(t, 400*time.Millisecond, "released while a card waits", h.released)
 	pending.Store(0)
 	waitfor.For(t, 10*time.Second, "released once nothing waits", func() bool { return !h.running() })
 

@@ -90,6 +90,8 @@ func (s *Server) listEvents(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if len(events) == 0 && sub != nil {
+		// Says when a request is parked: a test waits for it.
+		s.Logger.Debug("events long-poll waiting", "after", f.After, "wait", wait)
 		events, err = s.waitFor(r.Context(), sub, f, wait)
 		if err != nil {
 			s.fail(w, r, err)

@@ -37,9 +37,12 @@ func TestSandboxBuiltAheadOfItsCall(t *testing.T) {
 		}
 		return r
 	}
-	// Not a wait: nothing outside package sandbox says when the session's
-	// next sandbox is built, and each call below should find one waiting.
-	settle := func() { time.Sleep(200 * time.Millisecond) }
+	// Each call below should find the session's next sandbox waiting, as
+	// a call after an agent's thinking time does.
+	settle := func() {
+		t.Helper()
+		waitfor.For(t, 30*time.Second, "the session's next sandboxes built", func() bool { return sandbox.Warming(s) == 0 })
+	}
 
 	settle()
 	r := run(`grep -E '^Cap(Inh|Prm|Eff|Bnd|Amb)' /proc/self/status`)

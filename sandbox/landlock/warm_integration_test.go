@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/gatehouse-dev/gatehouse/sandbox"
+	"github.com/gatehouse-dev/gatehouse/sandbox/waitfor"
 )
 
 // The rules list the workspace's entries, so a sandbox built before an
@@ -29,9 +30,9 @@ func TestSandboxBuiltAheadFollowsTheWorkspace(t *testing.T) {
 	defer s.Close(ctx)
 	run := func(script string) sandbox.Result {
 		t.Helper()
-		// Not a wait: nothing outside package sandbox says when the
-		// session's next sandbox is built, and the run should find it so.
-		time.Sleep(150 * time.Millisecond)
+		// The run should find the session's next sandbox built (before
+		// the workspace changed, for the run after the mkdir).
+		waitfor.For(t, 30*time.Second, "the session's next sandboxes built", func() bool { return sandbox.Warming(s) == 0 })
 		r, err := s.Run(ctx, sandbox.Spec{Argv: []string{"sh", "-c", script}, Limits: sandbox.DefaultLimits()})
 		if err != nil {
 			t.Fatalf("%s: %v", script, err)

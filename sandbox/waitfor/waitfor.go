@@ -37,6 +37,19 @@ func ForState(t testing.TB, timeout time.Duration, what string, cond func() (ok 
 	}
 }
 
+// Never checks cond every few milliseconds for the whole window and fails
+// the test as soon as it holds, saying what happened: for a test that
+// something does not happen in a time. Unlike a sleep and one check at the
+// end, it catches what happens and is undone within the window, and fails
+// when it happens rather than when the window is over.
+func Never(t testing.TB, window time.Duration, what string, cond func() bool) {
+	t.Helper()
+	start := time.Now()
+	if Until(window, poll, cond) {
+		t.Fatalf("%s, %v into a %v window in which it must not", what, time.Since(start).Round(time.Millisecond), window)
+	}
+}
+
 // Until checks cond, then again every interval, until it holds or timeout
 // has passed, and reports whether it held: for a wait whose failure the
 // test handles itself.

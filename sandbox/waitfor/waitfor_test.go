@@ -61,3 +61,63 @@ func TestUntil(t *testing.T) {
 		t.Error("a condition that never holds was reported held")
 	}
 }
+
+// never runs Never on a fatalTB and reports its failure message, "" when
+// it passed.
+func never(t *testing.T, window time.Duration, what string, cond func() bool) string {
+	t.Helper()
+	tb := &fatalTB{TB: t}
+	func() {
+		defer func() {
+			if r := recover(); r != nil && r != (stopped{}) {
+				panic(r)
+			}
+		}()
+		Never(tb, window, what, cond)
+	}()
+	return tb.msg
+}
+
+func TestNever(t *testing.T) {
+	// Long enough that a failure found early is told from one found at
+	// the end on a loaded machine.
+	const window = 500 * time.Millisecond
+	for _, c := range []struct {
+		name string
+		// cond is given how many times it was called before, and how long
+		// since Never began.
+		cond func(calls int, since time.Duration) bool
+		fail bool
+		// whole: Never must have watched until the window was over.
+		whole bool
+	}{
+		{"never holds", func(int, time.Duration) bool { return false }, false, true},
+		{"holds at once", func(int, time.Duration) bool { return true }, true, false},
+		{"holds partway", func(_ int, d time.Duration) bool { return d > window/20 }, true, false},
+		// What a sleep and one check at the end would miss.
+		{"holds for a moment only", func(n int, _ time.Duration) bool { return n == 3 }, true, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			calls := 0
+			start := time.Now()
+			msg := never(t, window, "the thing happened", func() bool {
+				ok := c.cond(calls, time.Since(start))
+				calls++
+				return ok
+			})
+			took := time.Since(start)
+			switch {
+			case c.fail && !strings.Contains(msg, "the thing happened"):
+				t.Errorf("failure %q does not say what happened", msg)
+			case !c.fail && msg != "":
+				t.Errorf("failed although the condition never held: %s", msg)
+			}
+			if c.whole && (took < window || calls < 2) {
+				t.Errorf("watched %v with %d checks, want the whole %v, checked throughout", took, calls, window)
+			}
+			if !c.whole && took >= window {
+				t.Errorf("failed after %v, not when the condition held", took)
+			}
+		})
+	}
+}

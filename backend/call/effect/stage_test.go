@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gatehouse-dev/gatehouse/sandbox/waitfor"
 )
 
 // stagedRun runs script (sh) in an unprivileged user and mount namespace
@@ -196,8 +198,14 @@ func TestApplyKeepsThePersonsEdit(t *testing.T) {
 	ws := workspace(t)
 	since := time.Now()
 	upper, _ := stagedRun(t, ws, "echo agent >> mod.txt && echo agent > new.txt")
-	time.Sleep(10 * time.Millisecond) // no wait serves: the ctime must move on, and coarse clocks tick in ms
-	os.WriteFile(filepath.Join(ws, "mod.txt"), []byte("the person's edit\n"), 0o644)
+	// The edit must carry a ctime from after the run began, which a coarse
+	// file clock gives only once it has ticked past that.
+	edit := filepath.Join(ws, "mod.txt")
+	waitfor.For(t, 5*time.Second, "the person's edit to carry a ctime after the run began", func() bool {
+		os.WriteFile(edit, []byte("the person's edit\n"), 0o644)
+		fi, err := os.Stat(edit)
+		return err == nil && changedSince(fi, since)
+	})
 	s, _ := Read(upper, ws)
 	res, err := Apply(t.Context(), ApplyRequest{Set: s, Upper: upper, Workspace: ws, Since: since})
 	if err != nil {
