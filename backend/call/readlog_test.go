@@ -113,7 +113,7 @@ func testRunner(t *testing.T, tune ...func(*Deps)) (*Runner, *State, *rows, stri
 	if err != nil {
 		t.Fatal(err)
 	}
-	st := NewState(live, []string{ws}, roots, DefaultLimits())
+	st := NewState(live, []string{ws}, roots, session.DefaultLimits())
 	t.Cleanup(func() { st.Close(context.Background()) })
 	return r, st, got, outside
 }

@@ -31,7 +31,7 @@ type State struct {
 	onWake  func()    // called when a call arrives on an idle session
 	grants  []policy.Rule
 	sandbox sandbox.Session
-	limits  Limits
+	limits  session.Limits
 	limitMu sync.Mutex
 	closed  bool
 	// trackedDirs remembers which pass-through candidates git tracks.
@@ -41,7 +41,7 @@ type State struct {
 }
 
 // NewState makes a session's state with the given budgets.
-func NewState(live *session.Live, workspaces []string, roots *workspace.Roots, limits Limits) *State {
+func NewState(live *session.Live, workspaces []string, roots *workspace.Roots, limits session.Limits) *State {
 	return &State{Live: live, Workspaces: workspaces, Roots: roots, limits: limits, last: time.Now()}
 }
 

@@ -69,7 +69,7 @@ type Options struct {
 	// checked afterwards, even where the sandbox could stage it.
 	Unstaged bool
 	// Limits are each session's budgets.
-	Limits call.Limits
+	Limits session.Limits
 	// UI is the built web UI served at /; nil serves a hint instead.
 	UI fs.FS
 	// ApprovalTimeout denies unanswered approvals (default 120 s).

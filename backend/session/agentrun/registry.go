@@ -51,7 +51,7 @@ type Config struct {
 	Sessions   *session.Manager
 	Workspaces []string
 	Mode       string
-	Limits     call.Limits
+	Limits     session.Limits
 	Logger     *slog.Logger
 	// IdleAfter marks a session idle, releasing its warm sandbox, after
 	// this long without a call (default 2 minutes).
