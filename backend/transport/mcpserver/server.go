@@ -151,7 +151,7 @@ func (s *Server) sessionMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 		if method != "initialize" {
 			return next(ctx, method, req)
 		}
-		if st := s.cfg.Sessions.State(); st.Killed {
+		if st := s.cfg.Sessions.Switches(); st.Killed {
 			return nil, errors.New(session.ErrKilled.Error())
 		}
 		res, err := next(ctx, method, req)
