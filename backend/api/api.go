@@ -39,7 +39,7 @@ type Server struct {
 	// Connect describes how agents reach the daemon (URL, default token).
 	Connect func() map[string]any
 	// Live finds a live session's tool-call state (its budgets).
-	Live func(id string) (*call.State, bool)
+	Live func(id string) (*session.State, bool)
 	// Emit records an audit event for a control action.
 	Emit   func(ctx context.Context, kind, actor, session string, payload any)
 	Logger *slog.Logger

@@ -4,7 +4,6 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/gatehouse-dev/gatehouse/backend/call"
 	"github.com/gatehouse-dev/gatehouse/backend/session"
 )
 
@@ -29,7 +28,7 @@ func (s *Server) registerLimits(mux *http.ServeMux) {
 	mux.HandleFunc("POST /api/v1/sessions/{id}/limits", s.setLimits)
 }
 
-func (s *Server) liveState(w http.ResponseWriter, r *http.Request) (*call.State, bool) {
+func (s *Server) liveState(w http.ResponseWriter, r *http.Request) (*session.State, bool) {
 	st, ok := s.Live(r.PathValue("id"))
 	if !ok {
 		s.fail(w, r, &httpError{http.StatusConflict, "that session is not active; budgets apply to live sessions"})

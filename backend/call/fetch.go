@@ -10,6 +10,7 @@ import (
 
 	"github.com/gatehouse-dev/gatehouse/backend/netguard"
 	"github.com/gatehouse-dev/gatehouse/backend/policy"
+	"github.com/gatehouse-dev/gatehouse/backend/session"
 )
 
 func (r *Runner) fetchURLTool() *Tool {
@@ -42,7 +43,7 @@ func (r *Runner) fetchURLTool() *Tool {
 	}
 }
 
-func (r *Runner) fetch(ctx context.Context, st *State, u *url.URL) (Output, error) {
+func (r *Runner) fetch(ctx context.Context, st *session.State, u *url.URL) (Output, error) {
 	first := u.Hostname()
 	home, _ := os.UserHomeDir()
 	g := r.fetchGuard(func(ctx context.Context, host string) error {
@@ -50,7 +51,7 @@ func (r *Runner) fetch(ctx context.Context, st *State, u *url.URL) (Output, erro
 			return nil // policy (or the person) already cleared it
 		}
 		// A redirect to another host needs the same clearance.
-		ps, err := st.policySession(home, r.sandboxed(), policy.ToolFetchURL)
+		ps, err := policySession(st, home, r.sandboxed(), policy.ToolFetchURL)
 		if err != nil {
 			return err
 		}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/gatehouse-dev/gatehouse/backend/fsops"
 	"github.com/gatehouse-dev/gatehouse/backend/policy"
+	"github.com/gatehouse-dev/gatehouse/backend/session"
 	"github.com/gatehouse-dev/gatehouse/backend/workspace"
 )
 
@@ -35,7 +36,7 @@ func decode(raw json.RawMessage, v any) error {
 }
 
 // resolveDir resolves a directory argument; empty means the workspace root.
-func resolveDir(st *State, path string) (workspace.Path, error) {
+func resolveDir(st *session.State, path string) (workspace.Path, error) {
 	if path == "" {
 		path = "."
 	}

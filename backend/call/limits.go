@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/gatehouse-dev/gatehouse/backend/approval"
-	"github.com/gatehouse-dev/gatehouse/backend/session"
 )
 
 // checkLimits runs before each call. When a budget is spent it asks the
@@ -13,8 +12,9 @@ import (
 func (r *Runner) checkLimits(ctx context.Context, c *InFlight) error {
 	st := c.State
 	// One card at a time per session, however many calls race here.
-	st.limitMu.Lock()
-	defer st.limitMu.Unlock()
+	h := heldBy(st)
+	h.limitMu.Lock()
+	defer h.limitMu.Unlock()
 	info := st.Live.Snapshot()
 	what := st.Limits().Spent(info, time.Now())
 	if what == "" {
@@ -33,23 +33,7 @@ func (r *Runner) checkLimits(ctx context.Context, c *InFlight) error {
 		r.deps.Sessions.End(context.WithoutCancel(ctx), sess, "budget of "+what+" reached")
 		return errorf("This session reached its budget of %s and the person ended it.", what)
 	}
-	st.mu.Lock()
-	st.limits = st.limits.Doubled(info, time.Now())
-	st.mu.Unlock()
+	st.ExtendSpent(info, time.Now())
 	r.record(ctx, c, "limit.extended", "human", map[string]any{"limit": what})
 	return nil
-}
-
-// Limits returns the session's current budgets.
-func (s *State) Limits() session.Limits {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.limits
-}
-
-// SetLimits changes the session's budgets live (the person, from the UI).
-func (s *State) SetLimits(l session.Limits) {
-	s.mu.Lock()
-	s.limits = l
-	s.mu.Unlock()
 }

@@ -51,7 +51,7 @@ func (h *PolicyHolder) Get() *policy.Policy {
 func (r *Runner) authorize(ctx context.Context, c *InFlight) error {
 	sess, plan := c.Session(), c.plan
 	home, _ := os.UserHomeDir()
-	ps, err := c.State.policySession(home, r.sandboxed(), plan.Action.Tool)
+	ps, err := policySession(c.State, home, r.sandboxed(), plan.Action.Tool)
 	if err != nil {
 		return err
 	}

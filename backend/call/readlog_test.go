@@ -64,7 +64,7 @@ func (r *rows) forCall(id string) ([]string, []row) {
 	return kinds, out
 }
 
-func testRunner(t *testing.T, tune ...func(*Deps)) (*Runner, *State, *rows, string) {
+func testRunner(t *testing.T, tune ...func(*Deps)) (*Runner, *session.State, *rows, string) {
 	t.Helper()
 	base := t.TempDir()
 	ws := filepath.Join(base, "ws")
@@ -113,7 +113,7 @@ func testRunner(t *testing.T, tune ...func(*Deps)) (*Runner, *State, *rows, stri
 	if err != nil {
 		t.Fatal(err)
 	}
-	st := NewState(live, []string{ws}, roots, session.DefaultLimits())
+	st := session.NewState(live, []string{ws}, roots, session.DefaultLimits())
 	t.Cleanup(func() { st.Close(context.Background()) })
 	return r, st, got, outside
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/gatehouse-dev/gatehouse/backend/call/effect"
 	"github.com/gatehouse-dev/gatehouse/backend/rmtree"
+	"github.com/gatehouse-dev/gatehouse/backend/session"
 	"github.com/gatehouse-dev/gatehouse/sandbox"
 )
 
@@ -43,7 +44,7 @@ func (s *stagedRun) discard() { _ = rmtree.Under(s.root, s.dir) }
 var errNotStaged = errors.New("the sandbox could not stage the run")
 
 // stageRoot is the session's stage root ("" when runs are not staged).
-func (r *Runner) stageRoot(st *State) string {
+func (r *Runner) stageRoot(st *session.State) string {
 	if r.deps.StageDir == "" {
 		return ""
 	}
@@ -168,7 +169,7 @@ var passThroughNames = []string{"node_modules", "target", "dist", ".venv", "venv
 // passThrough lists the session's pass-through directories that exist
 // now at a workspace root and hold nothing git tracks (a tracked dist/
 // is source, and its deletion is judged like any other).
-func (r *Runner) passThrough(st *State) []string {
+func (r *Runner) passThrough(st *session.State) []string {
 	var out []string
 	for _, ws := range st.Workspaces {
 		for _, n := range passThroughNames {
@@ -176,7 +177,7 @@ func (r *Runner) passThrough(st *State) []string {
 			if fi, err := os.Lstat(p); err != nil || !fi.IsDir() {
 				continue
 			}
-			if st.tracked(ws, n) {
+			if heldBy(st).tracked(ws, n) {
 				continue
 			}
 			out = append(out, p)

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/gatehouse-dev/gatehouse/backend/session"
 	"github.com/gatehouse-dev/gatehouse/sandbox"
 )
 
@@ -40,7 +41,7 @@ func (f *fakeSandbox) Run(_ context.Context, s sandbox.Spec) (sandbox.Result, er
 
 func (f *fakeSandbox) Close(context.Context) error { return nil }
 
-func call(t *testing.T, r *Runner, st *State, tool, args string) Result {
+func call(t *testing.T, r *Runner, st *session.State, tool, args string) Result {
 	t.Helper()
 	return r.Call(t.Context(), Request{State: st, Tool: tool, Args: json.RawMessage(args), Via: ViaMCP})
 }

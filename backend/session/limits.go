@@ -57,3 +57,26 @@ func (l Limits) Doubled(info Info, now time.Time) Limits {
 
 // execTime is how long the session's commands have run.
 func execTime(info Info) time.Duration { return time.Duration(info.CPUMillis) * time.Millisecond }
+
+// Limits returns the session's current budgets.
+func (s *State) Limits() Limits {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.limits
+}
+
+// SetLimits changes the session's budgets live (the person, from the UI).
+func (s *State) SetLimits(l Limits) {
+	s.mu.Lock()
+	s.limits = l
+	s.mu.Unlock()
+}
+
+// ExtendSpent doubles the session's spent budgets (see Doubled) against
+// info: the person allowed it to go on. It doubles the budgets as they
+// are now, which the person may have changed while the card waited.
+func (s *State) ExtendSpent(info Info, now time.Time) {
+	s.mu.Lock()
+	s.limits = s.limits.Doubled(info, now)
+	s.mu.Unlock()
+}

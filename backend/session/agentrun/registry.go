@@ -14,7 +14,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/gatehouse-dev/gatehouse/backend/call"
 	"github.com/gatehouse-dev/gatehouse/backend/session"
 	"github.com/gatehouse-dev/gatehouse/backend/workspace"
 )
@@ -85,7 +84,7 @@ type Registry struct {
 type run struct {
 	key   Key
 	token string
-	st    *call.State
+	st    *session.State
 	refs  int       // attachments held: an MCP session, a bridge's presence
 	gone  time.Time // when the last attachment left because its client went
 	// released closes st once, whoever ends the run first.
@@ -113,7 +112,7 @@ func New(cfg Config) *Registry {
 
 // Use returns the run's state for one call (a hook, a stateless request),
 // opening its session when the run is new or its session has ended.
-func (g *Registry) Use(ctx context.Context, key Key, s Start) (*call.State, error) {
+func (g *Registry) Use(ctx context.Context, key Key, s Start) (*session.State, error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	r, err := g.lookupLocked(ctx, key, s)
@@ -127,7 +126,7 @@ func (g *Registry) Use(ctx context.Context, key Key, s Start) (*call.State, erro
 // presence stream): the run is held until release, whose argument says
 // whether the client went away (the run then ends after a short grace,
 // unless another connection holds it) or only this connection ended.
-func (g *Registry) Attach(ctx context.Context, key Key, s Start) (*call.State, func(gone bool), error) {
+func (g *Registry) Attach(ctx context.Context, key Key, s Start) (*session.State, func(gone bool), error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	r, err := g.lookupLocked(ctx, key, s)
@@ -175,7 +174,7 @@ func (g *Registry) lookupLocked(ctx context.Context, key Key, s Start) (*run, er
 		g.cfg.Sessions.End(ctx, live.ID(), "workspace unavailable")
 		return nil, fmt.Errorf("open the workspace: %w", err)
 	}
-	st := call.NewState(live, g.cfg.Workspaces, roots, g.cfg.Limits)
+	st := session.NewState(live, g.cfg.Workspaces, roots, g.cfg.Limits)
 	st.NoSessionGrants = s.NoSessionGrants
 	st.Elicit = s.Elicit
 	id := live.ID()
@@ -210,7 +209,7 @@ func (g *Registry) End(ctx context.Context, key Key, reason string) {
 }
 
 // Find is the live state of a run, if any.
-func (g *Registry) Find(key Key) (*call.State, bool) {
+func (g *Registry) Find(key Key) (*session.State, bool) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	r, ok := g.runs[key]
@@ -221,7 +220,7 @@ func (g *Registry) Find(key Key) (*call.State, bool) {
 }
 
 // Session finds the live state of a Gatehouse session by its id.
-func (g *Registry) Session(id string) (*call.State, bool) {
+func (g *Registry) Session(id string) (*session.State, bool) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	for _, r := range g.runs {
@@ -270,7 +269,7 @@ func (g *Registry) reap() {
 // reapOnce ends runs whose client has gone, and idles quiet ones.
 func (g *Registry) reapOnce(now time.Time) {
 	type action struct {
-		st   *call.State
+		st   *session.State
 		end  string
 		idle bool
 	}

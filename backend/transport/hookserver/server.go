@@ -314,7 +314,7 @@ func replaceMember(input json.RawMessage, key, line string) (json.RawMessage, er
 }
 
 // pathsPlan is the plan of a native read or edit of paths.
-func pathsPlan(st *call.State, tool string, paths []string, mutates bool) (*call.Plan, error) {
+func pathsPlan(st *session.State, tool string, paths []string, mutates bool) (*call.Plan, error) {
 	plan := &call.Plan{Action: policy.Action{Tool: tool}}
 	for _, p := range paths {
 		wp, err := st.Roots.ResolveOutside(p)

@@ -6,7 +6,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/gatehouse-dev/gatehouse/backend/call"
+	"github.com/gatehouse-dev/gatehouse/backend/session"
 	"github.com/gatehouse-dev/gatehouse/backend/session/agentrun"
 )
 
@@ -31,7 +31,7 @@ func codexRun(req *mcp.CallToolRequest, clientName string) (agentrun.Key, bool) 
 
 // runOfCall is the state a call runs in: the run its _meta names when the
 // session itself names none, else the session's own.
-func (s *Server) runOfCall(ctx context.Context, req *mcp.CallToolRequest, st *call.State) *call.State {
+func (s *Server) runOfCall(ctx context.Context, req *mcp.CallToolRequest, st *session.State) *session.State {
 	info := st.Live.Snapshot()
 	if info.Run != "" && !strings.HasPrefix(info.Run, agentrun.BridgeAgent+":") {
 		return st

@@ -6,7 +6,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/gatehouse-dev/gatehouse/backend/call"
+	"github.com/gatehouse-dev/gatehouse/backend/session"
 	"github.com/gatehouse-dev/gatehouse/backend/session/agentrun"
 )
 
@@ -24,7 +24,7 @@ func isStateless(r *http.Request) bool {
 // request names (the stdio bridge names its agent's run), or else one
 // session per token and client name. Such a client's separate runs cannot
 // be told apart, so its session offers no "allow for this session".
-func (s *Server) statelessState(ctx context.Context, req *mcp.CallToolRequest) (*call.State, error) {
+func (s *Server) statelessState(ctx context.Context, req *mcp.CallToolRequest) (*session.State, error) {
 	start := agentrun.Start{Client: "unknown", Transport: "http-stateless"}
 	var hdr http.Header
 	if ex := req.Extra; ex != nil {
