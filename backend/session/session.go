@@ -1,5 +1,3 @@
-// Package session tracks agent sessions (one MCP connection or stdio bridge
-// each), and the daemon-wide pause and kill switches that gate every call.
 package session
 
 import (

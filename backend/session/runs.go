@@ -1,10 +1,4 @@
-// Package agentrun gives each agent run one Gatehouse session, whichever
-// way its calls arrive: its MCP connection (a stateful session, the stdio
-// bridge, stateless requests) and its hooks share the session by the run's
-// key. A session lives while its client does: it shows as idle (and gives
-// back its warm sandbox) when the client goes quiet, and ends when the
-// client has gone.
-package agentrun
+package session
 
 import (
 	"context"
@@ -14,25 +8,11 @@ import (
 	"sync"
 	"time"
 
-	"github.com/gatehouse-dev/gatehouse/backend/session"
 	"github.com/gatehouse-dev/gatehouse/backend/workspace"
 )
 
-// Key names one agent run.
-type Key struct {
-	// Agent is the agent (claude, codex, gemini, cursor), or the transport
-	// that alone identifies the run ("mcp" for a stateful MCP session,
-	// "stateless" for a client that names no run).
-	Agent string
-	// ID tells the run apart within Agent: the agent's own session id, an
-	// MCP session id.
-	ID string
-}
-
-func (k Key) String() string { return k.Agent + ":" + k.ID }
-
-// Start describes the session to open when a run is first seen.
-type Start struct {
+// RunStart describes the session to open when a run is first seen.
+type RunStart struct {
 	// Token is the id of the agent token the request came with: a run is
 	// only ever used with the token it started with.
 	Token                             string
@@ -45,12 +25,12 @@ type Start struct {
 	Elicit func(ctx context.Context, question string) (string, error)
 }
 
-// Config wires the registry to the daemon.
-type Config struct {
-	Sessions   *session.Manager
+// RunsConfig wires the registry to the daemon.
+type RunsConfig struct {
+	Sessions   *Manager
 	Workspaces []string
 	Mode       string
-	Limits     session.Limits
+	Limits     Limits
 	Logger     *slog.Logger
 	// IdleAfter marks a session idle, releasing its warm sandbox, after
 	// this long without a call (default 2 minutes).
@@ -67,11 +47,12 @@ type Config struct {
 // ErrOtherToken refuses a run named with a token it did not start with.
 var ErrOtherToken = errors.New("this agent run belongs to another agent token; use the token it started with")
 
-// Registry holds the live runs.
-type Registry struct {
-	cfg  Config
+// Runs holds the live agent runs and gives each one session, whichever
+// way its calls arrive (see the package doc).
+type Runs struct {
+	cfg  RunsConfig
 	mu   sync.Mutex
-	runs map[Key]*run
+	runs map[RunKey]*run
 	stop chan struct{}
 	done chan struct{}
 	once sync.Once
@@ -82,17 +63,17 @@ type Registry struct {
 }
 
 type run struct {
-	key   Key
+	key   RunKey
 	token string
-	st    *session.State
+	st    *State
 	refs  int       // attachments held: an MCP session, a bridge's presence
 	gone  time.Time // when the last attachment left because its client went
 	// released closes st once, whoever ends the run first.
 	released sync.Once
 }
 
-// New starts a registry and its reaper.
-func New(cfg Config) *Registry {
+// NewRuns starts a registry of runs and its reaper.
+func NewRuns(cfg RunsConfig) *Runs {
 	if cfg.IdleAfter <= 0 {
 		cfg.IdleAfter = 2 * time.Minute
 	}
@@ -105,14 +86,14 @@ func New(cfg Config) *Registry {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	g := &Registry{cfg: cfg, runs: map[Key]*run{}, stop: make(chan struct{}), done: make(chan struct{})}
+	g := &Runs{cfg: cfg, runs: map[RunKey]*run{}, stop: make(chan struct{}), done: make(chan struct{})}
 	go g.reap()
 	return g
 }
 
 // Use returns the run's state for one call (a hook, a stateless request),
 // opening its session when the run is new or its session has ended.
-func (g *Registry) Use(ctx context.Context, key Key, s Start) (*session.State, error) {
+func (g *Runs) Use(ctx context.Context, key RunKey, s RunStart) (*State, error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	r, err := g.lookupLocked(ctx, key, s)
@@ -126,7 +107,7 @@ func (g *Registry) Use(ctx context.Context, key Key, s Start) (*session.State, e
 // presence stream): the run is held until release, whose argument says
 // whether the client went away (the run then ends after a short grace,
 // unless another connection holds it) or only this connection ended.
-func (g *Registry) Attach(ctx context.Context, key Key, s Start) (*session.State, func(gone bool), error) {
+func (g *Runs) Attach(ctx context.Context, key RunKey, s RunStart) (*State, func(gone bool), error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	r, err := g.lookupLocked(ctx, key, s)
@@ -149,7 +130,7 @@ func (g *Registry) Attach(ctx context.Context, key Key, s Start) (*session.State
 	return r.st, release, nil
 }
 
-func (g *Registry) lookupLocked(ctx context.Context, key Key, s Start) (*run, error) {
+func (g *Runs) lookupLocked(ctx context.Context, key RunKey, s RunStart) (*run, error) {
 	if r, ok := g.runs[key]; ok && r.st.Live.Context().Err() == nil {
 		if r.token != s.Token {
 			// Another token naming this run is not its agent.
@@ -162,7 +143,7 @@ func (g *Registry) lookupLocked(ctx context.Context, key Key, s Start) (*run, er
 		}
 		return r, nil
 	}
-	live, err := g.cfg.Sessions.Start(ctx, session.StartRequest{
+	live, err := g.cfg.Sessions.Start(ctx, StartRequest{
 		Client: s.Client, ClientName: s.ClientName, ClientVersion: s.ClientVersion, Transport: s.Transport,
 		Workspaces: g.cfg.Workspaces, Mode: g.cfg.Mode, Run: runLabel(key),
 	})
@@ -174,7 +155,7 @@ func (g *Registry) lookupLocked(ctx context.Context, key Key, s Start) (*run, er
 		g.cfg.Sessions.End(ctx, live.ID(), "workspace unavailable")
 		return nil, fmt.Errorf("open the workspace: %w", err)
 	}
-	st := session.NewState(live, g.cfg.Workspaces, roots, g.cfg.Limits)
+	st := NewState(live, g.cfg.Workspaces, roots, g.cfg.Limits)
 	st.NoSessionGrants = s.NoSessionGrants
 	st.Elicit = s.Elicit
 	id := live.ID()
@@ -190,7 +171,7 @@ func (g *Registry) lookupLocked(ctx context.Context, key Key, s Start) (*run, er
 
 // runLabel is the run as sessions record it; transports that are their own
 // run need no label.
-func runLabel(k Key) string {
+func runLabel(k RunKey) string {
 	switch k.Agent {
 	case "mcp", "stateless":
 		return ""
@@ -199,7 +180,7 @@ func runLabel(k Key) string {
 }
 
 // End ends the run's session now (the agent said the run is over).
-func (g *Registry) End(ctx context.Context, key Key, reason string) {
+func (g *Runs) End(ctx context.Context, key RunKey, reason string) {
 	g.mu.Lock()
 	r, ok := g.runs[key]
 	g.mu.Unlock()
@@ -209,7 +190,7 @@ func (g *Registry) End(ctx context.Context, key Key, reason string) {
 }
 
 // Find is the live state of a run, if any.
-func (g *Registry) Find(key Key) (*session.State, bool) {
+func (g *Runs) Find(key RunKey) (*State, bool) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	r, ok := g.runs[key]
@@ -220,7 +201,7 @@ func (g *Registry) Find(key Key) (*session.State, bool) {
 }
 
 // Session finds the live state of a Gatehouse session by its id.
-func (g *Registry) Session(id string) (*session.State, bool) {
+func (g *Runs) Session(id string) (*State, bool) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	for _, r := range g.runs {
@@ -232,7 +213,7 @@ func (g *Registry) Session(id string) (*session.State, bool) {
 }
 
 // drop forgets a run whose session ended and releases what it holds.
-func (g *Registry) drop(r *run) {
+func (g *Runs) drop(r *run) {
 	g.mu.Lock()
 	if g.runs[r.key] == r {
 		delete(g.runs, r.key)
@@ -242,7 +223,7 @@ func (g *Registry) drop(r *run) {
 }
 
 // release closes r's state (its sandbox, a container above all) once.
-func (g *Registry) release(r *run) {
+func (g *Runs) release(r *run) {
 	r.released.Do(func() {
 		defer g.open.Done()
 		r.st.Close(context.Background())
@@ -252,7 +233,7 @@ func (g *Registry) release(r *run) {
 // reapEvery is how often the registry looks for quiet and gone clients.
 const reapEvery = time.Second
 
-func (g *Registry) reap() {
+func (g *Runs) reap() {
 	defer close(g.done)
 	t := time.NewTicker(reapEvery)
 	defer t.Stop()
@@ -267,9 +248,9 @@ func (g *Registry) reap() {
 }
 
 // reapOnce ends runs whose client has gone, and idles quiet ones.
-func (g *Registry) reapOnce(now time.Time) {
+func (g *Runs) reapOnce(now time.Time) {
 	type action struct {
-		st   *session.State
+		st   *State
 		end  string
 		idle bool
 	}
@@ -302,7 +283,7 @@ func (g *Registry) reapOnce(now time.Time) {
 
 // Close stops the reaper and releases every run's sandbox (containers
 // above all) before the daemon exits.
-func (g *Registry) Close(ctx context.Context) {
+func (g *Runs) Close(ctx context.Context) {
 	g.once.Do(func() { close(g.stop) })
 	<-g.done
 	g.mu.Lock()
