@@ -4,7 +4,7 @@
 //   - Manager (session.go, query.go) records each session, counts its
 //     calls, and holds the daemon-wide pause and kill switches that gate
 //     every call (Switches).
-//   - Runs (runs.go, runkey.go) gives each agent run one session,
+//   - Runs (runs.go, runkey.go, runsreap.go) gives each agent run one session,
 //     whichever way its calls arrive: its MCP connection (a stateful
 //     session, the stdio bridge, stateless requests) and its hooks share
 //     the session by the run's key. A session lives while its client
