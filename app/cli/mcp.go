@@ -17,7 +17,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/gatehouse-dev/gatehouse/backend/daemon"
-	"github.com/gatehouse-dev/gatehouse/backend/session/agentrun"
+	"github.com/gatehouse-dev/gatehouse/backend/session"
 	"github.com/gatehouse-dev/gatehouse/backend/token"
 	"github.com/gatehouse-dev/gatehouse/backend/transport/mcpserver"
 )
@@ -111,7 +111,7 @@ running daemon, where it gets the same policy, sandbox and audit as /mcp.`,
 				return bridge(ctx, down, up)
 			},
 		}
-		cmd.Flags().StringVar(&agent, "agent", "", "the agent that starts this bridge ("+strings.Join(agentrun.Agents, ", ")+"): its calls join that agent run's session, shared with its hooks")
+		cmd.Flags().StringVar(&agent, "agent", "", "the agent that starts this bridge ("+strings.Join(session.Agents, ", ")+"): its calls join that agent run's session, shared with its hooks")
 		return cmd
 	})
 }
@@ -132,7 +132,7 @@ var runByProcess = map[string]bool{"gemini": true}
 // bridges never share a session.
 func bridgeRun(agent string) (string, error) {
 	if agent != "" {
-		if err := agentrun.CheckAgent(agent); err != nil {
+		if err := session.CheckAgent(agent); err != nil {
 			return "", userErrorf(err, "--agent: %v", err)
 		}
 		id := ""
@@ -143,7 +143,7 @@ func bridgeRun(agent string) (string, error) {
 			id = agentProcess()
 		}
 		if id != "" {
-			k, err := agentrun.ParseKey(agent + ":" + id)
+			k, err := session.ParseRunKey(agent + ":" + id)
 			if err == nil {
 				return k.String(), nil
 			}
@@ -151,7 +151,7 @@ func bridgeRun(agent string) (string, error) {
 	}
 	b := make([]byte, 12)
 	_, _ = rand.Read(b)
-	return agentrun.BridgeAgent + ":" + hex.EncodeToString(b), nil
+	return session.BridgeAgent + ":" + hex.EncodeToString(b), nil
 }
 
 // holdPresence keeps the presence stream open until ctx ends, reopening

@@ -14,12 +14,12 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/gatehouse-dev/gatehouse/backend/call"
 	"github.com/gatehouse-dev/gatehouse/backend/config"
 	"github.com/gatehouse-dev/gatehouse/backend/daemon"
 	"github.com/gatehouse-dev/gatehouse/backend/listen"
 	"github.com/gatehouse-dev/gatehouse/backend/policy"
 	"github.com/gatehouse-dev/gatehouse/backend/secrets"
+	"github.com/gatehouse-dev/gatehouse/backend/session"
 	"github.com/gatehouse-dev/gatehouse/backend/snapshot"
 	"github.com/gatehouse-dev/gatehouse/frontend"
 	"github.com/gatehouse-dev/gatehouse/sandbox"
@@ -294,8 +294,8 @@ func init() {
 }
 
 // limits applies the config's budgets over the defaults (-1 disables one).
-func limits(c config.Limits) call.Limits {
-	l := call.DefaultLimits()
+func limits(c config.Limits) session.Limits {
+	l := session.DefaultLimits()
 	pick := func(v int64, cur *int64) {
 		switch {
 		case v < 0:

@@ -14,7 +14,7 @@ import (
 // approvals list is what was asked for.
 func switchLine(ctx context.Context, c *client.Client) string {
 	var st struct {
-		State session.State `json:"state"`
+		State session.Switches `json:"state"`
 	}
 	if err := c.Get(ctx, "/api/v1/status", nil, &st); err != nil {
 		return ""

@@ -39,7 +39,7 @@ type Server struct {
 	// Connect describes how agents reach the daemon (URL, default token).
 	Connect func() map[string]any
 	// Live finds a live session's tool-call state (its budgets).
-	Live func(id string) (*call.State, bool)
+	Live func(id string) (*session.State, bool)
 	// Emit records an audit event for a control action.
 	Emit   func(ctx context.Context, kind, actor, session string, payload any)
 	Logger *slog.Logger
@@ -151,7 +151,7 @@ func userMessage(err error) string {
 func actor(*http.Request) string { return "human" }
 
 func (s *Server) status(w http.ResponseWriter, r *http.Request) {
-	out := map[string]any{"state": s.Sessions.State()}
+	out := map[string]any{"state": s.Sessions.Switches()}
 	if s.Status != nil {
 		for k, v := range s.Status() {
 			out[k] = v
@@ -183,7 +183,7 @@ func (s *Server) kill(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	n := s.Kill(r.Context(), actor(r), req.reason("killed by human"))
-	writeJSON(w, http.StatusOK, map[string]any{"killed_sessions": n, "state": s.Sessions.State()})
+	writeJSON(w, http.StatusOK, map[string]any{"killed_sessions": n, "state": s.Sessions.Switches()})
 }
 
 func (s *Server) pause(w http.ResponseWriter, r *http.Request) {
@@ -193,7 +193,7 @@ func (s *Server) pause(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	changed := s.Sessions.Pause(r.Context(), actor(r), req.reason("paused by human"))
-	writeJSON(w, http.StatusOK, map[string]any{"state": s.Sessions.State(), "changed": changed})
+	writeJSON(w, http.StatusOK, map[string]any{"state": s.Sessions.Switches(), "changed": changed})
 }
 
 func (s *Server) resume(w http.ResponseWriter, r *http.Request) {
@@ -203,5 +203,5 @@ func (s *Server) resume(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	res := s.Sessions.Resume(r.Context(), actor(r), req.reason("resumed by human"))
-	writeJSON(w, http.StatusOK, map[string]any{"state": s.Sessions.State(), "resumed": res})
+	writeJSON(w, http.StatusOK, map[string]any{"state": s.Sessions.Switches(), "resumed": res})
 }

@@ -4,7 +4,7 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/gatehouse-dev/gatehouse/backend/call"
+	"github.com/gatehouse-dev/gatehouse/backend/session"
 )
 
 // budgets is a session's limits as the UI edits them; 0 means no limit.
@@ -15,12 +15,12 @@ type budgets struct {
 	OutputMiB   int64 `json:"output_mib"`
 }
 
-func toBudgets(l call.Limits) budgets {
+func toBudgets(l session.Limits) budgets {
 	return budgets{MaxCalls: l.MaxCalls, WallMinutes: int64(l.Wall / time.Minute), ExecMinutes: int64(l.ExecTime / time.Minute), OutputMiB: l.OutputBytes >> 20}
 }
 
-func (b budgets) limits() call.Limits {
-	return call.Limits{MaxCalls: b.MaxCalls, Wall: time.Duration(b.WallMinutes) * time.Minute, ExecTime: time.Duration(b.ExecMinutes) * time.Minute, OutputBytes: b.OutputMiB << 20}
+func (b budgets) limits() session.Limits {
+	return session.Limits{MaxCalls: b.MaxCalls, Wall: time.Duration(b.WallMinutes) * time.Minute, ExecTime: time.Duration(b.ExecMinutes) * time.Minute, OutputBytes: b.OutputMiB << 20}
 }
 
 func (s *Server) registerLimits(mux *http.ServeMux) {
@@ -28,7 +28,7 @@ func (s *Server) registerLimits(mux *http.ServeMux) {
 	mux.HandleFunc("POST /api/v1/sessions/{id}/limits", s.setLimits)
 }
 
-func (s *Server) liveState(w http.ResponseWriter, r *http.Request) (*call.State, bool) {
+func (s *Server) liveState(w http.ResponseWriter, r *http.Request) (*session.State, bool) {
 	st, ok := s.Live(r.PathValue("id"))
 	if !ok {
 		s.fail(w, r, &httpError{http.StatusConflict, "that session is not active; budgets apply to live sessions"})

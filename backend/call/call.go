@@ -9,6 +9,7 @@ import (
 	"io"
 
 	"github.com/gatehouse-dev/gatehouse/backend/call/effect"
+	"github.com/gatehouse-dev/gatehouse/backend/session"
 )
 
 // Via says how a call reached Gatehouse.
@@ -24,7 +25,7 @@ const (
 
 // Request is what a transport hands the runner: one tool call, as asked.
 type Request struct {
-	State *State
+	State *session.State
 	Tool  string
 	Args  json.RawMessage
 	Via   Via
@@ -79,7 +80,7 @@ func (cl *Clearance) Finish(ctx context.Context, req Request, out Output) Result
 // passed down explicitly; nothing of it travels in a context.
 type InFlight struct {
 	ID    string
-	State *State
+	State *session.State
 	Req   Request
 	tool  *Tool
 	plan  *Plan

@@ -11,7 +11,8 @@
 //  1. begin: a call id; the call's context also ends with its session.
 //  2. gate: the tool.call audit row (held back for a local read, see
 //     readlog.go), pause and kill (session.Manager.Admit), the budgets
-//     (limits.go, a limit card when one is spent), argument validation
+//     (session.Limits; limits.go asks with a limit card when one is
+//     spent), argument validation
 //     against the tool's JSON Schema, the tool's plan (MakePlan: what the
 //     call would do, as a policy.Action), then policy (policy.go) and, when
 //     policy asks, the person (an approval card).
@@ -32,6 +33,11 @@
 // transport calls Clearance.Finish, or a shell command comes back through
 // `gatehouse exec` and Clearance.Run runs it in the sandbox under the same
 // call id. MCP, the hook and exec thus share one path.
+//
+// The session itself (its grants, budgets, idling) is a session.State.
+// What the pipeline opens for a session, its sandbox and staging root, it
+// keeps in the state's Resources (held.go), so that idling or ending the
+// session releases them.
 //
 // Errors the model sees are one plain sentence (agenterror.go); every
 // other error stays in the log. Each tool's structured result is a Go type

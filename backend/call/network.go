@@ -47,7 +47,7 @@ type runNet struct {
 func (n *runNet) Decide(ctx context.Context, q egress.Question) (egress.Answer, error) {
 	r, c, st, sess := n.r, n.c, n.c.State, n.c.Session()
 	home, _ := os.UserHomeDir()
-	ps, err := st.policySession(home, r.sandboxed(), policy.ToolRunCommand)
+	ps, err := policySession(st, home, r.sandboxed(), policy.ToolRunCommand)
 	if err != nil {
 		return egress.Answer{Reason: "this session's mode is not one Gatehouse knows"}, nil
 	}

@@ -51,7 +51,7 @@ func (h *PolicyHolder) Get() *policy.Policy {
 func (r *Runner) authorize(ctx context.Context, c *InFlight) error {
 	sess, plan := c.Session(), c.plan
 	home, _ := os.UserHomeDir()
-	ps, err := c.State.policySession(home, r.sandboxed(), plan.Action.Tool)
+	ps, err := policySession(c.State, home, r.sandboxed(), plan.Action.Tool)
 	if err != nil {
 		return err
 	}
@@ -187,7 +187,7 @@ func keepAlive(ctx context.Context, msg string, progress func(string)) (stop fun
 // that needs a card is refused with a sentence saying how to get one.
 func (r *Runner) AllowRedirect(ctx context.Context, c *InFlight, host string) error {
 	home, _ := os.UserHomeDir()
-	ps, err := c.State.policySession(home, r.sandboxed(), policy.ToolFetchURL)
+	ps, err := policySession(c.State, home, r.sandboxed(), policy.ToolFetchURL)
 	if err != nil {
 		return err
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/gatehouse-dev/gatehouse/backend/buildcache"
 	"github.com/gatehouse-dev/gatehouse/backend/policy"
+	"github.com/gatehouse-dev/gatehouse/backend/session"
 	"github.com/gatehouse-dev/gatehouse/sandbox"
 	"github.com/gatehouse-dev/gatehouse/sandbox/toolchain"
 )
@@ -62,7 +63,7 @@ func (r *Runner) notFound(argv0 string) error {
 }
 
 // runEnv is the environment of a run in st's session.
-func (r *Runner) runEnv(st *State) []string {
+func (r *Runner) runEnv(st *session.State) []string {
 	env := append([]string{"PATH=" + r.runPath()}, baseEnv...)
 	e := r.deps.RunEnv
 	if e == nil {
@@ -77,7 +78,7 @@ func (r *Runner) runEnv(st *State) []string {
 
 // cacheRoot is the session's build cache root ("" for none): its first
 // workspace's.
-func (r *Runner) cacheRoot(st *State) string {
+func (r *Runner) cacheRoot(st *session.State) string {
 	e := r.deps.RunEnv
 	if e == nil || e.Cache == nil || len(st.Workspaces) == 0 {
 		return ""
@@ -92,7 +93,7 @@ func (r *Runner) cacheRoot(st *State) string {
 
 // sessionSpec adds the toolchains, host caches and build cache to the
 // session's sandbox.
-func (r *Runner) sessionSpec(st *State, ss sandbox.SessionSpec) sandbox.SessionSpec {
+func (r *Runner) sessionSpec(st *session.State, ss sandbox.SessionSpec) sandbox.SessionSpec {
 	e := r.deps.RunEnv
 	if e == nil {
 		return ss

@@ -203,7 +203,7 @@ func (r *Runner) begin(ctx context.Context, req Request) (context.Context, *InFl
 	st := req.State
 	ctx, cancel := context.WithCancelCause(ctx)
 	stop := context.AfterFunc(st.Live.Context(), func() { cancel(context.Cause(st.Live.Context())) })
-	st.touch()
+	st.Touch()
 	c := &InFlight{ID: r.newCallID(), State: st, Req: req, tool: r.tools[req.Tool]}
 	if req.Continues != nil {
 		c.ID = req.Continues.CallID

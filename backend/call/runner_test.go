@@ -4,9 +4,6 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/gatehouse-dev/gatehouse/backend/session"
 )
 
 func TestWrapExternalCannotBeClosedEarly(t *testing.T) {
@@ -44,14 +41,5 @@ func TestRedactMapReachesEveryString(t *testing.T) {
 	out, _ := json.Marshal(redactMap(redact, m))
 	if strings.Contains(string(out), "hunter2") {
 		t.Fatalf("redacted map %s", out)
-	}
-}
-
-func TestDoubledExtendsOnlySpentBudgets(t *testing.T) {
-	l := Limits{MaxCalls: 10, Wall: time.Hour, OutputBytes: 100}
-	info := session.Info{StartedAt: time.Now().Add(-time.Minute), Counters: session.Counters{Calls: 11, OutputBytes: 50}}
-	got := doubled(l, info)
-	if got.MaxCalls != 22 || got.Wall != time.Hour || got.OutputBytes != 100 {
-		t.Fatalf("doubled = %+v", got)
 	}
 }

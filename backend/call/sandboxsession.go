@@ -6,18 +6,20 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/gatehouse-dev/gatehouse/backend/session"
 	"github.com/gatehouse-dev/gatehouse/sandbox"
 )
 
 // sandboxSession opens the session's sandbox on first use (for containers,
 // that starts the session's container).
-func (r *Runner) sandboxSession(ctx context.Context, st *State) (sandbox.Session, error) {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	if st.sandbox != nil {
-		return st.sandbox, nil
+func (r *Runner) sandboxSession(ctx context.Context, st *session.State) (sandbox.Session, error) {
+	h := heldBy(st)
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.sandbox != nil {
+		return h.sandbox, nil
 	}
-	if st.closed {
+	if h.closed {
 		return nil, errors.New("this session has ended")
 	}
 	if r.deps.Sandbox == nil {
@@ -34,11 +36,11 @@ func (r *Runner) sandboxSession(ctx context.Context, st *State) (sandbox.Session
 			ss.StageRoot = ""
 		}
 	}
-	st.stageRoot = ss.StageRoot
+	h.stageRoot = ss.StageRoot
 	sb, err := r.deps.Sandbox.Open(st.Live.Context(), ss)
 	if err != nil {
 		return nil, fmt.Errorf("could not start the sandbox: %w", err)
 	}
-	st.sandbox = sb
+	h.sandbox = sb
 	return sb, nil
 }

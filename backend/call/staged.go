@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 
 	"github.com/gatehouse-dev/gatehouse/backend/call/effect"
+	"github.com/gatehouse-dev/gatehouse/backend/session"
 	"github.com/gatehouse-dev/gatehouse/sandbox"
 )
 
@@ -16,7 +17,7 @@ import (
 // away, and only then is the workspace touched (land.go).
 
 // stageRoot is the session's stage root ("" when runs are not staged).
-func (r *Runner) stageRoot(st *State) string {
+func (r *Runner) stageRoot(st *session.State) string {
 	if r.deps.StageDir == "" {
 		return ""
 	}
@@ -37,7 +38,7 @@ func (r *Runner) canStage(c *InFlight) bool {
 // newStagedRun makes the call's empty layers.
 func (r *Runner) newStagedRun(c *InFlight) (*effect.Run, error) {
 	st := c.State
-	return effect.NewRun(r.stageRoot(st), c.ID, st.Workspaces, effect.PassThrough(st.Workspaces, st.tracked))
+	return effect.NewRun(r.stageRoot(st), c.ID, st.Workspaces, effect.PassThrough(st.Workspaces, heldBy(st).tracked))
 }
 
 // runStaged is run for a staged call: the command, then its effect.

@@ -12,11 +12,11 @@ import (
 // directory name, asking git once per session and directory: whether a
 // dist/ is source does not change from call to call. An error counts as
 // tracked, which keeps the directory staged.
-func (s *State) tracked(ws, name string) bool {
+func (h *held) tracked(ws, name string) bool {
 	key := filepath.Join(ws, name)
-	s.mu.Lock()
-	v, ok := s.trackedDirs[key]
-	s.mu.Unlock()
+	h.mu.Lock()
+	v, ok := h.trackedDirs[key]
+	h.mu.Unlock()
 	if ok {
 		return v
 	}
@@ -24,11 +24,11 @@ func (s *State) tracked(ws, name string) bool {
 	defer cancel()
 	t, err := effect.Tracks(ctx, ws, name)
 	v = t || err != nil
-	s.mu.Lock()
-	if s.trackedDirs == nil {
-		s.trackedDirs = map[string]bool{}
+	h.mu.Lock()
+	if h.trackedDirs == nil {
+		h.trackedDirs = map[string]bool{}
 	}
-	s.trackedDirs[key] = v
-	s.mu.Unlock()
+	h.trackedDirs[key] = v
+	h.mu.Unlock()
 	return v
 }

@@ -27,7 +27,6 @@ import (
 	"github.com/gatehouse-dev/gatehouse/backend/policy"
 	"github.com/gatehouse-dev/gatehouse/backend/secrets"
 	"github.com/gatehouse-dev/gatehouse/backend/session"
-	"github.com/gatehouse-dev/gatehouse/backend/session/agentrun"
 	"github.com/gatehouse-dev/gatehouse/backend/snapshot"
 	"github.com/gatehouse-dev/gatehouse/backend/token"
 	"github.com/gatehouse-dev/gatehouse/backend/transport/hookserver"
@@ -69,7 +68,7 @@ type Options struct {
 	// checked afterwards, even where the sandbox could stage it.
 	Unstaged bool
 	// Limits are each session's budgets.
-	Limits call.Limits
+	Limits session.Limits
 	// UI is the built web UI served at /; nil serves a hint instead.
 	UI fs.FS
 	// ApprovalTimeout denies unanswered approvals (default 120 s).
@@ -102,7 +101,7 @@ type Daemon struct {
 	mux       http.Handler
 	busy      inflight
 	mcp       *mcpserver.Server
-	runs      *agentrun.Registry
+	runs      *session.Runs
 }
 
 // Addr is the bound TCP address.
@@ -147,7 +146,7 @@ func Run(ctx context.Context, opts Options) (err error) {
 	if err := d.startRunner(ctx); err != nil {
 		return err
 	}
-	d.runs = agentrun.New(agentrun.Config{
+	d.runs = session.NewRuns(session.RunsConfig{
 		Sessions: d.sessions, Workspaces: opts.Workspaces, Mode: opts.Mode, Limits: opts.Limits, Logger: d.logger,
 	})
 	defer d.runs.Close(context.Background())

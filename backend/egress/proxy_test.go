@@ -122,12 +122,19 @@ func (f *fixture) client(srv *httptest.Server) *http.Client {
 	return &http.Client{Transport: tr, Timeout: 10 * time.Second}
 }
 
-func tlsServer(t testing.TB, names ...string) *httptest.Server {
+func tlsServer(t testing.TB) *httptest.Server { return tlsServerCounting(t, nil) }
+
+// tlsServerCounting is tlsServer counting the connections it accepts in
+// accepted (set before it starts: the server reads it as it serves).
+func tlsServerCounting(t testing.TB, accepted *atomic.Int32) *httptest.Server {
 	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprintf(w, "hello from %s", r.Host)
 	}))
 	srv.EnableHTTP2 = false
 	srv.Config.ErrorLog = log.New(io.Discard, "", 0) // the refused handshakes
+	if accepted != nil {
+		srv.Config.ConnState = func(net.Conn, http.ConnState) { accepted.Add(1) }
+	}
 	srv.StartTLS()
 	t.Cleanup(srv.Close)
 	// The test certificate is for example.com; these tests name servers
@@ -286,10 +293,9 @@ func TestLoopbackNeedsTheTestOverride(t *testing.T) {
 }
 
 func TestSNIMustMatchConnect(t *testing.T) {
-	tsrv := tlsServer(t)
-	f := newFixture(t, map[string]string{"pkgs.example.test:443": hostPort(tsrv)}, "pkgs.example.test:443")
 	var accepted atomic.Int32
-	tsrv.Config.ConnState = func(net.Conn, http.ConnState) { accepted.Add(1) }
+	tsrv := tlsServerCounting(t, &accepted)
+	f := newFixture(t, map[string]string{"pkgs.example.test:443": hostPort(tsrv)}, "pkgs.example.test:443")
 	for _, tc := range []struct {
 		name, sni string
 		tls       bool

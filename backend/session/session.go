@@ -1,5 +1,3 @@
-// Package session tracks agent sessions (one MCP connection or stdio bridge
-// each), and the daemon-wide pause and kill switches that gate every call.
 package session
 
 import (
@@ -392,8 +390,8 @@ func (m *Manager) Resume(ctx context.Context, actor, reason string) Resumed {
 	return r
 }
 
-// State is the daemon-wide switch state.
-type State struct {
+// Switches is the daemon-wide switch state.
+type Switches struct {
 	Paused bool `json:"paused"`
 	Killed bool `json:"killed"`
 	Active int  `json:"active_sessions"`
@@ -401,11 +399,11 @@ type State struct {
 	Waiting int `json:"waiting_calls"`
 }
 
-// State reports the switches and the number of live sessions.
-func (m *Manager) State() State {
+// Switches reports the switches and the number of live sessions.
+func (m *Manager) Switches() Switches {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return State{Paused: m.paused, Killed: m.killed, Active: len(m.live), Waiting: m.waiting}
+	return Switches{Paused: m.paused, Killed: m.killed, Active: len(m.live), Waiting: m.waiting}
 }
 
 // Admit is called before every tool call. It waits while paused and refuses

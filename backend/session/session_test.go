@@ -86,7 +86,7 @@ func TestPauseBlocksUntilResume(t *testing.T) {
 	}
 	done := make(chan error, 1)
 	go func() { done <- m.Admit(ctx, l.ID()) }()
-	waitfor.For(t, 10*time.Second, "a call waiting on the pause", func() bool { return m.State().Waiting == 1 })
+	waitfor.For(t, 10*time.Second, "a call waiting on the pause", func() bool { return m.Switches().Waiting == 1 })
 	select {
 	case err := <-done:
 		t.Fatalf("Admit returned while paused: %v", err)
@@ -143,8 +143,8 @@ func TestKillCancelsAndRefusesUntilResume(t *testing.T) {
 	if _, err := m.Start(ctx, StartRequest{Client: "c"}); err != nil {
 		t.Fatalf("Start after resume: %v", err)
 	}
-	if st := m.State(); st.Killed || st.Paused || st.Active != 1 {
-		t.Fatalf("State = %+v", st)
+	if st := m.Switches(); st.Killed || st.Paused || st.Active != 1 {
+		t.Fatalf("Switches = %+v", st)
 	}
 	_ = rec
 }
@@ -172,14 +172,14 @@ func TestPausedCallThatGivesUpSaysWait(t *testing.T) {
 	cctx, cancel := context.WithCancel(ctx)
 	done := make(chan error, 1)
 	go func() { done <- m.Admit(cctx, l.ID()) }()
-	waitfor.For(t, 10*time.Second, "a call waiting on the pause", func() bool { return m.State().Waiting == 1 })
+	waitfor.For(t, 10*time.Second, "a call waiting on the pause", func() bool { return m.Switches().Waiting == 1 })
 	cancel()
 	err := <-done
 	if !errors.Is(err, ErrPaused) || !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "wait, do not retry") {
 		t.Fatalf("Admit = %v", err)
 	}
-	if m.State().Waiting != 0 {
-		t.Fatalf("waiting = %d after the call gave up", m.State().Waiting)
+	if m.Switches().Waiting != 0 {
+		t.Fatalf("waiting = %d after the call gave up", m.Switches().Waiting)
 	}
 	var found bool
 	for i, k := range rec.kinds {

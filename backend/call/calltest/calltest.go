@@ -25,7 +25,7 @@ import (
 // a.txt ("hello\n"), with a file outside it.
 type Fixture struct {
 	Runner   *call.Runner
-	State    *call.State
+	State    *session.State
 	Audit    *Audit
 	Sessions *session.Manager
 	// Outside is a file beside the workspace, not in it.
@@ -81,7 +81,7 @@ func New(t *testing.T, tune ...func(*call.Deps)) *Fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st := call.NewState(live, []string{ws}, roots, call.DefaultLimits())
+	st := session.NewState(live, []string{ws}, roots, session.DefaultLimits())
 	t.Cleanup(func() { st.Close(context.WithoutCancel(ctx)) })
 	return &Fixture{Runner: r, State: st, Audit: got, Sessions: sessions, Outside: outside}
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/gatehouse-dev/gatehouse/backend/call"
 	"github.com/gatehouse-dev/gatehouse/backend/fsops"
 	"github.com/gatehouse-dev/gatehouse/backend/policy"
+	"github.com/gatehouse-dev/gatehouse/backend/session"
 	"github.com/gatehouse-dev/gatehouse/backend/workspace"
 )
 
@@ -118,7 +119,7 @@ func fileTools() []*call.Tool {
 }
 
 // resolveDir resolves a directory argument; empty means the workspace root.
-func resolveDir(st *call.State, path string) (workspace.Path, error) {
+func resolveDir(st *session.State, path string) (workspace.Path, error) {
 	if path == "" {
 		path = "."
 	}

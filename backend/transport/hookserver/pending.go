@@ -4,7 +4,7 @@ import (
 	"time"
 
 	"github.com/gatehouse-dev/gatehouse/backend/call"
-	"github.com/gatehouse-dev/gatehouse/backend/session/agentrun"
+	"github.com/gatehouse-dev/gatehouse/backend/session"
 )
 
 // An edit the agent's own tool makes is checkpointed before (PreToolUse)
@@ -18,7 +18,7 @@ type pendingEdit struct {
 
 const pendingTTL = time.Hour
 
-func editKey(run agentrun.Key, useID, tool string, input []byte) string {
+func editKey(run session.RunKey, useID, tool string, input []byte) string {
 	if useID != "" {
 		return run.String() + "\x00" + useID
 	}

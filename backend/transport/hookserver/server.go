@@ -23,7 +23,6 @@ import (
 	"github.com/gatehouse-dev/gatehouse/backend/call"
 	"github.com/gatehouse-dev/gatehouse/backend/policy"
 	"github.com/gatehouse-dev/gatehouse/backend/session"
-	"github.com/gatehouse-dev/gatehouse/backend/session/agentrun"
 	"github.com/gatehouse-dev/gatehouse/backend/transport/hookwire"
 )
 
@@ -36,7 +35,7 @@ const (
 // Config wires the server to the daemon.
 type Config struct {
 	Runner   *call.Runner
-	Runs     *agentrun.Registry
+	Runs     *session.Runs
 	Sessions *session.Manager
 	Logger   *slog.Logger
 }
@@ -161,14 +160,14 @@ func (s *Server) answer(ctx context.Context, by who, req HookRequest) hookwire.A
 	if _, err := hookwire.ParseAgent(string(ev.Agent)); err != nil {
 		return deny("%v", err)
 	}
-	key, err := agentrun.ParseKey(string(ev.Agent) + ":" + ev.SessionID)
+	key, err := session.ParseRunKey(string(ev.Agent) + ":" + ev.SessionID)
 	if err != nil {
 		if ev.Kind == hookwire.PreTool {
 			return deny("Gatehouse blocked this call: the hook input has no usable session id (%v), so Gatehouse cannot tell which run asks.", err)
 		}
 		return hookwire.Answer{Verdict: hookwire.None}
 	}
-	start := agentrun.Start{Token: by.token, Client: by.name, ClientName: ev.Agent.Title(), Transport: "hook"}
+	start := session.RunStart{Token: by.token, Client: by.name, ClientName: ev.Agent.Title(), Transport: "hook"}
 	switch ev.Kind {
 	case hookwire.PreTool:
 		return s.pre(ctx, key, start, ev, req.Exec)
@@ -183,7 +182,7 @@ func (s *Server) answer(ctx context.Context, by who, req HookRequest) hookwire.A
 }
 
 // pre decides an agent's tool call before it runs.
-func (s *Server) pre(ctx context.Context, key agentrun.Key, start agentrun.Start, ev hookwire.Event, exe []string) hookwire.Answer {
+func (s *Server) pre(ctx context.Context, key session.RunKey, start session.RunStart, ev hookwire.Event, exe []string) hookwire.Answer {
 	n, err := classify(ev, s.ownTools)
 	if err != nil {
 		return deny("Gatehouse blocked %s: %v.", ev.Tool, err)
@@ -249,7 +248,7 @@ func (s *Server) pre(ctx context.Context, key agentrun.Key, start agentrun.Start
 
 // preShell clears a shell command and rewrites it to run through
 // `gatehouse exec`, in the session's sandbox.
-func (s *Server) preShell(ctx context.Context, req call.Request, key agentrun.Key, token string, ev hookwire.Event, n native, exe []string) hookwire.Answer {
+func (s *Server) preShell(ctx context.Context, req call.Request, key session.RunKey, token string, ev hookwire.Event, n native, exe []string) hookwire.Answer {
 	if err := checkExe(exe); err != nil {
 		return deny("Gatehouse blocked this command: %v.", err)
 	}
@@ -314,7 +313,7 @@ func replaceMember(input json.RawMessage, key, line string) (json.RawMessage, er
 }
 
 // pathsPlan is the plan of a native read or edit of paths.
-func pathsPlan(st *call.State, tool string, paths []string, mutates bool) (*call.Plan, error) {
+func pathsPlan(st *session.State, tool string, paths []string, mutates bool) (*call.Plan, error) {
 	plan := &call.Plan{Action: policy.Action{Tool: tool}}
 	for _, p := range paths {
 		wp, err := st.Roots.ResolveOutside(p)
@@ -330,7 +329,7 @@ func pathsPlan(st *call.State, tool string, paths []string, mutates bool) (*call
 }
 
 // post records a native edit once it has run.
-func (s *Server) post(ctx context.Context, key agentrun.Key, ev hookwire.Event) {
+func (s *Server) post(ctx context.Context, key session.RunKey, ev hookwire.Event) {
 	pe, ok := s.pending.take(editKey(key, ev.ToolUseID, ev.Tool, ev.Input))
 	if !ok {
 		return
@@ -346,7 +345,7 @@ func (s *Server) post(ctx context.Context, key agentrun.Key, ev hookwire.Event) 
 // maxGoal bounds the prompt kept as a session's goal.
 const maxGoal = 4 << 10
 
-func (s *Server) prompt(ctx context.Context, key agentrun.Key, start agentrun.Start, ev hookwire.Event) {
+func (s *Server) prompt(ctx context.Context, key session.RunKey, start session.RunStart, ev hookwire.Event) {
 	st, err := s.cfg.Runs.Use(ctx, key, start)
 	if err != nil {
 		return

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/gatehouse-dev/gatehouse/backend/call"
-	"github.com/gatehouse-dev/gatehouse/backend/session/agentrun"
+	"github.com/gatehouse-dev/gatehouse/backend/session"
 )
 
 // ticketTTL bounds how long a rewritten command may take to come back;
@@ -16,7 +16,7 @@ const ticketTTL = 10 * time.Minute
 // A ticket is a cleared shell command waiting for `gatehouse exec`: it
 // runs once, exactly as cleared, in the run that cleared it.
 type ticket struct {
-	run     agentrun.Key
+	run     session.RunKey
 	token   string // agent token id that asked
 	command string
 	cwd     string

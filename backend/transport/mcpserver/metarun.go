@@ -6,8 +6,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/gatehouse-dev/gatehouse/backend/call"
-	"github.com/gatehouse-dev/gatehouse/backend/session/agentrun"
+	"github.com/gatehouse-dev/gatehouse/backend/session"
 )
 
 // Codex gives the MCP servers it starts no run id in their environment,
@@ -17,30 +16,30 @@ import (
 // agent's MCP calls and its own tools share one session.
 
 // codexRun is the Codex run a call names, if any.
-func codexRun(req *mcp.CallToolRequest, clientName string) (agentrun.Key, bool) {
+func codexRun(req *mcp.CallToolRequest, clientName string) (session.RunKey, bool) {
 	if req.Params == nil || !strings.HasPrefix(clientName, "codex") {
-		return agentrun.Key{}, false
+		return session.RunKey{}, false
 	}
 	id, _ := req.Params.GetMeta()["sessionId"].(string)
 	if id == "" {
-		return agentrun.Key{}, false
+		return session.RunKey{}, false
 	}
-	k, err := agentrun.ParseKey("codex:" + id)
+	k, err := session.ParseRunKey("codex:" + id)
 	return k, err == nil
 }
 
 // runOfCall is the state a call runs in: the run its _meta names when the
 // session itself names none, else the session's own.
-func (s *Server) runOfCall(ctx context.Context, req *mcp.CallToolRequest, st *call.State) *call.State {
+func (s *Server) runOfCall(ctx context.Context, req *mcp.CallToolRequest, st *session.State) *session.State {
 	info := st.Live.Snapshot()
-	if info.Run != "" && !strings.HasPrefix(info.Run, agentrun.BridgeAgent+":") {
+	if info.Run != "" && !strings.HasPrefix(info.Run, session.BridgeAgent+":") {
 		return st
 	}
 	k, ok := codexRun(req, info.ClientName)
 	if !ok {
 		return st
 	}
-	start := agentrun.Start{Client: info.Client, ClientName: info.ClientName, ClientVersion: info.ClientVersion, Transport: info.Transport}
+	start := session.RunStart{Client: info.Client, ClientName: info.ClientName, ClientVersion: info.ClientVersion, Transport: info.Transport}
 	if req.Extra != nil && req.Extra.TokenInfo != nil {
 		start.Token = req.Extra.TokenInfo.UserID
 	}

@@ -7,13 +7,13 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/gatehouse-dev/gatehouse/backend/call"
+	"github.com/gatehouse-dev/gatehouse/backend/session"
 )
 
 // openSession is a stateful MCP session that Gatehouse opened: its state,
 // the SDK's session, the token it belongs to and its idle timer.
 type openSession struct {
-	st     *call.State
+	st     *session.State
 	ss     *mcp.ServerSession
 	userID string // the agent token's id; other tokens cannot use the session
 
@@ -54,7 +54,7 @@ func (o *openSession) end() {
 }
 
 // stateOf is the Gatehouse state of an open MCP session, or nil.
-func (s *Server) stateOf(sessionID string) *call.State {
+func (s *Server) stateOf(sessionID string) *session.State {
 	if o := s.session(sessionID); o != nil {
 		return o.st
 	}

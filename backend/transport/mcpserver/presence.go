@@ -6,7 +6,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
 
-	"github.com/gatehouse-dev/gatehouse/backend/session/agentrun"
+	"github.com/gatehouse-dev/gatehouse/backend/session"
 )
 
 // presencePing keeps the presence stream's connection from idling out.
@@ -22,7 +22,7 @@ func (s *Server) presence(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "a presence stream must name its run in the "+RunHeader+" header", http.StatusBadRequest)
 		return
 	}
-	start := agentrun.Start{Client: "unknown", Transport: "stdio"}
+	start := session.RunStart{Client: "unknown", Transport: "stdio"}
 	if ti := auth.TokenInfoFromContext(r.Context()); ti != nil {
 		start.Token = ti.UserID
 		if n, ok := ti.Extra["name"].(string); ok && n != "" {

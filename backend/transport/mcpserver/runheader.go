@@ -4,7 +4,7 @@ import (
 	"errors"
 	"net/http"
 
-	"github.com/gatehouse-dev/gatehouse/backend/session/agentrun"
+	"github.com/gatehouse-dev/gatehouse/backend/session"
 )
 
 // RunHeader names the agent run a request belongs to ("claude:<id>"): the
@@ -15,14 +15,14 @@ const RunHeader = "X-Gatehouse-Run"
 // runKey reads RunHeader; named is false when there is none. A malformed
 // value is refused rather than ignored, so a run is never merged into
 // another by accident.
-func runKey(h http.Header) (k agentrun.Key, named bool, err error) {
+func runKey(h http.Header) (k session.RunKey, named bool, err error) {
 	v := h.Get(RunHeader)
 	if v == "" {
-		return agentrun.Key{}, false, nil
+		return session.RunKey{}, false, nil
 	}
-	k, err = agentrun.ParseKey(v)
+	k, err = session.ParseRunKey(v)
 	if err != nil {
-		return agentrun.Key{}, false, errors.New("the " + RunHeader + " header is malformed: " + err.Error())
+		return session.RunKey{}, false, errors.New("the " + RunHeader + " header is malformed: " + err.Error())
 	}
 	return k, true, nil
 }

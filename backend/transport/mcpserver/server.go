@@ -18,7 +18,6 @@ import (
 
 	"github.com/gatehouse-dev/gatehouse/backend/call"
 	"github.com/gatehouse-dev/gatehouse/backend/session"
-	"github.com/gatehouse-dev/gatehouse/backend/session/agentrun"
 	"github.com/gatehouse-dev/gatehouse/backend/token"
 )
 
@@ -27,7 +26,7 @@ type Config struct {
 	Sessions *session.Manager
 	// Runs gives each agent run its Gatehouse session (shared with the
 	// agent's hooks).
-	Runs    *agentrun.Registry
+	Runs    *session.Runs
 	Tokens  *token.Set
 	Runner  *call.Runner
 	Version string
@@ -151,7 +150,7 @@ func (s *Server) sessionMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 		if method != "initialize" {
 			return next(ctx, method, req)
 		}
-		if st := s.cfg.Sessions.State(); st.Killed {
+		if st := s.cfg.Sessions.Switches(); st.Killed {
 			return nil, errors.New(session.ErrKilled.Error())
 		}
 		res, err := next(ctx, method, req)
@@ -186,7 +185,7 @@ func (s *Server) open(ctx context.Context, ss *mcp.ServerSession, req mcp.Reques
 			transport = "stdio"
 		}
 	}
-	start := agentrun.Start{Client: client, Transport: transport, Token: userID}
+	start := session.RunStart{Client: client, Transport: transport, Token: userID}
 	if p, ok := req.GetParams().(*mcp.InitializeParams); ok && p != nil {
 		if p.ClientInfo != nil {
 			start.ClientName, start.ClientVersion = p.ClientInfo.Name, p.ClientInfo.Version
@@ -200,7 +199,7 @@ func (s *Server) open(ctx context.Context, ss *mcp.ServerSession, req mcp.Reques
 		return err
 	}
 	if !named {
-		key = agentrun.Key{Agent: "mcp", ID: ss.ID()}
+		key = session.RunKey{Agent: "mcp", ID: ss.ID()}
 	}
 	st, release, err := s.cfg.Runs.Attach(ctx, key, start)
 	if err != nil {

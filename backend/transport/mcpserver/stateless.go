@@ -6,8 +6,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/gatehouse-dev/gatehouse/backend/call"
-	"github.com/gatehouse-dev/gatehouse/backend/session/agentrun"
+	"github.com/gatehouse-dev/gatehouse/backend/session"
 )
 
 // firstStatelessVersion is the protocol revision without sessions: each
@@ -24,8 +23,8 @@ func isStateless(r *http.Request) bool {
 // request names (the stdio bridge names its agent's run), or else one
 // session per token and client name. Such a client's separate runs cannot
 // be told apart, so its session offers no "allow for this session".
-func (s *Server) statelessState(ctx context.Context, req *mcp.CallToolRequest) (*call.State, error) {
-	start := agentrun.Start{Client: "unknown", Transport: "http-stateless"}
+func (s *Server) statelessState(ctx context.Context, req *mcp.CallToolRequest) (*session.State, error) {
+	start := session.RunStart{Client: "unknown", Transport: "http-stateless"}
 	var hdr http.Header
 	if ex := req.Extra; ex != nil {
 		hdr = ex.Header
@@ -50,7 +49,7 @@ func (s *Server) statelessState(ctx context.Context, req *mcp.CallToolRequest) (
 	case named && hdr.Get(TransportHeader) == "stdio":
 		start.Transport = "stdio"
 	case !named:
-		key = agentrun.Key{Agent: "stateless", ID: start.Token + "\x00" + start.ClientName}
+		key = session.RunKey{Agent: "stateless", ID: start.Token + "\x00" + start.ClientName}
 		start.NoSessionGrants = true
 	}
 	return s.cfg.Runs.Use(ctx, key, start)

@@ -1,10 +1,4 @@
-// Package agentrun gives each agent run one Gatehouse session, whichever
-// way its calls arrive: its MCP connection (a stateful session, the stdio
-// bridge, stateless requests) and its hooks share the session by the run's
-// key. A session lives while its client does: it shows as idle (and gives
-// back its warm sandbox) when the client goes quiet, and ends when the
-// client has gone.
-package agentrun
+package session
 
 import (
 	"context"
@@ -14,26 +8,11 @@ import (
 	"sync"
 	"time"
 
-	"github.com/gatehouse-dev/gatehouse/backend/call"
-	"github.com/gatehouse-dev/gatehouse/backend/session"
 	"github.com/gatehouse-dev/gatehouse/backend/workspace"
 )
 
-// Key names one agent run.
-type Key struct {
-	// Agent is the agent (claude, codex, gemini, cursor), or the transport
-	// that alone identifies the run ("mcp" for a stateful MCP session,
-	// "stateless" for a client that names no run).
-	Agent string
-	// ID tells the run apart within Agent: the agent's own session id, an
-	// MCP session id.
-	ID string
-}
-
-func (k Key) String() string { return k.Agent + ":" + k.ID }
-
-// Start describes the session to open when a run is first seen.
-type Start struct {
+// RunStart describes the session to open when a run is first seen.
+type RunStart struct {
 	// Token is the id of the agent token the request came with: a run is
 	// only ever used with the token it started with.
 	Token                             string
@@ -46,12 +25,12 @@ type Start struct {
 	Elicit func(ctx context.Context, question string) (string, error)
 }
 
-// Config wires the registry to the daemon.
-type Config struct {
-	Sessions   *session.Manager
+// RunsConfig wires the registry to the daemon.
+type RunsConfig struct {
+	Sessions   *Manager
 	Workspaces []string
 	Mode       string
-	Limits     call.Limits
+	Limits     Limits
 	Logger     *slog.Logger
 	// IdleAfter marks a session idle, releasing its warm sandbox, after
 	// this long without a call (default 2 minutes).
@@ -68,11 +47,12 @@ type Config struct {
 // ErrOtherToken refuses a run named with a token it did not start with.
 var ErrOtherToken = errors.New("this agent run belongs to another agent token; use the token it started with")
 
-// Registry holds the live runs.
-type Registry struct {
-	cfg  Config
+// Runs holds the live agent runs and gives each one session, whichever
+// way its calls arrive (see the package doc).
+type Runs struct {
+	cfg  RunsConfig
 	mu   sync.Mutex
-	runs map[Key]*run
+	runs map[RunKey]*run
 	stop chan struct{}
 	done chan struct{}
 	once sync.Once
@@ -83,17 +63,17 @@ type Registry struct {
 }
 
 type run struct {
-	key   Key
+	key   RunKey
 	token string
-	st    *call.State
+	st    *State
 	refs  int       // attachments held: an MCP session, a bridge's presence
 	gone  time.Time // when the last attachment left because its client went
 	// released closes st once, whoever ends the run first.
 	released sync.Once
 }
 
-// New starts a registry and its reaper.
-func New(cfg Config) *Registry {
+// NewRuns starts a registry of runs and its reaper.
+func NewRuns(cfg RunsConfig) *Runs {
 	if cfg.IdleAfter <= 0 {
 		cfg.IdleAfter = 2 * time.Minute
 	}
@@ -106,14 +86,14 @@ func New(cfg Config) *Registry {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	g := &Registry{cfg: cfg, runs: map[Key]*run{}, stop: make(chan struct{}), done: make(chan struct{})}
+	g := &Runs{cfg: cfg, runs: map[RunKey]*run{}, stop: make(chan struct{}), done: make(chan struct{})}
 	go g.reap()
 	return g
 }
 
 // Use returns the run's state for one call (a hook, a stateless request),
 // opening its session when the run is new or its session has ended.
-func (g *Registry) Use(ctx context.Context, key Key, s Start) (*call.State, error) {
+func (g *Runs) Use(ctx context.Context, key RunKey, s RunStart) (*State, error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	r, err := g.lookupLocked(ctx, key, s)
@@ -127,7 +107,7 @@ func (g *Registry) Use(ctx context.Context, key Key, s Start) (*call.State, erro
 // presence stream): the run is held until release, whose argument says
 // whether the client went away (the run then ends after a short grace,
 // unless another connection holds it) or only this connection ended.
-func (g *Registry) Attach(ctx context.Context, key Key, s Start) (*call.State, func(gone bool), error) {
+func (g *Runs) Attach(ctx context.Context, key RunKey, s RunStart) (*State, func(gone bool), error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	r, err := g.lookupLocked(ctx, key, s)
@@ -150,7 +130,7 @@ func (g *Registry) Attach(ctx context.Context, key Key, s Start) (*call.State, f
 	return r.st, release, nil
 }
 
-func (g *Registry) lookupLocked(ctx context.Context, key Key, s Start) (*run, error) {
+func (g *Runs) lookupLocked(ctx context.Context, key RunKey, s RunStart) (*run, error) {
 	if r, ok := g.runs[key]; ok && r.st.Live.Context().Err() == nil {
 		if r.token != s.Token {
 			// Another token naming this run is not its agent.
@@ -163,7 +143,7 @@ func (g *Registry) lookupLocked(ctx context.Context, key Key, s Start) (*run, er
 		}
 		return r, nil
 	}
-	live, err := g.cfg.Sessions.Start(ctx, session.StartRequest{
+	live, err := g.cfg.Sessions.Start(ctx, StartRequest{
 		Client: s.Client, ClientName: s.ClientName, ClientVersion: s.ClientVersion, Transport: s.Transport,
 		Workspaces: g.cfg.Workspaces, Mode: g.cfg.Mode, Run: runLabel(key),
 	})
@@ -175,7 +155,7 @@ func (g *Registry) lookupLocked(ctx context.Context, key Key, s Start) (*run, er
 		g.cfg.Sessions.End(ctx, live.ID(), "workspace unavailable")
 		return nil, fmt.Errorf("open the workspace: %w", err)
 	}
-	st := call.NewState(live, g.cfg.Workspaces, roots, g.cfg.Limits)
+	st := NewState(live, g.cfg.Workspaces, roots, g.cfg.Limits)
 	st.NoSessionGrants = s.NoSessionGrants
 	st.Elicit = s.Elicit
 	id := live.ID()
@@ -191,7 +171,7 @@ func (g *Registry) lookupLocked(ctx context.Context, key Key, s Start) (*run, er
 
 // runLabel is the run as sessions record it; transports that are their own
 // run need no label.
-func runLabel(k Key) string {
+func runLabel(k RunKey) string {
 	switch k.Agent {
 	case "mcp", "stateless":
 		return ""
@@ -200,7 +180,7 @@ func runLabel(k Key) string {
 }
 
 // End ends the run's session now (the agent said the run is over).
-func (g *Registry) End(ctx context.Context, key Key, reason string) {
+func (g *Runs) End(ctx context.Context, key RunKey, reason string) {
 	g.mu.Lock()
 	r, ok := g.runs[key]
 	g.mu.Unlock()
@@ -210,7 +190,7 @@ func (g *Registry) End(ctx context.Context, key Key, reason string) {
 }
 
 // Find is the live state of a run, if any.
-func (g *Registry) Find(key Key) (*call.State, bool) {
+func (g *Runs) Find(key RunKey) (*State, bool) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	r, ok := g.runs[key]
@@ -221,7 +201,7 @@ func (g *Registry) Find(key Key) (*call.State, bool) {
 }
 
 // Session finds the live state of a Gatehouse session by its id.
-func (g *Registry) Session(id string) (*call.State, bool) {
+func (g *Runs) Session(id string) (*State, bool) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	for _, r := range g.runs {
@@ -230,101 +210,4 @@ func (g *Registry) Session(id string) (*call.State, bool) {
 		}
 	}
 	return nil, false
-}
-
-// drop forgets a run whose session ended and releases what it holds.
-func (g *Registry) drop(r *run) {
-	g.mu.Lock()
-	if g.runs[r.key] == r {
-		delete(g.runs, r.key)
-	}
-	g.mu.Unlock()
-	g.release(r)
-}
-
-// release closes r's state (its sandbox, a container above all) once.
-func (g *Registry) release(r *run) {
-	r.released.Do(func() {
-		defer g.open.Done()
-		r.st.Close(context.Background())
-	})
-}
-
-// reapEvery is how often the registry looks for quiet and gone clients.
-const reapEvery = time.Second
-
-func (g *Registry) reap() {
-	defer close(g.done)
-	t := time.NewTicker(reapEvery)
-	defer t.Stop()
-	for {
-		select {
-		case <-g.stop:
-			return
-		case now := <-t.C:
-			g.reapOnce(now)
-		}
-	}
-}
-
-// reapOnce ends runs whose client has gone, and idles quiet ones.
-func (g *Registry) reapOnce(now time.Time) {
-	type action struct {
-		st   *call.State
-		end  string
-		idle bool
-	}
-	var todo []action
-	g.mu.Lock()
-	for _, r := range g.runs {
-		quiet := now.Sub(r.st.LastCall())
-		switch {
-		case r.refs == 0 && !r.gone.IsZero() && now.Sub(r.gone) >= g.cfg.GoneGrace:
-			todo = append(todo, action{st: r.st, end: "client disconnected"})
-		case r.refs == 0 && r.gone.IsZero() && quiet >= g.cfg.EndAfter:
-			todo = append(todo, action{st: r.st, end: fmt.Sprintf("no call for %s", g.cfg.EndAfter)})
-		case quiet >= g.cfg.IdleAfter && !r.st.Live.Snapshot().Idle:
-			todo = append(todo, action{st: r.st, idle: true})
-		}
-	}
-	g.mu.Unlock()
-	ctx := context.Background()
-	for _, a := range todo {
-		id := a.st.Live.ID()
-		switch {
-		case a.end != "":
-			g.cfg.Sessions.End(ctx, id, a.end)
-		case a.idle:
-			a.st.Idle(ctx)
-			g.cfg.Sessions.SetIdle(ctx, id, true)
-		}
-	}
-}
-
-// Close stops the reaper and releases every run's sandbox (containers
-// above all) before the daemon exits.
-func (g *Registry) Close(ctx context.Context) {
-	g.once.Do(func() { close(g.stop) })
-	<-g.done
-	g.mu.Lock()
-	runs := make([]*run, 0, len(g.runs))
-	for _, r := range g.runs {
-		runs = append(runs, r)
-	}
-	g.mu.Unlock()
-	for _, r := range runs {
-		go g.release(r)
-	}
-	// The sessions the daemon ended just before are being released by
-	// their own goroutines (drop); a daemon that exits first leaves their
-	// containers running.
-	done := make(chan struct{})
-	go func() {
-		g.open.Wait()
-		close(done)
-	}()
-	select {
-	case <-done:
-	case <-ctx.Done():
-	}
 }

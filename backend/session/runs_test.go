@@ -1,4 +1,4 @@
-package agentrun
+package session
 
 import (
 	"context"
@@ -9,10 +9,9 @@ import (
 	"testing"
 
 	"github.com/gatehouse-dev/gatehouse/backend/db"
-	"github.com/gatehouse-dev/gatehouse/backend/session"
 )
 
-func newRegistry(t *testing.T) *Registry {
+func newRuns(t *testing.T) *Runs {
 	t.Helper()
 	d, err := db.Open(t.Context(), filepath.Join(t.TempDir(), "g.db"), nil)
 	if err != nil {
@@ -20,8 +19,8 @@ func newRegistry(t *testing.T) *Registry {
 	}
 	t.Cleanup(func() { d.Close() })
 	emit := func(context.Context, string, string, string, any) {}
-	m := session.NewManager(context.Background(), d, emit, slog.New(slog.DiscardHandler))
-	g := New(Config{Sessions: m, Workspaces: []string{t.TempDir()}, Mode: "auto"})
+	m := NewManager(context.Background(), d, emit, slog.New(slog.DiscardHandler))
+	g := NewRuns(RunsConfig{Sessions: m, Workspaces: []string{t.TempDir()}, Mode: "auto"})
 	// The test's own context is over when cleanups run.
 	t.Cleanup(func() { g.Close(context.Background()) })
 	return g
@@ -32,17 +31,17 @@ func newRegistry(t *testing.T) *Registry {
 // a new one.
 func TestRunKeepsItsSession(t *testing.T) {
 	ctx := t.Context()
-	g := newRegistry(t)
-	key := Key{Agent: "claude", ID: "run-1"}
-	first, err := g.Use(ctx, key, Start{Token: "tok-a", Transport: "hook"})
+	g := newRuns(t)
+	key := RunKey{Agent: "claude", ID: "run-1"}
+	first, err := g.Use(ctx, key, RunStart{Token: "tok-a", Transport: "hook"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	again, err := g.Use(ctx, key, Start{Token: "tok-a", Transport: "hook"})
+	again, err := g.Use(ctx, key, RunStart{Token: "tok-a", Transport: "hook"})
 	if err != nil || again != first {
 		t.Fatalf("second call of the run: state %p, err %v; want the first state %p", again, err, first)
 	}
-	if _, err := g.Use(ctx, key, Start{Token: "tok-b"}); !errors.Is(err, ErrOtherToken) {
+	if _, err := g.Use(ctx, key, RunStart{Token: "tok-b"}); !errors.Is(err, ErrOtherToken) {
 		t.Fatalf("another token naming the run: err %v, want ErrOtherToken", err)
 	}
 	if st, ok := g.Find(key); !ok || st != first {
@@ -51,7 +50,7 @@ func TestRunKeepsItsSession(t *testing.T) {
 	if st, ok := g.Session(first.Live.ID()); !ok || st != first {
 		t.Fatal("Session does not find the run by its session id")
 	}
-	other, err := g.Use(ctx, Key{Agent: "claude", ID: "run-2"}, Start{Token: "tok-a"})
+	other, err := g.Use(ctx, RunKey{Agent: "claude", ID: "run-2"}, RunStart{Token: "tok-a"})
 	if err != nil || other.Live.ID() == first.Live.ID() {
 		t.Fatalf("another run shares the session (err %v)", err)
 	}
@@ -60,7 +59,7 @@ func TestRunKeepsItsSession(t *testing.T) {
 	if _, ok := g.Find(key); ok {
 		t.Fatal("an ended run is still found")
 	}
-	next, err := g.Use(ctx, key, Start{Token: "tok-a"})
+	next, err := g.Use(ctx, key, RunStart{Token: "tok-a"})
 	if err != nil || next.Live.ID() == first.Live.ID() {
 		t.Fatalf("a run used after its session ended: err %v, same session %v", err, next != nil && next.Live.ID() == first.Live.ID())
 	}
@@ -71,11 +70,11 @@ func TestRunKeepsItsSession(t *testing.T) {
 func TestParseKey(t *testing.T) {
 	tests := []struct {
 		in   string
-		want Key
+		want RunKey
 		err  string
 	}{
-		{in: "claude:abc-123", want: Key{Agent: "claude", ID: "abc-123"}},
-		{in: "bridge:x", want: Key{Agent: "bridge", ID: "x"}},
+		{in: "claude:abc-123", want: RunKey{Agent: "claude", ID: "abc-123"}},
+		{in: "bridge:x", want: RunKey{Agent: "bridge", ID: "x"}},
 		{in: "gemini", err: "agent:run-id"},
 		{in: "vim:abc", err: "unknown agent"},
 		{in: "codex:", err: "1 to 128"},
@@ -84,12 +83,12 @@ func TestParseKey(t *testing.T) {
 		{in: "codex:a\x00", err: "printable ASCII"},
 	}
 	for _, tt := range tests {
-		got, err := ParseKey(tt.in)
+		got, err := ParseRunKey(tt.in)
 		switch {
 		case tt.err == "" && (err != nil || got != tt.want):
-			t.Errorf("ParseKey(%q) = %v, %v; want %v", tt.in, got, err, tt.want)
+			t.Errorf("ParseRunKey(%q) = %v, %v; want %v", tt.in, got, err, tt.want)
 		case tt.err != "" && (err == nil || !strings.Contains(err.Error(), tt.err)):
-			t.Errorf("ParseKey(%q) err = %v; want it to say %q", tt.in, err, tt.err)
+			t.Errorf("ParseRunKey(%q) err = %v; want it to say %q", tt.in, err, tt.err)
 		}
 	}
 }

@@ -1,10 +1,23 @@
-package agentrun
+package session
 
 import (
 	"errors"
 	"fmt"
 	"strings"
 )
+
+// RunKey names one agent run.
+type RunKey struct {
+	// Agent is the agent (claude, codex, gemini, cursor), or the transport
+	// that alone identifies the run ("mcp" for a stateful MCP session,
+	// "stateless" for a client that names no run).
+	Agent string
+	// ID tells the run apart within Agent: the agent's own session id, an
+	// MCP session id.
+	ID string
+}
+
+func (k RunKey) String() string { return k.Agent + ":" + k.ID }
 
 // Agents are the agents whose runs Gatehouse can name: their MCP bridge
 // and their hooks identify the run by the agent's own session id.
@@ -17,23 +30,23 @@ const BridgeAgent = "bridge"
 // maxRunID bounds a run id (agents use UUIDs).
 const maxRunID = 128
 
-// ParseKey reads "agent:id" as a bridge or hook sends it. The agent must be
+// ParseRunKey reads "agent:id" as a bridge or hook sends it. The agent must be
 // one of Agents and the id printable ASCII without spaces; anything else
 // fails, so a bad value never falls back to some other run.
-func ParseKey(s string) (Key, error) {
+func ParseRunKey(s string) (RunKey, error) {
 	agent, id, ok := strings.Cut(s, ":")
 	if !ok {
-		return Key{}, errors.New(`want "agent:run-id"`)
+		return RunKey{}, errors.New(`want "agent:run-id"`)
 	}
 	if agent != BridgeAgent {
 		if err := CheckAgent(agent); err != nil {
-			return Key{}, err
+			return RunKey{}, err
 		}
 	}
-	if err := checkID(id); err != nil {
-		return Key{}, err
+	if err := checkRunID(id); err != nil {
+		return RunKey{}, err
 	}
-	return Key{Agent: agent, ID: id}, nil
+	return RunKey{Agent: agent, ID: id}, nil
 }
 
 // CheckAgent accepts the names in Agents.
@@ -46,7 +59,7 @@ func CheckAgent(agent string) error {
 	return fmt.Errorf("unknown agent %q; use one of %s", agent, strings.Join(Agents, ", "))
 }
 
-func checkID(id string) error {
+func checkRunID(id string) error {
 	if id == "" || len(id) > maxRunID {
 		return fmt.Errorf("the run id must be 1 to %d characters", maxRunID)
 	}
