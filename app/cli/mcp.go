@@ -27,7 +27,10 @@ import (
 type bearerTransport struct {
 	token string
 	run   string
-	base  http.RoundTripper
+	// cwd is where the agent started the bridge: its project is the
+	// session's workspace.
+	cwd  string
+	base http.RoundTripper
 }
 
 func (b *bearerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
@@ -35,6 +38,9 @@ func (b *bearerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	r.Header.Set("Authorization", "Bearer "+b.token)
 	r.Header.Set(mcpserver.TransportHeader, "stdio")
 	r.Header.Set(mcpserver.RunHeader, b.run)
+	if b.cwd != "" {
+		r.Header.Set(mcpserver.CwdHeader, b.cwd)
+	}
 	return b.base.RoundTrip(r)
 }
 
@@ -89,7 +95,8 @@ running daemon, where it gets the same policy, sandbox and audit as /mcp.`,
 				if err != nil {
 					return userErrorf(err, "cannot read the agent token: %v", err)
 				}
-				httpc := &http.Client{Transport: &bearerTransport{token: tok, run: run, base: http.DefaultTransport}}
+				cwd, _ := os.Getwd()
+				httpc := &http.Client{Transport: &bearerTransport{token: tok, run: run, cwd: cwd, base: http.DefaultTransport}}
 				// The daemon sees the bridge alive as long as this stream is
 				// open: when the bridge exits or is killed, its run's waiting
 				// calls are withdrawn and its session ends.

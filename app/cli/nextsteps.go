@@ -13,7 +13,7 @@ import (
 
 // printNextSteps ends a headless start with what a person does next: open
 // the UI, connect an agent, and which directories agents may touch.
-func printNextSteps(w io.Writer, addr string, o daemon.Options, defaultWorkspace bool) {
+func printNextSteps(w io.Writer, addr string, o daemon.Options) {
 	// Commands must name a data dir other than the default, or they would
 	// talk to another daemon (or none).
 	gh := "gatehouse"
@@ -22,11 +22,11 @@ func printNextSteps(w io.Writer, addr string, o daemon.Options, defaultWorkspace
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "\nGatehouse %s is running at http://%s/\n", Version, addr)
-	ws := strings.Join(termsafe.Strings(o.Workspaces), ", ")
-	if defaultWorkspace {
-		fmt.Fprintf(&b, "Agents may work in %s, the current directory, since no --workspace was given; anything outside it needs your approval.\n", ws)
+	if len(o.Workspaces) == 0 {
+		fmt.Fprintf(&b, "Agents work in the project they start in: the first time one starts in a project, you are asked to allow it (`%s workspaces add DIR` allows the projects below DIR at once).\n", gh)
 	} else {
-		fmt.Fprintf(&b, "Agents may work in %s; anything outside it needs your approval.\n", ws)
+		ws := strings.Join(termsafe.Strings(o.Workspaces), ", ")
+		fmt.Fprintf(&b, "Agents work in the project they start in: projects below %s without asking, any other after your approval.\n", ws)
 	}
 	fmt.Fprintf(&b, "Next:\n")
 	fmt.Fprintf(&b, "  open the web UI:       %s open\n", gh)

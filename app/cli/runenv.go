@@ -64,10 +64,7 @@ func findToolchains(g *Globals, sb config.Sandbox, log *slog.Logger) (toolchain.
 
 // configPath is the config file in effect, for messages.
 func configPath(g *Globals) string {
-	if g.Config != "" {
-		return g.Config
-	}
-	if p, err := config.DefaultPath(); err == nil {
+	if p, err := configFile(g); err == nil {
 		return p
 	}
 	return "the Gatehouse config file"

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -35,10 +36,6 @@ type serveFlags struct {
 	maxConns   int
 	mode       string
 	queryToken bool
-
-	// defaultWorkspace is set when no workspace was given and the current
-	// directory became it.
-	defaultWorkspace bool
 }
 
 func (f *serveFlags) add(fs *pflag.FlagSet) {
@@ -91,25 +88,20 @@ func (f *serveFlags) options(cmd *cobra.Command, g *Globals) (daemon.Options, co
 		return o, cfg, userErrorf(err, "--mode: %v", err)
 	}
 	o.Mode = string(mode)
-	ws := f.workspaces
-	if len(ws) == 0 {
-		ws = cfg.Workspaces
-	}
-	if len(ws) == 0 {
-		// The start-up summary says plainly that this is the workspace.
-		wd, err := os.Getwd()
-		if err != nil {
-			return o, cfg, err
-		}
-		ws = []string{wd}
-		f.defaultWorkspace = true
-	}
+	// Workspaces follow the agent: these are only the roots served
+	// without a card, and with none every project asks once.
+	ws := append(slices.Clone(f.workspaces), cfg.Workspaces.Roots...)
 	for _, w := range ws {
 		abs, err := cleanWorkspace(w)
 		if err != nil {
 			return o, cfg, err
 		}
-		o.Workspaces = append(o.Workspaces, abs)
+		if !slices.Contains(o.Workspaces, abs) {
+			o.Workspaces = append(o.Workspaces, abs)
+		}
+	}
+	if o.ConfigPath, err = configFile(g); err != nil {
+		return o, cfg, err
 	}
 	o.DataDir, err = dataDir(g, cfg.Data)
 	if err != nil {
@@ -133,15 +125,20 @@ func (f *serveFlags) options(cmd *cobra.Command, g *Globals) (daemon.Options, co
 	return o, cfg, nil
 }
 
+// configFile is --config, or the default config file's path.
+func configFile(g *Globals) (string, error) {
+	if g.Config != "" {
+		return filepath.Abs(g.Config)
+	}
+	return config.DefaultPath()
+}
+
 // loadConfig reads --config, or the default config file when present.
 func loadConfig(g *Globals) (config.Config, error) {
-	path, explicit := g.Config, g.Config != ""
-	if !explicit {
-		p, err := config.DefaultPath()
-		if err != nil {
-			return config.Config{}, err
-		}
-		path = p
+	explicit := g.Config != ""
+	path, err := configFile(g)
+	if err != nil {
+		return config.Config{}, err
 	}
 	cfg, err := config.Load(path, explicit)
 	if err != nil {
@@ -270,7 +267,7 @@ func runServe(cmd *cobra.Command, g *Globals, f *serveFlags) error {
 	if err != nil {
 		return err
 	}
-	opts.Ready = func(d *daemon.Daemon) { printNextSteps(g.Stderr, d.Addr().String(), opts, f.defaultWorkspace) }
+	opts.Ready = func(d *daemon.Daemon) { printNextSteps(g.Stderr, d.Addr().String(), opts) }
 	if err := daemon.Run(cmd.Context(), opts); err != nil {
 		return serveError(err, opts.Listen)
 	}

@@ -40,6 +40,9 @@ const (
 	// KindEffect holds a staged command's change set (Request.Changes)
 	// until the person applies it (allow) or discards it (deny).
 	KindEffect Kind = "effect"
+	// KindWorkspace asks whether Gatehouse may serve a project an agent
+	// started in (Request.Paths[0]) that no workspace root holds.
+	KindWorkspace Kind = "workspace"
 )
 
 // Scope is how far an allow reaches.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"slices"
 	"sync"
 	"time"
 
@@ -30,13 +31,42 @@ func LoadPolicy(userPath string, workspaces []string) (*PolicyHolder, error) {
 
 // Reload re-reads the policy files; on error the old policy stays.
 func (h *PolicyHolder) Reload() error {
-	p, err := policy.Load(h.UserPath, h.Workspaces)
+	h.mu.RLock()
+	ws := slices.Clone(h.Workspaces)
+	h.mu.RUnlock()
+	p, err := policy.Load(h.UserPath, ws)
 	if err != nil {
 		return err
 	}
 	h.mu.Lock()
 	h.p = p
 	h.mu.Unlock()
+	return nil
+}
+
+// AddWorkspaces reads the policy files of workspaces not seen before (a
+// new session's project), before its first call. A workspace's file can
+// only tighten, so one that does not read is an error the session must
+// not start without.
+func (h *PolicyHolder) AddWorkspaces(ws []string) error {
+	h.mu.Lock()
+	before := slices.Clone(h.Workspaces)
+	for _, w := range ws {
+		if !slices.Contains(h.Workspaces, w) {
+			h.Workspaces = append(h.Workspaces, w)
+		}
+	}
+	added := len(h.Workspaces) > len(before)
+	h.mu.Unlock()
+	if !added {
+		return nil
+	}
+	if err := h.Reload(); err != nil {
+		h.mu.Lock()
+		h.Workspaces = before
+		h.mu.Unlock()
+		return err
+	}
 	return nil
 }
 

@@ -24,13 +24,13 @@ const DefaultListen = "127.0.0.1:7465"
 // Config is the whole config file. Every section belongs to one part of
 // the daemon; zero values mean "use the default".
 type Config struct {
-	Listen         string   `toml:"listen"`
-	Data           string   `toml:"data"`
-	Workspaces     []string `toml:"workspaces"`
-	Public         bool     `toml:"public"`
-	AllowedOrigins []string `toml:"allowed_origins"`
-	MaxConnections int      `toml:"max_connections"`
-	Mode           string   `toml:"mode"`
+	Listen         string     `toml:"listen"`
+	Data           string     `toml:"data"`
+	Workspaces     Workspaces `toml:"workspaces"`
+	Public         bool       `toml:"public"`
+	AllowedOrigins []string   `toml:"allowed_origins"`
+	MaxConnections int        `toml:"max_connections"`
+	Mode           string     `toml:"mode"`
 
 	Sandbox Sandbox `toml:"sandbox"`
 	Network Network `toml:"network"`
@@ -44,6 +44,14 @@ type Config struct {
 	// MaxPendingPerSession caps the cards one session has waiting; calls
 	// over it fail at once.
 	MaxPendingPerSession int `toml:"max_pending_per_session"`
+}
+
+// Workspaces are where agents work without a card.
+type Workspaces struct {
+	// Roots hold the projects served at once: an agent started in a
+	// project below one of them works there; any other project raises a
+	// workspace card ("always" adds it here).
+	Roots []string `toml:"roots"`
 }
 
 // Sandbox picks and tunes the confinement backend.
@@ -136,6 +144,9 @@ func Load(path string, explicit bool) (Config, error) {
 // line.
 func Parse(b []byte, name string) (Config, error) {
 	var c Config
+	if err := movedKeys(b, name); err != nil {
+		return c, err
+	}
 	dec := toml.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&c); err != nil {

@@ -14,7 +14,7 @@ func TestParse(t *testing.T) {
 		wantErr string
 	}{
 		{"empty", ``, ""},
-		{"full", "listen = \"127.0.0.1:0\"\nworkspaces = [\"/tmp/ws\"]\nmode = \"plan\"\n[sandbox]\nbackend = \"bwrap\"\n", ""},
+		{"full", "listen = \"127.0.0.1:0\"\nmode = \"plan\"\n[workspaces]\nroots = [\"/tmp/ws\"]\n[sandbox]\nbackend = \"bwrap\"\n", ""},
 		{"unknown top key", "listen = \"x\"\nlisten_adress = \"y\"\n", `"listen_adress" (line 2)`},
 		{"unknown nested key", "[sandbox]\nbakend = \"bwrap\"\n", `"sandbox.bakend"`},
 		{"bad type", "max_connections = \"many\"\n", "cfg.toml line 1: max_connections must be a whole number of connections"},

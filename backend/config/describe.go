@@ -18,7 +18,7 @@ import (
 var hints = map[string]string{
 	"listen":                     `an address in quotes, e.g. "127.0.0.1:7465"`,
 	"data":                       `a directory path in quotes`,
-	"workspaces":                 `a list of directory paths, e.g. ["~/src/app"]`,
+	"workspaces.roots":           `a list of directory paths, e.g. ["~/src"]`,
 	"allowed_origins":            `a list of web origins, e.g. ["http://localhost:5173"]`,
 	"max_connections":            "a whole number of connections",
 	"approval_timeout_s":         "a number of seconds",

@@ -25,6 +25,7 @@ import (
 	"github.com/gatehouse-dev/gatehouse/backend/egress"
 	"github.com/gatehouse-dev/gatehouse/backend/httpgate"
 	"github.com/gatehouse-dev/gatehouse/backend/policy"
+	"github.com/gatehouse-dev/gatehouse/backend/projects"
 	"github.com/gatehouse-dev/gatehouse/backend/secrets"
 	"github.com/gatehouse-dev/gatehouse/backend/session"
 	"github.com/gatehouse-dev/gatehouse/backend/snapshot"
@@ -36,9 +37,14 @@ import (
 
 // Options configure one daemon.
 type Options struct {
-	Listen         string
-	DataDir        string
-	Workspaces     []string
+	Listen  string
+	DataDir string
+	// Workspaces are the roots served without a card (--workspace and
+	// [workspaces] roots); agents in other projects raise a card.
+	Workspaces []string
+	// ConfigPath is the config file "always" on a workspace card adds
+	// roots to; "" keeps them for this run only.
+	ConfigPath     string
 	Public         bool
 	AllowedOrigins []string
 	MaxConnections int
@@ -102,6 +108,7 @@ type Daemon struct {
 	busy      inflight
 	mcp       *mcpserver.Server
 	runs      *session.Runs
+	projects  *projects.Projects
 }
 
 // Addr is the bound TCP address.
@@ -146,8 +153,9 @@ func Run(ctx context.Context, opts Options) (err error) {
 	if err := d.startRunner(ctx); err != nil {
 		return err
 	}
+	d.projects = d.openProjects()
 	d.runs = session.NewRuns(session.RunsConfig{
-		Sessions: d.sessions, Workspaces: opts.Workspaces, Mode: opts.Mode, Limits: opts.Limits, Logger: d.logger,
+		Sessions: d.sessions, Workspaces: d.projects, OnWorkspace: d.servesWorkspace, Mode: opts.Mode, Limits: opts.Limits, Logger: d.logger,
 	})
 	defer d.runs.Close(context.Background())
 	return d.serve(ctx)
@@ -313,7 +321,7 @@ func (d *Daemon) status() map[string]any {
 		"pending_approvals": len(d.approvals.Pending()),
 		"version":           d.opts.Version,
 		"listen":            d.addr.String(),
-		"workspaces":        d.opts.Workspaces,
+		"workspaces":        d.projects.Roots(),
 		"pid":               os.Getpid(),
 	}
 }

@@ -23,15 +23,44 @@ type RunStart struct {
 	NoSessionGrants bool
 	// Elicit asks the person through the client, if it can.
 	Elicit func(ctx context.Context, question string) (string, error)
+	// Cwd is the agent's working directory, when the transport knows it
+	// (a hook's event, the stdio bridge): its project is the session's
+	// workspace.
+	Cwd string
+}
+
+// Workspaces decide where a new run works. *projects.Projects is one.
+type Workspaces interface {
+	// Resolve is the workspace a run in cwd gets without asking, or the
+	// project the person must be asked about (ask).
+	Resolve(cwd string) (ws []string, ask string, err error)
+	// Ask files the workspace card for q.Project under the run's
+	// session and waits; the workspace is the project once allowed.
+	Ask(ctx context.Context, q WorkspaceAsk) ([]string, error)
+}
+
+// WorkspaceAsk is a new run asking to work in a project no root holds.
+type WorkspaceAsk struct {
+	// Session is the run's new session, which the card is filed under.
+	Session, Actor string
+	Cwd, Project   string
+	// NoSessionScope: the run cannot be told apart from its client's
+	// other runs.
+	NoSessionScope bool
 }
 
 // RunsConfig wires the registry to the daemon.
 type RunsConfig struct {
-	Sessions   *Manager
-	Workspaces []string
-	Mode       string
-	Limits     Limits
-	Logger     *slog.Logger
+	Sessions *Manager
+	// Workspaces say where each run works (workspaces follow the agent).
+	Workspaces Workspaces
+	// OnWorkspace, if set, learns each workspace a run gets before its
+	// first call (its policy file, its build cache); an error refuses
+	// the run.
+	OnWorkspace func(ws []string) error
+	Mode        string
+	Limits      Limits
+	Logger      *slog.Logger
 	// IdleAfter marks a session idle, releasing its warm sandbox, after
 	// this long without a call (default 2 minutes).
 	IdleAfter time.Duration
@@ -53,13 +82,22 @@ type Runs struct {
 	cfg  RunsConfig
 	mu   sync.Mutex
 	runs map[RunKey]*run
-	stop chan struct{}
-	done chan struct{}
-	once sync.Once
+	// starting are the runs being started: the first call starts one
+	// (perhaps waiting on the person's workspace card) without holding
+	// mu, and the others wait for it.
+	starting map[RunKey]*startingRun
+	stop     chan struct{}
+	done     chan struct{}
+	once     sync.Once
 	// open counts the runs whose sandbox is not yet released, so Close
 	// waits for the releases a session's end started (a container's
 	// removal), not only for its own.
 	open sync.WaitGroup
+}
+
+type startingRun struct {
+	done chan struct{}
+	err  error
 }
 
 type run struct {
@@ -86,7 +124,7 @@ func NewRuns(cfg RunsConfig) *Runs {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	g := &Runs{cfg: cfg, runs: map[RunKey]*run{}, stop: make(chan struct{}), done: make(chan struct{})}
+	g := &Runs{cfg: cfg, runs: map[RunKey]*run{}, starting: map[RunKey]*startingRun{}, stop: make(chan struct{}), done: make(chan struct{})}
 	go g.reap()
 	return g
 }
@@ -130,43 +168,98 @@ func (g *Runs) Attach(ctx context.Context, key RunKey, s RunStart) (*State, func
 	return r.st, release, nil
 }
 
+// lookupLocked finds or starts the run; it is called with mu held and
+// returns with it held. A new run starts with mu released, since its
+// workspace may wait for the person, once however many calls race.
 func (g *Runs) lookupLocked(ctx context.Context, key RunKey, s RunStart) (*run, error) {
-	if r, ok := g.runs[key]; ok && r.st.Live.Context().Err() == nil {
-		if r.token != s.Token {
-			// Another token naming this run is not its agent.
-			return nil, ErrOtherToken
+	for {
+		if r, ok := g.runs[key]; ok && r.st.Live.Context().Err() == nil {
+			if r.token != s.Token {
+				// Another token naming this run is not its agent.
+				return nil, ErrOtherToken
+			}
+			if info := r.st.Live.Snapshot(); info.ClientName == "" && s.ClientName != "" {
+				// The run began with a hook or a presence stream, which know no
+				// MCP client info.
+				g.cfg.Sessions.SetClientInfo(ctx, info.ID, s.ClientName, s.ClientVersion)
+			}
+			return r, nil
 		}
-		if info := r.st.Live.Snapshot(); info.ClientName == "" && s.ClientName != "" {
-			// The run began with a hook or a presence stream, which know no
-			// MCP client info.
-			g.cfg.Sessions.SetClientInfo(ctx, info.ID, s.ClientName, s.ClientVersion)
+		if w, ok := g.starting[key]; ok {
+			g.mu.Unlock()
+			select {
+			case <-w.done:
+			case <-ctx.Done():
+			}
+			g.mu.Lock()
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			if w.err != nil {
+				return nil, w.err
+			}
+			continue
 		}
+		w := &startingRun{done: make(chan struct{})}
+		g.starting[key] = w
+		g.mu.Unlock()
+		r, err := g.start(ctx, key, s)
+		g.mu.Lock()
+		delete(g.starting, key)
+		w.err = err
+		close(w.done)
+		if err != nil {
+			return nil, err
+		}
+		g.runs[key] = r
+		g.open.Add(1)
+		// A session Gatehouse ends (kill switch, budget) releases its sandbox
+		// at once, not at the next reap.
+		context.AfterFunc(r.st.Live.Context(), func() { g.drop(r) })
 		return r, nil
+	}
+}
+
+// start opens a new run's session in its workspace: the project the
+// agent works in, at once when a root holds it, else after the person's
+// workspace card (filed under the new session, which a refusal ends).
+func (g *Runs) start(ctx context.Context, key RunKey, s RunStart) (*run, error) {
+	ws, ask, err := g.cfg.Workspaces.Resolve(s.Cwd)
+	if err != nil {
+		return nil, err
 	}
 	live, err := g.cfg.Sessions.Start(ctx, StartRequest{
 		Client: s.Client, ClientName: s.ClientName, ClientVersion: s.ClientVersion, Transport: s.Transport,
-		Workspaces: g.cfg.Workspaces, Mode: g.cfg.Mode, Run: runLabel(key),
+		Workspaces: ws, Mode: g.cfg.Mode, Run: runLabel(key),
 	})
 	if err != nil {
 		return nil, err
 	}
-	roots, err := workspace.New(g.cfg.Workspaces...)
+	if ask != "" {
+		ws, err = g.cfg.Workspaces.Ask(ctx, WorkspaceAsk{Session: live.ID(), Actor: live.Actor(), Cwd: s.Cwd, Project: ask, NoSessionScope: s.NoSessionGrants})
+		if err != nil {
+			g.cfg.Sessions.End(context.WithoutCancel(ctx), live.ID(), "no workspace: "+err.Error())
+			return nil, err
+		}
+		g.cfg.Sessions.SetWorkspaces(ctx, live.ID(), ws)
+	}
+	if g.cfg.OnWorkspace != nil {
+		if err := g.cfg.OnWorkspace(ws); err != nil {
+			g.cfg.Sessions.End(context.WithoutCancel(ctx), live.ID(), "workspace policy unreadable")
+			return nil, err
+		}
+	}
+	roots, err := workspace.New(ws...)
 	if err != nil {
-		g.cfg.Sessions.End(ctx, live.ID(), "workspace unavailable")
+		g.cfg.Sessions.End(context.WithoutCancel(ctx), live.ID(), "workspace unavailable")
 		return nil, fmt.Errorf("open the workspace: %w", err)
 	}
-	st := NewState(live, g.cfg.Workspaces, roots, g.cfg.Limits)
+	st := NewState(live, ws, roots, g.cfg.Limits)
 	st.NoSessionGrants = s.NoSessionGrants
 	st.Elicit = s.Elicit
 	id := live.ID()
 	st.OnWake(func() { g.cfg.Sessions.SetIdle(context.Background(), id, false) })
-	r := &run{key: key, token: s.Token, st: st}
-	g.runs[key] = r
-	g.open.Add(1)
-	// A session Gatehouse ends (kill switch, budget) releases its sandbox
-	// at once, not at the next reap.
-	context.AfterFunc(live.Context(), func() { g.drop(r) })
-	return r, nil
+	return &run{key: key, token: s.Token, st: st}, nil
 }
 
 // runLabel is the run as sessions record it; transports that are their own

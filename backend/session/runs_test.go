@@ -6,12 +6,50 @@ import (
 	"log/slog"
 	"path/filepath"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/gatehouse-dev/gatehouse/backend/db"
+	"github.com/gatehouse-dev/gatehouse/sandbox/waitfor"
 )
 
+// oneWorkspace serves every run in one directory; askFor, when set, is
+// a project whose runs must ask first, answered by answer.
+type oneWorkspace struct {
+	dir    string
+	askFor string
+	answer chan error
+	asked  atomic.Int32
+}
+
+func (w *oneWorkspace) Resolve(cwd string) ([]string, string, error) {
+	if w.askFor != "" && cwd == w.askFor {
+		return nil, cwd, nil
+	}
+	return []string{w.dir}, "", nil
+}
+
+func (w *oneWorkspace) Ask(ctx context.Context, q WorkspaceAsk) ([]string, error) {
+	w.asked.Add(1)
+	select {
+	case err := <-w.answer:
+		if err != nil {
+			return nil, err
+		}
+		return []string{q.Project}, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
 func newRuns(t *testing.T) *Runs {
+	t.Helper()
+	return newRunsIn(t, &oneWorkspace{dir: t.TempDir()})
+}
+
+func newRunsIn(t *testing.T, ws Workspaces) *Runs {
 	t.Helper()
 	d, err := db.Open(t.Context(), filepath.Join(t.TempDir(), "g.db"), nil)
 	if err != nil {
@@ -20,7 +58,7 @@ func newRuns(t *testing.T) *Runs {
 	t.Cleanup(func() { d.Close() })
 	emit := func(context.Context, string, string, string, any) {}
 	m := NewManager(context.Background(), d, emit, slog.New(slog.DiscardHandler))
-	g := NewRuns(RunsConfig{Sessions: m, Workspaces: []string{t.TempDir()}, Mode: "auto"})
+	g := NewRuns(RunsConfig{Sessions: m, Workspaces: ws, Mode: "auto"})
 	// The test's own context is over when cleanups run.
 	t.Cleanup(func() { g.Close(context.Background()) })
 	return g
@@ -90,5 +128,48 @@ func TestParseKey(t *testing.T) {
 		case tt.err != "" && (err == nil || !strings.Contains(err.Error(), tt.err)):
 			t.Errorf("ParseRunKey(%q) err = %v; want it to say %q", tt.in, err, tt.err)
 		}
+	}
+}
+
+// TestNewProjectAsksOnce: the calls of a new run in a project no root
+// holds wait for one workspace card together, and all get the session
+// it starts; a refusal reaches every waiting call and ends that session.
+func TestNewProjectAsksOnce(t *testing.T) {
+	for _, allow := range []bool{true, false} {
+		t.Run(map[bool]string{true: "allowed", false: "refused"}[allow], func(t *testing.T) {
+			project := t.TempDir()
+			ws := &oneWorkspace{dir: t.TempDir(), askFor: project, answer: make(chan error)}
+			g := newRunsIn(t, ws)
+			key := RunKey{Agent: "claude", ID: "run-1"}
+			const calls = 4
+			var wg sync.WaitGroup
+			states := make([]*State, calls)
+			errs := make([]error, calls)
+			for i := range calls {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					states[i], errs[i] = g.Use(t.Context(), key, RunStart{Token: "tok", Transport: "hook", Cwd: project})
+				}()
+			}
+			waitfor.For(t, 10*time.Second, "the workspace card", func() bool { return ws.asked.Load() == 1 })
+			if allow {
+				ws.answer <- nil
+			} else {
+				ws.answer <- errors.New("The person did not allow it")
+			}
+			wg.Wait()
+			if n := ws.asked.Load(); n != 1 {
+				t.Fatalf("%d cards for one run, want 1", n)
+			}
+			for i := range calls {
+				if allow && (errs[i] != nil || states[i] != states[0] || states[i].Workspaces[0] != project) {
+					t.Fatalf("call %d: %v, state %p (first %p)", i, errs[i], states[i], states[0])
+				}
+				if !allow && (errs[i] == nil || !strings.Contains(errs[i].Error(), "did not allow")) {
+					t.Fatalf("call %d after a refusal: %v", i, errs[i])
+				}
+			}
+		})
 	}
 }

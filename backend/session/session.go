@@ -249,6 +249,23 @@ func (m *Manager) SetClientInfo(ctx context.Context, id, name, version string) {
 	}
 }
 
+// SetWorkspaces records the workspace a live session got after it
+// started (the person allowed its project on a workspace card).
+func (m *Manager) SetWorkspaces(ctx context.Context, id string, ws []string) {
+	l, ok := m.Get(id)
+	if !ok {
+		return
+	}
+	l.mu.Lock()
+	l.info.Workspaces = append([]string(nil), ws...)
+	l.mu.Unlock()
+	b, _ := json.Marshal(ws)
+	if _, err := m.db.ExecContext(ctx, `UPDATE sessions SET workspaces=? WHERE id=?`, string(b), id); err != nil {
+		m.logger.Warn("update session workspaces", "session", id, "err", err)
+	}
+	m.emit(ctx, "session.workspace", "human", id, map[string]any{"workspaces": ws})
+}
+
 // SetMode changes a live session's mode.
 func (m *Manager) SetMode(ctx context.Context, id, mode, actor string) error {
 	l, ok := m.Get(id)

@@ -167,7 +167,7 @@ func (s *Server) answer(ctx context.Context, by who, req HookRequest) hookwire.A
 		}
 		return hookwire.Answer{Verdict: hookwire.None}
 	}
-	start := session.RunStart{Token: by.token, Client: by.name, ClientName: ev.Agent.Title(), Transport: "hook"}
+	start := session.RunStart{Token: by.token, Client: by.name, ClientName: ev.Agent.Title(), Transport: "hook", Cwd: ev.Cwd}
 	switch ev.Kind {
 	case hookwire.PreTool:
 		return s.pre(ctx, key, start, ev, req.Exec)

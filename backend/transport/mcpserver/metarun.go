@@ -40,6 +40,10 @@ func (s *Server) runOfCall(ctx context.Context, req *mcp.CallToolRequest, st *se
 		return st
 	}
 	start := session.RunStart{Client: info.Client, ClientName: info.ClientName, ClientVersion: info.ClientVersion, Transport: info.Transport}
+	if len(st.Workspaces) > 0 {
+		// The run the call names works where its bridge's session does.
+		start.Cwd = st.Workspaces[0]
+	}
 	if req.Extra != nil && req.Extra.TokenInfo != nil {
 		start.Token = req.Extra.TokenInfo.UserID
 	}

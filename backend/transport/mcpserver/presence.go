@@ -22,7 +22,7 @@ func (s *Server) presence(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "a presence stream must name its run in the "+RunHeader+" header", http.StatusBadRequest)
 		return
 	}
-	start := session.RunStart{Client: "unknown", Transport: "stdio"}
+	start := session.RunStart{Client: "unknown", Transport: "stdio", Cwd: cwdOf(r.Header)}
 	if ti := auth.TokenInfoFromContext(r.Context()); ti != nil {
 		start.Token = ti.UserID
 		if n, ok := ti.Extra["name"].(string); ok && n != "" {

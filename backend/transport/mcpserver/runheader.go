@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"errors"
 	"net/http"
+	"path/filepath"
 
 	"github.com/gatehouse-dev/gatehouse/backend/session"
 )
@@ -25,4 +26,18 @@ func runKey(h http.Header) (k session.RunKey, named bool, err error) {
 		return session.RunKey{}, false, errors.New("the " + RunHeader + " header is malformed: " + err.Error())
 	}
 	return k, true, nil
+}
+
+// CwdHeader carries the agent's working directory (the stdio bridge's,
+// which the agent starts in its project): the session's workspace is
+// that project. Only an absolute path counts.
+const CwdHeader = "X-Gatehouse-Cwd"
+
+// cwdOf reads CwdHeader; "" when absent or not an absolute path.
+func cwdOf(h http.Header) string {
+	v := h.Get(CwdHeader)
+	if !filepath.IsAbs(v) {
+		return ""
+	}
+	return filepath.Clean(v)
 }

@@ -194,6 +194,7 @@ func (s *Server) open(ctx context.Context, ss *mcp.ServerSession, req mcp.Reques
 			start.Elicit = func(ctx context.Context, q string) (string, error) { return elicit(ctx, ss, q) }
 		}
 	}
+	start.Cwd = cwdOf(hdr)
 	key, named, err := runKey(hdr)
 	if err != nil {
 		return err

@@ -41,6 +41,7 @@ func (s *Server) statelessState(ctx context.Context, req *mcp.CallToolRequest) (
 			start.ClientVersion, _ = ci["version"].(string)
 		}
 	}
+	start.Cwd = cwdOf(hdr)
 	key, named, err := runKey(hdr)
 	if err != nil {
 		return nil, err

@@ -1,0 +1,72 @@
+package projects
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Of is the project an agent working in dir works in: the top of its git
+// work tree (the nearest ancestor holding .git, a directory or a
+// worktree's file), or dir itself when it is in none. Symlinks resolve, so
+// a linked project is its target. The search stops below home: a home
+// directory kept in git (dotfiles) is not every project's top.
+func Of(dir, home string) (string, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return "", fmt.Errorf("the agent's directory %s does not exist: %w", dir, err)
+	}
+	fi, err := os.Stat(real)
+	if err != nil {
+		return "", err
+	}
+	if !fi.IsDir() {
+		return "", fmt.Errorf("the agent's directory %s is not a directory", dir)
+	}
+	for d := real; ; d = filepath.Dir(d) {
+		if d == home || d == filepath.Dir(d) {
+			return real, nil
+		}
+		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+			return d, nil
+		}
+	}
+}
+
+// ErrTooBroad refuses a project no card may allow.
+var ErrTooBroad = errors.New("too broad a workspace")
+
+// systemDirs hand an agent the machine, not a project.
+var systemDirs = map[string]bool{
+	"/": true, "/etc": true, "/usr": true, "/bin": true, "/sbin": true, "/lib": true, "/lib64": true, "/var": true,
+	"/boot": true, "/proc": true, "/sys": true, "/dev": true, "/opt": true, "/home": true, "/root": true, "/tmp": true,
+	"/Users": true, "/Library": true, "/System": true, "/private": true,
+}
+
+// Refuse says why a project may not be a workspace at all (nil when it
+// may): the system's directories, the home directory or one holding it
+// (HOME's secrets would be the agent's to change), or one that holds or
+// sits in Gatehouse's data directory (its tokens).
+func Refuse(project, home, dataDir string) error {
+	switch {
+	case systemDirs[project]:
+		return fmt.Errorf("%w: %s is a system directory; start the agent in a project directory", ErrTooBroad, project)
+	case home != "" && within(home, project):
+		return fmt.Errorf("%w: %s holds your home directory and its secrets (~/.ssh, cloud credentials); start the agent in a project directory", ErrTooBroad, project)
+	case dataDir != "" && (within(dataDir, project) || within(project, dataDir)):
+		return fmt.Errorf("%w: %s overlaps Gatehouse's data directory %s, which holds its tokens", ErrTooBroad, project, dataDir)
+	}
+	return nil
+}
+
+// within reports whether p is root or below it.
+func within(p, root string) bool {
+	rel, err := filepath.Rel(root, p)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../")
+}
