@@ -153,6 +153,11 @@ func (c *Client) Post(ctx context.Context, path string, in, out any) error {
 	return c.do(ctx, http.MethodPost, path, in, out)
 }
 
+// Delete sends a DELETE with a JSON body and decodes the reply into out.
+func (c *Client) Delete(ctx context.Context, path string, in, out any) error {
+	return c.do(ctx, http.MethodDelete, path, in, out)
+}
+
 // Stream reads the SSE stream at path and calls fn with each event's name,
 // id and data until ctx ends, the server closes, or fn returns an error.
 func (c *Client) Stream(ctx context.Context, path string, q url.Values, fn func(event, id string, data []byte) error) error {

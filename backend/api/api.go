@@ -51,6 +51,8 @@ type Server struct {
 	Cache *buildcache.Cache
 	// RunPath is the PATH commands are found on ("" for the system's).
 	RunPath string
+	// Workspaces are the roots agents work below without a card.
+	Workspaces Workspaces
 }
 
 // Register adds the control routes to mux. Later features add their own
@@ -71,6 +73,7 @@ func (s *Server) Register(mux *http.ServeMux) {
 	s.registerLimits(mux)
 	s.registerAgents(mux)
 	s.registerCache(mux)
+	s.registerWorkspaces(mux)
 	mux.HandleFunc("POST /api/v1/sessions/{id}/mode", s.setMode)
 	mux.HandleFunc("/api/v1/", func(w http.ResponseWriter, r *http.Request) {
 		httpgate.Error(w, http.StatusNotFound, fmt.Sprintf("no route %s %s; see GET /api/v1/status and the README for the control API", r.Method, r.URL.Path))

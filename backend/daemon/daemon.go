@@ -218,7 +218,7 @@ func (d *Daemon) buildHandler() http.Handler {
 	(&api.Server{
 		Sessions: d.sessions, Audit: d.audit, Approvals: d.approvals, Kill: d.Kill, Logger: d.logger, Status: d.status,
 		Policy: d.policy, Snapshots: d.snapshots, Tokens: &tokenStore{db: d.db, set: d.tokens, logins: d.logins}, Agents: d.agentsService(), Connect: d.connectInfo, Emit: d.Emit, Live: d.runs.Session, DefaultMode: d.opts.Mode,
-		Cache: d.buildCache(), RunPath: d.runPath(),
+		Cache: d.buildCache(), RunPath: d.runPath(), Workspaces: d.projects,
 	}).Register(mux)
 	mux.Handle("/mcp", d.mcp.Handler())
 	mux.Handle("/mcp/", d.mcp.Handler())

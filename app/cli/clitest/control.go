@@ -16,6 +16,8 @@ type Approval struct {
 	Reason   string   `json:"reason"`
 	Question string   `json:"question"`
 	Kind     string   `json:"kind"`
+	// Paths are the paths a call or a workspace card names.
+	Paths []string `json:"paths"`
 	// An effect card's change set, findings and conflicts.
 	Changes []struct {
 		Path string `json:"path"`

@@ -80,7 +80,7 @@ export interface Risk {
   detail: string;
 }
 
-export type ApprovalKind = 'call' | 'question' | 'limit' | 'network' | 'effect';
+export type ApprovalKind = 'call' | 'question' | 'limit' | 'network' | 'effect' | 'workspace';
 
 /** One path a staged command changed (effect cards). */
 export interface Change {

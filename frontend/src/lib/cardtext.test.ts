@@ -76,6 +76,14 @@ describe('choices', () => {
     expect(c.denyHelp).not.toContain('never touched');
   });
 
+  it('a workspace card names the project, offers always as a root, and no session answer', () => {
+    const req = card({ kind: 'workspace', tool: 'workspace', paths: ['/home/me/src/other'] });
+    const c = choices(req);
+    expect(c.allowHelp).toContain('/home/me/src/other');
+    expect(c.session).toBeNull();
+    expect(c.always?.help).toContain('workspace roots');
+    expect(headline(req)).toBe('started in /home/me/src/other, which is not one of your workspaces');
+  });
   it('a limit card says what allow and deny do to the budget', () => {
     const c = choices(card({ kind: 'limit', tool: 'limit' }));
     expect(c.allowHelp).toContain('double');

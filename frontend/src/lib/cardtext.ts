@@ -78,6 +78,17 @@ export function choices(req: ApprovalRequest): Choices {
             session: null,
             always: null,
           };
+    case 'workspace': {
+      const dir = req.paths?.[0] ?? 'this project';
+      return {
+        allow: 'Allow once',
+        allowHelp: `Once: this agent session works in ${dir}: its commands may change files there (each change checkpointed), nothing outside it.`,
+        deny: 'Deny',
+        denyHelp: `Deny: the agent gets no workspace in ${dir}; every call it makes there is refused with your message.`,
+        session: null,
+        always: { help: `Always: add ${dir} to your workspace roots (in the config file); agents started in a project below it work there without asking.` },
+      };
+    }
     case 'limit':
       return {
         allow: 'Allow',
@@ -126,6 +137,8 @@ export function headline(req: ApprovalRequest): string {
       return 'made changes that wait for you';
     case 'limit':
       return 'used up its budget';
+    case 'workspace':
+      return `started in ${req.paths?.[0] ?? 'a project'}, which is not one of your workspaces`;
     case 'question':
       return 'asks you';
     default:

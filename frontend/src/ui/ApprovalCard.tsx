@@ -225,9 +225,16 @@ export const ApprovalCard = memo(function ApprovalCard(p: CardProps) {
               </button>
             )}
             {c.always && (
-              <button type="button" class={`btn${p.armed === 'always' ? ' armed' : ''}`} disabled={p.busy} aria-expanded={p.armed === 'always'} onClick={() => a.arm(req.id, p.armed === 'always' ? null : 'always')}>
-                Always allow…
-              </button>
+              req.always_rule ? (
+                <button type="button" class={`btn${p.armed === 'always' ? ' armed' : ''}`} disabled={p.busy} aria-expanded={p.armed === 'always'} onClick={() => a.arm(req.id, p.armed === 'always' ? null : 'always')}>
+                  Always allow…
+                </button>
+              ) : (
+                // No rule to edit first (a workspace root): the answer is the whole choice.
+                <button type="button" class="btn" disabled={p.busy} onClick={click(() => a.allow(req.id, 'always'))}>
+                  Always allow
+                </button>
+              )
             )}
             <span class="deny-group">
               <label class="sr-only" for={`deny-${req.id}`}>

@@ -1,0 +1,109 @@
+//go:build integration
+
+package cli_test
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gatehouse-dev/gatehouse/app/cli/clitest"
+)
+
+// gitProject makes a project directory that is a git work tree (a .git
+// directory is enough to mark its top) holding x.txt.
+func gitProject(t *testing.T, name string) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), name)
+	if err := os.MkdirAll(filepath.Join(dir, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "x.txt"), []byte("in "+name+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	real, _ := filepath.EvalSymlinks(dir)
+	return real
+}
+
+// TestWorkspacesFollowTheAgent: an agent started in a project the daemon
+// does not serve raises a workspace card instead of failing every call;
+// allowed, its commands run there; "always" makes the project a root (in
+// the config, listed by `gatehouse workspaces`); refused, the agent is
+// told so with the person's message. A project that holds the home
+// directory is refused without a card.
+func TestWorkspacesFollowTheAgent(t *testing.T) {
+	d := clitest.Start(t)
+	bash := func(run, cwd string) (string, string, int) {
+		return hookRun(t, d.Bin, d.Data, "claude", preToolUse(run, "Bash", map[string]any{"command": "cat " + filepath.Join(cwd, "..", "x.txt")}, cwd))
+	}
+	steps := []struct {
+		name, decision, scope, message string
+		wantAllow                      bool
+	}{
+		{"allowed once", "allow", "once", "", true},
+		{"allowed always", "allow", "always", "", true},
+		{"refused", "deny", "once", "not this repo", false},
+	}
+	for i, st := range steps {
+		t.Run(st.name, func(t *testing.T) {
+			project := gitProject(t, "proj"+string(rune('a'+i)))
+			type answer struct {
+				out  string
+				code int
+			}
+			done := make(chan answer, 1)
+			go func() {
+				out, _, code := bash("run-"+st.name, filepath.Join(project, "sub"))
+				done <- answer{out, code}
+			}()
+			a := d.WaitApproval(30 * time.Second)
+			if a.Kind != "workspace" || len(a.Paths) != 1 || a.Paths[0] != project {
+				t.Fatalf("card %+v, want a workspace card for %s", a, project)
+			}
+			d.Decide(a.ID, st.decision, st.scope, st.message)
+			got := <-done
+			dec, reason, input := claudeDecision(t, got.out)
+			if !st.wantAllow {
+				if dec != "deny" || !strings.Contains(reason, "not this repo") {
+					t.Fatalf("refused project: %s %q", dec, reason)
+				}
+				return
+			}
+			if dec != "allow" {
+				t.Fatalf("allowed project: %s %q", dec, reason)
+			}
+			out, errOut, code := runLine(t, d, input["command"].(string))
+			if code != 0 || out != "in "+filepath.Base(project)+"\n" {
+				t.Fatalf("the command in %s: exit %d %q %q", project, code, out, errOut)
+			}
+			// The next call of the run asks nothing.
+			out2, _, _ := bash("run-"+st.name, filepath.Join(project, "sub"))
+			if dec, _, _ := claudeDecision(t, out2); dec != "allow" || len(d.Pending()) != 0 {
+				t.Fatalf("second call: %s, %d cards", out2, len(d.Pending()))
+			}
+			o, _, _ := d.CLI(t.Context(), "workspaces", "--json")
+			var roots []string
+			json.Unmarshal([]byte(o), &roots)
+			if slices.Contains(roots, project) != (st.scope == "always") {
+				t.Fatalf("roots after %s: %s", st.name, o)
+			}
+		})
+	}
+	t.Run("home", func(t *testing.T) {
+		home, _ := os.UserHomeDir()
+		out, _, _ := bash("run-home", home)
+		if dec, reason, _ := claudeDecision(t, out); dec != "deny" || !strings.Contains(reason, "home directory") {
+			t.Fatalf("an agent in the home directory: %s %q", dec, reason)
+		}
+		if n := len(d.Pending()); n != 0 {
+			t.Fatalf("%d cards for a project no card may allow", n)
+		}
+	})
+}
