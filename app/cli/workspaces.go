@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 
@@ -63,7 +64,7 @@ once; any other raises a workspace card (allow "always" to add it here).`,
 						if method == "add" {
 							return c.Post(cmd.Context(), "/api/v1/workspaces", body, nil)
 						}
-						return c.Delete(cmd.Context(), "/api/v1/workspaces", body, nil)
+						return c.Delete(cmd.Context(), "/api/v1/workspaces?path="+url.QueryEscape(dir), nil)
 					}, func(f config.RootsFile, cfg config.Config) error {
 						if method == "add" {
 							// As the daemon would: no root may hand an agent the

@@ -153,9 +153,9 @@ func (c *Client) Post(ctx context.Context, path string, in, out any) error {
 	return c.do(ctx, http.MethodPost, path, in, out)
 }
 
-// Delete sends a DELETE with a JSON body and decodes the reply into out.
-func (c *Client) Delete(ctx context.Context, path string, in, out any) error {
-	return c.do(ctx, http.MethodDelete, path, in, out)
+// Delete sends a DELETE and decodes the reply into out.
+func (c *Client) Delete(ctx context.Context, path string, out any) error {
+	return c.do(ctx, http.MethodDelete, path, nil, out)
 }
 
 // Stream reads the SSE stream at path and calls fn with each event's name,

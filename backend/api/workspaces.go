@@ -20,7 +20,7 @@ type workspaceBody struct {
 func (s *Server) registerWorkspaces(mux *http.ServeMux) {
 	mux.HandleFunc("GET /api/v1/workspaces", s.listWorkspaces)
 	mux.HandleFunc("POST /api/v1/workspaces", s.addWorkspace)
-	mux.HandleFunc("DELETE /api/v1/workspaces", s.removeWorkspace)
+	mux.HandleFunc("DELETE /api/v1/workspaces", s.removeWorkspace) // ?path=DIR
 }
 
 func (s *Server) listWorkspaces(w http.ResponseWriter, r *http.Request) {
@@ -50,11 +50,7 @@ func (s *Server) addWorkspace(w http.ResponseWriter, r *http.Request) {
 // removeWorkspace stops serving a root without a card; sessions already
 // working there go on.
 func (s *Server) removeWorkspace(w http.ResponseWriter, r *http.Request) {
-	var b workspaceBody
-	if err := decodeBody(r, &b); err != nil {
-		s.fail(w, r, err)
-		return
-	}
+	b := workspaceBody{Path: r.URL.Query().Get("path")}
 	if err := s.Workspaces.Remove(b.Path); err != nil {
 		s.fail(w, r, &httpError{http.StatusNotFound, err.Error()})
 		return

@@ -12,6 +12,7 @@ import { api, notify } from '../state/app';
 import { Empty, ErrorLine } from '../ui/common';
 import { useLoad } from '../ui/hooks';
 import { PolicyTester } from './PolicyTester';
+import { Workspaces } from './Workspaces';
 
 export function Policy() {
   const doc = useLoad<PolicyDoc>('/api/v1/policy');
@@ -85,6 +86,8 @@ export function Policy() {
           ))}
         </ul>
       )}
+
+      <Workspaces />
 
       <PolicyTester key={doc.data?.mode ?? ''} defaultMode={MODES.includes(doc.data?.mode as Mode) ? (doc.data!.mode as Mode) : 'auto'} />
 
