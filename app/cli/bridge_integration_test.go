@@ -4,7 +4,6 @@ package cli_test
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -19,8 +18,7 @@ import (
 func TestStdioBridge(t *testing.T) {
 	d := clitest.Start(t)
 	os.WriteFile(filepath.Join(d.Workspace, "x.txt"), []byte("via bridge\n"), 0o644)
-	cmd := exec.Command(d.Bin, "--data", d.Data, "mcp")
-	cmd.Env = d.Env()
+	cmd := d.Bridge()
 	c := mcp.NewClient(&mcp.Implementation{Name: "stdio-agent", Version: "1"}, nil)
 	s, err := c.Connect(t.Context(), &mcp.CommandTransport{Command: cmd}, &mcp.ClientSessionOptions{ProtocolVersion: clitest.StatefulProtocol})
 	if err != nil {

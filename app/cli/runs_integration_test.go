@@ -23,8 +23,8 @@ import (
 // Claude Code run with the given session id would.
 func bridgeSession(t *testing.T, d *clitest.Daemon, runID string) (*mcp.ClientSession, *exec.Cmd) {
 	t.Helper()
-	cmd := exec.Command(d.Bin, "--data", d.Data, "mcp", "--agent", "claude")
-	cmd.Env = append(d.Env(), "CLAUDE_CODE_SESSION_ID="+runID)
+	cmd := d.Bridge("--agent", "claude")
+	cmd.Env = append(cmd.Env, "CLAUDE_CODE_SESSION_ID="+runID)
 	c := mcp.NewClient(&mcp.Implementation{Name: "claude-code", Version: "2"}, nil)
 	s, err := c.Connect(t.Context(), &mcp.CommandTransport{Command: cmd}, &mcp.ClientSessionOptions{ProtocolVersion: clitest.StatefulProtocol})
 	if err != nil {
@@ -138,8 +138,7 @@ func TestStatelessClientGetsNoSessionScope(t *testing.T) {
 func TestCodexCallsJoinTheHookRun(t *testing.T) {
 	d := clitest.Start(t)
 	os.WriteFile(filepath.Join(d.Workspace, "a.txt"), []byte("hi\n"), 0o644)
-	cmd := exec.Command(d.Bin, "--data", d.Data, "mcp", "--agent", "codex")
-	cmd.Env = d.Env()
+	cmd := d.Bridge("--agent", "codex")
 	c := mcp.NewClient(&mcp.Implementation{Name: "codex-mcp-client", Version: "0.171.0"}, nil)
 	s, err := c.Connect(t.Context(), &mcp.CommandTransport{Command: cmd}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-06-18"})
 	if err != nil {

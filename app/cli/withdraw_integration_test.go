@@ -10,7 +10,6 @@ import (
 	"io"
 	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -91,8 +90,8 @@ func rawStatelessCall(t *testing.T, d *clitest.Daemon) func() {
 // bridgeCall starts `gatehouse mcp`, asks through it, and returns a
 // function that kills the bridge with SIGKILL.
 func bridgeCall(t *testing.T, d *clitest.Daemon) func() {
-	cmd := exec.Command(d.Bin, "--data", d.Data, "mcp", "--agent", "claude")
-	cmd.Env = append(d.Env(), "CLAUDE_CODE_SESSION_ID=run-to-be-killed")
+	cmd := d.Bridge("--agent", "claude")
+	cmd.Env = append(cmd.Env, "CLAUDE_CODE_SESSION_ID=run-to-be-killed")
 	in, _ := cmd.StdinPipe()
 	out, _ := cmd.StdoutPipe()
 	if err := cmd.Start(); err != nil {

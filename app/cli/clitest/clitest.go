@@ -195,6 +195,16 @@ func (d *Daemon) Env() []string {
 	return append(env, d.ExtraEnv...)
 }
 
+// Bridge is `gatehouse mcp ARGS…` as an agent starts it: in its project
+// (the workspace, which the bridge tells the daemon) with the test's
+// isolated config.
+func (d *Daemon) Bridge(args ...string) *exec.Cmd {
+	cmd := exec.Command(d.Bin, append([]string{"--data", d.Data, "mcp"}, args...)...)
+	cmd.Dir = d.Workspace
+	cmd.Env = d.Env()
+	return cmd
+}
+
 // Restart starts the daemon process (again) and waits until it is ready.
 func (d *Daemon) Restart() {
 	t := d.t
