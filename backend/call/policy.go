@@ -121,6 +121,11 @@ func (r *Runner) authorize(ctx context.Context, c *InFlight) error {
 	for _, a := range plan.Action.Argv {
 		req.Argv = append(req.Argv, r.redact(a))
 	}
+	if c.Req.Via == ViaHook && plan.Action.Tool == policy.ToolReadFile {
+		// The hook points the agent's own read at a redacted copy when the
+		// file holds a secret (hookserver's readAnswer).
+		req.Findings = append(req.Findings, "what the model will see: the file with private keys and tokens redacted, as Gatehouse's read_file shows it, whatever you choose")
+	}
 	d, err := r.Ask(ctx, c, req)
 	if err != nil {
 		return err

@@ -210,7 +210,8 @@ func (d *Daemon) buildHandler() http.Handler {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		_, _ = w.Write([]byte("ok"))
 	})
-	hooks := hookserver.New(hookserver.Config{Runner: d.runner, Runs: d.runs, Sessions: d.sessions, Logger: d.logger})
+	hooks := hookserver.New(hookserver.Config{Runner: d.runner, Runs: d.runs, Sessions: d.sessions, Logger: d.logger,
+		Redact: d.redactor.String, Redacted: filepath.Join(d.opts.DataDir, "redacted")})
 	d.mcp = mcpserver.New(mcpserver.Config{
 		Sessions: d.sessions, Runs: d.runs, Tokens: d.tokens, Runner: d.runner, Version: d.opts.Version, Logger: quietInfo(d.logger),
 		Routes: hooks.Routes(),

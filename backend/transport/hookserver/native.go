@@ -35,8 +35,11 @@ type native struct {
 	commandKey string
 	rewritable bool
 	timeout    time.Duration
-	// Edit and read: the paths it touches, absolute.
-	paths []string
+	// Edit and read: the paths it touches, absolute; pathKey is the input
+	// member naming a single file read, which the hook may point at a
+	// redacted copy.
+	paths   []string
+	pathKey string
 	// Fetch: the URL.
 	url string
 	// External: server/tool.
@@ -223,7 +226,7 @@ func pathsFrom(cls class, cwd string, in map[string]json.RawMessage, keys ...str
 		if p == "" {
 			return native{}, fmt.Errorf("%s is empty", k)
 		}
-		return native{cls: cls, paths: []string{abs(cwd, p)}}, nil
+		return native{cls: cls, paths: []string{abs(cwd, p)}, pathKey: k}, nil
 	}
 	return native{}, fmt.Errorf("the call names no file (%s)", strings.Join(keys, " or "))
 }

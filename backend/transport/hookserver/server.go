@@ -37,6 +37,12 @@ type Config struct {
 	Runner   *call.Runner
 	Runs     *session.Runs
 	Sessions *session.Manager
+	// Redact removes secrets (private keys, token shapes, configured
+	// values) from what an agent's own read hands its model.
+	Redact func(string) string
+	// Redacted is where redacted copies of files for agents' own reads
+	// are kept (readable by the agent, not in any workspace).
+	Redacted string
 	Logger   *slog.Logger
 }
 
@@ -230,6 +236,10 @@ func (s *Server) pre(ctx context.Context, key session.RunKey, start session.RunS
 			return deny("Gatehouse blocked this read: %v.", err)
 		}
 		req.Tool, req.Plan = policy.ToolReadFile, plan
+		if cl, res := s.cfg.Runner.Decide(ctx, req); cl == nil {
+			return deny("%s", res.Text)
+		}
+		return s.readAnswer(ev, n)
 	case classFetch:
 		if n.url == "" {
 			return deny("Gatehouse blocked this fetch: it names no http or https URL.")
