@@ -4,7 +4,6 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 )
@@ -155,22 +154,6 @@ func TestPathJoinParent(t *testing.T) {
 	for _, n := range []string{"", ".", "..", "a/b", "x\x00"} {
 		if _, err := p.Join(n); !errors.Is(err, ErrInvalidPath) {
 			t.Errorf("Join(%q) = %v, want ErrInvalidPath", n, err)
-		}
-	}
-}
-
-func TestSplitRel(t *testing.T) {
-	for _, c := range []struct {
-		rel  string
-		want []string
-	}{
-		{"", nil},
-		{"a", []string{"a"}},
-		{"src/pkg/x.go", []string{"src", "pkg", "x.go"}},
-		{"a/", []string{"a"}},
-	} {
-		if got := SplitRel(c.rel); !slices.Equal(got, c.want) {
-			t.Errorf("SplitRel(%q) = %q, want %q", c.rel, got, c.want)
 		}
 	}
 }
