@@ -111,40 +111,39 @@ func run(ctx context.Context, cfg config, out io.Writer, log *slog.Logger) (*rep
 	cp := func(call string, phase snapshot.Phase) (snapshot.Checkpoint, error) {
 		return store.Checkpoint(ctx, snapshot.Request{Session: "bench", CallID: call, Phase: phase, Roots: roots})
 	}
-	var a, b []time.Duration
-	for i := range cfg.Runs {
-		d, err := timed(func() error { _, err := cp(fmt.Sprint("nochange", i), snapshot.Pre); return err })
-		if err != nil {
-			return nil, err
+	// versus times cfg.Runs checkpoints, each after n files changed,
+	// against as many shadow-git commits, and gives both medians.
+	versus := func(call string, n int, phase snapshot.Phase) (ours, theirs time.Duration, err error) {
+		var a, b []time.Duration
+		for i := range cfg.Runs {
+			if n > 0 {
+				if _, err := ws.touch(n); err != nil {
+					return 0, 0, err
+				}
+			}
+			d, err := timed(func() error { _, err := cp(fmt.Sprint(call, i), phase); return err })
+			if err != nil {
+				return 0, 0, err
+			}
+			a = append(a, d)
+			if d, err = timed(func() error { return g.commit(ctx) }); err != nil {
+				return 0, 0, err
+			}
+			b = append(b, d)
 		}
-		a = append(a, d)
-		if d, err = timed(func() error { return g.commit(ctx) }); err != nil {
-			return nil, err
-		}
-		b = append(b, d)
+		return median(a), median(b), nil
 	}
-	rep.NoChangeOurs, rep.NoChangeGit = median(a), median(b)
+	if rep.NoChangeOurs, rep.NoChangeGit, err = versus("nochange", 0, snapshot.Pre); err != nil {
+		return nil, err
+	}
 
 	// 3. Checkpoint after 10 files changed.
-	a, b = nil, nil
-	for i := range cfg.Runs {
-		if _, err := ws.touch(10); err != nil {
-			return nil, err
-		}
-		d, err := timed(func() error { _, err := cp(fmt.Sprint("ten", i), snapshot.Post); return err })
-		if err != nil {
-			return nil, err
-		}
-		a = append(a, d)
-		if d, err = timed(func() error { return g.commit(ctx) }); err != nil {
-			return nil, err
-		}
-		b = append(b, d)
+	if rep.TenOurs, rep.TenGit, err = versus("ten", 10, snapshot.Post); err != nil {
+		return nil, err
 	}
-	rep.TenOurs, rep.TenGit = median(a), median(b)
 
 	// 4. Roll back 100 changed files (plan + apply, as the daemon does).
-	a, b = nil, nil
+	var a, b []time.Duration
 	var plans []time.Duration
 	for i := range cfg.Runs {
 		call := fmt.Sprint("hundred", i)
