@@ -4,17 +4,7 @@ package egress_test
 
 import (
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/tls"
-	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
 	"fmt"
-	"io"
-	"log"
-	"math/big"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -30,6 +20,7 @@ import (
 	"time"
 
 	"github.com/gatehouse-dev/gatehouse/backend/egress"
+	"github.com/gatehouse-dev/gatehouse/backend/egress/tlstest"
 	"github.com/gatehouse-dev/gatehouse/sandbox"
 	"github.com/gatehouse-dev/gatehouse/sandbox/bwrap"
 	"github.com/gatehouse-dev/gatehouse/sandbox/container"
@@ -61,35 +52,10 @@ func startServers(t testing.TB) *servers {
 		s.hits.Add(1)
 		fmt.Fprintf(w, "hello from %s\n", r.Host)
 	})
-	cert, caPEM := selfSigned(t, "pkgs.example.test", "evil.example.test", "other.example.test")
-	s.caPEM = caPEM
-	s.tls = httptest.NewUnstartedServer(handler)
-	s.tls.TLS = &tls.Config{Certificates: []tls.Certificate{cert}}
-	s.tls.Config.ErrorLog = log.New(io.Discard, "", 0)
-	s.tls.StartTLS()
-	t.Cleanup(s.tls.Close)
+	s.tls, s.caPEM = tlstest.Server(t, handler, "pkgs.example.test", "evil.example.test", "other.example.test")
 	s.plain = httptest.NewServer(handler)
 	t.Cleanup(s.plain.Close)
 	return s
-}
-
-func selfSigned(t testing.TB, names ...string) (tls.Certificate, []byte) {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: names[0]}, DNSNames: names,
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
-		KeyUsage: x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign, IsCA: true, BasicConstraintsValid: true,
-		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})
 }
 
 func addr(srv *httptest.Server) string {
