@@ -14,7 +14,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -26,6 +25,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/gatehouse-dev/gatehouse/app/cli/clitest"
+	"github.com/gatehouse-dev/gatehouse/bench/medians"
 )
 
 // BenchmarkMCPReadFile4KiB: full read_file round trips over /mcp from 8
@@ -279,15 +279,5 @@ func benchRunTrue(b *testing.B, pause time.Duration) {
 		}
 		gated = append(gated, time.Since(t0))
 	}
-	pb, pg := median(bare), median(gated)
-	b.ReportMetric(float64(pb.Microseconds())/1000, "bare-p50-ms")
-	b.ReportMetric(float64(pg.Microseconds())/1000, "gated-p50-ms")
-	b.ReportMetric(float64((pg-pb).Microseconds())/1000, "added-p50-ms")
-	b.ReportMetric(float64(pg)/float64(pb), "ratio")
-}
-
-func median(ds []time.Duration) time.Duration {
-	s := append([]time.Duration(nil), ds...)
-	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
-	return s[len(s)/2]
+	medians.Report(b, bare, gated, medians.Units{Base: "bare-p50-ms", Run: "gated-p50-ms", Added: "added-p50-ms", Ratio: "ratio"})
 }

@@ -12,7 +12,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -21,6 +20,7 @@ import (
 
 	"github.com/gatehouse-dev/gatehouse/backend/egress"
 	"github.com/gatehouse-dev/gatehouse/backend/egress/tlstest"
+	"github.com/gatehouse-dev/gatehouse/bench/medians"
 	"github.com/gatehouse-dev/gatehouse/sandbox"
 	"github.com/gatehouse-dev/gatehouse/sandbox/bwrap"
 	"github.com/gatehouse-dev/gatehouse/sandbox/container"
@@ -343,15 +343,5 @@ func BenchmarkCurlHTTPSThroughProxy(b *testing.B) {
 		proxied = append(proxied, curl("--proxy", "http://"+ln.Addr().String(), "https://pkgs.example.test/"))
 	}
 	b.StopTimer()
-	md, mp := medianOf(direct), medianOf(proxied)
-	b.ReportMetric(float64(md.Microseconds())/1000, "ms-direct-median")
-	b.ReportMetric(float64(mp.Microseconds())/1000, "ms-proxy-median")
-	b.ReportMetric(float64((mp-md).Microseconds())/1000, "ms-added")
-	b.ReportMetric(float64(mp)/float64(md), "x-direct")
-}
-
-func medianOf(d []time.Duration) time.Duration {
-	s := append([]time.Duration(nil), d...)
-	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
-	return s[len(s)/2]
+	medians.Report(b, direct, proxied, medians.Units{Base: "ms-direct-median", Run: "ms-proxy-median", Added: "ms-added", Ratio: "x-direct"})
 }

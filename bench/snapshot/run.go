@@ -9,10 +9,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
 	"time"
 
 	"github.com/gatehouse-dev/gatehouse/backend/snapshot"
+	"github.com/gatehouse-dev/gatehouse/bench/medians"
 )
 
 type config struct {
@@ -105,7 +105,7 @@ func run(ctx context.Context, cfg config, out io.Writer, log *slog.Logger) (*rep
 		oursFirst = append(oursFirst, d)
 	}
 	defer store.Close()
-	rep.FirstOurs, rep.FirstGit = median(oursFirst), median(gitFirst)
+	rep.FirstOurs, rep.FirstGit = medians.Of(oursFirst), medians.Of(gitFirst)
 
 	// 2. Checkpoint with nothing changed.
 	cp := func(call string, phase snapshot.Phase) (snapshot.Checkpoint, error) {
@@ -131,7 +131,7 @@ func run(ctx context.Context, cfg config, out io.Writer, log *slog.Logger) (*rep
 			}
 			b = append(b, d)
 		}
-		return median(a), median(b), nil
+		return medians.Of(a), medians.Of(b), nil
 	}
 	if rep.NoChangeOurs, rep.NoChangeGit, err = versus("nochange", 0, snapshot.Pre); err != nil {
 		return nil, err
@@ -189,7 +189,7 @@ func run(ctx context.Context, cfg config, out io.Writer, log *slog.Logger) (*rep
 			return nil, err
 		}
 	}
-	rep.RollbackOurs, rep.RollbackGit, rep.RollbackPlan = median(a), median(b), median(plans)
+	rep.RollbackOurs, rep.RollbackGit, rep.RollbackPlan = medians.Of(a), medians.Of(b), medians.Of(plans)
 
 	// Reference: the cost of just stat'ing every file once (find), which
 	// bounds any checkpoint that must notice every change.
@@ -203,7 +203,7 @@ func run(ctx context.Context, cfg config, out io.Writer, log *slog.Logger) (*rep
 		}
 		a = append(a, d)
 	}
-	rep.StatFloor = median(a)
+	rep.StatFloor = medians.Of(a)
 
 	// 5. Store size: ours as is, shadow git after git gc.
 	store.Close()
@@ -244,15 +244,6 @@ func timed(f func() error) (time.Duration, error) {
 	t0 := time.Now()
 	err := f()
 	return time.Since(t0), err
-}
-
-func median(ds []time.Duration) time.Duration {
-	if len(ds) == 0 {
-		return 0
-	}
-	s := append([]time.Duration(nil), ds...)
-	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
-	return s[len(s)/2]
 }
 
 // duBytes is the disk space used under dir (allocated blocks).
