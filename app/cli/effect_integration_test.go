@@ -3,7 +3,6 @@
 package cli_test
 
 import (
-	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -19,7 +18,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/gatehouse-dev/gatehouse/app/cli/clitest"
-	"github.com/gatehouse-dev/gatehouse/sandbox/container"
+	"github.com/gatehouse-dev/gatehouse/sandbox/container/containertest"
 )
 
 // effectWorkspace is a git repository with 30 tracked files in src/, a
@@ -505,20 +504,8 @@ func TestEffectKeepsProtectedPathsOut(t *testing.T) {
 // image, built now.
 func containerConfig(t *testing.T) string {
 	t.Helper()
-	bb, err := exec.LookPath("busybox")
-	if err != nil {
-		t.Fatalf("busybox is required for the container tests (apt install busybox-static): %v", err)
-	}
-	o := container.Options{CLI: "podman", Image: "localhost/gatehouse-busybox:test", GlobalArgs: []string{"--runtime", "runc", "--cgroup-manager=cgroupfs"}}
-	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
-	defer cancel()
-	b, err := container.New(ctx, o)
-	if err != nil {
-		t.Fatalf("podman is required for the container tests: %v", err)
-	}
-	if err := b.BuildBusyboxImage(ctx, bb, o.Image); err != nil {
-		t.Fatal(err)
-	}
+	o := containertest.Options()
+	containertest.Podman(t, "")
 	return `[sandbox]
 backend = "container"
 container_cli = "podman"

@@ -23,7 +23,7 @@ import (
 	"github.com/gatehouse-dev/gatehouse/bench/medians"
 	"github.com/gatehouse-dev/gatehouse/sandbox"
 	"github.com/gatehouse-dev/gatehouse/sandbox/bwrap"
-	"github.com/gatehouse-dev/gatehouse/sandbox/container"
+	"github.com/gatehouse-dev/gatehouse/sandbox/container/containertest"
 	"github.com/gatehouse-dev/gatehouse/sandbox/initproc"
 	"github.com/gatehouse-dev/gatehouse/sandbox/landlock"
 	"github.com/gatehouse-dev/gatehouse/sandbox/launch/launchtest"
@@ -258,27 +258,7 @@ func TestCurlThroughProxy(t *testing.T) {
 // In a container the proxy's socket comes from the ready helper; busybox
 // wget stands in for curl, which the test image lacks.
 func TestWgetThroughProxyInContainer(t *testing.T) {
-	if _, err := exec.LookPath("podman"); err != nil {
-		t.Fatalf("podman is required for the container tests (apt install podman runc): %v", err)
-	}
-	bb, err := exec.LookPath("busybox")
-	if err != nil {
-		t.Fatalf("busybox is required to build the test image (apt install busybox-static): %v", err)
-	}
-	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
-	defer cancel()
-	o := container.Options{
-		CLI: "podman", Image: "localhost/gatehouse-busybox:test", Helper: launchtest.StaticHelper(t),
-		GlobalArgs: []string{"--runtime", "runc", "--cgroup-manager=cgroupfs"},
-		RunArgs:    []string{"--ulimit", "nofile=4096:4096", "--ulimit", "nproc=4096:4096"},
-	}
-	b, err := container.New(ctx, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := b.BuildBusyboxImage(ctx, bb, o.Image); err != nil {
-		t.Fatal(err)
-	}
+	b := containertest.Podman(t, launchtest.StaticHelper(t))
 	// Plain, and as the daemon runs a command: in a session with a stage
 	// root, in namespaces of its own inside the container.
 	for _, nested := range []bool{false, true} {
