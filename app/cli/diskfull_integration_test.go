@@ -12,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/gatehouse-dev/gatehouse/app/cli/clitest"
+	"github.com/gatehouse-dev/gatehouse/backend/fulldisk"
 )
 
 // TestDiskFull puts the data dir on a tiny tmpfs, fills it, and checks that
@@ -19,7 +20,7 @@ import (
 // daemon survives, and everything works again once space is freed.
 func TestDiskFull(t *testing.T) {
 	mnt := t.TempDir()
-	clitest.MountTmpfs(t, mnt, "16m")
+	fulldisk.Mount(t, mnt, "size=16m")
 	ws := t.TempDir()
 	d := clitest.StartWith(t, filepath.Join(mnt, "data"), ws)
 	s := d.MCP(t.Context(), "disk-full")

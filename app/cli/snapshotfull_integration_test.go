@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/gatehouse-dev/gatehouse/app/cli/clitest"
+	"github.com/gatehouse-dev/gatehouse/backend/fulldisk"
 )
 
 // TestSnapshotDiskFull: with the checkpoint store's disk full, reads still
@@ -22,7 +23,7 @@ func TestSnapshotDiskFull(t *testing.T) {
 	snaps := filepath.Join(data, "snapshots")
 	os.MkdirAll(snaps, 0o700)
 	os.MkdirAll(ws, 0o755)
-	clitest.MountTmpfs(t, snaps, "8m")
+	fulldisk.Mount(t, snaps, "size=8m")
 	os.WriteFile(filepath.Join(ws, "a.txt"), []byte("hello\n"), 0o644)
 	d := clitest.StartWith(t, data, ws, "--mode", "accept-edits")
 	s := d.MCP(t.Context(), "disk-full")

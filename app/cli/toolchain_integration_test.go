@@ -17,6 +17,7 @@ import (
 
 	"github.com/gatehouse-dev/gatehouse/app/cli/clitest"
 	"github.com/gatehouse-dev/gatehouse/backend/buildcache"
+	"github.com/gatehouse-dev/gatehouse/backend/fulldisk"
 )
 
 // nativeSandboxes are the backends these tests run real work under.
@@ -216,7 +217,7 @@ func TestCacheDiskFull(t *testing.T) {
 	base := t.TempDir()
 	cacheDir := filepath.Join(base, "data", "cache")
 	must(t, os.MkdirAll(cacheDir, 0o700))
-	clitest.MountTmpfs(t, cacheDir, "32m")
+	fulldisk.Mount(t, cacheDir, "size=32m")
 	ws := filepath.Join(base, "ws")
 	clitest.WriteConfig(t, ws, "config.toml", "[sandbox]\nbackend = \"bwrap\"\n")
 	clitest.WriteConfig(t, ws, "policy.toml", allowShellPolicy)
