@@ -3,7 +3,6 @@
 package cli_test
 
 import (
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -17,36 +16,13 @@ import (
 	"github.com/gatehouse-dev/gatehouse/backend/egress/tlstest"
 )
 
-// networkCard is a pending approval of kind network, as the control API
-// lists it.
-type networkCard struct {
-	ID         string   `json:"id"`
-	Kind       string   `json:"kind"`
-	Domain     string   `json:"domain"`
-	Port       int      `json:"port"`
-	Argv       []string `json:"argv"`
-	AlwaysRule string   `json:"always_rule"`
-}
-
-func waitNetworkCard(t *testing.T, d *clitest.Daemon) networkCard {
+// waitNetworkCard waits for the next card, which must be a network one.
+func waitNetworkCard(t *testing.T, d *clitest.Daemon) clitest.Approval {
 	t.Helper()
-	var card networkCard
-	clitest.WaitFor(t, 30*time.Second, "a network card", func() bool {
-		_, body := d.Request("GET", "/api/v1/approvals", nil, d.Control())
-		var out struct {
-			Approvals []networkCard `json:"approvals"`
-		}
-		if err := json.Unmarshal([]byte(body), &out); err != nil {
-			t.Fatalf("approvals: %v %s", err, body)
-		}
-		if len(out.Approvals) == 0 {
-			return false
-		}
-		if card = out.Approvals[0]; card.Kind != "network" {
-			t.Fatalf("a %s card came, not a network one: %s", card.Kind, body)
-		}
-		return true
-	})
+	card := d.WaitApproval(30 * time.Second)
+	if card.Kind != "network" {
+		t.Fatalf("a %s card came, not a network one: %+v", card.Kind, card)
+	}
 	return card
 }
 

@@ -145,12 +145,7 @@ func callApproving(t *testing.T, d *clitest.Daemon, s *mcp.ClientSession, tool s
 			}
 			return o.res
 		case <-time.After(50 * time.Millisecond):
-			_, body := d.Request("GET", "/api/v1/approvals", nil, d.Control())
-			var out struct {
-				Approvals []clitest.Approval `json:"approvals"`
-			}
-			json.Unmarshal([]byte(body), &out)
-			for _, a := range out.Approvals {
+			for _, a := range d.Pending() {
 				d.Decide(a.ID, "allow", "once", "")
 			}
 		}

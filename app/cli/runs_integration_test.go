@@ -114,15 +114,8 @@ func TestStatelessClientGetsNoSessionScope(t *testing.T) {
 	done := make(chan outcome, 1)
 	go func() { done <- callAsync(t.Context(), s, "run_command", asking) }()
 	card := d.WaitApproval(30 * time.Second)
-	var full []map[string]any
-	_, body := d.Request("GET", "/api/v1/approvals", nil, d.Control())
-	var out struct {
-		Approvals []map[string]any `json:"approvals"`
-	}
-	json.Unmarshal([]byte(body), &out)
-	full = out.Approvals
-	if len(full) != 1 || full[0]["no_session_scope"] != true {
-		t.Fatalf("card: %s", body)
+	if p := d.Pending(); len(p) != 1 || !p[0].NoSessionScope {
+		t.Fatalf("card: %+v", p)
 	}
 	d.Decide(card.ID, "allow", "session", "")
 	<-done

@@ -16,6 +16,8 @@ type Approval struct {
 	Reason   string   `json:"reason"`
 	Question string   `json:"question"`
 	Kind     string   `json:"kind"`
+	// NoSessionScope: the card offers no "for this session".
+	NoSessionScope bool `json:"no_session_scope"`
 	// An effect card's change set, findings and conflicts.
 	Changes []struct {
 		Path string `json:"path"`
@@ -28,6 +30,10 @@ type Approval struct {
 		Why  string `json:"why"`
 	} `json:"conflicts"`
 	Diff string `json:"diff"`
+	// A network card's destination and the rule its "always" would add.
+	Domain     string `json:"domain"`
+	Port       int    `json:"port"`
+	AlwaysRule string `json:"always_rule"`
 }
 
 // WaitApproval polls the control API until an approval is pending.
