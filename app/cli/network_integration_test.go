@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/gatehouse-dev/gatehouse/app/cli/clitest"
 	"github.com/gatehouse-dev/gatehouse/backend/egress/tlstest"
@@ -19,7 +18,7 @@ import (
 // waitNetworkCard waits for the next card, which must be a network one.
 func waitNetworkCard(t *testing.T, d *clitest.Daemon) clitest.Approval {
 	t.Helper()
-	card := d.WaitApproval(30 * time.Second)
+	card := d.WaitApproval(clitest.CardWait)
 	if card.Kind != "network" {
 		t.Fatalf("a %s card came, not a network one: %+v", card.Kind, card)
 	}

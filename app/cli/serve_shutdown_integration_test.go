@@ -43,7 +43,7 @@ func TestServeStopDeniesWaitingCalls(t *testing.T) {
 		r, err := s.CallTool(ctx, &mcp.CallToolParams{Name: "run_command", Arguments: map[string]any{"argv": []string{"sh", "-c", "echo never"}}})
 		done <- outcome{r, err}
 	}()
-	ap := d.WaitApproval(30 * time.Second)
+	ap := d.WaitApproval(clitest.CardWait)
 
 	st := d.Signal(syscall.SIGTERM, 30*time.Second)
 	if code := st.ExitCode(); code != 0 {

@@ -455,7 +455,7 @@ func TestTrayKillSwitch(t *testing.T) {
 		res, err := s.CallTool(ctx, &mcp.CallToolParams{Name: "run_command", Arguments: map[string]any{"argv": []string{"sh", "-c", "sleep 1000 & sleep 1000"}, "timeout_s": 900}})
 		running <- trayOutcome{res, err}
 	}()
-	a := d.WaitApproval(30 * time.Second)
+	a := d.WaitApproval(clitest.CardWait)
 	ti.waitShown(tray.IconWaiting, "1 agent active, 1 waiting for you")
 	if code := d.Decide(a.ID, "allow", "once", ""); code != 200 {
 		t.Fatalf("approve: %d", code)
