@@ -48,17 +48,21 @@ export function Code({ text, label }: { text: string; label?: string }) {
   );
 }
 
-// TableHead is a table's header row: one column per name, and a last,
-// visually hidden "Actions" column for the row's buttons when asked.
-export function TableHead({ cols, actions = false }: { cols: string[]; actions?: boolean }) {
+// TableHead is a table's header row: one column per name (with a class
+// when the column needs one), and a last, visually hidden "Actions"
+// column for the row's buttons when asked.
+export function TableHead({ cols, actions = false }: { cols: (string | { name: string; class: string })[]; actions?: boolean }) {
   return (
     <thead>
       <tr>
-        {cols.map((c) => (
-          <th key={c} scope="col">
-            {c}
-          </th>
-        ))}
+        {cols.map((c) => {
+          const { name, class: cls } = typeof c === 'string' ? { name: c, class: undefined } : c;
+          return (
+            <th key={name} scope="col" class={cls}>
+              {name}
+            </th>
+          );
+        })}
         {actions && (
           <th scope="col">
             <span class="sr-only">Actions</span>
