@@ -72,3 +72,14 @@ export function TableHead({ cols, actions = false }: { cols: (string | { name: s
     </thead>
   );
 }
+
+// ActionTable is a table whose rows (its children) end in a cell of
+// buttons: TableHead with the hidden "Actions" column, then the rows.
+export function ActionTable({ class: cls, cols, children }: { class: string; cols: string[]; children: ComponentChildren }) {
+  return (
+    <table class={cls}>
+      <TableHead cols={cols} actions />
+      <tbody>{children}</tbody>
+    </table>
+  );
+}
