@@ -55,7 +55,7 @@ func benchReadFile(b *testing.B, lean bool) {
 	b.Cleanup(rt.CloseIdleConnections)
 	sessions := make([]*mcp.ClientSession, clients)
 	for i := range sessions {
-		sessions[i] = benchClient(b, d, rt)
+		sessions[i] = d.MCPOver(b.Context(), "bench", rt)
 	}
 	pid := daemonPID(b, d)
 	var next atomic.Int64
@@ -166,22 +166,6 @@ func leanCaller(d *clitest.Daemon, _ http.RoundTripper, session string) func() e
 		}
 		return fmt.Errorf("no response to call %d", id)
 	}
-}
-
-// benchClient is clitest's MCP client over a shared transport.
-func benchClient(b *testing.B, d *clitest.Daemon, rt http.RoundTripper) *mcp.ClientSession {
-	b.Helper()
-	c := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1.0"}, nil)
-	s, err := c.Connect(b.Context(), &mcp.StreamableClientTransport{
-		Endpoint:   "http://" + d.Addr + "/mcp",
-		HTTPClient: &http.Client{Transport: clitest.Bearer(d.Token("agent"), rt)},
-		MaxRetries: -1,
-	}, &mcp.ClientSessionOptions{ProtocolVersion: clitest.StatefulProtocol})
-	if err != nil {
-		b.Fatalf("connect MCP client: %v", err)
-	}
-	b.Cleanup(func() { s.Close() })
-	return s
 }
 
 // daemonPID finds the daemon by its data directory on the command line
