@@ -11,7 +11,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -321,7 +320,7 @@ func TestEffectSurvivesAKilledDaemon(t *testing.T) {
 		if applied == 0 || applied == 200 {
 			t.Fatalf("%d of 200 applied before the kill; the test needs a half-done apply", applied)
 		}
-		d.Signal(syscall.SIGKILL, 10*time.Second)
+		d.Kill()
 		d.ExtraEnv = nil
 		d.Restart()
 		for i := 0; i < 200; i++ {
@@ -339,7 +338,7 @@ func TestEffectSurvivesAKilledDaemon(t *testing.T) {
 		before := tree(t, d.Workspace)
 		startRun(t, d, map[string]any{"argv": []string{"rm", "-rf", "src"}})
 		a := d.WaitApproval(60 * time.Second)
-		d.Signal(syscall.SIGKILL, 10*time.Second)
+		d.Kill()
 		d.Restart()
 		if diff := diffTrees(before, tree(t, d.Workspace)); diff != "" {
 			t.Fatalf("the workspace changed:\n%s", diff)

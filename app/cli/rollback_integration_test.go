@@ -15,7 +15,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -325,7 +324,7 @@ func TestRollbackSurvivesSIGKILL(t *testing.T) {
 		// rollback still writes.
 		time.Sleep(time.Millisecond)
 	}
-	d.Signal(syscall.SIGKILL, 10*time.Second)
+	d.Kill()
 	if err := rb.Wait(); err == nil {
 		t.Log("note: the rollback finished before the kill landed")
 	} else {

@@ -226,6 +226,13 @@ func (d *Daemon) Signal(sig syscall.Signal, timeout time.Duration) *os.ProcessSt
 	return d.cmd.ProcessState
 }
 
+// Kill SIGKILLs the daemon, as a crash or the OOM killer would, and
+// waits for it to exit.
+func (d *Daemon) Kill() {
+	d.t.Helper()
+	d.Signal(syscall.SIGKILL, 10*time.Second)
+}
+
 // Stop ends the daemon if it still runs.
 func (d *Daemon) Stop() {
 	if d.cmd == nil || d.cmd.Process == nil {
