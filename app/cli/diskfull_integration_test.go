@@ -4,7 +4,6 @@ package cli_test
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -28,7 +27,7 @@ func TestDiskFull(t *testing.T) {
 		t.Fatalf("before: %s", clitest.Text(t, r))
 	}
 	filler := filepath.Join(mnt, "filler")
-	exec.Command("dd", "if=/dev/zero", "of="+filler, "bs=1M", "count=64").Run() // stops at ENOSPC
+	fulldisk.Fill(filler, 64)
 
 	var sawDiskFull bool
 	for i := 0; i < 200 && !sawDiskFull; i++ {

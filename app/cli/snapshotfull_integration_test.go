@@ -4,7 +4,6 @@ package cli_test
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -32,7 +31,7 @@ func TestSnapshotDiskFull(t *testing.T) {
 	}
 	// Fill the store's disk, then make the workspace hold something new
 	// that a checkpoint would have to store.
-	exec.Command("dd", "if=/dev/zero", "of="+filepath.Join(snaps, "filler"), "bs=1M", "count=16").Run()
+	fulldisk.Fill(filepath.Join(snaps, "filler"), 16)
 	big := make([]byte, 2<<20)
 	for i := range big {
 		big[i] = byte(i*7 + i/251)

@@ -243,7 +243,7 @@ func TestCacheDiskFull(t *testing.T) {
 	}
 
 	// Something that is not the cache's fills the disk: nothing to evict.
-	exec.Command("dd", "if=/dev/zero", "of="+filepath.Join(cacheDir, "filler"), "bs=1M", "count=64").Run()
+	fulldisk.Fill(filepath.Join(cacheDir, "filler"), 64)
 	out, isErr = runCmd(t, s, "true")
 	if !isErr || !strings.Contains(out, "build cache") || !strings.Contains(out, "free space on that disk") {
 		t.Fatalf("a full cache disk says:\n%s", out)

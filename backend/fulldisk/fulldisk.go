@@ -34,3 +34,19 @@ func New(t testing.TB, opts string) string {
 	Mount(t, dir, opts)
 	return dir
 }
+
+// Fill writes zeros to a new file at path, mib MiB at most, and stops
+// where the disk is full: a full disk is the point, so it reports nothing.
+func Fill(path string, mib int) {
+	f, err := os.Create(path)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	block := make([]byte, 1<<20)
+	for range mib {
+		if _, err := f.Write(block); err != nil {
+			return
+		}
+	}
+}
