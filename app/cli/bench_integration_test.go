@@ -57,7 +57,7 @@ func benchReadFile(b *testing.B, lean bool) {
 	for i := range sessions {
 		sessions[i] = d.MCPOver(b.Context(), "bench", rt)
 	}
-	pid := daemonPID(b, d)
+	pid := d.PID()
 	var next atomic.Int64
 	b.ResetTimer()
 	start, self0, daemon0 := time.Now(), selfCPU(), procCPU(pid)
@@ -168,36 +168,10 @@ func leanCaller(d *clitest.Daemon, _ http.RoundTripper, session string) func() e
 	}
 }
 
-// daemonPID finds the daemon by its data directory on the command line
-// (clitest does not expose the process); 0 when not found.
-func daemonPID(b *testing.B, d *clitest.Daemon) int {
-	ents, _ := os.ReadDir("/proc")
-	for _, e := range ents {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		cmd, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		if err == nil && bytes.Contains(cmd, []byte("\x00"+d.Data+"\x00")) && bytes.Contains(cmd, []byte("\x00serve\x00")) {
-			return pid
-		}
-	}
-	b.Logf("daemon process not found; its CPU is not reported")
-	return 0
-}
-
 // procCPU is a process's user+system CPU time from /proc (Linux only).
 func procCPU(pid int) time.Duration {
-	if pid == 0 {
-		return 0
-	}
-	st, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return 0
-	}
-	// Fields after the command name, which ends at the last ')'.
-	f := strings.Fields(string(st[bytes.LastIndexByte(st, ')')+1:]))
-	if len(f) < 13 {
+	f, ok := procStat(pid)
+	if !ok || len(f) < 13 {
 		return 0
 	}
 	ut, _ := strconv.ParseInt(f[11], 10, 64)

@@ -3,7 +3,10 @@
 package cli_test
 
 import (
+	"bytes"
 	"encoding/json"
+	"fmt"
+	"os"
 	"os/exec"
 	"strings"
 )
@@ -18,6 +21,20 @@ func pgrep(pattern string) (string, error) {
 		}
 	}
 	return strings.Join(lines, "\n"), err
+}
+
+// procStat is the fields of /proc/PID/stat after the command name (which
+// ends at the last ')' and may hold spaces): state first, then ppid.
+func procStat(pid int) ([]string, bool) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return nil, false
+	}
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return nil, false
+	}
+	return strings.Fields(string(b[i+1:])), true
 }
 
 func mustJSON(v any) string {

@@ -295,17 +295,8 @@ type procInfo struct {
 }
 
 func readProc(pid int) (procInfo, bool) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return procInfo{}, false
-	}
-	s := string(b)
-	i := strings.LastIndexByte(s, ')')
-	if i < 0 {
-		return procInfo{}, false
-	}
-	f := strings.Fields(s[i+1:]) // state ppid pgrp ... starttime is field 22 of stat, 20th here
-	if len(f) < 20 {
+	f, ok := procStat(pid) // state ppid pgrp ... starttime is field 22 of stat, 20th here
+	if !ok || len(f) < 20 {
 		return procInfo{}, false
 	}
 	ppid, _ := strconv.Atoi(f[1])

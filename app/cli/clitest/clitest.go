@@ -199,6 +199,9 @@ func (d *Daemon) Restart() {
 	d.Addr = WaitServing(t, d.Data, d.exited, 30*time.Second, "the daemon", d.log)
 }
 
+// PID is the daemon process's id.
+func (d *Daemon) PID() int { return d.cmd.Process.Pid }
+
 // Log is what the daemon printed so far.
 func (d *Daemon) Log() string { return d.log.String() }
 
