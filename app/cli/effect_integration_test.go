@@ -3,8 +3,6 @@
 package cli_test
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -17,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/gatehouse-dev/gatehouse/app/cli/clitest"
+	"github.com/gatehouse-dev/gatehouse/sandbox/container"
 	"github.com/gatehouse-dev/gatehouse/sandbox/container/containertest"
 )
 
@@ -550,8 +549,7 @@ func effectKeepsProtectedPathsOut(t *testing.T, config string, reads [][]string)
 		// A daemon that stops removes its sessions' containers itself,
 		// without waiting for the next start's sweep.
 		d.Stop()
-		sum := sha256.Sum256([]byte(d.Data))
-		out, err := exec.Command("podman", "--runtime", "runc", "--cgroup-manager=cgroupfs", "ps", "-a", "-q", "--filter", "label=gatehouse.owner="+hex.EncodeToString(sum[:8])).CombinedOutput()
+		out, err := exec.Command("podman", "--runtime", "runc", "--cgroup-manager=cgroupfs", "ps", "-a", "-q", "--filter", "label=gatehouse.owner="+container.OwnerFor(d.Data)).CombinedOutput()
 		if err != nil || len(strings.TrimSpace(string(out))) != 0 {
 			t.Errorf("containers left after the daemon stopped: %q %v", out, err)
 		}
