@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"testing"
 )
 
 // pgrep lists processes whose command line contains pattern.
@@ -35,6 +36,16 @@ func procStat(pid int) ([]string, bool) {
 		return nil, false
 	}
 	return strings.Fields(string(b[i+1:])), true
+}
+
+// mustRead is the content of the file at path.
+func mustRead(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }
 
 func mustJSON(v any) string {
