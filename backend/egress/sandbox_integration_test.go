@@ -24,18 +24,12 @@ import (
 	"github.com/gatehouse-dev/gatehouse/sandbox"
 	"github.com/gatehouse-dev/gatehouse/sandbox/bwrap"
 	"github.com/gatehouse-dev/gatehouse/sandbox/container/containertest"
-	"github.com/gatehouse-dev/gatehouse/sandbox/initproc"
 	"github.com/gatehouse-dev/gatehouse/sandbox/landlock"
 	"github.com/gatehouse-dev/gatehouse/sandbox/launch/launchtest"
 )
 
 // The test binary doubles as the sandbox helper, as gatehouse does.
-func TestMain(m *testing.M) {
-	if len(os.Args) > 1 && os.Args[1] == initproc.Entry {
-		os.Exit(initproc.Main(os.Args[2:]))
-	}
-	os.Exit(m.Run())
-}
+func TestMain(m *testing.M) { launchtest.Main(m) }
 
 // servers are the made-up hosts of these tests: one HTTPS server with a
 // certificate for every name, and one plain HTTP server.
