@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/gatehouse-dev/gatehouse/app/cli/clitest"
 )
@@ -30,15 +29,9 @@ func isolatedHome(t *testing.T) string {
 func mcpStatus(t *testing.T, d *clitest.Daemon, tok string) int {
 	t.Helper()
 	// Only the status matters: the gate answers 401 before any MCP.
-	req, _ := http.NewRequest(http.MethodPost, "http://"+d.Addr+"/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
-	req.Header.Set("Authorization", "Bearer "+tok)
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	resp, err := (&http.Client{Timeout: 10 * time.Second}).Do(req)
-	if err != nil {
-		t.Fatalf("POST /mcp: %v", err)
-	}
-	resp.Body.Close()
+	resp, _ := d.Request(http.MethodPost, "/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`), map[string]string{
+		"Authorization": "Bearer " + tok, "Content-Type": "application/json", "Accept": "application/json, text/event-stream",
+	})
 	return resp.StatusCode
 }
 
@@ -135,7 +128,7 @@ func TestInstallWithDaemonStopped(t *testing.T) {
 		t.Fatalf("second install: %s", out)
 	}
 	d.Restart()
-	tok := strings.TrimSpace(readFile(t, filepath.Join(d.Data, "tokens", "gemini.token")))
+	tok := strings.TrimSpace(mustRead(t, filepath.Join(d.Data, "tokens", "gemini.token")))
 	if code := mcpStatus(t, d, tok); code == 401 {
 		t.Fatalf("gemini token after restart: %d", code)
 	}
@@ -152,13 +145,4 @@ func TestInstallWithDaemonStopped(t *testing.T) {
 	if code := mcpStatus(t, d, tok); code != 401 {
 		t.Fatalf("a deleted token file still opens /mcp after restart: %d", code)
 	}
-}
-
-func readFile(t *testing.T, p string) string {
-	t.Helper()
-	b, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
 }

@@ -5,7 +5,6 @@ package cli_test
 import (
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/gatehouse-dev/gatehouse/app/cli/clitest"
 )
@@ -22,7 +21,7 @@ func TestApproveAnswer(t *testing.T) {
 	go func() {
 		done <- callAsync(t.Context(), s, "ask_human", map[string]any{"question": "Which port should the dev server use?"})
 	}()
-	q := d.WaitApproval(30 * time.Second)
+	q := d.WaitApproval(clitest.CardWait)
 
 	refusals := []struct {
 		name string
@@ -65,7 +64,7 @@ func TestApproveAnswer(t *testing.T) {
 	go func() {
 		done <- callAsync(t.Context(), s, "run_command", map[string]any{"argv": []string{"sh", "-c", "echo hi"}})
 	}()
-	c := d.WaitApproval(30 * time.Second)
+	c := d.WaitApproval(clitest.CardWait)
 	if _, errOut, code := d.CLI(ctx, "approve", c.ID, "--answer", "yes"); code == 0 || !strings.Contains(errOut, "is not a question") {
 		t.Fatalf("--answer on a call card: exit %d, stderr %q", code, errOut)
 	}

@@ -59,12 +59,3 @@ func TestAuditExportAndVerifySayWhatToCompare(t *testing.T) {
 		t.Fatalf("a cut export: exit %d, %s", code, offline)
 	}
 }
-
-func mustRead(t *testing.T, path string) string {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
-}

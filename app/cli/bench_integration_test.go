@@ -14,7 +14,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -26,6 +25,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/gatehouse-dev/gatehouse/app/cli/clitest"
+	"github.com/gatehouse-dev/gatehouse/bench/medians"
 )
 
 // BenchmarkMCPReadFile4KiB: full read_file round trips over /mcp from 8
@@ -55,9 +55,9 @@ func benchReadFile(b *testing.B, lean bool) {
 	b.Cleanup(rt.CloseIdleConnections)
 	sessions := make([]*mcp.ClientSession, clients)
 	for i := range sessions {
-		sessions[i] = benchClient(b, d, rt)
+		sessions[i] = d.MCPOver(b.Context(), "bench", rt)
 	}
-	pid := daemonPID(b, d)
+	pid := d.PID()
 	var next atomic.Int64
 	b.ResetTimer()
 	start, self0, daemon0 := time.Now(), selfCPU(), procCPU(pid)
@@ -168,52 +168,10 @@ func leanCaller(d *clitest.Daemon, _ http.RoundTripper, session string) func() e
 	}
 }
 
-// benchClient is clitest's MCP client over a shared transport.
-func benchClient(b *testing.B, d *clitest.Daemon, rt http.RoundTripper) *mcp.ClientSession {
-	b.Helper()
-	c := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1.0"}, nil)
-	s, err := c.Connect(b.Context(), &mcp.StreamableClientTransport{
-		Endpoint:   "http://" + d.Addr + "/mcp",
-		HTTPClient: &http.Client{Transport: clitest.Bearer(d.Token("agent"), rt)},
-		MaxRetries: -1,
-	}, &mcp.ClientSessionOptions{ProtocolVersion: clitest.StatefulProtocol})
-	if err != nil {
-		b.Fatalf("connect MCP client: %v", err)
-	}
-	b.Cleanup(func() { s.Close() })
-	return s
-}
-
-// daemonPID finds the daemon by its data directory on the command line
-// (clitest does not expose the process); 0 when not found.
-func daemonPID(b *testing.B, d *clitest.Daemon) int {
-	ents, _ := os.ReadDir("/proc")
-	for _, e := range ents {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		cmd, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		if err == nil && bytes.Contains(cmd, []byte("\x00"+d.Data+"\x00")) && bytes.Contains(cmd, []byte("\x00serve\x00")) {
-			return pid
-		}
-	}
-	b.Logf("daemon process not found; its CPU is not reported")
-	return 0
-}
-
 // procCPU is a process's user+system CPU time from /proc (Linux only).
 func procCPU(pid int) time.Duration {
-	if pid == 0 {
-		return 0
-	}
-	st, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return 0
-	}
-	// Fields after the command name, which ends at the last ')'.
-	f := strings.Fields(string(st[bytes.LastIndexByte(st, ')')+1:]))
-	if len(f) < 13 {
+	f, ok := procStat(pid)
+	if !ok || len(f) < 13 {
 		return 0
 	}
 	ut, _ := strconv.ParseInt(f[11], 10, 64)
@@ -279,15 +237,5 @@ func benchRunTrue(b *testing.B, pause time.Duration) {
 		}
 		gated = append(gated, time.Since(t0))
 	}
-	pb, pg := median(bare), median(gated)
-	b.ReportMetric(float64(pb.Microseconds())/1000, "bare-p50-ms")
-	b.ReportMetric(float64(pg.Microseconds())/1000, "gated-p50-ms")
-	b.ReportMetric(float64((pg-pb).Microseconds())/1000, "added-p50-ms")
-	b.ReportMetric(float64(pg)/float64(pb), "ratio")
-}
-
-func median(ds []time.Duration) time.Duration {
-	s := append([]time.Duration(nil), ds...)
-	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
-	return s[len(s)/2]
+	medians.Report(b, bare, gated, medians.Units{Base: "bare-p50-ms", Run: "gated-p50-ms", Added: "added-p50-ms", Ratio: "ratio"})
 }

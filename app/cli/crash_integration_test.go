@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -55,7 +54,7 @@ func TestCrashKeepsAcknowledgedEvents(t *testing.T) {
 		defer mu.Unlock()
 		return len(acked) >= 100
 	})
-	d.Signal(syscall.SIGKILL, 10*time.Second)
+	d.Kill()
 	cancel()
 	wg.Wait()
 	mu.Lock()

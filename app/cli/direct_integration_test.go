@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/gatehouse-dev/gatehouse/app/cli/clitest"
 )
@@ -118,7 +117,7 @@ func TestDirectReadPath(t *testing.T) {
 	go func() {
 		done <- postMCP(t, d, s.ID(), agent, `{"jsonrpc":"2.0","id":14,"method":"tools/call","params":{"name":"read_file","arguments":{"path":"out/hostname"}}}`, nil)
 	}()
-	a := d.WaitApproval(30 * time.Second)
+	a := d.WaitApproval(clitest.CardWait)
 	if code := d.Decide(a.ID, "deny", "once", "not that"); code != 200 {
 		t.Fatalf("deny: %d", code)
 	}

@@ -4,7 +4,6 @@ package cli_test
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -12,6 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/gatehouse-dev/gatehouse/app/cli/clitest"
+	"github.com/gatehouse-dev/gatehouse/backend/fulldisk"
 )
 
 // TestDiskFull puts the data dir on a tiny tmpfs, fills it, and checks that
@@ -19,7 +19,7 @@ import (
 // daemon survives, and everything works again once space is freed.
 func TestDiskFull(t *testing.T) {
 	mnt := t.TempDir()
-	clitest.MountTmpfs(t, mnt, "16m")
+	fulldisk.Mount(t, mnt, "size=16m")
 	ws := t.TempDir()
 	d := clitest.StartWith(t, filepath.Join(mnt, "data"), ws)
 	s := d.MCP(t.Context(), "disk-full")
@@ -27,7 +27,7 @@ func TestDiskFull(t *testing.T) {
 		t.Fatalf("before: %s", clitest.Text(t, r))
 	}
 	filler := filepath.Join(mnt, "filler")
-	exec.Command("dd", "if=/dev/zero", "of="+filler, "bs=1M", "count=64").Run() // stops at ENOSPC
+	fulldisk.Fill(filler, 64)
 
 	var sawDiskFull bool
 	for i := 0; i < 200 && !sawDiskFull; i++ {

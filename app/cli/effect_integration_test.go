@@ -3,16 +3,12 @@
 package cli_test
 
 import (
-	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -20,6 +16,7 @@ import (
 
 	"github.com/gatehouse-dev/gatehouse/app/cli/clitest"
 	"github.com/gatehouse-dev/gatehouse/sandbox/container"
+	"github.com/gatehouse-dev/gatehouse/sandbox/container/containertest"
 )
 
 // effectWorkspace is a git repository with 30 tracked files in src/, a
@@ -322,7 +319,7 @@ func TestEffectSurvivesAKilledDaemon(t *testing.T) {
 		if applied == 0 || applied == 200 {
 			t.Fatalf("%d of 200 applied before the kill; the test needs a half-done apply", applied)
 		}
-		d.Signal(syscall.SIGKILL, 10*time.Second)
+		d.Kill()
 		d.ExtraEnv = nil
 		d.Restart()
 		for i := 0; i < 200; i++ {
@@ -340,7 +337,7 @@ func TestEffectSurvivesAKilledDaemon(t *testing.T) {
 		before := tree(t, d.Workspace)
 		startRun(t, d, map[string]any{"argv": []string{"rm", "-rf", "src"}})
 		a := d.WaitApproval(60 * time.Second)
-		d.Signal(syscall.SIGKILL, 10*time.Second)
+		d.Kill()
 		d.Restart()
 		if diff := diffTrees(before, tree(t, d.Workspace)); diff != "" {
 			t.Fatalf("the workspace changed:\n%s", diff)
@@ -505,20 +502,8 @@ func TestEffectKeepsProtectedPathsOut(t *testing.T) {
 // image, built now.
 func containerConfig(t *testing.T) string {
 	t.Helper()
-	bb, err := exec.LookPath("busybox")
-	if err != nil {
-		t.Fatalf("busybox is required for the container tests (apt install busybox-static): %v", err)
-	}
-	o := container.Options{CLI: "podman", Image: "localhost/gatehouse-busybox:test", GlobalArgs: []string{"--runtime", "runc", "--cgroup-manager=cgroupfs"}}
-	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
-	defer cancel()
-	b, err := container.New(ctx, o)
-	if err != nil {
-		t.Fatalf("podman is required for the container tests: %v", err)
-	}
-	if err := b.BuildBusyboxImage(ctx, bb, o.Image); err != nil {
-		t.Fatal(err)
-	}
+	o := containertest.Options()
+	containertest.Podman(t, "")
 	return `[sandbox]
 backend = "container"
 container_cli = "podman"
@@ -564,8 +549,7 @@ func effectKeepsProtectedPathsOut(t *testing.T, config string, reads [][]string)
 		// A daemon that stops removes its sessions' containers itself,
 		// without waiting for the next start's sweep.
 		d.Stop()
-		sum := sha256.Sum256([]byte(d.Data))
-		out, err := exec.Command("podman", "--runtime", "runc", "--cgroup-manager=cgroupfs", "ps", "-a", "-q", "--filter", "label=gatehouse.owner="+hex.EncodeToString(sum[:8])).CombinedOutput()
+		out, err := exec.Command("podman", "--runtime", "runc", "--cgroup-manager=cgroupfs", "ps", "-a", "-q", "--filter", "label=gatehouse.owner="+container.OwnerFor(d.Data)).CombinedOutput()
 		if err != nil || len(strings.TrimSpace(string(out))) != 0 {
 			t.Errorf("containers left after the daemon stopped: %q %v", out, err)
 		}

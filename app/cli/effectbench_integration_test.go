@@ -15,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/gatehouse-dev/gatehouse/app/cli/clitest"
+	"github.com/gatehouse-dev/gatehouse/bench/medians"
 )
 
 // Staged runs' speed targets, each measured against its alternative in
@@ -79,15 +80,9 @@ func BenchmarkStagedCallMonorepo(b *testing.B) {
 		sw = append(sw, timedCall(b, small, "sh", "-c", "echo x > "+f))
 		bw = append(bw, timedCall(b, big, "sh", "-c", "echo x > "+f))
 	}
-	b.ReportMetric(ms(median(st)), "small-true-p50-ms")
-	b.ReportMetric(ms(median(bt)), "big-true-p50-ms")
-	b.ReportMetric(float64(median(bt))/float64(median(st)), "true-ratio")
-	b.ReportMetric(ms(median(sw)), "small-write-p50-ms")
-	b.ReportMetric(ms(median(bw)), "big-write-p50-ms")
-	b.ReportMetric(float64(median(bw))/float64(median(sw)), "write-ratio")
+	medians.Report(b, st, bt, medians.Units{Base: "small-true-p50-ms", Run: "big-true-p50-ms", Ratio: "true-ratio"})
+	medians.Report(b, sw, bw, medians.Units{Base: "small-write-p50-ms", Run: "big-write-p50-ms", Ratio: "write-ratio"})
 }
-
-func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
 // BenchmarkStagedWrite20kFiles: a command that writes 20,000 files,
 // staged and applied, against the same command run unstaged between two
@@ -108,9 +103,7 @@ func BenchmarkStagedWrite20kFiles(b *testing.B) {
 		st = append(st, write(staged, dir))
 		ut = append(ut, write(unstaged, dir))
 	}
-	b.ReportMetric(ms(median(st)), "staged-p50-ms")
-	b.ReportMetric(ms(median(ut)), "unstaged-p50-ms")
-	b.ReportMetric(float64(median(st))/float64(median(ut)), "ratio")
+	medians.Report(b, ut, st, medians.Units{Base: "unstaged-p50-ms", Run: "staged-p50-ms", Ratio: "ratio"})
 }
 
 // BenchmarkStagedGitStatus: git status over a 20,000-file repository,
@@ -147,9 +140,7 @@ func BenchmarkStagedGitStatus(b *testing.B) {
 		it = append(it, inside())
 		nt = append(nt, native())
 	}
-	b.ReportMetric(ms(median(it)), "staged-p50-ms")
-	b.ReportMetric(ms(median(nt)), "native-p50-ms")
-	b.ReportMetric(float64(median(it))/float64(median(nt)), "ratio")
+	medians.Report(b, nt, it, medians.Units{Base: "native-p50-ms", Run: "staged-p50-ms", Ratio: "ratio"})
 }
 
 // nanos reads the last number in a command's output as nanoseconds.

@@ -6,18 +6,9 @@ import (
 	"archive/zip"
 	"bytes"
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/tls"
-	"crypto/x509"
-	"crypto/x509/pkix"
 	"encoding/json"
-	"encoding/pem"
 	"fmt"
 	"io"
-	"log"
-	"math/big"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -31,6 +22,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/gatehouse-dev/gatehouse/app/cli/clitest"
+	"github.com/gatehouse-dev/gatehouse/backend/egress/tlstest"
 )
 
 // The friction test: a scripted, realistic agent task on a small Go
@@ -48,24 +40,14 @@ const frictionSecret = "sk-live-0123456789abcdef0123456789abcdef"
 // moduleServer serves one Go module over the module proxy protocol on a
 // made-up name, counting the requests each host sent.
 type moduleServer struct {
-	srv  *httptest.Server
-	der  []byte
-	hits sync.Map // host -> *atomic.Int64
+	srv   *httptest.Server
+	caPEM []byte
+	hits  sync.Map // host -> *atomic.Int64
 }
 
 func newModuleServer(t *testing.T, names []string) *moduleServer {
 	t.Helper()
 	m := &moduleServer{}
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{SerialNumber: big.NewInt(2), Subject: pkix.Name{CommonName: names[0]}, DNSNames: names,
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour), IsCA: true, BasicConstraintsValid: true,
-		KeyUsage: x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}}
-	if m.der, err = x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key); err != nil {
-		t.Fatal(err)
-	}
 	const mod = "pkgs.example.test/greet"
 	var zbuf bytes.Buffer
 	zw := zip.NewWriter(&zbuf)
@@ -84,7 +66,7 @@ func newModuleServer(t *testing.T, names []string) *moduleServer {
 		"/" + mod + "/@v/v1.0.0.zip":  zbuf.Bytes(),
 		"/" + mod + "/@latest":        []byte(`{"Version":"v1.0.0","Time":"2026-01-01T00:00:00Z"}`),
 	}
-	m.srv = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	m.srv, m.caPEM = tlstest.Server(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		n, _ := m.hits.LoadOrStore(strings.Split(r.Host, ":")[0], new(atomic.Int64))
 		n.(*atomic.Int64).Add(1)
 		b, ok := files[r.URL.Path]
@@ -93,11 +75,7 @@ func newModuleServer(t *testing.T, names []string) *moduleServer {
 			return
 		}
 		w.Write(b)
-	}))
-	m.srv.TLS = &tls.Config{Certificates: []tls.Certificate{{Certificate: [][]byte{m.der}, PrivateKey: key}}}
-	m.srv.Config.ErrorLog = log.New(io.Discard, "", 0)
-	m.srv.StartTLS()
-	t.Cleanup(m.srv.Close)
+	}), names...)
 	return m
 }
 
@@ -110,7 +88,7 @@ func (m *moduleServer) hitsFrom(host string) int64 {
 
 // frictionWorkspace is a small Go module in git, with a secret in .env
 // and a bare remote outside the workspace.
-func frictionWorkspace(t *testing.T, ws, remote string, der []byte) {
+func frictionWorkspace(t *testing.T, ws, remote string, caPEM []byte) {
 	t.Helper()
 	files := map[string]string{
 		"go.mod":                "module example.test/calc\n\ngo 1.21\n",
@@ -122,7 +100,7 @@ func frictionWorkspace(t *testing.T, ws, remote string, der []byte) {
 		"README.md":             "# calc\n\nA tiny calculator.\n",
 		".env":                  "API_KEY=" + frictionSecret + "\n",
 		".gitignore":            ".env\n",
-		"certs/module-ca.pem":   string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})),
+		"certs/module-ca.pem":   string(caPEM),
 		"docs/design.md":        "# Design\n\nAdd, then Mul.\n",
 		"scripts/check.sh":      "#!/bin/sh\ngo vet ./... && go test ./...\n",
 		"internal/fmt/fmt_test": "",
@@ -238,7 +216,7 @@ func TestFrictionGoTask(t *testing.T) {
 	target := strings.TrimPrefix(ms.srv.URL, "https://")
 	base := t.TempDir()
 	ws, remote := filepath.Join(base, "ws"), filepath.Join(base, "remote.git")
-	frictionWorkspace(t, ws, remote, ms.der)
+	frictionWorkspace(t, ws, remote, ms.caPEM)
 	var hosts []string
 	for _, n := range names {
 		hosts = append(hosts, fmt.Sprintf("%q = %q", n+":443", target))

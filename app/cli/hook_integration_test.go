@@ -143,7 +143,7 @@ func TestHookShellRunsInTheSandbox(t *testing.T) {
 		out, _, _ := hookRun(t, d.Bin, d.Data, "claude", preToolUse("run-1", "Bash", map[string]any{"command": cmd}, d.Workspace))
 		denied <- out
 	}()
-	a := d.WaitApproval(30 * time.Second)
+	a := d.WaitApproval(clitest.CardWait)
 	d.Decide(a.ID, "deny", "once", "not now")
 	if dec, reason, _ := claudeDecision(t, <-denied); dec != "deny" || !strings.Contains(reason, "not now") {
 		t.Fatalf("denied call: %s %s", dec, reason)
@@ -154,7 +154,7 @@ func TestHookShellRunsInTheSandbox(t *testing.T) {
 		out, _, _ := hookRun(t, d.Bin, d.Data, "claude", preToolUse("run-1", "Bash", map[string]any{"command": cmd}, d.Workspace))
 		allowed <- out
 	}()
-	a = d.WaitApproval(30 * time.Second)
+	a = d.WaitApproval(clitest.CardWait)
 	d.Decide(a.ID, "allow", "once", "")
 	_, _, input = claudeDecision(t, <-allowed)
 	got, errOut, _ = runLine(t, d, input["command"].(string))

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/gatehouse-dev/gatehouse/app/cli/clitest"
+	"github.com/gatehouse-dev/gatehouse/bench/medians"
 )
 
 // BenchmarkHookAddedLatency: an allowed native call (Claude Code's Read of
@@ -72,10 +73,7 @@ func benchPair(b *testing.B, base, gated func()) {
 		gated()
 		tg = append(tg, time.Since(t0))
 	}
-	pb, pg := median(tb), median(tg)
-	b.ReportMetric(float64(pb.Microseconds())/1000, "noop-p50-ms")
-	b.ReportMetric(float64(pg.Microseconds())/1000, "gated-p50-ms")
-	b.ReportMetric(float64((pg-pb).Microseconds())/1000, "added-p50-ms")
+	medians.Report(b, tb, tg, medians.Units{Base: "noop-p50-ms", Run: "gated-p50-ms", Added: "added-p50-ms"})
 }
 
 func runHookProcess(b *testing.B, cmd *exec.Cmd, stdin []byte) []byte {

@@ -50,7 +50,7 @@ func TestHostileTextIsShownEscaped(t *testing.T) {
 	go func() {
 		asked <- callAsync(t.Context(), s, "ask_human", map[string]any{"question": "Run \x1b[2Jthis?\u202e"})
 	}()
-	clitest.WaitFor(t, 30*time.Second, "the question card", func() bool { return len(d.Pending()) > 0 })
+	d.WaitApproval(clitest.CardWait) // the question card
 	sess := activeSession(t, d)
 
 	runs := []struct {

@@ -10,7 +10,6 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -26,7 +25,7 @@ func TestAskHumanThroughCard(t *testing.T) {
 	go func() {
 		done <- callAsync(t.Context(), s, "ask_human", map[string]any{"question": "Which database should the tests use?"})
 	}()
-	a := d.WaitApproval(30 * time.Second)
+	a := d.WaitApproval(clitest.CardWait)
 	if a.Question != "Which database should the tests use?" {
 		t.Fatalf("card: %+v", a)
 	}

@@ -131,18 +131,12 @@ func awaitApproval(t *testing.T, d *clitest.Daemon, pending <-chan asyncCall) (c
 	t.Helper()
 	deadline := time.Now().Add(90 * time.Second)
 	for time.Now().Before(deadline) {
-		_, body := d.Request("GET", "/api/v1/approvals", nil, d.Control())
-		var out struct {
-			Approvals []clitest.Approval `json:"approvals"`
+		p := d.Pending()
+		if len(p) > 1 {
+			t.Fatalf("expected one pending approval, have %d: %+v", len(p), p)
 		}
-		if err := json.Unmarshal([]byte(body), &out); err != nil {
-			t.Fatalf("approvals: %v %s", err, body)
-		}
-		if len(out.Approvals) > 1 {
-			t.Fatalf("expected one pending approval, have %d: %s", len(out.Approvals), body)
-		}
-		if len(out.Approvals) == 1 {
-			return out.Approvals[0], pending
+		if len(p) == 1 {
+			return p[0], pending
 		}
 		select {
 		case r := <-pending:

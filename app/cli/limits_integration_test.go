@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/gatehouse-dev/gatehouse/app/cli/clitest"
 )
@@ -26,7 +25,7 @@ func TestSessionBudget(t *testing.T) {
 	}
 	done := make(chan outcome, 1)
 	go func() { done <- callAsync(t.Context(), s, "list_dir", map[string]any{}) }()
-	a := d.WaitApproval(30 * time.Second)
+	a := d.WaitApproval(clitest.CardWait)
 	if a.Tool != "limit" || !strings.Contains(a.Reason, "2 tool calls") {
 		t.Fatalf("limit card: %+v", a)
 	}
@@ -39,7 +38,7 @@ func TestSessionBudget(t *testing.T) {
 		call(t, s, "list_dir", map[string]any{})
 	}
 	go func() { done <- callAsync(t.Context(), s, "list_dir", map[string]any{}) }()
-	a = d.WaitApproval(30 * time.Second)
+	a = d.WaitApproval(clitest.CardWait)
 	d.Decide(a.ID, "deny", "once", "")
 	if o := <-done; o.err == nil && !o.res.IsError {
 		t.Fatal("call ran after the person ended the session")
@@ -71,7 +70,7 @@ func TestLimitsChangeLive(t *testing.T) {
 	}
 	done := make(chan outcome, 1)
 	go func() { done <- callAsync(t.Context(), s, "list_dir", map[string]any{}) }()
-	a := d.WaitApproval(30 * time.Second)
+	a := d.WaitApproval(clitest.CardWait)
 	if a.Tool != "limit" {
 		t.Fatalf("card: %+v", a)
 	}

@@ -2,8 +2,6 @@ package cli
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -17,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/gatehouse-dev/gatehouse/backend/daemon"
+	"github.com/gatehouse-dev/gatehouse/backend/randid"
 	"github.com/gatehouse-dev/gatehouse/backend/session"
 	"github.com/gatehouse-dev/gatehouse/backend/token"
 	"github.com/gatehouse-dev/gatehouse/backend/transport/mcpserver"
@@ -156,9 +155,7 @@ func bridgeRun(agent string) (string, error) {
 			}
 		}
 	}
-	b := make([]byte, 12)
-	_, _ = rand.Read(b)
-	return session.BridgeAgent + ":" + hex.EncodeToString(b), nil
+	return randid.New(session.BridgeAgent+":", 12), nil
 }
 
 // holdPresence keeps the presence stream open until ctx ends, reopening

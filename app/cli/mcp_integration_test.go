@@ -94,7 +94,7 @@ func TestMCPAllowAskDeny(t *testing.T) {
 	go func() {
 		done <- call(t, s, "run_command", map[string]any{"argv": []string{"sh", "-c", "echo approved-output"}})
 	}()
-	a := d.WaitApproval(30 * time.Second)
+	a := d.WaitApproval(clitest.CardWait)
 	if a.Tool != "run_command" || len(a.Argv) != 3 || a.Argv[0] != "sh" {
 		t.Fatalf("approval card: %+v", a)
 	}
@@ -107,7 +107,7 @@ func TestMCPAllowAskDeny(t *testing.T) {
 	}
 
 	go func() { done <- call(t, s, "run_command", map[string]any{"argv": []string{"sh", "-c", "rm -rf /"}}) }()
-	a = d.WaitApproval(30 * time.Second)
+	a = d.WaitApproval(clitest.CardWait)
 	d.Decide(a.ID, "deny", "once", "never touch the root, use the build dir")
 	res = <-done
 	if !res.IsError || !strings.Contains(clitest.Text(t, res), "never touch the root, use the build dir") {
@@ -131,7 +131,7 @@ func TestMCPSessionGrant(t *testing.T) {
 	s := d.MCP(t.Context(), "grant-probe")
 	done := make(chan *mcp.CallToolResult, 1)
 	go func() { done <- call(t, s, "run_command", map[string]any{"argv": []string{"sh", "-c", "echo one"}}) }()
-	a := d.WaitApproval(30 * time.Second)
+	a := d.WaitApproval(clitest.CardWait)
 	d.Decide(a.ID, "allow", "session", "")
 	if r := <-done; r.IsError {
 		t.Fatalf("first: %s", clitest.Text(t, r))
@@ -153,7 +153,7 @@ func TestApprovalNeedsControlCapability(t *testing.T) {
 	s := d.MCP(t.Context(), "sneaky-agent")
 	done := make(chan *mcp.CallToolResult, 1)
 	go func() { done <- call(t, s, "run_command", map[string]any{"argv": []string{"sh", "-c", "echo pwned"}}) }()
-	a := d.WaitApproval(30 * time.Second)
+	a := d.WaitApproval(clitest.CardWait)
 	agentHdr := map[string]string{"Authorization": "Bearer " + d.Token("agent"), "Content-Type": "application/json"}
 	resp, _ := d.Request("POST", "/api/v1/approvals/"+a.ID, strings.NewReader(`{"decision":"allow","scope":"always"}`), agentHdr)
 	if resp.StatusCode != 401 {
@@ -259,7 +259,7 @@ func TestKillStopsEverything(t *testing.T) {
 	go func() {
 		running <- callAsync(t.Context(), s, "run_command", map[string]any{"argv": []string{"sh", "-c", "sleep 1000 & sleep 1000"}, "timeout_s": 900})
 	}()
-	a := d.WaitApproval(30 * time.Second)
+	a := d.WaitApproval(clitest.CardWait)
 	d.Decide(a.ID, "allow", "once", "")
 	clitest.WaitFor(t, 30*time.Second, "the command to run", func() bool { return len(d.Events("kind=exec.started")) > 0 })
 	s2 := d.MCP(t.Context(), "waiting")
@@ -267,7 +267,7 @@ func TestKillStopsEverything(t *testing.T) {
 	go func() {
 		pending <- callAsync(t.Context(), s2, "run_command", map[string]any{"argv": []string{"sh", "-c", "echo later"}})
 	}()
-	d.WaitApproval(30 * time.Second)
+	d.WaitApproval(clitest.CardWait)
 
 	start := time.Now()
 	if out, _, code := d.CLI(t.Context(), "kill", "--reason", "test"); code != 0 {

@@ -3,59 +3,25 @@
 package cli_test
 
 import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/tls"
-	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/json"
-	"encoding/pem"
 	"fmt"
-	"io"
-	"log"
-	"math/big"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/gatehouse-dev/gatehouse/app/cli/clitest"
+	"github.com/gatehouse-dev/gatehouse/backend/egress/tlstest"
 )
 
-// networkCard is a pending approval of kind network, as the control API
-// lists it.
-type networkCard struct {
-	ID         string   `json:"id"`
-	Kind       string   `json:"kind"`
-	Domain     string   `json:"domain"`
-	Port       int      `json:"port"`
-	Argv       []string `json:"argv"`
-	AlwaysRule string   `json:"always_rule"`
-}
-
-func waitNetworkCard(t *testing.T, d *clitest.Daemon) networkCard {
+// waitNetworkCard waits for the next card, which must be a network one.
+func waitNetworkCard(t *testing.T, d *clitest.Daemon) clitest.Approval {
 	t.Helper()
-	var card networkCard
-	clitest.WaitFor(t, 30*time.Second, "a network card", func() bool {
-		_, body := d.Request("GET", "/api/v1/approvals", nil, d.Control())
-		var out struct {
-			Approvals []networkCard `json:"approvals"`
-		}
-		if err := json.Unmarshal([]byte(body), &out); err != nil {
-			t.Fatalf("approvals: %v %s", err, body)
-		}
-		if len(out.Approvals) == 0 {
-			return false
-		}
-		if card = out.Approvals[0]; card.Kind != "network" {
-			t.Fatalf("a %s card came, not a network one: %s", card.Kind, body)
-		}
-		return true
-	})
+	card := d.WaitApproval(clitest.CardWait)
+	if card.Kind != "network" {
+		t.Fatalf("a %s card came, not a network one: %+v", card.Kind, card)
+	}
 	return card
 }
 
@@ -65,24 +31,9 @@ func waitNetworkCard(t *testing.T, d *clitest.Daemon) networkCard {
 func startNetworkDaemon(t *testing.T, backend string) (*clitest.Daemon, *httptest.Server) {
 	t.Helper()
 	names := []string{"pkgs.example.test", "other.example.test", "denied.example.test", "always.example.test"}
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: names[0]}, DNSNames: names,
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour), IsCA: true, BasicConstraintsValid: true,
-		KeyUsage: x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	srv, caPEM := tlstest.Server(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprintf(w, "hello from %s\n", r.Host)
-	}))
-	srv.TLS = &tls.Config{Certificates: []tls.Certificate{{Certificate: [][]byte{der}, PrivateKey: key}}}
-	srv.Config.ErrorLog = log.New(io.Discard, "", 0)
-	srv.StartTLS()
-	t.Cleanup(srv.Close)
+	}), names...)
 	target := strings.TrimPrefix(srv.URL, "https://")
 
 	base := t.TempDir()
@@ -99,7 +50,7 @@ func startNetworkDaemon(t *testing.T, backend string) (*clitest.Daemon, *httptes
 		"[[rule]]\naction = \"allow\"\ntool = \"network\"\ndomains = [\"pkgs.example.test\"]\n"
 	clitest.WriteConfig(t, ws, "config.toml", cfg)
 	clitest.WriteConfig(t, ws, "policy.toml", pol)
-	if err := os.WriteFile(filepath.Join(ws, "ca.pem"), pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(ws, "ca.pem"), caPEM, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	return clitest.StartWith(t, filepath.Join(base, "data"), ws), srv

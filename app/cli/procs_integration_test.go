@@ -3,9 +3,13 @@
 package cli_test
 
 import (
+	"bytes"
 	"encoding/json"
+	"fmt"
+	"os"
 	"os/exec"
 	"strings"
+	"testing"
 )
 
 // pgrep lists processes whose command line contains pattern.
@@ -18,6 +22,30 @@ func pgrep(pattern string) (string, error) {
 		}
 	}
 	return strings.Join(lines, "\n"), err
+}
+
+// procStat is the fields of /proc/PID/stat after the command name (which
+// ends at the last ')' and may hold spaces): state first, then ppid.
+func procStat(pid int) ([]string, bool) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return nil, false
+	}
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return nil, false
+	}
+	return strings.Fields(string(b[i+1:])), true
+}
+
+// mustRead is the content of the file at path.
+func mustRead(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }
 
 func mustJSON(v any) string {

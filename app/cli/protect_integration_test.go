@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/gatehouse-dev/gatehouse/app/cli/clitest"
 )
@@ -65,7 +64,7 @@ func TestWorkspaceSecretsAndHooksPath(t *testing.T) {
 	go func() {
 		done <- callAsync(t.Context(), s, "write_file", map[string]any{"path": "tools/githooks/pre-commit", "content": "evil"})
 	}()
-	a := d.WaitApproval(30 * time.Second)
+	a := d.WaitApproval(clitest.CardWait)
 	if !strings.Contains(a.Reason, "git") {
 		t.Errorf("the card does not say git runs it: %q", a.Reason)
 	}

@@ -15,7 +15,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -146,12 +145,7 @@ func callApproving(t *testing.T, d *clitest.Daemon, s *mcp.ClientSession, tool s
 			}
 			return o.res
 		case <-time.After(50 * time.Millisecond):
-			_, body := d.Request("GET", "/api/v1/approvals", nil, d.Control())
-			var out struct {
-				Approvals []clitest.Approval `json:"approvals"`
-			}
-			json.Unmarshal([]byte(body), &out)
-			for _, a := range out.Approvals {
+			for _, a := range d.Pending() {
 				d.Decide(a.ID, "allow", "once", "")
 			}
 		}
@@ -327,7 +321,7 @@ func TestRollbackSurvivesSIGKILL(t *testing.T) {
 	}) {
 		t.Fatal("the rollback never journaled")
 	}
-	d.Signal(syscall.SIGKILL, 10*time.Second)
+	d.Kill()
 	if err := rb.Wait(); err == nil {
 		t.Log("note: the rollback finished before the kill landed")
 	} else {

@@ -63,7 +63,7 @@ func TestOneSessionPerRun(t *testing.T) {
 
 	done := make(chan outcome, 1)
 	go func() { done <- callAsync(t.Context(), a, "run_command", asking) }()
-	card := d.WaitApproval(30 * time.Second)
+	card := d.WaitApproval(clitest.CardWait)
 	d.Decide(card.ID, "allow", "session", "")
 	if o := <-done; o.err != nil || o.res.IsError {
 		t.Fatalf("run a: %v %+v", o.err, o.res)
@@ -74,7 +74,7 @@ func TestOneSessionPerRun(t *testing.T) {
 	}
 	// … and run b is asked.
 	go func() { done <- callAsync(t.Context(), b, "run_command", asking) }()
-	card = d.WaitApproval(30 * time.Second)
+	card = d.WaitApproval(clitest.CardWait)
 	d.Decide(card.ID, "deny", "once", "")
 	<-done
 
@@ -113,21 +113,14 @@ func TestStatelessClientGetsNoSessionScope(t *testing.T) {
 	asking := map[string]any{"argv": []string{"sh", "-c", "echo x"}}
 	done := make(chan outcome, 1)
 	go func() { done <- callAsync(t.Context(), s, "run_command", asking) }()
-	card := d.WaitApproval(30 * time.Second)
-	var full []map[string]any
-	_, body := d.Request("GET", "/api/v1/approvals", nil, d.Control())
-	var out struct {
-		Approvals []map[string]any `json:"approvals"`
-	}
-	json.Unmarshal([]byte(body), &out)
-	full = out.Approvals
-	if len(full) != 1 || full[0]["no_session_scope"] != true {
-		t.Fatalf("card: %s", body)
+	card := d.WaitApproval(clitest.CardWait)
+	if p := d.Pending(); len(p) != 1 || !p[0].NoSessionScope {
+		t.Fatalf("card: %+v", p)
 	}
 	d.Decide(card.ID, "allow", "session", "")
 	<-done
 	go func() { done <- callAsync(t.Context(), s, "run_command", asking) }()
-	d.WaitApproval(30 * time.Second) // asked again: no session grant was made
+	d.WaitApproval(clitest.CardWait) // asked again: no session grant was made
 	d.Decide(d.Pending()[0].ID, "deny", "once", "")
 	<-done
 }

@@ -2,8 +2,6 @@ package cli
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"log/slog"
 	"os"
@@ -25,6 +23,7 @@ import (
 	"github.com/gatehouse-dev/gatehouse/frontend"
 	"github.com/gatehouse-dev/gatehouse/sandbox"
 	"github.com/gatehouse-dev/gatehouse/sandbox/choose"
+	"github.com/gatehouse-dev/gatehouse/sandbox/container"
 )
 
 // serveFlags are shared by `serve` and the desktop app.
@@ -212,8 +211,7 @@ func sandboxBackend(ctx context.Context, sb config.Sandbox, dataDir string, logg
 	o := chooseOptions(sb)
 	// Containers carry their daemon's identity so a restart can sweep the
 	// ones a crash left behind, and only those.
-	sum := sha256.Sum256([]byte(dataDir))
-	o.Container.Owner = hex.EncodeToString(sum[:8])
+	o.Container.Owner = container.OwnerFor(dataDir)
 	b, err := choose.New(ctx, sb.Backend, o, logger)
 	if err != nil {
 		return nil, userErrorf(err, "the sandbox is not available: %v (run `gatehouse doctor` to see which backends work here)", err)

@@ -6,7 +6,6 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"net/http"
 	"strings"
 	"syscall"
 	"testing"
@@ -25,9 +24,10 @@ func TestServeStopDeniesWaitingCalls(t *testing.T) {
 	// A client that reconnects its event stream, as agents' clients do:
 	// one that gives up at once fails its calls the moment the stream ends
 	// at the stop, racing the denial sent on the call's own response.
+	tr := d.MCPTransport()
+	tr.MaxRetries = 0 // the SDK's default: it reconnects
 	s, err := mcp.NewClient(&mcp.Implementation{Name: "waiting-at-stop", Version: "1.0"}, nil).Connect(t.Context(),
-		&mcp.StreamableClientTransport{Endpoint: "http://" + d.Addr + "/mcp", HTTPClient: &http.Client{Transport: clitest.Bearer(d.Token("agent"), nil)}},
-		&mcp.ClientSessionOptions{ProtocolVersion: clitest.StatefulProtocol})
+		tr, &mcp.ClientSessionOptions{ProtocolVersion: clitest.StatefulProtocol})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,7 +43,7 @@ func TestServeStopDeniesWaitingCalls(t *testing.T) {
 		r, err := s.CallTool(ctx, &mcp.CallToolParams{Name: "run_command", Arguments: map[string]any{"argv": []string{"sh", "-c", "echo never"}}})
 		done <- outcome{r, err}
 	}()
-	ap := d.WaitApproval(30 * time.Second)
+	ap := d.WaitApproval(clitest.CardWait)
 
 	st := d.Signal(syscall.SIGTERM, 30*time.Second)
 	if code := st.ExitCode(); code != 0 {

@@ -4,12 +4,12 @@ package cli_test
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/gatehouse-dev/gatehouse/app/cli/clitest"
+	"github.com/gatehouse-dev/gatehouse/backend/fulldisk"
 )
 
 // TestSnapshotDiskFull: with the checkpoint store's disk full, reads still
@@ -22,7 +22,7 @@ func TestSnapshotDiskFull(t *testing.T) {
 	snaps := filepath.Join(data, "snapshots")
 	os.MkdirAll(snaps, 0o700)
 	os.MkdirAll(ws, 0o755)
-	clitest.MountTmpfs(t, snaps, "8m")
+	fulldisk.Mount(t, snaps, "size=8m")
 	os.WriteFile(filepath.Join(ws, "a.txt"), []byte("hello\n"), 0o644)
 	d := clitest.StartWith(t, data, ws, "--mode", "accept-edits")
 	s := d.MCP(t.Context(), "disk-full")
@@ -31,7 +31,7 @@ func TestSnapshotDiskFull(t *testing.T) {
 	}
 	// Fill the store's disk, then make the workspace hold something new
 	// that a checkpoint would have to store.
-	exec.Command("dd", "if=/dev/zero", "of="+filepath.Join(snaps, "filler"), "bs=1M", "count=16").Run()
+	fulldisk.Fill(filepath.Join(snaps, "filler"), 16)
 	big := make([]byte, 2<<20)
 	for i := range big {
 		big[i] = byte(i*7 + i/251)

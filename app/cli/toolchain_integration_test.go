@@ -17,6 +17,7 @@ import (
 
 	"github.com/gatehouse-dev/gatehouse/app/cli/clitest"
 	"github.com/gatehouse-dev/gatehouse/backend/buildcache"
+	"github.com/gatehouse-dev/gatehouse/backend/fulldisk"
 )
 
 // nativeSandboxes are the backends these tests run real work under.
@@ -216,7 +217,7 @@ func TestCacheDiskFull(t *testing.T) {
 	base := t.TempDir()
 	cacheDir := filepath.Join(base, "data", "cache")
 	must(t, os.MkdirAll(cacheDir, 0o700))
-	clitest.MountTmpfs(t, cacheDir, "32m")
+	fulldisk.Mount(t, cacheDir, "size=32m")
 	ws := filepath.Join(base, "ws")
 	clitest.WriteConfig(t, ws, "config.toml", "[sandbox]\nbackend = \"bwrap\"\n")
 	clitest.WriteConfig(t, ws, "policy.toml", allowShellPolicy)
@@ -242,7 +243,7 @@ func TestCacheDiskFull(t *testing.T) {
 	}
 
 	// Something that is not the cache's fills the disk: nothing to evict.
-	exec.Command("dd", "if=/dev/zero", "of="+filepath.Join(cacheDir, "filler"), "bs=1M", "count=64").Run()
+	fulldisk.Fill(filepath.Join(cacheDir, "filler"), 64)
 	out, isErr = runCmd(t, s, "true")
 	if !isErr || !strings.Contains(out, "build cache") || !strings.Contains(out, "free space on that disk") {
 		t.Fatalf("a full cache disk says:\n%s", out)

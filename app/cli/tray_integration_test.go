@@ -295,17 +295,8 @@ type procInfo struct {
 }
 
 func readProc(pid int) (procInfo, bool) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return procInfo{}, false
-	}
-	s := string(b)
-	i := strings.LastIndexByte(s, ')')
-	if i < 0 {
-		return procInfo{}, false
-	}
-	f := strings.Fields(s[i+1:]) // state ppid pgrp ... starttime is field 22 of stat, 20th here
-	if len(f) < 20 {
+	f, ok := procStat(pid) // state ppid pgrp ... starttime is field 22 of stat, 20th here
+	if !ok || len(f) < 20 {
 		return procInfo{}, false
 	}
 	ppid, _ := strconv.Atoi(f[1])
@@ -455,7 +446,7 @@ func TestTrayKillSwitch(t *testing.T) {
 		res, err := s.CallTool(ctx, &mcp.CallToolParams{Name: "run_command", Arguments: map[string]any{"argv": []string{"sh", "-c", "sleep 1000 & sleep 1000"}, "timeout_s": 900}})
 		running <- trayOutcome{res, err}
 	}()
-	a := d.WaitApproval(30 * time.Second)
+	a := d.WaitApproval(clitest.CardWait)
 	ti.waitShown(tray.IconWaiting, "1 agent active, 1 waiting for you")
 	if code := d.Decide(a.ID, "allow", "once", ""); code != 200 {
 		t.Fatalf("approve: %d", code)

@@ -52,7 +52,7 @@ func TestWithdrawnCards(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			d := clitest.StartAsk(t)
 			stop := tc.cancel(t, d)
-			a := d.WaitApproval(30 * time.Second)
+			a := d.WaitApproval(clitest.CardWait)
 			stop()
 			clitest.WaitFor(t, 20*time.Second, "the card to be withdrawn", func() bool { return len(d.Pending()) == 0 })
 			clitest.WaitFor(t, 10*time.Second, "the approval.withdrawn row", func() bool { return len(d.Events("kind=approval.withdrawn")) == 1 })

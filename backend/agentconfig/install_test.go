@@ -75,15 +75,20 @@ var personCodexHooks = `{
 }
 `
 
+// byScope is the file an install in scope writes: user or system.
+func byScope(scope Scope, user, system string) string {
+	if scope == System {
+		return system
+	}
+	return user
+}
+
 func fixturesFor(a Agent, scope Scope) []fixture {
 	var out []fixture
 	out = append(out, fixture{name: "absent"})
 	switch a {
 	case Claude:
-		settings := "home/.claude/settings.json"
-		if scope == System {
-			settings = "etc/claude-code/managed-settings.json"
-		}
+		settings := byScope(scope, "home/.claude/settings.json", "etc/claude-code/managed-settings.json")
 		out = append(out,
 			fixture{"empty object", map[string]string{"home/.claude.json": "{}", settings: "{}"}},
 			fixture{"empty file", map[string]string{"home/.claude.json": "", settings: ""}},
@@ -92,10 +97,7 @@ func fixturesFor(a Agent, scope Scope) []fixture {
 				settings:            personClaudeSettings,
 			}})
 	case Gemini:
-		hooks := "home/.gemini/settings.json"
-		if scope == System {
-			hooks = "etc/gemini-cli/settings.json"
-		}
+		hooks := byScope(scope, "home/.gemini/settings.json", "etc/gemini-cli/settings.json")
 		out = append(out,
 			fixture{"empty object", map[string]string{"home/.gemini/settings.json": "{}\n", hooks: "{}\n"}},
 			fixture{"person's entries with comments", map[string]string{"home/.gemini/settings.json": personGemini, hooks: personGemini}})
@@ -110,10 +112,7 @@ func fixturesFor(a Agent, scope Scope) []fixture {
 			fixture{"empty files", map[string]string{"home/.codex/config.toml": "", "home/.codex/hooks.json": "{}"}},
 			fixture{"person's entries and comments", f})
 	case Cursor:
-		hooks := "home/.cursor/hooks.json"
-		if scope == System {
-			hooks = "etc/cursor/hooks.json"
-		}
+		hooks := byScope(scope, "home/.cursor/hooks.json", "etc/cursor/hooks.json")
 		out = append(out,
 			fixture{"empty object", map[string]string{"home/.cursor/mcp.json": "{}", hooks: "{}"}},
 			fixture{"person's entries", map[string]string{

@@ -6,9 +6,7 @@ package approval
 
 import (
 	"context"
-	"crypto/rand"
 	"database/sql"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -16,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/gatehouse-dev/gatehouse/backend/randid"
 	"github.com/gatehouse-dev/gatehouse/backend/session"
 )
 
@@ -251,11 +250,7 @@ func (b *Broker) ExpireStale(ctx context.Context) error {
 	return nil
 }
 
-func newID() string {
-	buf := make([]byte, 8)
-	_, _ = rand.Read(buf)
-	return "a_" + hex.EncodeToString(buf)
-}
+func newID() string { return randid.New("a_", 8) }
 
 // Ask files req and blocks until a decision, the timeout, or ctx ends (the
 // session was killed or ended, or the agent gave up). Anything but an

@@ -49,6 +49,20 @@ func waitPending(t *testing.T, b *Broker) Request {
 	return p[0]
 }
 
+// askAsync files req in the background; its decision arrives on the
+// channel, and an error from Ask fails the test.
+func askAsync(t *testing.T, b *Broker, req Request) <-chan Decision {
+	got := make(chan Decision, 1)
+	go func() {
+		d, err := b.Ask(t.Context(), req)
+		if err != nil {
+			t.Error(err)
+		}
+		got <- d
+	}()
+	return got
+}
+
 func TestDecisions(t *testing.T) {
 	tests := []struct {
 		name     string
@@ -64,14 +78,7 @@ func TestDecisions(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			b, ev := newBroker(t, time.Minute)
-			got := make(chan Decision, 1)
-			go func() {
-				d, err := b.Ask(t.Context(), Request{Session: "s", CallID: "c", Tool: "run_command", Argv: []string{"make"}})
-				if err != nil {
-					t.Error(err)
-				}
-				got <- d
-			}()
+			got := askAsync(t, b, Request{Session: "s", CallID: "c", Tool: "run_command", Argv: []string{"make"}})
 			req := waitPending(t, b)
 			if _, err := b.Decide(t.Context(), req.ID, tt.decision); err != nil {
 				t.Fatal(err)

@@ -11,11 +11,7 @@ import (
 // and any request filed afterwards, each recorded as requested then decided.
 func TestCloseDeniesWaitingAndLater(t *testing.T) {
 	b, ev := newBroker(t, time.Minute)
-	got := make(chan Decision, 1)
-	go func() {
-		d, _ := b.Ask(t.Context(), Request{Session: "s", CallID: "c1", Tool: "run_command"})
-		got <- d
-	}()
+	got := askAsync(t, b, Request{Session: "s", CallID: "c1", Tool: "run_command"})
 	waitPending(t, b)
 	if n := b.Close(t.Context(), "system:shutdown", "stopping"); n != 1 {
 		t.Fatalf("Close denied %d, want 1", n)

@@ -9,14 +9,7 @@ import (
 // domain and port, and takes a session-wide allow.
 func TestNetworkCard(t *testing.T) {
 	b, _ := newBroker(t, time.Minute)
-	got := make(chan Decision, 1)
-	go func() {
-		d, err := b.Ask(t.Context(), Request{Kind: KindNetwork, Session: "s", CallID: "c", Tool: "network", Domain: "pkgs.example.test", Port: 443})
-		if err != nil {
-			t.Error(err)
-		}
-		got <- d
-	}()
+	got := askAsync(t, b, Request{Kind: KindNetwork, Session: "s", CallID: "c", Tool: "network", Domain: "pkgs.example.test", Port: 443})
 	p := waitPending(t, b)
 	if p.Kind != KindNetwork || p.Domain != "pkgs.example.test" || p.Port != 443 {
 		t.Fatalf("pending %+v", p)

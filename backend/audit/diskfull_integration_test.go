@@ -11,29 +11,14 @@ import (
 	"testing"
 
 	"github.com/gatehouse-dev/gatehouse/backend/db"
+	"github.com/gatehouse-dev/gatehouse/backend/fulldisk"
 )
-
-// mountTmpfs mounts a small tmpfs (a real file system that fills up) at a
-// fresh directory. Needs root, as `make test` runs.
-func mountTmpfs(t *testing.T, size string) string {
-	t.Helper()
-	dir := t.TempDir()
-	if err := syscall.Mount("tmpfs", dir, "tmpfs", 0, "size="+size+",mode=0700"); err != nil {
-		t.Fatalf("mounting a %s tmpfs needs root (make test runs as root): %v", size, err)
-	}
-	t.Cleanup(func() {
-		if err := syscall.Unmount(dir, syscall.MNT_DETACH); err != nil {
-			t.Errorf("unmount %s: %v", dir, err)
-		}
-	})
-	return dir
-}
 
 // A really full file system: Append fails with db.ErrDiskFull, the head does
 // not move, and once space is freed the store carries on with an intact chain.
 func TestRealDiskFullThenRecovers(t *testing.T) {
 	ctx := t.Context()
-	dir := mountTmpfs(t, "4m")
+	dir := fulldisk.New(t, "size=4m,mode=0700")
 	filler := filepath.Join(dir, "filler")
 	if err := os.WriteFile(filler, make([]byte, 1<<20), 0o600); err != nil {
 		t.Fatal(err)
@@ -94,7 +79,7 @@ func TestRealDiskFullThenRecovers(t *testing.T) {
 // A data directory on a read-only file system is refused with a clear error.
 func TestReadOnlyFileSystem(t *testing.T) {
 	ctx := t.Context()
-	dir := mountTmpfs(t, "4m")
+	dir := fulldisk.New(t, "size=4m,mode=0700")
 	path := filepath.Join(dir, "gatehouse.db")
 	sqlDB, err := db.Open(ctx, path, nil)
 	if err != nil {

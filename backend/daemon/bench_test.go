@@ -17,6 +17,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/gatehouse-dev/gatehouse/backend/token"
 	"github.com/gatehouse-dev/gatehouse/sandbox"
 )
 
@@ -61,17 +62,6 @@ func benchDaemon(b *testing.B, tune func(*Options)) (d *Daemon, agentToken strin
 		b.Fatal(err)
 	}
 	return d, strings.TrimSpace(string(tok))
-}
-
-type bearerRT struct {
-	tok  string
-	base http.RoundTripper
-}
-
-func (t bearerRT) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	r.Header.Set("Authorization", "Bearer "+t.tok)
-	return t.base.RoundTrip(r)
 }
 
 // BenchmarkMCPReadFileInProcess is BenchmarkMCPReadFile4KiB (app/cli) with
@@ -125,7 +115,7 @@ func benchClient(b *testing.B, d *Daemon, tok string, rt http.RoundTripper) *mcp
 	c := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1.0"}, nil)
 	s, err := c.Connect(b.Context(), &mcp.StreamableClientTransport{
 		Endpoint:   "http://" + d.Addr().String() + "/mcp",
-		HTTPClient: &http.Client{Transport: bearerRT{tok, rt}},
+		HTTPClient: &http.Client{Transport: token.Transport(tok, rt)},
 		MaxRetries: -1,
 	}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
 	if err != nil {

@@ -2,7 +2,6 @@ package daemon
 
 import (
 	"context"
-	"crypto/rand"
 	"database/sql"
 	"encoding/hex"
 	"fmt"
@@ -10,6 +9,7 @@ import (
 	"time"
 
 	"github.com/gatehouse-dev/gatehouse/backend/api"
+	"github.com/gatehouse-dev/gatehouse/backend/randid"
 	"github.com/gatehouse-dev/gatehouse/backend/token"
 )
 
@@ -42,11 +42,7 @@ func ensureTokens(ctx context.Context, db *sql.DB, dataDir string, set *token.Se
 	return loadTokens(ctx, db, set)
 }
 
-func newTokenID() string {
-	b := make([]byte, 6)
-	_, _ = rand.Read(b)
-	return "t_" + hex.EncodeToString(b)
-}
+func newTokenID() string { return randid.New("t_", 6) }
 
 func loadTokens(ctx context.Context, db *sql.DB, set *token.Set) error {
 	rows, err := db.QueryContext(ctx, `SELECT id, kind, name, hash, expires_ns FROM tokens WHERE revoked_ns IS NULL AND (expires_ns IS NULL OR expires_ns > ?)`, time.Now().UnixNano())

@@ -5,9 +5,10 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"slices"
 	"testing"
 	"time"
+
+	"github.com/gatehouse-dev/gatehouse/bench/medians"
 )
 
 // BenchmarkHTTPSThroughProxy is one HTTPS request on a fresh connection
@@ -53,15 +54,5 @@ func BenchmarkHTTPSThroughProxy(b *testing.B) {
 		v = append(v, once(viaProxy, "https://pkgs.example.test/"))
 	}
 	b.StopTimer()
-	md, mv := median(d), median(v)
-	b.ReportMetric(float64(md.Microseconds())/1000, "ms-direct-median")
-	b.ReportMetric(float64(mv.Microseconds())/1000, "ms-proxy-median")
-	b.ReportMetric(float64((mv-md).Microseconds())/1000, "ms-added")
-	b.ReportMetric(float64(mv)/float64(md), "x-direct")
-}
-
-func median(d []time.Duration) time.Duration {
-	s := slices.Clone(d)
-	slices.Sort(s)
-	return s[len(s)/2]
+	medians.Report(b, d, v, medians.Units{Base: "ms-direct-median", Run: "ms-proxy-median", Added: "ms-added", Ratio: "x-direct"})
 }

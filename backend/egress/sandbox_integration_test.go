@@ -4,17 +4,7 @@ package egress_test
 
 import (
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/tls"
-	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
 	"fmt"
-	"io"
-	"log"
-	"math/big"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -22,7 +12,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -30,21 +19,17 @@ import (
 	"time"
 
 	"github.com/gatehouse-dev/gatehouse/backend/egress"
+	"github.com/gatehouse-dev/gatehouse/backend/egress/tlstest"
+	"github.com/gatehouse-dev/gatehouse/bench/medians"
 	"github.com/gatehouse-dev/gatehouse/sandbox"
 	"github.com/gatehouse-dev/gatehouse/sandbox/bwrap"
-	"github.com/gatehouse-dev/gatehouse/sandbox/container"
-	"github.com/gatehouse-dev/gatehouse/sandbox/initproc"
+	"github.com/gatehouse-dev/gatehouse/sandbox/container/containertest"
 	"github.com/gatehouse-dev/gatehouse/sandbox/landlock"
 	"github.com/gatehouse-dev/gatehouse/sandbox/launch/launchtest"
 )
 
 // The test binary doubles as the sandbox helper, as gatehouse does.
-func TestMain(m *testing.M) {
-	if len(os.Args) > 1 && os.Args[1] == initproc.Entry {
-		os.Exit(initproc.Main(os.Args[2:]))
-	}
-	os.Exit(m.Run())
-}
+func TestMain(m *testing.M) { launchtest.Main(m) }
 
 // servers are the made-up hosts of these tests: one HTTPS server with a
 // certificate for every name, and one plain HTTP server.
@@ -61,35 +46,10 @@ func startServers(t testing.TB) *servers {
 		s.hits.Add(1)
 		fmt.Fprintf(w, "hello from %s\n", r.Host)
 	})
-	cert, caPEM := selfSigned(t, "pkgs.example.test", "evil.example.test", "other.example.test")
-	s.caPEM = caPEM
-	s.tls = httptest.NewUnstartedServer(handler)
-	s.tls.TLS = &tls.Config{Certificates: []tls.Certificate{cert}}
-	s.tls.Config.ErrorLog = log.New(io.Discard, "", 0)
-	s.tls.StartTLS()
-	t.Cleanup(s.tls.Close)
+	s.tls, s.caPEM = tlstest.Server(t, handler, "pkgs.example.test", "evil.example.test", "other.example.test")
 	s.plain = httptest.NewServer(handler)
 	t.Cleanup(s.plain.Close)
 	return s
-}
-
-func selfSigned(t testing.TB, names ...string) (tls.Certificate, []byte) {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: names[0]}, DNSNames: names,
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
-		KeyUsage: x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign, IsCA: true, BasicConstraintsValid: true,
-		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})
 }
 
 func addr(srv *httptest.Server) string {
@@ -292,27 +252,7 @@ func TestCurlThroughProxy(t *testing.T) {
 // In a container the proxy's socket comes from the ready helper; busybox
 // wget stands in for curl, which the test image lacks.
 func TestWgetThroughProxyInContainer(t *testing.T) {
-	if _, err := exec.LookPath("podman"); err != nil {
-		t.Fatalf("podman is required for the container tests (apt install podman runc): %v", err)
-	}
-	bb, err := exec.LookPath("busybox")
-	if err != nil {
-		t.Fatalf("busybox is required to build the test image (apt install busybox-static): %v", err)
-	}
-	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
-	defer cancel()
-	o := container.Options{
-		CLI: "podman", Image: "localhost/gatehouse-busybox:test", Helper: launchtest.StaticHelper(t),
-		GlobalArgs: []string{"--runtime", "runc", "--cgroup-manager=cgroupfs"},
-		RunArgs:    []string{"--ulimit", "nofile=4096:4096", "--ulimit", "nproc=4096:4096"},
-	}
-	b, err := container.New(ctx, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := b.BuildBusyboxImage(ctx, bb, o.Image); err != nil {
-		t.Fatal(err)
-	}
+	b := containertest.Podman(t, launchtest.StaticHelper(t))
 	// Plain, and as the daemon runs a command: in a session with a stage
 	// root, in namespaces of its own inside the container.
 	for _, nested := range []bool{false, true} {
@@ -377,15 +317,5 @@ func BenchmarkCurlHTTPSThroughProxy(b *testing.B) {
 		proxied = append(proxied, curl("--proxy", "http://"+ln.Addr().String(), "https://pkgs.example.test/"))
 	}
 	b.StopTimer()
-	md, mp := medianOf(direct), medianOf(proxied)
-	b.ReportMetric(float64(md.Microseconds())/1000, "ms-direct-median")
-	b.ReportMetric(float64(mp.Microseconds())/1000, "ms-proxy-median")
-	b.ReportMetric(float64((mp-md).Microseconds())/1000, "ms-added")
-	b.ReportMetric(float64(mp)/float64(md), "x-direct")
-}
-
-func medianOf(d []time.Duration) time.Duration {
-	s := append([]time.Duration(nil), d...)
-	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
-	return s[len(s)/2]
+	medians.Report(b, direct, proxied, medians.Units{Base: "ms-direct-median", Run: "ms-proxy-median", Added: "ms-added", Ratio: "x-direct"})
 }

@@ -82,8 +82,7 @@ func TestEditRefusals(t *testing.T) {
 // overwritten.
 func TestEditDetectsConcurrentChange(t *testing.T) {
 	f := newFixture(t)
-	f.write("x.txt", "one\n")
-	p := f.path("x.txt")
+	p := f.file("x.txt", "one\n")
 	plan, err := planEdit(ctx, f.roots, p, "one", "two", false)
 	must(t, err)
 	f.write("x.txt", "someone else\n")

@@ -37,6 +37,13 @@ func (f *fixture) write(rel, content string) {
 	must(f.t, os.WriteFile(p, []byte(content), 0o644))
 }
 
+// file writes rel and resolves it, for a test about that one file.
+func (f *fixture) file(rel, content string) workspace.Path {
+	f.t.Helper()
+	f.write(rel, content)
+	return f.path(rel)
+}
+
 func (f *fixture) read(rel string) string {
 	f.t.Helper()
 	b, err := os.ReadFile(filepath.Join(f.ws, rel))

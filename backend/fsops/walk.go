@@ -174,7 +174,7 @@ func ancestorIgnores(ctx context.Context, roots *workspace.Roots, start workspac
 		return m, nil
 	}
 	cur := rootPath
-	for _, name := range splitRel(start.Rel) {
+	for _, name := range workspace.SplitRel(start.Rel) {
 		if err := ctx.Err(); err != nil {
 			d.Close()
 			return nil, err
@@ -189,22 +189,6 @@ func ancestorIgnores(ctx context.Context, roots *workspace.Roots, start workspac
 	}
 	d.Close()
 	return m, nil
-}
-
-func splitRel(rel string) []string {
-	var out []string
-	for rel != "" {
-		i := 0
-		for i < len(rel) && rel[i] != '/' {
-			i++
-		}
-		out = append(out, rel[:i])
-		if i == len(rel) {
-			break
-		}
-		rel = rel[i+1:]
-	}
-	return out
 }
 
 // readIgnoreFile returns the ignore file name in d, or nil when it is

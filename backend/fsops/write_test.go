@@ -75,8 +75,7 @@ func TestWriteFileRefusals(t *testing.T) {
 // just before the rename) leaves the original intact and no debris.
 func TestWriteFailsMidwayKeepsOriginal(t *testing.T) {
 	f := newFixture(t)
-	f.write("keep.txt", "original")
-	p := f.path("keep.txt")
+	p := f.file("keep.txt", "original")
 	cctx, cancel := context.WithCancel(ctx)
 	cur, err := loadCurrent(cctx, f.roots, p, false)
 	must(t, err)
@@ -94,8 +93,7 @@ func TestWriteFailsMidwayKeepsOriginal(t *testing.T) {
 // fails and nothing appears outside.
 func TestWriteAfterSwapStaysInside(t *testing.T) {
 	f := newFixture(t)
-	f.write("d/file.txt", "inside")
-	p := f.path("d/file.txt")
+	p := f.file("d/file.txt", "inside")
 	must(t, os.Rename(filepath.Join(f.ws, "d"), filepath.Join(f.ws, "d.orig")))
 	must(t, os.Symlink(f.outside, filepath.Join(f.ws, "d")))
 	if _, err := WriteFile(ctx, f.roots, p, []byte("pwned")); !errors.Is(err, workspace.ErrSymlink) {

@@ -27,7 +27,7 @@ func (p *Policy) Decide(s Session, c Action) Decision {
 
 	var d Decision
 	if best != nil {
-		d = Decision{Verdict: best.Action, Rule: best.ref(), Reason: ruleReason(best)}
+		d = Decision{Verdict: best.Action, Rule: best.ref(), Reason: best.ref().because(best.Reason)}
 		if d.Verdict == Allow {
 			for _, k := range a.risks {
 				if sticky(k.Kind) && !best.names(k) {
@@ -66,7 +66,7 @@ func (p *Policy) Decide(s Session, c Action) Decision {
 	for i := range p.workspace {
 		r := &p.workspace[i]
 		if r.Action > d.Verdict && r.matches(a) {
-			d.Verdict, d.Rule, d.Reason = r.Action, r.ref(), ruleReason(r)
+			d.Verdict, d.Rule, d.Reason = r.Action, r.ref(), r.ref().because(r.Reason)
 		}
 	}
 
@@ -101,13 +101,6 @@ func planPermits(a *analysis) bool {
 		return a.harmless != nil && a.harmless.readOnly
 	}
 	return false
-}
-
-func ruleReason(r *Rule) string {
-	if r.Reason != "" {
-		return r.Reason + " (" + r.ref().String() + ")"
-	}
-	return "matched " + r.ref().String()
 }
 
 // boundedBySandbox: in the boundary modes (auto, unattended) a command's

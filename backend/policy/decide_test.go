@@ -14,7 +14,7 @@ func TestDecideTable(t *testing.T) {
 	}
 	bare := Builtin()
 	ws, home := f.ws, f.home
-	in := func(rel string) string { return filepath.Join(ws, rel) }
+	in := f.in
 	cmd := func(cwd, bin string, argv ...string) Action {
 		return Action{Tool: ToolRunCommand, Binary: bin, Cwd: cwd, Argv: argv}
 	}
@@ -322,10 +322,7 @@ func TestAutoMode(t *testing.T) {
 	f := newFixture(t)
 	p := Builtin()
 	ws, home := f.ws, f.home
-	in := func(rel string) string { return filepath.Join(ws, rel) }
-	cmd := func(bin string, argv ...string) Action {
-		return Action{Tool: ToolRunCommand, Binary: bin, Cwd: ws, Argv: argv}
-	}
+	in, cmd := f.in, f.cmd
 	cases := []struct {
 		name      string
 		call      Action

@@ -74,6 +74,15 @@ func (r RuleRef) String() string {
 	return fmt.Sprintf("%s rule %q", r.Source, r.ID)
 }
 
+// because is a decision's reason: the rule's own, naming the rule, or
+// that it matched.
+func (r RuleRef) because(reason string) string {
+	if reason != "" {
+		return reason + " (" + r.String() + ")"
+	}
+	return "matched " + r.String()
+}
+
 // RiskKind classifies a risk note attached to a decision.
 type RiskKind string
 

@@ -92,7 +92,7 @@ func (p *Policy) DecideEffect(e Effect) EffectDecision {
 	}
 	var d EffectDecision
 	if best := bestEffect(p.userFx, e); best != nil {
-		d = EffectDecision{Verdict: best.Action, Rule: best.ref(), Reason: effectReason(best)}
+		d = EffectDecision{Verdict: best.Action, Rule: best.ref(), Reason: best.ref().because(best.Reason)}
 	} else {
 		switch n := e.Deleted + e.Emptied; {
 		case len(e.HistoryRewrites) > 0:
@@ -111,7 +111,7 @@ func (p *Policy) DecideEffect(e Effect) EffectDecision {
 	for i := range p.workspaceFx {
 		r := &p.workspaceFx[i]
 		if r.Action > d.Verdict && r.matchCount(e) > 0 {
-			d = EffectDecision{Verdict: r.Action, Rule: r.ref(), Reason: effectReason(r)}
+			d = EffectDecision{Verdict: r.Action, Rule: r.ref(), Reason: r.ref().because(r.Reason)}
 		}
 	}
 	if e.Deleted+e.Emptied > 0 {
@@ -186,13 +186,6 @@ func (r *EffectRule) covers(c EffectChange) bool {
 
 func (r *EffectRule) ref() RuleRef {
 	return RuleRef{ID: r.ID, Source: r.source, File: r.file, Line: r.line}
-}
-
-func effectReason(r *EffectRule) string {
-	if r.Reason != "" {
-		return r.Reason + " (" + r.ref().String() + ")"
-	}
-	return "matched " + r.ref().String()
 }
 
 var effectOps = map[string]bool{"create": true, "modify": true, "delete": true}

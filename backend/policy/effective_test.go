@@ -1,9 +1,6 @@
 package policy
 
-import (
-	"path/filepath"
-	"testing"
-)
+import "testing"
 
 // TestEffectiveNamesEveryBuiltinDecideCites: the Policy screen's table
 // lists, for each mode, every builtin rule id a card or the tester can
@@ -12,10 +9,7 @@ func TestEffectiveNamesEveryBuiltinDecideCites(t *testing.T) {
 	f := newFixture(t)
 	p := Builtin()
 	ws, home := f.ws, f.home
-	in := func(rel string) string { return filepath.Join(ws, rel) }
-	cmd := func(bin string, argv ...string) Action {
-		return Action{Tool: ToolRunCommand, Binary: bin, Cwd: ws, Argv: argv}
-	}
+	in, cmd := f.in, f.cmd
 	calls := []Action{
 		{Tool: ToolAskHuman},
 		{Tool: "no_such_tool"},

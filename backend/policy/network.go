@@ -90,7 +90,7 @@ func (p *Policy) DecideNetwork(s Session, domain string, port int) Decision {
 	var d Decision
 	switch {
 	case best != nil:
-		d = Decision{Verdict: best.Action, Rule: best.ref(), Reason: ruleReason(best)}
+		d = Decision{Verdict: best.Action, Rule: best.ref(), Reason: best.ref().because(best.Reason)}
 	case mode == ModePlan:
 		d = Decision{Verdict: Deny, Rule: builtinRef("plan-mode"), Reason: "plan mode does not open the network to " + where}
 	default:
@@ -99,7 +99,7 @@ func (p *Policy) DecideNetwork(s Session, domain string, port int) Decision {
 	for i := range p.workspace {
 		r := &p.workspace[i]
 		if r.Action > d.Verdict && r.matchesNetwork(domain, port) {
-			d.Verdict, d.Rule, d.Reason = r.Action, r.ref(), ruleReason(r)
+			d.Verdict, d.Rule, d.Reason = r.Action, r.ref(), r.ref().because(r.Reason)
 		}
 	}
 	if mode == ModeUnattended && d.Verdict == Ask {

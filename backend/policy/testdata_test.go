@@ -164,6 +164,14 @@ func newFixture(t testing.TB) fixture {
 	return f
 }
 
+// in is rel's path in the fixture's workspace.
+func (f fixture) in(rel string) string { return filepath.Join(f.ws, rel) }
+
+// cmd is a run_command call of bin in the workspace.
+func (f fixture) cmd(bin string, argv ...string) Action {
+	return Action{Tool: ToolRunCommand, Binary: bin, Cwd: f.ws, Argv: argv}
+}
+
 func write(t testing.TB, p, s string) {
 	t.Helper()
 	if err := os.WriteFile(p, []byte(s), 0o644); err != nil {

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gatehouse-dev/gatehouse/backend/fulldisk"
 	"github.com/gatehouse-dev/gatehouse/sandbox/waitfor"
 )
 
@@ -134,12 +135,7 @@ func mustRead(t *testing.T, p string) string {
 // A disk that fills mid-checkpoint gives ErrNoSpace, records nothing and
 // leaves the store usable. The store sits on a 2 MiB tmpfs.
 func TestCheckpointDiskFull(t *testing.T) {
-	requireTool(t, "mount")
-	data := t.TempDir()
-	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", data).CombinedOutput(); err != nil {
-		t.Fatalf("this test mounts a small tmpfs and must run as root: %v: %s", err, out)
-	}
-	t.Cleanup(func() { exec.Command("umount", "-l", data).Run() })
+	data := fulldisk.New(t, "size=2m")
 	ws := t.TempDir()
 	seedWorkspace(t, ws)
 	noise := make([]byte, 6<<20)

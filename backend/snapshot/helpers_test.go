@@ -103,6 +103,14 @@ func openStore(t testing.TB, dir string, opts Options) *Store {
 	return s
 }
 
+// seededStore is a seeded workspace and a store in a data dir of its own.
+func seededStore(t testing.TB) (ws string, s *Store) {
+	t.Helper()
+	ws = t.TempDir()
+	seedWorkspace(t, ws)
+	return ws, openStore(t, t.TempDir(), Options{})
+}
+
 func mustCheckpoint(t testing.TB, s *Store, req Request) Checkpoint {
 	t.Helper()
 	cp, err := s.Checkpoint(t.Context(), req)

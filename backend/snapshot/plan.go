@@ -2,12 +2,12 @@ package snapshot
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/gatehouse-dev/gatehouse/backend/randid"
 )
 
 // RollbackRequest names what to undo: either everything back to checkpoint
@@ -162,11 +162,7 @@ func indexOf(cps []*Checkpoint, c *Checkpoint) int {
 	return -1
 }
 
-func newPlanID() string {
-	var b [8]byte
-	_, _ = rand.Read(b[:])
-	return "rb_" + hex.EncodeToString(b[:])
-}
+func newPlanID() string { return randid.New("rb_", 8) }
 
 func eqEntry(a, b *Entry) bool {
 	if a == nil || b == nil {

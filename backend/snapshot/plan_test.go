@@ -10,9 +10,7 @@ import (
 // Plan previews are computed in parallel and read blobs out of shared
 // blocks; every item must still carry its own diff.
 func TestPlanItemsCarryDiffs(t *testing.T) {
-	ws, data := t.TempDir(), t.TempDir()
-	seedWorkspace(t, ws)
-	s := openStore(t, data, Options{})
+	ws, s := seededStore(t)
 	pre := mustCheckpoint(t, s, Request{Session: "s", CallID: "c", Phase: Pre, Roots: []string{ws}})
 	for i := range 20 {
 		writeFile(t, ws, fmt.Sprintf("src/pkg%d/file%d.go", i%4, i), fmt.Sprintf("package p\n\nconst N%d = %d\n", i, 1000+i), 0o644)

@@ -58,9 +58,7 @@ func TestRollbackRestoresExactly(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			ws, data := t.TempDir(), t.TempDir()
-			seedWorkspace(t, ws)
-			s := openStore(t, data, Options{})
+			ws, s := seededStore(t)
 			want := readState(t, ws)
 			pre := mustCheckpoint(t, s, Request{Session: "s1", CallID: "c1", Phase: Pre, Roots: []string{ws}})
 			tc.mutate(t, ws)
@@ -94,9 +92,7 @@ func must(t testing.TB, err error) {
 }
 
 func TestPathScopedCheckpointAndChanges(t *testing.T) {
-	ws, data := t.TempDir(), t.TempDir()
-	seedWorkspace(t, ws)
-	s := openStore(t, data, Options{})
+	ws, s := seededStore(t)
 	ctx := t.Context()
 	mustCheckpoint(t, s, Request{Session: "s", CallID: "c0", Phase: Pre, Roots: []string{ws}})
 	target := filepath.Join(ws, "src/pkg2/file2.go")
@@ -155,9 +151,7 @@ func TestPathScopedCheckpointAndChanges(t *testing.T) {
 func TestExternalEditsKeptUnlessForced(t *testing.T) {
 	for _, force := range []bool{false, true} {
 		t.Run(fmt.Sprintf("force=%v", force), func(t *testing.T) {
-			ws, data := t.TempDir(), t.TempDir()
-			seedWorkspace(t, ws)
-			s := openStore(t, data, Options{})
+			ws, s := seededStore(t)
 			want := readState(t, ws)
 			pre := mustCheckpoint(t, s, Request{Session: "s", CallID: "c1", Phase: Pre, Roots: []string{ws}})
 			writeFile(t, ws, "src/pkg0/file0.go", "agent 1\n", 0o644)
@@ -212,9 +206,7 @@ func TestExternalEditsKeptUnlessForced(t *testing.T) {
 }
 
 func TestUndoCallConflicts(t *testing.T) {
-	ws, data := t.TempDir(), t.TempDir()
-	seedWorkspace(t, ws)
-	s := openStore(t, data, Options{})
+	ws, s := seededStore(t)
 	step := func(call string, f func()) {
 		mustCheckpoint(t, s, Request{Session: "s", CallID: call, Phase: Pre, Roots: []string{ws}})
 		f()
@@ -303,9 +295,7 @@ func TestTypedErrors(t *testing.T) {
 		}
 	})
 	t.Run("stale plan", func(t *testing.T) {
-		ws, data := t.TempDir(), t.TempDir()
-		seedWorkspace(t, ws)
-		s := openStore(t, data, Options{})
+		ws, s := seededStore(t)
 		cp := mustCheckpoint(t, s, Request{Session: "a", CallID: "c", Phase: Pre, Roots: []string{ws}})
 		writeFile(t, ws, "README.md", "agent\n", 0o644)
 		mustCheckpoint(t, s, Request{Session: "a", CallID: "c", Phase: Post, Roots: []string{ws}})
@@ -437,10 +427,8 @@ func TestPreflightAndNotRestorable(t *testing.T) {
 }
 
 func TestExcludedPathsNeverTouched(t *testing.T) {
-	ws, data := t.TempDir(), t.TempDir()
-	seedWorkspace(t, ws)
+	ws, s := seededStore(t)
 	writeFile(t, ws, "web/node_modules/lib/index.js", "v1", 0o644)
-	s := openStore(t, data, Options{})
 	cp := mustCheckpoint(t, s, Request{Session: "s", CallID: "c", Phase: Pre, Roots: []string{ws}})
 	writeFile(t, ws, "web/node_modules/lib/index.js", "v2", 0o644)
 	writeFile(t, ws, "web/node_modules/new.js", "new", 0o644)

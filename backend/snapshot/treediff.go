@@ -1,5 +1,7 @@
 package snapshot
 
+import "github.com/gatehouse-dev/gatehouse/backend/workspace"
+
 // pathChange is one path whose entry differs between two trees. Dirs that
 // appear or disappear are reported along with everything under them.
 type pathChange struct {
@@ -96,7 +98,7 @@ func (s *Store) entryAt(h Hash, rel string) (*Entry, error) {
 		return &Entry{Kind: KindDir, Hash: h}, nil
 	}
 	cur := h
-	parts := splitAll(rel)
+	parts := workspace.SplitRel(rel)
 	for i, part := range parts {
 		es, err := s.readTree(cur)
 		if err != nil {
@@ -116,20 +118,4 @@ func (s *Store) entryAt(h Hash, rel string) (*Entry, error) {
 		cur = e.Hash
 	}
 	return nil, nil
-}
-
-func splitAll(rel string) []string {
-	var out []string
-	for rel != "" {
-		i := 0
-		for i < len(rel) && rel[i] != '/' {
-			i++
-		}
-		out = append(out, rel[:i])
-		if i == len(rel) {
-			break
-		}
-		rel = rel[i+1:]
-	}
-	return out
 }

@@ -1,11 +1,11 @@
 package token
 
 import (
-	"crypto/rand"
 	"crypto/sha256"
-	"encoding/hex"
 	"sync"
 	"time"
+
+	"github.com/gatehouse-dev/gatehouse/backend/randid"
 )
 
 // Login is the capability of a login link: it opens one route, which
@@ -27,9 +27,7 @@ type oneTimeCode struct {
 
 // Add registers a fresh code valid until expires and returns its id.
 func (o *OneTime) Add(code string, expires time.Time) string {
-	b := make([]byte, 6)
-	_, _ = rand.Read(b)
-	id := "l_" + hex.EncodeToString(b)
+	id := randid.New("l_", 6)
 	now := time.Now()
 	o.mu.Lock()
 	defer o.mu.Unlock()

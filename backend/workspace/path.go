@@ -68,6 +68,25 @@ func (p Path) Parent() Path {
 // Name is the last element of the path.
 func (p Path) Name() string { return path.Base(p.Abs) }
 
+// SplitRel splits a slash-separated relative path into its names, in
+// order: the walk from a root down to Rel, and a tree lookup by path,
+// take the same steps.
+func SplitRel(rel string) []string {
+	var out []string
+	for rel != "" {
+		i := 0
+		for i < len(rel) && rel[i] != '/' {
+			i++
+		}
+		out = append(out, rel[:i])
+		if i == len(rel) {
+			break
+		}
+		rel = rel[i+1:]
+	}
+	return out
+}
+
 func checkName(name string) error {
 	switch {
 	case name == "" || name == "." || name == ".." || strings.ContainsRune(name, '/'):

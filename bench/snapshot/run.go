@@ -9,10 +9,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
 	"time"
 
 	"github.com/gatehouse-dev/gatehouse/backend/snapshot"
+	"github.com/gatehouse-dev/gatehouse/bench/medians"
 )
 
 type config struct {
@@ -105,46 +105,45 @@ func run(ctx context.Context, cfg config, out io.Writer, log *slog.Logger) (*rep
 		oursFirst = append(oursFirst, d)
 	}
 	defer store.Close()
-	rep.FirstOurs, rep.FirstGit = median(oursFirst), median(gitFirst)
+	rep.FirstOurs, rep.FirstGit = medians.Of(oursFirst), medians.Of(gitFirst)
 
 	// 2. Checkpoint with nothing changed.
 	cp := func(call string, phase snapshot.Phase) (snapshot.Checkpoint, error) {
 		return store.Checkpoint(ctx, snapshot.Request{Session: "bench", CallID: call, Phase: phase, Roots: roots})
 	}
-	var a, b []time.Duration
-	for i := range cfg.Runs {
-		d, err := timed(func() error { _, err := cp(fmt.Sprint("nochange", i), snapshot.Pre); return err })
-		if err != nil {
-			return nil, err
+	// versus times cfg.Runs checkpoints, each after n files changed,
+	// against as many shadow-git commits, and gives both medians.
+	versus := func(call string, n int, phase snapshot.Phase) (ours, theirs time.Duration, err error) {
+		var a, b []time.Duration
+		for i := range cfg.Runs {
+			if n > 0 {
+				if _, err := ws.touch(n); err != nil {
+					return 0, 0, err
+				}
+			}
+			d, err := timed(func() error { _, err := cp(fmt.Sprint(call, i), phase); return err })
+			if err != nil {
+				return 0, 0, err
+			}
+			a = append(a, d)
+			if d, err = timed(func() error { return g.commit(ctx) }); err != nil {
+				return 0, 0, err
+			}
+			b = append(b, d)
 		}
-		a = append(a, d)
-		if d, err = timed(func() error { return g.commit(ctx) }); err != nil {
-			return nil, err
-		}
-		b = append(b, d)
+		return medians.Of(a), medians.Of(b), nil
 	}
-	rep.NoChangeOurs, rep.NoChangeGit = median(a), median(b)
+	if rep.NoChangeOurs, rep.NoChangeGit, err = versus("nochange", 0, snapshot.Pre); err != nil {
+		return nil, err
+	}
 
 	// 3. Checkpoint after 10 files changed.
-	a, b = nil, nil
-	for i := range cfg.Runs {
-		if _, err := ws.touch(10); err != nil {
-			return nil, err
-		}
-		d, err := timed(func() error { _, err := cp(fmt.Sprint("ten", i), snapshot.Post); return err })
-		if err != nil {
-			return nil, err
-		}
-		a = append(a, d)
-		if d, err = timed(func() error { return g.commit(ctx) }); err != nil {
-			return nil, err
-		}
-		b = append(b, d)
+	if rep.TenOurs, rep.TenGit, err = versus("ten", 10, snapshot.Post); err != nil {
+		return nil, err
 	}
-	rep.TenOurs, rep.TenGit = median(a), median(b)
 
 	// 4. Roll back 100 changed files (plan + apply, as the daemon does).
-	a, b = nil, nil
+	var a, b []time.Duration
 	var plans []time.Duration
 	for i := range cfg.Runs {
 		call := fmt.Sprint("hundred", i)
@@ -190,7 +189,7 @@ func run(ctx context.Context, cfg config, out io.Writer, log *slog.Logger) (*rep
 			return nil, err
 		}
 	}
-	rep.RollbackOurs, rep.RollbackGit, rep.RollbackPlan = median(a), median(b), median(plans)
+	rep.RollbackOurs, rep.RollbackGit, rep.RollbackPlan = medians.Of(a), medians.Of(b), medians.Of(plans)
 
 	// Reference: the cost of just stat'ing every file once (find), which
 	// bounds any checkpoint that must notice every change.
@@ -204,7 +203,7 @@ func run(ctx context.Context, cfg config, out io.Writer, log *slog.Logger) (*rep
 		}
 		a = append(a, d)
 	}
-	rep.StatFloor = median(a)
+	rep.StatFloor = medians.Of(a)
 
 	// 5. Store size: ours as is, shadow git after git gc.
 	store.Close()
@@ -245,15 +244,6 @@ func timed(f func() error) (time.Duration, error) {
 	t0 := time.Now()
 	err := f()
 	return time.Since(t0), err
-}
-
-func median(ds []time.Duration) time.Duration {
-	if len(ds) == 0 {
-		return 0
-	}
-	s := append([]time.Duration(nil), ds...)
-	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
-	return s[len(s)/2]
 }
 
 // duBytes is the disk space used under dir (allocated blocks).

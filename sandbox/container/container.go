@@ -14,6 +14,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -63,6 +64,13 @@ type Options struct {
 	// daemon left behind without touching another daemon's.
 	Owner  string
 	Logger *slog.Logger
+}
+
+// OwnerFor is the Owner of the daemon whose data dir is dataDir: a hash,
+// the same at every start, that names no path in a label.
+func OwnerFor(dataDir string) string {
+	sum := sha256.Sum256([]byte(dataDir))
+	return hex.EncodeToString(sum[:8])
 }
 
 // DefaultKeepAlive is the container's init: it ignores SIGCHLD so the

@@ -22,7 +22,7 @@ import (
 func TestCloseRemovesContainer(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
 	defer cancel()
-	b := podmanBackend(ctx, t, launchtest.StaticHelper(t))
+	b := podmanBackend(ctx, t, testOptions("", launchtest.StaticHelper(t)))
 	ws := t.TempDir()
 	s, err := b.Open(ctx, sandbox.SessionSpec{ID: "close-test", Workspaces: []string{ws}})
 	if err != nil {
@@ -87,27 +87,10 @@ func TestCloseRemovesContainer(t *testing.T) {
 // Sweep removes the containers a crashed daemon of the same owner left,
 // and leaves another owner's alone.
 func TestSweepRemovesOrphans(t *testing.T) {
-	bb, err := exec.LookPath("busybox")
-	if err != nil {
-		t.Fatalf("busybox is required (apt install busybox-static): %v", err)
-	}
 	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
 	defer cancel()
-	opts := func(owner string) Options {
-		return Options{
-			CLI: "podman", Image: "localhost/gatehouse-busybox:test", Owner: owner,
-			GlobalArgs: []string{"--runtime", "runc", "--cgroup-manager=cgroupfs"},
-			RunArgs:    []string{"--ulimit", "nofile=4096:4096", "--ulimit", "nproc=4096:4096"},
-		}
-	}
-	mine, err := New(ctx, opts("sweep-test-mine"))
-	if err != nil {
-		t.Fatalf("podman backend: %v", err)
-	}
-	if err := mine.BuildBusyboxImage(ctx, bb, opts("").Image); err != nil {
-		t.Fatal(err)
-	}
-	theirs, _ := New(ctx, opts("sweep-test-theirs"))
+	mine := podmanBackend(ctx, t, testOptions("sweep-test-mine", ""))
+	theirs, _ := New(ctx, testOptions("sweep-test-theirs", ""))
 	orphan, err := mine.Open(ctx, sandbox.SessionSpec{ID: "orphan", Workspaces: []string{t.TempDir()}})
 	if err != nil {
 		t.Fatal(err)
@@ -118,7 +101,7 @@ func TestSweepRemovesOrphans(t *testing.T) {
 	}
 	defer other.Close(ctx)
 	// A restarted daemon of the same owner: a fresh backend sweeps.
-	again, _ := New(ctx, opts("sweep-test-mine"))
+	again, _ := New(ctx, testOptions("sweep-test-mine", ""))
 	n, err := again.Sweep(ctx)
 	if err != nil || n != 1 {
 		t.Fatalf("Sweep = %d, %v; want 1 orphan removed", n, err)
@@ -143,7 +126,7 @@ func TestSweepRemovesOrphans(t *testing.T) {
 func TestWithoutHelperPlaceholders(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
 	defer cancel()
-	b := podmanBackend(ctx, t, "")
+	b := podmanBackend(ctx, t, testOptions("", ""))
 	ws := t.TempDir()
 	s, err := b.Open(ctx, sandbox.SessionSpec{ID: "no-helper", Workspaces: []string{ws}})
 	if err != nil {
@@ -164,19 +147,47 @@ func TestWithoutHelperPlaceholders(t *testing.T) {
 	}
 }
 
-// podmanBackend is a podman backend for the tests, with the test image
-// built, and helper as its static helper ("" for none).
-func podmanBackend(ctx context.Context, t *testing.T, helper string) *Backend {
+// A volume would follow a protected link on the host (mounting whatever it
+// points to) and leave the link replaceable, so the container backend
+// refuses such a workspace with a sentence that says what to do.
+func TestProtectedSymlinkRefused(t *testing.T) {
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	b, err := New(ctx, testOptions("", launchtest.StaticHelper(t)))
+	if err != nil {
+		t.Fatalf("podman backend: %v", err)
+	}
+	ws := t.TempDir()
+	if err := os.Symlink(t.TempDir(), filepath.Join(ws, ".claude")); err != nil {
+		t.Fatal(err)
+	}
+	s, err := b.Open(ctx, sandbox.SessionSpec{ID: "links", Workspaces: []string{ws}})
+	if err == nil {
+		s.Close(ctx)
+		t.Fatal("a workspace whose .claude is a symbolic link was opened")
+	}
+	if !errors.Is(err, sandbox.ErrBadSpec) || !strings.Contains(err.Error(), ".claude is a symbolic link") || !strings.Contains(err.Error(), "use the bwrap or landlock backend") {
+		t.Fatalf("error: %v", err)
+	}
+}
+
+// testOptions are the podman flags this kind of machine needs and the
+// test image, as containertest gives them to tests outside this package,
+// with owner and helper (none when "").
+func testOptions(owner, helper string) Options {
+	return Options{
+		CLI: "podman", Image: "localhost/gatehouse-busybox:test", Owner: owner, Helper: helper,
+		GlobalArgs: []string{"--runtime", "runc", "--cgroup-manager=cgroupfs"},
+		RunArgs:    []string{"--ulimit", "nofile=4096:4096", "--ulimit", "nproc=4096:4096"},
+	}
+}
+
+// podmanBackend is a backend with o once the test image is built.
+func podmanBackend(ctx context.Context, t *testing.T, o Options) *Backend {
 	t.Helper()
 	bb, err := exec.LookPath("busybox")
 	if err != nil {
 		t.Fatalf("busybox is required (apt install busybox-static): %v", err)
-	}
-	o := Options{
-		CLI: "podman", Image: "localhost/gatehouse-busybox:test",
-		GlobalArgs: []string{"--runtime", "runc", "--cgroup-manager=cgroupfs"},
-		RunArgs:    []string{"--ulimit", "nofile=4096:4096", "--ulimit", "nproc=4096:4096"},
-		Helper:     helper,
 	}
 	b, err := New(ctx, o)
 	if err != nil {

@@ -30,13 +30,8 @@ func Main(args []string) int {
 		}
 		return callInit(c)
 	}
-	if len(args) != 1 {
-		fmt.Fprintln(os.Stderr, "gatehouse sandbox: the helper takes exactly one argument; it is started by gatehouse itself.")
-		return ExitSetupFailed
-	}
-	cfg, err := Decode(args[0])
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "gatehouse sandbox: %v\n", err)
+	cfg, ok := mainConfig(args)
+	if !ok {
 		return ExitSetupFailed
 	}
 	if cfg.Idle {
@@ -54,7 +49,7 @@ func Main(args []string) int {
 	if cfg.Supervise {
 		return supervise(cfg)
 	}
-	err = confineAndExec(cfg)
+	err := confineAndExec(cfg)
 	if errors.Is(err, errNoRequest) {
 		return ExitSetupFailed
 	}

@@ -11,13 +11,8 @@ import (
 // Main outside Linux only sets rlimits and execs: there is no Landlock
 // and supervision is done by the caller's process group.
 func Main(args []string) int {
-	if len(args) != 1 {
-		fmt.Fprintln(os.Stderr, "gatehouse sandbox: the helper takes exactly one argument; it is started by gatehouse itself.")
-		return ExitSetupFailed
-	}
-	cfg, err := Decode(args[0])
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "gatehouse sandbox: %v\n", err)
+	cfg, ok := mainConfig(args)
+	if !ok {
 		return ExitSetupFailed
 	}
 	if cfg.Landlock != nil {
@@ -31,7 +26,7 @@ func Main(args []string) int {
 			return ExitSetupFailed
 		}
 	}
-	err = syscall.Exec(cfg.Path, cfg.Argv, os.Environ())
+	err := syscall.Exec(cfg.Path, cfg.Argv, os.Environ())
 	fmt.Fprintf(os.Stderr, "gatehouse sandbox: exec %s: %v\n", cfg.Path, err)
 	return ExitSetupFailed
 }

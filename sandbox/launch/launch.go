@@ -59,6 +59,14 @@ type Command struct {
 // deferred Command. The status pipe, when supervising, follows it.
 const RequestFD = 3
 
+// RunPrepared is Run of c for the prepared call p, in its directory, with
+// its limits and streams: for backends whose helper runs the call itself.
+func RunPrepared(ctx context.Context, c Command, p *sandbox.Prepared) (sandbox.Result, error) {
+	c.Dir, c.Limits = p.Dir, p.Limits
+	c.Stdin, c.Stdout, c.Stderr = p.Spec.Stdin, p.Spec.Stdout, p.Spec.Stderr
+	return Run(ctx, c)
+}
+
 // Run starts c and waits for it. Cancelling ctx, or the wall limit,
 // kills the whole tree and returns a Result with Killed set.
 func Run(ctx context.Context, c Command) (sandbox.Result, error) {

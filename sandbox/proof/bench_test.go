@@ -3,20 +3,14 @@ package proof
 import (
 	"io"
 	"os/exec"
-	"slices"
 	"testing"
 	"time"
 
+	"github.com/gatehouse-dev/gatehouse/bench/medians"
 	"github.com/gatehouse-dev/gatehouse/sandbox"
 	"github.com/gatehouse-dev/gatehouse/sandbox/bwrap"
 	"github.com/gatehouse-dev/gatehouse/sandbox/landlock"
 )
-
-func median(d []time.Duration) time.Duration {
-	s := slices.Clone(d)
-	slices.Sort(s)
-	return s[len(s)/2]
-}
 
 func bareTrue(b *testing.B) time.Duration {
 	start := time.Now()
@@ -70,11 +64,7 @@ func benchTrueWith(b *testing.B, be sandbox.Backend, pause time.Duration, ss san
 		boxed = append(boxed, time.Since(start))
 	}
 	b.StopTimer()
-	mb, ms := median(bare), median(boxed)
-	b.ReportMetric(float64(ms.Microseconds())/1000, "ms-median")
-	b.ReportMetric(float64(mb.Microseconds())/1000, "ms-bare-median")
-	b.ReportMetric(float64((ms-mb).Microseconds())/1000, "ms-added")
-	b.ReportMetric(float64(ms)/float64(mb), "x-bare")
+	medians.Report(b, bare, boxed, medians.Units{Base: "ms-bare-median", Run: "ms-median", Added: "ms-added", Ratio: "x-bare"})
 }
 
 func newBwrap(b testing.TB) sandbox.Backend {
@@ -139,8 +129,7 @@ func BenchmarkContainerColdStart(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	b.ReportMetric(float64(median(cold).Microseconds())/1000, "ms-start+exec-median")
-	b.ReportMetric(float64(median(cold))/float64(median(bare)), "x-bare")
+	medians.Report(b, bare, cold, medians.Units{Run: "ms-start+exec-median", Ratio: "x-bare"})
 }
 
 const streamBytes = 100 << 20

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gatehouse-dev/gatehouse/bench/medians"
 	"github.com/gatehouse-dev/gatehouse/sandbox"
 	"github.com/gatehouse-dev/gatehouse/sandbox/toolchain"
 )
@@ -95,10 +96,7 @@ func benchGoTestCached(b *testing.B, be sandbox.Backend) {
 		inBox = append(inBox, boxed(true))
 	}
 	b.StopTimer()
-	mh, mb := median(onHost), median(inBox)
-	b.ReportMetric(float64(mb.Microseconds())/1000, "ms-sandbox-median")
-	b.ReportMetric(float64(mh.Microseconds())/1000, "ms-host-median")
-	b.ReportMetric(float64(mb)/float64(mh), "x-host")
+	medians.Report(b, onHost, inBox, medians.Units{Base: "ms-host-median", Run: "ms-sandbox-median", Ratio: "x-host"})
 }
 
 // The target: ≤ 1.5× the host (before the cache: about 40×).

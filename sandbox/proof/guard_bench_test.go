@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gatehouse-dev/gatehouse/bench/medians"
 	"github.com/gatehouse-dev/gatehouse/sandbox"
 )
 
@@ -88,10 +89,10 @@ func BenchmarkCreate2000Files(b *testing.B) {
 		staged = append(staged, run(&sandbox.Stage{Dir: dir}))
 	}
 	b.StopTimer()
-	mh, mg, ms := median(hostT), median(guarded), median(staged)
-	b.ReportMetric(float64(mh.Microseconds())/1000, "ms-host")
-	b.ReportMetric(float64(mg.Microseconds())/1000, "ms-guarded")
-	b.ReportMetric(float64(ms.Microseconds())/1000, "ms-staged")
+	mh, mg, ms := medians.Of(hostT), medians.Of(guarded), medians.Of(staged)
+	b.ReportMetric(medians.Ms(mh), "ms-host")
+	b.ReportMetric(medians.Ms(mg), "ms-guarded")
+	b.ReportMetric(medians.Ms(ms), "ms-staged")
 	b.ReportMetric(float64(mg-ms)/float64(n)/1000, "µs-per-entry-vs-staged")
 	b.ReportMetric(float64(mg)/float64(mh), "x-host")
 }

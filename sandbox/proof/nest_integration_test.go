@@ -13,6 +13,7 @@ import (
 
 	"github.com/gatehouse-dev/gatehouse/sandbox"
 	"github.com/gatehouse-dev/gatehouse/sandbox/container"
+	"github.com/gatehouse-dev/gatehouse/sandbox/container/containertest"
 	"github.com/gatehouse-dev/gatehouse/sandbox/launch/launchtest"
 )
 
@@ -113,7 +114,7 @@ echo x > inside.txt; true`
 // offering to stage.
 func TestContainerWithoutNestingFallsBack(t *testing.T) {
 	newPodman(t) // builds the image
-	o := podmanTestOptions()
+	o := containertest.Options()
 	o.Helper = launchtest.StaticHelper(t)
 	profile := filepath.Join(t.TempDir(), "seccomp.json")
 	must(t, os.WriteFile(profile, []byte(noUserNamespaces), 0o644))

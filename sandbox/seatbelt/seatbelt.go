@@ -94,7 +94,7 @@ func (b *Backend) run(ctx context.Context, ss sandbox.SessionSpec, p *sandbox.Pr
 		env = sandbox.ProxyEnv(env, proxyLn.Addr().String())
 	}
 	argv := append([]string{b.opts.SandboxExec, "-p", Profile(p, home, tmp, ws, port), "--", p.Path}, p.Argv[1:]...)
-	return launch.Run(ctx, launch.Command{
+	return launch.RunPrepared(ctx, launch.Command{
 		Proxy:         p.Network.Proxy,
 		ProxyListener: proxyLn,
 		Backend:       Name,
@@ -105,11 +105,6 @@ func (b *Backend) run(ctx context.Context, ss sandbox.SessionSpec, p *sandbox.Pr
 			Argv:    argv,
 		},
 		Env:    env,
-		Dir:    p.Dir,
-		Limits: p.Limits,
-		Stdin:  p.Spec.Stdin,
-		Stdout: p.Spec.Stdout,
-		Stderr: p.Spec.Stderr,
 		Logger: b.opts.Logger,
-	})
+	}, p)
 }

@@ -67,7 +67,7 @@ func (b *Backend) run(ctx context.Context, ss sandbox.SessionSpec, p *sandbox.Pr
 	if home != "" {
 		env = sandbox.WithDefaultEnv(env, "HOME", home)
 	}
-	res, err := launch.Run(ctx, launch.Command{
+	res, err := launch.RunPrepared(ctx, launch.Command{
 		Backend: Name,
 		Helper:  b.opts.Helper,
 		Config: initproc.Config{
@@ -78,13 +78,8 @@ func (b *Backend) run(ctx context.Context, ss sandbox.SessionSpec, p *sandbox.Pr
 			Argv:      p.Argv,
 		},
 		Env:    env,
-		Dir:    p.Dir,
-		Limits: p.Limits,
-		Stdin:  p.Spec.Stdin,
-		Stdout: p.Spec.Stdout,
-		Stderr: p.Spec.Stderr,
 		Logger: b.opts.Logger,
-	})
+	}, p)
 	if err != nil {
 		return res, fmt.Errorf("unconfined run: %w", err)
 	}

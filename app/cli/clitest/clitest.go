@@ -222,6 +222,9 @@ func (d *Daemon) Restart() {
 	d.Addr = WaitServing(t, d.Data, d.exited, 30*time.Second, "the daemon", d.log)
 }
 
+// PID is the daemon process's id.
+func (d *Daemon) PID() int { return d.cmd.Process.Pid }
+
 // Log is what the daemon printed so far.
 func (d *Daemon) Log() string { return d.log.String() }
 
@@ -247,6 +250,13 @@ func (d *Daemon) Signal(sig syscall.Signal, timeout time.Duration) *os.ProcessSt
 		d.t.Fatalf("daemon did not exit within %v after %v:\n%s", timeout, sig, d.log.String())
 	}
 	return d.cmd.ProcessState
+}
+
+// Kill SIGKILLs the daemon, as a crash or the OOM killer would, and
+// waits for it to exit.
+func (d *Daemon) Kill() {
+	d.t.Helper()
+	d.Signal(syscall.SIGKILL, 10*time.Second)
 }
 
 // Stop ends the daemon if it still runs.

@@ -18,6 +18,8 @@ type Approval struct {
 	Kind     string   `json:"kind"`
 	// Paths are the paths a call or a workspace card names.
 	Paths []string `json:"paths"`
+	// NoSessionScope: the card offers no "for this session".
+	NoSessionScope bool `json:"no_session_scope"`
 	// An effect card's change set, findings and conflicts.
 	Changes []struct {
 		Path string `json:"path"`
@@ -30,6 +32,10 @@ type Approval struct {
 		Why  string `json:"why"`
 	} `json:"conflicts"`
 	Diff string `json:"diff"`
+	// A network card's destination and the rule its "always" would add.
+	Domain     string `json:"domain"`
+	Port       int    `json:"port"`
+	AlwaysRule string `json:"always_rule"`
 }
 
 // WaitApproval polls the control API until an approval is pending.

@@ -6,27 +6,9 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/gatehouse-dev/gatehouse/backend/token"
 )
-
-// Bearer sends every request through base (http.DefaultTransport when
-// nil) with the token in its Authorization header.
-func Bearer(token string, base http.RoundTripper) http.RoundTripper {
-	if base == nil {
-		base = http.DefaultTransport
-	}
-	return bearer{token, base}
-}
-
-type bearer struct {
-	tok  string
-	base http.RoundTripper
-}
-
-func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	r.Header.Set("Authorization", "Bearer "+b.tok)
-	return b.base.RoundTrip(r)
-}
 
 // StatefulProtocol is the session-based MCP revision most agents speak
 // today; TestStatelessClient covers the 2026-07-28 one.
@@ -35,12 +17,15 @@ const StatefulProtocol = "2025-11-25"
 // MCP connects a real MCP client to the daemon with the agent token.
 func (d *Daemon) MCP(ctx context.Context, name string) *mcp.ClientSession {
 	d.t.Helper()
+	return d.MCPOver(ctx, name, nil)
+}
+
+// MCPOver is MCP with the client's requests carried by base (a shared or
+// counting transport; http.DefaultTransport when nil).
+func (d *Daemon) MCPOver(ctx context.Context, name string, base http.RoundTripper) *mcp.ClientSession {
+	d.t.Helper()
 	c := mcp.NewClient(&mcp.Implementation{Name: name, Version: "1.0"}, nil)
-	s, err := c.Connect(ctx, &mcp.StreamableClientTransport{
-		Endpoint:   "http://" + d.Addr + "/mcp",
-		HTTPClient: &http.Client{Transport: Bearer(d.Token("agent"), nil)},
-		MaxRetries: -1,
-	}, &mcp.ClientSessionOptions{ProtocolVersion: StatefulProtocol})
+	s, err := c.Connect(ctx, d.mcpTransport(base), &mcp.ClientSessionOptions{ProtocolVersion: StatefulProtocol})
 	if err != nil {
 		d.t.Fatalf("connect MCP client: %v", err)
 	}
@@ -62,10 +47,12 @@ func Text(t testing.TB, r *mcp.CallToolResult) string {
 }
 
 // MCPTransport is a transport with the agent token, for custom clients.
-func (d *Daemon) MCPTransport() mcp.Transport {
+func (d *Daemon) MCPTransport() *mcp.StreamableClientTransport { return d.mcpTransport(nil) }
+
+func (d *Daemon) mcpTransport(base http.RoundTripper) *mcp.StreamableClientTransport {
 	return &mcp.StreamableClientTransport{
 		Endpoint:   "http://" + d.Addr + "/mcp",
-		HTTPClient: &http.Client{Transport: Bearer(d.Token("agent"), nil)},
+		HTTPClient: &http.Client{Transport: token.Transport(d.Token("agent"), base)},
 		MaxRetries: -1,
 	}
 }

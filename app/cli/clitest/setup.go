@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -33,19 +32,6 @@ func WriteConfig(t testing.TB, ws, name, content string) {
 	if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o600); err != nil {
 		t.Fatal(err)
 	}
-}
-
-// MountTmpfs mounts a tmpfs of size (16m) on dir until the test ends,
-// for tests of a full disk; it needs root.
-func MountTmpfs(t testing.TB, dir, size string) {
-	t.Helper()
-	if os.Getuid() != 0 {
-		t.Fatal("this test mounts a tmpfs and must run as root (make test runs it so)")
-	}
-	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size="+size, "tmpfs", dir).CombinedOutput(); err != nil {
-		t.Fatalf("mount tmpfs: %v %s", err, out)
-	}
-	t.Cleanup(func() { exec.Command("umount", "-l", dir).Run() })
 }
 
 // Terminate sends p SIGTERM and waits up to timeout for exited to close;

@@ -14,6 +14,11 @@ func WaitFor(t testing.TB, timeout time.Duration, what string, cond func() bool)
 	waitfor.For(t, timeout, what, cond)
 }
 
+// CardWait is how long a test waits for a card it has just caused: the
+// call reaches the daemon, is decided "ask" and is filed. One figure, so
+// a slower machine needs one change.
+const CardWait = 30 * time.Second
+
 // Pending lists the approvals waiting now.
 func (d *Daemon) Pending() []Approval {
 	d.t.Helper()

@@ -297,6 +297,15 @@ func (w *win) setHidden(hidden bool) context.Context {
 	return w.wctx
 }
 
+// claim sets flag (a field under mu) and says whether it was set
+// already, with Wails' context: one quit, one question at a time.
+func (w *win) claim(flag *bool) (was bool, wctx context.Context) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	was, *flag = *flag, true
+	return was, w.wctx
+}
+
 func (w *win) show() {
 	if wctx := w.setHidden(false); wctx != nil {
 		runtime.WindowShow(wctx)
@@ -317,11 +326,7 @@ func (w *win) hide() {
 
 // quit ends the window process.
 func (w *win) quit() {
-	w.mu.Lock()
-	already := w.quitting
-	w.quitting = true
-	wctx := w.wctx
-	w.mu.Unlock()
+	already, wctx := w.claim(&w.quitting)
 	if already {
 		return
 	}
@@ -340,11 +345,7 @@ func (w *win) personQuits() {
 
 // confirmQuit asks the person whether to quit although calls are waiting.
 func (w *win) confirmQuit(waiting int) {
-	w.mu.Lock()
-	busy := w.asking
-	w.asking = true
-	wctx := w.wctx
-	w.mu.Unlock()
+	busy, wctx := w.claim(&w.asking)
 	if busy {
 		return // the question is already on screen; its answer goes out
 	}

@@ -1,11 +1,10 @@
 package hookserver
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"time"
 
 	"github.com/gatehouse-dev/gatehouse/backend/call"
+	"github.com/gatehouse-dev/gatehouse/backend/randid"
 	"github.com/gatehouse-dev/gatehouse/backend/session"
 )
 
@@ -27,8 +26,4 @@ type ticket struct {
 
 // newTicketID names a cleared command: 128 random bits, so a ticket
 // cannot be guessed.
-func newTicketID() string {
-	b := make([]byte, 16)
-	_, _ = rand.Read(b)
-	return "t" + hex.EncodeToString(b)
-}
+func newTicketID() string { return randid.New("t", 16) }

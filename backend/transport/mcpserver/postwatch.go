@@ -2,11 +2,11 @@ package mcpserver
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"net/http"
 	"sync"
+
+	"github.com/gatehouse-dev/gatehouse/backend/randid"
 )
 
 // The SDK runs a tool call apart from the HTTP request that carried it
@@ -34,9 +34,7 @@ func (s *Server) watchPosts(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		b := make([]byte, 12)
-		_, _ = rand.Read(b)
-		id := hex.EncodeToString(b)
+		id := randid.New("", 12)
 		r = r.Clone(r.Context())
 		r.Header.Set(postHeader, id)
 		s.posts.mu.Lock()

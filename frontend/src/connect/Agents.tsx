@@ -5,7 +5,7 @@ import { useState } from 'preact/hooks';
 import type { AgentResult, AgentStatus } from '../api/types';
 import { actionPath, agentRows, resultSentence, type AgentRow } from '../lib/agents';
 import { api, notify, reportError } from '../state/app';
-import { ErrorLine, TableHead } from '../ui/common';
+import { ActionTable, ErrorLine } from '../ui/common';
 import { useLoad } from '../ui/hooks';
 
 export function Agents() {
@@ -35,34 +35,31 @@ export function Agents() {
       </p>
       {agents.error && <ErrorLine message={agents.error.message} />}
       {agents.data && (
-        <table class="agents">
-          <TableHead cols={['Agent', 'State', 'Config']} actions />
-          <tbody>
-            {agentRows(agents.data.agents).map((r) => (
-              <tr key={r.name} class={r.wired ? 'wired' : ''}>
-                <td>{r.title}</td>
-                <td>{r.label}</td>
-                <td class="small">
-                  {r.where.map((w) => (
-                    <code key={w}>{w} </code>
-                  ))}
-                  {r.note && <div class="muted">{r.note}</div>}
-                </td>
-                <td class="actions-cell">
-                  <button
-                    type="button"
-                    class={`btn small${r.action === 'install' ? ' primary' : ''}`}
-                    disabled={busy !== null}
-                    aria-label={`${r.action === 'install' ? 'Install' : 'Remove'} Gatehouse for ${r.title}`}
-                    onClick={() => act(r)}
-                  >
-                    {busy === r.name ? '…' : r.action === 'install' ? 'Install' : 'Remove'}
-                  </button>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <ActionTable class="agents" cols={['Agent', 'State', 'Config']}>
+          {agentRows(agents.data.agents).map((r) => (
+            <tr key={r.name} class={r.wired ? 'wired' : ''}>
+              <td>{r.title}</td>
+              <td>{r.label}</td>
+              <td class="small">
+                {r.where.map((w) => (
+                  <code key={w}>{w} </code>
+                ))}
+                {r.note && <div class="muted">{r.note}</div>}
+              </td>
+              <td class="actions-cell">
+                <button
+                  type="button"
+                  class={`btn small${r.action === 'install' ? ' primary' : ''}`}
+                  disabled={busy !== null}
+                  aria-label={`${r.action === 'install' ? 'Install' : 'Remove'} Gatehouse for ${r.title}`}
+                  onClick={() => act(r)}
+                >
+                  {busy === r.name ? '…' : r.action === 'install' ? 'Install' : 'Remove'}
+                </button>
+              </td>
+            </tr>
+          ))}
+        </ActionTable>
       )}
     </>
   );

@@ -6,7 +6,7 @@ import type { AgentToken, ConnectInfo, NewToken } from '../api/types';
 import { clientConfigs } from '../lib/snippets';
 import { when } from '../lib/format';
 import { api, reportError } from '../state/app';
-import { Code, CopyButton, Empty, ErrorLine, TableHead } from '../ui/common';
+import { ActionTable, Code, CopyButton, Empty, ErrorLine } from '../ui/common';
 import { useLoad } from '../ui/hooks';
 import { Agents } from './Agents';
 
@@ -162,36 +162,33 @@ function Tokens({ onCreated, fresh }: { onCreated(t: NewToken): void; fresh: New
         </button>
       </form>
       {tokens.data && (
-        <table class="tokens">
-          <TableHead cols={['Name', 'Kind', 'Created']} actions />
-          <tbody>
-            {tokens.data.tokens.map((t) => (
-              <tr key={t.id} class={t.revoked_at ? 'revoked' : ''}>
-                <td>{t.name}</td>
-                <td>{t.kind}</td>
-                <td>{when(t.created_at)}</td>
-                <td class="actions-cell">
-                  {t.revoked_at ? (
-                    <span class="muted">revoked {when(t.revoked_at)}</span>
-                  ) : t.kind === 'control' ? null : confirm === t.id ? (
-                    <>
-                      <button type="button" class="btn small danger" onClick={() => revoke(t.id)}>
-                        Revoke now
-                      </button>
-                      <button type="button" class="btn small" onClick={() => setConfirm(null)}>
-                        Keep
-                      </button>
-                    </>
-                  ) : (
-                    <button type="button" class="btn small" onClick={() => setConfirm(t.id)}>
-                      Revoke…
+        <ActionTable class="tokens" cols={['Name', 'Kind', 'Created']}>
+          {tokens.data.tokens.map((t) => (
+            <tr key={t.id} class={t.revoked_at ? 'revoked' : ''}>
+              <td>{t.name}</td>
+              <td>{t.kind}</td>
+              <td>{when(t.created_at)}</td>
+              <td class="actions-cell">
+                {t.revoked_at ? (
+                  <span class="muted">revoked {when(t.revoked_at)}</span>
+                ) : t.kind === 'control' ? null : confirm === t.id ? (
+                  <>
+                    <button type="button" class="btn small danger" onClick={() => revoke(t.id)}>
+                      Revoke now
                     </button>
-                  )}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+                    <button type="button" class="btn small" onClick={() => setConfirm(null)}>
+                      Keep
+                    </button>
+                  </>
+                ) : (
+                  <button type="button" class="btn small" onClick={() => setConfirm(t.id)}>
+                    Revoke…
+                  </button>
+                )}
+              </td>
+            </tr>
+          ))}
+        </ActionTable>
       )}
     </>
   );

