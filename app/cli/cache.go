@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/gatehouse-dev/gatehouse/app/client"
 	"github.com/gatehouse-dev/gatehouse/backend/buildcache"
+	"github.com/gatehouse-dev/gatehouse/backend/config"
 )
 
 // The build cache works with the daemon stopped too: then this process
@@ -98,29 +98,19 @@ func init() {
 // withCache asks the running daemon, or, when none runs, opens the
 // cache in the data dir directly.
 func withCache(g *Globals, viaDaemon func(*client.Client) error, direct func(*buildcache.Cache) error) error {
-	cfg, err := loadConfig(g)
-	if err != nil {
-		return err
-	}
-	data, err := dataDir(g, cfg.Data)
-	if err != nil {
-		return err
-	}
-	err = viaDaemon(client.New(data))
-	if !errors.Is(err, client.ErrNoDaemon) {
-		return apiErr(err)
-	}
-	if _, err := os.Stat(data); err != nil {
-		return userErrorf(err, "there is no Gatehouse data directory at %s; pass the --data the daemon uses", data)
-	}
-	bc, err := buildcache.Open(buildcache.Options{Dir: filepath.Join(data, "cache"), LimitBytes: cfg.Sandbox.CacheMiB << 20})
-	if err != nil {
-		return userErrorf(err, "%v", err)
-	}
-	if err := direct(bc); err != nil {
-		return userErrorf(err, "%v", err)
-	}
-	return nil
+	return viaDaemonOr(g, viaDaemon, func(cfg config.Config, data string) error {
+		if _, err := os.Stat(data); err != nil {
+			return userErrorf(err, "there is no Gatehouse data directory at %s; pass the --data the daemon uses", data)
+		}
+		bc, err := buildcache.Open(buildcache.Options{Dir: filepath.Join(data, "cache"), LimitBytes: cfg.Sandbox.CacheMiB << 20})
+		if err != nil {
+			return userErrorf(err, "%v", err)
+		}
+		if err := direct(bc); err != nil {
+			return userErrorf(err, "%v", err)
+		}
+		return nil
+	})
 }
 
 func mib(b int64) string {

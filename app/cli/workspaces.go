@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"errors"
 	"fmt"
 	"net/url"
 	"os"
@@ -102,24 +101,14 @@ once; any other raises a workspace card (allow "always" to add it here).`,
 // withRoots edits the roots through the running daemon, or in the config
 // file when none runs.
 func withRoots(g *Globals, viaDaemon func(*client.Client) error, direct func(config.RootsFile, config.Config) error) error {
-	cfg, err := loadConfig(g)
-	if err != nil {
-		return err
-	}
-	data, err := dataDir(g, cfg.Data)
-	if err != nil {
-		return err
-	}
-	err = viaDaemon(client.New(data))
-	if !errors.Is(err, client.ErrNoDaemon) {
-		return apiErr(err)
-	}
-	path, err := configFile(g)
-	if err != nil {
-		return err
-	}
-	if err := direct(config.RootsFile{Path: path}, cfg); err != nil {
-		return userErrorf(err, "%v", err)
-	}
-	return nil
+	return viaDaemonOr(g, viaDaemon, func(cfg config.Config, _ string) error {
+		path, err := configFile(g)
+		if err != nil {
+			return err
+		}
+		if err := direct(config.RootsFile{Path: path}, cfg); err != nil {
+			return userErrorf(err, "%v", err)
+		}
+		return nil
+	})
 }

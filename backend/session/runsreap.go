@@ -7,6 +7,8 @@ package session
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"time"
 )
 
@@ -85,10 +87,7 @@ func (g *Runs) Close(ctx context.Context) {
 	g.once.Do(func() { close(g.stop) })
 	<-g.done
 	g.mu.Lock()
-	runs := make([]*run, 0, len(g.runs))
-	for _, r := range g.runs {
-		runs = append(runs, r)
-	}
+	runs := slices.Collect(maps.Values(g.runs))
 	g.mu.Unlock()
 	for _, r := range runs {
 		go g.release(r)

@@ -9,6 +9,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
+	"slices"
 	"sync"
 	"time"
 )
@@ -479,10 +481,7 @@ func (m *Manager) Count(id string, d Counters) {
 // Flush writes live counters to the database.
 func (m *Manager) Flush(ctx context.Context) {
 	m.mu.Lock()
-	lives := make([]*Live, 0, len(m.live))
-	for _, l := range m.live {
-		lives = append(lives, l)
-	}
+	lives := slices.Collect(maps.Values(m.live))
 	m.mu.Unlock()
 	for _, l := range lives {
 		i := l.Snapshot()
