@@ -37,6 +37,14 @@ func (f *fixture) write(rel, content string) {
 	must(f.t, os.WriteFile(p, []byte(content), 0o644))
 }
 
+// writeAll writes each file (path relative to the workspace: content).
+func (f *fixture) writeAll(files map[string]string) {
+	f.t.Helper()
+	for rel, content := range files {
+		f.write(rel, content)
+	}
+}
+
 // file writes rel and resolves it, for a test about that one file.
 func (f *fixture) file(rel, content string) workspace.Path {
 	f.t.Helper()

@@ -21,21 +21,23 @@ func listPaths(r ListResult) []string {
 
 func TestListDirGitignore(t *testing.T) {
 	f := newFixture(t)
-	f.write(".gitignore", "*.log\n!keep.log\nbuild/\n/dist\nnode_modules\n")
-	f.write(".git/HEAD", "ref: refs/heads/main\n")
-	f.write(".git/info/exclude", "secret.env\n")
-	f.write("a.go", "package a\n")
-	f.write("debug.log", "")
-	f.write("keep.log", "")
-	f.write("secret.env", "")
-	f.write("build/out", "")
-	f.write("dist/x", "")
-	f.write("src/dist/y", "")
-	f.write("src/build", "") // a file named build: dir-only rule does not apply
-	f.write("src/.gitignore", "*.tmp\n!important.tmp\n")
-	f.write("src/a.tmp", "")
-	f.write("src/important.tmp", "")
-	f.write("node_modules/m/index.js", "")
+	f.writeAll(map[string]string{
+		".gitignore":              "*.log\n!keep.log\nbuild/\n/dist\nnode_modules\n",
+		".git/HEAD":               "ref: refs/heads/main\n",
+		".git/info/exclude":       "secret.env\n",
+		"a.go":                    "package a\n",
+		"debug.log":               "",
+		"keep.log":                "",
+		"secret.env":              "",
+		"build/out":               "",
+		"dist/x":                  "",
+		"src/dist/y":              "",
+		"src/build":               "", // a file named build: dir-only rule does not apply
+		"src/.gitignore":          "*.tmp\n!important.tmp\n",
+		"src/a.tmp":               "",
+		"src/important.tmp":       "",
+		"node_modules/m/index.js": "",
+	})
 	must(t, os.Symlink(f.outside, filepath.Join(f.ws, "escape")))
 
 	r, err := ListDir(ctx, f.roots, f.path("."), ListOptions{Depth: 5})

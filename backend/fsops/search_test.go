@@ -14,16 +14,18 @@ import (
 
 func TestSearchFiles(t *testing.T) {
 	f := newFixture(t)
-	f.write(".gitignore", "vendor/\n*.gen.go\n")
-	f.write("main.go", "package main\n\nfunc main() {\n\tNEEDLE()\n}\n")
-	f.write("x.gen.go", "NEEDLE generated\n")
-	f.write("vendor/lib.go", "NEEDLE vendored\n")
-	f.write("web/app.ts", "// NEEDLE: ts\r\nconst x = 1\n")
-	f.write("web/deep/more.ts", "NEEDLE deep\n")
-	f.write("web/app.tsx", "NEEDLE tsx\n")
-	f.write("bin.dat", "NEEDLE\x00binary")
-	f.write(".git/config", "NEEDLE in git\n")
-	f.write("long.txt", strings.Repeat("é", 300)+"NEEDLE"+strings.Repeat("z", 300)+"\n")
+	f.writeAll(map[string]string{
+		".gitignore":       "vendor/\n*.gen.go\n",
+		"main.go":          "package main\n\nfunc main() {\n\tNEEDLE()\n}\n",
+		"x.gen.go":         "NEEDLE generated\n",
+		"vendor/lib.go":    "NEEDLE vendored\n",
+		"web/app.ts":       "// NEEDLE: ts\r\nconst x = 1\n",
+		"web/deep/more.ts": "NEEDLE deep\n",
+		"web/app.tsx":      "NEEDLE tsx\n",
+		"bin.dat":          "NEEDLE\x00binary",
+		".git/config":      "NEEDLE in git\n",
+		"long.txt":         strings.Repeat("é", 300) + "NEEDLE" + strings.Repeat("z", 300) + "\n",
+	})
 	must(t, os.Symlink(f.outside, filepath.Join(f.ws, "escape")))
 	must(t, os.WriteFile(filepath.Join(f.outside, "beyond.txt"), []byte("NEEDLE outside\n"), 0o644))
 
