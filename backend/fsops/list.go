@@ -61,14 +61,14 @@ func ListDir(ctx context.Context, roots *workspace.Roots, p workspace.Path, opt 
 		return ListResult{}, err
 	}
 	if !fi.IsDir() {
-		return ListResult{}, errorf(workspace.ErrNotRegular, "%s is %s, not a directory; use read_file for files", res.Path, kindOf(fi.Mode()))
+		return ListResult{}, errorf(workspace.ErrNotRegular, "%s is %s, not a directory; use read_file for files", res.Path, workspace.Kind(fi.Mode()))
 	}
 	st, err := walk(ctx, roots, p, walkOptions{maxDepth: depth, showGitDir: true}, func(e walkEntry) (bool, error) {
 		if len(res.Entries) == maxEntries {
 			res.Truncated = true
 			return false, errStop
 		}
-		ent := Entry{Path: e.rel, Type: kindOf(e.info.Mode()), Mode: modeString(e.info.Mode())}
+		ent := Entry{Path: e.rel, Type: workspace.Kind(e.info.Mode()), Mode: modeString(e.info.Mode())}
 		if e.info.Mode().IsRegular() {
 			ent.Size = e.info.Size()
 		}
@@ -84,22 +84,4 @@ func ListDir(ctx context.Context, roots *workspace.Roots, p workspace.Path, opt 
 	res.Ignored = st.ignored
 	slices.SortFunc(res.Entries, func(a, b Entry) int { return strings.Compare(a.Path, b.Path) })
 	return res, nil
-}
-
-func kindOf(m fs.FileMode) string {
-	switch {
-	case m.IsRegular():
-		return "file"
-	case m.IsDir():
-		return "dir"
-	case m&fs.ModeSymlink != 0:
-		return "symlink"
-	case m&fs.ModeNamedPipe != 0:
-		return "fifo"
-	case m&fs.ModeSocket != 0:
-		return "socket"
-	case m&fs.ModeDevice != 0:
-		return "device"
-	}
-	return "other"
 }

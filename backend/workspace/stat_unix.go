@@ -80,24 +80,6 @@ func fstatAt(dirfd int, name string) (*statInfo, error) {
 	return s, nil
 }
 
-// KindName names a non-regular file type for error messages.
-func KindName(m fs.FileMode) string {
-	switch {
-	case m.IsDir():
-		return "a directory"
-	case m&fs.ModeSymlink != 0:
-		return "a symlink"
-	case m&fs.ModeNamedPipe != 0:
-		return "a named pipe (FIFO)"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	case m&fs.ModeDevice != 0:
-		return "a device"
-	default:
-		return "not a regular file"
-	}
-}
-
 func mtime(st *unix.Stat_t) time.Time { return time.Unix(int64(st.Mtim.Sec), int64(st.Mtim.Nsec)) }
 
 func sysFileID(fi fs.FileInfo) (uint64, uint64, bool) {
