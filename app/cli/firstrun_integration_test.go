@@ -37,7 +37,7 @@ func TestVersionMatchesTheAudit(t *testing.T) {
 }
 
 // A headless start ends with what to do next, and without --workspace it
-// says plainly which directory agents may work in. An agent's connection
+// says plainly where agents may work (the project each starts in). An agent's connection
 // is one INFO line.
 func TestServeSaysWhatToDoNext(t *testing.T) {
 	bin := clitest.Binary(t)
@@ -58,7 +58,7 @@ func TestServeSaysWhatToDoNext(t *testing.T) {
 	clitest.WaitFor(t, 30*time.Second, "the start-up summary", func() bool { return strings.Contains(log.String(), "MCP client") })
 	out := log.String()
 	for _, want := range []string{
-		"Agents may work in " + ws + ", the current directory, since no --workspace was given",
+		"Agents work in the project they start in: the first time one starts in a project, you are asked to allow it",
 		"gatehouse --data " + data + " open",
 		"gatehouse --data " + data + " install claude",
 		filepath.Join(data, "agent.token"),
@@ -72,7 +72,16 @@ func TestServeSaysWhatToDoNext(t *testing.T) {
 	d := &clitest.Daemon{Bin: bin, Data: data, Workspace: ws, Addr: strings.TrimSpace(string(addr))}
 	d = clitest.Attach(t, d)
 	before := strings.Count(log.String(), "level=INFO")
-	s := d.MCP(t.Context(), "one-line")
+	// No root is configured: the client says where it works, as the
+	// stdio bridge does, and the project it names is asked about.
+	decided := make(chan struct{})
+	go func() {
+		defer close(decided)
+		a := d.WaitApproval(30 * time.Second)
+		d.Decide(a.ID, "allow", "once", "")
+	}()
+	s := d.MCPOver(t.Context(), "one-line", clitest.InDir(ws, nil))
+	<-decided
 	call(t, s, "list_dir", map[string]any{})
 	s.Close()
 	clitest.WaitFor(t, 10*time.Second, "the session to end", func() bool { return len(d.Events("kind=session.end")) == 1 })

@@ -4,6 +4,7 @@ package cli_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -60,7 +61,7 @@ func TestWorkspacesFollowTheAgent(t *testing.T) {
 			}
 			done := make(chan answer, 1)
 			go func() {
-				out, _, code := bash("run-"+st.name, filepath.Join(project, "sub"))
+				out, _, code := bash(fmt.Sprintf("run-%d", i), filepath.Join(project, "sub"))
 				done <- answer{out, code}
 			}()
 			a := d.WaitApproval(30 * time.Second)
@@ -84,7 +85,7 @@ func TestWorkspacesFollowTheAgent(t *testing.T) {
 				t.Fatalf("the command in %s: exit %d %q %q", project, code, out, errOut)
 			}
 			// The next call of the run asks nothing.
-			out2, _, _ := bash("run-"+st.name, filepath.Join(project, "sub"))
+			out2, _, _ := bash(fmt.Sprintf("run-%d", i), filepath.Join(project, "sub"))
 			if dec, _, _ := claudeDecision(t, out2); dec != "allow" || len(d.Pending()) != 0 {
 				t.Fatalf("second call: %s, %d cards", out2, len(d.Pending()))
 			}

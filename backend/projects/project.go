@@ -55,10 +55,10 @@ var systemDirs = map[string]bool{
 // sits in Gatehouse's data directory (its tokens).
 func Refuse(project, home, dataDir string) error {
 	switch {
-	case systemDirs[project]:
-		return fmt.Errorf("%w: %s is a system directory; start the agent in a project directory", ErrTooBroad, project)
 	case home != "" && within(home, project):
 		return fmt.Errorf("%w: %s holds your home directory and its secrets (~/.ssh, cloud credentials); start the agent in a project directory", ErrTooBroad, project)
+	case systemDirs[project]:
+		return fmt.Errorf("%w: %s is a system directory; start the agent in a project directory", ErrTooBroad, project)
 	case dataDir != "" && (within(dataDir, project) || within(project, dataDir)):
 		return fmt.Errorf("%w: %s overlaps Gatehouse's data directory %s, which holds its tokens", ErrTooBroad, project, dataDir)
 	}

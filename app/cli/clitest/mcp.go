@@ -8,6 +8,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/gatehouse-dev/gatehouse/backend/token"
+	"github.com/gatehouse-dev/gatehouse/backend/transport/mcpserver"
 )
 
 // StatefulProtocol is the session-based MCP revision most agents speak
@@ -55,4 +56,24 @@ func (d *Daemon) mcpTransport(base http.RoundTripper) *mcp.StreamableClientTrans
 		HTTPClient: &http.Client{Transport: token.Transport(d.Token("agent"), base)},
 		MaxRetries: -1,
 	}
+}
+
+// InDir carries an MCP client's requests as a client started in dir does
+// through the stdio bridge: its project is the session's workspace.
+func InDir(dir string, base http.RoundTripper) http.RoundTripper {
+	if base == nil {
+		base = http.DefaultTransport
+	}
+	return inDir{dir: dir, base: base}
+}
+
+type inDir struct {
+	dir  string
+	base http.RoundTripper
+}
+
+func (t inDir) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set(mcpserver.CwdHeader, t.dir)
+	return t.base.RoundTrip(r)
 }
