@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -120,6 +121,12 @@ func (r *Runner) authorize(ctx context.Context, c *InFlight) error {
 	}
 	for _, a := range plan.Action.Argv {
 		req.Argv = append(req.Argv, r.redact(a))
+	}
+	if len(dec.SandboxHides) > 0 {
+		// Allow runs the command but cannot show it these, and a rule
+		// naming them would allow nothing: say so, and offer no rule.
+		req.Findings = append(req.Findings, "the sandbox hides "+strings.Join(dec.SandboxHides, ", ")+" from every command whatever you choose: Allow runs the command without it, and exposes nothing")
+		req.AlwaysRule, req.SessionRule = "", ""
 	}
 	if c.Req.Via == ViaHook && plan.Action.Tool == policy.ToolReadFile {
 		// The hook points the agent's own read at a redacted copy when the

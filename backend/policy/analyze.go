@@ -22,6 +22,9 @@ type analysis struct {
 	harmless    *harmless
 	trusted     bool // binary lives in a trusted bin dir
 	risks       []Risk
+	// outsideSecrets are credential paths a command names outside every
+	// workspace: a sandboxed command cannot see them.
+	outsideSecrets []string
 }
 
 func (p *Policy) analyze(s *Session, c *Action, cls toolClass) *analysis {
@@ -81,7 +84,8 @@ func (p *Policy) analyzeCommand(a *analysis) {
 		a.base = path.Base(c.Argv[0])
 	}
 	a.inWorkspace = c.Cwd != "" && a.insideWorkspace(c.Cwd)
-	for _, arg := range a.args {
+	words := shellScriptWords(a.base, a.args)
+	for _, arg := range words {
 		if pa, ok := looksLikePath(arg); ok {
 			if rp := resolveArg(pa, c.Cwd, s.Home); rp != "" {
 				a.pathArgs = append(a.pathArgs, rp)
@@ -100,11 +104,14 @@ func (p *Policy) analyzeCommand(a *analysis) {
 		if r, ok := sensitivePath(rp); ok {
 			a.risks = append(a.risks, r)
 			sens = true
+			if !a.insideWorkspace(rp) {
+				a.outsideSecrets = append(a.outsideSecrets, rp)
+			}
 			break
 		}
 	}
 	if !sens {
-		for _, arg := range a.args {
+		for _, arg := range words {
 			if _, isPath := looksLikePath(arg); isPath && !strings.Contains(arg, "=") {
 				continue // handled by sensitivePath above
 			}

@@ -22,7 +22,15 @@ func (p *Policy) Decide(s Session, c Action) Decision {
 	if cls == classFetch && a.badURL {
 		return Decision{Verdict: Deny, Reason: "the URL could not be parsed; send an absolute http or https URL", Rule: builtinRef("bad-url")}
 	}
+	d := p.decide(s, mode, a)
+	if cls == classCommand && s.Sandboxed && !c.Unconfined {
+		d.SandboxHides = a.outsideSecrets
+	}
+	return d
+}
 
+// decide is Decide once the call is analysed.
+func (p *Policy) decide(s Session, mode Mode, a *analysis) Decision {
 	best := p.bestRule(s, func(r *Rule) bool { return r.matches(a) })
 
 	var d Decision

@@ -126,6 +126,10 @@ type Decision struct {
 	Risks   []Risk  `json:"risks,omitempty"`
 	// ReadOnly: the call only reads, so nothing of it needs a checkpoint.
 	ReadOnly bool `json:"read_only,omitempty"`
+	// SandboxHides are credential paths the call names that its sandbox
+	// hides from every command, whatever the person decides: an allow
+	// cannot expose them, and a rule for them would do nothing.
+	SandboxHides []string `json:"sandbox_hides,omitempty"`
 }
 
 // AddRisk appends a note, for layers after policy (e.g. not restorable).
