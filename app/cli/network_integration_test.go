@@ -97,7 +97,8 @@ func TestNetworkThroughTheProxy(t *testing.T) {
 			go func() { done <- callAsync(t.Context(), s, "run_command", curl("https://denied.example.test/")) }()
 			card = waitNetworkCard(t, d)
 			d.Decide(card.ID, "deny", "once", "not this one")
-			if o := <-done; o.err != nil || !o.res.IsError || !strings.Contains(clitest.Text(t, o.res), "403") {
+			if o := <-done; o.err != nil || !o.res.IsError || !strings.Contains(clitest.Text(t, o.res), "403") ||
+				!strings.Contains(clitest.Text(t, o.res), "gatehouse: Gatehouse refused the connection to denied.example.test:443: the person denied it: not this one") {
 				t.Fatalf("denied: %v %s", o.err, clitest.Text(t, o.res))
 			}
 

@@ -44,7 +44,7 @@ func (r *Runner) RunCommand(ctx context.Context, c *InFlight, cmd Command) (sand
 	}
 	limits := sandbox.DefaultLimits()
 	limits.Wall = cmd.Timeout
-	network, release := r.runNetwork(ctx, c)
+	network, net, release := r.runNetwork(ctx, c)
 	defer release()
 	spec := sandbox.Spec{Argv: cmd.Argv, Dir: call.Cwd, Env: env, Hidden: r.deps.Hidden, Network: network, Limits: limits,
 		Stdout: c.Req.Stdout, Stderr: c.Req.Stderr, ReadOnlyWorkspaces: c.readOnly}
@@ -81,5 +81,7 @@ func (r *Runner) RunCommand(ctx context.Context, c *InFlight, cmd Command) (sand
 		fin["violations"] = res.Violations
 	}
 	r.record(ctx, c, "exec.finished", "system", fin)
-	return res, runNotes(res, r.cacheDir()), nil
+	release() // the proxy's last connections are recorded before the notes
+	notes := append(runNotes(res, r.cacheDir()), net.notes()...)
+	return res, append(notes, boundaryNotes(res.Stderr, c.State.Workspaces, r.home(), r.hiddenFromCommands)...), nil
 }

@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"os"
 	"path"
+	"slices"
 	"strings"
+	"sync"
 
 	"github.com/gatehouse-dev/gatehouse/backend/approval"
 	"github.com/gatehouse-dev/gatehouse/backend/egress"
@@ -24,21 +26,37 @@ type Egress interface {
 // asks policy (and the person) per domain and audits every connection.
 // release closes the proxy once the run is over. The sandbox backend
 // points the run's proxy variables at it.
-func (r *Runner) runNetwork(ctx context.Context, c *InFlight) (sandbox.Network, func()) {
-	if r.deps.Egress == nil {
-		return sandbox.Network{Mode: sandbox.NetNone}, func() {}
-	}
+func (r *Runner) runNetwork(ctx context.Context, c *InFlight) (sandbox.Network, *runNet, func()) {
 	n := &runNet{r: r, c: c}
+	if r.deps.Egress == nil {
+		return sandbox.Network{Mode: sandbox.NetNone}, n, func() {}
+	}
 	run := r.deps.Egress.Open(ctx, egress.RunInfo{
 		Session: c.Session(), Call: c.ID, Argv: c.plan.Action.Argv, Decider: n, Recorder: n,
 	})
-	return sandbox.Network{Mode: sandbox.NetProxy, Proxy: run}, run.Close
+	return sandbox.Network{Mode: sandbox.NetProxy, Proxy: run}, n, run.Close
 }
 
 // runNet decides and records for one run's proxy.
 type runNet struct {
 	r *Runner
 	c *InFlight
+
+	mu sync.Mutex
+	// refused are the proxy's refusals, each once: a command often shows
+	// only a status code ("curl: (56) … 502"), so its result says why.
+	refused []string
+}
+
+// notes are the run's refusals as sentences for the agent.
+func (n *runNet) notes() []string {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	out := make([]string, 0, len(n.refused))
+	for _, msg := range n.refused {
+		out = append(out, msg+"; the person can allow a domain on the network card the next connection to it raises, or with a [[network]] rule")
+	}
+	return out
 }
 
 // Decide implements egress.Decider: network rules and session grants
@@ -135,7 +153,16 @@ func (n *runNet) Connection(ctx context.Context, c egress.Connection) {
 		"bytes_up": c.BytesUp, "bytes_down": c.BytesDown, "duration_ms": c.Duration.Milliseconds(),
 	}
 	if c.Refused != "" {
-		payload["refused"] = n.r.redact(c.Refused)
+		msg := n.r.redact(c.Refused)
+		payload["refused"] = msg
+		n.mu.Lock()
+		if !slices.Contains(n.refused, msg) && len(n.refused) < maxRefusalNotes {
+			n.refused = append(n.refused, msg)
+		}
+		n.mu.Unlock()
 	}
 	n.r.queue(ctx, n.c, "network.connection", "system", payload)
 }
+
+// maxRefusalNotes bounds the refusals one result lists.
+const maxRefusalNotes = 5

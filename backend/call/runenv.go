@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"os"
 
 	"github.com/gatehouse-dev/gatehouse/backend/buildcache"
 	"github.com/gatehouse-dev/gatehouse/backend/policy"
 	"github.com/gatehouse-dev/gatehouse/backend/session"
+	"github.com/gatehouse-dev/gatehouse/backend/workspace"
 	"github.com/gatehouse-dev/gatehouse/sandbox"
 	"github.com/gatehouse-dev/gatehouse/sandbox/toolchain"
 )
@@ -141,4 +143,24 @@ func (r *Runner) cacheDir() string {
 		return e.Cache.Dir()
 	}
 	return ""
+}
+
+// home is the person's home directory ("" when unknown).
+func (r *Runner) home() string {
+	h, _ := os.UserHomeDir()
+	return h
+}
+
+// hiddenFromCommands: the sandbox shows commands the workspaces, the
+// toolchains and the system, never the rest of the home directory or
+// Gatehouse's data.
+func (r *Runner) hiddenFromCommands(p string) bool {
+	if workspace.InsideAny(p, r.deps.Hidden) {
+		return true
+	}
+	home := r.home()
+	if home == "" || !workspace.InsideAny(p, []string{home}) {
+		return false
+	}
+	return r.deps.RunEnv == nil || !workspace.InsideAny(p, r.deps.RunEnv.Toolchains.ReadOnly)
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/gatehouse-dev/gatehouse/backend/call"
 	"github.com/gatehouse-dev/gatehouse/backend/policy"
+	"github.com/gatehouse-dev/gatehouse/backend/workspace"
 	"github.com/gatehouse-dev/gatehouse/sandbox"
 )
 
@@ -103,7 +104,7 @@ func planRunCommand(d Deps, c *call.InFlight) (*call.Plan, error) {
 		if err != nil {
 			return nil, call.Errorf("cwd %s does not exist", a.Cwd)
 		}
-		if !insideAny(real, st.Workspaces) {
+		if !workspace.InsideAny(real, st.Workspaces) {
 			return nil, call.Errorf("cwd %s is outside the workspace %s", a.Cwd, strings.Join(st.Workspaces, ", "))
 		}
 		cwd = real
@@ -128,15 +129,6 @@ func planRunCommand(d Deps, c *call.InFlight) (*call.Plan, error) {
 		return withNotes(commandOutput(res, d.Redact), notes), nil
 	}
 	return plan, nil
-}
-
-func insideAny(p string, roots []string) bool {
-	for _, root := range roots {
-		if p == root || strings.HasPrefix(p, root+string(filepath.Separator)) {
-			return true
-		}
-	}
-	return false
 }
 
 // streamKeep is how much of each stream a command's result carries: its

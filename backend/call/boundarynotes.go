@@ -1,0 +1,78 @@
+package call
+
+import (
+	"bufio"
+	"bytes"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/gatehouse-dev/gatehouse/backend/workspace"
+)
+
+// A command the sandbox refuses sees only an errno ("Read-only file
+// system", "No such file or directory"); these notes say that it was
+// Gatehouse's boundary, and what the person could do.
+
+// pathInError finds the path an error line names: quoted, or after the
+// program's own "name: " prefix, absolute or home-relative.
+var pathInError = regexp.MustCompile(`(?:'|"|‘|\x60|: |^)((?:/|~/)[^'"’\x60:\s]+)`)
+
+// refusals are the errno texts the sandbox's refusals show as.
+var refusals = []struct {
+	errno string
+	note  func(path, ws string) string
+}{
+	{"read-only file system", func(p, ws string) string {
+		return "Gatehouse's sandbox kept " + p + " read-only: commands write only in the workspace (" + ws + "). If the task needs it, ask the person to make that change themselves."
+	}},
+	{"no such file or directory", func(p, ws string) string {
+		return "Gatehouse's sandbox hides " + p + " from commands (only the workspace, " + ws + ", and toolchains are visible); if the task needs it, ask the person."
+	}},
+	{"permission denied", func(p, ws string) string {
+		return "Gatehouse's sandbox refused " + p + ": commands write only in the workspace (" + ws + ") and see no more than it, the toolchains and the system; if the task needs it, ask the person."
+	}},
+}
+
+// maxBoundaryNotes bounds the notes one result gets.
+const maxBoundaryNotes = 3
+
+// boundaryNotes reads a command's error output for refusals of paths
+// outside every workspace. hidden reports whether a path is one the
+// sandbox does not show (a "no such file" of a visible path is the
+// command's own business).
+func boundaryNotes(stderr []byte, workspaces []string, home string, hidden func(string) bool) []string {
+	if len(workspaces) == 0 || len(stderr) == 0 {
+		return nil
+	}
+	var notes []string
+	seen := map[string]bool{}
+	sc := bufio.NewScanner(bytes.NewReader(stderr))
+	sc.Buffer(make([]byte, 0, 4096), 64<<10)
+	for sc.Scan() && len(notes) < maxBoundaryNotes {
+		line := sc.Text()
+		lower := strings.ToLower(line)
+		for _, r := range refusals {
+			if !strings.Contains(lower, r.errno) {
+				continue
+			}
+			for _, m := range pathInError.FindAllStringSubmatch(line, -1) {
+				p := m[1]
+				if strings.HasPrefix(p, "~/") && home != "" {
+					p = filepath.Join(home, p[2:])
+				}
+				p = filepath.Clean(p)
+				// A missing file outside is the sandbox's only when it hides
+				// it; a refusal outside the workspace is always its doing.
+				if seen[p] || workspace.InsideAny(p, workspaces) || (r.errno == "no such file or directory" && !hidden(p)) {
+					continue
+				}
+				seen[p] = true
+				notes = append(notes, r.note(p, strings.Join(workspaces, ", ")))
+				break
+			}
+			break
+		}
+	}
+	return notes
+}
