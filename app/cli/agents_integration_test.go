@@ -160,15 +160,19 @@ func TestCodexTrustsInstalledHooks(t *testing.T) {
 // exec`, and run in the session's sandbox, and the model sees the output.
 // The hook and exec must present the same (installed) agent token, or the
 // daemon refuses the ticket.
-func TestInstalledAgentOwnShellRunsInSandbox(t *testing.T) {
-	const marker = "ran-in-the-sandbox"
-	for _, c := range []struct {
-		name string
-		api  agenttest.API
-		call agenttest.Step
-		new  func(home string, m *agenttest.Model) (*agenttest.CLI, error)
-		run  func(ctx context.Context, c *agenttest.CLI, dir string) (*agenttest.Result, error)
-	}{
+// shellAgent is a real agent CLI whose own shell tool runs a command.
+type shellAgent struct {
+	name string
+	api  agenttest.API
+	call agenttest.Step
+	new  func(home string, m *agenttest.Model) (*agenttest.CLI, error)
+	run  func(ctx context.Context, c *agenttest.CLI, dir string) (*agenttest.Result, error)
+}
+
+// shellAgents are the three real agents, each running `echo marker $HOME`
+// with its own shell tool.
+func shellAgents(marker string) []shellAgent {
+	return []shellAgent{
 		{"claude", agenttest.Anthropic, agenttest.Call("Bash", map[string]any{"command": "echo " + marker + " $HOME", "description": "Say where it runs"}), agenttest.NewClaude,
 			func(ctx context.Context, c *agenttest.CLI, dir string) (*agenttest.Result, error) {
 				return c.RunClaude(ctx, dir, "say where you run", []string{"Bash"})
@@ -185,7 +189,12 @@ func TestInstalledAgentOwnShellRunsInSandbox(t *testing.T) {
 				// Gatehouse too".
 				return c.RunCodex(ctx, dir, "say where you run", "-c", `sandbox_mode="workspace-write"`, "-c", "sandbox_workspace_write.network_access=true")
 			}},
-	} {
+	}
+}
+
+func TestInstalledAgentOwnShellRunsInSandbox(t *testing.T) {
+	const marker = "ran-in-the-sandbox"
+	for _, c := range shellAgents(marker) {
 		t.Run(c.name, func(t *testing.T) {
 			d := clitest.Start(t)
 			model := agenttest.StartModel(t, c.api, agenttest.Script{c.call, agenttest.Say("done")})
@@ -205,6 +214,45 @@ func TestInstalledAgentOwnShellRunsInSandbox(t *testing.T) {
 			started := d.Events("kind=exec.started")
 			if len(started) != 1 {
 				t.Fatalf("exec.started rows: %v, want the one command", started)
+			}
+		})
+	}
+}
+
+// TestInstalledAgentFollowsIntoAnotherProject: each real agent, started
+// in a project the daemon does not serve, raises one workspace card, and
+// once it is allowed its own shell works there, in the sandbox.
+func TestInstalledAgentFollowsIntoAnotherProject(t *testing.T) {
+	const marker = "ran-in-the-other-project"
+	for _, c := range shellAgents(marker) {
+		t.Run(c.name, func(t *testing.T) {
+			d := clitest.Start(t)
+			other := gitProject(t, "other")
+			model := agenttest.StartModel(t, c.api, agenttest.Script{c.call, agenttest.Say("done")})
+			cli := agentOutsideTmp(t, c.name, c.new, model)
+			ctx, cancel := context.WithTimeout(t.Context(), 4*time.Minute)
+			defer cancel()
+			if out, errOut, code := clitest.Run(ctx, t, d.Bin, cli.Environ(), "--data", d.Data, "install", c.name); code != 0 {
+				t.Fatalf("gatehouse install %s: exit %d\n%s%s", c.name, code, out, errOut)
+			}
+			card := make(chan clitest.Approval, 1)
+			go func() {
+				a := d.WaitApproval(2 * time.Minute)
+				d.Decide(a.ID, "allow", "once", "")
+				card <- a
+			}()
+			res, err := c.run(ctx, cli, other)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if a := <-card; a.Kind != "workspace" || len(a.Paths) != 1 || a.Paths[0] != other {
+				t.Fatalf("card %+v, want a workspace card for %s", a, other)
+			}
+			if !res.ModelSaw(marker) {
+				t.Fatalf("the model should see the command's output:\n%s\ndaemon log:\n%s", strings.Join(res.ToolResults(), "\n---\n"), d.Log())
+			}
+			if n := len(d.Pending()); n != 0 {
+				t.Fatalf("%d more cards after the workspace was allowed", n)
 			}
 		})
 	}
