@@ -3,6 +3,7 @@
 package cli_test
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -61,4 +62,87 @@ func lastOutcome(t *testing.T, d *clitest.Daemon, tool string) map[string]any {
 		t.Fatalf("call %s has no outcome in the audit", id)
 	}
 	return out
+}
+
+// TestExecSaysWhatBecameOfTheChanges: on the native-shell route (the
+// hook rewrites the agent's Bash to `gatehouse exec`), a history rewrite
+// is held on an effect card. Discarded with a message, exec exits 1 with
+// the person's message on stderr, whatever the command printed; applied,
+// it exits 0 and says it was applied after approval. `gatehouse sessions
+// ID` names each outcome and sums the session up so that it adds up.
+func TestExecSaysWhatBecameOfTheChanges(t *testing.T) {
+	cases := []struct {
+		decision, message string
+		code              int
+		note, label       string
+		moved             bool
+	}{
+		{"deny", "keep my history", 1, "the person discarded them: keep my history", "discarded by you: keep my history", false},
+		{"allow", "", 0, "The person approved this command's changes, and they are applied.", "applied after your approval", true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.decision, func(t *testing.T) {
+			d := startEffectDaemon(t)
+			head := hostGitIn(t, d.Workspace, "rev-parse", "HEAD")
+			out, _, code := hookRun(t, d.Bin, d.Data, "claude", preToolUse("run-effect", "Bash", map[string]any{"command": "git reset --hard HEAD~2"}, d.Workspace))
+			dec, _, input := claudeDecision(t, out)
+			line, _ := input["command"].(string)
+			if code != 0 || dec != "allow" || !strings.Contains(line, " exec ") {
+				t.Fatalf("hook: exit %d %s", code, out)
+			}
+			type ran struct {
+				stdout, stderr string
+				code           int
+			}
+			done := make(chan ran, 1)
+			go func() {
+				o, e, c := runLine(t, d, line)
+				done <- ran{o, e, c}
+			}()
+			a := d.WaitApproval(60 * time.Second)
+			if a.Kind != "effect" {
+				t.Fatalf("card %+v", a)
+			}
+			d.Decide(a.ID, tc.decision, "once", tc.message)
+			var r ran
+			select {
+			case r = <-done:
+			case <-time.After(60 * time.Second):
+				t.Fatal("exec did not end after the decision")
+			}
+			if r.code != tc.code || !strings.Contains(r.stderr, "gatehouse: ") || !strings.Contains(r.stderr, tc.note) {
+				t.Fatalf("exec: exit %d (want %d)\nstdout %q\nstderr %q", r.code, tc.code, r.stdout, r.stderr)
+			}
+			if moved := hostGitIn(t, d.Workspace, "rev-parse", "HEAD") != head; moved != tc.moved {
+				t.Fatalf("HEAD moved: %v, want %v", moved, tc.moved)
+			}
+
+			sess := activeSession(t, d)
+			shown, errOut, code := d.CLI(t.Context(), "sessions", sess)
+			if code != 0 || !strings.Contains(shown, tc.label) || !strings.Contains(shown, "1 call: 1 ") || !strings.Contains(shown, "It asked you first.") {
+				t.Fatalf("sessions %s: exit %d\n%s%s", sess, code, shown, errOut)
+			}
+			js, _, _ := d.CLI(t.Context(), "sessions", sess, "--json")
+			var got struct {
+				Session struct {
+					Calls    int64            `json:"calls"`
+					Asked    int64            `json:"asked"`
+					Outcomes map[string]int64 `json:"outcomes"`
+				} `json:"session"`
+				Calls []struct {
+					Label string `json:"label"`
+				} `json:"calls"`
+			}
+			if err := json.Unmarshal([]byte(js), &got); err != nil || len(got.Calls) != 1 || got.Calls[0].Label != tc.label {
+				t.Fatalf("sessions --json: %v\n%s", err, js)
+			}
+			var sum int64
+			for _, n := range got.Session.Outcomes {
+				sum += n
+			}
+			if got.Session.Calls != 1 || sum != 1 || got.Session.Asked != 1 {
+				t.Fatalf("counters do not add up: %+v", got.Session)
+			}
+		})
+	}
 }
