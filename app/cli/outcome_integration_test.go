@@ -146,3 +146,69 @@ func TestExecSaysWhatBecameOfTheChanges(t *testing.T) {
 		})
 	}
 }
+
+// TestMCPDiscardCarriesTheMessage: through MCP, a held change the person
+// discards comes back as an error whose text and structured part (all
+// Claude Code and Codex show their model) both carry the person's message.
+func TestMCPDiscardCarriesTheMessage(t *testing.T) {
+	d := startEffectDaemon(t)
+	ch := asyncRun(t, d, map[string]any{"argv": []string{"git", "reset", "-q", "--hard", "HEAD~2"}})
+	a := d.WaitApproval(60 * time.Second)
+	d.Decide(a.ID, "deny", "once", "keep my history")
+	r := waitResult(t, ch)
+	e := effectPart(t, r)
+	note, _ := e["note"].(string)
+	if !r.IsError || e["outcome"] != "discarded" || e["decided_by"] != "person" || e["message"] != "keep my history" || !strings.Contains(note, "keep my history") {
+		t.Fatalf("structured effect %v (error %v)", e, r.IsError)
+	}
+	if text := clitest.Text(t, r); !strings.Contains(text, "gatehouse: ") || !strings.Contains(text, "keep my history") {
+		t.Fatalf("text %q", text)
+	}
+	if got := lastOutcome(t, d, "run_command"); got["outcome"] != "discarded" || got["by"] != "person" || got["message"] != "keep my history" {
+		t.Fatalf("the audit's outcome %v", got)
+	}
+}
+
+// TestNativeEditOutcome: an edit by the agent's own tool ends as what it
+// did: applied when it changed the file, ok when it changed nothing, and
+// failed when the agent says its tool failed (Claude Code's
+// PostToolUseFailure).
+func TestNativeEditOutcome(t *testing.T) {
+	d := clitest.Start(t, "--mode", "accept-edits")
+	f := filepath.Join(d.Workspace, "a.txt")
+	os.WriteFile(f, []byte("before\n"), 0o644)
+	cases := []struct {
+		name, event, content string
+		extra                map[string]any
+		want                 string
+	}{
+		{"changed", "PostToolUse", "after\n", map[string]any{"tool_response": map[string]any{"filePath": f}}, "applied"},
+		{"changed nothing", "PostToolUse", "after\n", map[string]any{"tool_response": map[string]any{"filePath": f}}, "ok"},
+		{"failed", "PostToolUseFailure", "after\n", map[string]any{"error": "String to replace not found in file."}, "failed"},
+	}
+	for i, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			run, use := "run-edit", "toolu_edit_"+string(rune('a'+i))
+			edit := map[string]any{"file_path": f, "old_string": "before", "new_string": "after"}
+			pre, _ := json.Marshal(map[string]any{"session_id": run, "cwd": d.Workspace, "hook_event_name": "PreToolUse",
+				"tool_name": "Edit", "tool_input": edit, "tool_use_id": use})
+			out, _, code := hookRun(t, d.Bin, d.Data, "claude", pre)
+			if dec, _, _ := claudeDecision(t, out); code != 0 || dec != "allow" {
+				t.Fatalf("pre: exit %d %s", code, out)
+			}
+			os.WriteFile(f, []byte(tc.content), 0o644) // the agent's own tool
+			post := map[string]any{"session_id": run, "cwd": d.Workspace, "hook_event_name": tc.event,
+				"tool_name": "Edit", "tool_input": edit, "tool_use_id": use}
+			for k, v := range tc.extra {
+				post[k] = v
+			}
+			body, _ := json.Marshal(post)
+			if out, _, code := hookRun(t, d.Bin, d.Data, "claude", body); code != 0 {
+				t.Fatalf("post: %d %s", code, out)
+			}
+			if got := lastOutcome(t, d, "write_file"); got["outcome"] != tc.want {
+				t.Fatalf("outcome %v, want %s", got, tc.want)
+			}
+		})
+	}
+}

@@ -62,6 +62,8 @@ type Clearance struct {
 	runner *Runner
 	// asked: clearing it asked the person (it is counted once).
 	asked bool
+	// pre is the checkpoint before an agent's own edit (RunsNatively).
+	pre string
 }
 
 // Run runs the cleared call in the sandbox under its id: policy and the

@@ -11,6 +11,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/gatehouse-dev/gatehouse/backend/approval"
+	"github.com/gatehouse-dev/gatehouse/backend/call/effect"
 	"github.com/gatehouse-dev/gatehouse/backend/policy"
 	"github.com/gatehouse-dev/gatehouse/backend/session"
 	"github.com/gatehouse-dev/gatehouse/backend/snapshot"
@@ -174,8 +175,10 @@ func (r *Runner) Decide(ctx context.Context, req Request) (cl *Clearance, res Re
 	if res, ok := r.gate(ctx, c); !ok {
 		return nil, res
 	}
+	var pre string
 	if req.RunsNatively {
-		if _, err := r.checkpoint(ctx, c, snapshot.Pre); err != nil {
+		var err error
+		if pre, err = r.checkpoint(ctx, c, snapshot.Pre); err != nil {
 			return nil, r.fail(ctx, c, "tool.refused", toolErrorf(err, "Gatehouse could not checkpoint the workspace before this call, so it blocked it: %s", checkpointProblem(err)))
 		}
 	}
@@ -187,7 +190,7 @@ func (r *Runner) Decide(ctx context.Context, req Request) (cl *Clearance, res Re
 		cleared["outcome"] = r.ended(c, session.End{Outcome: session.OutcomeCleared})
 	}
 	r.record(ctx, c, "tool.cleared", "system", cleared)
-	return &Clearance{CallID: c.ID, Plan: c.plan, runner: r, asked: c.asked.Load()}, Result{CallID: c.ID}
+	return &Clearance{CallID: c.ID, Plan: c.plan, runner: r, asked: c.asked.Load(), pre: pre}, Result{CallID: c.ID}
 }
 
 // finishNative records the end of a call its agent ran itself after
@@ -197,9 +200,25 @@ func (r *Runner) finishNative(ctx context.Context, req Request, out Output) (res
 	defer done()
 	defer r.recoverInto(ctx, c, &res)
 	c.plan = req.Continues.Plan
-	if _, cerr := r.checkpoint(context.WithoutCancel(ctx), c, snapshot.Post); cerr != nil {
+	post, cerr := r.checkpoint(context.WithoutCancel(ctx), c, snapshot.Post)
+	if cerr != nil {
 		r.deps.Logger.Warn("post-call checkpoint", "call", c.ID, "err", cerr)
 		out.Warning = "the checkpoint after this call failed (" + checkpointProblem(cerr) + "), so it cannot be undone from Gatehouse"
+	}
+	if pre := req.Continues.pre; pre != "" && post != "" {
+		// What the agent's own tool changed, so its outcome says whether
+		// it applied anything.
+		changes, err := r.deps.Snapshots.ChangeList(context.WithoutCancel(ctx), pre, post)
+		if err != nil {
+			r.deps.Logger.Warn("read what a native edit changed", "call", c.ID, "err", err)
+		} else {
+			e := effect.Result{Outcome: effect.OutcomeUnchanged}
+			e.Created, e.Modified, e.Deleted = effect.FromCheckpoints(c.State.Workspaces, changes).Counts()
+			if e.Created+e.Modified+e.Deleted > 0 {
+				e.Outcome = effect.OutcomeApplied
+			}
+			out = withEffect(out, e)
+		}
 	}
 	return r.finish(ctx, c, out)
 }

@@ -348,8 +348,13 @@ func (s *Server) post(ctx context.Context, key session.RunKey, ev hookwire.Event
 	if !ok {
 		return
 	}
-	pe.cl.Finish(ctx, call.Request{State: st, Tool: policy.ToolWriteFile, Via: call.ViaHook, Native: pe.native},
-		call.Output{Text: "ran by the agent's own tool", Structured: map[string]any{"native": true}})
+	out := call.Output{Text: "ran by the agent's own tool", Structured: map[string]any{"native": true}}
+	if ev.Failure != "" {
+		// The agent says its tool failed: the call's outcome says so.
+		out.Text, out.IsError = "the agent's own tool failed: "+ev.Failure, true
+		out.Structured["failure"] = ev.Failure
+	}
+	pe.cl.Finish(ctx, call.Request{State: st, Tool: policy.ToolWriteFile, Via: call.ViaHook, Native: pe.native}, out)
 }
 
 // maxGoal bounds the prompt kept as a session's goal.
