@@ -68,23 +68,34 @@ func lastOutcome(t *testing.T, d *clitest.Daemon, tool string) map[string]any {
 // hook rewrites the agent's Bash to `gatehouse exec`), a history rewrite
 // is held on an effect card. Discarded with a message, exec exits 1 with
 // the person's message on stderr, whatever the command printed; applied,
-// it exits 0 and says it was applied after approval. `gatehouse sessions
-// ID` names each outcome and sums the session up so that it adds up.
+// it exits 0 and says it was applied after approval; where runs cannot be
+// staged (Landlock), a refused deletion is rolled back and exits 1 too.
+// `gatehouse sessions ID` names each outcome and sums the session up so
+// that it adds up.
 func TestExecSaysWhatBecameOfTheChanges(t *testing.T) {
+	headMoved := func(t *testing.T, ws, before string) bool { return hostGitIn(t, ws, "rev-parse", "HEAD") != before }
+	srcGone := func(t *testing.T, ws, _ string) bool { _, err := os.Stat(filepath.Join(ws, "src")); return err != nil }
 	cases := []struct {
-		decision, message string
-		code              int
-		note, label       string
-		moved             bool
+		name, config, command string
+		decision, message     string
+		code                  int
+		notes                 []string
+		label                 string
+		landed                func(t *testing.T, ws, before string) bool
+		want                  bool
 	}{
-		{"deny", "keep my history", 1, "the person discarded them: keep my history", "discarded by you: keep my history", false},
-		{"allow", "", 0, "The person approved this command's changes, and they are applied.", "applied after your approval", true},
+		{"discarded", "", "git reset --hard HEAD~2", "deny", "keep my history", 1,
+			[]string{"the person discarded them: keep my history"}, "discarded by you: keep my history", headMoved, false},
+		{"applied after approval", "", "git reset --hard HEAD~2", "allow", "", 0,
+			[]string{"The person approved this command's changes, and they are applied."}, "applied after your approval", headMoved, true},
+		{"rolled back", "[sandbox]\nbackend = \"landlock\"\n", "rm -rf src", "deny", "not src", 1,
+			[]string{"the person discarded them: not src", "Gatehouse rolled them back"}, "rolled back by you: not src", srcGone, false},
 	}
 	for _, tc := range cases {
-		t.Run(tc.decision, func(t *testing.T) {
-			d := startEffectDaemon(t)
+		t.Run(tc.name, func(t *testing.T) {
+			d := startEffectDaemonWith(t, tc.config)
 			head := hostGitIn(t, d.Workspace, "rev-parse", "HEAD")
-			out, _, code := hookRun(t, d.Bin, d.Data, "claude", preToolUse("run-effect", "Bash", map[string]any{"command": "git reset --hard HEAD~2"}, d.Workspace))
+			out, _, code := hookRun(t, d.Bin, d.Data, "claude", preToolUse("run-effect", "Bash", map[string]any{"command": tc.command}, d.Workspace))
 			dec, _, input := claudeDecision(t, out)
 			line, _ := input["command"].(string)
 			if code != 0 || dec != "allow" || !strings.Contains(line, " exec ") {
@@ -110,11 +121,16 @@ func TestExecSaysWhatBecameOfTheChanges(t *testing.T) {
 			case <-time.After(60 * time.Second):
 				t.Fatal("exec did not end after the decision")
 			}
-			if r.code != tc.code || !strings.Contains(r.stderr, "gatehouse: ") || !strings.Contains(r.stderr, tc.note) {
+			if r.code != tc.code || !strings.Contains(r.stderr, "gatehouse: ") {
 				t.Fatalf("exec: exit %d (want %d)\nstdout %q\nstderr %q", r.code, tc.code, r.stdout, r.stderr)
 			}
-			if moved := hostGitIn(t, d.Workspace, "rev-parse", "HEAD") != head; moved != tc.moved {
-				t.Fatalf("HEAD moved: %v, want %v", moved, tc.moved)
+			for _, n := range tc.notes {
+				if !strings.Contains(r.stderr, n) {
+					t.Fatalf("exec's stderr does not say %q:\n%s", n, r.stderr)
+				}
+			}
+			if landed := tc.landed(t, d.Workspace, head); landed != tc.want {
+				t.Fatalf("the change landed: %v, want %v", landed, tc.want)
 			}
 
 			sess := activeSession(t, d)
