@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -14,6 +15,12 @@ import (
 // as a shell uses 126 for a command it found but could not execute.
 const execCannotRun = 126
 
+// execChangesRefused is the exit status of a command that succeeded but
+// whose changes did not land (the person or policy discarded them, they
+// were rolled back, or protected paths were kept out): the model must not
+// take it for a done one. A command that failed keeps its own status.
+const execChangesRefused = 1
+
 func init() {
 	register(func(g *Globals) *cobra.Command {
 		var ticket, agent string
@@ -23,7 +30,17 @@ func init() {
 			Hidden: true,
 			Long: `gatehouse exec is what an agent's own shell runs once ` + "`gatehouse hook`" + ` has cleared
 its command: the daemon runs COMMAND in the agent session's sandbox, with
-checkpoints and audit, and this prints its output and exits with its status.`,
+checkpoints and audit, and this prints its output and exits with its status.
+
+What Gatehouse adds follows the command's stderr, one "gatehouse: …" line
+each: what became of the command's changes (applied after your approval,
+discarded with your message, rolled back, kept out, conflicts) and what
+it saw that the output does not say.
+
+Exit status: the command's own; 1 when the command succeeded but its
+changes did not land (discarded, rolled back, or protected paths kept
+out); 124 when it timed out; 128+N when signal N ended it; 126 when
+Gatehouse did not run it (the reason is on stderr).`,
 			Args: cobra.ExactArgs(1),
 			RunE: func(cmd *cobra.Command, args []string) error {
 				dir, err := dataDir(g, "")
@@ -47,6 +64,12 @@ checkpoints and audit, and this prints its output and exits with its status.`,
 				}
 				fmt.Fprint(g.Stdout, res.Stdout)
 				fmt.Fprint(g.Stderr, res.Stderr)
+				if len(res.Notes) > 0 && res.Stderr != "" && !strings.HasSuffix(res.Stderr, "\n") {
+					fmt.Fprintln(g.Stderr)
+				}
+				for _, n := range res.Notes {
+					fmt.Fprintf(g.Stderr, "gatehouse: %s\n", n)
+				}
 				if res.Warning != "" {
 					fmt.Fprintf(g.Stderr, "[gatehouse: %s]\n", res.Warning)
 				}
@@ -68,8 +91,17 @@ checkpoints and audit, and this prints its output and exits with its status.`,
 }
 
 // execStatus is the exit status a shell would give: the command's own,
-// 124 for a timeout (as timeout(1)), 128+N for a signal.
+// 124 for a timeout (as timeout(1)), 128+N for a signal; and 1 for a
+// command that succeeded but whose changes did not land.
 func execStatus(res hookserver.ExecResult) int {
+	if code := commandStatus(res); code != 0 || !res.ChangesRefused {
+		return code
+	}
+	return execChangesRefused
+}
+
+// commandStatus is the command's own status, as a shell would give it.
+func commandStatus(res hookserver.ExecResult) int {
 	switch {
 	case res.Killed && res.KillReason == "timeout":
 		return 124

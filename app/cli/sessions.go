@@ -109,7 +109,7 @@ func showSession(ctx context.Context, g *Globals, c *client.Client, id string, a
 		fmt.Fprintf(g.Stdout, ", ended %s (%s)", stamp(*s.EndedAt), termsafe.String(s.EndReason))
 	}
 	fmt.Fprintf(g.Stdout, ", %s. Workspace: %s\n", duration(s), strings.Join(termsafe.Strings(s.Workspaces), ", "))
-	fmt.Fprintf(g.Stdout, "%s: %d allowed, %d asked, %d denied, %d errors.\n\n", plural(int(s.Calls), "call", "calls"), s.Allowed, s.Asked, s.Denied, s.Errors)
+	fmt.Fprintf(g.Stdout, "%s\n\n", callsSummary(s))
 	return printList(g.Stdout, false, calls, "No tool calls yet.", "TIME\tCALL\tTOOL\tVERDICT\tARGS\tRESULT", func(r callRow) string {
 		return fmt.Sprintf("%s\t%s\t%s\t%s\t%s\t%s", stamp(r.Time), termsafe.String(r.ID), termsafe.String(r.Tool), r.verdict(), r.args(), r.result())
 	})

@@ -19,6 +19,7 @@ type claudeDef struct{}
 var claudeEvents = []hookEvent{
 	{Name: "PreToolUse", Matcher: "*"},
 	{Name: "PostToolUse", Matcher: "*"},
+	{Name: "PostToolUseFailure", Matcher: "*"},
 	{Name: "UserPromptSubmit"},
 	{Name: "SessionEnd"},
 }

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"sync/atomic"
 
 	"github.com/gatehouse-dev/gatehouse/backend/call/effect"
 	"github.com/gatehouse-dev/gatehouse/backend/session"
@@ -59,6 +60,10 @@ type Clearance struct {
 	// Plan is what was cleared: its checkpoints and command.
 	Plan   *Plan
 	runner *Runner
+	// asked: clearing it asked the person (it is counted once).
+	asked bool
+	// pre is the checkpoint before an agent's own edit (RunsNatively).
+	pre string
 }
 
 // Run runs the cleared call in the sandbox under its id: policy and the
@@ -94,6 +99,13 @@ type InFlight struct {
 	// is set when the run outgrew the budget and was stopped.
 	stage     *effect.Run
 	stageFull *effect.ErrFull
+	// stopped: the kill switch ended its command; nothing of it lands.
+	stopped bool
+	// denial is who refused the call before it ran, for its outcome.
+	denial *session.End
+	// asked: it has waited on the person; counted: its outcome is counted
+	// (each once, see outcome.go).
+	asked, counted atomic.Bool
 }
 
 // Session is the call's Gatehouse session id.

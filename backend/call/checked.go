@@ -36,6 +36,7 @@ func (r *Runner) runChecked(ctx context.Context, c *InFlight) Result {
 		out.Warning = "the checkpoint after this call failed (" + checkpointProblem(cerr) + "), so it cannot be undone from Gatehouse"
 	}
 	noteStopped(ctx, &out)
+	c.stopped = errors.Is(context.Cause(ctx), session.ErrKilled)
 	if err != nil {
 		return r.failRun(ctx, c, err)
 	}
@@ -73,15 +74,15 @@ func (r *Runner) checkEffect(ctx context.Context, c *InFlight, pre, post string,
 		return withEffect(out, res)
 	case policy.Ask:
 		res.Held = true
-		r.deps.Sessions.Count(c.Session(), session.Counters{Asked: 1})
 		d, err := r.Ask(ctx, c, r.effectCard(c, cs, dec, false, time.Time{}))
 		if err == nil && d.Allow {
 			res.Add("The person approved this command's changes.")
 			return withEffect(out, res)
 		}
-		r.deps.Sessions.Count(c.Session(), session.Counters{Denied: 1})
+		refusedBy(&res, d, err)
 		res.Add("The command's changes were held for the person (" + dec.Reason + ") and " + effect.NotApproved(d, err))
 	default:
+		res.By = session.ByPolicy
 		res.Add(fmt.Sprintf("Gatehouse policy refused this command's changes (%s, %s)", dec.Reason, dec.Rule))
 	}
 	if err := r.undoCall(ctx, c); err != nil {

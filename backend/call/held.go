@@ -16,8 +16,11 @@ type held struct {
 	mu      sync.Mutex
 	sandbox sandbox.Session // opened on the first command (sandboxSession)
 	closed  bool
-	// stageRoot is the session's staging directory, removed when it ends.
+	// stageRoot is the session's staging directory, removed when it ends
+	// and no staged run is left in it: staging counts those runs, since a
+	// run the kill switch stopped still reads its layers after the end.
 	stageRoot string
+	staging   int
 	// trackedDirs remembers which pass-through candidates git tracks.
 	trackedDirs map[string]bool
 
@@ -43,8 +46,8 @@ func (h *held) Idle(ctx context.Context) {
 	}
 }
 
-// Close releases the sandbox and removes the staging directory; no
-// sandbox opens after it.
+// Close releases the sandbox and removes the staging directory, or leaves
+// that to the last staged run still in it; no sandbox opens after it.
 func (h *held) Close(ctx context.Context) {
 	h.mu.Lock()
 	if h.closed {
@@ -52,14 +55,51 @@ func (h *held) Close(ctx context.Context) {
 		return
 	}
 	h.closed = true
-	sb, root := h.sandbox, h.stageRoot
+	sb := h.sandbox
 	h.sandbox = nil
 	h.mu.Unlock()
 	if sb != nil {
 		_ = sb.Close(ctx)
 	}
+	h.removeStageRoot()
+}
+
+// enterStage counts a staged run into root; it is false once the session
+// has closed, when nothing may stage any more.
+func (h *held) enterStage(root string) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.closed {
+		return false
+	}
+	h.stageRoot = root
+	h.staging++
+	return true
+}
+
+// leaveStage counts a staged run out once it has removed its own layers;
+// the last one out of a closed session removes the rest of the root.
+func (h *held) leaveStage() {
+	h.mu.Lock()
+	h.staging--
+	h.mu.Unlock()
+	h.removeStageRoot()
+}
+
+// removeStageRoot removes the staging directory once the session has
+// closed and no staged run is left in it; each run removed its own layers,
+// this is the rest.
+func (h *held) removeStageRoot() {
+	h.mu.Lock()
+	root := h.stageRoot
+	if !h.closed || h.staging > 0 {
+		root = ""
+	}
 	if root != "" {
-		// Its runs are over: each removed its own layers, this is the rest.
+		h.stageRoot = ""
+	}
+	h.mu.Unlock()
+	if root != "" {
 		_ = os.RemoveAll(root)
 	}
 }

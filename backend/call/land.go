@@ -45,6 +45,7 @@ func withEffect(out Output, e effect.Result) Output {
 		out.Structured = map[string]any{}
 	}
 	out.Structured["effect"] = StructuredOf(e)
+	out.Effect = &e
 	if e.Note != "" {
 		if out.Text != "" && !strings.HasSuffix(out.Text, "\n") {
 			out.Text += "\n"
@@ -64,27 +65,30 @@ func withEffect(out Output, e effect.Result) Output {
 func (r *Runner) land(ctx context.Context, c *InFlight, sr *effect.Run, out Output) Output {
 	if c.stageFull != nil {
 		r.record(ctx, c, "stage.discarded", "system", map[string]any{"reason": "budget"})
-		return withEffect(out, effect.Result{Outcome: effect.OutcomeDiscarded, Staged: true, Note: c.stageFull.Error()})
+		return withEffect(out, effect.Result{Outcome: effect.OutcomeDiscarded, Staged: true, By: session.ByGatehouse, Note: c.stageFull.Error()})
 	}
 	start := time.Now()
 	sets, err := sr.Sets()
+	if c.stopped {
+		return withEffect(out, r.stoppedEffect(ctx, c, sr, sets, err))
+	}
 	if err != nil {
 		r.deps.Logger.Error("read staged changes", "call", c.ID, "err", err)
 		r.record(ctx, c, "stage.discarded", "system", map[string]any{"reason": "unreadable", "error": err.Error()})
-		return withEffect(out, effect.Result{Outcome: effect.OutcomeDiscarded, Staged: true,
+		return withEffect(out, effect.Result{Outcome: effect.OutcomeDiscarded, Staged: true, By: session.ByGatehouse,
 			Note: "Gatehouse could not read what the command changed, so it kept none of it; run it again, or see the daemon's log for " + c.ID})
 	}
 	if b := r.stageBudget(); b > 0 && effect.SumBytes(sets) > b {
 		// Written faster than the watch looks: the same limit holds.
 		full := effect.ErrFull{Budget: b}
 		r.record(ctx, c, "stage.discarded", "system", map[string]any{"reason": "budget"})
-		return withEffect(out, effect.Result{Outcome: effect.OutcomeDiscarded, Staged: true, Note: full.Error()})
+		return withEffect(out, effect.Result{Outcome: effect.OutcomeDiscarded, Staged: true, By: session.ByGatehouse, Note: full.Error()})
 	}
 	cs, kept, err := effect.KeepOut(effect.ChangeSets{Workspaces: sr.Workspaces, Sets: sets, Uppers: sr.Uppers()})
 	if err != nil {
 		r.deps.Logger.Error("tell the protected paths of a staged run", "call", c.ID, "err", err)
 		r.record(ctx, c, "stage.discarded", "system", map[string]any{"reason": "protected paths unknown", "error": err.Error()})
-		return withEffect(out, effect.Result{Outcome: effect.OutcomeDiscarded, Staged: true,
+		return withEffect(out, effect.Result{Outcome: effect.OutcomeDiscarded, Staged: true, By: session.ByGatehouse,
 			Note: "Gatehouse could not tell which paths in the workspace are protected, so it kept none of the command's changes: " + err.Error()})
 	}
 	res := effect.Result{Staged: true, KeptOut: kept}
@@ -103,17 +107,16 @@ func (r *Runner) land(ctx context.Context, c *InFlight, sr *effect.Run, out Outp
 	switch dec.Verdict {
 	case policy.Deny:
 		r.record(ctx, c, "stage.discarded", "policy", map[string]any{"reason": dec.Reason})
-		res.Outcome = effect.OutcomeDiscarded
+		res.Outcome, res.By = effect.OutcomeDiscarded, session.ByPolicy
 		res.Add(fmt.Sprintf("Gatehouse policy discarded this command's changes (%s, %s); the workspace was not touched. Do not retry it; ask the person if it is needed.", dec.Reason, dec.Rule))
 		return withEffect(out, res)
 	case policy.Ask:
 		res.Held = true
-		r.deps.Sessions.Count(c.Session(), session.Counters{Asked: 1})
 		d, err := r.Ask(ctx, c, r.effectCard(c, cs, dec, true, sr.Since))
 		if err != nil || !d.Allow {
-			r.deps.Sessions.Count(c.Session(), session.Counters{Denied: 1})
 			r.record(ctx, c, "stage.discarded", "human", map[string]any{"reason": "not approved"})
 			res.Outcome = effect.OutcomeDiscarded
+			refusedBy(&res, d, err)
 			res.Add("The command ran, but its changes were held for the person (" + dec.Reason + ") and " + effect.NotApproved(d, err) + "; the workspace was not touched.")
 			return withEffect(out, res)
 		}
@@ -125,6 +128,25 @@ func (r *Runner) land(ctx context.Context, c *InFlight, sr *effect.Run, out Outp
 	return withEffect(out, r.applyStaged(ctx, c, sr, cs, chosen, res))
 }
 
+// stoppedEffect is what becomes of a run the kill switch stopped: none of
+// its changes land. Its layers are still there to say whether it changed
+// anything (the session's end leaves them to the run).
+func (r *Runner) stoppedEffect(ctx context.Context, c *InFlight, sr *effect.Run, sets []effect.Set, err error) effect.Result {
+	res := effect.Result{Outcome: effect.OutcomeUnchanged, Staged: true, By: session.ByKillSwitch}
+	if err != nil {
+		r.deps.Logger.Warn("read a stopped run's staged changes", "call", c.ID, "err", err)
+	} else {
+		res.Created, res.Modified, res.Deleted = effect.ChangeSets{Workspaces: sr.Workspaces, Sets: sets}.Counts()
+		if res.Created+res.Modified+res.Deleted == 0 {
+			return res
+		}
+	}
+	r.record(ctx, c, "stage.discarded", "system", map[string]any{"reason": "kill switch"})
+	res.Outcome = effect.OutcomeDiscarded
+	res.Add("The person's kill switch stopped this command, so Gatehouse kept none of its changes; the workspace was not touched.")
+	return res
+}
+
 // applyStaged lands the change sets. The checkpoint before reads exactly
 // the changed paths from the workspace (still as they were) and the one
 // after the same paths as applied, so undo and rollback cover the call
@@ -132,7 +154,7 @@ func (r *Runner) land(ctx context.Context, c *InFlight, sr *effect.Run, out Outp
 func (r *Runner) applyStaged(ctx context.Context, c *InFlight, sr *effect.Run, cs effect.ChangeSets, chosen map[string]bool, res effect.Result) effect.Result {
 	paths := cs.Paths()
 	if _, err := r.scopedCheckpoint(ctx, c, snapshot.Pre, paths); err != nil {
-		res.Outcome = effect.OutcomeDiscarded
+		res.Outcome, res.By = effect.OutcomeDiscarded, session.ByGatehouse
 		res.Add("Gatehouse could not checkpoint the workspace before applying this command's changes, so it kept none of them: " + checkpointProblem(err))
 		return res
 	}

@@ -12,7 +12,6 @@ import (
 	"github.com/gatehouse-dev/gatehouse/backend/approval"
 	"github.com/gatehouse-dev/gatehouse/backend/egress"
 	"github.com/gatehouse-dev/gatehouse/backend/policy"
-	"github.com/gatehouse-dev/gatehouse/backend/session"
 	"github.com/gatehouse-dev/gatehouse/sandbox"
 )
 
@@ -80,7 +79,6 @@ func (n *runNet) Decide(ctx context.Context, q egress.Question) (egress.Answer, 
 	case policy.Deny:
 		return egress.Answer{Reason: dec.Reason}, nil
 	}
-	r.deps.Sessions.Count(sess, session.Counters{Asked: 1})
 	always := policy.NetworkRule(q.Domain, q.Port, policy.ScopeAlways)
 	req := approval.Request{
 		Kind: approval.KindNetwork, Session: sess, CallID: c.ID, Actor: c.actor(), Tool: policy.ToolNetwork,

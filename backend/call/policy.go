@@ -103,10 +103,9 @@ func (r *Runner) authorize(ctx context.Context, c *InFlight) error {
 		r.deps.Sessions.Count(sess, session.Counters{Allowed: 1})
 		return nil
 	case policy.Deny:
-		r.deps.Sessions.Count(sess, session.Counters{Denied: 1})
+		c.denial = &session.End{Outcome: session.OutcomeDenied, By: session.ByPolicy}
 		return Errorf("Denied by Gatehouse policy: %s (%s). Do not retry the same call; ask the person if it is needed.", dec.Reason, dec.Rule)
 	}
-	r.deps.Sessions.Count(sess, session.Counters{Asked: 1})
 	// The approval card's rows follow the call's own.
 	r.flushHeld(ctx, c)
 	risks = append(risks, r.notRestorable(ctx, c)...)
@@ -135,10 +134,14 @@ func (r *Runner) authorize(ctx context.Context, c *InFlight) error {
 	}
 	d, err := r.Ask(ctx, c, req)
 	if err != nil {
+		c.denial = &session.End{Outcome: session.OutcomeDenied, By: decider(d, err)}
 		return err
 	}
 	if !d.Allow {
-		r.deps.Sessions.Count(sess, session.Counters{Denied: 1})
+		c.denial = &session.End{Outcome: session.OutcomeDenied, By: decider(d, nil)}
+		if c.denial.By == session.ByPerson {
+			c.denial.Message = d.Message
+		}
 		return denial(d)
 	}
 	switch d.Scope {
@@ -180,6 +183,10 @@ func denial(d approval.Decision) error {
 // Ask files a card and waits for the person. While it waits, the
 // transport's progress callback keeps the client's request alive.
 func (r *Runner) Ask(ctx context.Context, c *InFlight, req approval.Request) (approval.Decision, error) {
+	if c.asked.CompareAndSwap(false, true) {
+		// However many cards a call raises, it asked once.
+		r.deps.Sessions.Count(c.Session(), session.Counters{Asked: 1})
+	}
 	if p := c.Req.Progress; p != nil {
 		stop := keepAlive(ctx, waitingMessage(req), p)
 		defer stop()

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/gatehouse-dev/gatehouse/backend/approval"
+	"github.com/gatehouse-dev/gatehouse/backend/call/effect"
 	"github.com/gatehouse-dev/gatehouse/backend/session"
 )
 
@@ -31,6 +32,9 @@ type Output struct {
 	OutputBytes  int64
 	CPU          time.Duration
 	ExecFinished map[string]any // for the exec.finished audit row
+	// Effect is what became of a command's changes (withEffect), as the
+	// structured part's "effect" says it.
+	Effect *effect.Result
 }
 
 // Result goes back to the agent.
@@ -72,12 +76,10 @@ func (r *Runner) finish(ctx context.Context, c *InFlight, out Output) Result {
 	text, truncated := bound(text, MaxResultBytes)
 	structured = boundStrings(structured, MaxResultBytes)
 	r.deps.Sessions.Count(sess, session.Counters{OutputBytes: int64(len(text)), CPUMillis: out.CPU.Milliseconds()})
-	if out.IsError {
-		r.deps.Sessions.Count(sess, session.Counters{Errors: 1})
-	}
+	end := r.ended(c, endOf(c, out))
 	preview, _ := bound(text, 2048)
 	actor, payload := "system", map[string]any{
-		"tool": c.Req.Tool, "is_error": out.IsError, "bytes": len(text), "truncated": truncated, "preview": preview,
+		"tool": c.Req.Tool, "is_error": out.IsError, "bytes": len(text), "truncated": truncated, "preview": preview, "outcome": end,
 	}
 	row := Row{Kind: "tool.result", Session: sess, Call: c.ID}
 	if call, dec, agent, ok := c.held.merge(); ok {

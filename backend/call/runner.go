@@ -11,6 +11,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/gatehouse-dev/gatehouse/backend/approval"
+	"github.com/gatehouse-dev/gatehouse/backend/call/effect"
 	"github.com/gatehouse-dev/gatehouse/backend/policy"
 	"github.com/gatehouse-dev/gatehouse/backend/session"
 	"github.com/gatehouse-dev/gatehouse/backend/snapshot"
@@ -174,13 +175,22 @@ func (r *Runner) Decide(ctx context.Context, req Request) (cl *Clearance, res Re
 	if res, ok := r.gate(ctx, c); !ok {
 		return nil, res
 	}
+	var pre string
 	if req.RunsNatively {
-		if _, err := r.checkpoint(ctx, c, snapshot.Pre); err != nil {
+		var err error
+		if pre, err = r.checkpoint(ctx, c, snapshot.Pre); err != nil {
 			return nil, r.fail(ctx, c, "tool.refused", toolErrorf(err, "Gatehouse could not checkpoint the workspace before this call, so it blocked it: %s", checkpointProblem(err)))
 		}
 	}
-	r.record(ctx, c, "tool.cleared", "system", map[string]any{"tool": req.Tool, "native": req.Native})
-	return &Clearance{CallID: c.ID, Plan: c.plan, runner: r}, Result{CallID: c.ID}
+	cleared := map[string]any{"tool": req.Tool, "native": req.Native}
+	if !req.RunsNatively && c.plan.Run == nil {
+		// Nothing comes back: the agent's own tool runs it, and this is
+		// where the call ends for Gatehouse. An edit comes back to Finish,
+		// a command Gatehouse runs (its plan has a Run) to Clearance.Run.
+		cleared["outcome"] = r.ended(c, session.End{Outcome: session.OutcomeCleared})
+	}
+	r.record(ctx, c, "tool.cleared", "system", cleared)
+	return &Clearance{CallID: c.ID, Plan: c.plan, runner: r, asked: c.asked.Load(), pre: pre}, Result{CallID: c.ID}
 }
 
 // finishNative records the end of a call its agent ran itself after
@@ -190,9 +200,25 @@ func (r *Runner) finishNative(ctx context.Context, req Request, out Output) (res
 	defer done()
 	defer r.recoverInto(ctx, c, &res)
 	c.plan = req.Continues.Plan
-	if _, cerr := r.checkpoint(context.WithoutCancel(ctx), c, snapshot.Post); cerr != nil {
+	post, cerr := r.checkpoint(context.WithoutCancel(ctx), c, snapshot.Post)
+	if cerr != nil {
 		r.deps.Logger.Warn("post-call checkpoint", "call", c.ID, "err", cerr)
 		out.Warning = "the checkpoint after this call failed (" + checkpointProblem(cerr) + "), so it cannot be undone from Gatehouse"
+	}
+	if pre := req.Continues.pre; pre != "" && post != "" {
+		// What the agent's own tool changed, so its outcome says whether
+		// it applied anything.
+		changes, err := r.deps.Snapshots.ChangeList(context.WithoutCancel(ctx), pre, post)
+		if err != nil {
+			r.deps.Logger.Warn("read what a native edit changed", "call", c.ID, "err", err)
+		} else {
+			e := effect.Result{Outcome: effect.OutcomeUnchanged}
+			e.Created, e.Modified, e.Deleted = effect.FromCheckpoints(c.State.Workspaces, changes).Counts()
+			if e.Created+e.Modified+e.Deleted > 0 {
+				e.Outcome = effect.OutcomeApplied
+			}
+			out = withEffect(out, e)
+		}
 	}
 	return r.finish(ctx, c, out)
 }
@@ -207,6 +233,7 @@ func (r *Runner) begin(ctx context.Context, req Request) (context.Context, *InFl
 	c := &InFlight{ID: r.newCallID(), State: st, Req: req, tool: r.tools[req.Tool]}
 	if req.Continues != nil {
 		c.ID = req.Continues.CallID
+		c.asked.Store(req.Continues.asked)
 	}
 	return ctx, c, func() { stop(); cancel(nil) }
 }
@@ -239,6 +266,7 @@ func (r *Runner) gate(ctx context.Context, c *InFlight) (res Result, ok bool) {
 	} else if err := r.deps.Audit.RecordWritten(ctx, Row{Kind: "tool.call", Actor: c.actor(), Session: c.Session(), Call: c.ID, Payload: callEvent}); err != nil {
 		// No audit row, no call.
 		r.deps.Logger.Error("audit tool.call", "call", c.ID, "err", err)
+		r.ended(c, session.End{Outcome: session.OutcomeRefused})
 		return failure(c.ID, "Gatehouse could not record this call in its audit log, so it did not run it: "+auditProblem(err)), false
 	}
 	if err := r.deps.Sessions.Admit(ctx, c.Session()); err != nil {
@@ -319,8 +347,8 @@ func (r *Runner) run(ctx context.Context, c *InFlight) Result {
 // with one plain sentence.
 func (r *Runner) fail(ctx context.Context, c *InFlight, kind string, err error) Result {
 	msg := r.redact(r.forAgent(c, err))
-	r.deps.Sessions.Count(c.Session(), session.Counters{Errors: 1})
-	r.recordSync(ctx, c, kind, "system", map[string]any{"tool": c.Req.Tool, "error": msg})
+	end := r.ended(c, failEnd(c, kind, err))
+	r.recordSync(ctx, c, kind, "system", map[string]any{"tool": c.Req.Tool, "error": msg, "outcome": end})
 	return failure(c.ID, msg)
 }
 

@@ -36,7 +36,9 @@ func (r *Runner) sandboxSession(ctx context.Context, st *session.State) (sandbox
 			ss.StageRoot = ""
 		}
 	}
-	h.stageRoot = ss.StageRoot
+	if ss.StageRoot != "" {
+		h.stageRoot = ss.StageRoot
+	}
 	sb, err := r.deps.Sandbox.Open(st.Live.Context(), ss)
 	if err != nil {
 		return nil, fmt.Errorf("could not start the sandbox: %w", err)

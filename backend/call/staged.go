@@ -35,14 +35,26 @@ func (r *Runner) canStage(c *InFlight) bool {
 	return !c.readOnly && c.plan.MutatesAll && c.plan.Run != nil && r.stageRoot(c.State) != ""
 }
 
-// newStagedRun makes the call's empty layers.
+// newStagedRun makes the call's empty layers, counted into the session's
+// stage root so that the session's end leaves them to the run (runStaged
+// counts it out).
 func (r *Runner) newStagedRun(c *InFlight) (*effect.Run, error) {
 	st := c.State
-	return effect.NewRun(r.stageRoot(st), c.ID, st.Workspaces, effect.PassThrough(st.Workspaces, heldBy(st).tracked))
+	h, root := heldBy(st), r.stageRoot(st)
+	if !h.enterStage(root) {
+		return nil, session.ErrNotActive
+	}
+	sr, err := effect.NewRun(root, c.ID, st.Workspaces, effect.PassThrough(st.Workspaces, h.tracked))
+	if err != nil {
+		h.leaveStage()
+		return nil, err
+	}
+	return sr, nil
 }
 
 // runStaged is run for a staged call: the command, then its effect.
 func (r *Runner) runStaged(ctx context.Context, c *InFlight, sr *effect.Run) Result {
+	defer heldBy(c.State).leaveStage()
 	defer sr.Discard()
 	c.stage = sr
 	out, err := c.plan.Run(ctx, c)
@@ -54,6 +66,8 @@ func (r *Runner) runStaged(ctx context.Context, c *InFlight, sr *effect.Run) Res
 		return r.runChecked(ctx, c)
 	}
 	noteStopped(ctx, &out)
+	// What the kill switch stopped does not land.
+	c.stopped = errors.Is(context.Cause(ctx), session.ErrKilled)
 	if err != nil {
 		return r.failRun(ctx, c, err)
 	}

@@ -16,7 +16,7 @@ type ListFilter struct {
 	Before time.Time // keyset: sessions started strictly before this
 }
 
-const cols = `id, client, client_name, client_version, transport, workspaces, mode, started_ns, ended_ns, status, end_reason, calls, allowed, asked, denied, errors, output_bytes, cpu_ms, run, goal`
+const cols = `id, client, client_name, client_version, transport, workspaces, mode, started_ns, ended_ns, status, end_reason, calls, allowed, asked, denied, errors, output_bytes, cpu_ms, run, goal, outcomes`
 
 // List returns session history from the database; live sessions carry
 // their in-memory counters.
@@ -79,9 +79,9 @@ func scan(r scanner) (Info, error) {
 	var ws string
 	var started int64
 	var ended sql.NullInt64
-	var st string
+	var st, outcomes string
 	err := r.Scan(&i.ID, &i.Client, &i.ClientName, &i.ClientVersion, &i.Transport, &ws, &i.Mode, &started, &ended, &st, &i.EndReason,
-		&i.Calls, &i.Allowed, &i.Asked, &i.Denied, &i.Errors, &i.OutputBytes, &i.CPUMillis, &i.Run, &i.Goal)
+		&i.Calls, &i.Allowed, &i.Asked, &i.Denied, &i.Errors, &i.OutputBytes, &i.CPUMillis, &i.Run, &i.Goal, &outcomes)
 	if err != nil {
 		return i, err
 	}
@@ -94,5 +94,14 @@ func scan(r scanner) (Info, error) {
 	if err := json.Unmarshal([]byte(ws), &i.Workspaces); err != nil {
 		return i, fmt.Errorf("session %s: bad workspaces column: %w", i.ID, err)
 	}
+	if err := json.Unmarshal([]byte(outcomes), &i.Outcomes); err != nil {
+		return i, fmt.Errorf("session %s: bad outcomes column: %w", i.ID, err)
+	}
 	return i, nil
+}
+
+// tallyJSON is the outcomes column.
+func tallyJSON(t Tally) string {
+	b, _ := json.Marshal(t)
+	return string(b)
 }

@@ -65,7 +65,13 @@ type Info struct {
 	Counters
 }
 
-// Counters are per-session totals.
+// Counters are per-session totals. Outcomes counts each ended call once,
+// by how it ended, so its fields add up to Calls less the calls still
+// running (or cleared and never run). Asked is another dimension: the
+// calls that waited for the person, each also counted by its outcome.
+// Allowed (the policy let it run without asking), Denied (the person or
+// policy refused it or its changes) and Errors (it failed, was refused or
+// stopped) predate Outcomes and are kept for the API's readers.
 type Counters struct {
 	Calls       int64 `json:"calls"`
 	Allowed     int64 `json:"allowed"`
@@ -74,6 +80,7 @@ type Counters struct {
 	Errors      int64 `json:"errors"`
 	OutputBytes int64 `json:"output_bytes"`
 	CPUMillis   int64 `json:"cpu_ms"`
+	Outcomes    Tally `json:"outcomes"`
 }
 
 func (c *Counters) add(d Counters) {
@@ -84,6 +91,7 @@ func (c *Counters) add(d Counters) {
 	c.Errors += d.Errors
 	c.OutputBytes += d.OutputBytes
 	c.CPUMillis += d.CPUMillis
+	c.Outcomes.add(d.Outcomes)
 }
 
 // Emitter records an audit event; the daemon wires it to the audit store.
@@ -345,8 +353,8 @@ func (m *Manager) finish(ctx context.Context, id string, st Status, reason, acto
 	// The caller's context may be the one being torn down; the record must
 	// still be written.
 	wctx := context.WithoutCancel(ctx)
-	if _, err := m.db.ExecContext(wctx, `UPDATE sessions SET status=?, ended_ns=?, end_reason=?, calls=?, allowed=?, asked=?, denied=?, errors=?, output_bytes=?, cpu_ms=? WHERE id=?`,
-		string(st), now.UnixNano(), reason, c.Calls, c.Allowed, c.Asked, c.Denied, c.Errors, c.OutputBytes, c.CPUMillis, id); err != nil {
+	if _, err := m.db.ExecContext(wctx, `UPDATE sessions SET status=?, ended_ns=?, end_reason=?, calls=?, allowed=?, asked=?, denied=?, errors=?, output_bytes=?, cpu_ms=?, outcomes=? WHERE id=?`,
+		string(st), now.UnixNano(), reason, c.Calls, c.Allowed, c.Asked, c.Denied, c.Errors, c.OutputBytes, c.CPUMillis, tallyJSON(c.Outcomes), id); err != nil {
 		m.logger.Error("record session end", "session", id, "err", err)
 	}
 	kind := "session.end"
@@ -486,8 +494,8 @@ func (m *Manager) Flush(ctx context.Context) {
 	for _, l := range lives {
 		i := l.Snapshot()
 		c := i.Counters
-		if _, err := m.db.ExecContext(ctx, `UPDATE sessions SET calls=?, allowed=?, asked=?, denied=?, errors=?, output_bytes=?, cpu_ms=? WHERE id=? AND status='active'`,
-			c.Calls, c.Allowed, c.Asked, c.Denied, c.Errors, c.OutputBytes, c.CPUMillis, i.ID); err != nil {
+		if _, err := m.db.ExecContext(ctx, `UPDATE sessions SET calls=?, allowed=?, asked=?, denied=?, errors=?, output_bytes=?, cpu_ms=?, outcomes=? WHERE id=? AND status='active'`,
+			c.Calls, c.Allowed, c.Asked, c.Denied, c.Errors, c.OutputBytes, c.CPUMillis, tallyJSON(c.Outcomes), i.ID); err != nil {
 			m.logger.Warn("flush session counters", "session", i.ID, "err", err)
 		}
 	}

@@ -390,16 +390,29 @@ try {
           await shot(page, 'card-effect-staged-default-size');
           await page.setViewportSize({ width: 1280, height: 860 });
         }
+        if (how === 'Discard') await card.locator('[data-keyrole="deny-message"]').fill('keep doomed');
         await clickAimed(card.getByRole('button', { name: new RegExp(`^${how}`) }));
         const res = await call;
         if (how === 'Discard') {
-          assert(resultText(res).includes('discarded'), `agent got ${resultText(res)}`);
+          assert(resultText(res).includes('discarded') && resultText(res).includes('keep doomed'), `agent got ${resultText(res)}`);
           assert(readdirSync(doomed).length === 25 && readFileSync(join(daemon.workspace, 'keep.txt'), 'utf8') === 'v1\n', 'Discard changed the workspace');
         } else {
           assert(!res.isError, `apply: ${resultText(res)}`);
           assert(!existsSync(doomed) && readFileSync(join(daemon.workspace, 'keep.txt'), 'utf8') === 'v2\n', 'Apply did not apply the changes');
         }
       }
+      // The session names how each call ended, and its summary adds up.
+      await page.goto(`${daemon.base}/#/sessions/${encodeURIComponent(sess.id)}`);
+      const rows = page.locator('.calls .call[data-tool="run_command"]');
+      await page.waitForFunction(() => document.querySelectorAll('.calls .call[data-outcome="discarded"], .calls .call[data-outcome="applied"]').length === 2);
+      const texts = (await rows.locator('.outcome').allTextContents()).map((x) => x.trim());
+      assert(JSON.stringify(texts) === JSON.stringify(['discarded by you: keep doomed', 'applied after your approval']), `outcomes ${JSON.stringify(texts)}`);
+      const answers = await rows.locator('.call-line .muted').allTextContents();
+      assert(answers.includes('changes denied') && answers.includes('changes allowed'), `answers ${JSON.stringify(answers)}`);
+      const summary = await page.locator('.calls-summary').textContent();
+      assert(summary === '2 calls: 1 applied, 1 discarded. 2 of them asked you first.', `summary ${summary}`);
+      await shot(page, 'session-outcomes');
+      await page.goto(`${daemon.base}/#/approvals`);
     } finally {
       await staged.close();
     }
@@ -538,6 +551,10 @@ try {
     const mine = (await daemon.api('GET', '/api/v1/sessions?status=active')).json.sessions.find((s) => s.client_name === 'e2e-agent');
     const link = page.locator(`table.sessions tbody tr[data-session="${mine.id}"] a`);
     await link.waitFor();
+    // How its calls ended, each once, with asking said apart.
+    const ended = await page.locator(`table.sessions tbody tr[data-session="${mine.id}"] td.outcomes`).textContent();
+    assert(/\d+ ok/.test(ended ?? '') && /\d+ denied/.test(ended ?? '') && /\d+ asked you/.test(ended ?? ''), `the list says ${ended}`);
+    await shot(page, 'sessions-list');
     await link.click();
     await page.waitForSelector('.calls .call');
     await shot(page, '07-session');

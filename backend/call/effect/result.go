@@ -25,6 +25,11 @@ type Result struct {
 	Conflicts []string `json:"conflicts,omitempty"` // paths where the person's version was kept
 	KeptOut   []string `json:"kept_out,omitempty"`  // protected paths the run wrote, never applied
 	Note      string   `json:"note,omitempty"`      // one sentence for the agent
+	// By is who refused changes that were discarded or rolled back
+	// (person, policy, gatehouse, timeout, kill_switch, agent: the
+	// session.By* names), and Message what the person wrote with a deny.
+	By      string `json:"decided_by,omitempty"`
+	Message string `json:"message,omitempty"`
 	// Warning: it landed, but the checkpoint after it failed. It goes to
 	// the result's own warning, not into the effect part.
 	Warning string `json:"-"`
@@ -47,6 +52,10 @@ func NotApproved(d approval.Decision, err error) string {
 		return "the person discarded them: " + d.Message
 	case d.By == "human":
 		return "the person discarded them"
+	case d.By == "system:kill":
+		return "the person's kill switch stopped everything, so they were discarded"
+	case d.By == "system:timeout":
+		return "nobody decided in time, so they were discarded"
 	}
 	return "they were discarded (" + d.By + ")"
 }

@@ -28,6 +28,8 @@ func TestNotApproved(t *testing.T) {
 		{approval.Decision{By: "human", Message: "not now"}, nil, "the person discarded them: not now"},
 		{approval.Decision{By: "human"}, nil, "the person discarded them"},
 		{approval.Decision{By: "kill"}, nil, "they were discarded (kill)"},
+		{approval.Decision{By: "system:kill", Message: "the person stopped all agents"}, nil, "the person's kill switch stopped everything, so they were discarded"},
+		{approval.Decision{By: "system:timeout"}, nil, "nobody decided in time, so they were discarded"},
 	}
 	for _, tt := range tests {
 		if got := NotApproved(tt.d, tt.err); got != tt.want {

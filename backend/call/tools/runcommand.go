@@ -47,12 +47,13 @@ var (
     "stdout_bytes": {"type": "integer", "description": "Bytes the command wrote to stdout."},
     "stderr_bytes": {"type": "integer"},
     "duration_ms": {"type": "integer"},
-    "effect": {"type": "object", "description": "What became of the command's changes to the workspace. outcome: unchanged, applied, discarded (the workspace was never touched) or rolled_back. held: the person was asked. conflicts: paths changed in the workspace meanwhile, where the person's version was kept. kept_out: protected paths it wrote, which never land.",
+    "effect": {"type": "object", "description": "What became of the command's changes to the workspace. outcome: unchanged, applied, discarded (the workspace was never touched) or rolled_back. held: the person was asked. decided_by and message: who refused changes that were discarded or rolled back (person, policy, gatehouse, timeout, kill_switch, agent) and what the person wrote. conflicts: paths changed in the workspace meanwhile, where the person's version was kept. kept_out: protected paths it wrote, which never land.",
       "properties": {
         "outcome": {"type": "string", "enum": ["unchanged", "applied", "discarded", "rolled_back"]},
         "staged": {"type": "boolean"}, "held": {"type": "boolean"},
         "created": {"type": "integer"}, "modified": {"type": "integer"}, "deleted": {"type": "integer"},
         "reason": {"type": "string"}, "note": {"type": "string"},
+        "decided_by": {"type": "string"}, "message": {"type": "string", "description": "What the person wrote when they discarded the changes."},
         "conflicts": {"type": "array", "items": {"type": "string"}},
         "kept_out": {"type": "array", "items": {"type": "string"}, "description": "Protected paths the command wrote (the host runs or reads them), never applied."}}}`)
 )

@@ -21,6 +21,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/auth"
 
 	"github.com/gatehouse-dev/gatehouse/backend/call"
+	"github.com/gatehouse-dev/gatehouse/backend/call/effect"
 	"github.com/gatehouse-dev/gatehouse/backend/policy"
 	"github.com/gatehouse-dev/gatehouse/backend/session"
 	"github.com/gatehouse-dev/gatehouse/backend/transport/hookwire"
@@ -105,6 +106,15 @@ type ExecResult struct {
 	Stderr     string `json:"stderr,omitempty"`
 	Error      string `json:"error,omitempty"`
 	Warning    string `json:"warning,omitempty"`
+	// Notes are what Gatehouse adds for the model, one sentence each:
+	// what it saw that the output does not say, and what became of the
+	// command's changes (applied after the person's approval, discarded
+	// with their message, rolled back, kept out, conflicts).
+	Notes []string `json:"notes,omitempty"`
+	// ChangesRefused: some or all of the command's changes did not land
+	// (discarded, rolled back, protected paths kept out), which the
+	// command's own exit status does not say.
+	ChangesRefused bool `json:"changes_refused,omitempty"`
 }
 
 // maxHookBody bounds a hook request: the agent's input and the envelope.
@@ -348,8 +358,13 @@ func (s *Server) post(ctx context.Context, key session.RunKey, ev hookwire.Event
 	if !ok {
 		return
 	}
-	pe.cl.Finish(ctx, call.Request{State: st, Tool: policy.ToolWriteFile, Via: call.ViaHook, Native: pe.native},
-		call.Output{Text: "ran by the agent's own tool", Structured: map[string]any{"native": true}})
+	out := call.Output{Text: "ran by the agent's own tool", Structured: map[string]any{"native": true}}
+	if ev.Failure != "" {
+		// The agent says its tool failed: the call's outcome says so.
+		out.Text, out.IsError = "the agent's own tool failed: "+ev.Failure, true
+		out.Structured["failure"] = ev.Failure
+	}
+	pe.cl.Finish(ctx, call.Request{State: st, Tool: policy.ToolWriteFile, Via: call.ViaHook, Native: pe.native}, out)
 }
 
 // maxGoal bounds the prompt kept as a session's goal.
@@ -398,8 +413,15 @@ func execResult(res call.Result) ExecResult {
 	case cr.Error != "":
 		return ExecResult{ExitCode: -1, Error: cr.Error}
 	}
-	return ExecResult{ExitCode: cr.ExitCode, Signal: cr.Signal, Killed: cr.Killed, KillReason: cr.KillReason,
-		Stdout: cr.Stdout, Stderr: cr.Stderr, Warning: cr.Warning}
+	out := ExecResult{ExitCode: cr.ExitCode, Signal: cr.Signal, Killed: cr.Killed, KillReason: cr.KillReason,
+		Stdout: cr.Stdout, Stderr: cr.Stderr, Warning: cr.Warning, Notes: cr.Notes}
+	if e := cr.Effect; e != nil {
+		if e.Note != "" {
+			out.Notes = append(out.Notes, e.Note)
+		}
+		out.ChangesRefused = e.Outcome == effect.OutcomeDiscarded || e.Outcome == effect.OutcomeRolledBack || len(e.KeptOut) > 0
+	}
+	return out
 }
 
 // plain keeps an error to its one sentence.

@@ -3,7 +3,8 @@ package hookwire
 import "encoding/json"
 
 // Claude Code's hooks (Codex's mirror them): hook_event_name, session_id,
-// cwd, tool_name, tool_input, tool_use_id, tool_response, prompt. The
+// cwd, tool_name, tool_input, tool_use_id, tool_response, prompt, and
+// PostToolUseFailure's error. The
 // answer to PreToolUse is hookSpecificOutput.permissionDecision, with
 // updatedInput replacing the whole tool_input.
 
@@ -21,6 +22,12 @@ func parseClaude(raw map[string]json.RawMessage) (Event, error) {
 		ev.Kind = PreTool
 	case "PostToolUse":
 		ev.Kind = PostTool
+	case "PostToolUseFailure":
+		// The tool ran and failed; Failure says how.
+		ev.Kind = PostTool
+		if json.Unmarshal(raw["error"], &ev.Failure) != nil || ev.Failure == "" {
+			ev.Failure = "the tool failed"
+		}
 	case "UserPromptSubmit":
 		ev.Kind = Prompt
 	case "SessionEnd":

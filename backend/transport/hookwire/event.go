@@ -83,7 +83,10 @@ type Event struct {
 	ToolUseID string          `json:"tool_use_id,omitempty"`
 	// Response is a PostTool event's tool result, as sent.
 	Response json.RawMessage `json:"response,omitempty"`
-	Prompt   string          `json:"prompt,omitempty"`
+	// Failure is a PostTool event's tool failure, as the agent put it
+	// (Claude Code's PostToolUseFailure, Gemini CLI's tool_response.error).
+	Failure string `json:"failure,omitempty"`
+	Prompt  string `json:"prompt,omitempty"`
 }
 
 // Verdict is Gatehouse's answer to a PreTool event.

@@ -21,6 +21,7 @@ func parseGemini(raw map[string]json.RawMessage) (Event, error) {
 		ev.Kind = PreTool
 	case "AfterTool":
 		ev.Kind = PostTool
+		ev.Failure = geminiFailure(ev.Response)
 	case "BeforeAgent":
 		if ev.Prompt != "" {
 			ev.Kind = Prompt
@@ -47,4 +48,26 @@ func renderGemini(ev Event, a Answer) any {
 		out["hookSpecificOutput"] = map[string]any{"hookEventName": ev.Name, "tool_input": a.Input}
 	}
 	return out
+}
+
+// geminiFailure is the error an AfterTool tool_response carries ("" for
+// none): {"error": {"message": …}} or {"error": "…"}.
+func geminiFailure(resp json.RawMessage) string {
+	var r struct {
+		Error json.RawMessage `json:"error"`
+	}
+	if json.Unmarshal(resp, &r) != nil || len(r.Error) == 0 || string(r.Error) == "null" {
+		return ""
+	}
+	var e struct {
+		Message string `json:"message"`
+	}
+	var s string
+	switch {
+	case json.Unmarshal(r.Error, &e) == nil && e.Message != "":
+		return e.Message
+	case json.Unmarshal(r.Error, &s) == nil && s != "":
+		return s
+	}
+	return "the tool failed"
 }

@@ -1,6 +1,8 @@
 // Shapes of the control API (backend/api). Optional fields are the ones the
 // daemon omits when empty.
 
+import type { Tally } from '../lib/outcome';
+
 export interface DaemonState {
   paused: boolean;
   killed: boolean;
@@ -50,12 +52,18 @@ export interface Session {
   /** Live, but its client has not been heard from for a while. */
   idle?: boolean;
   calls: number;
+  /** The policy let it run without asking (an older total). */
   allowed: number;
+  /** Calls that waited for the person; each is also counted by its outcome. */
   asked: number;
+  /** Refused by the person or policy, before or after it ran (an older total). */
   denied: number;
+  /** Failed, refused or stopped (an older total). */
   errors: number;
   output_bytes: number;
   cpu_ms: number;
+  /** Each ended call counted once, by how it ended; absent from older daemons. */
+  outcomes?: Tally;
 }
 
 export interface AuditEvent {

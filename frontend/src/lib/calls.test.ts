@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { AuditEvent } from '../api/types';
-import { groupCalls } from './calls';
+import { approvalText, groupCalls } from './calls';
 
 let seq = 0;
 const ev = (call: string, kind: string, payload: Record<string, unknown> = {}): AuditEvent => ({
@@ -42,6 +42,36 @@ describe('groupCalls', () => {
       ['c3', 'read_file b', '', '', 'waiting', null],
       ['c4', 'read_file d', 'allow', '', 'ok', null],
       ['c5', 'run_command sleep 9', '', 'withdrawn', 'denied', null],
+    ]);
+  });
+});
+
+describe('groupCalls names how each call ended', () => {
+  it('reads the outcome on the last row and which card the decision was on', () => {
+    const calls = groupCalls([
+      ev('d1', 'tool.call', { tool: 'run_command', args: { argv: ['git', 'reset', '--hard', 'HEAD~2'] } }),
+      ev('d1', 'policy.decision', { tool: 'run_command', verdict: 'allow' }),
+      ev('d1', 'approval.requested', { kind: 'effect' }),
+      ev('d1', 'approval.decided', { status: 'denied', message: 'keep my history' }),
+      ev('d1', 'tool.result', { tool: 'run_command', is_error: true, outcome: { outcome: 'discarded', by: 'person', message: 'keep my history', held: true } }),
+      ev('d2', 'tool.call', { tool: 'run_command', args: { argv: ['sh', '-c', 'rm -rf doomed'] } }),
+      ev('d2', 'approval.requested', { kind: 'effect' }),
+      ev('d2', 'approval.decided', { status: 'allowed' }),
+      ev('d2', 'tool.result', { tool: 'run_command', is_error: false, outcome: { outcome: 'applied', held: true } }),
+      ev('d3', 'tool.call', { tool: 'run_command', args: { argv: ['false'] } }),
+      ev('d3', 'tool.result', { tool: 'run_command', is_error: true, outcome: { outcome: 'failed', exit_code: 1 } }),
+      ev('d4', 'tool.call', { tool: 'write_file', args: { path: 'a' } }),
+      ev('d4', 'approval.requested', { kind: 'call' }),
+      ev('d5', 'tool.call', { tool: 'read_file', args: { path: 'b' } }),
+      ev('d5', 'tool.result', { tool: 'read_file', is_error: false }),
+    ]);
+    expect(calls.map((c) => [c.id, approvalText(c), c.outcome, c.end?.outcome ?? null, c.label])).toEqual([
+      ['d1', 'changes denied', 'error', 'discarded', 'discarded by you: keep my history'],
+      ['d2', 'changes allowed', 'ok', 'applied', 'applied after your approval'],
+      ['d3', '', 'error', 'failed', 'failed (exit 1)'],
+      ['d4', '', 'waiting', null, ''],
+      // Recorded before outcomes: no end, the row's own look.
+      ['d5', '', 'ok', null, ''],
     ]);
   });
 });

@@ -1,6 +1,7 @@
 // Folds a session's audit events into one summary per tool call.
 
 import type { AuditEvent } from '../api/types';
+import { endOf, outcomeLabel, type CallEnd } from './outcome';
 import { callTarget } from './summary';
 
 export type Outcome = 'running' | 'waiting' | 'ok' | 'error' | 'denied' | 'invalid';
@@ -13,9 +14,25 @@ export interface CallSummary {
   verdict: string;
   /** approval.decided status (allowed, denied, expired, answered, withdrawn), if asked. */
   approval: string;
+  /** The kind of card that approval was on when it was not the call's own: effect, network, limit, question. */
+  card: string;
+  /** How the call's last row looked; end says how the call ended. */
   outcome: Outcome;
   exitCode: number | null;
   firstSeq: number;
+  /** How the call ended (null for calls recorded before outcomes), and the same in words. */
+  end: CallEnd | null;
+  label: string;
+}
+
+/** Names a card's kind beside its decision: "changes denied". */
+export const CARD_NAMES: Record<string, string> = { effect: 'changes', network: 'network', limit: 'budget', question: 'question' };
+
+/** The decision column: "changes denied" on the card its changes waited on. */
+export function approvalText(c: Pick<CallSummary, 'approval' | 'card'>): string {
+  if (!c.approval) return '';
+  const n = CARD_NAMES[c.card];
+  return n ? `${n} ${c.approval}` : c.approval;
 }
 
 export function groupCalls(events: AuditEvent[]): CallSummary[] {
@@ -25,11 +42,13 @@ export function groupCalls(events: AuditEvent[]): CallSummary[] {
     let c = byId.get(e.call_id);
     const p = e.payload ?? {};
     if (!c) {
-      c = { id: e.call_id, tool: '', target: '', time: e.time, verdict: '', approval: '', outcome: 'running', exitCode: null, firstSeq: e.seq };
+      c = { id: e.call_id, tool: '', target: '', time: e.time, verdict: '', approval: '', card: '', outcome: 'running', exitCode: null, firstSeq: e.seq, end: null, label: '' };
       byId.set(e.call_id, c);
     }
     const tool = typeof p.tool === 'string' ? p.tool : '';
     if (tool && !c.tool) c.tool = tool;
+    const end = endOf(p.outcome);
+    if (end) c.end = end;
     switch (e.kind) {
       case 'tool.call':
         c.target = callTarget(tool, p.args);
@@ -42,6 +61,7 @@ export function groupCalls(events: AuditEvent[]): CallSummary[] {
         break;
       case 'approval.requested':
         c.outcome = 'waiting';
+        c.card = typeof p.kind === 'string' && p.kind !== 'call' ? p.kind : '';
         break;
       case 'approval.decided':
       case 'approval.expired':
@@ -66,6 +86,7 @@ export function groupCalls(events: AuditEvent[]): CallSummary[] {
         break;
     }
     if (!c.target && c.tool) c.target = c.tool;
+    c.label = c.end ? outcomeLabel(c.end) : '';
   }
   return [...byId.values()].sort((a, b) => a.firstSeq - b.firstSeq);
 }

@@ -27,6 +27,10 @@ describe('summarize', () => {
     expect(summarize(ev('exec.finished', { killed: true, kill_reason: 'kill switch', duration_ms: 3 }))).toContain('killed (kill switch)');
     expect(summarize(ev('tool.result', { tool: 'run_command', is_error: false, bytes: 4, preview: 'hi\nthere' }))).toBe('run_command ok, 4 B: hi there');
     expect(summarize(ev('tool.result', { tool: 'read_file', args: { path: 'a.txt' }, verdict: 'allow', is_error: false, bytes: 2, preview: 'hi' }))).toBe('read_file a.txt ok, 2 B: hi');
+    expect(summarize(ev('tool.result', { tool: 'run_command', is_error: true, bytes: 9, preview: 'exit code 0', outcome: { outcome: 'discarded', by: 'person', message: 'keep it' } }))).toBe(
+      'run_command discarded by you: keep it, 9 B: exit code 0',
+    );
+    expect(summarize(ev('tool.cleared', { tool: 'read_file', native: 'Claude Code Read', outcome: { outcome: 'cleared' } }))).toBe('read_file cleared for Claude Code Read');
   });
   it('falls back to reason or fields for unknown kinds', () => {
     expect(summarize(ev('system.kill', { reason: 'stopped' }))).toBe('stopped');

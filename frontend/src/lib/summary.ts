@@ -1,6 +1,7 @@
 // One-line summaries of audit events for timeline rows and call lists.
 
 import type { AuditEvent } from '../api/types';
+import { endOf, outcomeLabel } from './outcome';
 
 const str = (v: unknown): string => (typeof v === 'string' ? v : v === undefined || v === null ? '' : JSON.stringify(v));
 const num = (v: unknown): number | undefined => (typeof v === 'number' ? v : undefined);
@@ -32,9 +33,14 @@ export function summarize(e: AuditEvent): string {
       const b = num(p.bytes);
       // An allowed local read is one row that also carries its args.
       const what = p.args !== undefined ? callTarget(str(p.tool), p.args) : str(p.tool);
-      const head = `${what} ${p.is_error ? 'error' : 'ok'}${b !== undefined ? `, ${b} B` : ''}${p.truncated ? ' (truncated)' : ''}`;
+      // How it ended, when the row says (every row since outcomes were recorded).
+      const end = endOf(p.outcome);
+      const how = end ? outcomeLabel(end) : p.is_error ? 'error' : 'ok';
+      const head = `${what} ${how}${b !== undefined ? `, ${b} B` : ''}${p.truncated ? ' (truncated)' : ''}`;
       return p.preview ? `${head}: ${str(p.preview).replace(/\s+/g, ' ').slice(0, 160)}` : head;
     }
+    case 'tool.cleared':
+      return `${str(p.tool)} cleared${p.native ? ` for ${str(p.native)}` : ''}`;
     case 'policy.decision':
       return `${str(p.verdict)} ${str(p.tool)}${p.reason ? ' — ' + str(p.reason) : ''}`;
     case 'approval.requested':

@@ -5,7 +5,8 @@ import { useEffect, useMemo, useState } from 'preact/hooks';
 import { ApiError, query } from '../api/client';
 import { MODES, type AuditEvent, type Checkpoint, type EventPage, type Mode, type Session } from '../api/types';
 import { binaryChanges, type BinaryNote } from '../lib/binary';
-import { groupCalls, type CallSummary } from '../lib/calls';
+import { approvalText, groupCalls, type CallSummary } from '../lib/calls';
+import { callsSummary } from '../lib/outcome';
 import { callTools, MODE_HELP, sessionState, STATE_HELP, transportLabel } from '../lib/sessionview';
 import { clock, duration, when, bytes } from '../lib/format';
 import { api, liveEvents, reportError } from '../state/app';
@@ -162,7 +163,7 @@ export function SessionDetail({ id }: { id: string }) {
             </dd>
             <dt>Calls</dt>
             <dd>
-              {s.calls} calls: {s.allowed} allowed, {s.asked} asked, {s.denied} denied, {s.errors} errors · {bytes(s.output_bytes)} output · {s.cpu_ms} ms CPU
+              <span class="calls-summary">{callsSummary(s)}</span> · {bytes(s.output_bytes)} output · {s.cpu_ms} ms CPU
             </dd>
           </dl>
           <div class="mode-box">
@@ -212,8 +213,9 @@ function CallsLegend() {
   return (
     <div class="calls-legend" id="calls-legend">
       <p class="muted small">
-        Each row: the time, what the call did, <strong>policy</strong> (what your policy said: allow, ask or deny), <strong>your answer</strong> when it asked, and the{' '}
-        <strong>outcome</strong>. <strong>Checkpoints</strong>: <em>before</em> is the workspace just before the call ran, <em>after</em> just after it. <em>Diff</em> shows what the call changed,{' '}
+        Each row: the time, what the call did, <strong>policy</strong> (what your policy said: allow, ask or deny), <strong>your answer</strong> when a card asked (on the
+        call itself, or <em>changes</em> on what it changed), and how it ended: <em>applied</em>, <em>applied after your approval</em>, <em>discarded by you</em> with your
+        message, <em>failed (exit 2)</em> and so on. The summary above counts each call once by how it ended; how many asked you is counted apart. <strong>Checkpoints</strong>: <em>before</em> is the workspace just before the call ran, <em>after</em> just after it. <em>Diff</em> shows what the call changed,{' '}
         <em>Rollback to here</em> puts the whole workspace back to that moment, <em>Undo this call</em> reverts only this call’s changes. Calls that only read take no checkpoints.
       </p>
     </div>
@@ -243,19 +245,28 @@ function CallRow({ session, call, checkpoints, rollbackAvailable, onRolledBack }
   };
 
   const hasTools = tools.diff || tools.rollbackTo || notRestorable.length > 0;
+  // How it ended, once it has; while a card waits, that it waits.
+  const ended = call.end !== null && call.outcome !== 'waiting';
+  const shown = ended ? call.end!.outcome : call.outcome;
   return (
-    <li class={`call o-${call.outcome}`} data-call={call.id} data-tool={call.tool}>
+    <li class={`call o-${shown}`} data-call={call.id} data-tool={call.tool} data-outcome={call.end?.outcome ?? ''}>
       <div class="call-line">
         <span class="c-time">{clock(call.time)}</span>
         <code class="c-target">
           <Vis text={call.target || call.id} />
         </code>
         <span class={`verdict v-${call.verdict || 'none'}`}>{call.verdict || '—'}</span>
-        <span class="muted">{call.approval || ''}</span>
-        <span class={`outcome o-${call.outcome}`}>
-          {call.outcome}
-          {call.exitCode !== null && call.exitCode !== 0 ? ` (exit ${call.exitCode})` : ''}
-        </span>
+        <span class="muted">{approvalText(call)}</span>
+        {ended ? (
+          <span class={`outcome o-${shown}`}>
+            <Vis text={call.label} />
+          </span>
+        ) : (
+          <span class={`outcome o-${shown}`}>
+            {call.outcome}
+            {call.exitCode !== null && call.exitCode !== 0 ? ` (exit ${call.exitCode})` : ''}
+          </span>
+        )}
       </div>
       {hasTools && (
         <div class="call-tools">

@@ -5,6 +5,7 @@ import { useEffect, useState } from 'preact/hooks';
 import type { Session } from '../api/types';
 import { query } from '../api/client';
 import { duration, shortId, when } from '../lib/format';
+import { tallyText } from '../lib/outcome';
 import { sessionState, STATE_HELP } from '../lib/sessionview';
 import { liveEvents, reportError, api } from '../state/app';
 import { Empty, ErrorLine } from '../ui/common';
@@ -83,8 +84,8 @@ export function Sessions() {
                 <th scope="col" class="num">
                   Calls
                 </th>
-                <th scope="col" class="num" title="allowed / asked / denied">
-                  A / ? / D
+                <th scope="col" title="Each call counted once, by how it ended; how many asked you is counted apart">
+                  How they ended
                 </th>
                 <th scope="col">Status</th>
               </tr>
@@ -116,8 +117,9 @@ export function Sessions() {
                     <td>{when(s.started_at)}</td>
                     <td>{duration((s.ended_at ? Date.parse(s.ended_at) : now) - Date.parse(s.started_at))}</td>
                     <td class="num">{s.calls}</td>
-                    <td class="num">
-                      {s.allowed} / {s.asked} / {s.denied}
+                    <td class="small outcomes">
+                      {tallyText(s) || '—'}
+                      {s.asked > 0 && <span class="muted"> · {s.asked} asked you</span>}
                     </td>
                     <td>
                       <span class={`status st-${st}`} aria-description={STATE_HELP[st]}>
