@@ -198,12 +198,7 @@ func TestInstalledAgentOwnShellRunsInSandbox(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			d := clitest.Start(t)
 			model := agenttest.StartModel(t, c.api, agenttest.Script{c.call, agenttest.Say("done")})
-			cli := agentOutsideTmp(t, c.name, c.new, model)
-			ctx, cancel := context.WithTimeout(t.Context(), 4*time.Minute)
-			defer cancel()
-			if out, errOut, code := clitest.Run(ctx, t, d.Bin, cli.Environ(), "--data", d.Data, "install", c.name); code != 0 {
-				t.Fatalf("gatehouse install %s: exit %d\n%s%s", c.name, code, out, errOut)
-			}
+			cli, ctx := installedAgent(t, d, c.name, c.new, model)
 			res, err := c.run(ctx, cli, d.Workspace)
 			if err != nil {
 				t.Fatal(err)
@@ -229,12 +224,7 @@ func TestInstalledAgentFollowsIntoAnotherProject(t *testing.T) {
 			d := clitest.Start(t)
 			other := gitProject(t, "other")
 			model := agenttest.StartModel(t, c.api, agenttest.Script{c.call, agenttest.Say("done")})
-			cli := agentOutsideTmp(t, c.name, c.new, model)
-			ctx, cancel := context.WithTimeout(t.Context(), 4*time.Minute)
-			defer cancel()
-			if out, errOut, code := clitest.Run(ctx, t, d.Bin, cli.Environ(), "--data", d.Data, "install", c.name); code != 0 {
-				t.Fatalf("gatehouse install %s: exit %d\n%s%s", c.name, code, out, errOut)
-			}
+			cli, ctx := installedAgent(t, d, c.name, c.new, model)
 			card := make(chan clitest.Approval, 1)
 			go func() {
 				a := d.WaitApproval(2 * time.Minute)
@@ -292,6 +282,19 @@ func agentOutsideTmp(t *testing.T, name string, newCLI func(home string, m *agen
 	}
 	t.Cleanup(func() { os.RemoveAll(base) })
 	return pinnedAgent(t, name+" CLI", newCLI, filepath.Join(base, "home"), m)
+}
+
+// installedAgent is agentOutsideTmp wired into d by `gatehouse install`,
+// with the context its run gets (four minutes, for a CLI's slow start).
+func installedAgent(t *testing.T, d *clitest.Daemon, name string, newCLI func(home string, m *agenttest.Model) (*agenttest.CLI, error), m *agenttest.Model) (*agenttest.CLI, context.Context) {
+	t.Helper()
+	cli := agentOutsideTmp(t, name, newCLI, m)
+	ctx, cancel := context.WithTimeout(t.Context(), 4*time.Minute)
+	t.Cleanup(cancel)
+	if out, errOut, code := clitest.Run(ctx, t, d.Bin, cli.Environ(), "--data", d.Data, "install", name); code != 0 {
+		t.Fatalf("gatehouse install %s: exit %d\n%s%s", name, code, out, errOut)
+	}
+	return cli, ctx
 }
 
 // pinnedAgent is the pinned agent CLI called name (newCLI makes it) with

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/gatehouse-dev/gatehouse/app/cli/agenttest"
-	"github.com/gatehouse-dev/gatehouse/app/cli/clitest"
 )
 
 // TestInstalledAgentReadsADiscardedChange: the real agent's own shell runs
@@ -44,12 +43,7 @@ func TestInstalledAgentReadsADiscardedChange(t *testing.T) {
 			d := startEffectDaemon(t)
 			head := hostGitIn(t, d.Workspace, "rev-parse", "HEAD")
 			model := agenttest.StartModel(t, c.api, agenttest.Script{c.call, agenttest.Say("done")})
-			cli := agentOutsideTmp(t, c.name, c.new, model)
-			ctx, cancel := context.WithTimeout(t.Context(), 4*time.Minute)
-			defer cancel()
-			if out, errOut, code := clitest.Run(ctx, t, d.Bin, cli.Environ(), "--data", d.Data, "install", c.name); code != 0 {
-				t.Fatalf("gatehouse install %s: exit %d\n%s%s", c.name, code, out, errOut)
-			}
+			cli, ctx := installedAgent(t, d, c.name, c.new, model)
 			type ran struct {
 				res *agenttest.Result
 				err error
