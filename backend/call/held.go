@@ -36,32 +36,32 @@ func heldBy(st *session.State) *held {
 
 // Idle releases the warm sandbox (a container); the next command opens
 // it again.
-func (h *held) Idle(ctx context.Context) {
-	h.mu.Lock()
-	sb := h.sandbox
-	h.sandbox = nil
-	h.mu.Unlock()
-	if sb != nil {
-		_ = sb.Close(ctx)
-	}
-}
+func (h *held) Idle(ctx context.Context) { h.release(ctx, false) }
 
 // Close releases the sandbox and removes the staging directory, or leaves
 // that to the last staged run still in it; no sandbox opens after it.
 func (h *held) Close(ctx context.Context) {
+	if h.release(ctx, true) {
+		h.removeStageRoot()
+	}
+}
+
+// release closes the open sandbox, if any; closing also ends the
+// session's use of it. It is false once the session was closed before.
+func (h *held) release(ctx context.Context, closing bool) bool {
 	h.mu.Lock()
 	if h.closed {
 		h.mu.Unlock()
-		return
+		return false
 	}
-	h.closed = true
+	h.closed = closing
 	sb := h.sandbox
 	h.sandbox = nil
 	h.mu.Unlock()
 	if sb != nil {
 		_ = sb.Close(ctx)
 	}
-	h.removeStageRoot()
+	return true
 }
 
 // enterStage counts a staged run into root; it is false once the session
