@@ -75,32 +75,19 @@ func serverName(b []byte) (string, error) {
 	if !ok {
 		return "", errBadTLS
 	}
-	for len(exts) > 0 {
-		typ, ok1 := exts.u16()
-		data, ok2 := exts.vec(2)
-		if !ok1 || !ok2 {
-			return "", errBadTLS
-		}
-		if typ != 0 {
-			continue
-		}
-		list, ok := data.vec(2)
-		if !ok {
-			return "", errBadTLS
-		}
-		for len(list) > 0 {
-			kind, ok1 := list.u8()
-			name, ok2 := list.vec(2)
-			if !ok1 || !ok2 {
-				return "", errBadTLS
-			}
-			if kind == 0 && len(name) > 0 {
-				return strings.TrimSuffix(strings.ToLower(string(name)), "."), nil
-			}
-		}
-		return "", errNoSNI
+	ext, err := exts.find(2, 0, false) // server_name
+	if err != nil {
+		return "", err
 	}
-	return "", errNoSNI
+	list, ok := ext.vec(2)
+	if !ok {
+		return "", errBadTLS
+	}
+	name, err := list.find(1, 0, true) // host_name
+	if err != nil {
+		return "", err
+	}
+	return strings.TrimSuffix(strings.ToLower(string(name)), "."), nil
 }
 
 // reader walks a TLS structure; every method reports whether the bytes
@@ -115,22 +102,33 @@ func (r *reader) skip(n int) bool {
 	return true
 }
 
-func (r *reader) u8() (byte, bool) {
-	if len(*r) < 1 {
-		return 0, false
+// entry reads a typeBytes-long type and the vector with a two-byte length
+// that follows it: an extension, or a server name in its list.
+func (r *reader) entry(typeBytes int) (typ int, data reader, ok bool) {
+	if len(*r) < typeBytes {
+		return 0, nil, false
 	}
-	v := (*r)[0]
-	*r = (*r)[1:]
-	return v, true
+	for _, c := range (*r)[:typeBytes] {
+		typ = typ<<8 | int(c)
+	}
+	*r = (*r)[typeBytes:]
+	data, ok = r.vec(2)
+	return typ, data, ok
 }
 
-func (r *reader) u16() (uint16, bool) {
-	if len(*r) < 2 {
-		return 0, false
+// find is the data of the first entry of type want (with data, if
+// nonEmpty); errNoSNI when there is none.
+func (r reader) find(typeBytes, want int, nonEmpty bool) (reader, error) {
+	for len(r) > 0 {
+		typ, data, ok := r.entry(typeBytes)
+		if !ok {
+			return nil, errBadTLS
+		}
+		if typ == want && (!nonEmpty || len(data) > 0) {
+			return data, nil
+		}
 	}
-	v := binary.BigEndian.Uint16(*r)
-	*r = (*r)[2:]
-	return v, true
+	return nil, errNoSNI
 }
 
 // vec reads a vector with a lenBytes-long length prefix.
