@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/gatehouse-dev/gatehouse/backend/agentconfig"
+	"github.com/gatehouse-dev/gatehouse/sandbox/oneline"
 )
 
 // agentRow is one doctor row about an installed agent.
@@ -130,19 +131,7 @@ func denies(a agentconfig.Agent, out []byte) bool {
 	}
 }
 
-func firstLine(s string) string {
-	s = string(bytes.TrimSpace([]byte(s)))
-	if i := bytes.IndexByte([]byte(s), '\n'); i >= 0 {
-		s = s[:i]
-	}
-	if len(s) > 200 {
-		s = s[:200] + "…"
-	}
-	if s == "" {
-		return "(no output)"
-	}
-	return s
-}
+func firstLine(s string) string { return oneline.Of(s, 200, "(no output)") }
 
 func printAgentRows(w io.Writer, rows []agentRow) {
 	if len(rows) == 0 {

@@ -18,6 +18,7 @@ import (
 
 	"github.com/gatehouse-dev/gatehouse/sandbox"
 	"github.com/gatehouse-dev/gatehouse/sandbox/initproc"
+	"github.com/gatehouse-dev/gatehouse/sandbox/oneline"
 	"github.com/gatehouse-dev/gatehouse/sandbox/proctree"
 )
 
@@ -408,16 +409,4 @@ func waitGone(match func(int) bool, timeout time.Duration) int {
 	}
 }
 
-func firstLine(b []byte) string {
-	s := strings.TrimSpace(string(b))
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		s = s[:i]
-	}
-	if len(s) > 120 {
-		s = s[:120] + "…"
-	}
-	if s == "" {
-		return "(no message)"
-	}
-	return s
-}
+func firstLine(b []byte) string { return oneline.Of(string(b), 120, "(no message)") }
