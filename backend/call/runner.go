@@ -275,6 +275,9 @@ func (r *Runner) gate(ctx context.Context, c *InFlight) (res Result, ok bool) {
 	if err := r.checkLimits(ctx, c); err != nil {
 		return r.fail(ctx, c, "tool.refused", err), false
 	}
+	if err := workspacesExist(c.State.Workspaces); err != nil {
+		return r.fail(ctx, c, "tool.refused", err), false
+	}
 	if c.tool == nil {
 		return r.fail(ctx, c, "tool.invalid", Errorf("unknown tool %q; call tools/list to see what exists", req.Tool)), false
 	}
@@ -306,6 +309,9 @@ func (r *Runner) regate(ctx context.Context, c *InFlight) (res Result, ok bool) 
 		return r.fail(ctx, c, "tool.refused", err), false
 	}
 	if err := r.checkLimits(ctx, c); err != nil {
+		return r.fail(ctx, c, "tool.refused", err), false
+	}
+	if err := workspacesExist(c.State.Workspaces); err != nil {
 		return r.fail(ctx, c, "tool.refused", err), false
 	}
 	if err := r.makePlan(ctx, c); err != nil {
