@@ -14,6 +14,7 @@ import (
 	"github.com/gatehouse-dev/gatehouse/app/cli/termsafe"
 	"github.com/gatehouse-dev/gatehouse/app/client"
 	"github.com/gatehouse-dev/gatehouse/backend/audit"
+	"github.com/gatehouse-dev/gatehouse/backend/plural"
 )
 
 // maxLogHistory is the most past events one page of the API returns.
@@ -189,5 +190,5 @@ func clipPayload(payload []byte, full bool) string {
 		return string(r)
 	}
 	left := len(r) - maxLogPayload
-	return fmt.Sprintf("%s… [cut: %s more; gatehouse log --full or --json prints it whole]", string(r[:maxLogPayload]), plural(left, "character", "characters"))
+	return fmt.Sprintf("%s… [cut: %s more; gatehouse log --full or --json prints it whole]", string(r[:maxLogPayload]), plural.Count(left, "character", "characters"))
 }

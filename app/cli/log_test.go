@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/gatehouse-dev/gatehouse/backend/audit"
+	"github.com/gatehouse-dev/gatehouse/backend/plural"
 )
 
 // A payload is printed whole unless it is very long; a cut says so and how
@@ -42,7 +43,7 @@ func TestLogPayloadIsWholeOrSaysItWasCut(t *testing.T) {
 				return
 			}
 			left := len(tt.payload) - maxLogPayload
-			want := "… [cut: " + plural(left, "character", "characters") + " more; gatehouse log --full or --json prints it whole]\n"
+			want := "… [cut: " + plural.Count(left, "character", "characters") + " more; gatehouse log --full or --json prints it whole]\n"
 			if !strings.HasSuffix(line, want) {
 				t.Fatalf("a cut payload does not say so: …%q", line[len(line)-200:])
 			}

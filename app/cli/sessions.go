@@ -13,6 +13,7 @@ import (
 	"github.com/gatehouse-dev/gatehouse/app/cli/termsafe"
 	"github.com/gatehouse-dev/gatehouse/app/client"
 	"github.com/gatehouse-dev/gatehouse/backend/audit"
+	"github.com/gatehouse-dev/gatehouse/backend/plural"
 	"github.com/gatehouse-dev/gatehouse/backend/session"
 )
 
@@ -109,7 +110,7 @@ func showSession(ctx context.Context, g *Globals, c *client.Client, id string, a
 		fmt.Fprintf(g.Stdout, ", ended %s (%s)", stamp(*s.EndedAt), termsafe.String(s.EndReason))
 	}
 	fmt.Fprintf(g.Stdout, ", %s. Workspace: %s\n", duration(s), strings.Join(termsafe.Strings(s.Workspaces), ", "))
-	fmt.Fprintf(g.Stdout, "%s: %d allowed, %d asked, %d denied, %d errors.\n\n", plural(int(s.Calls), "call", "calls"), s.Allowed, s.Asked, s.Denied, s.Errors)
+	fmt.Fprintf(g.Stdout, "%s: %d allowed, %d asked, %d denied, %s.\n\n", plural.Count(s.Calls, "call", "calls"), s.Allowed, s.Asked, s.Denied, plural.Count(s.Errors, "error", "errors"))
 	return printList(g.Stdout, false, calls, "No tool calls yet.", "TIME\tCALL\tTOOL\tVERDICT\tARGS\tRESULT", func(r callRow) string {
 		return fmt.Sprintf("%s\t%s\t%s\t%s\t%s\t%s", stamp(r.Time), termsafe.String(r.ID), termsafe.String(r.Tool), r.verdict(), r.args(), r.result())
 	})

@@ -10,6 +10,7 @@ import (
 
 	"github.com/pelletier/go-toml/v2"
 
+	"github.com/gatehouse-dev/gatehouse/backend/plural"
 	"github.com/gatehouse-dev/gatehouse/backend/policy"
 )
 
@@ -74,16 +75,9 @@ func unknownKey(strict *toml.StrictMissingError, name string) string {
 		msg += "; the keys allowed there are " + strings.Join(allowed, ", ")
 	}
 	if more := len(strict.Errors) - 1; more > 0 {
-		msg += fmt.Sprintf(" (and %d more unknown %s after it)", more, plural(more, "key", "keys"))
+		msg += " (and " + plural.Count(more, "more unknown key", "more unknown keys") + " after it)"
 	}
 	return msg
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }
 
 // tableKeys lists the keys the table at path takes, in file order.
