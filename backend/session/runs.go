@@ -141,6 +141,8 @@ func (g *Runs) lookupLocked(ctx context.Context, key RunKey, s RunStart) (*run, 
 			// MCP client info.
 			g.cfg.Sessions.SetClientInfo(ctx, info.ID, s.ClientName, s.ClientVersion)
 		}
+		// One run, several routes: its bridge and its hooks.
+		g.cfg.Sessions.AddTransport(ctx, r.st.Live.ID(), s.Transport)
 		return r, nil
 	}
 	live, err := g.cfg.Sessions.Start(ctx, StartRequest{
