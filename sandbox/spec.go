@@ -150,8 +150,9 @@ type SessionSpec struct {
 	// workspace root, as the config's [sandbox] expose_secrets takes them
 	// (see protect.ParseExposure).
 	ExposeSecrets []string
-	// ReadOnly are host directories every run sees read-only at the same
-	// path: the person's toolchains and their module caches.
+	// ReadOnly are host directories (or single files) every run sees
+	// read-only at the same path: the person's toolchains and their module
+	// caches.
 	ReadOnly []string
 	// Cache is a directory every run may write, shown even when it lies
 	// in a hidden one (the workspace's build cache in the data dir).

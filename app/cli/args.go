@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/gatehouse-dev/gatehouse/app/cli/termsafe"
+	"github.com/gatehouse-dev/gatehouse/backend/plural"
 )
 
 // needArg takes exactly one positional argument; when it is missing the
@@ -34,7 +35,7 @@ func maxArgs(n int, what string) cobra.PositionalArgs {
 }
 
 func tooMany(cmd *cobra.Command, what string, args []string) error {
-	return userErrorf(nil, "%s takes one %s, not %d arguments (%s)", cmd.Name(), strings.TrimPrefix(strings.TrimPrefix(what, "an "), "a "), len(args), termsafe.Argv(args))
+	return userErrorf(nil, "%s takes one %s, not %s (%s)", cmd.Name(), strings.TrimPrefix(strings.TrimPrefix(what, "an "), "a "), plural.Count(len(args), "argument", "arguments"), termsafe.Argv(args))
 }
 
 // oneOf refuses a flag value outside its choices, naming them all; an

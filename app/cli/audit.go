@@ -15,6 +15,7 @@ import (
 	"github.com/gatehouse-dev/gatehouse/backend/audit"
 	"github.com/gatehouse-dev/gatehouse/backend/daemon"
 	"github.com/gatehouse-dev/gatehouse/backend/db"
+	"github.com/gatehouse-dev/gatehouse/backend/plural"
 )
 
 // openAudit opens the audit store straight from the data dir, so audit
@@ -128,7 +129,7 @@ func init() {
 					fmt.Fprintf(g.Stderr, "Wrote %s: no events matched, so it is empty.\n", out)
 					return nil
 				}
-				fmt.Fprintf(g.Stderr, "Wrote %s: %s, %d bytes, up to seq %d, last hash %s.\n", out, plural(int(st.Events), "event", "events"), st.Bytes, st.LastSeq, st.LastHash)
+				fmt.Fprintf(g.Stderr, "Wrote %s: %s, %s, up to seq %d, last hash %s.\n", out, plural.Count(st.Events, "event", "events"), plural.Count(st.Bytes, "byte", "bytes"), st.LastSeq, st.LastHash)
 				if sess == "" && k == "" {
 					fmt.Fprintf(g.Stderr, "Check it with: gatehouse audit verify --file %s\n", out)
 				}

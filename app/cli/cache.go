@@ -12,6 +12,7 @@ import (
 	"github.com/gatehouse-dev/gatehouse/app/client"
 	"github.com/gatehouse-dev/gatehouse/backend/buildcache"
 	"github.com/gatehouse-dev/gatehouse/backend/config"
+	"github.com/gatehouse-dev/gatehouse/backend/plural"
 )
 
 // The build cache works with the daemon stopped too: then this process
@@ -84,7 +85,7 @@ func init() {
 				case ws != "":
 					fmt.Fprintf(g.Stdout, "Cleared the build cache of %s.\n", ws)
 				default:
-					fmt.Fprintf(g.Stdout, "Cleared the build caches of %s.\n", plural(len(cleared), "workspace", "workspaces"))
+					fmt.Fprintf(g.Stdout, "Cleared the build caches of %s.\n", plural.Count(len(cleared), "workspace", "workspaces"))
 				}
 				return nil
 			},

@@ -9,6 +9,7 @@ import (
 
 	"github.com/gatehouse-dev/gatehouse/app/cli/termsafe"
 	"github.com/gatehouse-dev/gatehouse/backend/audit"
+	"github.com/gatehouse-dev/gatehouse/backend/plural"
 	"github.com/gatehouse-dev/gatehouse/backend/session"
 )
 
@@ -136,7 +137,7 @@ var outcomeNames = map[session.Outcome]string{
 // the numbers add up to its calls; asking is said apart, as a dimension
 // of its own: "5 calls: 3 ok, 1 applied, 1 discarded. 2 of them asked you first."
 func callsSummary(s session.Info) string {
-	line := plural(int(s.Calls), "call", "calls")
+	line := plural.Count(s.Calls, "call", "calls")
 	var parts []string
 	for _, o := range session.Outcomes {
 		if n := s.Outcomes.Of(o); n > 0 {

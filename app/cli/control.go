@@ -65,10 +65,3 @@ func printList[T any](w io.Writer, asJSON bool, items []T, none, header string, 
 	}
 	return tw.Flush()
 }
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return fmt.Sprintf("%d %s", n, one)
-	}
-	return fmt.Sprintf("%d %s", n, many)
-}

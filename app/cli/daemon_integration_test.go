@@ -203,7 +203,8 @@ func TestKillPauseResumeCLI(t *testing.T) {
 		{[]string{"resume"}, "Resumed"},
 		{[]string{"kill", "--reason", "test"}, "Stopped 0 sessions"},
 		{[]string{"resume"}, "Resumed"},
-		{[]string{"sessions"}, "No sessions"},
+		{[]string{"sessions"}, "No sessions yet. Wire an agent in with `gatehouse install claude|codex|gemini|cursor`"},
+		{[]string{"sessions", "--status", "ended"}, "No sessions with status ended."},
 	} {
 		out, errOut, code := d.CLI(t.Context(), c.args...)
 		if code != 0 || !strings.Contains(out, c.want) {

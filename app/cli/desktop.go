@@ -1,14 +1,17 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
 	"runtime"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/gatehouse-dev/gatehouse/app/client"
 	"github.com/gatehouse-dev/gatehouse/app/desktop"
 )
 
@@ -61,25 +64,24 @@ func runDesktop(cmd *cobra.Command, g *Globals, f *serveFlags, startHidden bool,
 		}
 		return runServe(cmd, g, f)
 	}
+	if dir, st, ok := runningDaemon(cmd, g); ok {
+		return attachDesktop(cmd, g, win, dir, st)
+	}
 	opts, err := prepareServe(cmd, g, f)
 	if err != nil {
 		return err
 	}
-	common := []string{"--data", opts.DataDir}
-	if g.Config != "" {
-		common = append(common, "--config", g.Config)
-	}
-	common = append(common, "--log-level", g.LogLevel)
+	common := windowArgs(g, opts.DataDir)
 	var tray []string
 	if exe, err := trayProgram(); err == nil {
-		tray = append(append([]string{exe}, common...), "tray")
+		tray = append(append([]string{exe}, globalArgs(g, opts.DataDir)...), "tray")
 	} else {
 		opts.Logger.Warn("tray icon not started: cannot find the gatehouse program", "err", err)
 	}
 	err = desktop.Run(cmd.Context(), desktop.Options{
 		Daemon:       opts,
 		StartHidden:  startHidden,
-		Window:       append(append([]string{win}, common...), "window"),
+		Window:       append([]string{win}, common...),
 		Tray:         tray,
 		Args:         os.Args[1:],
 		ReleaseAfter: release,
@@ -94,6 +96,81 @@ func runDesktop(cmd *cobra.Command, g *Globals, f *serveFlags, startHidden bool,
 		return serveError(err, opts.Listen)
 	}
 	return nil
+}
+
+// globalArgs are the flags every process the app starts takes.
+func globalArgs(g *Globals, dir string) []string {
+	args := []string{"--data", dir}
+	if g.Config != "" {
+		args = append(args, "--config", g.Config)
+	}
+	return append(args, "--log-level", g.LogLevel)
+}
+
+// windowArgs are the window process's arguments, after its program.
+func windowArgs(g *Globals, dir string) []string {
+	return append(globalArgs(g, dir), "window")
+}
+
+// daemonStatus is what an attached window says about the daemon it opens.
+type daemonStatus struct {
+	PID    int    `json:"pid"`
+	Listen string `json:"listen"`
+}
+
+// runningDaemon reports whether a daemon (a `gatehouse serve`, or another
+// app) already answers on the data dir's control socket.
+func runningDaemon(cmd *cobra.Command, g *Globals) (string, daemonStatus, bool) {
+	var st daemonStatus
+	cfg, err := loadConfig(g)
+	if err != nil {
+		return "", st, false // the start that follows says what is wrong
+	}
+	dir, err := dataDir(g, cfg.Data)
+	if err != nil {
+		return "", st, false
+	}
+	ctx, cancel := context.WithTimeout(cmd.Context(), 3*time.Second)
+	defer cancel()
+	if err := client.New(dir).Get(ctx, "/api/v1/status", nil, &st); err != nil {
+		return "", st, false
+	}
+	return dir, st, true
+}
+
+// attachDesktop opens the window onto the daemon already running on dir:
+// a bare `gatehouse` while `gatehouse serve` runs.
+func attachDesktop(cmd *cobra.Command, g *Globals, win, dir string, st daemonStatus) error {
+	fmt.Fprintf(g.Stderr, "gatehouse: a Gatehouse daemon already runs on %s (pid %d, %s); opening the window onto it. Closing the window leaves it running.\n", dir, st.PID, st.Listen)
+	var ignored []string
+	for _, name := range []string{"listen", "workspace", "mode", "public"} {
+		if fl := cmd.Flags().Lookup(name); fl != nil && fl.Changed {
+			ignored = append(ignored, "--"+name)
+		}
+	}
+	if len(ignored) > 0 {
+		fmt.Fprintf(g.Stderr, "gatehouse: %s apply to a daemon this launch would start; the running one keeps its own settings.\n", strings.Join(ignored, ", "))
+	}
+	c := client.New(dir)
+	err := desktop.Attach(cmd.Context(), desktop.AttachOptions{
+		DataDir: dir,
+		Window:  append([]string{win}, windowArgs(g, dir)...),
+		Args:    os.Args[1:],
+		Alive: func(ctx context.Context) bool {
+			ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+			defer cancel()
+			// A slow answer is a busy daemon, not a stopped one.
+			var st daemonStatus
+			return !errors.Is(c.Get(ctx, "/api/v1/status", nil, &st), client.ErrNoDaemon)
+		},
+		Logger: g.Logger(),
+		Stderr: g.Stderr,
+	})
+	if errors.Is(err, desktop.ErrAlreadyRunning) {
+		fmt.Fprintf(g.Stderr, "gatehouse: %v\n", err)
+		return nil
+	}
+	return err
 }
 
 // trayProgram runs the tray: the small gatehouse (the tray speaks D-Bus in

@@ -146,7 +146,7 @@ func TestDesktopQuitAsksFirst(t *testing.T) {
 // quits at once.
 func TestDesktopQuitWithoutCardsDoesNotAsk(t *testing.T) {
 	a := deskStart(t, "desktop", "--start-hidden")
-	a.waitLog("tray started", regexp.MustCompile(`msg="tray icon started"`), 30*time.Second)
+	a.waitLog("tray started", regexp.MustCompile(`msg="tray process started"`), 30*time.Second)
 	a.quitThroughBus()
 	select {
 	case <-a.exited:

@@ -1,16 +1,20 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"log/slog"
 	"text/tabwriter"
+	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/gatehouse-dev/gatehouse/app/client"
 	"github.com/gatehouse-dev/gatehouse/backend/config"
 	"github.com/gatehouse-dev/gatehouse/sandbox/choose"
 	"github.com/gatehouse-dev/gatehouse/sandbox/proof"
+	"github.com/gatehouse-dev/gatehouse/sandbox/toolchain"
 )
 
 type doctorFlags struct {
@@ -77,7 +81,7 @@ func runDoctor(cmd *cobra.Command, g *Globals, f *doctorFlags) error {
 		opts.Container.RunArgs = f.runArgs
 	}
 
-	tc, err := findToolchains(g, cfg.Sandbox, log)
+	tc, err := doctorToolchains(cmd, g, cfg, log)
 	if err != nil {
 		return err
 	}
@@ -124,6 +128,37 @@ func runDoctor(cmd *cobra.Command, g *Globals, f *doctorFlags) error {
 		return exitCodeError{code: 1}
 	}
 	return nil
+}
+
+// doctorToolchains are the toolchains the running daemon shows its
+// sandboxes (its PATH, not this shell's, decides what commands find);
+// with no daemon running, the ones a daemon started from here would show,
+// and the doctor says so.
+func doctorToolchains(cmd *cobra.Command, g *Globals, cfg config.Config, log *slog.Logger) (toolchain.Set, error) {
+	dir, err := dataDir(g, cfg.Data)
+	if err != nil {
+		return toolchain.Set{}, err
+	}
+	ctx, cancel := context.WithTimeout(cmd.Context(), 5*time.Second)
+	defer cancel()
+	var st struct {
+		PID        int            `json:"pid"`
+		Toolchains *toolchain.Set `json:"toolchains"`
+	}
+	err = client.New(dir).Get(ctx, "/api/v1/status", nil, &st)
+	switch {
+	case err == nil && st.Toolchains != nil:
+		fmt.Fprintf(g.Stderr, "gatehouse doctor: checking the toolchains the running daemon (pid %d) shows its sandboxes.\n", st.PID)
+		for _, n := range st.Toolchains.Notes {
+			fmt.Fprintf(g.Stderr, "gatehouse doctor: the daemon says: %s\n", n)
+		}
+		return *st.Toolchains, nil
+	case err == nil:
+		fmt.Fprintf(g.Stderr, "gatehouse doctor: the running daemon (pid %d) does not say which toolchains it shows (an older version); checking the ones this shell's PATH gives instead.\n", st.PID)
+	default:
+		fmt.Fprintln(g.Stderr, "gatehouse doctor: no daemon is running, so checking the toolchains this shell's PATH would give a daemon started here; a daemon started elsewhere (a service, another shell) may see others.")
+	}
+	return findToolchains(g, cfg.Sandbox, log)
 }
 
 // doctorFailed reports whether the selected backend failed a row.

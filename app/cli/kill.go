@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 
+	"github.com/gatehouse-dev/gatehouse/backend/plural"
 	"github.com/spf13/cobra"
 )
 
@@ -48,7 +49,7 @@ func init() {
 	register(func(g *Globals) *cobra.Command {
 		return switchCommand(g, "kill", "Stop every agent now: kill their processes, deny pending approvals, refuse new calls until resume", "/api/v1/kill",
 			func(r stateReply) string {
-				return fmt.Sprintf("Stopped %s. New calls are refused until you run `gatehouse resume`.", plural(r.KilledSessions, "session", "sessions"))
+				return fmt.Sprintf("Stopped %s. New calls are refused until you run `gatehouse resume`.", plural.Count(r.KilledSessions, "session", "sessions"))
 			})
 	})
 	register(func(g *Globals) *cobra.Command {
@@ -57,7 +58,7 @@ func init() {
 				if !r.Changed {
 					return "Already paused; new calls keep waiting until `gatehouse resume`."
 				}
-				return fmt.Sprintf("Paused. %s stay connected; new calls wait until `gatehouse resume`.", plural(r.State.Active, "session", "sessions"))
+				return fmt.Sprintf("Paused. %s connected; new calls wait until `gatehouse resume`.", plural.Count(r.State.Active, "session stays", "sessions stay"))
 			})
 	})
 	register(func(g *Globals) *cobra.Command {

@@ -14,6 +14,7 @@ import (
 	"github.com/gatehouse-dev/gatehouse/app/cli/termsafe"
 	"github.com/gatehouse-dev/gatehouse/app/client"
 	"github.com/gatehouse-dev/gatehouse/backend/audit"
+	"github.com/gatehouse-dev/gatehouse/backend/plural"
 )
 
 // maxLogHistory is the most past events one page of the API returns.
@@ -21,7 +22,7 @@ const maxLogHistory = 1000
 
 func init() {
 	register(func(g *Globals) *cobra.Command {
-		var follow, asJSON bool
+		var follow, asJSON, full bool
 		var sess, kind, actor string
 		var limit int
 		cmd := &cobra.Command{
@@ -29,7 +30,11 @@ func init() {
 			Short: "Show the audit timeline (-f to follow it live)",
 			Long: `Shows the last events of the audit timeline, oldest first, and with -f keeps
 printing new ones. -n 0 -f prints only what happens from now on. With the
-daemon stopped, it reads the past events from the data directory.`,
+daemon stopped, it reads the past events from the data directory.
+
+Each event's payload is printed whole up to 4096 characters; a longer one is
+cut with a note saying how much is left out, and --full (or --json) prints
+every payload whole.`,
 			Args: cobra.NoArgs,
 			RunE: func(cmd *cobra.Command, _ []string) error {
 				k, err := audit.ParseKindFilter(kind)
@@ -52,11 +57,12 @@ daemon stopped, it reads the past events from the data directory.`,
 						q.Set(k, v)
 					}
 				}
-				after, err := printHistory(cmd, g, c, q, limit, asJSON)
+				p := eventPrinter{w: g.Stdout, asJSON: asJSON, full: full}
+				after, err := printHistory(cmd, c, q, limit, p)
 				if errors.Is(err, client.ErrNoDaemon) && !follow {
 					// What happened is in the data dir whether or not the
 					// daemon runs: after a kill is when people look.
-					return printStoredHistory(cmd, g, audit.Filter{Session: sess, Kind: k, Actor: actor}, limit, asJSON)
+					return printStoredHistory(cmd, g, audit.Filter{Session: sess, Kind: k, Actor: actor}, limit, p)
 				}
 				if err != nil {
 					return apiErr(err)
@@ -76,7 +82,7 @@ daemon stopped, it reads the past events from the data directory.`,
 					if err := json.Unmarshal(data, &e); err != nil {
 						return err
 					}
-					printEvent(g.Stdout, e, asJSON)
+					p.print(e)
 					return nil
 				})
 				if cmd.Context().Err() != nil {
@@ -91,6 +97,7 @@ daemon stopped, it reads the past events from the data directory.`,
 		f := cmd.Flags()
 		f.BoolVarP(&follow, "follow", "f", false, "keep printing new events as they happen")
 		f.BoolVar(&asJSON, "json", false, "print one JSON event per line")
+		f.BoolVar(&full, "full", false, "print every payload whole, however long")
 		f.StringVar(&sess, "session", "", "only this session")
 		f.StringVar(&kind, "kind", "", `only this kind (tool.call) or family (tool)`)
 		f.StringVar(&actor, "actor", "", "only this actor (human, policy, system, agent:NAME)")
@@ -101,7 +108,7 @@ daemon stopped, it reads the past events from the data directory.`,
 
 // printStoredHistory is printHistory read from the database in the data
 // dir, for when no daemon answers.
-func printStoredHistory(cmd *cobra.Command, g *Globals, f audit.Filter, limit int, asJSON bool) error {
+func printStoredHistory(cmd *cobra.Command, g *Globals, f audit.Filter, limit int, p eventPrinter) error {
 	store, done, err := openAudit(cmd.Context(), g)
 	if err != nil {
 		return err
@@ -114,7 +121,7 @@ func printStoredHistory(cmd *cobra.Command, g *Globals, f audit.Filter, limit in
 	fmt.Fprintln(g.Stderr, "The daemon is not running; these are the events recorded before it stopped (start it with `gatehouse serve` to follow new ones).")
 	slices.Reverse(events)
 	for _, e := range events {
-		printEvent(g.Stdout, e, asJSON)
+		p.print(e)
 	}
 	return nil
 }
@@ -122,7 +129,7 @@ func printStoredHistory(cmd *cobra.Command, g *Globals, f audit.Filter, limit in
 // printHistory prints the last limit events matching q and returns the seq
 // to follow from. With limit 0 it prints nothing and follows from the
 // newest event.
-func printHistory(cmd *cobra.Command, g *Globals, c *client.Client, q url.Values, limit int, asJSON bool) (int64, error) {
+func printHistory(cmd *cobra.Command, c *client.Client, q url.Values, limit int, p eventPrinter) (int64, error) {
 	last := url.Values{"order": {"desc"}, "limit": {strconv.Itoa(max(limit, 1))}}
 	for k, v := range q {
 		last[k] = v
@@ -142,26 +149,46 @@ func printHistory(cmd *cobra.Command, g *Globals, c *client.Client, q url.Values
 	}
 	slices.Reverse(page.Events)
 	for _, e := range page.Events {
-		printEvent(g.Stdout, e, asJSON)
+		p.print(e)
 	}
 	return after, nil
 }
 
-func printEvent(w io.Writer, e audit.Event, asJSON bool) {
-	if asJSON {
+// maxLogPayload is how many characters of a payload `gatehouse log` prints
+// before it cuts, unless --full.
+const maxLogPayload = 4096
+
+// eventPrinter prints audit events, one a line: as JSON, or as columns
+// with the payload whole (cut, with a note, past maxLogPayload unless
+// full).
+type eventPrinter struct {
+	w      io.Writer
+	asJSON bool
+	full   bool
+}
+
+func (p eventPrinter) print(e audit.Event) {
+	if p.asJSON {
 		b, _ := json.Marshal(e)
-		fmt.Fprintf(w, "%s\n", termsafe.JSON(b))
+		fmt.Fprintf(p.w, "%s\n", termsafe.JSON(b))
 		return
 	}
 	sess := e.Session
 	if sess == "" {
 		sess = "-"
 	}
-	// Escape first, then clip: a cut can then never leave half an escape
-	// that a terminal would act on.
-	payload := []rune(termsafe.String(string(e.Payload)))
-	if len(payload) > 200 {
-		payload = append(payload[:200], '…')
+	fmt.Fprintf(p.w, "%6d %s %-18s %-20s %s %s\n", e.Seq, clock(e.Time), termsafe.String(e.Kind), termsafe.String(e.Actor), termsafe.String(sess), clipPayload(e.Payload, p.full))
+}
+
+// clipPayload is the payload, escaped for the terminal, whole or cut at
+// maxLogPayload characters with a note that says so: a cut is never
+// silent. Escaping comes first, so a cut never leaves half an escape that
+// a terminal would act on.
+func clipPayload(payload []byte, full bool) string {
+	r := []rune(termsafe.String(string(payload)))
+	if full || len(r) <= maxLogPayload {
+		return string(r)
 	}
-	fmt.Fprintf(w, "%6d %s %-18s %-20s %s %s\n", e.Seq, clock(e.Time), termsafe.String(e.Kind), termsafe.String(e.Actor), termsafe.String(sess), string(payload))
+	left := len(r) - maxLogPayload
+	return fmt.Sprintf("%s… [cut: %s more; gatehouse log --full or --json prints it whole]", string(r[:maxLogPayload]), plural.Count(left, "character", "characters"))
 }

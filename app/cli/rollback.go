@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/gatehouse-dev/gatehouse/app/cli/termsafe"
+	"github.com/gatehouse-dev/gatehouse/backend/plural"
 	"github.com/gatehouse-dev/gatehouse/backend/snapshot"
 )
 
@@ -150,11 +151,11 @@ func binarySizes(p *snapshot.Plan, it snapshot.PlanItem) string {
 		}
 		switch {
 		case op.Expect != nil && op.Target != nil:
-			return fmt.Sprintf("%d bytes now, %d bytes after the rollback", op.Expect.Size, op.Target.Size)
+			return plural.Count(op.Expect.Size, "byte", "bytes") + " now, " + plural.Count(op.Target.Size, "byte", "bytes") + " after the rollback"
 		case op.Target != nil:
-			return fmt.Sprintf("%d bytes (recreated)", op.Target.Size)
+			return plural.Count(op.Target.Size, "byte", "bytes") + " (recreated)"
 		case op.Expect != nil:
-			return fmt.Sprintf("%d bytes (deleted)", op.Expect.Size)
+			return plural.Count(op.Expect.Size, "byte", "bytes") + " (deleted)"
 		}
 	}
 	return "size unknown"

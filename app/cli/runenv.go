@@ -48,6 +48,7 @@ func findToolchains(g *Globals, sb config.Sandbox, log *slog.Logger) (toolchain.
 	home, _ := os.UserHomeDir()
 	tc, err := toolchain.Find(toolchain.Options{
 		Path: filepath.SplitList(os.Getenv("PATH")), Extra: sb.Path, ReadOnly: sb.ReadOnly, Home: home,
+		Hide: ownPaths(),
 	})
 	if err != nil {
 		return tc, userErrorf(err, "%v (in %s)", err, configPath(g))
@@ -60,6 +61,43 @@ func findToolchains(g *Globals, sb config.Sandbox, log *slog.Logger) (toolchain.
 		log.Info("sandboxes see these toolchains read-only", "dirs", strings.Join(tc.ReadOnly, ", "))
 	}
 	return tc, nil
+}
+
+// gatehouseModule is this project's module path: a go.mod naming it
+// marks a Gatehouse checkout.
+const gatehouseModule = "module github.com/gatehouse-dev/gatehouse"
+
+// ownPaths are what no sandbox is shown as a toolchain: this program and
+// its siblings, and the checkout they were built in (its sources, its
+// .cache with the Makefile's Node, its bin/), whichever PATH entry or
+// link leads there.
+func ownPaths() []string {
+	exe, err := os.Executable()
+	if err != nil {
+		return nil
+	}
+	if real, err := filepath.EvalSymlinks(exe); err == nil {
+		exe = real
+	}
+	dir := filepath.Dir(exe)
+	out := []string{exe}
+	for _, name := range []string{lightProgram, desktopProgram, "gatehouse-sandbox-init"} {
+		out = append(out, filepath.Join(dir, name))
+	}
+	if filepath.Base(dir) == "bin" {
+		root := filepath.Dir(dir)
+		if b, err := os.ReadFile(filepath.Join(root, "go.mod")); err == nil {
+			for line := range strings.Lines(string(b)) {
+				if strings.HasPrefix(line, "module ") {
+					if strings.TrimSpace(line) == gatehouseModule {
+						out = append(out, root)
+					}
+					break
+				}
+			}
+		}
+	}
+	return out
 }
 
 // configPath is the config file in effect, for messages.

@@ -51,7 +51,11 @@ decision when it asked), what the call was about, and how it ended.`,
 				if err := c.Get(cmd.Context(), "/api/v1/sessions", q, &out); err != nil {
 					return apiErr(err)
 				}
-				return printList(g.Stdout, asJSON, out.Sessions, "No sessions yet. Connect an agent: see `gatehouse mcp --help`.",
+				none := "No sessions yet. Wire an agent in with `gatehouse install claude|codex|gemini|cursor`, then start it."
+				if status != "" {
+					none = "No sessions with status " + status + "."
+				}
+				return printList(g.Stdout, asJSON, out.Sessions, none,
 					"ID\tCLIENT\tSTATUS\tMODE\tSTARTED\tDURATION\tCALLS\tDENIED\tWORKSPACE", func(s session.Info) string {
 						ws := ""
 						if len(s.Workspaces) > 0 {

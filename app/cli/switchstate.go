@@ -6,6 +6,7 @@ import (
 	"net/url"
 
 	"github.com/gatehouse-dev/gatehouse/app/client"
+	"github.com/gatehouse-dev/gatehouse/backend/plural"
 	"github.com/gatehouse-dev/gatehouse/backend/session"
 )
 
@@ -24,7 +25,7 @@ func switchLine(ctx context.Context, c *client.Client) string {
 		return "All agents are stopped (kill switch): new calls are refused until you run `gatehouse resume`."
 	case st.State.Paused:
 		return fmt.Sprintf("Gatehouse is paused: %s waiting on the pause, not on you; `gatehouse resume` releases them.",
-			plural(st.State.Waiting, "call is", "calls are"))
+			plural.Count(st.State.Waiting, "call is", "calls are"))
 	}
 	return ""
 }

@@ -319,3 +319,126 @@ func TestCargoBuildsInSandbox(t *testing.T) {
 		})
 	}
 }
+
+// linkOrCopy puts the file src at dst, executable.
+func linkOrCopy(t *testing.T, src, dst string) {
+	t.Helper()
+	if os.Link(src, dst) == nil {
+		return
+	}
+	b, err := os.ReadFile(src)
+	must(t, err)
+	must(t, os.WriteFile(dst, b, 0o755))
+}
+
+// With gatehouse on PATH through an install symlink (a prefix's bin/
+// holding links into a checkout's bin/, as `make install` makes), a
+// sandboxed command sees neither the Gatehouse checkout (its sources, its
+// bin/, its .cache) nor the prefix around that bin/; only the links. The
+// daemon's status says what it shows, and it names no part of the
+// checkout.
+func TestSandboxCannotListGatehouseCheckoutThroughPathLink(t *testing.T) {
+	for _, backend := range nativeSandboxes {
+		t.Run(backend, func(t *testing.T) {
+			base := t.TempDir()
+			checkout := filepath.Join(base, "src", "gatehouse")
+			prefix := filepath.Join(base, "prefix")
+			for _, dir := range []string{filepath.Join(checkout, "bin"), filepath.Join(checkout, ".git"), filepath.Join(checkout, ".cache", "node22", "bin"), filepath.Join(prefix, "bin"), filepath.Join(prefix, "share")} {
+				must(t, os.MkdirAll(dir, 0o755))
+			}
+			must(t, os.WriteFile(filepath.Join(checkout, "go.mod"), []byte("module github.com/gatehouse-dev/gatehouse\n\ngo 1.26.0\n"), 0o644))
+			must(t, os.WriteFile(filepath.Join(checkout, ".cache", "node22", "bin", "node"), []byte("#!/bin/sh\n"), 0o755))
+			built := clitest.Binary(t)
+			// A program of the person's own, linked from the same PATH dir:
+			// it runs, shown alone, and the files beside it are not.
+			lone := filepath.Join(base, "elsewhere", "bin")
+			must(t, os.MkdirAll(lone, 0o755))
+			must(t, os.WriteFile(filepath.Join(lone, "hello-tool"), []byte("#!/bin/sh\necho hello from the linked tool\n"), 0o755))
+			must(t, os.WriteFile(filepath.Join(lone, "beside"), []byte("not for sandboxes\n"), 0o644))
+			must(t, os.Symlink(filepath.Join(lone, "hello-tool"), filepath.Join(prefix, "bin", "hello-tool")))
+			for _, name := range []string{"gatehouse", "gatehouse-sandbox-init"} {
+				linkOrCopy(t, filepath.Join(filepath.Dir(built), name), filepath.Join(checkout, "bin", name))
+				must(t, os.Symlink(filepath.Join(checkout, "bin", name), filepath.Join(prefix, "bin", name)))
+			}
+			ws := filepath.Join(base, "ws")
+			must(t, os.MkdirAll(ws, 0o755))
+			clitest.WriteConfig(t, ws, "config.toml", "[sandbox]\nbackend = \""+backend+"\"\n")
+			// The person runs the gatehouse on their PATH: the link.
+			path := filepath.Join(prefix, "bin") + string(os.PathListSeparator) + filepath.Join(checkout, ".cache", "node22", "bin") + string(os.PathListSeparator) + os.Getenv("PATH")
+			d := clitest.Attach(t, &clitest.Daemon{
+				Bin: filepath.Join(prefix, "bin", "gatehouse"), Data: filepath.Join(base, "data"), Workspace: ws,
+				Args:     []string{"serve", "--listen", "127.0.0.1:0", "--data", filepath.Join(base, "data"), "--workspace", ws},
+				ExtraEnv: []string{"PATH=" + path},
+			})
+			d.Restart()
+			t.Cleanup(d.Stop)
+
+			// Directories are listed, the file read (Landlock, like any
+			// Linux sandbox short of a mount namespace, lets a path be
+			// stat'ed, never read).
+			probe := "for p in " + checkout + " " + filepath.Join(checkout, "bin") + " " +
+				filepath.Join(checkout, ".cache") + " " + filepath.Join(prefix, "share") + "; do\n" +
+				"  if ls \"$p\" >/dev/null 2>&1; then echo \"VISIBLE $p\"; else echo \"hidden $p\"; fi\ndone\n" +
+				"if cat " + filepath.Join(checkout, "go.mod") + " >/dev/null 2>&1; then echo VISIBLE go.mod; else echo hidden go.mod; fi\n" +
+				"if cat " + filepath.Join(lone, "beside") + " >/dev/null 2>&1; then echo VISIBLE beside; else echo hidden beside; fi\n" +
+				"hello-tool\n" +
+				"ls " + filepath.Join(prefix, "bin") + "\n"
+			must(t, os.WriteFile(filepath.Join(ws, "probe.sh"), []byte(probe), 0o644))
+			s := d.MCP(t.Context(), "checkout-probe")
+			out, isErr := runCmd(t, s, "sh", "probe.sh")
+			if isErr || strings.Contains(out, "VISIBLE") || !strings.Contains(out, "hidden "+checkout) {
+				t.Fatalf("a sandboxed command sees Gatehouse's checkout or the prefix (error %v):\n%s", isErr, out)
+			}
+			if !strings.Contains(out, "hello from the linked tool") {
+				t.Errorf("a program linked from a PATH dir does not run in the sandbox:\n%s", out)
+			}
+			if !strings.Contains(out, "gatehouse-sandbox-init") {
+				t.Errorf("the PATH directory's links are not listed:\n%s", out)
+			}
+
+			_, body := d.Request("GET", "/api/v1/status", nil, d.Control())
+			var st struct {
+				Toolchains struct {
+					Path     []string `json:"path"`
+					ReadOnly []string `json:"read_only"`
+					Notes    []string `json:"notes"`
+				} `json:"toolchains"`
+			}
+			must(t, json.Unmarshal([]byte(body), &st))
+			realCheckout, _ := filepath.EvalSymlinks(checkout)
+			for _, ro := range st.Toolchains.ReadOnly {
+				if strings.HasPrefix(ro+"/", realCheckout+"/") || strings.HasPrefix(ro+"/", checkout+"/") {
+					t.Errorf("the daemon shows %s, inside the checkout: %v", ro, st.Toolchains.ReadOnly)
+				}
+			}
+			if len(st.Toolchains.Path) == 0 || !strings.Contains(strings.Join(st.Toolchains.Notes, "\n"), "Gatehouse's own checkout") {
+				t.Errorf("status toolchains %+v: want the PATH and a note that the checkout's Node is not shown", st.Toolchains)
+			}
+		})
+	}
+}
+
+// gatehouse doctor checks the toolchains the running daemon shows its
+// sandboxes (its PATH), not its own shell's.
+func TestDoctorChecksTheRunningDaemonsToolchains(t *testing.T) {
+	base := t.TempDir()
+	tools := filepath.Join(base, "mytools", "bin")
+	must(t, os.MkdirAll(tools, 0o755))
+	must(t, os.WriteFile(filepath.Join(tools, "daemon-only-tool"), []byte("#!/bin/sh\n"), 0o755))
+	ws := filepath.Join(base, "ws")
+	d := clitest.StartWithEnv(t, filepath.Join(base, "data"), ws, []string{"PATH=" + tools + string(os.PathListSeparator) + os.Getenv("PATH")})
+	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
+	defer cancel()
+	// The doctor's own PATH lacks the daemon's tools dir.
+	env := append(os.Environ(), "XDG_CONFIG_HOME="+filepath.Dir(clitest.ConfigDir(ws)))
+	out, errOut, code := clitest.Run(ctx, t, d.Bin, env, "--data", d.Data, "doctor", "--backend", "landlock")
+	if code != 0 {
+		t.Fatalf("doctor: exit %d\n%s\n%s", code, out, errOut)
+	}
+	if !strings.Contains(errOut, "checking the toolchains the running daemon (pid") {
+		t.Errorf("doctor does not say it checks the daemon's toolchains:\n%s", errOut)
+	}
+	if !strings.Contains(out, "daemon-only-tool") {
+		t.Errorf("the toolchain row does not check the daemon's PATH (daemon-only-tool):\n%s", out)
+	}
+}

@@ -20,6 +20,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gatehouse-dev/gatehouse/app/tray"
 	"github.com/gatehouse-dev/gatehouse/sandbox/waitfor"
 )
 
@@ -351,5 +352,35 @@ func TestBuildAssets(t *testing.T) {
 	}
 	if err := json.Unmarshal(b, &wj); err != nil || wj.Output != "gatehouse-desktop" || wj.Dir != "frontend" || !strings.Contains(wj.Tags, "webkit2_41") || !strings.Contains(wj.Tags, "desktop") {
 		t.Fatalf("wails.json: %v %+v", err, wj)
+	}
+}
+
+// Without a tray host the person is told, once, where the kill switch is;
+// with one, or when the bus cannot say, nothing is sent.
+func TestNoTrayNotice(t *testing.T) {
+	tests := []struct {
+		name string
+		host bool
+		err  error
+		want int
+	}{
+		{"no tray host", false, nil, 1},
+		{"a tray host", true, nil, 0},
+		{"no answer from the bus", false, fmt.Errorf("no bus"), 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			n := &fakeNotifier{ch: make(chan struct{}, 8)}
+			r := &resident{logger: slog.New(slog.DiscardHandler)}
+			r.noTrayNotice(n, func() (bool, error) { return tt.host, tt.err })
+			if len(n.calls) != tt.want {
+				t.Fatalf("notifications %q, want %d", n.calls, tt.want)
+			}
+			if tt.want == 1 {
+				if c := n.calls[0]; !strings.HasPrefix(c, tray.NoHostTitle+"|") || !strings.Contains(c, "Gatehouse window") || !strings.Contains(c, "gatehouse kill") || strings.HasSuffix(c, "|true") {
+					t.Fatalf("notification %q does not say where the kill switch is (or offers decisions)", c)
+				}
+			}
+		})
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/gatehouse-dev/gatehouse/app/tray"
 	"github.com/gatehouse-dev/gatehouse/backend/daemon"
 )
 
@@ -113,8 +114,11 @@ func Run(ctx context.Context, o Options) error {
 	if err != nil {
 		logger.Warn("a second launch will not find this window (no session bus name)", "err", err)
 	}
-	tray := startTray(o.Tray, stderr, logger)
+	trayProc := startTray(o.Tray, stderr, logger)
 	notifier := newNotifier(r.onNotification)
+	if trayProc != nil {
+		go r.noTrayNotice(notifier, tray.HasHost)
+	}
 	go (&approvalWatcher{api: d.LocalHandler(), hidden: r.win.Hidden, notify: notifier, onCard: r.onCard, logger: logger}).run(dctx)
 	if !o.StartHidden {
 		r.win.Show("Gatehouse started")
@@ -130,7 +134,7 @@ func Run(ctx context.Context, o Options) error {
 		logger.Error("the daemon stopped; closing the desktop app", "err", daemonErr)
 	}
 	r.win.Stop(3 * time.Second)
-	tray.stop(3 * time.Second)
+	trayProc.stop(3 * time.Second)
 	notifier.Close()
 	release()
 	if reason != nil {
@@ -162,6 +166,20 @@ func (r *resident) onMessage(args []string) {
 		}
 	}
 	r.win.Show("Gatehouse was launched again")
+}
+
+// noTrayNotice tells the person, in a notification, when this desktop
+// shows no tray icons: the kill switch they would look for there is in
+// the window (and `gatehouse kill`). A click on it opens the window.
+func (r *resident) noTrayNotice(n Notifier, hasHost func() (bool, error)) {
+	if has, err := hasHost(); err != nil || has {
+		return
+	}
+	if _, err := n.Notify(Notification{Title: tray.NoHostTitle, Body: tray.NoHostBody}); err != nil {
+		r.logger.Warn("no tray host, and no notification server to say so; the kill switch is in the window and `gatehouse kill`", "err", err)
+		return
+	}
+	r.logger.Info("no tray host: a notification says the kill switch is in the window and `gatehouse kill`")
 }
 
 // onCard runs for each new card: while the window is hidden it is

@@ -47,7 +47,10 @@ func startTray(argv []string, stderr io.Writer, logger *slog.Logger) *trayProces
 			logger.Warn("tray icon exited; the window still has every control", "err", err)
 		}
 	}()
-	logger.Info("tray icon started", "pid", cmd.Process.Pid)
+	// Whether the icon can be seen is the tray's to say: it logs "tray
+	// icon shown", or that there is no tray here and where the kill switch
+	// is instead.
+	logger.Info("tray process started", "pid", cmd.Process.Pid)
 	return t
 }
 

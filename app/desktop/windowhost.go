@@ -32,6 +32,10 @@ type windowConfig struct {
 	pending func() int
 	// onQuit is the person's Ctrl+Q in the window.
 	onQuit func()
+	// onClosed, when set, runs when the person closes the window (Ctrl+W,
+	// the close button; not a minimise), and onEnded when its process ends.
+	onClosed func()
+	onEnded  func()
 }
 
 // windowHost starts, commands and releases the window process.
@@ -245,6 +249,9 @@ func (h *windowHost) events(p *windowProc, r *os.File) {
 		switch e.Ev {
 		case window.EvVisible:
 			h.setVisible(p, e.Visible, e.Ready)
+			if e.Closed && h.c.onClosed != nil {
+				go h.c.onClosed()
+			}
 		case window.EvQuit:
 			if h.c.onQuit != nil {
 				go h.c.onQuit()
@@ -294,6 +301,9 @@ func (h *windowHost) ended(p *windowProc, err error) {
 	if h.answer != nil {
 		h.answer <- false
 		h.answer = nil
+	}
+	if h.c.onEnded != nil {
+		go h.c.onEnded()
 	}
 	if p.release {
 		h.c.logger.Info("window process ended", "pid", p.cmd.Process.Pid)

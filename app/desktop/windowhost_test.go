@@ -41,7 +41,7 @@ func fakeWindow() {
 		case window.CmdShow:
 			send(window.Event{Ev: window.EvVisible, Visible: true, Ready: true})
 		case window.CmdHide:
-			send(window.Event{Ev: window.EvVisible, Visible: false, Ready: true})
+			send(window.Event{Ev: window.EvVisible, Visible: false, Ready: true, Closed: true})
 		case window.CmdConfirmQuit:
 			send(window.Event{Ev: window.EvVisible, Visible: true, Ready: true})
 			send(window.Event{Ev: window.EvQuitAnswer, Quit: os.Getenv("FAKE_ANSWER") == "quit"})
@@ -144,4 +144,31 @@ func TestWindowConfirmQuit(t *testing.T) {
 	if _, asked := h.ConfirmQuit(t.Context(), 1); asked {
 		t.Error("asked without a window program")
 	}
+}
+
+// TestWindowClosedAndEnded: closing the window and its process ending are
+// told to the host's owner (an attached window ends its launch on them).
+func TestWindowClosedAndEnded(t *testing.T) {
+	var closed, ended atomic.Int32
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := newWindowHost(windowConfig{
+		argv: []string{exe, "-test.run=^$"}, env: append(os.Environ(), "GATEHOUSE_FAKE_WINDOW=1"),
+		stderr: io.Discard, logger: slog.New(slog.NewTextHandler(io.Discard, nil)), releaseAfter: time.Hour,
+		onClosed: func() { closed.Add(1) }, onEnded: func() { ended.Add(1) },
+	})
+	t.Cleanup(func() { h.Stop(3 * time.Second) })
+	h.Show("test")
+	waitfor.For(t, 10*time.Second, "shown", func() bool { return !h.Hidden() })
+	if closed.Load() != 0 || ended.Load() != 0 {
+		t.Fatalf("a shown window counts as closed (%d) or ended (%d)", closed.Load(), ended.Load())
+	}
+	h.mu.Lock()
+	h.sendLocked(window.Command{Cmd: window.CmdHide})
+	h.mu.Unlock()
+	waitfor.For(t, 10*time.Second, "closed told", func() bool { return closed.Load() == 1 })
+	h.Stop(3 * time.Second)
+	waitfor.For(t, 10*time.Second, "ended told", func() bool { return ended.Load() == 1 })
 }

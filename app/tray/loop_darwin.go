@@ -4,6 +4,7 @@ package tray
 
 import (
 	"context"
+	"log/slog"
 
 	"fyne.io/systray"
 )
@@ -18,3 +19,6 @@ func runLoop(onReady, ready func(), ctx context.Context, cancel context.CancelFu
 	}()
 	systray.Run(func() { onReady(); go ready() }, cancel)
 }
+
+// watchTrayHost has nothing to watch: the menu bar always shows the icon.
+func watchTrayHost(context.Context, *slog.Logger) {}

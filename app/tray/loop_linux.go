@@ -5,6 +5,7 @@ package tray
 import (
 	"context"
 	"fmt"
+	"log/slog"
 
 	"fyne.io/systray"
 	"github.com/godbus/dbus/v5"
@@ -29,4 +30,14 @@ func runLoop(onReady, ready func(), ctx context.Context, cancel context.CancelFu
 	ready()
 	<-ctx.Done()
 	end()
+}
+
+// watchTrayHost says in the log whether the icon can be seen, and keeps
+// saying so as tray hosts come and go.
+func watchTrayHost(ctx context.Context, logger *slog.Logger) {
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	quietSystray(logger)
+	go watchHost(ctx, logger)
 }

@@ -24,6 +24,7 @@ func Run(ctx context.Context, o Options) error {
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	watchTrayHost(ctx, o.Logger)
 	g := &gui{}
 	c := newController(o, g.apply)
 	c.stop = cancel

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/gatehouse-dev/gatehouse/backend/db"
+	"github.com/gatehouse-dev/gatehouse/backend/plural"
 )
 
 // Problem names what is wrong with the first bad row.
@@ -50,9 +51,9 @@ type Report struct {
 
 func (r Report) String() string {
 	if r.OK {
-		return fmt.Sprintf("audit chain ok: %d events verified (seq %d-%d), last hash %s", r.Checked, r.FirstSeq, r.LastSeq, r.LastHash)
+		return fmt.Sprintf("audit chain ok: %s verified (seq %d-%d), last hash %s", plural.Count(r.Checked, "event", "events"), r.FirstSeq, r.LastSeq, r.LastHash)
 	}
-	return fmt.Sprintf("audit chain broken at seq %d (%s): %s; %d events before it verified", r.BadSeq, r.Problem, r.Detail, r.Checked)
+	return fmt.Sprintf("audit chain broken at seq %d (%s): %s; %s before it verified", r.BadSeq, r.Problem, r.Detail, plural.Count(r.Checked, "event", "events"))
 }
 
 // chainChecker verifies events one at a time in constant memory.

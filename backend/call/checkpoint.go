@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/gatehouse-dev/gatehouse/backend/approval"
+	"github.com/gatehouse-dev/gatehouse/backend/plural"
 	"github.com/gatehouse-dev/gatehouse/backend/snapshot"
 )
 
@@ -65,7 +66,7 @@ func (r *Runner) notRestorable(ctx context.Context, c *InFlight) []approval.Risk
 	var out []approval.Risk
 	for i, n := range list {
 		if i == 5 {
-			out = append(out, approval.Risk{Kind: "not-restorable", Detail: fmt.Sprintf("and %d more files", len(list)-5)})
+			out = append(out, approval.Risk{Kind: "not-restorable", Detail: "and " + plural.Count(len(list)-5, "more file", "more files")})
 			break
 		}
 		out = append(out, approval.Risk{Kind: "not-restorable", Detail: fmt.Sprintf("%s/%s (%s) cannot be restored by a rollback", n.Root, n.Path, n.Kind)})

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/gatehouse-dev/gatehouse/backend/call/effect"
+	"github.com/gatehouse-dev/gatehouse/backend/plural"
 	"github.com/gatehouse-dev/gatehouse/backend/policy"
 	"github.com/gatehouse-dev/gatehouse/backend/session"
 	"github.com/gatehouse-dev/gatehouse/backend/snapshot"
@@ -197,7 +198,7 @@ func (r *Runner) applyStaged(ctx context.Context, c *InFlight, sr *effect.Run, c
 	case len(problems) > 0:
 		res.Add("Some of this command's changes could not be applied: " + strings.Join(problems, "; "))
 	case len(res.Conflicts) > 0:
-		res.Add(fmt.Sprintf("Applied the command's changes, except %d path(s) changed in the workspace meanwhile, where the person's version was kept: %s", len(res.Conflicts), strings.Join(firstN(res.Conflicts, 10), ", ")))
+		res.Add(fmt.Sprintf("Applied the command's changes, except %s in the workspace meanwhile, where the person's version was kept: %s", plural.Count(len(res.Conflicts), "path changed", "paths changed"), strings.Join(firstN(res.Conflicts, 10), ", ")))
 	case res.Held:
 		res.Add("The person approved this command's changes, and they are applied.")
 	}

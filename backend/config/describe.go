@@ -10,6 +10,7 @@ import (
 
 	"github.com/pelletier/go-toml/v2"
 
+	"github.com/gatehouse-dev/gatehouse/backend/plural"
 	"github.com/gatehouse-dev/gatehouse/backend/policy"
 )
 
@@ -41,12 +42,7 @@ var hints = map[string]string{
 func describe(err error, name string) error {
 	var strict *toml.StrictMissingError
 	if errors.As(err, &strict) && len(strict.Errors) > 0 {
-		var keys []string
-		for _, e := range strict.Errors {
-			row, _ := e.Position()
-			keys = append(keys, fmt.Sprintf("%q (line %d)", strings.Join(e.Key(), "."), row))
-		}
-		return fmt.Errorf("%s: unknown key %s; remove it or check its spelling: %w", name, strings.Join(keys, ", "), err)
+		return &keyError{msg: unknownKey(strict, name), err: err}
 	}
 	var de *toml.DecodeError
 	if errors.As(err, &de) {
@@ -57,6 +53,99 @@ func describe(err error, name string) error {
 		return &keyError{msg: fmt.Sprintf("%s line %d is not valid TOML (%s); fix that line", name, row, firstLine(de.Error())), err: err}
 	}
 	return fmt.Errorf("%s: %w", name, err)
+}
+
+// unknownKey says, in one sentence, which key of the file is unknown, on
+// which line, and which keys its table takes (and the closest of them when
+// the key looks like a misspelling of one).
+func unknownKey(strict *toml.StrictMissingError, name string) string {
+	e := &strict.Errors[0]
+	row, _ := e.Position()
+	path := e.Key()
+	key, table := path[len(path)-1], path[:len(path)-1]
+	where := "at the top level"
+	if len(table) > 0 {
+		where = "in [" + strings.Join(table, ".") + "]"
+	}
+	msg := fmt.Sprintf("%s line %d: unknown key %q %s", name, row, key, where)
+	if allowed := tableKeys(table); len(allowed) > 0 {
+		if near := closest(key, allowed); near != "" {
+			msg += fmt.Sprintf(" (did you mean %q?)", near)
+		}
+		msg += "; the keys allowed there are " + strings.Join(allowed, ", ")
+	}
+	if more := len(strict.Errors) - 1; more > 0 {
+		msg += " (and " + plural.Count(more, "more unknown key", "more unknown keys") + " after it)"
+	}
+	return msg
+}
+
+// tableKeys lists the keys the table at path takes, in file order.
+func tableKeys(path []string) []string {
+	t, ok := keyType(reflect.TypeOf(Config{}), path)
+	if !ok {
+		return nil
+	}
+	for t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.Struct {
+		t = t.Elem()
+	}
+	if t.Kind() != reflect.Struct {
+		return nil
+	}
+	var keys []string
+	for i := range t.NumField() {
+		if name, _, _ := strings.Cut(t.Field(i).Tag.Get("toml"), ","); name != "" && name != "-" {
+			keys = append(keys, name)
+		}
+	}
+	return keys
+}
+
+// closest is the allowed key a typo most likely meant: a few edits away
+// (about a third of its length, at least two), or one that begins with the
+// other.
+func closest(key string, allowed []string) string {
+	key = strings.ToLower(key)
+	best, bestD := "", 1<<30
+	for _, a := range allowed {
+		d := editDistance(key, a)
+		if d > max(2, (len(a)+2)/3) && !prefixOf(key, a) {
+			continue
+		}
+		if d < bestD {
+			best, bestD = a, d
+		}
+	}
+	return best
+}
+
+// prefixOf reports whether one of a and b begins with the other, and the
+// shorter has at least four letters.
+func prefixOf(a, b string) bool {
+	if len(a) > len(b) {
+		a, b = b, a
+	}
+	return len(a) >= 4 && strings.HasPrefix(b, a)
+}
+
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
 }
 
 // keyError keeps go-toml's error for logs and errors.As while its message

@@ -105,3 +105,46 @@ func tomlFor(path, value string) string {
 	}
 	return "[" + table + "]\n" + parts[len(parts)-1] + " = " + value + "\n"
 }
+
+// An unknown key is one sentence: the file, the line, the key, the table
+// it sits in and the keys that table takes; no go-toml wording.
+func TestUnknownKeyNamesTheKeyLineAndAllowedKeys(t *testing.T) {
+	tests := []struct {
+		name, in string
+		want     []string
+	}{
+		{"top level", "listen = \"127.0.0.1:7465\"\nworkspace = []\n", []string{
+			`cfg.toml line 2: unknown key "workspace" at the top level (did you mean "workspaces"?)`,
+			"the keys allowed there are listen, data, workspaces, public, allowed_origins, max_connections, mode, sandbox, network, secret, limits, snapshots, approval_timeout_s, max_pending_per_session"}},
+		{"in a table", "[sandbox]\nbackend = \"bwrap\"\n\nexpose_secret = []\n", []string{
+			`cfg.toml line 4: unknown key "expose_secret" in [sandbox] (did you mean "expose_secrets"?)`,
+			"the keys allowed there are backend, container_cli, container_image, container_args, container_run_args, expose_secrets, path, read_only, cache_mib, unstaged"}},
+		{"no near key", "[limits]\nfoo = 1\n", []string{
+			`cfg.toml line 2: unknown key "foo" in [limits]; the keys allowed there are max_calls, wall_minutes, exec_minutes, output_mib`}},
+		{"an array of tables", "[[secret]]\nname = \"A\"\nbinary = []\n", []string{
+			`cfg.toml line 3: unknown key "binary" in [secret] (did you mean "binaries"?)`, "name, env, file, binaries"}},
+		{"an unknown table", "[sandbx]\nbackend = \"bwrap\"\n", []string{
+			`cfg.toml line 1: unknown key "sandbx" at the top level (did you mean "sandbox"?)`}},
+		{"a key under the wrong table", "[network]\npath = [\"~/bin\"]\n", []string{
+			`cfg.toml line 2: unknown key "path" in [network]; the keys allowed there are enabled, test_only_hosts`}},
+		{"several", "lisen = 1\nmod = \"auto\"\n", []string{
+			`cfg.toml line 1: unknown key "lisen"`, "(and 1 more unknown key after it)"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Parse([]byte(tt.in), "cfg.toml")
+			if err == nil {
+				t.Fatalf("Parse(%q) accepted an unknown key", tt.in)
+			}
+			msg := err.Error()
+			for _, w := range tt.want {
+				if !strings.Contains(msg, w) {
+					t.Errorf("error %q\ndoes not say %q", msg, w)
+				}
+			}
+			if strings.Contains(msg, "strict mode") || strings.Contains(msg, "target struct") || strings.Contains(msg, "\n") {
+				t.Errorf("error is not one plain sentence: %q", msg)
+			}
+		})
+	}
+}

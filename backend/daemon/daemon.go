@@ -316,7 +316,7 @@ func (d *Daemon) status() map[string]any {
 	if problem, since := d.runner.CheckpointProblem(); problem != "" {
 		checkpoints = map[string]any{"ok": false, "problem": problem, "since": since}
 	}
-	return map[string]any{
+	out := map[string]any{
 		"checkpoints":       checkpoints,
 		"sandbox":           backend,
 		"pending_approvals": len(d.approvals.Pending()),
@@ -325,6 +325,12 @@ func (d *Daemon) status() map[string]any {
 		"workspaces":        d.projects.Roots(),
 		"pid":               os.Getpid(),
 	}
+	if d.opts.RunEnv != nil {
+		// What commands find on PATH and see read-only: what `gatehouse
+		// doctor` checks, rather than its own shell's PATH.
+		out["toolchains"] = d.opts.RunEnv.Toolchains
+	}
+	return out
 }
 
 // Emit appends an audit event and waits for it to be durable. A failure is

@@ -115,13 +115,18 @@ var packageRunners = map[string]map[string]bool{
 	"yarn": set("exec", "dlx", "run", "test", "start", "install", "add", "create", ""),
 }
 
+// runsCode is what an interpreter risk means, said once: the card's
+// "Runs code" line says it for every such risk, a decision's reason adds
+// it to the detail.
+const runsCode = "allowing it grants arbitrary code execution inside the sandbox"
+
 // interpreterRisk reports whether base with args runs arbitrary code, and
 // what a rule must contain to name it.
 func interpreterRisk(base string, args []string) (Risk, bool) {
 	lb := strings.ToLower(base)
 	named := func(detail string) (Risk, bool) {
 		return Risk{Kind: RiskInterpreter, field: fieldBinary, names: []string{base},
-			Detail: detail + ": allowing it grants arbitrary code execution inside the sandbox"}, true
+			Detail: detail, consequence: runsCode}, true
 	}
 	if interpreters[lb] {
 		return named(base + " is an interpreter")
@@ -149,7 +154,7 @@ func interpreterRisk(base string, args []string) (Risk, bool) {
 			}
 			if a == "-c" || strings.HasPrefix(a, "--config-env") || strings.HasPrefix(a, "--exec-path") {
 				return Risk{Kind: RiskInterpreter, field: fieldText, names: []string{a},
-					Detail: "git " + a + " can make git run any program: allowing it grants arbitrary code execution inside the sandbox"}, true
+					Detail: "git " + a + " can make git run any program", consequence: runsCode}, true
 			}
 		}
 	case "find":
@@ -157,7 +162,7 @@ func interpreterRisk(base string, args []string) (Risk, bool) {
 			switch a {
 			case "-exec", "-execdir", "-ok", "-okdir":
 				return Risk{Kind: RiskInterpreter, field: fieldText, names: []string{a},
-					Detail: "find " + a + " runs other programs: allowing it grants arbitrary code execution inside the sandbox"}, true
+					Detail: "find " + a + " runs other programs", consequence: runsCode}, true
 			}
 		}
 	case "go":

@@ -40,7 +40,7 @@ func (p *Policy) decide(s Session, mode Mode, a *analysis) Decision {
 			for _, k := range a.risks {
 				if sticky(k.Kind) && !best.names(k) {
 					d = Decision{Verdict: Ask, Rule: builtinRef(string(k.Kind)),
-						Reason: fmt.Sprintf("%s; %s does not name it, so it still asks", k.Detail, best.ref())}
+						Reason: fmt.Sprintf("%s; %s does not name it, so it still asks", k.reason(), best.ref())}
 					break
 				}
 			}
@@ -56,7 +56,7 @@ func (p *Policy) decide(s Session, mode Mode, a *analysis) Decision {
 		if d.Verdict == Allow || (d.Verdict == Ask && !boundaryMode(mode)) {
 			for _, k := range a.risks {
 				if sticky(k.Kind) && !boundedBySandbox(mode, s.Sandboxed, a, k) {
-					d = Decision{Verdict: Ask, Rule: builtinRef(string(k.Kind)), Reason: k.Detail}
+					d = Decision{Verdict: Ask, Rule: builtinRef(string(k.Kind)), Reason: k.reason()}
 					break
 				}
 			}

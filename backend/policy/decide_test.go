@@ -364,3 +364,45 @@ func TestAutoMode(t *testing.T) {
 		t.Fatalf("ParseMode(yolo) = %v", err)
 	}
 }
+
+// The card shows an interpreter risk as "Runs code: allowing this grants
+// arbitrary code execution inside the sandbox" followed by its detail, so
+// the detail says only what the call does; a reason built from the risk
+// still says what it means.
+func TestInterpreterRiskSaysItsMeaningOnce(t *testing.T) {
+	ws := t.TempDir()
+	s := Session{Mode: ModeAsk, Workspaces: []string{ws}, Home: t.TempDir(), Sandboxed: true}
+	tests := []struct {
+		name   string
+		call   Action
+		detail string
+	}{
+		{"an interpreter", Action{Tool: ToolRunCommand, Binary: "/usr/bin/python3", Cwd: ws, Argv: []string{"python3", "-c", "print(1)"}}, "python3 is an interpreter"},
+		{"a package runner", Action{Tool: ToolRunCommand, Binary: "/usr/bin/npm", Cwd: ws, Argv: []string{"npm", "test"}}, "npm test runs package scripts"},
+		{"git -c", Action{Tool: ToolRunCommand, Binary: "/usr/bin/git", Cwd: ws, Argv: []string{"git", "-c", "core.pager=sh", "log"}}, "git -c can make git run any program"},
+		{"find -exec", Action{Tool: ToolRunCommand, Binary: "/usr/bin/find", Cwd: ws, Argv: []string{"find", ".", "-exec", "rm", "{}", ";"}}, "find -exec runs other programs"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := Builtin().Decide(s, tt.call)
+			var risk *Risk
+			for i := range d.Risks {
+				if d.Risks[i].Kind == RiskInterpreter {
+					risk = &d.Risks[i]
+				}
+			}
+			if risk == nil {
+				t.Fatalf("no interpreter risk in %+v", d)
+			}
+			if risk.Detail != tt.detail {
+				t.Errorf("detail = %q, want %q (the card says what running code means)", risk.Detail, tt.detail)
+			}
+			if strings.Count(d.Reason+" "+risk.Detail, "arbitrary code execution") > 1 {
+				t.Errorf("the reason and the detail say it twice: %q / %q", d.Reason, risk.Detail)
+			}
+			if d.Verdict == Ask && d.Rule.ID == string(RiskInterpreter) && d.Reason != tt.detail+": "+runsCode {
+				t.Errorf("reason = %q, want the detail and what it means", d.Reason)
+			}
+		})
+	}
+}

@@ -108,14 +108,29 @@ const (
 	RiskNotRestorable RiskKind = "not-restorable"
 )
 
-// Risk is one note shown to the person with an approval card.
+// Risk is one note shown to the person with an approval card. The card
+// says what the kind means ("Runs code: allowing this grants arbitrary
+// code execution"); Detail says only what this call does, so the line
+// does not say the same thing twice.
 type Risk struct {
 	Kind   RiskKind `json:"kind"`
 	Detail string   `json:"detail"`
+	// consequence is what the risk means, added to Detail where the risk
+	// is the decision's reason and stands alone (see reason).
+	consequence string
 	// names are the literal strings a user rule must contain to count as
 	// naming this risk explicitly (see Rule.names).
 	names []string
 	field ruleField
+}
+
+// reason is the risk as a decision's reason: the detail and, when the
+// risk has one, what it means.
+func (k Risk) reason() string {
+	if k.consequence == "" {
+		return k.Detail
+	}
+	return k.Detail + ": " + k.consequence
 }
 
 // Decision is Decide's answer.

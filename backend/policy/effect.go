@@ -5,6 +5,7 @@ import (
 	"path"
 	"strings"
 
+	"github.com/gatehouse-dev/gatehouse/backend/plural"
 	"github.com/pelletier/go-toml/v2/unstable"
 )
 
@@ -115,7 +116,7 @@ func (p *Policy) DecideEffect(e Effect) EffectDecision {
 		}
 	}
 	if e.Deleted+e.Emptied > 0 {
-		findings = append(findings, fmt.Sprintf("%d files deleted or emptied", e.Deleted+e.Emptied))
+		findings = append(findings, plural.Count(e.Deleted+e.Emptied, "file", "files")+" deleted or emptied")
 	}
 	findings = append(findings, e.HistoryRewrites...)
 	for _, t := range e.TrackedDirsDeleted {

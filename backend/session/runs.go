@@ -183,6 +183,8 @@ func (g *Runs) lookupLocked(ctx context.Context, key RunKey, s RunStart) (*run, 
 				// MCP client info.
 				g.cfg.Sessions.SetClientInfo(ctx, info.ID, s.ClientName, s.ClientVersion)
 			}
+			// One run, several routes: its bridge and its hooks.
+			g.cfg.Sessions.AddTransport(ctx, r.st.Live.ID(), s.Transport)
 			return r, nil
 		}
 		if w, ok := g.starting[key]; ok {

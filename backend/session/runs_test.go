@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"log/slog"
 	"path/filepath"
@@ -169,6 +170,64 @@ func TestNewProjectAsksOnce(t *testing.T) {
 				if !allow && (errs[i] == nil || !strings.Contains(errs[i].Error(), "did not allow")) {
 					t.Fatalf("call %d after a refusal: %v", i, errs[i])
 				}
+			}
+		})
+	}
+}
+
+// A run its bridge began and its hooks then reach names both routes, in
+// the order they came, in the session's record and in the API's label.
+func TestRunRecordsEveryTransport(t *testing.T) {
+	ctx := t.Context()
+	g := newRuns(t)
+	tests := []struct {
+		name   string
+		routes []string
+		want   string
+		label  string
+	}{
+		{"bridge only", []string{TransportStdio, TransportStdio}, "stdio", "MCP over stdio, through the gatehouse mcp bridge"},
+		{"hook only", []string{TransportHook}, "hook", "the agent's own tools, through its gatehouse hooks"},
+		{"bridge, then hooks", []string{TransportStdio, TransportHook, TransportStdio, TransportHook}, "stdio+hook",
+			"MCP over stdio, through the gatehouse mcp bridge; and the agent's own tools, through its gatehouse hooks"},
+		{"hooks, then bridge", []string{TransportHook, TransportStdio}, "hook+stdio",
+			"the agent's own tools, through its gatehouse hooks; and MCP over stdio, through the gatehouse mcp bridge"},
+	}
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			key := RunKey{Agent: "claude", ID: "run-" + string(rune('a'+i))}
+			var st *State
+			for _, r := range tt.routes {
+				s, err := g.Use(ctx, key, RunStart{Token: "tok", Transport: r})
+				if err != nil {
+					t.Fatal(err)
+				}
+				st = s
+			}
+			if got := st.Live.Snapshot().Transport; got != tt.want {
+				t.Errorf("live transport = %q, want %q", got, tt.want)
+			}
+			var saved string
+			if err := g.cfg.Sessions.db.QueryRowContext(ctx, `SELECT transport FROM sessions WHERE id = ?`, st.Live.ID()).Scan(&saved); err != nil {
+				t.Fatal(err)
+			}
+			if saved != tt.want {
+				t.Errorf("saved transport = %q, want %q", saved, tt.want)
+			}
+			stored, err := g.cfg.Sessions.Lookup(ctx, st.Live.ID())
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := json.Marshal(stored)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var out map[string]any
+			if err := json.Unmarshal(b, &out); err != nil {
+				t.Fatal(err)
+			}
+			if out["transport"] != tt.want || out["transport_label"] != tt.label || out["id"] != st.Live.ID() || out["calls"] == nil {
+				t.Errorf("JSON = %s\nwant transport %q, transport_label %q and the other fields", b, tt.want, tt.label)
 			}
 		})
 	}

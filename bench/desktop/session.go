@@ -158,7 +158,7 @@ func (s *session) startApp(ctx context.Context) (*app, error) {
 	if err := a.cmd.Start(); err != nil {
 		return nil, err
 	}
-	if _, err := a.waitLog(ctx, 0, regexp.MustCompile(`msg="tray icon started"`), 60*time.Second); err != nil {
+	if _, err := a.waitLog(ctx, 0, regexp.MustCompile(`msg="tray process started"`), 60*time.Second); err != nil {
 		a.stop()
 		return nil, err
 	}

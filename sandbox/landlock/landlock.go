@@ -228,6 +228,12 @@ func Rules(p *sandbox.Prepared) (initproc.Landlock, error) {
 	l.ROFiles = append(l.ROFiles, "/dev/urandom", "/dev/random")
 	l.RODirs = append(l.RODirs, "/dev/fd", "/dev/pts")
 	for _, r := range p.ReadOnly {
+		// A toolchain's program linked from a PATH directory is shown
+		// alone, as a file.
+		if st, err := os.Stat(r); err == nil && !st.IsDir() {
+			grant(r, readOnly, false, &l)
+			continue
+		}
 		carve(r, readOnly, special, &l)
 	}
 	for _, w := range p.Workspaces {

@@ -58,7 +58,7 @@ func checkToolchains(ctx context.Context, e *env) (Outcome, string) {
 	if r.ExitCode != 0 {
 		return Fail, firstLine(r.Stdout) + " " + firstLine(r.Stderr)
 	}
-	return Pass, fmt.Sprintf("%d dirs read-only (%s); found %s", len(tc.ReadOnly), strings.Join(tc.ReadOnly, ", "), strings.Join(named, ", "))
+	return Pass, fmt.Sprintf("read-only: %s; found %s", strings.Join(tc.ReadOnly, ", "), strings.Join(named, ", "))
 }
 
 // firstProgram is the first executable file in dir ("" if none).

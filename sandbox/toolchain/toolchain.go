@@ -15,15 +15,16 @@ import (
 // read-only.
 type Set struct {
 	// Path is the run's PATH, in order.
-	Path []string
-	// ReadOnly are the host directories to expose read-only, resolved,
-	// none inside another.
-	ReadOnly []string
+	Path []string `json:"path"`
+	// ReadOnly are the host directories (and single programs, linked from
+	// a PATH directory) to expose read-only, resolved, none inside
+	// another.
+	ReadOnly []string `json:"read_only"`
 	// Env are KEY=VALUE settings the exposed toolchains need to find
 	// themselves when $HOME is not the real one (RUSTUP_HOME, PYENV_ROOT…).
-	Env []string
+	Env []string `json:"env,omitempty"`
 	// Notes say, one sentence each, which entries were skipped or refused.
-	Notes []string
+	Notes []string `json:"notes,omitempty"`
 }
 
 // PathString is Path joined for a PATH variable.
@@ -42,6 +43,10 @@ type Options struct {
 	// Getenv reads the daemon's environment (toolchain homes such as
 	// RUSTUP_HOME); nil means os.Getenv.
 	Getenv func(string) string
+	// Hide are paths no sandbox may see through a toolchain: Gatehouse's
+	// own programs and the checkout they were built in. A PATH entry
+	// inside one is skipped, and a program linked into one is not shown.
+	Hide []string
 }
 
 // toolchainHome is a toolchain kept in one directory under $HOME (or
@@ -90,6 +95,11 @@ func Find(o Options) (Set, error) {
 		home = h
 	}
 	f := &finder{home: home, getenv: getenv, env: map[string]string{}}
+	for _, h := range o.Hide {
+		if r, err := filepath.EvalSymlinks(h); err == nil && !isSystemDir(r) {
+			f.hide = append(f.hide, r)
+		}
+	}
 	seen := map[string]bool{}
 	entries := append(append([]string{}, o.Extra...), o.Path...)
 	for _, d := range filepath.SplitList(sandbox.DefaultPath) {
@@ -122,6 +132,10 @@ func Find(o Options) (Set, error) {
 		}
 		if s := sandbox.SecretInside(real, home); s != "" && !isSystemDir(real) {
 			t.Notes = append(t.Notes, fmt.Sprintf("PATH entry %s is not shown to sandboxes: it would reveal %s", e, s))
+			continue
+		}
+		if h := f.hidden(real); h != "" {
+			t.Notes = append(t.Notes, fmt.Sprintf("PATH entry %s is not shown to sandboxes: it is inside %s, Gatehouse's own checkout or installation", e, h))
 			continue
 		}
 		t.Path = append(t.Path, e)
@@ -159,18 +173,37 @@ type finder struct {
 	getenv func(string) string
 	dirs   []string
 	env    map[string]string
+	hide   []string
+}
+
+// hidden is the Hide entry p lies in (or is), "" when none.
+func (f *finder) hidden(p string) string {
+	for _, h := range f.hide {
+		if sandbox.WithinClean(p, h) {
+			return h
+		}
+	}
+	return ""
 }
 
 // maxLinkDepth bounds how far expose follows programs that are symbolic
 // links into other installations (~/.local/bin/black -> a pipx venv).
 const maxLinkDepth = 2
 
-// expose adds what the PATH directory dir (resolved) needs.
+// expose adds what the PATH directory dir (resolved) needs: the
+// installation or toolchain home it belongs to, or itself when it only
+// holds links to programs elsewhere (an install prefix's bin/ whose
+// programs live in their own trees says nothing about its parent).
 func (f *finder) expose(dir string, depth int) {
 	if isSystemDir(dir) {
 		return // already visible read-only everywhere
 	}
-	f.add(f.root(dir))
+	ents, err := os.ReadDir(dir)
+	if err == nil && depth == 0 && onlyLinks(ents) {
+		f.add(dir)
+	} else {
+		f.add(f.root(dir))
+	}
 	if rel, ok := f.underHome(dir); ok {
 		for _, c := range companions[rel] {
 			if h := f.homeDir(c); h != "" {
@@ -178,14 +211,12 @@ func (f *finder) expose(dir string, depth int) {
 			}
 		}
 	}
-	if depth >= maxLinkDepth {
+	if depth >= maxLinkDepth || err != nil {
 		return
 	}
-	// Programs that are links into another installation need it too.
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		return
-	}
+	// Programs that are links into another installation need it too; a
+	// program linked from anywhere else is shown alone, never the tree
+	// it sits in.
 	for i, e := range ents {
 		if i >= 1000 {
 			break
@@ -198,11 +229,63 @@ func (f *finder) expose(dir string, depth int) {
 			continue
 		}
 		td := filepath.Dir(t)
-		if td == dir || isSystemDir(td) || worldWritable(td) != "" || sandbox.SecretInside(td, f.home) != "" {
+		if td == dir || isSystemDir(td) || worldWritable(td) != "" || sandbox.SecretInside(td, f.home) != "" || f.hidden(t) != "" {
 			continue
 		}
-		f.expose(td, depth+1)
+		if f.installation(td) {
+			f.expose(td, depth+1)
+			continue
+		}
+		if st, err := os.Stat(t); err == nil && st.Mode().IsRegular() {
+			f.add(t)
+		}
 	}
+}
+
+// onlyLinks reports whether a directory's entries are all symbolic links
+// (and there is at least one).
+func onlyLinks(ents []os.DirEntry) bool {
+	for _, e := range ents {
+		if e.Type()&os.ModeSymlink == 0 {
+			return false
+		}
+	}
+	return len(ents) > 0
+}
+
+// installation reports whether dir, where a linked program lives, belongs
+// to a toolchain that needs its whole tree: a toolchain home, a Go
+// installation, a Python virtual environment, or an install prefix with
+// its libraries beside bin/. A source checkout is none of these: a
+// program built in one is shown alone.
+func (f *finder) installation(dir string) bool {
+	for _, th := range toolchainHomes {
+		if h := f.homeDir(th.rel); h != "" && sandbox.WithinClean(dir, h) {
+			return true
+		}
+	}
+	if goRootOf(dir) != "" {
+		return true
+	}
+	parent := filepath.Dir(dir)
+	if !slices.Contains(binNames, filepath.Base(dir)) || parent == dir {
+		return false
+	}
+	exists := func(name string) bool { _, err := os.Lstat(filepath.Join(parent, name)); return err == nil }
+	if exists("pyvenv.cfg") {
+		return true
+	}
+	for _, src := range []string{".git", "go.mod", "Makefile", "package.json", "Cargo.toml"} {
+		if exists(src) {
+			return false
+		}
+	}
+	for _, lib := range []string{"lib", "lib64", "libexec", "share"} {
+		if exists(lib) {
+			return true
+		}
+	}
+	return false
 }
 
 // root is the directory to expose for the PATH directory dir: the

@@ -38,6 +38,9 @@ func fakeHome(t *testing.T) string {
 	if err := os.WriteFile(filepath.Join(home, ".local/share/pipx/venvs/black/bin/black"), []byte("#!/bin/sh\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
+	if err := os.WriteFile(filepath.Join(home, ".local/share/pipx/venvs/black/pyvenv.cfg"), []byte("home = /usr/bin\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	if err := os.Chmod(filepath.Join(home, "shared/bin"), 0o777); err != nil {
 		t.Fatal(err)
 	}
@@ -132,6 +135,100 @@ func TestFindToolchainsReadOnly(t *testing.T) {
 				t.Fatalf("unexpected error %v", err)
 			case tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)):
 				t.Fatalf("error %v, want one saying %q", err, tc.wantErr)
+			}
+		})
+	}
+}
+
+// fakeInstall lays out what `make install` leaves: a checkout with its
+// binaries in bin/ (and the Makefile's Node under .cache), a prefix whose
+// bin/ holds only links to them, a prefix holding a link to an
+// installation with its libraries, and one mixing programs and links.
+func fakeInstall(t *testing.T) (base string) {
+	t.Helper()
+	base, _ = filepath.EvalSymlinks(t.TempDir())
+	for _, d := range []string{"src/gatehouse/bin", "src/gatehouse/.git", "src/gatehouse/.cache/node22/bin", "prefix/bin",
+		"apps/tool-1.2/bin", "apps/tool-1.2/lib", "links/bin", "mixed/bin", "mixed/lib", "elsewhere/bin"} {
+		if err := os.MkdirAll(filepath.Join(base, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, f := range []string{"src/gatehouse/go.mod", "src/gatehouse/bin/gatehouse", "src/gatehouse/bin/gatehouse-sandbox-init",
+		"src/gatehouse/.cache/node22/bin/node", "apps/tool-1.2/bin/tool", "mixed/bin/own", "elsewhere/bin/helper"} {
+		if err := os.WriteFile(filepath.Join(base, f), []byte("#!/bin/sh\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for link, target := range map[string]string{
+		"prefix/bin/gatehouse":              "src/gatehouse/bin/gatehouse",
+		"prefix/bin/gatehouse-sandbox-init": "src/gatehouse/bin/gatehouse-sandbox-init",
+		"links/bin/tool":                    "apps/tool-1.2/bin/tool",
+		"links/bin/helper":                  "elsewhere/bin/helper",
+		"mixed/bin/helper":                  "elsewhere/bin/helper",
+	} {
+		if err := os.Symlink(filepath.Join(base, target), filepath.Join(base, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return base
+}
+
+// A PATH directory of links shows itself and what the links need, never
+// the trees their programs were built in: not Gatehouse's checkout, nor
+// (when Gatehouse is hidden) its programs at all.
+func TestFindToolchainsLinksAndGatehouse(t *testing.T) {
+	base := fakeInstall(t)
+	b := func(rel string) string { return filepath.Join(base, rel) }
+	checkout := b("src/gatehouse")
+	tests := []struct {
+		name     string
+		path     []string
+		hide     []string
+		wantRO   []string
+		wantPath []string
+		wantNote string
+	}{
+		{"install links, Gatehouse not named: the programs alone", []string{b("prefix/bin")}, nil,
+			[]string{b("prefix/bin"), b("src/gatehouse/bin/gatehouse"), b("src/gatehouse/bin/gatehouse-sandbox-init")}, []string{b("prefix/bin")}, ""},
+		{"install links to the hidden checkout: only the links", []string{b("prefix/bin")}, []string{checkout},
+			[]string{b("prefix/bin")}, []string{b("prefix/bin")}, ""},
+		{"the checkout's bin on PATH", []string{b("src/gatehouse/bin")}, []string{checkout}, nil, nil, "Gatehouse's own checkout or installation"},
+		{"the Makefile's Node in the checkout", []string{b("src/gatehouse/.cache/node22/bin")}, []string{checkout}, nil, nil, "Gatehouse's own checkout or installation"},
+		{"links to an installation and to a lone program", []string{b("links/bin")}, nil,
+			[]string{b("apps/tool-1.2"), b("elsewhere/bin/helper"), b("links/bin")}, []string{b("links/bin")}, ""},
+		{"an installation's bin with a link in it", []string{b("mixed/bin")}, nil,
+			[]string{b("elsewhere/bin/helper"), b("mixed")}, []string{b("mixed/bin")}, ""},
+		{"a hidden system dir hides nothing", []string{"/usr/bin"}, []string{"/usr/bin"}, nil, []string{"/usr/bin"}, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := Find(Options{Path: tc.path, Home: t.TempDir(), Hide: tc.hide, Getenv: func(string) string { return "" }})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(got.ReadOnly, tc.wantRO) {
+				t.Errorf("read-only %v\nwant %v", got.ReadOnly, tc.wantRO)
+			}
+			var path []string
+			for _, p := range got.Path {
+				if !slices.Contains(filepath.SplitList(sandbox.DefaultPath), p) || slices.Contains(tc.path, p) {
+					path = append(path, p)
+				}
+			}
+			if !slices.Equal(path, tc.wantPath) {
+				t.Errorf("path %v, want %v", path, tc.wantPath)
+			}
+			notes := strings.Join(got.Notes, "\n")
+			if tc.wantNote == "" && notes != "" || !strings.Contains(notes, tc.wantNote) {
+				t.Errorf("notes %q, want %q", notes, tc.wantNote)
+			}
+			for _, ro := range got.ReadOnly {
+				if sandbox.WithinClean(ro, checkout) && len(tc.hide) > 0 {
+					t.Errorf("%s shows Gatehouse's hidden checkout", ro)
+				}
+				if ro == checkout || ro == b("src/gatehouse/bin") || ro == b("prefix") {
+					t.Errorf("%s shows a whole tree a link merely pointed into", ro)
+				}
 			}
 		})
 	}

@@ -56,7 +56,9 @@ type Ev string
 
 const (
 	// EvVisible: whether the person can see the window changed (shown,
-	// hidden, minimised). Ready says the page's app shell has rendered.
+	// hidden, minimised). Ready says the page's app shell has rendered;
+	// Closed that it is out of sight because it was closed or hidden (Ctrl+W,
+	// the close button, the app), not minimised.
 	EvVisible Ev = "visible"
 	// EvQuit: the person asked to quit (Ctrl+Q, the menu); the app decides.
 	EvQuit Ev = "quit"
@@ -70,6 +72,7 @@ type Event struct {
 	Visible bool `json:"visible,omitempty"`
 	Ready   bool `json:"ready,omitempty"`
 	Quit    bool `json:"quit,omitempty"`
+	Closed  bool `json:"closed,omitempty"`
 }
 
 // ParseEvent reads one line from the window.

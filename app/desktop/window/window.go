@@ -56,16 +56,17 @@ type win struct {
 	evMu   sync.Mutex
 	events io.Writer // nil once writing failed: the app is gone
 
-	mu       sync.Mutex
-	wctx     context.Context // Wails' context, set at startup
-	hidden   bool            // closed, or started hidden
-	quitting bool
-	closing  bool // a close was let through to end the main loop
-	page     PageReport
-	reported bool
-	sentVis  *bool
-	sentRdy  bool
-	asking   bool
+	mu         sync.Mutex
+	wctx       context.Context // Wails' context, set at startup
+	hidden     bool            // closed, or started hidden
+	quitting   bool
+	closing    bool // a close was let through to end the main loop
+	page       PageReport
+	reported   bool
+	sentVis    *bool
+	sentRdy    bool
+	sentClosed bool
+	asking     bool
 }
 
 // Run shows the window and blocks until the app says exit, the app goes
@@ -238,14 +239,14 @@ func (w *win) onPage(data ...any) {
 func (w *win) report() {
 	w.mu.Lock()
 	vis := !w.hidden && (!w.reported || w.page.Visible)
-	ready := w.page.App
-	same := w.sentVis != nil && *w.sentVis == vis && w.sentRdy == ready
+	ready, closed := w.page.App, w.hidden
+	same := w.sentVis != nil && *w.sentVis == vis && w.sentRdy == ready && w.sentClosed == closed
 	if !same {
-		w.sentVis, w.sentRdy = &vis, ready
+		w.sentVis, w.sentRdy, w.sentClosed = &vis, ready, closed
 	}
 	w.mu.Unlock()
 	if !same {
-		w.send(Event{Ev: EvVisible, Visible: vis, Ready: ready})
+		w.send(Event{Ev: EvVisible, Visible: vis, Ready: ready, Closed: closed})
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/gatehouse-dev/gatehouse/backend/approval"
+	"github.com/gatehouse-dev/gatehouse/backend/plural"
 	"github.com/gatehouse-dev/gatehouse/backend/policy"
 	"github.com/gatehouse-dev/gatehouse/backend/textdiff"
 )
@@ -27,7 +28,7 @@ const maxCardChanges = 500
 func Card(req approval.Request, cs ChangeSets, dec policy.EffectDecision, staged bool, since time.Time, redact func(string) string) approval.Request {
 	created, modified, deleted := cs.Counts()
 	req.Kind, req.Reason, req.Rule, req.Staged = approval.KindEffect, dec.Reason, dec.Rule.String(), staged
-	req.Findings = append([]string{fmt.Sprintf("%d files created, %d modified, %d deleted", created, modified, deleted)}, dec.Findings...)
+	req.Findings = append([]string{fmt.Sprintf("%s created, %d modified, %d deleted", plural.Count(created, "file", "files"), modified, deleted)}, dec.Findings...)
 	if !staged {
 		req.Findings = append(req.Findings, "this sandbox cannot stage commands, so the changes are in the workspace already; Deny rolls them back")
 	}
@@ -46,7 +47,7 @@ func Card(req approval.Request, cs ChangeSets, dec policy.EffectDecision, staged
 		}
 	}
 	if n := cs.Total(); n > maxCardChanges {
-		req.Findings = append(req.Findings, fmt.Sprintf("the list shows the first %d of %d changes", maxCardChanges, n))
+		req.Findings = append(req.Findings, fmt.Sprintf("the list shows the first %d of %s", maxCardChanges, plural.Count(n, "change", "changes")))
 	}
 	if staged {
 		req.Diff = redact(StagedDiff(cs, multi))

@@ -27,7 +27,7 @@ func TestCard(t *testing.T) {
 		findings []string
 	}{
 		{"staged", ChangeSets{Workspaces: []string{"/ws"}, Sets: []Set{{Changes: []Change{{Path: "a.txt", Op: Create, Kind: File}}}}, Uppers: []string{""}}, true, 1,
-			[]string{"1 files created, 0 modified, 0 deleted", "one finding"}},
+			[]string{"1 file created, 0 modified, 0 deleted", "one finding"}},
 		{"checked", ChangeSets{Workspaces: []string{"/ws"}, Sets: []Set{{Changes: []Change{{Path: "a.txt", Op: Delete, Kind: File}}}}, Uppers: []string{""}}, false, 1,
 			[]string{"0 files created, 0 modified, 1 deleted", "one finding", "this sandbox cannot stage commands"}},
 		{"capped", ChangeSets{Workspaces: []string{"/ws"}, Sets: []Set{many}, Uppers: []string{""}}, false, maxCardChanges,

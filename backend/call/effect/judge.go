@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/gatehouse-dev/gatehouse/backend/plural"
 	"github.com/gatehouse-dev/gatehouse/backend/policy"
 )
 
@@ -179,7 +180,7 @@ func historyOf(ctx context.Context, s Set, upper, ws string) []string {
 			what = fmt.Sprintf("%s (at %s) is deleted", m.Ref, short(m.From))
 		}
 		if m.Lost > 0 {
-			what += fmt.Sprintf(", losing %d commit%s", m.Lost, plural(m.Lost))
+			what += ", losing " + plural.Count(m.Lost, "commit", "commits")
 		}
 		if m.Pushed {
 			what += ", rewriting commits a remote already has"
@@ -197,13 +198,6 @@ func short(sha string) string {
 		return sha[:10]
 	}
 	return sha
-}
-
-func plural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
 }
 
 // leadsOut: a link at rel (in workspace ws) whose target resolves,
