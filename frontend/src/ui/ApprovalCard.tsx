@@ -18,7 +18,7 @@ import { arrivals } from '../state/app';
 import { CallDetails } from './cards/CallDetails';
 import { EffectDetails } from './cards/EffectDetails';
 import { NetworkDetails } from './cards/NetworkDetails';
-import { riskInfo } from './risks';
+import { riskInfo, riskLine } from './risks';
 import { useNow } from './hooks';
 import { href } from './router';
 import { escapeHiddenToml } from '../lib/visible';
@@ -153,14 +153,14 @@ export const ApprovalCard = memo(function ApprovalCard(p: CardProps) {
       {other.length > 0 && (
         <ul class="risks" aria-label="Risks">
           {other.map((r, i) => {
-            const info = riskInfo(r.kind);
+            const line = riskLine(r, req.reason);
             return (
               <li key={i} class={`risk risk-${r.kind}`}>
-                <span class="badge">{info.label}</span> {info.meaning}
-                {r.detail && r.detail !== req.reason && (
+                <span class="badge">{line.label}</span> {line.fromDetail ? <Vis text={line.text} multiline /> : line.text}
+                {line.extra && (
                   <span class="muted">
                     {' '}
-                    <Vis text={r.detail} multiline />
+                    <Vis text={line.extra} multiline />
                   </span>
                 )}
               </li>
