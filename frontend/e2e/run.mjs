@@ -85,6 +85,8 @@ try {
     assert(stored === daemon.control, 'token not in sessionStorage');
     await page.waitForSelector('.conn-live', { timeout: 5000 });
     assert((await page.title()) === 'Gatehouse', `title ${await page.title()}`);
+    // No session has ever started: the empty screen says so, and where to connect one.
+    await page.waitForSelector('[data-agents="none-yet"] >> text=No agent has connected yet');
     await shot(page, '01-empty');
   });
 
@@ -695,8 +697,11 @@ try {
     assert(refused.status === 401, `revoked token got HTTP ${refused.status}`);
   });
 
-  await t.step('rollback from the Sessions view: undo a write after a dry-run preview', async () => {
+  await t.step('rollback from the Sessions view: undo a write after a dry-run preview, then undo the rollback', async () => {
     await page.goto(`${daemon.base}/#/approvals`);
+    // Agents are connected and nothing waits: the empty screen says they work without needing you.
+    const quiet = await page.locator('[data-agents]').textContent({ timeout: 5000 });
+    assert(/connected, working without needing you/.test(quiet ?? '') && !/No agent/.test(quiet ?? ''), `empty approvals with agents connected: ${quiet}`);
     const call = agent.call('write_file', { path: 'rollback-me.txt', content: 'temporary\n' });
     const card = await waitCard();
     await clickAimed(card.getByRole('button', { name: /Allow once/ }));
@@ -725,6 +730,14 @@ try {
     await panel.getByRole('button', { name: 'Confirm rollback' }).click();
     await page.waitForSelector('[data-rollback-phase="done"]');
     assert(!exists(join(daemon.workspace, 'rollback-me.txt')), 'file still there after undo');
+    // The rollback says where its own undo is, and that is right here, previewed first.
+    const done = (await panel.locator('[role=status]').textContent()) ?? '';
+    assert(!/timeline/i.test(done) && /Undo this rollback/.test(done), `after the rollback: ${done}`);
+    await panel.getByRole('button', { name: 'Undo this rollback' }).click();
+    await page.waitForSelector('.rollback[data-rollback-phase="plan"]');
+    await panel.getByRole('button', { name: 'Confirm rollback' }).click();
+    await page.waitForSelector('[data-rollback-phase="done"]');
+    assert(readFileSync(join(daemon.workspace, 'rollback-me.txt'), 'utf8') === 'temporary\n', 'undoing the rollback did not bring the file back');
   });
 
   await t.step('kill switch stops a call waiting for approval', async () => {

@@ -8,7 +8,7 @@ import { binaryChanges, type BinaryNote } from '../lib/binary';
 import { approvalText, groupCalls, type CallSummary } from '../lib/calls';
 import { callsSummary } from '../lib/outcome';
 import { callTools, MODE_HELP, sessionState, STATE_HELP, transportLabel } from '../lib/sessionview';
-import { clock, duration, when, bytes } from '../lib/format';
+import { clock, duration, when, bytes, plural } from '../lib/format';
 import { api, liveEvents, reportError } from '../state/app';
 import { Diff } from '../ui/Diff';
 import { Empty, ErrorLine } from '../ui/common';
@@ -189,7 +189,7 @@ export function SessionDetail({ id }: { id: string }) {
         </a>
       </div>
       {error && <ErrorLine message={error} />}
-      {capped && <p class="notice info">Showing the first {MAX_EVENTS.toLocaleString()} events of this session; the timeline has the rest.</p>}
+      {capped && <p class="notice info">Showing the first {plural(MAX_EVENTS, 'event')} of this session; the timeline has the rest.</p>}
       {cpUnavailable && <p class="notice info">Checkpoints and rollback are not available from this daemon yet.</p>}
       {cps.error && !cpUnavailable && <ErrorLine message={cps.error.message} />}
       {calls.length === 0 ? (
@@ -308,6 +308,10 @@ function CallRow({ session, call, checkpoints, rollbackAvailable, onRolledBack }
           onClose={(done) => {
             setRollback(null);
             if (done) onRolledBack();
+          }}
+          onUndo={(t) => {
+            onRolledBack();
+            setRollback(t);
           }}
         />
       )}

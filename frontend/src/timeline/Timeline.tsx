@@ -3,7 +3,7 @@
 
 import { useEffect, useLayoutEffect, useMemo, useReducer, useRef, useState } from 'preact/hooks';
 import type { AuditEvent, Session } from '../api/types';
-import { clock, shortId } from '../lib/format';
+import { clock, plural, shortId } from '../lib/format';
 import { family, summarize } from '../lib/summary';
 import { scrollTopFor } from '../lib/virtual';
 import { api, liveEvents, recentEvents, store } from '../state/app';
@@ -155,7 +155,7 @@ export function Timeline({ arg }: { arg: string }) {
     <section class={`screen timeline${selected ? ' with-detail' : ''}`} aria-labelledby="timeline-h">
       <div class="screen-head">
         <h1 id="timeline-h">Timeline</h1>
-        <p class="muted">{source.count.toLocaleString()} {filtered ? 'matching events loaded' : 'events'}</p>
+        <p class="muted">{filtered ? `${plural(source.count, 'matching event')} loaded` : plural(source.count, 'event')}</p>
       </div>
       <form class="filters" role="search" onSubmit={(e) => e.preventDefault()}>
         <label>
@@ -210,7 +210,7 @@ export function Timeline({ arg }: { arg: string }) {
         <div class="timeline-list">
           {unseen > 0 && (
             <button type="button" class="btn small new-events" onClick={toTop}>
-              {unseen} new {unseen === 1 ? 'event' : 'events'} ↑
+              {plural(unseen, 'new event')} ↑
             </button>
           )}
           <div class="tl-header" aria-hidden="true">

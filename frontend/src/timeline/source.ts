@@ -9,6 +9,7 @@
 // scanning until the viewport is full or the log is exhausted.
 
 import { query } from '../api/client';
+import { plural } from '../lib/format';
 import type { AuditEvent, EventPage } from '../api/types';
 import { type Filter, matches } from './filter';
 
@@ -154,8 +155,8 @@ export class ListSource implements RowSource {
   }
 
   get progress(): string {
-    if (this.exhausted) return this.filter.text.trim() ? `${this.rows.length} matches in ${this.scanned.toLocaleString()} events` : '';
-    if (this.filter.text.trim()) return `Searching… ${this.scanned.toLocaleString()} events scanned`;
+    if (this.exhausted) return this.filter.text.trim() ? `${plural(this.rows.length, 'match', 'matches')} in ${plural(this.scanned, 'event')}` : '';
+    if (this.filter.text.trim()) return `Searching… ${plural(this.scanned, 'event')} scanned`;
     return this.loading ? 'Loading…' : '';
   }
 
