@@ -671,18 +671,49 @@ try {
     await page.setViewportSize({ width: 1280, height: 860 });
   });
 
-  await t.step('connect: snippets carry the endpoint and token; a per-client token works until revoked', async () => {
+  await t.step('connect: Install first, then the MCP-only snippets with the token hidden until shown; copy copies the real token; a per-client token works until revoked', async () => {
     await page.goto(`${daemon.base}/#/connect`);
     const info = await daemon.api('GET', '/api/v1/connect');
     if (info.status === 404) notAvailable('GET /api/v1/connect answered 404');
-    const snippet = await page.locator('#client-panel pre').first().textContent();
-    assert(snippet.includes(info.json.mcp_url) && snippet.includes(`Bearer ${daemon.agent}`), `snippet: ${snippet}`);
+    // The recommended path (Install, gatehouse install) comes before the raw MCP snippet.
+    await page.waitForSelector('#client-panel pre');
+    const order = await page.evaluate(() => {
+      const wire = document.querySelector('#wire-h');
+      const mcp = document.querySelector('#mcp-only-h');
+      return { wire: !!wire, mcp: !!mcp, installFirst: !!(wire && mcp && wire.compareDocumentPosition(mcp) & Node.DOCUMENT_POSITION_FOLLOWING) };
+    });
+    assert(order.installFirst, `Install section is not above the MCP-only snippets: ${JSON.stringify(order)}`);
+    const cli = await page.locator('.install-cli pre').textContent();
+    assert(/ install (claude|codex|gemini|cursor)$/.test(cli ?? '') && (cli ?? '').includes(info.json.data_dir), `terminal install command: ${cli}`);
+    const first = page.locator('#client-panel .snippet').first();
+    const masked = await first.locator('pre').textContent();
+    assert(masked.includes(info.json.mcp_url) && !masked.includes(daemon.agent) && masked.includes('Bearer ••••'), `masked snippet: ${masked}`);
+    assert(!(await page.locator('body').textContent()).includes(daemon.agent), 'the agent token shows on the Connect screen before Show token');
+    // Copy copies the real token, even while it is hidden.
+    await page.evaluate(() => {
+      window.__copied = [];
+      navigator.clipboard.writeText = async (t) => void window.__copied.push(t);
+    });
+    await first.getByRole('button', { name: 'Copy with token' }).click();
+    const copied = await page.evaluate(() => window.__copied);
+    assert(copied.length === 1 && copied[0].includes(`Bearer ${daemon.agent}`) && copied[0].includes(info.json.mcp_url), `copied ${JSON.stringify(copied)}`);
+    await first.getByRole('button', { name: 'Show token' }).click();
+    const snippet = await first.locator('pre').textContent();
+    assert(snippet.includes(info.json.mcp_url) && snippet.includes(`Bearer ${daemon.agent}`), `revealed snippet: ${snippet}`);
+    await first.getByRole('button', { name: 'Hide token' }).click();
+    assert(!(await first.locator('pre').textContent()).includes(daemon.agent), 'Hide token left the token on screen');
     await page.locator('#token-name').fill('e2e-cursor');
     await page.getByRole('button', { name: 'Create token' }).click();
-    const token = (await page.locator('pre.token').textContent())?.trim();
-    assert(token && token !== daemon.agent, 'new token not shown');
+    const fresh = page.locator('.notice.ok', { has: page.locator('pre.token') });
+    const hidden = (await fresh.locator('pre.token').textContent())?.trim();
+    await fresh.getByRole('button', { name: 'Show token' }).click();
+    const token = (await fresh.locator('pre.token').textContent())?.trim();
+    assert(token && token !== daemon.agent && !token.includes('•'), 'new token not shown');
+    assert(hidden && hidden.includes('••••') && !hidden.includes(token), `the new token showed before Show token: ${hidden}`);
     await page.getByRole('tab', { name: 'Cursor' }).click();
-    const cursor = JSON.parse(await page.locator('#client-panel pre').first().textContent());
+    const cursorSnippet = page.locator('#client-panel .snippet').first();
+    await cursorSnippet.getByRole('button', { name: 'Show token' }).click();
+    const cursor = JSON.parse(await cursorSnippet.locator('pre').textContent());
     assert(cursor.mcpServers.gatehouse.headers.Authorization === `Bearer ${token}`, 'Cursor snippet does not use the new token');
     await shot(page, '13-connect');
     const other = await connectAgent({ ...daemon, agent: token }, 'e2e-cursor');
