@@ -5,7 +5,7 @@ import { useEffect, useMemo, useState } from 'preact/hooks';
 import { ApiError, query } from '../api/client';
 import { MODES, type AuditEvent, type Checkpoint, type EventPage, type Mode, type Session } from '../api/types';
 import { binaryChanges, type BinaryNote } from '../lib/binary';
-import { approvalText, groupCalls, type CallSummary } from '../lib/calls';
+import { approvalText, callOutcome, groupCalls, type CallSummary } from '../lib/calls';
 import { callsSummary } from '../lib/outcome';
 import { callTools, MODE_HELP, sessionState, STATE_HELP, transportLabel } from '../lib/sessionview';
 import { clock, duration, when, bytes, plural } from '../lib/format';
@@ -246,8 +246,8 @@ function CallRow({ session, call, checkpoints, rollbackAvailable, onRolledBack }
 
   const hasTools = tools.diff || tools.rollbackTo || notRestorable.length > 0;
   // How it ended, once it has; while a card waits, that it waits.
-  const ended = call.end !== null && call.outcome !== 'waiting';
-  const shown = ended ? call.end!.outcome : call.outcome;
+  const out = callOutcome(call);
+  const shown = out.name;
   return (
     <li class={`call o-${shown}`} data-call={call.id} data-tool={call.tool} data-outcome={call.end?.outcome ?? ''}>
       <div class="call-line">
@@ -257,16 +257,9 @@ function CallRow({ session, call, checkpoints, rollbackAvailable, onRolledBack }
         </code>
         <span class={`verdict v-${call.verdict || 'none'}`}>{call.verdict || '—'}</span>
         <span class="muted">{approvalText(call)}</span>
-        {ended ? (
-          <span class={`outcome o-${shown}`}>
-            <Vis text={call.label} />
-          </span>
-        ) : (
-          <span class={`outcome o-${shown}`}>
-            {call.outcome}
-            {call.exitCode !== null && call.exitCode !== 0 ? ` (exit ${call.exitCode})` : ''}
-          </span>
-        )}
+        <span class={`outcome o-${shown}`}>
+          <Vis text={out.text} />
+        </span>
       </div>
       {hasTools && (
         <div class="call-tools">
