@@ -124,9 +124,11 @@ try {
     assert(JSON.stringify(chips) === JSON.stringify(['sh', '-c', 'echo approved-by-ui']), `argv chips ${JSON.stringify(chips)}`);
     assert((await page.title()) === '(1) Gatehouse', `title ${await page.title()}`);
     assert(await card.locator('.risk-interpreter').count(), 'interpreter risk badge missing');
-    // The Runs code line makes its point once, not the meaning and then the daemon's same words.
+    // The Runs code line makes its point once, and the card does not say it again under it.
     const runsCode = (await card.locator('.risk-interpreter').textContent()) ?? '';
-    assert((runsCode.match(/arbitrary code execution/g) ?? []).length === 1, `Runs code line: ${runsCode}`);
+    const whole = (await card.textContent()) ?? '';
+    assert((runsCode.match(/arbitrary code execution/g) ?? []).length === 1 && (whole.match(/arbitrary code execution/g) ?? []).length === 1, `Runs code line: ${runsCode}; card: ${whole}`);
+    assert(/interpreter/.test((await card.locator('.reason').textContent()) ?? ''), 'the card no longer names the rule that asked');
     assert((await card.getAttribute('data-rendered-at')) !== null, 'data-rendered-at missing');
     await shot(page, '03-card');
     await clickAimed(card.getByRole('button', { name: /Allow once/ }));

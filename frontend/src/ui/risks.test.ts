@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { riskLine } from './risks';
+import { reasonOnRiskLine, riskLine } from './risks';
 
 describe('riskLine', () => {
   it('says Runs code once when the detail already says it', () => {
@@ -34,5 +34,17 @@ describe('riskLine', () => {
     const l = riskLine({ kind: 'unconfined', detail: "it runs outside Gatehouse's sandbox, so nothing bounds what it does" });
     expect(l.fromDetail).toBe(true);
     expect(l.extra).toBe('');
+  });
+});
+
+describe('reasonOnRiskLine', () => {
+  const interp = { kind: 'interpreter', detail: 'sh is an interpreter: allowing it grants arbitrary code execution inside the sandbox' };
+  it('is true when the Runs code line already says the reason', () => {
+    expect(reasonOnRiskLine('sh is an interpreter: allowing it grants arbitrary code execution inside the sandbox', [interp])).toBe(true);
+  });
+  it('is false for another reason, no risks, or a detail shown only as an aside', () => {
+    expect(reasonOnRiskLine('sh runs inside the sandbox', [interp])).toBe(false);
+    expect(reasonOnRiskLine('anything', undefined)).toBe(false);
+    expect(reasonOnRiskLine('.env may hold credentials', [{ kind: 'sensitive', detail: '.env may hold credentials' }])).toBe(false);
   });
 });

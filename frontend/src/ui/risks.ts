@@ -42,3 +42,13 @@ export function riskLine(r: { kind: string; detail?: string }, reason = ''): Ris
   if (detail && (!t || t.said?.test(detail))) return { label, text: /[.!?]$/.test(detail) ? detail : detail + '.', fromDetail: true, extra: '' };
   return { label, text: t?.meaning ?? '', fromDetail: false, extra: detail && detail !== reason.trim() ? detail : '' };
 }
+
+/**
+ * Whether a risk line already says the card's reason word for word (the
+ * daemon often gives an interpreter's detail as the reason too): the
+ * reason line then only names the rule, so the card says it once.
+ */
+export function reasonOnRiskLine(reason: string, risks: readonly { kind: string; detail?: string }[] | undefined): boolean {
+  const r = reason.trim();
+  return r !== '' && (risks ?? []).some((k) => k.kind !== 'drift' && riskLine(k, reason).fromDetail && (k.detail ?? '').trim() === r);
+}
