@@ -287,7 +287,7 @@ function AgentsLine() {
     case 'working':
       return (
         <p data-agents="working">
-          {plural(active ?? 0, 'agent session')} connected, working without needing you: see what they do on the <a href={href('timeline')}>Timeline</a>. {policy}
+          {plural(active ?? 0, 'agent session')} connected, working without needing you: every call shows on the <a href={href('timeline')}>Timeline</a>. {policy}
         </p>
       );
     case 'none-now':
