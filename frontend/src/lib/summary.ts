@@ -47,6 +47,7 @@ export function summarize(e: AuditEvent): string {
     case 'approval.requested':
       if (p.kind === 'question') return `asks the human: ${str(p.question)}`;
       if (p.kind === 'network') return `waiting for approval: connect to ${str(p.domain)}:${str(p.port)}${p.argv ? ` (${argvText(p.argv)})` : ''}`;
+      if (p.kind === 'workspace') return `waiting for approval: work in ${Array.isArray(p.paths) && p.paths.length ? str(p.paths[0]) : 'a project'}`;
       if (p.kind === 'effect') return `waiting for approval: apply ${plural(Array.isArray(p.changes) ? p.changes.length : 0, 'change')}${p.argv ? ` of ${argvText(p.argv)}` : ''}`;
       return `waiting for approval: ${p.argv ? `${str(p.tool)} ${argvText(p.argv)}` : str(p.tool)}`;
     case 'approval.withdrawn':
