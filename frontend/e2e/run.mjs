@@ -85,6 +85,8 @@ try {
     assert(stored === daemon.control, 'token not in sessionStorage');
     await page.waitForSelector('.conn-live', { timeout: 5000 });
     assert((await page.title()) === 'Gatehouse', `title ${await page.title()}`);
+    // No session has ever started: the empty screen says so, and where to connect one.
+    await page.waitForSelector('[data-agents="none-yet"] >> text=No agent has connected yet');
     await shot(page, '01-empty');
   });
 
@@ -122,6 +124,11 @@ try {
     assert(JSON.stringify(chips) === JSON.stringify(['sh', '-c', 'echo approved-by-ui']), `argv chips ${JSON.stringify(chips)}`);
     assert((await page.title()) === '(1) Gatehouse', `title ${await page.title()}`);
     assert(await card.locator('.risk-interpreter').count(), 'interpreter risk badge missing');
+    // The Runs code line makes its point once, and the card does not say it again under it.
+    const runsCode = (await card.locator('.risk-interpreter').textContent()) ?? '';
+    const whole = (await card.textContent()) ?? '';
+    assert((runsCode.match(/arbitrary code execution/g) ?? []).length === 1 && (whole.match(/arbitrary code execution/g) ?? []).length === 1, `Runs code line: ${runsCode}; card: ${whole}`);
+    assert(/interpreter/.test((await card.locator('.reason').textContent()) ?? ''), 'the card no longer names the rule that asked');
     assert((await card.getAttribute('data-rendered-at')) !== null, 'data-rendered-at missing');
     await shot(page, '03-card');
     await clickAimed(card.getByRole('button', { name: /Allow once/ }));
@@ -530,20 +537,84 @@ try {
     t.note(`timeline live lag (event time → row in DOM): worst ${worst} ms over ${lags.length} events`);
     await shot(page, '05-timeline');
     assert(worst <= LIVE_BUDGET_MS, `row appeared ${worst} ms after its event`);
-    await page.locator('.tl-row[data-seq]').first().click();
+    await page.locator('.tl-call').first().click();
+    await page.locator('.tl-step').first().click();
     await page.waitForSelector('.event-detail .payload');
     await shot(page, '06-event-detail');
   });
 
-  await t.step('timeline filters: kind family and text search', async () => {
-    await page.goto(`${daemon.base}/#/timeline/kind=exec.`);
+  await t.step('timeline: a call is one row with its tool, argv and outcome, and unfolds into its steps', async () => {
+    await page.goto(`${daemon.base}/#/timeline`);
+    await page.waitForSelector('.tl-call');
+    // The daemon asks (ask mode): allowed from the API, as the card is on another screen.
+    let settled = false;
+    const res = agent.call('run_command', { argv: ['sh', '-c', 'echo one-row-per-call'] }).finally(() => (settled = true));
+    for (const deadline = Date.now() + 10_000; !settled && Date.now() < deadline; await sleep(100)) {
+      const [id] = await pendingIds();
+      if (id) {
+        await daemon.api('POST', `/api/v1/approvals/${id}`, { decision: 'allow', scope: 'once', message: '' });
+        break;
+      }
+    }
+    assert(resultText(await res).includes('one-row-per-call'), 'the command did not run');
+    await page.goto(`${daemon.base}/#/timeline`);
+    const row = page.locator('.tl-call', { hasText: 'one-row-per-call' });
+    await row.waitFor();
+    assert((await row.count()) === 1, `${await row.count()} rows for one call`);
+    const callId = await row.getAttribute('data-call');
+    const all = (await daemon.api('GET', '/api/v1/events?limit=1000&order=desc')).json.events.filter((e) => e.call_id === callId).reverse();
+    assert(all.length >= 5, `the call has ${all.length} audit rows`);
+    const end = [...all].reverse().find((e) => e.payload?.outcome)?.payload.outcome.outcome;
+    // One row: none of its audit rows shows on its own until it unfolds.
+    assert((await page.locator(`.tl-row[data-call="${callId}"]`).count()) === 1, 'the call\'s steps show before it unfolds');
+    assert((await row.getAttribute('data-tool')) === 'run_command' && (await row.locator('.c-kind').textContent()) === 'run_command', 'the row does not name the tool');
+    assert((await row.locator('.c-target').textContent()).includes('sh -c "echo one-row-per-call"'), `argv: ${await row.locator('.c-target').textContent()}`);
+    const outcome = (await row.locator('.outcome').textContent()).trim();
+    assert(end && (await row.getAttribute('data-outcome')) === end && /^(ok|applied)/.test(outcome), `outcome ${outcome} (${await row.getAttribute('data-outcome')}), audit says ${end}`);
+    assert((await row.locator('.steps').textContent()) === `${all.length} steps`, `steps: ${await row.locator('.steps').textContent()}`);
+    await row.click();
+    await page.waitForSelector(`.tl-step[data-call="${callId}"]`);
+    const steps = await page.locator(`.tl-step[data-call="${callId}"]`).evaluateAll((rs) => rs.map((r) => [Number(r.dataset.seq), r.dataset.kind]));
+    assert(JSON.stringify(steps) === JSON.stringify(all.map((e) => [e.seq, e.kind])), `steps ${JSON.stringify(steps)} vs audit ${JSON.stringify(all.map((e) => [e.seq, e.kind]))}`);
+    assert((await row.getAttribute('aria-expanded')) === 'true', 'aria-expanded');
+    await shot(page, 'timeline-call-unfolded');
+    // A step opens its audit event; the keyboard folds the call again.
+    await page.locator(`.tl-step[data-call="${callId}"][data-kind="tool.result"]`).click();
+    await page.waitForSelector('.event-detail .payload');
+    await page.locator('.event-detail').getByRole('button', { name: 'Close event details' }).click();
+    await row.click();
+    await page.waitForSelector(`.tl-step[data-call="${callId}"]`, { state: 'detached' });
+    // Events of no call stay rows of their own.
+    await page.goto(`${daemon.base}/#/timeline/kind=session.start`);
+    await page.waitForSelector('.tl-row[data-kind="session.start"]');
+    assert((await page.locator('.tl-call').count()) === 0, 'a session start shows as a call');
+    // The raw audit rows are one choice away.
+    await page.goto(`${daemon.base}/#/timeline/view=events`);
+    await page.waitForSelector(`.tl-row[data-seq="${all[0].seq}"]`);
+    assert((await page.locator('.tl-call').count()) === 0, 'the events view groups');
+  });
+
+  await t.step('timeline filters: kind family and text search, by call and by event', async () => {
+    await page.goto(`${daemon.base}/#/timeline/kind=exec.&view=events`);
     await page.waitForSelector('.tl-row[data-seq]');
     const kinds = await page.locator('.tl-row[data-seq]').evaluateAll((rs) => rs.map((r) => r.dataset.kind));
     assert(kinds.length > 0 && kinds.every((k) => k.startsWith('exec.')), `kinds ${kinds}`);
+    // By call, a filter keeps whole calls: those that ran a command.
+    await page.goto(`${daemon.base}/#/timeline/kind=exec.`);
+    await page.waitForSelector('.tl-call');
+    const tools = await page.locator('.tl-row[data-seq]').evaluateAll((rs) => rs.map((r) => `${r.dataset.kind}:${r.dataset.tool}`));
+    assert(tools.length > 0 && tools.every((k) => k === 'call:run_command'), `rows ${tools}`);
     await page.goto(`${daemon.base}/#/timeline/q=keyboard-ok`);
-    await page.waitForFunction(() => document.querySelector('.tl-foot')?.textContent?.includes('matches'));
+    // "1 match in 240 events", "3 matches in …": the search ran to the end of the log.
+    await page.waitForFunction(() => /\d+ match(es)? in /.test(document.querySelector('.tl-foot')?.textContent ?? ''));
     const n = await page.locator('.tl-row[data-seq]').count();
     assert(n > 0, 'search found nothing');
+    // The call denied with a message earlier says so, in the person's words.
+    await page.goto(`${daemon.base}/#/timeline/q=must-not-run`);
+    const denied = page.locator('.tl-call', { hasText: 'must-not-run' });
+    await denied.waitFor();
+    const said = (await denied.locator('.outcome').textContent()).trim();
+    assert(said === 'denied by you: use the test runner instead', `the denied call says ${said}`);
   });
 
   await t.step('sessions: history row, detail with calls, live mode and budget change', async () => {
@@ -666,18 +737,49 @@ try {
     await page.setViewportSize({ width: 1280, height: 860 });
   });
 
-  await t.step('connect: snippets carry the endpoint and token; a per-client token works until revoked', async () => {
+  await t.step('connect: Install first, then the MCP-only snippets with the token hidden until shown; copy copies the real token; a per-client token works until revoked', async () => {
     await page.goto(`${daemon.base}/#/connect`);
     const info = await daemon.api('GET', '/api/v1/connect');
     if (info.status === 404) notAvailable('GET /api/v1/connect answered 404');
-    const snippet = await page.locator('#client-panel pre').first().textContent();
-    assert(snippet.includes(info.json.mcp_url) && snippet.includes(`Bearer ${daemon.agent}`), `snippet: ${snippet}`);
+    // The recommended path (Install, gatehouse install) comes before the raw MCP snippet.
+    await page.waitForSelector('#client-panel pre');
+    const order = await page.evaluate(() => {
+      const wire = document.querySelector('#wire-h');
+      const mcp = document.querySelector('#mcp-only-h');
+      return { wire: !!wire, mcp: !!mcp, installFirst: !!(wire && mcp && wire.compareDocumentPosition(mcp) & Node.DOCUMENT_POSITION_FOLLOWING) };
+    });
+    assert(order.installFirst, `Install section is not above the MCP-only snippets: ${JSON.stringify(order)}`);
+    const cli = await page.locator('.install-cli pre').textContent();
+    assert(/ install (claude|codex|gemini|cursor)$/.test(cli ?? '') && (cli ?? '').includes(info.json.data_dir), `terminal install command: ${cli}`);
+    const first = page.locator('#client-panel .snippet').first();
+    const masked = await first.locator('pre').textContent();
+    assert(masked.includes(info.json.mcp_url) && !masked.includes(daemon.agent) && masked.includes('Bearer ••••'), `masked snippet: ${masked}`);
+    assert(!(await page.locator('body').textContent()).includes(daemon.agent), 'the agent token shows on the Connect screen before Show token');
+    // Copy copies the real token, even while it is hidden.
+    await page.evaluate(() => {
+      window.__copied = [];
+      navigator.clipboard.writeText = async (t) => void window.__copied.push(t);
+    });
+    await first.getByRole('button', { name: 'Copy with token' }).click();
+    const copied = await page.evaluate(() => window.__copied);
+    assert(copied.length === 1 && copied[0].includes(`Bearer ${daemon.agent}`) && copied[0].includes(info.json.mcp_url), `copied ${JSON.stringify(copied)}`);
+    await first.getByRole('button', { name: 'Show token' }).click();
+    const snippet = await first.locator('pre').textContent();
+    assert(snippet.includes(info.json.mcp_url) && snippet.includes(`Bearer ${daemon.agent}`), `revealed snippet: ${snippet}`);
+    await first.getByRole('button', { name: 'Hide token' }).click();
+    assert(!(await first.locator('pre').textContent()).includes(daemon.agent), 'Hide token left the token on screen');
     await page.locator('#token-name').fill('e2e-cursor');
     await page.getByRole('button', { name: 'Create token' }).click();
-    const token = (await page.locator('pre.token').textContent())?.trim();
-    assert(token && token !== daemon.agent, 'new token not shown');
+    const fresh = page.locator('.notice.ok', { has: page.locator('pre.token') });
+    const hidden = (await fresh.locator('pre.token').textContent())?.trim();
+    await fresh.getByRole('button', { name: 'Show token' }).click();
+    const token = (await fresh.locator('pre.token').textContent())?.trim();
+    assert(token && token !== daemon.agent && !token.includes('•'), 'new token not shown');
+    assert(hidden && hidden.includes('••••') && !hidden.includes(token), `the new token showed before Show token: ${hidden}`);
     await page.getByRole('tab', { name: 'Cursor' }).click();
-    const cursor = JSON.parse(await page.locator('#client-panel pre').first().textContent());
+    const cursorSnippet = page.locator('#client-panel .snippet').first();
+    await cursorSnippet.getByRole('button', { name: 'Show token' }).click();
+    const cursor = JSON.parse(await cursorSnippet.locator('pre').textContent());
     assert(cursor.mcpServers.gatehouse.headers.Authorization === `Bearer ${token}`, 'Cursor snippet does not use the new token');
     await shot(page, '13-connect');
     const other = await connectAgent({ ...daemon, agent: token }, 'e2e-cursor');
@@ -692,8 +794,11 @@ try {
     assert(refused.status === 401, `revoked token got HTTP ${refused.status}`);
   });
 
-  await t.step('rollback from the Sessions view: undo a write after a dry-run preview', async () => {
+  await t.step('rollback from the Sessions view: undo a write after a dry-run preview, then undo the rollback', async () => {
     await page.goto(`${daemon.base}/#/approvals`);
+    // Agents are connected and nothing waits: the empty screen says they work without needing you.
+    const quiet = await page.locator('[data-agents]').textContent({ timeout: 5000 });
+    assert(/connected, working without needing you/.test(quiet ?? '') && !/No agent/.test(quiet ?? ''), `empty approvals with agents connected: ${quiet}`);
     const call = agent.call('write_file', { path: 'rollback-me.txt', content: 'temporary\n' });
     const card = await waitCard();
     await clickAimed(card.getByRole('button', { name: /Allow once/ }));
@@ -722,6 +827,14 @@ try {
     await panel.getByRole('button', { name: 'Confirm rollback' }).click();
     await page.waitForSelector('[data-rollback-phase="done"]');
     assert(!exists(join(daemon.workspace, 'rollback-me.txt')), 'file still there after undo');
+    // The rollback says where its own undo is, and that is right here, previewed first.
+    const done = (await panel.locator('[role=status]').textContent()) ?? '';
+    assert(!/timeline/i.test(done) && /Undo this rollback/.test(done), `after the rollback: ${done}`);
+    await panel.getByRole('button', { name: 'Undo this rollback' }).click();
+    await page.waitForSelector('.rollback[data-rollback-phase="plan"]');
+    await panel.getByRole('button', { name: 'Confirm rollback' }).click();
+    await page.waitForSelector('[data-rollback-phase="done"]');
+    assert(readFileSync(join(daemon.workspace, 'rollback-me.txt'), 'utf8') === 'temporary\n', 'undoing the rollback did not bring the file back');
   });
 
   await t.step('kill switch stops a call waiting for approval', async () => {
@@ -750,12 +863,12 @@ try {
     assert(settled.isError, `agent got ${JSON.stringify(settled)}`);
   });
 
-  await t.step(`timeline first paint with ${TIMELINE_EVENTS.toLocaleString()} events, and a jump to the middle`, async () => {
+  await t.step(`timeline first paint with ${TIMELINE_EVENTS.toLocaleString()} events, and a jump to the middle (every audit event)`, async () => {
     const perf = await browser.newPage();
     await serveSyntheticEvents(perf, TIMELINE_EVENTS);
     await perf.goto(`${daemon.base}/#token=${daemon.control}`);
     await perf.waitForSelector('.conn-live');
-    await perf.evaluate(() => (location.hash = '#/timeline'));
+    await perf.evaluate(() => (location.hash = '#/timeline/view=events'));
     await perf.waitForFunction(() => window.__gatehouseMetrics?.timelineFirstPaintMs !== undefined, null, { timeout: 10_000 });
     const m = await perf.evaluate(() => window.__gatehouseMetrics);
     const domRows = await perf.locator('.tl-row').count();
@@ -767,7 +880,7 @@ try {
       location.hash = '#/approvals';
     });
     await perf.waitForSelector('#approvals-h');
-    await perf.evaluate(() => (location.hash = '#/timeline'));
+    await perf.evaluate(() => (location.hash = '#/timeline/view=events'));
     await perf.waitForFunction(() => window.__gatehouseMetrics?.timelineFirstPaintMs !== undefined, null, { timeout: 10_000 });
     t.note(`timeline first paint, warm: ${await perf.evaluate(() => window.__gatehouseMetrics.timelineFirstPaintMs)} ms`);
     assert(domRows < 200, `${domRows} rows rendered: not virtualized`);
@@ -776,6 +889,37 @@ try {
     await perf.waitForFunction(() => [...document.querySelectorAll('.tl-row[data-seq]')].some((r) => Math.abs(Number(r.dataset.seq) - 50_000) < 100));
     t.note(`timeline jump to event ~50,000: rows shown in ${Date.now() - t0} ms`);
     await shot(perf, '10-timeline-100k');
+    await perf.close();
+  });
+
+  await t.step(`timeline by call with ${TIMELINE_EVENTS.toLocaleString()} events: first paint, then older calls page in as you scroll`, async () => {
+    const perf = await browser.newPage();
+    const requests = await serveSyntheticEvents(perf, TIMELINE_EVENTS);
+    await perf.goto(`${daemon.base}/#token=${daemon.control}`);
+    await perf.waitForSelector('.conn-live');
+    await perf.evaluate(() => (location.hash = '#/timeline'));
+    await perf.waitForFunction(() => window.__gatehouseMetrics?.timelineFirstPaintMs !== undefined, null, { timeout: 10_000 });
+    const m = await perf.evaluate(() => window.__gatehouseMetrics);
+    t.note(`timeline by call, first paint: ${m.timelineFirstPaintMs} ms (${m.timelineFirstPaintRows} rows)`);
+    // Five audit rows per synthetic call: one row each, with how it ended and its steps.
+    // The newest synthetic call has only its first row yet; the one below it is whole.
+    const top = perf.locator('.tl-call').nth(1);
+    const text = await top.textContent();
+    assert(/go test/.test(text) && (await top.locator('.outcome').textContent()) === 'ok' && (await top.locator('.steps').textContent()) === '5 steps', `a synthetic call's row: ${text}`);
+    const firstSeq = Number(await top.getAttribute('data-seq'));
+    const before = requests.length;
+    let deepest = firstSeq;
+    const t0 = Date.now();
+    for (let i = 0; i < 8; i++) {
+      await perf.locator('.vlist').evaluate((el) => (el.scrollTop = el.scrollHeight));
+      await perf.waitForFunction((prev) => Math.min(...[...document.querySelectorAll('.tl-call[data-seq]')].map((r) => Number(r.dataset.seq))) < prev, deepest, { timeout: 10_000 });
+      deepest = await perf.evaluate(() => Math.min(...[...document.querySelectorAll('.tl-call[data-seq]')].map((r) => Number(r.dataset.seq))));
+    }
+    const domRows = await perf.locator('.tl-row').count();
+    t.note(`timeline by call: scrolled down to event ${deepest.toLocaleString()} in ${Date.now() - t0} ms, ${requests.length - before} pages, ${domRows} rows in the DOM`);
+    assert(requests.length > before && deepest < TIMELINE_EVENTS - 5000, `paging: ${requests.length - before} requests, deepest seq ${deepest}`);
+    assert(domRows < 200, `${domRows} rows rendered: not virtualized`);
+    await shot(perf, '10-timeline-by-call-100k');
     await perf.close();
   });
 

@@ -9,8 +9,13 @@ export function notAvailable(what) {
   throw new NotAvailable(what);
 }
 
-/** onFail(name) runs after a failed step (e.g. a screenshot). */
-export function createHarness({ onFail } = {}) {
+/**
+ * onFail(name) runs after a failed step (e.g. a screenshot). only: a
+ * regular expression (E2E_ONLY) picks the steps to run while working on
+ * a few; the others are reported as skipped, and the run does not count
+ * as the full suite.
+ */
+export function createHarness({ onFail, only = process.env.E2E_ONLY ? new RegExp(process.env.E2E_ONLY, 'i') : null } = {}) {
   const results = [];
   const notes = [];
   return {
@@ -19,6 +24,10 @@ export function createHarness({ onFail } = {}) {
       console.log(`  · ${line}`);
     },
     async step(name, fn, { timeoutMs = 60_000 } = {}) {
+      if (only && !only.test(name)) {
+        results.push({ name, status: 'skipped', why: `E2E_ONLY=${only.source}` });
+        return;
+      }
       const started = Date.now();
       let timer;
       try {
@@ -51,7 +60,9 @@ export function createHarness({ onFail } = {}) {
       const skipped = count('skipped');
       console.log('\n--- e2e summary ---');
       for (const n of notes) console.log(n);
-      for (const r of results.filter((r) => r.status !== 'passed')) console.log(`${r.status.toUpperCase()}: ${r.name}: ${r.why.split('\n')[0]}`);
+      for (const r of results.filter((r) => r.status === 'failed')) console.log(`${r.status.toUpperCase()}: ${r.name}: ${r.why.split('\n')[0]}`);
+      const picked = results.find((r) => r.status === 'skipped');
+      if (picked) console.log(`SKIPPED: ${count('skipped')} steps not picked by ${picked.why}`);
       console.log(`${passed} passed, ${failed} failed, ${skipped} skipped`);
       return failed;
     },

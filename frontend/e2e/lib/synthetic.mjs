@@ -16,7 +16,7 @@ function event(seq) {
         : kind === 'exec.finished'
           ? { exit_code: 0, duration_ms: seq % 900, stdout_bytes: seq % 4096, stderr_bytes: 0 }
           : kind === 'tool.result'
-            ? { tool: 'run_command', is_error: false, bytes: 120, preview: `ok pkg${seq % 97}` }
+            ? { tool: 'run_command', is_error: false, bytes: 120, preview: `ok pkg${seq % 97}`, outcome: { outcome: 'ok' } }
             : { argv: ['go', 'test'], backend: 'bwrap' };
   return {
     seq,

@@ -195,6 +195,8 @@ export interface RollbackReply {
   plan: Partial<RollbackSummary> & { id?: string };
   summary?: Partial<RollbackSummary>;
   applied: boolean;
+  /** Once applied: the checkpoints taken around the rollback itself (before: the workspace just before it). */
+  result?: { plan_id?: string; before?: string; after?: string };
 }
 
 export interface RollbackRequest {

@@ -1,14 +1,17 @@
 // Per agent: is Gatehouse wired into its own config (MCP entry and hooks)?
-// Install or Remove it with one click, as `gatehouse install` does.
+// Install or Remove it with one click, as `gatehouse install` does; the
+// same command for a terminal is shown under the table. This is the path
+// the README recommends, so the Connect screen puts it first.
 
 import { useState } from 'preact/hooks';
 import type { AgentResult, AgentStatus } from '../api/types';
 import { actionPath, agentRows, resultSentence, type AgentRow } from '../lib/agents';
 import { api, notify, reportError } from '../state/app';
-import { ActionTable, ErrorLine } from '../ui/common';
+import { ActionTable, Code, ErrorLine } from '../ui/common';
 import { useLoad } from '../ui/hooks';
 
-export function Agents() {
+/** install: the terminal command that wires the named agent. */
+export function Agents({ install }: { install(name: string): string }) {
   const agents = useLoad<{ agents: AgentStatus[] }>('/api/v1/agents');
   const [busy, setBusy] = useState<string | null>(null);
 
@@ -27,16 +30,16 @@ export function Agents() {
     }
   };
 
+  const rows = agents.data ? agentRows(agents.data.agents) : [];
+  const first = rows.find((r) => r.action === 'install') ?? rows[0];
+  const others = rows.filter((r) => r !== first).map((r) => r.name);
   return (
     <>
-      <h2>Agents</h2>
-      <p class="muted">
-        Wiring an agent adds Gatehouse to its own configuration: the MCP server, and the hooks that send its own shell, edits and reads through Gatehouse.
-      </p>
+      <h2 id="wire-h">Wire an agent (recommended)</h2>
       {agents.error && <ErrorLine message={agents.error.message} />}
       {agents.data && (
         <ActionTable class="agents" cols={['Agent', 'State', 'Config']}>
-          {agentRows(agents.data.agents).map((r) => (
+          {rows.map((r) => (
             <tr key={r.name} class={r.wired ? 'wired' : ''}>
               <td>{r.title}</td>
               <td>{r.label}</td>
@@ -61,6 +64,23 @@ export function Agents() {
           ))}
         </ActionTable>
       )}
+      {first && (
+        <div class="snippet install-cli">
+          <h3>
+            Or in a terminal <span class="muted small">shell</span>
+          </h3>
+          <Code text={install(first.name)} label={`Wire ${first.title} from a terminal`} />
+          <p class="muted small">
+            {others.length > 0 && `For another agent, put ${orList(others)} in place of ${first.name}. `}
+            Add <code>--uninstall</code> to take Gatehouse out again.
+          </p>
+        </div>
+      )}
     </>
   );
+}
+
+/** "codex, gemini or cursor" */
+function orList(names: string[]): string {
+  return names.length < 2 ? (names[0] ?? '') : `${names.slice(0, -1).join(', ')} or ${names[names.length - 1]}`;
 }

@@ -3,10 +3,10 @@
 
 import { useState } from 'preact/hooks';
 import type { AgentToken, ConnectInfo, NewToken } from '../api/types';
-import { clientConfigs } from '../lib/snippets';
+import { installCommand, maskedConfigs, TOKEN_MASK } from '../lib/snippets';
 import { when } from '../lib/format';
 import { api, reportError } from '../state/app';
-import { ActionTable, Code, CopyButton, Empty, ErrorLine } from '../ui/common';
+import { ActionTable, Code, Empty, ErrorLine, SecretCode } from '../ui/common';
 import { useLoad } from '../ui/hooks';
 import { Agents } from './Agents';
 
@@ -19,6 +19,7 @@ export function Connect() {
     return (
       <section class="screen" aria-labelledby="connect-h">
         <h1 id="connect-h">Connect an agent</h1>
+        <Agents install={(name) => `gatehouse install ${name}`} />
         <Empty title="Connection details are not available from this daemon yet">
           <p>
             Use the stdio bridge, which finds the daemon and its token by itself: <code>claude mcp add gatehouse -- gatehouse mcp</code>
@@ -31,22 +32,31 @@ export function Connect() {
 
   const d = info.data;
   // A token created here is used in the snippets, so they can be pasted as-is.
-  const configs = d ? clientConfigs({ mcpUrl: d.mcp_url, token: fresh?.token ?? d.agent_token, bridgeCommand: d.bridge_command || 'gatehouse mcp', dataDir: d.data_dir }) : [];
+  const configs = d ? maskedConfigs({ mcpUrl: d.mcp_url, token: fresh?.token ?? d.agent_token, bridgeCommand: d.bridge_command || 'gatehouse mcp', dataDir: d.data_dir }) : [];
   const current = configs.find((c) => c.id === client) ?? configs[0];
 
   return (
     <section class="screen" aria-labelledby="connect-h">
       <h1 id="connect-h">Connect an agent</h1>
       {info.error && <ErrorLine message={info.error.message} />}
+      <p>
+        Wire your agent with <strong>Install</strong> below, or <code>gatehouse install</code> in a terminal: Gatehouse adds its MCP server to the agent’s own configuration{' '}
+        <em>and</em> the hooks that send the agent’s own shell, edits and reads through Gatehouse. An agent given only the MCP server can still run its own tools around
+        it.
+      </p>
+      <Agents install={(name) => (d ? installCommand(d.bridge_command || 'gatehouse mcp', name, d.data_dir) : `gatehouse install ${name}`)} />
       {d && (
         <>
+          <h2 id="mcp-only-h">Or add only the MCP server, by hand</h2>
           <p>
-            MCP endpoint <code>{d.mcp_url}</code>. Agents authenticate with an agent token: it opens <code>/mcp</code> only and can never approve, roll back or change policy.
+            For a client the table above does not list, or to add the MCP server alone. MCP endpoint <code>{d.mcp_url}</code>. Agents authenticate with an agent token: it
+            opens <code>/mcp</code> only and can never approve, roll back or change policy.
             {fresh ? (
               <strong> These snippets use the token “{fresh.name}” you just created.</strong>
             ) : (
               ' These snippets use the default agent token; create one per client below to revoke them separately.'
-            )}
+            )}{' '}
+            The token stays hidden until you press Show token; Copy with token copies the snippet with the real token in it.
           </p>
           <div
             class="tabs"
@@ -82,11 +92,11 @@ export function Connect() {
             <div id="client-panel" role="tabpanel" aria-labelledby={`tab-${current.id}`} class="client-panel">
               {current.note && <p class="muted">{current.note}</p>}
               {current.snippets.map((s) => (
-                <div key={s.label} class="snippet">
+                <div key={s.label} class="snippet" data-secret={s.secret ? 'true' : 'false'}>
                   <h3>
                     {s.label} <span class="muted small">{s.where}</span>
                   </h3>
-                  <Code text={s.text} label={`${current.name} ${s.label}`} />
+                  {s.secret ? <SecretCode text={s.text} masked={s.masked} label={`${current.name} ${s.label}`} /> : <Code text={s.text} label={`${current.name} ${s.label}`} />}
                 </div>
               ))}
             </div>
@@ -96,7 +106,6 @@ export function Connect() {
           </p>
         </>
       )}
-      <Agents />
       <Tokens onCreated={setFresh} fresh={fresh} />
     </section>
   );
@@ -146,12 +155,9 @@ function Tokens({ onCreated, fresh }: { onCreated(t: NewToken): void; fresh: New
       {fresh && (
         <div class="notice ok" role="status">
           <p>
-            Token for <strong>{fresh.name}</strong>, shown only now — copy it into the client’s configuration:
+            Token for <strong>{fresh.name}</strong>, available only now — copy it into the client’s configuration (the snippets above use it already):
           </p>
-          <div class="code">
-            <pre class="token">{fresh.token}</pre>
-            <CopyButton text={fresh.token} />
-          </div>
+          <SecretCode text={fresh.token} masked={TOKEN_MASK} class="token" label={`Token for ${fresh.name}`} />
         </div>
       )}
       <form class="inline-form" onSubmit={create}>

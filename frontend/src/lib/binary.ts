@@ -1,6 +1,7 @@
 // Binary files in diffs: never their bytes, always "binary, N bytes".
 
 import type { RollbackReply } from '../api/types';
+import { plural } from './format';
 
 /** A file the diff text cannot show, with what is known about its size. */
 export interface BinaryNote {
@@ -8,13 +9,13 @@ export interface BinaryNote {
   text: string;
 }
 
-const n = (x: number) => x.toLocaleString('en-US');
+const n = (x: number) => plural(x, 'byte');
 
 /** "binary, 1,024 bytes", or with the size before and after a change. */
 export function binarySize(before: number | undefined, after: number | undefined): string {
-  if (before !== undefined && after !== undefined) return before === after ? `binary, ${n(after)} bytes` : `binary, ${n(before)} bytes → ${n(after)} bytes`;
-  if (after !== undefined) return `binary, ${n(after)} bytes (new)`;
-  if (before !== undefined) return `binary, ${n(before)} bytes (deleted)`;
+  if (before !== undefined && after !== undefined) return before === after ? `binary, ${n(after)}` : `binary, ${n(before)} → ${n(after)}`;
+  if (after !== undefined) return `binary, ${n(after)} (new)`;
+  if (before !== undefined) return `binary, ${n(before)} (deleted)`;
   return 'binary, size unknown';
 }
 

@@ -35,7 +35,19 @@ export function approvalText(c: Pick<CallSummary, 'approval' | 'card'>): string 
   return n ? `${n} ${c.approval}` : c.approval;
 }
 
-export function groupCalls(events: AuditEvent[]): CallSummary[] {
+/**
+ * How a call row says the call ended, or that it has not: the outcome's
+ * name (for styling: o-applied, o-waiting …) and its words. Once it ended,
+ * the label from its last audit row ("discarded by you: keep history");
+ * while a card waits, that it waits; for calls recorded before outcomes,
+ * what the rows show ("error (exit 2)").
+ */
+export function callOutcome(c: Pick<CallSummary, 'end' | 'outcome' | 'label' | 'exitCode'>): { name: string; text: string; ended: boolean } {
+  if (c.end !== null && c.outcome !== 'waiting') return { name: c.end.outcome, text: c.label, ended: true };
+  return { name: c.outcome, text: `${c.outcome}${c.exitCode !== null && c.exitCode !== 0 ? ` (exit ${c.exitCode})` : ''}`, ended: false };
+}
+
+export function groupCalls(events: readonly AuditEvent[]): CallSummary[] {
   const byId = new Map<string, CallSummary>();
   for (const e of events) {
     if (!e.call_id) continue;

@@ -3,7 +3,7 @@
 // it (mode changes, where a link points, how big a file is).
 
 import type { Change } from '../api/types';
-import { bytes } from './format';
+import { bytes, plural } from './format';
 
 export type Op = Change['op'];
 
@@ -57,7 +57,7 @@ export function countsLine(g: ChangeGroups): string {
   const parts = g.groups.map(({ op, changes }) => {
     const dirs = changes.filter((c) => c.kind === 'dir').length;
     const files = changes.length - dirs;
-    const d = `${dirs} ${dirs === 1 ? 'directory' : 'directories'}`;
+    const d = plural(dirs, 'directory', 'directories');
     if (files === 0) return `${d} ${OP_LABEL[op][0]}`;
     return `${files} ${OP_LABEL[op][0]}${dirs ? ` (+${d})` : ''}`;
   });

@@ -1,5 +1,7 @@
 // The automatic-deny countdown on an approval card.
 
+import { plural } from './format';
+
 export type Urgency = 'calm' | 'soon' | 'urgent' | 'expired';
 
 export interface Countdown {
@@ -25,7 +27,7 @@ export function countdownLabel(c: Countdown): string {
   const m = Math.floor(c.seconds / 60);
   const s = c.seconds % 60;
   const parts: string[] = [];
-  if (m) parts.push(`${m} minute${m === 1 ? '' : 's'}`);
-  if (s) parts.push(`${s} second${s === 1 ? '' : 's'}`);
+  if (m) parts.push(plural(m, 'minute'));
+  if (s) parts.push(plural(s, 'second'));
   return `denied automatically in ${parts.join(' ')}`;
 }

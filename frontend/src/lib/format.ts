@@ -40,3 +40,12 @@ export function actorName(actor: string): string {
 export function shortId(id: string, n = 10): string {
   return id.length > n ? id.slice(0, n) + '…' : id;
 }
+
+/**
+ * A count and its noun, agreeing: "1 file", "2 files", "1,204 events".
+ * The one helper for every count the UI says in words; pass the plural
+ * when it is not the noun plus "s" ("directory", "directories").
+ */
+export function plural(n: number, one: string, many = one + 's'): string {
+  return `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
+}

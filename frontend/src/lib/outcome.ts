@@ -4,6 +4,7 @@
 // "outcomes"; these say the same as the CLI (session.End.Label in Go).
 
 import type { Session } from '../api/types';
+import { plural } from './format';
 
 export type OutcomeName = 'ok' | 'applied' | 'cleared' | 'failed' | 'denied' | 'discarded' | 'rolled_back' | 'refused' | 'stopped';
 
@@ -118,7 +119,7 @@ export function tallyText(s: Pick<Session, 'calls' | 'status' | 'outcomes'>): st
 /** A session's calls summed up, with asking said apart: it is a dimension of its own. */
 export function callsSummary(s: Pick<Session, 'calls' | 'status' | 'outcomes' | 'asked'>): string {
   const tally = tallyText(s);
-  let line = `${s.calls} ${s.calls === 1 ? 'call' : 'calls'}${tally ? ': ' + tally : ''}.`;
+  let line = `${plural(s.calls, 'call')}${tally ? ': ' + tally : ''}.`;
   if (s.asked === 1 && s.calls === 1) line += ' It asked you first.';
   else if (s.asked === 1) line += ' 1 of them asked you first.';
   else if (s.asked > 1) line += ` ${s.asked} of them asked you first.`;

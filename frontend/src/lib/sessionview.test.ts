@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Checkpoint } from '../api/types';
-import { callTools, sessionState, transportLabel } from './sessionview';
+import { agentsQuiet, callTools, sessionState, transportLabel } from './sessionview';
 
 const cp = (phase: 'pre' | 'post'): Checkpoint => ({ id: `cp_${phase}`, session: 's', call_id: 'c', phase, time: '2026-01-01T00:00:00Z' });
 
@@ -38,5 +38,20 @@ describe('callTools', () => {
   });
   it('no checkpoints, no tools', () => {
     expect(callTools('run_command', [])).toEqual({ diff: false, rollbackTo: null, undo: false });
+  });
+});
+
+describe('agentsQuiet', () => {
+  it('says agents are working when a session is live, whatever else is known', () => {
+    expect(agentsQuiet(2, null)).toBe('working');
+    expect(agentsQuiet(1, false)).toBe('working');
+  });
+  it('no agent yet only when no session ever started', () => {
+    expect(agentsQuiet(0, false)).toBe('none-yet');
+    expect(agentsQuiet(0, true)).toBe('none-now');
+  });
+  it('says nothing until it knows', () => {
+    expect(agentsQuiet(undefined, true)).toBe('unknown');
+    expect(agentsQuiet(0, null)).toBe('unknown');
   });
 });

@@ -53,3 +53,17 @@ export function callTools(tool: string, checkpoints: readonly Checkpoint[]): Cal
   const post = checkpoints.find((c) => c.phase === 'post') ?? null;
   return { diff: !!(pre && post), rollbackTo: post ?? pre, undo: !!(pre && post) };
 }
+
+/**
+ * What the empty approvals screen says about agents, true whether or not
+ * one ever connected: none yet; some connected and working without
+ * needing the person; or none right now, with earlier sessions to look at.
+ * ever is null while unknown.
+ */
+export type AgentsQuiet = 'unknown' | 'none-yet' | 'working' | 'none-now';
+
+export function agentsQuiet(active: number | undefined, ever: boolean | null): AgentsQuiet {
+  if ((active ?? 0) > 0) return 'working';
+  if (ever === null || active === undefined) return 'unknown';
+  return ever ? 'none-now' : 'none-yet';
+}

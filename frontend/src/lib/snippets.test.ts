@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bridgeArgv, clientConfigs, shellQuote } from './snippets';
+import { bridgeArgv, clientConfigs, installCommand, maskedConfigs, shellQuote, TOKEN_MASK } from './snippets';
 
 const p = { mcpUrl: 'http://127.0.0.1:7465/mcp', token: 'gh_agent_abc', bridgeCommand: 'gatehouse mcp' };
 const byId = (id: string) => clientConfigs(p).find((c) => c.id === id)!;
@@ -42,5 +42,33 @@ describe('bridge command', () => {
     const c = clientConfigs({ ...p, bridgeCommand: `gatehouse --data ${dir} mcp`, dataDir: dir });
     expect(c.find((x) => x.id === 'claude')!.snippets[1]!.text).toBe(`claude mcp add gatehouse -- gatehouse --data '${dir}' mcp`);
     expect(c.find((x) => x.id === 'codex')!.snippets[2]!.text).toContain(`args = ["--data", "${dir}", "mcp"]`);
+  });
+});
+
+describe('masked snippets', () => {
+  it('hide the token until revealed, and copy the real one', () => {
+    const cfgs = maskedConfigs(p);
+    for (const c of cfgs) {
+      for (const s of c.snippets) {
+        expect(s.masked).not.toContain('gh_agent_abc');
+        expect(s.secret).toBe(s.text.includes('gh_agent_abc'));
+        if (!s.secret) expect(s.masked).toBe(s.text);
+      }
+    }
+    const http = cfgs.find((c) => c.id === 'claude')!.snippets[0]!;
+    expect(http.text).toContain('Bearer gh_agent_abc');
+    expect(http.masked).toContain(`Bearer ${TOKEN_MASK}`);
+    expect(cfgs.find((c) => c.id === 'codex')!.snippets[1]!.masked).toBe(`export GATEHOUSE_AGENT_TOKEN='${TOKEN_MASK}'`);
+  });
+});
+
+describe('installCommand', () => {
+  it('is the bridge command with install NAME in place of mcp', () => {
+    expect(installCommand('/usr/local/bin/gatehouse --data /home/u/.local/share/gatehouse mcp', 'claude')).toBe(
+      '/usr/local/bin/gatehouse --data /home/u/.local/share/gatehouse install claude',
+    );
+    const dir = '/Users/a/Library/Application Support/Gatehouse';
+    expect(installCommand(`gatehouse --data ${dir} mcp`, 'codex', dir)).toBe(`gatehouse --data '${dir}' install codex`);
+    expect(installCommand('', 'gemini')).toBe('gatehouse install gemini');
   });
 });

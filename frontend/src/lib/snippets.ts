@@ -46,6 +46,47 @@ export function bridgeArgv(cmd: string, dataDir = ''): string[] {
 
 export const TOKEN_ENV = 'GATEHOUSE_AGENT_TOKEN';
 
+/** What a snippet shows in place of the agent token until the person reveals it. */
+export const TOKEN_MASK = '••••••••••••••••';
+
+/**
+ * The terminal form of the Install button, the path the README recommends:
+ * `gatehouse install NAME` with this daemon's binary and data directory,
+ * so the agent is wired to this daemon and no other.
+ */
+export function installCommand(bridgeCommand: string, agent: string, dataDir = ''): string {
+  const argv = bridgeArgv(bridgeCommand, dataDir);
+  // The bridge command ends with its subcommand, "mcp"; install takes its place.
+  if (argv[argv.length - 1] === 'mcp') argv.pop();
+  if (argv.length === 0) argv.push('gatehouse');
+  return [...argv, 'install', agent].map(shellQuote).join(' ');
+}
+
+/** A snippet as shown (token masked) and as copied (the real token). */
+export interface ShownSnippet extends Snippet {
+  /** The text with the token masked; equal to text when the snippet holds no token. */
+  masked: string;
+  /** Whether the snippet carries the token. */
+  secret: boolean;
+}
+
+export interface ShownConfig extends Omit<ClientConfig, 'snippets'> {
+  snippets: ShownSnippet[];
+}
+
+/** clientConfigs with each snippet also masked: the token never shows until asked for. */
+export function maskedConfigs(p: ConnectParams): ShownConfig[] {
+  const real = clientConfigs(p);
+  const masked = clientConfigs({ ...p, token: TOKEN_MASK });
+  return real.map((c, i) => ({
+    ...c,
+    snippets: c.snippets.map((s, j) => {
+      const m = masked[i]!.snippets[j]!.text;
+      return { ...s, masked: m, secret: m !== s.text };
+    }),
+  }));
+}
+
 export function clientConfigs(p: ConnectParams): ClientConfig[] {
   const auth = `Bearer ${p.token}`;
   const [cmd = 'gatehouse', ...args] = bridgeArgv(p.bridgeCommand, p.dataDir);

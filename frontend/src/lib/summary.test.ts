@@ -18,6 +18,8 @@ describe('summarize', () => {
       'waiting for approval: connect to pkgs.example.test:443 (curl https://pkgs.example.test/)',
     );
     expect(summarize(ev('approval.requested', { kind: 'effect', tool: 'run_command', changes: [{}, {}], argv: ['rm', '-rf', 'src'] }))).toBe('waiting for approval: apply 2 changes of rm -rf src');
+    expect(summarize(ev('approval.requested', { kind: 'effect', tool: 'run_command', changes: [{}], argv: ['rm', 'a'] }))).toBe('waiting for approval: apply 1 change of rm a');
+    expect(summarize(ev('approval.requested', { kind: 'workspace', tool: 'workspace', paths: ['/home/u/src/app'] }))).toBe('waiting for approval: work in /home/u/src/app');
     expect(summarize(ev('approval.withdrawn', { status: 'withdrawn', message: 'the agent cancelled the call before anyone answered' }))).toBe(
       'withdrawn: the agent cancelled the call before anyone answered',
     );

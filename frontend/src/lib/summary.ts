@@ -2,6 +2,7 @@
 
 import type { AuditEvent } from '../api/types';
 import { endOf, outcomeLabel } from './outcome';
+import { plural } from './format';
 
 const str = (v: unknown): string => (typeof v === 'string' ? v : v === undefined || v === null ? '' : JSON.stringify(v));
 const num = (v: unknown): number | undefined => (typeof v === 'number' ? v : undefined);
@@ -46,7 +47,8 @@ export function summarize(e: AuditEvent): string {
     case 'approval.requested':
       if (p.kind === 'question') return `asks the human: ${str(p.question)}`;
       if (p.kind === 'network') return `waiting for approval: connect to ${str(p.domain)}:${str(p.port)}${p.argv ? ` (${argvText(p.argv)})` : ''}`;
-      if (p.kind === 'effect') return `waiting for approval: apply ${Array.isArray(p.changes) ? p.changes.length : 0} changes${p.argv ? ` of ${argvText(p.argv)}` : ''}`;
+      if (p.kind === 'workspace') return `waiting for approval: work in ${Array.isArray(p.paths) && p.paths.length ? str(p.paths[0]) : 'a project'}`;
+      if (p.kind === 'effect') return `waiting for approval: apply ${plural(Array.isArray(p.changes) ? p.changes.length : 0, 'change')}${p.argv ? ` of ${argvText(p.argv)}` : ''}`;
       return `waiting for approval: ${p.argv ? `${str(p.tool)} ${argvText(p.argv)}` : str(p.tool)}`;
     case 'approval.withdrawn':
       return `withdrawn: ${str(p.message) || 'the agent cancelled the call'}`;

@@ -6,7 +6,7 @@ import { ApiError } from '../api/client';
 import { MODES, type Mode, type PolicyTestRequest, type PolicyVerdict } from '../api/types';
 import { splitArgs } from '../lib/argv';
 import { api } from '../state/app';
-import { riskInfo } from '../ui/risks';
+import { riskLine } from '../ui/risks';
 
 const TOOLS = ['run_command', 'read_file', 'write_file', 'edit_file', 'list_dir', 'search_files', 'fetch_url'];
 
@@ -104,11 +104,15 @@ export function PolicyTester({ defaultMode = 'auto' }: { defaultMode?: Mode }) {
           )}
           {(result.risks ?? []).length > 0 && (
             <ul class="risks">
-              {(result.risks ?? []).map((r, i) => (
-                <li key={i} class={`risk risk-${r.kind}`}>
-                  <span class="badge">{riskInfo(r.kind).label}</span> {riskInfo(r.kind).meaning} <span class="muted">{r.detail}</span>
-                </li>
-              ))}
+              {(result.risks ?? []).map((r, i) => {
+                const line = riskLine(r, result.reason);
+                return (
+                  <li key={i} class={`risk risk-${r.kind}`}>
+                    <span class="badge">{line.label}</span> {line.text}
+                    {line.extra && <span class="muted"> {line.extra}</span>}
+                  </li>
+                );
+              })}
             </ul>
           )}
         </div>

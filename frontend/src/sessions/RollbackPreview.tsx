@@ -23,7 +23,7 @@ type Phase =
   | { kind: 'planning' }
   | { kind: 'plan'; plan: RollbackSummary }
   | { kind: 'applying'; plan: RollbackSummary }
-  | { kind: 'done' }
+  | { kind: 'done'; before: string }
   | { kind: 'unavailable' }
   | { kind: 'error'; message: string };
 
@@ -47,7 +47,11 @@ function PathList({ title, items }: { title: string; items: Held[] }) {
   );
 }
 
-export function RollbackPreview({ session, target, onClose }: { session: string; target: RollbackTarget; onClose(done: boolean): void }) {
+/**
+ * onUndo: once a rollback is done, the person may undo it right here: a
+ * rollback to the checkpoint taken just before it, previewed like any other.
+ */
+export function RollbackPreview({ session, target, onClose, onUndo }: { session: string; target: RollbackTarget; onClose(done: boolean): void; onUndo?(t: RollbackTarget): void }) {
   const [phase, setPhase] = useState<Phase>({ kind: 'planning' });
   const [force, setForce] = useState(false);
   const [binaries, setBinaries] = useState<BinaryNote[]>([]);
@@ -75,7 +79,7 @@ export function RollbackPreview({ session, target, onClose }: { session: string;
     setPhase({ kind: 'applying', plan });
     try {
       const r = await api.post<RollbackReply>(path, body(false));
-      setPhase(r.applied ? { kind: 'done' } : { kind: 'error', message: 'The daemon did not apply the rollback; preview it again.' });
+      setPhase(r.applied ? { kind: 'done', before: r.result?.before ?? '' } : { kind: 'error', message: 'The daemon did not apply the rollback; preview it again.' });
     } catch (err) {
       fail(err);
     }
@@ -97,7 +101,10 @@ export function RollbackPreview({ session, target, onClose }: { session: string;
       {phase.kind === 'error' && <ErrorLine message={phase.message} />}
       {phase.kind === 'done' && (
         <p class="notice ok" role="status">
-          Rolled back. The files are restored; the rollback itself was checkpointed, so it can be undone from the timeline.
+          Rolled back: the files are restored.{' '}
+          {phase.before && onUndo
+            ? 'Gatehouse checkpointed the workspace just before, so Undo this rollback, below, puts it back as it was (previewed first).'
+            : 'Gatehouse checkpointed the workspace just before; to put it back, use Rollback to here on the last call of this session.'}
         </p>
       )}
       {plan && (
@@ -124,6 +131,11 @@ export function RollbackPreview({ session, target, onClose }: { session: string;
         {plan && !nothing && (
           <button type="button" class="btn danger" disabled={phase.kind === 'applying' || (plan.conflicts.length > 0 && !force)} onClick={() => apply(plan)}>
             {phase.kind === 'applying' ? 'Rolling back…' : 'Confirm rollback'}
+          </button>
+        )}
+        {phase.kind === 'done' && phase.before && onUndo && (
+          <button type="button" class="btn" onClick={() => onUndo({ checkpoint: phase.before, title: 'Undo this rollback: back to just before it' })}>
+            Undo this rollback
           </button>
         )}
         <button type="button" class="btn" onClick={() => onClose(phase.kind === 'done')}>

@@ -5,10 +5,10 @@ import { useEffect, useMemo, useState } from 'preact/hooks';
 import { ApiError, query } from '../api/client';
 import { MODES, type AuditEvent, type Checkpoint, type EventPage, type Mode, type Session } from '../api/types';
 import { binaryChanges, type BinaryNote } from '../lib/binary';
-import { approvalText, groupCalls, type CallSummary } from '../lib/calls';
+import { approvalText, callOutcome, groupCalls, type CallSummary } from '../lib/calls';
 import { callsSummary } from '../lib/outcome';
 import { callTools, MODE_HELP, sessionState, STATE_HELP, transportLabel } from '../lib/sessionview';
-import { clock, duration, when, bytes } from '../lib/format';
+import { clock, duration, when, bytes, plural } from '../lib/format';
 import { api, liveEvents, reportError } from '../state/app';
 import { Diff } from '../ui/Diff';
 import { Empty, ErrorLine } from '../ui/common';
@@ -189,7 +189,7 @@ export function SessionDetail({ id }: { id: string }) {
         </a>
       </div>
       {error && <ErrorLine message={error} />}
-      {capped && <p class="notice info">Showing the first {MAX_EVENTS.toLocaleString()} events of this session; the timeline has the rest.</p>}
+      {capped && <p class="notice info">Showing the first {plural(MAX_EVENTS, 'event')} of this session; the timeline has the rest.</p>}
       {cpUnavailable && <p class="notice info">Checkpoints and rollback are not available from this daemon yet.</p>}
       {cps.error && !cpUnavailable && <ErrorLine message={cps.error.message} />}
       {calls.length === 0 ? (
@@ -246,8 +246,8 @@ function CallRow({ session, call, checkpoints, rollbackAvailable, onRolledBack }
 
   const hasTools = tools.diff || tools.rollbackTo || notRestorable.length > 0;
   // How it ended, once it has; while a card waits, that it waits.
-  const ended = call.end !== null && call.outcome !== 'waiting';
-  const shown = ended ? call.end!.outcome : call.outcome;
+  const out = callOutcome(call);
+  const shown = out.name;
   return (
     <li class={`call o-${shown}`} data-call={call.id} data-tool={call.tool} data-outcome={call.end?.outcome ?? ''}>
       <div class="call-line">
@@ -257,16 +257,9 @@ function CallRow({ session, call, checkpoints, rollbackAvailable, onRolledBack }
         </code>
         <span class={`verdict v-${call.verdict || 'none'}`}>{call.verdict || '—'}</span>
         <span class="muted">{approvalText(call)}</span>
-        {ended ? (
-          <span class={`outcome o-${shown}`}>
-            <Vis text={call.label} />
-          </span>
-        ) : (
-          <span class={`outcome o-${shown}`}>
-            {call.outcome}
-            {call.exitCode !== null && call.exitCode !== 0 ? ` (exit ${call.exitCode})` : ''}
-          </span>
-        )}
+        <span class={`outcome o-${shown}`}>
+          <Vis text={out.text} />
+        </span>
       </div>
       {hasTools && (
         <div class="call-tools">
@@ -308,6 +301,10 @@ function CallRow({ session, call, checkpoints, rollbackAvailable, onRolledBack }
           onClose={(done) => {
             setRollback(null);
             if (done) onRolledBack();
+          }}
+          onUndo={(t) => {
+            onRolledBack();
+            setRollback(t);
           }}
         />
       )}

@@ -14,6 +14,8 @@ export interface VirtualListProps {
   onRange(start: number, end: number): void;
   /** ARIA: the list box label and the active row's element id. */
   label: string;
+  /** listbox (flat rows) or tree (rows that unfold). */
+  role?: 'listbox' | 'tree';
   activeId?: string | undefined;
   onKeyDown?(e: KeyboardEvent): void;
   overscan?: number;
@@ -59,7 +61,7 @@ export function VirtualList(p: VirtualListProps) {
       class="vlist"
       ref={p.scrollRef}
       tabIndex={0}
-      role="listbox"
+      role={p.role ?? 'listbox'}
       aria-label={p.label}
       aria-activedescendant={p.activeId}
       onKeyDown={p.onKeyDown}

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { AuditEvent } from '../api/types';
-import { NO_FILTER, filterFromParams, filterToParams, isUnfiltered, matches } from './filter';
+import { NO_FILTER, filterFromParams, filterToParams, isUnfiltered, matches, viewOf } from './filter';
 
 const e: AuditEvent = { seq: 9, time: '', session: 's_a', call_id: 'c_1', kind: 'tool.call', actor: 'agent:claude', payload: { tool: 'run_command', args: { argv: ['git', 'Push'] } }, prev_hash: '', hash: '' };
 
@@ -20,5 +20,13 @@ describe('filter', () => {
     expect(filterFromParams(filterToParams(f))).toEqual(f);
     expect(isUnfiltered(filterFromParams(''))).toBe(true);
     expect(isUnfiltered({ ...NO_FILTER, text: '  ' })).toBe(true);
+  });
+  it('one row per call unless the URL asks for every event; the view is no filter', () => {
+    expect(viewOf(filterFromParams(''))).toBe('calls');
+    const raw = filterFromParams('view=events&kind=exec.');
+    expect(viewOf(raw)).toBe('events');
+    expect(filterToParams(raw)).toBe('kind=exec.&view=events');
+    expect(filterToParams({ ...NO_FILTER, view: 'calls' })).toBe('');
+    expect(isUnfiltered({ ...NO_FILTER, view: 'events' })).toBe(true);
   });
 });

@@ -1,16 +1,25 @@
 // Timeline filters: session, kind (exact or family "tool."), actor go to
-// the server; free text is matched here against the whole event.
+// the server; free text is matched here against the whole event. The view
+// is not a filter: one row per call (the default) or every audit event.
 
 import type { AuditEvent } from '../api/types';
+
+export type View = 'calls' | 'events';
 
 export interface Filter {
   session: string;
   kind: string;
   actor: string;
   text: string;
+  /** calls: a tool call's audit rows fold into one row; events: every audit row. */
+  view?: View;
 }
 
 export const NO_FILTER: Filter = { session: '', kind: '', actor: '', text: '' };
+
+export function viewOf(f: Filter): View {
+  return f.view ?? 'calls';
+}
 
 export function isUnfiltered(f: Filter): boolean {
   return !f.session && !f.kind && !f.actor && !f.text.trim();
@@ -18,7 +27,9 @@ export function isUnfiltered(f: Filter): boolean {
 
 export function filterFromParams(s: string): Filter {
   const q = new URLSearchParams(s);
-  return { session: q.get('session') ?? '', kind: q.get('kind') ?? '', actor: q.get('actor') ?? '', text: q.get('q') ?? '' };
+  const f: Filter = { session: q.get('session') ?? '', kind: q.get('kind') ?? '', actor: q.get('actor') ?? '', text: q.get('q') ?? '' };
+  if (q.get('view') === 'events') f.view = 'events';
+  return f;
 }
 
 export function filterToParams(f: Filter): string {
@@ -27,6 +38,7 @@ export function filterToParams(f: Filter): string {
   if (f.kind) q.set('kind', f.kind);
   if (f.actor) q.set('actor', f.actor);
   if (f.text) q.set('q', f.text);
+  if (viewOf(f) === 'events') q.set('view', 'events');
   return q.toString();
 }
 

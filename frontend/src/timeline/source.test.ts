@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { AuditEvent, EventPage } from '../api/types';
 import { NO_FILTER } from './filter';
-import { BLOCK, ListSource, MAX_CACHED, SeqSource, type Getter } from './source';
+import { BLOCK, CallSource, ListSource, MAX_CACHED, SeqSource, isGrouped, type Getter } from './source';
 
 const ev = (seq: number, kind = 'tool.call', session = 's1'): AuditEvent => ({
   seq,
@@ -130,5 +130,69 @@ describe('ListSource', () => {
     expect(s.live([ev(5), ev(6, 'tool.call', 'other'), ev(7)])).toBe(2);
     expect(s.live([ev(7)])).toBe(0);
     expect((s.row(0) as AuditEvent).seq).toBe(7);
+  });
+});
+
+describe('CallSource', () => {
+  // Calls of five rows each (c_k holds seqs 5k..5k+4), as the synthetic e2e log.
+  const callEv = (seq: number): AuditEvent => ({ ...ev(seq, ['tool.call', 'policy.decision', 'exec.started', 'exec.finished', 'tool.result'][seq % 5]!), call_id: `c_${Math.floor(seq / 5)}` });
+  function callApi(n: number) {
+    const requests: string[] = [];
+    const all = Array.from({ length: n }, (_, i) => callEv(i + 1));
+    const api: Getter = {
+      async get<T>(path: string): Promise<T> {
+        requests.push(path);
+        const q = new URL(path, 'http://x').searchParams;
+        const before = Number(q.get('before') ?? Infinity);
+        const limit = Number(q.get('limit') ?? 100);
+        const list = all.filter((e) => e.seq < before).reverse();
+        return { events: list.slice(0, limit), next_after: 0 } as T;
+      },
+    };
+    return { api, requests, all };
+  }
+  const header = (s: CallSource, i: number) => {
+    const r = s.row(i);
+    return r && r !== 'gap' && isGrouped(r) && r.step < 0 && r.entry.type === 'call' ? r.entry.id : null;
+  };
+
+  it('opens on the events in hand, then pages older calls in as the end nears', async () => {
+    const { api, requests, all } = callApi(10_000);
+    const s = new CallSource({ ...NO_FILTER }, api, () => {}, 10_000, all.slice(-300));
+    expect(s.count).toBe(61); // c_1940 … c_2000 (c_1940 only partly, until older rows come)
+    expect(header(s, 0)).toBe('c_2000');
+    s.ensure(0, 30);
+    await flush();
+    expect(requests).toEqual(['/api/v1/events?order=desc&limit=1000&before=9701']);
+    expect(s.count).toBe(261);
+    expect(s.groups.call('c_1940')!.events).toHaveLength(5);
+    expect(s.done).toBe(false);
+  });
+
+  it('sends only the session to the server; other filters keep whole calls', async () => {
+    const { api, requests } = callApi(50);
+    const s = new CallSource({ ...NO_FILTER, session: 's1', kind: 'exec.' }, api, () => {});
+    s.ensure(0, 30);
+    await flush();
+    expect(requests).toEqual(['/api/v1/events?order=desc&limit=1000&session=s1']);
+    expect(s.done).toBe(true);
+    expect(s.count).toBe(10); // c_0 … c_9 ran a command; c_10 (seq 50, its tool.call so far) not yet
+    s.toggle(0);
+    expect(s.count).toBe(15); // c_9 and its five steps
+    expect(s.progress).toBe('10 matches in 50 events');
+  });
+
+  it('folds live rows into their call, and counts rows that came in above the one being read', () => {
+    const { api, all } = callApi(20);
+    const s = new CallSource({ ...NO_FILTER }, api, () => {}, 20, all);
+    expect(s.done).toBe(true);
+    expect(s.count).toBe(5); // c_0 … c_4
+    expect(s.live([callEv(21), callEv(22)], 2)).toBe(0); // c_4 gains its rows in place
+    expect(s.count).toBe(5);
+    expect(s.live([callEv(25)], 2)).toBe(1); // c_5 on top
+    expect(header(s, 0)).toBe('c_5');
+    expect(s.live([{ ...callEv(30), session: 's2' }], 0)).toBe(1); // unfiltered: every session
+    const other = new CallSource({ ...NO_FILTER, session: 's1' }, api, () => {}, 20, all);
+    expect(other.live([{ ...callEv(30), session: 's2' }], 0)).toBe(0);
   });
 });

@@ -7,8 +7,16 @@
 // ListSource (filtered): matches are sparse, so rows are the matches found so
 // far; older pages load (before=) as the list end nears, and text search keeps
 // scanning until the viewport is full or the log is exhausted.
+//
+// CallSource (the default view): one row per tool call, unfolding into its
+// steps (lib/timelinegroups), and a row for each event of no call. Pages of
+// every event (only the session filter goes to the server, since the others
+// would split a call) load newest first as the list end nears; kind, actor
+// and text filters keep a call when any of its rows matches.
 
 import { query } from '../api/client';
+import { plural } from '../lib/format';
+import { EventGroups, type FlatRow } from '../lib/timelinegroups';
 import type { AuditEvent, EventPage } from '../api/types';
 import { type Filter, matches } from './filter';
 
@@ -16,15 +24,23 @@ export interface Getter {
   get<T>(path: string): Promise<T>;
 }
 
-export type Row = AuditEvent | 'gap' | null; // null: still loading
+/** An audit event, a row of the calls view, a seq the log lacks, or null: still loading. */
+export type Row = AuditEvent | FlatRow | 'gap' | null;
+
+export function isGrouped(r: Row): r is FlatRow {
+  return typeof r === 'object' && r !== null && 'entry' in r;
+}
 
 export interface RowSource {
   readonly count: number;
   row(i: number): Row;
   /** Rows [start, end) are visible: load what they need. */
   ensure(start: number, end: number): void;
-  /** Adds live events; returns how many rows were inserted at the top. */
-  live(batch: AuditEvent[]): number;
+  /**
+   * Adds live events; returns how many rows now sit above the row that was
+   * at index anchor (rows inserted at the top, for the flat views).
+   */
+  live(batch: AuditEvent[], anchor?: number): number;
   /** Short progress line, or '' when idle. */
   readonly progress: string;
   /** False while a filtered view may still find its first rows. */
@@ -154,8 +170,8 @@ export class ListSource implements RowSource {
   }
 
   get progress(): string {
-    if (this.exhausted) return this.filter.text.trim() ? `${this.rows.length} matches in ${this.scanned.toLocaleString()} events` : '';
-    if (this.filter.text.trim()) return `Searching… ${this.scanned.toLocaleString()} events scanned`;
+    if (this.exhausted) return this.filter.text.trim() ? `${plural(this.rows.length, 'match', 'matches')} in ${plural(this.scanned, 'event')}` : '';
+    if (this.filter.text.trim()) return `Searching… ${plural(this.scanned, 'event')} scanned`;
     return this.loading ? 'Loading…' : '';
   }
 
@@ -216,5 +232,109 @@ export class ListSource implements RowSource {
     fresh.reverse();
     this.rows = fresh.concat(this.rows);
     return fresh.length;
+  }
+}
+
+// Rows kept loaded below the viewport in the calls view.
+const CALL_SLACK = 100;
+const CALL_PAGE = 1000;
+
+export class CallSource implements RowSource {
+  readonly groups: EventGroups;
+  private oldest = 0; // before= for the next page; 0 = start from the newest
+  private exhausted = false;
+  private loading = false;
+  private failedAt = 0;
+  private wanted = 0;
+  private readonly local: boolean;
+  error = '';
+
+  /** seed: the newest events already in hand; used when they run unbroken up to newest. */
+  constructor(
+    private readonly filter: Filter,
+    private readonly api: Getter,
+    private readonly changed: () => void,
+    newest = 0,
+    seed: readonly AuditEvent[] = [],
+  ) {
+    // The session filter goes to the server; the others are judged here,
+    // per call, so a call is never shown in part.
+    this.local = !!(filter.kind || filter.actor || filter.text.trim());
+    this.groups = new EventGroups(this.local || filter.session ? (e) => matches(filter, e) : undefined);
+    const first = seed[0];
+    if (first && newest > 0 && seed[seed.length - 1]!.seq === newest && newest - first.seq + 1 === seed.length) {
+      this.groups.add(seed);
+      this.oldest = first.seq;
+      if (this.oldest <= 1) this.exhausted = true;
+    }
+  }
+
+  get count(): number {
+    return this.groups.count;
+  }
+
+  get done(): boolean {
+    return this.exhausted;
+  }
+
+  /** Whether older events remain to be loaded. */
+  get more(): boolean {
+    return !this.exhausted;
+  }
+
+  get progress(): string {
+    const scanned = this.groups.events;
+    if (this.exhausted) {
+      if (!this.local) return '';
+      const { calls, events } = this.groups.shown;
+      return `${plural(calls + events, 'match', 'matches')} in ${plural(scanned, 'event')}`;
+    }
+    if (this.local) return `Searching… ${plural(scanned, 'event')} scanned`;
+    return this.loading ? 'Loading…' : '';
+  }
+
+  row(i: number): Row {
+    return this.groups.row(i);
+  }
+
+  /** Unfolds or folds the call at row i; false when row i is no call. */
+  toggle(i: number, open?: boolean): boolean {
+    const r = this.groups.row(i);
+    if (!r || r.entry.type !== 'call') return false;
+    this.groups.toggle(r.entry.id, open);
+    return true;
+  }
+
+  ensure(_start: number, end: number): void {
+    this.wanted = Math.max(this.wanted, end);
+    if (this.exhausted || this.loading || Date.now() - this.failedAt < RETRY_MS) return;
+    if (this.groups.count < end + CALL_SLACK) void this.loadMore();
+  }
+
+  private async loadMore(): Promise<void> {
+    this.loading = true;
+    try {
+      const page = await this.api.get<EventPage>(
+        '/api/v1/events' + query({ order: 'desc', limit: CALL_PAGE, before: this.oldest || undefined, session: this.filter.session || undefined }),
+      );
+      this.groups.add(page.events);
+      const last = page.events[page.events.length - 1];
+      if (last) this.oldest = last.seq;
+      if (page.events.length < CALL_PAGE || this.oldest <= 1) this.exhausted = true;
+      this.error = '';
+    } catch (err) {
+      this.failedAt = Date.now();
+      this.error = err instanceof Error ? err.message : String(err);
+    } finally {
+      this.loading = false;
+      this.changed();
+    }
+    // A narrow filter may need several pages to fill the screen.
+    if (!this.error && !this.exhausted && !this.loading && this.groups.count < this.wanted + CALL_SLACK) void this.loadMore();
+  }
+
+  live(batch: AuditEvent[], anchor = 0): number {
+    const mine = this.filter.session ? batch.filter((e) => e.session === this.filter.session) : batch;
+    return mine.length ? this.groups.add(mine, anchor) : 0;
   }
 }

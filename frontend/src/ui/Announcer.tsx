@@ -2,7 +2,7 @@
 // in the app (the cards themselves may be on another screen).
 
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { actorName } from '../lib/format';
+import { actorName, plural } from '../lib/format';
 import { visibleText } from '../lib/visible';
 import { store } from '../state/app';
 import { useStore } from '../state/store';
@@ -20,7 +20,7 @@ export function Announcer() {
       const what = a.kind === 'question' ? `${actorName(a.actor)} asks: ${a.question ?? ''}` : a.kind === 'network' ? `Approval needed: ${actorName(a.actor)} wants to connect to ${a.domain ?? ''}:${a.port ?? ''}` : `Approval needed: ${actorName(a.actor)} wants ${a.tool}${a.argv ? ' ' + a.argv.join(' ') : ''}`;
       setText(visibleText(what, { multiline: true }));
     } else if (fresh.length > 1) {
-      setText(`${fresh.length} new approval requests`);
+      setText(plural(fresh.length, 'new approval request'));
     }
   }, [approvals]);
   return (

@@ -13,6 +13,7 @@ import { Banner } from './Banner';
 import { Login } from './Login';
 import { StatusBar } from './StatusBar';
 import { href, useRoute, type Screen } from './router';
+import { plural } from '../lib/format';
 
 const NAV: { screen: Screen; label: string }[] = [
   { screen: 'approvals', label: 'Approvals' },
@@ -65,7 +66,7 @@ export function App() {
       <Banner />
       {pending > 0 && route.screen !== 'approvals' && (
         <a class="pending-strip" href={href('approvals')}>
-          {pending === 1 ? 'An agent is waiting for your approval' : `${pending} agent calls are waiting for your approval`} — review now
+          {pending === 1 ? 'An agent is waiting for your approval' : `${plural(pending, 'agent call')} are waiting for your approval`} — review now
         </a>
       )}
       <main id="main" tabIndex={-1}>

@@ -18,7 +18,7 @@ import { arrivals } from '../state/app';
 import { CallDetails } from './cards/CallDetails';
 import { EffectDetails } from './cards/EffectDetails';
 import { NetworkDetails } from './cards/NetworkDetails';
-import { riskInfo } from './risks';
+import { reasonOnRiskLine, riskInfo, riskLine } from './risks';
 import { useNow } from './hooks';
 import { href } from './router';
 import { escapeHiddenToml } from '../lib/visible';
@@ -153,14 +153,14 @@ export const ApprovalCard = memo(function ApprovalCard(p: CardProps) {
       {other.length > 0 && (
         <ul class="risks" aria-label="Risks">
           {other.map((r, i) => {
-            const info = riskInfo(r.kind);
+            const line = riskLine(r, req.reason);
             return (
               <li key={i} class={`risk risk-${r.kind}`}>
-                <span class="badge">{info.label}</span> {info.meaning}
-                {r.detail && r.detail !== req.reason && (
+                <span class="badge">{line.label}</span> {line.fromDetail ? <Vis text={line.text} multiline /> : line.text}
+                {line.extra && (
                   <span class="muted">
                     {' '}
-                    <Vis text={r.detail} multiline />
+                    <Vis text={line.extra} multiline />
                   </span>
                 )}
               </li>
@@ -181,15 +181,26 @@ export const ApprovalCard = memo(function ApprovalCard(p: CardProps) {
         <CallDetails req={req} />
       ) : null}
 
-      <p class="reason">
-        <Vis text={req.reason} multiline />
-        {req.rule && (
-          <span class="rule">
-            {' — '}
-            <Vis text={req.rule} />
-          </span>
-        )}
-      </p>
+      {reasonOnRiskLine(req.reason, other) ? (
+        // The risk line above says the reason already: say only which rule asks.
+        req.rule && (
+          <p class="reason">
+            <span class="rule">
+              Asked by <Vis text={req.rule} />.
+            </span>
+          </p>
+        )
+      ) : (
+        <p class="reason">
+          <Vis text={req.reason} multiline />
+          {req.rule && (
+            <span class="rule">
+              {' — '}
+              <Vis text={req.rule} />
+            </span>
+          )}
+        </p>
+      )}
 
       {question ? (
         <div class="answer-row">

@@ -13,8 +13,12 @@ import { useStore } from '../state/store';
 import { ApprovalCard, type CardActions } from './ApprovalCard';
 import { CardNoteLine } from './CardNotes';
 import { Empty } from './common';
+import { useLoad } from './hooks';
 import { FloodBar } from './FloodBar';
 import { href } from './router';
+import { plural } from '../lib/format';
+import { agentsQuiet } from '../lib/sessionview';
+import type { Session } from '../api/types';
 
 type ArmState = { id: string; action: Armed | 'always' } | null;
 
@@ -224,12 +228,10 @@ export function Approvals() {
         </div>
         <Empty title="Nothing is waiting for you">
           <p>
-            When an agent asks to do something your policy does not allow outright, it appears here and waits up to {timeout} seconds for your answer before it is denied
+            When an agent asks to do something your policy does not allow outright, it appears here and waits up to {plural(timeout, 'second')} for your answer before it is denied
             automatically.
           </p>
-          <p>
-            No agent connected yet? See <a href={href('connect')}>Connect</a>. Want fewer questions? Review your <a href={href('policy')}>policy</a>.
-          </p>
+          <AgentsLine />
         </Empty>
       </section>
     );
@@ -268,4 +270,39 @@ export function Approvals() {
       </div>
     </section>
   );
+}
+
+// What the empty screen says about agents, true for a fresh install and for
+// one whose agents are busy: whether any session ever started decides it.
+function AgentsLine() {
+  const active = useStore(store, (s) => s.status?.state.active_sessions);
+  const any = useLoad<{ sessions: Session[] }>(active ? null : '/api/v1/sessions?limit=1');
+  const ever = any.data ? any.data.sessions.length > 0 : null;
+  const policy = (
+    <>
+      Want fewer questions? Review your <a href={href('policy')}>policy</a>.
+    </>
+  );
+  switch (agentsQuiet(active, ever)) {
+    case 'working':
+      return (
+        <p data-agents="working">
+          {plural(active ?? 0, 'agent session')} connected, working without needing you: every call shows on the <a href={href('timeline')}>Timeline</a>. {policy}
+        </p>
+      );
+    case 'none-now':
+      return (
+        <p data-agents="none-now">
+          No agent is connected right now; earlier sessions and what they did are under <a href={href('sessions')}>Sessions</a>. {policy}
+        </p>
+      );
+    case 'none-yet':
+      return (
+        <p data-agents="none-yet">
+          No agent has connected yet: see <a href={href('connect')}>Connect</a> to wire one. {policy}
+        </p>
+      );
+    default:
+      return <p>{policy}</p>;
+  }
 }

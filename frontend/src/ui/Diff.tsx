@@ -5,6 +5,7 @@
 import { useState } from 'preact/hooks';
 import { binaryDiffLine, type BinaryNote } from '../lib/binary';
 import { Vis } from './Visible';
+import { plural } from '../lib/format';
 
 const PREVIEW_LINES = 80;
 
@@ -70,7 +71,7 @@ export function Diff({
       </pre>
       {lines.length > shown.length && (
         <button type="button" class="btn link" onClick={() => setAll(true)}>
-          Show all {lines.length} lines
+          Show all {plural(lines.length, 'line')}
         </button>
       )}
     </div>

@@ -7,6 +7,7 @@ import { bySession } from '../lib/flood';
 import { shortId } from '../lib/format';
 import { denySession } from '../state/app';
 import { Vis } from './Visible';
+import { plural } from '../lib/format';
 
 // One card from a session is answered on the card itself.
 const FROM = 2;
@@ -29,7 +30,7 @@ export function FloodBar({ approvals, clients, aimed }: { approvals: readonly Ap
             <strong>
               <Vis text={clients[q.session] || 'An agent'} />
             </strong>{' '}
-            <span class="muted">session {shortId(q.session)}</span> has {q.count} calls waiting.
+            <span class="muted">session {shortId(q.session)}</span> has {plural(q.count, 'call')} waiting.
           </span>
           <button type="button" class="btn small danger" disabled={busy === q.session} onClick={(e) => void deny(e, q.session)}>
             Deny all from this session

@@ -48,6 +48,27 @@ export function Code({ text, label }: { text: string; label?: string }) {
   );
 }
 
+/**
+ * Text that holds a secret (a token): masked until the person asks to see
+ * it, so a screen share or a glance shows nothing; Copy copies the real text.
+ */
+export function SecretCode({ text, masked, label, class: cls = '' }: { text: string; masked: string; label?: string; class?: string }) {
+  const [shown, setShown] = useState(false);
+  return (
+    <div class="code secret">
+      <pre tabIndex={0} aria-label={label} class={cls} data-revealed={shown ? 'true' : 'false'}>
+        {shown ? text : masked}
+      </pre>
+      <div class="code-actions">
+        <button type="button" class="btn small" aria-pressed={shown} onClick={() => setShown((v) => !v)}>
+          {shown ? 'Hide token' : 'Show token'}
+        </button>
+        <CopyButton text={text} label="Copy with token" />
+      </div>
+    </div>
+  );
+}
+
 // TableHead is a table's header row: one column per name (with a class
 // when the column needs one), and a last, visually hidden "Actions"
 // column for the row's buttons when asked.

@@ -9,6 +9,7 @@ import { Diff } from '../Diff';
 import { binarySize } from '../../lib/binary';
 import { Vis } from '../Visible';
 import { Argv, Cwd } from './CallDetails';
+import { plural } from '../../lib/format';
 
 // Longer groups start folded, so the findings and the buttons stay near.
 const OPEN_UP_TO = 12;
@@ -36,8 +37,8 @@ export function EffectDetails({ req }: { req: ApprovalRequest }) {
       )}
       <p class="effect-counts">
         <strong>{countsLine(g)}</strong>
-        {g.modeChanges.length > 0 && ` · ${g.modeChanges.length} mode ${g.modeChanges.length === 1 ? 'change' : 'changes'}`}
-        {g.links.length > 0 && ` · ${g.links.length} ${g.links.length === 1 ? 'link' : 'links'}`}
+        {g.modeChanges.length > 0 && ` · ${plural(g.modeChanges.length, 'mode change')}`}
+        {g.links.length > 0 && ` · ${plural(g.links.length, 'link')}`}
         <span class="muted">{stagedRun(req) ? ' — nothing is written to your workspace until you apply.' : ' — already in your workspace; Discard rolls them back.'}</span>
       </p>
       {g.groups.map(({ op, changes }) => (
