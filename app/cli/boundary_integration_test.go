@@ -19,11 +19,17 @@ func TestBoundaryExplainsItself(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	canary := filepath.Join(home, ".gatehouse-test-boundary-"+filepath.Base(t.TempDir()))
+	// A file named as credentials: the sandbox hides it, and no card ever
+	// proposes showing it (TestBoundaryProposesAndReruns has the card).
+	dir := filepath.Join(home, ".gatehouse-test-boundary-"+filepath.Base(t.TempDir()))
+	canary := filepath.Join(dir, "credentials")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
 	if err := os.WriteFile(canary, []byte("CANARY-5521"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { os.Remove(canary) })
+	t.Cleanup(func() { os.RemoveAll(dir) })
 	for _, backend := range []string{"bwrap", "landlock"} {
 		t.Run(backend, func(t *testing.T) {
 			base := t.TempDir()
@@ -46,6 +52,53 @@ func TestBoundaryExplainsItself(t *testing.T) {
 				if !strings.Contains(text, want) {
 					t.Errorf("result lacks %q:\n%s", want, text)
 				}
+			}
+		})
+	}
+}
+
+// TestBoundaryProposesAndReruns: a command that fails on a home file the
+// sandbox hides raises a card proposing exactly that file, read-only;
+// allowed, the command runs again and reads it; a credential is never
+// proposed.
+func TestBoundaryProposesAndReruns(t *testing.T) {
+	home, err := os.UserHomeDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	notes := filepath.Join(home, ".gatehouse-test-notes-"+filepath.Base(t.TempDir()))
+	if err := os.WriteFile(notes, []byte("NOTES-8812\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Remove(notes) })
+	for _, backend := range []string{"bwrap", "landlock"} {
+		t.Run(backend, func(t *testing.T) {
+			base := t.TempDir()
+			ws := filepath.Join(base, "ws")
+			clitest.WriteConfig(t, ws, "config.toml", "[sandbox]\nbackend = \""+backend+"\"\n")
+			d := clitest.StartWith(t, filepath.Join(base, "data"), ws)
+			s := d.MCP(t.Context(), "propose")
+			done := make(chan outcome, 1)
+			go func() {
+				done <- callAsync(t.Context(), s, "run_command", map[string]any{"argv": []string{"cat", notes}})
+			}()
+			card := d.WaitApproval(clitest.CardWait)
+			if len(card.Paths) != 1 || card.Paths[0] != notes || !strings.Contains(card.Reason, "read-only") {
+				t.Fatalf("card %+v, want one proposing %s read-only", card, notes)
+			}
+			d.Decide(card.ID, "allow", "once", "")
+			o := <-done
+			if o.err != nil || o.res.IsError || !strings.Contains(clitest.Text(t, o.res), "NOTES-8812") {
+				t.Fatalf("after the proposal: %v %s", o.err, clitest.Text(t, o.res))
+			}
+			// Once: the next run does not see it, and asks again.
+			go func() {
+				done <- callAsync(t.Context(), s, "run_command", map[string]any{"argv": []string{"cat", notes}})
+			}()
+			card = d.WaitApproval(clitest.CardWait)
+			d.Decide(card.ID, "deny", "once", "")
+			if o := <-done; o.err != nil || !o.res.IsError || strings.Contains(clitest.Text(t, o.res), "NOTES-8812") {
+				t.Fatalf("after a deny: %v %s", o.err, clitest.Text(t, o.res))
 			}
 		})
 	}

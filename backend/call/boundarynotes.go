@@ -18,6 +18,15 @@ import (
 // program's own "name: " prefix, absolute or home-relative.
 var pathInError = regexp.MustCompile(`(?:'|"|‘|\x60|: |^)((?:/|~/)[^'"’\x60:\s]+)`)
 
+// sandboxRefusal is one path the sandbox refused a command.
+type sandboxRefusal struct {
+	path string
+	// hid: the command could not see the path at all (it may be shown
+	// read-only); otherwise it could not write it.
+	hid  bool
+	note string
+}
+
 // refusals are the errno texts the sandbox's refusals show as.
 var refusals = []struct {
 	errno string
@@ -37,15 +46,24 @@ var refusals = []struct {
 // maxBoundaryNotes bounds the notes one result gets.
 const maxBoundaryNotes = 3
 
-// boundaryNotes reads a command's error output for refusals of paths
+// boundaryNotes are the sentences of boundaryRefusals.
+func boundaryNotes(stderr []byte, workspaces []string, home string, hidden func(string) bool) []string {
+	var notes []string
+	for _, r := range boundaryRefusals(stderr, workspaces, home, hidden) {
+		notes = append(notes, r.note)
+	}
+	return notes
+}
+
+// boundaryRefusals reads a command's error output for refusals of paths
 // outside every workspace. hidden reports whether a path is one the
 // sandbox does not show (a "no such file" of a visible path is the
 // command's own business).
-func boundaryNotes(stderr []byte, workspaces []string, home string, hidden func(string) bool) []string {
+func boundaryRefusals(stderr []byte, workspaces []string, home string, hidden func(string) bool) []sandboxRefusal {
 	if len(workspaces) == 0 || len(stderr) == 0 {
 		return nil
 	}
-	var notes []string
+	var notes []sandboxRefusal
 	seen := map[string]bool{}
 	sc := bufio.NewScanner(bytes.NewReader(stderr))
 	sc.Buffer(make([]byte, 0, 4096), 64<<10)
@@ -68,7 +86,7 @@ func boundaryNotes(stderr []byte, workspaces []string, home string, hidden func(
 					continue
 				}
 				seen[p] = true
-				notes = append(notes, r.note(p, strings.Join(workspaces, ", ")))
+				notes = append(notes, sandboxRefusal{path: p, hid: r.errno != "read-only file system" && hidden(p), note: r.note(p, strings.Join(workspaces, ", "))})
 				break
 			}
 			break

@@ -106,6 +106,12 @@ type InFlight struct {
 	// asked: it has waited on the person; counted: its outcome is counted
 	// (each once, see outcome.go).
 	asked, counted atomic.Bool
+	// proposal is a path the sandbox hid from the call's command that
+	// the person may show it read-only (widen.go); showReadOnly are the
+	// paths shown to the call's next run; again runs the call again.
+	proposal     string
+	showReadOnly []string
+	again        bool
 }
 
 // Session is the call's Gatehouse session id.

@@ -43,7 +43,7 @@ func (r *Runner) runChecked(ctx context.Context, c *InFlight) Result {
 	if pre != "" && post != "" && c.plan.MutatesAll {
 		out = r.checkEffect(context.WithoutCancel(ctx), c, pre, post, out)
 	}
-	return r.finish(ctx, c, out)
+	return r.finishOrWiden(ctx, c, out)
 }
 
 // failRun answers a run that ended in an error.

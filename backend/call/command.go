@@ -47,6 +47,7 @@ func (r *Runner) RunCommand(ctx context.Context, c *InFlight, cmd Command) (sand
 	network, net, release := r.runNetwork(ctx, c)
 	defer release()
 	spec := sandbox.Spec{Argv: cmd.Argv, Dir: call.Cwd, Env: env, Hidden: r.deps.Hidden, Network: network, Limits: limits,
+		ReadOnly: append(c.State.ReadOnly(), c.showReadOnly...),
 		Stdout: c.Req.Stdout, Stderr: c.Req.Stderr, ReadOnlyWorkspaces: c.readOnly}
 	if cmd.Stdin != nil {
 		spec.Stdin = strings.NewReader(*cmd.Stdin)
@@ -83,5 +84,11 @@ func (r *Runner) RunCommand(ctx context.Context, c *InFlight, cmd Command) (sand
 	r.record(ctx, c, "exec.finished", "system", fin)
 	release() // the proxy's last connections are recorded before the notes
 	notes := append(runNotes(res, r.cacheDir()), net.notes()...)
-	return res, append(notes, boundaryNotes(res.Stderr, c.State.Workspaces, r.home(), r.hiddenFromCommands)...), nil
+	for _, rf := range boundaryRefusals(res.Stderr, c.State.Workspaces, r.home(), r.hiddenFromCommands) {
+		notes = append(notes, rf.note)
+		if rf.hid && c.proposal == "" && r.mayShow(rf.path) {
+			c.proposal = rf.path
+		}
+	}
+	return res, notes, nil
 }

@@ -339,6 +339,18 @@ func (r *Runner) makePlan(ctx context.Context, c *InFlight) error {
 // where the sandbox can (staged.go), checked against its checkpoints
 // where it cannot (checked.go).
 func (r *Runner) run(ctx context.Context, c *InFlight) Result {
+	for {
+		res := r.runOnce(ctx, c)
+		if !c.again {
+			return res
+		}
+		// The person showed the command a path it needed (widen.go).
+		c.again, c.stage, c.stageFull = false, nil, nil
+	}
+}
+
+// runOnce runs the call's command once, staged or checked.
+func (r *Runner) runOnce(ctx context.Context, c *InFlight) Result {
 	if r.canStage(c) {
 		sr, err := r.newStagedRun(c)
 		if err == nil {

@@ -73,7 +73,7 @@ func (r *Runner) runStaged(ctx context.Context, c *InFlight, sr *effect.Run) Res
 	}
 	// The effect lands even when the agent's request is gone: the person
 	// may be deciding its card.
-	return r.finish(ctx, c, r.land(context.WithoutCancel(ctx), c, sr, out))
+	return r.finishOrWiden(ctx, c, r.land(context.WithoutCancel(ctx), c, sr, out))
 }
 
 // stageBudget caps one run's staged bytes: the checkpoint budget, since

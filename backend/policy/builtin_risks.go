@@ -33,6 +33,13 @@ var sensitiveDirs = set(".ssh", ".aws", ".gnupg", ".kube", ".docker", ".azure", 
 var sensitiveFiles = set(".netrc", "_netrc", ".git-credentials", ".npmrc", ".pypirc", ".pgpass", "credentials", "credentials.json",
 	"application_default_credentials.json", "credentials.tfrc.json", ".boto", ".s3cfg", ".dockercfg", "credentials.db", "access_tokens.db")
 
+// Credential reports whether the absolute path p may hold credentials
+// (~/.ssh, a .netrc, cloud credentials): never proposed to a sandbox.
+func Credential(p string) bool {
+	_, ok := sensitivePath(p)
+	return ok
+}
+
 // sensitivePath reports whether the absolute path p holds credentials.
 func sensitivePath(p string) (Risk, bool) {
 	rest := p

@@ -30,6 +30,9 @@ type State struct {
 	idle   bool      // released while its client was quiet (see Idle)
 	onWake func()    // called when a call arrives on an idle session
 	grants []policy.Rule
+	// readOnly are host paths the person showed this session's commands
+	// read-only (a proposal card's "for this session").
+	readOnly []string
 	limits Limits
 	held   Resources // the call pipeline's, made on first use
 	closed bool
