@@ -4,7 +4,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -41,16 +40,9 @@ func recordPath(dataDir string, a Agent, scope Scope) string {
 }
 
 func loadRecord(dataDir string, a Agent, scope Scope) (*record, error) {
-	b, err := os.ReadFile(recordPath(dataDir, a, scope))
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("read install record: %w", err)
-	}
 	var r record
-	if err := json.Unmarshal(b, &r); err != nil {
-		return nil, fmt.Errorf("install record %s is damaged: %w", recordPath(dataDir, a, scope), err)
+	if found, err := atomicfile.ReadJSON(recordPath(dataDir, a, scope), "install record", &r); !found || err != nil {
+		return nil, err
 	}
 	return &r, nil
 }

@@ -3,6 +3,8 @@
 package atomicfile
 
 import (
+	"encoding/json"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -46,4 +48,22 @@ func Write(path string, data []byte, perm fs.FileMode) error {
 		d.Close()
 	}
 	return nil
+}
+
+// ReadJSON decodes the JSON file at path (one Write replaced) into v; what
+// names the file in errors ("the apply journal"). found is false, with no
+// error, when there is no file, and true once there is one, even when it
+// cannot be read or decoded.
+func ReadJSON(path, what string, v any) (found bool, err error) {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return true, fmt.Errorf("read %s: %w", what, err)
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		return true, fmt.Errorf("%s %s is damaged: %w", what, path, err)
+	}
+	return true, nil
 }

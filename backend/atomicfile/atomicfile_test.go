@@ -3,6 +3,7 @@ package atomicfile
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -26,5 +27,26 @@ func TestWriteReplacesAndSetsMode(t *testing.T) {
 	}
 	if err := Write(filepath.Join(dir, "missing", "f"), nil, 0o600); err == nil {
 		t.Fatal("write into a missing directory succeeded")
+	}
+}
+
+func TestReadJSON(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "f.json")
+	var v struct{ A int }
+	if found, err := ReadJSON(p, "the file", &v); found || err != nil {
+		t.Fatalf("missing file: found %v, err %v", found, err)
+	}
+	if err := Write(p, []byte(`{"A": 7}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if found, err := ReadJSON(p, "the file", &v); !found || err != nil || v.A != 7 {
+		t.Fatalf("found %v, err %v, v %+v", found, err, v)
+	}
+	if err := Write(p, []byte(`{"A":`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if found, err := ReadJSON(p, "the file", &v); !found || err == nil || !strings.Contains(err.Error(), "the file "+p+" is damaged") {
+		t.Fatalf("damaged file: found %v, err %v", found, err)
 	}
 }

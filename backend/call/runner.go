@@ -269,13 +269,7 @@ func (r *Runner) gate(ctx context.Context, c *InFlight) (res Result, ok bool) {
 		r.ended(c, session.End{Outcome: session.OutcomeRefused})
 		return failure(c.ID, "Gatehouse could not record this call in its audit log, so it did not run it: "+auditProblem(err)), false
 	}
-	if err := r.deps.Sessions.Admit(ctx, c.Session()); err != nil {
-		return r.fail(ctx, c, "tool.refused", err), false
-	}
-	if err := r.checkLimits(ctx, c); err != nil {
-		return r.fail(ctx, c, "tool.refused", err), false
-	}
-	if err := workspacesExist(c.State.Workspaces); err != nil {
+	if err := r.admit(ctx, c); err != nil {
 		return r.fail(ctx, c, "tool.refused", err), false
 	}
 	if c.tool == nil {
@@ -298,6 +292,19 @@ func (r *Runner) gate(ctx context.Context, c *InFlight) (res Result, ok bool) {
 	return Result{}, true
 }
 
+// admit refuses a call the session may not make now, at the gate and
+// again at regate: a paused or killed session, a spent budget, a
+// workspace that is gone.
+func (r *Runner) admit(ctx context.Context, c *InFlight) error {
+	if err := r.deps.Sessions.Admit(ctx, c.Session()); err != nil {
+		return err
+	}
+	if err := r.checkLimits(ctx, c); err != nil {
+		return err
+	}
+	return workspacesExist(c.State.Workspaces)
+}
+
 // regate is the gate again for a call that comes back with its clearance
 // (the hook's shell command, now through `gatehouse exec`): the decision
 // stands, but pause, kill and budgets apply now.
@@ -305,13 +312,7 @@ func (r *Runner) regate(ctx context.Context, c *InFlight) (res Result, ok bool) 
 	if c.tool == nil {
 		return r.fail(ctx, c, "tool.invalid", Errorf("unknown tool %q", c.Req.Tool)), false
 	}
-	if err := r.deps.Sessions.Admit(ctx, c.Session()); err != nil {
-		return r.fail(ctx, c, "tool.refused", err), false
-	}
-	if err := r.checkLimits(ctx, c); err != nil {
-		return r.fail(ctx, c, "tool.refused", err), false
-	}
-	if err := workspacesExist(c.State.Workspaces); err != nil {
+	if err := r.admit(ctx, c); err != nil {
 		return r.fail(ctx, c, "tool.refused", err), false
 	}
 	if err := r.makePlan(ctx, c); err != nil {

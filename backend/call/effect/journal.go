@@ -74,16 +74,9 @@ func syncfs(dir string) error {
 // Recover finishes the apply a journal at path records, if any; it
 // reports whether there was one.
 func Recover(ctx context.Context, path string) (bool, error) {
-	b, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return false, nil
-	}
-	if err != nil {
-		return true, fmt.Errorf("read the apply journal: %w", err)
-	}
 	var jf journalFile
-	if err := json.Unmarshal(b, &jf); err != nil {
-		return true, fmt.Errorf("the apply journal %s is damaged: %w", path, err)
+	if found, err := atomicfile.ReadJSON(path, "the apply journal", &jf); !found || err != nil {
+		return found, err
 	}
 	if st, err := os.Stat(jf.Workspace); err != nil || !st.IsDir() {
 		os.Remove(path)

@@ -148,64 +148,48 @@ export class SeqSource implements RowSource {
   }
 }
 
-export class ListSource implements RowSource {
-  private rows: AuditEvent[] = [];
-  private seen = new Set<number>();
-  private oldest = 0; // before= for the next page; 0 = start from the newest
-  private exhausted = false;
-  private loading = false;
-  private scanned = 0;
+// The paging ListSource and CallSource share: pages of events load newest
+// first (before= the oldest so far) while fewer than slack rows lie below
+// the viewport, and a failed page is tried again after RETRY_MS.
+abstract class OlderPages {
+  protected oldest = 0; // before= for the next page; 0 = start from the newest
+  protected exhausted = false;
+  protected loading = false;
   private failedAt = 0;
   private wanted = 0;
   error = '';
 
   constructor(
-    private readonly filter: Filter,
-    private readonly api: Getter,
-    private readonly changed: () => void,
+    protected readonly filter: Filter,
+    protected readonly api: Getter,
+    protected readonly changed: () => void,
+    private readonly slack: number,
   ) {}
 
-  get count(): number {
-    return this.rows.length;
-  }
+  abstract get count(): number;
 
-  get progress(): string {
-    if (this.exhausted) return this.filter.text.trim() ? `${plural(this.rows.length, 'match', 'matches')} in ${plural(this.scanned, 'event')}` : '';
-    if (this.filter.text.trim()) return `Searching… ${plural(this.scanned, 'event')} scanned`;
-    return this.loading ? 'Loading…' : '';
-  }
+  /** The next page's size and the filters the server applies to it. */
+  protected abstract next(): { limit: number; filters: Record<string, string | undefined> };
+
+  /** Takes in a page of events, newest first. */
+  protected abstract take(events: AuditEvent[]): void;
 
   get done(): boolean {
     return this.exhausted;
   }
 
-  row(i: number): Row {
-    return this.rows[i] ?? null;
-  }
-
   ensure(_start: number, end: number): void {
     this.wanted = Math.max(this.wanted, end);
     if (this.exhausted || this.loading || Date.now() - this.failedAt < RETRY_MS) return;
-    // Keep a screenful of slack below the viewport.
-    if (this.rows.length < end + 100) void this.loadMore();
+    if (this.count < end + this.slack) void this.loadMore();
   }
 
   private async loadMore(): Promise<void> {
     this.loading = true;
-    const text = this.filter.text.trim() !== '';
-    const limit = text ? 1000 : 500;
+    const { limit, filters } = this.next();
     try {
-      const page = await this.api.get<EventPage>(
-        '/api/v1/events' +
-          query({ order: 'desc', limit, before: this.oldest || undefined, session: this.filter.session, kind: this.filter.kind, actor: this.filter.actor }),
-      );
-      for (const e of page.events) {
-        this.scanned++;
-        if (!this.seen.has(e.seq) && matches(this.filter, e)) {
-          this.seen.add(e.seq);
-          this.rows.push(e);
-        }
-      }
+      const page = await this.api.get<EventPage>('/api/v1/events' + query({ order: 'desc', limit, before: this.oldest || undefined, ...filters }));
+      this.take(page.events);
       const last = page.events[page.events.length - 1];
       if (last) this.oldest = last.seq;
       if (page.events.length < limit || this.oldest <= 1) this.exhausted = true;
@@ -217,8 +201,51 @@ export class ListSource implements RowSource {
       this.loading = false;
       this.changed();
     }
-    // A sparse text search may need several pages to fill the screen.
-    if (!this.error && !this.exhausted && !this.loading && this.rows.length < this.wanted + 100) void this.loadMore();
+    // A narrow filter or a sparse text search may need several pages to
+    // fill the screen.
+    if (!this.error && !this.exhausted && !this.loading && this.count < this.wanted + this.slack) void this.loadMore();
+  }
+}
+
+// Rows kept loaded below the viewport in the filtered list.
+const LIST_SLACK = 100;
+
+export class ListSource extends OlderPages implements RowSource {
+  private rows: AuditEvent[] = [];
+  private seen = new Set<number>();
+  private scanned = 0;
+
+  constructor(filter: Filter, api: Getter, changed: () => void) {
+    super(filter, api, changed, LIST_SLACK);
+  }
+
+  get count(): number {
+    return this.rows.length;
+  }
+
+  get progress(): string {
+    if (this.exhausted) return this.filter.text.trim() ? `${plural(this.rows.length, 'match', 'matches')} in ${plural(this.scanned, 'event')}` : '';
+    if (this.filter.text.trim()) return `Searching… ${plural(this.scanned, 'event')} scanned`;
+    return this.loading ? 'Loading…' : '';
+  }
+
+  row(i: number): Row {
+    return this.rows[i] ?? null;
+  }
+
+  protected next() {
+    const text = this.filter.text.trim() !== '';
+    return { limit: text ? 1000 : 500, filters: { session: this.filter.session, kind: this.filter.kind, actor: this.filter.actor } };
+  }
+
+  protected take(events: AuditEvent[]): void {
+    for (const e of events) {
+      this.scanned++;
+      if (!this.seen.has(e.seq) && matches(this.filter, e)) {
+        this.seen.add(e.seq);
+        this.rows.push(e);
+      }
+    }
   }
 
   live(batch: AuditEvent[]): number {
@@ -239,24 +266,13 @@ export class ListSource implements RowSource {
 const CALL_SLACK = 100;
 const CALL_PAGE = 1000;
 
-export class CallSource implements RowSource {
+export class CallSource extends OlderPages implements RowSource {
   readonly groups: EventGroups;
-  private oldest = 0; // before= for the next page; 0 = start from the newest
-  private exhausted = false;
-  private loading = false;
-  private failedAt = 0;
-  private wanted = 0;
   private readonly local: boolean;
-  error = '';
 
   /** seed: the newest events already in hand; used when they run unbroken up to newest. */
-  constructor(
-    private readonly filter: Filter,
-    private readonly api: Getter,
-    private readonly changed: () => void,
-    newest = 0,
-    seed: readonly AuditEvent[] = [],
-  ) {
+  constructor(filter: Filter, api: Getter, changed: () => void, newest = 0, seed: readonly AuditEvent[] = []) {
+    super(filter, api, changed, CALL_SLACK);
     // The session filter goes to the server; the others are judged here,
     // per call, so a call is never shown in part.
     this.local = !!(filter.kind || filter.actor || filter.text.trim());
@@ -271,10 +287,6 @@ export class CallSource implements RowSource {
 
   get count(): number {
     return this.groups.count;
-  }
-
-  get done(): boolean {
-    return this.exhausted;
   }
 
   /** Whether older events remain to be loaded. */
@@ -305,32 +317,12 @@ export class CallSource implements RowSource {
     return true;
   }
 
-  ensure(_start: number, end: number): void {
-    this.wanted = Math.max(this.wanted, end);
-    if (this.exhausted || this.loading || Date.now() - this.failedAt < RETRY_MS) return;
-    if (this.groups.count < end + CALL_SLACK) void this.loadMore();
+  protected next() {
+    return { limit: CALL_PAGE, filters: { session: this.filter.session || undefined } };
   }
 
-  private async loadMore(): Promise<void> {
-    this.loading = true;
-    try {
-      const page = await this.api.get<EventPage>(
-        '/api/v1/events' + query({ order: 'desc', limit: CALL_PAGE, before: this.oldest || undefined, session: this.filter.session || undefined }),
-      );
-      this.groups.add(page.events);
-      const last = page.events[page.events.length - 1];
-      if (last) this.oldest = last.seq;
-      if (page.events.length < CALL_PAGE || this.oldest <= 1) this.exhausted = true;
-      this.error = '';
-    } catch (err) {
-      this.failedAt = Date.now();
-      this.error = err instanceof Error ? err.message : String(err);
-    } finally {
-      this.loading = false;
-      this.changed();
-    }
-    // A narrow filter may need several pages to fill the screen.
-    if (!this.error && !this.exhausted && !this.loading && this.groups.count < this.wanted + CALL_SLACK) void this.loadMore();
+  protected take(events: AuditEvent[]): void {
+    this.groups.add(events);
   }
 
   live(batch: AuditEvent[], anchor = 0): number {
