@@ -32,10 +32,7 @@ func TestBoundaryExplainsItself(t *testing.T) {
 	t.Cleanup(func() { os.RemoveAll(dir) })
 	for _, backend := range []string{"bwrap", "landlock"} {
 		t.Run(backend, func(t *testing.T) {
-			base := t.TempDir()
-			ws := filepath.Join(base, "ws")
-			clitest.WriteConfig(t, ws, "config.toml", "[sandbox]\nbackend = \""+backend+"\"\n")
-			d := clitest.StartWith(t, filepath.Join(base, "data"), ws)
+			d := clitest.StartBackend(t, backend)
 			s := d.MCP(t.Context(), "boundary")
 			r := call(t, s, "run_command", map[string]any{"argv": []string{"sh", "-c", "touch /etc/gatehouse-probe; cat " + canary}})
 			text := clitest.Text(t, r)
@@ -73,10 +70,7 @@ func TestBoundaryProposesAndReruns(t *testing.T) {
 	t.Cleanup(func() { os.Remove(notes) })
 	for _, backend := range []string{"bwrap", "landlock"} {
 		t.Run(backend, func(t *testing.T) {
-			base := t.TempDir()
-			ws := filepath.Join(base, "ws")
-			clitest.WriteConfig(t, ws, "config.toml", "[sandbox]\nbackend = \""+backend+"\"\n")
-			d := clitest.StartWith(t, filepath.Join(base, "data"), ws)
+			d := clitest.StartBackend(t, backend)
 			s := d.MCP(t.Context(), "propose")
 			done := make(chan outcome, 1)
 			go func() {

@@ -161,6 +161,15 @@ func Start(t testing.TB, extra ...string) *Daemon {
 	return StartWith(t, filepath.Join(base, "data"), filepath.Join(base, "ws"), extra...)
 }
 
+// StartBackend is Start with the config naming the sandbox backend.
+func StartBackend(t testing.TB, backend string) *Daemon {
+	t.Helper()
+	base := t.TempDir()
+	ws := filepath.Join(base, "ws")
+	WriteConfig(t, ws, "config.toml", "[sandbox]\nbackend = \""+backend+"\"\n")
+	return StartWith(t, filepath.Join(base, "data"), ws)
+}
+
 // StartAsk is Start in ask mode, where every command but the harmless ones
 // raises a card: for tests of cards themselves (waiting, cancelling,
 // deciding), whatever the default mode.
