@@ -276,6 +276,25 @@ func (a *deskApp) x(name string, args ...string) string {
 	return string(out)
 }
 
+// tree is the display's window tree. A window that goes away while
+// xwininfo walks the tree fails the walk (BadWindow), which says nothing
+// about the app: the walk is taken again.
+func (a *deskApp) tree() string {
+	a.t.Helper()
+	var out []byte
+	var err error
+	ok := waitfor.Until(10*time.Second, 50*time.Millisecond, func() bool {
+		cmd := exec.Command("xwininfo", "-root", "-tree")
+		cmd.Env = append(os.Environ(), "DISPLAY="+a.env["DISPLAY"], "XAUTHORITY="+a.env["XAUTHORITY"])
+		out, err = cmd.CombinedOutput()
+		return err == nil
+	})
+	if !ok {
+		a.t.Fatalf("xwininfo -root -tree: %v\n%s", err, out)
+	}
+	return string(out)
+}
+
 // deskQuitTitle is the title of the question asked before a quit denies
 // waiting calls.
 const deskQuitTitle = "Quit Gatehouse?"
@@ -285,7 +304,7 @@ var deskTreeLine = regexp.MustCompile(`^\s*(0x[0-9a-f]+) "(.*)": \("gatehouse" "
 // window finds the app's main window (class gatehouse/Gatehouse, not the
 // 10x10 leader windows) and returns its id and title.
 func (a *deskApp) window() (id, title string, ok bool) {
-	for _, line := range strings.Split(a.x("xwininfo", "-root", "-tree"), "\n") {
+	for _, line := range strings.Split(a.tree(), "\n") {
 		m := deskTreeLine.FindStringSubmatch(line)
 		if m == nil {
 			continue

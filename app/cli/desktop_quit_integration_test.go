@@ -21,7 +21,7 @@ func (a *deskApp) dialog() string {
 	a.t.Helper()
 	var id string
 	a.waitFor(20*time.Second, "the quit question on screen", func() (bool, string) {
-		for _, line := range strings.Split(a.x("xwininfo", "-root", "-tree"), "\n") {
+		for _, line := range strings.Split(a.tree(), "\n") {
 			if m := deskTreeLine.FindStringSubmatch(line); m != nil && m[2] == deskQuitTitle {
 				id = m[1]
 				return a.mapState(id) == "IsViewable", "mapped? " + id
