@@ -144,6 +144,11 @@ func runningDaemon(cmd *cobra.Command, g *Globals) (string, daemonStatus, bool) 
 // attachDesktop opens the window onto the daemon already running on dir:
 // a bare `gatehouse` while `gatehouse serve` runs.
 func attachDesktop(cmd *cobra.Command, g *Globals, win, dir string, st daemonStatus) error {
+	// The daemon may be the desktop app's own: then its window is shown.
+	if desktop.ShowRunning(dir) {
+		fmt.Fprintf(g.Stderr, "gatehouse: %v\n", desktop.ErrAlreadyRunning)
+		return nil
+	}
 	fmt.Fprintf(g.Stderr, "gatehouse: a Gatehouse daemon already runs on %s (pid %d, %s); opening the window onto it. Closing the window leaves it running.\n", dir, st.PID, st.Listen)
 	var ignored []string
 	for _, name := range []string{"listen", "workspace", "mode", "public"} {
