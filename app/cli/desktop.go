@@ -17,24 +17,26 @@ import (
 
 func init() {
 	runDefault = func(cmd *cobra.Command, g *Globals, f *serveFlags) error {
-		return runDesktop(cmd, g, f, false, 0)
+		return runDesktop(cmd, g, f, false, 0, false)
 	}
 	register(func(g *Globals) *cobra.Command {
 		var f serveFlags
-		var hidden bool
+		var hidden, spare bool
 		var release time.Duration
 		cmd := &cobra.Command{
 			Use:   "desktop",
 			Short: "Run the desktop app (what a bare `gatehouse` does); --start-hidden for login autostart",
 			Args:  cobra.NoArgs,
 			RunE: func(cmd *cobra.Command, _ []string) error {
-				return runDesktop(cmd, g, &f, hidden, release)
+				return runDesktop(cmd, g, &f, hidden, release, !spare)
 			},
 		}
 		f.add(cmd.Flags())
 		cmd.Flags().BoolVar(&hidden, "start-hidden", false, "start with the window hidden (the tray, a notification or a second launch shows it); used by the login autostart entry")
 		cmd.Flags().DurationVar(&release, "window-release", 0, "how long a hidden window keeps its process before it is released (default 30s)")
 		_ = cmd.Flags().MarkHidden("window-release")
+		cmd.Flags().BoolVar(&spare, "window-spare", true, "keep a spare window process (no window, no WebKit) while the window is released, so it shows sooner")
+		_ = cmd.Flags().MarkHidden("window-spare")
 		return cmd
 	})
 }
@@ -48,7 +50,7 @@ var windowProgram = func() (string, error) { return sibling(desktopProgram) }
 
 // runDesktop runs the desktop app, or the headless daemon when there is no
 // display to put a window on or no window program to put there.
-func runDesktop(cmd *cobra.Command, g *Globals, f *serveFlags, startHidden bool, release time.Duration) error {
+func runDesktop(cmd *cobra.Command, g *Globals, f *serveFlags, startHidden bool, release time.Duration, noSpare bool) error {
 	if !desktop.HasDisplay(runtime.GOOS, os.Getenv) {
 		fmt.Fprintln(g.Stderr, "gatehouse: no display (DISPLAY and WAYLAND_DISPLAY are unset), so no window; starting the headless daemon (same as `gatehouse serve`).")
 		return runServe(cmd, g, f)
@@ -85,6 +87,7 @@ func runDesktop(cmd *cobra.Command, g *Globals, f *serveFlags, startHidden bool,
 		Tray:         tray,
 		Args:         os.Args[1:],
 		ReleaseAfter: release,
+		NoSpare:      noSpare,
 		Logger:       opts.Logger,
 		Stderr:       g.Stderr,
 	})
@@ -141,6 +144,11 @@ func runningDaemon(cmd *cobra.Command, g *Globals) (string, daemonStatus, bool) 
 // attachDesktop opens the window onto the daemon already running on dir:
 // a bare `gatehouse` while `gatehouse serve` runs.
 func attachDesktop(cmd *cobra.Command, g *Globals, win, dir string, st daemonStatus) error {
+	// The daemon may be the desktop app's own: then its window is shown.
+	if desktop.ShowRunning(dir) {
+		fmt.Fprintf(g.Stderr, "gatehouse: %v\n", desktop.ErrAlreadyRunning)
+		return nil
+	}
 	fmt.Fprintf(g.Stderr, "gatehouse: a Gatehouse daemon already runs on %s (pid %d, %s); opening the window onto it. Closing the window leaves it running.\n", dir, st.PID, st.Listen)
 	var ignored []string
 	for _, name := range []string{"listen", "workspace", "mode", "public"} {

@@ -813,17 +813,45 @@ func (a *deskApp) nextNote(notes *deskNotifications) deskNote {
 }
 
 // windowProcs are the app's window processes (gatehouse-desktop) and
-// WebKit's.
+// WebKit's. A spare window process that holds no window yet is not a
+// window (see spareProcs).
 func (a *deskApp) windowProcs() (window, webkit int) {
-	for _, p := range deskTree(a.pid) {
+	tree := deskTree(a.pid)
+	for _, p := range tree {
 		switch {
-		case p.exe == "gatehouse-desktop":
+		case p.exe == "gatehouse-desktop" && !deskIdleSpare(p, tree):
 			window++
 		case strings.HasPrefix(p.exe, "WebKit"):
 			webkit++
 		}
 	}
 	return window, webkit
+}
+
+// spareProcs are the app's spare window processes that hold no window:
+// started, waiting to be shown.
+func (a *deskApp) spareProcs() int {
+	n := 0
+	tree := deskTree(a.pid)
+	for _, p := range tree {
+		if p.exe == "gatehouse-desktop" && deskIdleSpare(p, tree) {
+			n++
+		}
+	}
+	return n
+}
+
+// deskIdleSpare: p was started as a spare and has started no WebKit.
+func deskIdleSpare(p deskProc, tree []deskProc) bool {
+	if !strings.Contains(" "+p.cmdline+" ", " --spare ") {
+		return false
+	}
+	for _, q := range tree {
+		if q.ppid == p.pid {
+			return false
+		}
+	}
+	return true
 }
 
 func (n *deskNotifications) GetCapabilities() ([]string, *dbus.Error) {
@@ -853,6 +881,8 @@ func TestDesktopHiddenNotifiesAndRelaunchShows(t *testing.T) {
 	if w, k := a.windowProcs(); w != 0 || k != 0 {
 		t.Fatalf("started hidden, yet %d window and %d WebKit processes run", w, k)
 	}
+	// A spare window process waits, holding no window and no WebKit.
+	waitfor.For(t, 10*time.Second, "a spare window process", func() bool { return a.spareProcs() == 1 })
 	if _, _, ok := a.window(); ok {
 		t.Fatal("started hidden, yet there is a window")
 	}

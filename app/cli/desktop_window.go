@@ -3,6 +3,9 @@
 package cli
 
 import (
+	"bufio"
+	"bytes"
+	"io"
 	"os"
 	"runtime"
 	"syscall"
@@ -35,7 +38,7 @@ func init() {
 		return os.Executable()
 	}
 	register(func(g *Globals) *cobra.Command {
-		var hidden bool
+		var hidden, spare bool
 		cmd := &cobra.Command{
 			Use:    "window",
 			Short:  "The Gatehouse window (started by the desktop app; not for direct use)",
@@ -52,8 +55,27 @@ func init() {
 					return userErrorf(err, "the window is started by the desktop app; run `gatehouse` instead")
 				}
 				events := os.NewFile(3, "window-events")
+				var cmds io.Reader = os.Stdin
+				if spare {
+					// A spare has paid for starting this program and
+					// loading its libraries, the first half of a window's
+					// start, and holds no window and no WebKit until the
+					// app's first command says how to open it.
+					br := bufio.NewReader(os.Stdin)
+					line, err := br.ReadBytes('\n')
+					if err != nil {
+						return nil // the app went away
+					}
+					c, err := window.ParseCommand(line)
+					if err != nil || c.Cmd == window.CmdExit {
+						return nil
+					}
+					hidden = c.Cmd == window.CmdHide
+					// The window still carries out that first command.
+					cmds = io.MultiReader(bytes.NewReader(line), br)
+				}
 				err = window.Run(cmd.Context(), window.Options{
-					DataDir: dir, StartHidden: hidden, Commands: os.Stdin, Events: events,
+					DataDir: dir, StartHidden: hidden, Commands: cmds, Events: events,
 					Icon: desktop.AppIcon(256), Version: Version, Logger: g.Logger(),
 				})
 				if err != nil {
@@ -63,6 +85,7 @@ func init() {
 			},
 		}
 		cmd.Flags().BoolVar(&hidden, "start-hidden", false, "start with the window hidden")
+		cmd.Flags().BoolVar(&spare, "spare", false, "wait, loaded but with no window, for the first command")
 		return cmd
 	})
 }

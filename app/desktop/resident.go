@@ -40,6 +40,9 @@ type Options struct {
 	// ReleaseAfter is how long a hidden window keeps its process (and
 	// WebKit's) before it is released; 0 means DefaultReleaseAfter.
 	ReleaseAfter time.Duration
+	// NoSpare keeps no spare window process while the window is released
+	// (see windowConfig.spare): less memory, a slower first show.
+	NoSpare bool
 	Logger       *slog.Logger
 	Stderr       io.Writer
 }
@@ -109,6 +112,7 @@ func Run(ctx context.Context, o Options) error {
 	r.win = newWindowHost(windowConfig{
 		argv: o.Window, env: windowEnv(os.Environ(), logger), stderr: stderr, logger: logger,
 		releaseAfter: o.ReleaseAfter, pending: d.PendingApprovals, onQuit: func() { r.requestQuit("the window") },
+		spare: !o.NoSpare,
 	})
 	release, err := claimInstance(id, r.onMessage)
 	if err != nil {
@@ -120,7 +124,9 @@ func Run(ctx context.Context, o Options) error {
 		go r.noTrayNotice(notifier, tray.HasHost)
 	}
 	go (&approvalWatcher{api: d.LocalHandler(), hidden: r.win.Hidden, notify: notifier, onCard: r.onCard, logger: logger}).run(dctx)
-	if !o.StartHidden {
+	if o.StartHidden {
+		r.win.Spare()
+	} else {
 		r.win.Show("Gatehouse started")
 	}
 

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -36,6 +37,11 @@ type windowConfig struct {
 	// the close button; not a minimise), and onEnded when its process ends.
 	onClosed func()
 	onEnded  func()
+	// spare keeps a spare window process once the window is released (and
+	// from the start when the app starts hidden): started, its libraries
+	// loaded, but with no window and no WebKit until it is shown, so that
+	// showing a released window skips the start of a program.
+	spare bool
 }
 
 // windowHost starts, commands and releases the window process.
@@ -57,6 +63,9 @@ type windowProc struct {
 	in      io.WriteCloser
 	done    chan struct{}
 	release bool // ended on purpose (released or stopped)
+	// spare: started with --spare and told nothing yet; its first
+	// command opens the window, shown or hidden.
+	spare bool
 }
 
 func newWindowHost(c windowConfig) *windowHost {
@@ -127,11 +136,30 @@ func (h *windowHost) Show(why string) {
 func (h *windowHost) Prewarm(why string) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if h.stopped || h.proc != nil {
+	if h.stopped || h.proc != nil && !h.proc.spare {
 		return
 	}
 	h.c.logger.Info("preparing the window hidden", "why", why)
+	if h.proc != nil {
+		h.sendLocked(window.Command{Cmd: window.CmdHide})
+		return
+	}
 	h.startLocked(true)
+}
+
+// Spare starts a spare window process (see windowConfig.spare) when no
+// window process runs.
+func (h *windowHost) Spare() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.spareLocked()
+}
+
+func (h *windowHost) spareLocked() {
+	if !h.c.spare || h.stopped || h.proc != nil || len(h.c.argv) == 0 {
+		return
+	}
+	h.launchLocked(append(append([]string(nil), h.c.argv...), "--spare"), true)
 }
 
 // ConfirmQuit asks the person, in the window, whether to quit although n
@@ -200,6 +228,11 @@ func (h *windowHost) startLocked(hidden bool) bool {
 	if hidden {
 		argv = append(argv, "--start-hidden")
 	}
+	return h.launchLocked(argv, false)
+}
+
+// launchLocked starts argv as the window process; callers hold h.mu.
+func (h *windowHost) launchLocked(argv []string, spare bool) bool {
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = h.c.env
 	cmd.Stdout, cmd.Stderr = h.c.stderr, h.c.stderr
@@ -224,9 +257,13 @@ func (h *windowHost) startLocked(hidden bool) bool {
 		return false
 	}
 	evW.Close()
-	p := &windowProc{cmd: cmd, in: in, done: make(chan struct{})}
+	p := &windowProc{cmd: cmd, in: in, done: make(chan struct{}), spare: spare}
 	h.proc, h.visible, h.ready = p, false, false
-	h.c.logger.Info("window process started", "pid", cmd.Process.Pid, "hidden", hidden)
+	if spare {
+		h.c.logger.Info("spare window process started", "pid", cmd.Process.Pid)
+	} else {
+		h.c.logger.Info("window process started", "pid", cmd.Process.Pid, "hidden", slices.Contains(argv, "--start-hidden"))
+	}
 	go h.events(p, evR)
 	go func() {
 		err := cmd.Wait()
@@ -307,6 +344,7 @@ func (h *windowHost) ended(p *windowProc, err error) {
 	}
 	if p.release {
 		h.c.logger.Info("window process ended", "pid", p.cmd.Process.Pid)
+		h.spareLocked()
 		return
 	}
 	h.c.logger.Warn("the window process ended; it starts again when Gatehouse is opened", "pid", p.cmd.Process.Pid, "err", err)
@@ -360,6 +398,7 @@ func (h *windowHost) sendLocked(c window.Command) {
 	if p == nil {
 		return
 	}
+	p.spare = false
 	if _, err := p.in.Write(window.Line(c)); err != nil && !p.release {
 		h.c.logger.Warn("the window does not take commands; ending it", "err", err)
 		p.release = true

@@ -5,6 +5,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -26,12 +27,27 @@ func TestMain(m *testing.M) {
 func fakeWindow() {
 	ev := os.NewFile(3, "events")
 	send := func(e window.Event) { ev.Write(window.Line(e)) }
-	hidden := false
+	hidden, spare := false, false
 	for _, a := range os.Args {
 		hidden = hidden || a == "--start-hidden"
+		spare = spare || a == "--spare"
 	}
-	send(window.Event{Ev: window.EvVisible, Visible: !hidden, Ready: true})
 	sc := bufio.NewScanner(os.Stdin)
+	if spare {
+		// As the real one: nothing until the first command, which it
+		// then carries out.
+		if !sc.Scan() {
+			os.Exit(0)
+		}
+		c, err := window.ParseCommand(sc.Bytes())
+		if err != nil || c.Cmd == window.CmdExit {
+			os.Exit(0)
+		}
+		os.WriteFile(os.Getenv("FAKE_SPARE_LOG"), []byte("opened by "+string(c.Cmd)+"\n"), 0o644)
+		send(window.Event{Ev: window.EvVisible, Visible: c.Cmd != window.CmdHide, Ready: true, Closed: c.Cmd == window.CmdHide})
+	} else {
+		send(window.Event{Ev: window.EvVisible, Visible: !hidden, Ready: true})
+	}
 	for sc.Scan() {
 		c, err := window.ParseCommand(sc.Bytes())
 		if err != nil {
@@ -171,4 +187,102 @@ func TestWindowClosedAndEnded(t *testing.T) {
 	waitfor.For(t, 10*time.Second, "closed told", func() bool { return closed.Load() == 1 })
 	h.Stop(3 * time.Second)
 	waitfor.For(t, 10*time.Second, "ended told", func() bool { return ended.Load() == 1 })
+}
+
+func newSpareHost(t *testing.T, release time.Duration, log string) *windowHost {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := newWindowHost(windowConfig{
+		argv: []string{exe, "-test.run=^$"}, env: append(os.Environ(), "GATEHOUSE_FAKE_WINDOW=1", "FAKE_SPARE_LOG="+log),
+		stderr: io.Discard, logger: slog.New(slog.NewTextHandler(io.Discard, nil)), releaseAfter: release, spare: true,
+	})
+	t.Cleanup(func() { h.Stop(3 * time.Second) })
+	return h
+}
+
+// TestWindowSpare: a spare process shows nothing until asked; Show opens
+// the window in it, Prewarm prepares it hidden, in the same process.
+func TestWindowSpare(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		open   func(h *windowHost)
+		want   string
+		hidden bool
+	}{
+		{"shown", func(h *windowHost) { h.Show("test") }, "opened by show", false},
+		{"prepared", func(h *windowHost) { h.Prewarm("test") }, "opened by hide", true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			log := filepath.Join(t.TempDir(), "spare")
+			h := newSpareHost(t, time.Minute, log)
+			h.Spare()
+			waitfor.For(t, 10*time.Second, "a spare", h.running)
+			h.mu.Lock()
+			spare := h.proc
+			h.mu.Unlock()
+			// The spare has had time to say something if it were a window:
+			// the test is that it stays out of sight and unread.
+			waitfor.Never(t, 300*time.Millisecond, "the spare opened a window by itself", func() bool {
+				_, err := os.Stat(log)
+				return err == nil || !h.Hidden()
+			})
+			tt.open(h)
+			waitfor.For(t, 10*time.Second, "the spare opened "+tt.name, func() bool {
+				b, _ := os.ReadFile(log)
+				return string(b) == tt.want+"\n"
+			})
+			if tt.hidden {
+				waitfor.Never(t, 200*time.Millisecond, "a prepared spare became visible", func() bool { return !h.Hidden() })
+			} else {
+				waitfor.For(t, 10*time.Second, "visible", func() bool { return !h.Hidden() })
+			}
+			h.mu.Lock()
+			same := h.proc == spare
+			h.mu.Unlock()
+			if !same {
+				t.Fatal("opening the window started a new process instead of using the spare")
+			}
+		})
+	}
+}
+
+// TestWindowReleaseLeavesSpare: a released window's process is followed
+// by a spare one.
+func TestWindowReleaseLeavesSpare(t *testing.T) {
+	h := newSpareHost(t, 100*time.Millisecond, filepath.Join(t.TempDir(), "spare"))
+	h.Show("test")
+	waitfor.For(t, 10*time.Second, "shown", func() bool { return !h.Hidden() })
+	h.mu.Lock()
+	first := h.proc
+	h.sendLocked(window.Command{Cmd: window.CmdHide})
+	h.mu.Unlock()
+	waitfor.For(t, 10*time.Second, "released, and a spare started", func() bool {
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		return h.proc != nil && h.proc != first && h.proc.spare
+	})
+	if !h.Hidden() {
+		t.Fatal("the spare shows a window")
+	}
+}
+
+// Without spare, a released window leaves no process.
+func TestWindowNoSpare(t *testing.T) {
+	var pending atomic.Int32
+	h := newTestHost(t, 100*time.Millisecond, &pending, "")
+	h.Spare()
+	if h.running() {
+		t.Fatal("Spare started a process with spare off")
+	}
+	h.Show("test")
+	waitfor.For(t, 10*time.Second, "shown", func() bool { return !h.Hidden() })
+	h.mu.Lock()
+	h.sendLocked(window.Command{Cmd: window.CmdHide})
+	h.mu.Unlock()
+	waitfor.For(t, 10*time.Second, "released", func() bool { return !h.running() })
+	// Three release delays pass: the test is that no spare starts in them.
+	waitfor.Never(t, 300*time.Millisecond, "a spare started with spare off", h.running)
 }

@@ -152,7 +152,7 @@ func (s *session) startApp(ctx context.Context) (*app, error) {
 		return nil, err
 	}
 	a.cmd = exec.Command(s.c.bin, "desktop", "--start-hidden", "--window-release", s.c.release.String(),
-		"--listen", "127.0.0.1:0", "--data", a.data, "--workspace", ws)
+		"--window-spare="+strconv.FormatBool(s.c.spare), "--listen", "127.0.0.1:0", "--data", a.data, "--workspace", ws)
 	a.cmd.Env = s.env()
 	a.cmd.Stdout, a.cmd.Stderr = &a.log, &a.log
 	if err := a.cmd.Start(); err != nil {
