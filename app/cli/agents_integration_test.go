@@ -307,3 +307,33 @@ func pinnedAgent(t *testing.T, name string, newCLI func(home string, m *agenttes
 	}
 	return cli
 }
+
+// TestClaudeReadOfAKeyNeverReachesTheModel: the real Claude Code, its own
+// Read of a private key allowed by the person, shows its model the file
+// with the key's body redacted.
+func TestClaudeReadOfAKeyNeverReachesTheModel(t *testing.T) {
+	d := clitest.Start(t)
+	const body = "MIIEowIBAAKCAQEA9z8y7x6w5v4u3t2s1r0q"
+	key := filepath.Join(t.TempDir(), "id_rsa")
+	if err := os.WriteFile(key, []byte("-----BEGIN RSA PRIVATE KEY-----\n"+body+"\n-----END RSA PRIVATE KEY-----\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	model := agenttest.StartModel(t, agenttest.Anthropic, agenttest.Script{
+		agenttest.Call("Read", map[string]any{"file_path": key}), agenttest.Say("done"),
+	})
+	cli, ctx := installedAgent(t, d, "claude", agenttest.NewClaude, model)
+	go func() {
+		a := d.WaitApproval(2 * time.Minute)
+		d.Decide(a.ID, "allow", "once", "")
+	}()
+	res, err := cli.RunClaude(ctx, d.Workspace, "show me the key", []string{"Read"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.ModelSaw(body) {
+		t.Fatalf("the model saw the key's body:\n%s", strings.Join(res.ToolResults(), "\n---\n"))
+	}
+	if !res.ModelSaw("REDACTED") {
+		t.Fatalf("the model saw no redacted copy:\n%s\ndaemon log:\n%s", strings.Join(res.ToolResults(), "\n---\n"), d.Log())
+	}
+}

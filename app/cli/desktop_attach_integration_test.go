@@ -28,19 +28,7 @@ func TestDesktopOpensOntoRunningServe(t *testing.T) {
 		cmd := exec.Command(a.bin, "--data", a.data, "--workspace", a.ws)
 		cmd.Env = append(append([]string{}, a.baseEnvForSecond...),
 			"DISPLAY="+a.env["DISPLAY"], "XAUTHORITY="+a.env["XAUTHORITY"], "DBUS_SESSION_BUS_ADDRESS="+a.env["DBUS_SESSION_BUS_ADDRESS"])
-		log := &clitest.LockedBuffer{}
-		cmd.Stdout, cmd.Stderr = log, log
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		exited := make(chan struct{})
-		go func() { cmd.Wait(); close(exited) }()
-		t.Cleanup(func() {
-			clitest.Terminate(cmd.Process, exited, 10*time.Second)
-			if t.Failed() {
-				t.Logf("attached launch's log:\n%s", log.String())
-			}
-		})
+		log, exited := clitest.Spawn(t, cmd, "the attached launch")
 		return cmd, log, exited
 	}
 	cmd, log, exited := launch()

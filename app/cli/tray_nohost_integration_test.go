@@ -34,22 +34,10 @@ func TestTrayWithoutHostSaysWhereTheKillSwitchIs(t *testing.T) {
 		}
 	}
 	env = append(env, "DISPLAY="+display, "DBUS_SESSION_BUS_ADDRESS="+busAddr)
-	var log clitest.LockedBuffer
 	cmd := exec.Command(bin, "tray", "--data", d.Data)
 	cmd.Env = env
-	cmd.Stdout, cmd.Stderr = &log, &log
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan struct{})
-	go func() { cmd.Wait(); close(exited) }()
-	t.Cleanup(func() {
-		clitest.Terminate(cmd.Process, exited, 10*time.Second)
-		if t.Failed() {
-			t.Logf("tray log:\n%s", log.String())
-		}
-	})
+	log, exited := clitest.Spawn(t, cmd, "the tray")
 
 	waitfor.For(t, 30*time.Second, "the tray to say there is no tray here", func() bool {
 		return strings.Contains(log.String(), "no tray here")

@@ -34,14 +34,7 @@ const attachPoll = 2 * time.Second
 // launch meanwhile shows this window (ErrAlreadyRunning when a Gatehouse
 // app runs there already; its window is shown instead).
 func Attach(ctx context.Context, o AttachOptions) error {
-	logger := o.Logger
-	if logger == nil {
-		logger = slog.Default()
-	}
-	stderr := o.Stderr
-	if stderr == nil {
-		stderr = os.Stderr
-	}
+	logger, stderr := outputs(o.Logger, o.Stderr)
 	id := UniqueID(o.DataDir)
 	if raiseRunning(id, o.Args) {
 		return ErrAlreadyRunning

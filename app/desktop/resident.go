@@ -43,8 +43,8 @@ type Options struct {
 	// NoSpare keeps no spare window process while the window is released
 	// (see windowConfig.spare): less memory, a slower first show.
 	NoSpare bool
-	Logger       *slog.Logger
-	Stderr       io.Writer
+	Logger  *slog.Logger
+	Stderr  io.Writer
 }
 
 // resident is the running app: the daemon, the tray, notifications, and a
@@ -70,14 +70,7 @@ type resident struct {
 // card arrives while it is hidden, and released some time after it is
 // hidden, so an idle Gatehouse costs little memory.
 func Run(ctx context.Context, o Options) error {
-	logger := o.Logger
-	if logger == nil {
-		logger = slog.Default()
-	}
-	stderr := o.Stderr
-	if stderr == nil {
-		stderr = os.Stderr
-	}
+	logger, stderr := outputs(o.Logger, o.Stderr)
 	id := UniqueID(o.Daemon.DataDir)
 	// Single instance, before anything else: a second launch on this data
 	// dir shows the first window instead of starting a second daemon.

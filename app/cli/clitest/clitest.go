@@ -204,6 +204,26 @@ func (d *Daemon) Env() []string {
 	return append(env, d.ExtraEnv...)
 }
 
+// Spawn starts cmd with its output kept, and stops it when the test
+// ends (SIGTERM, then a kill); a failed test logs the output as what's.
+func Spawn(t testing.TB, cmd *exec.Cmd, what string) (*LockedBuffer, chan struct{}) {
+	t.Helper()
+	log := &LockedBuffer{}
+	cmd.Stdout, cmd.Stderr = log, log
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan struct{})
+	go func() { cmd.Wait(); close(exited) }()
+	t.Cleanup(func() {
+		Terminate(cmd.Process, exited, 10*time.Second)
+		if t.Failed() {
+			t.Logf("%s's log:\n%s", what, log.String())
+		}
+	})
+	return log, exited
+}
+
 // Bridge is `gatehouse mcp ARGS…` as an agent starts it: in its project
 // (the workspace, which the bridge tells the daemon) with the test's
 // isolated config.
