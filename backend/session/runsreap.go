@@ -54,22 +54,22 @@ func (g *Runs) reapOnce(now time.Time) {
 		end  string
 		idle bool
 	}
-	var todo []action
+	var due []action
 	g.mu.Lock()
 	for _, r := range g.runs {
 		quiet := now.Sub(r.st.LastCall())
 		switch {
 		case r.refs == 0 && !r.gone.IsZero() && now.Sub(r.gone) >= g.cfg.GoneGrace:
-			todo = append(todo, action{st: r.st, end: "client disconnected"})
+			due = append(due, action{st: r.st, end: "client disconnected"})
 		case r.refs == 0 && r.gone.IsZero() && quiet >= g.cfg.EndAfter:
-			todo = append(todo, action{st: r.st, end: fmt.Sprintf("no call for %s", g.cfg.EndAfter)})
+			due = append(due, action{st: r.st, end: fmt.Sprintf("no call for %s", g.cfg.EndAfter)})
 		case quiet >= g.cfg.IdleAfter && !r.st.Live.Snapshot().Idle:
-			todo = append(todo, action{st: r.st, idle: true})
+			due = append(due, action{st: r.st, idle: true})
 		}
 	}
 	g.mu.Unlock()
 	ctx := context.Background()
-	for _, a := range todo {
+	for _, a := range due {
 		id := a.st.Live.ID()
 		switch {
 		case a.end != "":
