@@ -42,6 +42,9 @@ describe('reasonOnRiskLine', () => {
   it('is true when the Runs code line already says the reason', () => {
     expect(reasonOnRiskLine('sh is an interpreter: allowing it grants arbitrary code execution inside the sandbox', [interp])).toBe(true);
   });
+  it('is true when the line says what the call does and what that means, which the reason joins', () => {
+    expect(reasonOnRiskLine('sh is an interpreter: allowing it grants arbitrary code execution inside the sandbox', [{ kind: 'interpreter', detail: 'sh is an interpreter' }])).toBe(true);
+  });
   it('is false for another reason, no risks, or a detail shown only as an aside', () => {
     expect(reasonOnRiskLine('sh runs inside the sandbox', [interp])).toBe(false);
     expect(reasonOnRiskLine('anything', undefined)).toBe(false);

@@ -50,5 +50,16 @@ export function riskLine(r: { kind: string; detail?: string }, reason = ''): Ris
  */
 export function reasonOnRiskLine(reason: string, risks: readonly { kind: string; detail?: string }[] | undefined): boolean {
   const r = reason.trim();
-  return r !== '' && (risks ?? []).some((k) => k.kind !== 'drift' && riskLine(k, reason).fromDetail && (k.detail ?? '').trim() === r);
+  return (
+    r !== '' &&
+    (risks ?? []).some((k) => {
+      if (k.kind === 'drift') return false;
+      const d = (k.detail ?? '').trim();
+      if (riskLine(k, reason).fromDetail) return d === r;
+      // The detail says what the call does ("sh is an interpreter") and the
+      // line's meaning what that means: the reason is the two together.
+      const said = RISK_TEXT[k.kind]?.said;
+      return d !== '' && r.startsWith(d) && !!said && said.test(r);
+    })
+  );
 }
