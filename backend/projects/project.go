@@ -5,7 +5,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
+
+	"github.com/gatehouse-dev/gatehouse/backend/workspace"
 )
 
 // Of is the project an agent working in dir works in: the top of its git
@@ -55,18 +56,12 @@ var systemDirs = map[string]bool{
 // sits in Gatehouse's data directory (its tokens).
 func Refuse(project, home, dataDir string) error {
 	switch {
-	case home != "" && within(home, project):
+	case home != "" && workspace.InsideAny(home, []string{project}):
 		return fmt.Errorf("%w: %s holds your home directory and its secrets (~/.ssh, cloud credentials); start the agent in a project directory", ErrTooBroad, project)
 	case systemDirs[project]:
 		return fmt.Errorf("%w: %s is a system directory; start the agent in a project directory", ErrTooBroad, project)
-	case dataDir != "" && (within(dataDir, project) || within(project, dataDir)):
+	case dataDir != "" && (workspace.InsideAny(dataDir, []string{project}) || workspace.InsideAny(project, []string{dataDir})):
 		return fmt.Errorf("%w: %s overlaps Gatehouse's data directory %s, which holds its tokens", ErrTooBroad, project, dataDir)
 	}
 	return nil
-}
-
-// within reports whether p is root or below it.
-func within(p, root string) bool {
-	rel, err := filepath.Rel(root, p)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../")
 }

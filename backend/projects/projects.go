@@ -12,6 +12,7 @@ import (
 
 	"github.com/gatehouse-dev/gatehouse/backend/approval"
 	"github.com/gatehouse-dev/gatehouse/backend/session"
+	"github.com/gatehouse-dev/gatehouse/backend/workspace"
 )
 
 // Asker puts a card to the person and waits for the decision.
@@ -139,12 +140,12 @@ func (p *Projects) served(project string) string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for _, r := range p.roots {
-		if within(project, r) {
+		if workspace.InsideAny(project, []string{r}) {
 			return project
 		}
 	}
 	for _, r := range p.roots {
-		if within(r, project) {
+		if workspace.InsideAny(r, []string{project}) {
 			return r
 		}
 	}

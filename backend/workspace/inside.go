@@ -9,7 +9,7 @@ import (
 // below one.
 func InsideAny(p string, roots []string) bool {
 	for _, root := range roots {
-		if p == root || strings.HasPrefix(p, root+string(filepath.Separator)) {
+		if p == root || strings.HasPrefix(p, strings.TrimSuffix(root, string(filepath.Separator))+string(filepath.Separator)) {
 			return true
 		}
 	}
