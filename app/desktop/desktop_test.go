@@ -148,8 +148,10 @@ func (f *fakeAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if q.Get("order") == "desc" {
 			f.mu.Lock()
 			var out []map[string]any
-			if n := len(f.events); n > 0 {
-				out = append(out, f.events[n-1])
+			for i := len(f.events) - 1; i >= 0 && out == nil; i-- {
+				if k := q.Get("kind"); k == "" || f.events[i]["kind"] == k {
+					out = append(out, f.events[i])
+				}
 			}
 			f.mu.Unlock()
 			json.NewEncoder(w).Encode(map[string]any{"events": out, "next_after": 0})
@@ -190,6 +192,7 @@ func (f *fakeAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func TestApprovalWatcherNotifiesOnlyWhenHidden(t *testing.T) {
 	api := &fakeAPI{added: make(chan struct{}, 1)}
 	api.add("approval.requested", map[string]any{"id": "old", "tool": "run_command", "argv": []string{"old"}})
+	api.add("system.start", map[string]any{})
 	var hidden atomic.Bool
 	n := &fakeNotifier{ch: make(chan struct{}, 8)}
 	ctx, cancel := context.WithCancel(t.Context())
@@ -228,6 +231,31 @@ func TestApprovalWatcherNotifiesOnlyWhenHidden(t *testing.T) {
 	case <-done:
 	case <-time.After(3 * time.Second):
 		t.Fatal("the watcher did not stop with its context")
+	}
+}
+
+// A card raised after the daemon started but before the watcher's first
+// poll (an agent quick off the mark) is announced; one from an earlier run
+// is not.
+func TestApprovalWatcherAnnouncesACardFromBeforeItsFirstPoll(t *testing.T) {
+	api := &fakeAPI{added: make(chan struct{}, 1)}
+	api.add("system.start", map[string]any{})
+	api.add("approval.requested", map[string]any{"id": "earlier-run", "tool": "run_command", "argv": []string{"old"}})
+	api.add("system.start", map[string]any{})
+	api.add("approval.requested", map[string]any{"id": "early", "tool": "run_command", "argv": []string{"make"}})
+	n := &fakeNotifier{ch: make(chan struct{}, 8)}
+	w := &approvalWatcher{api: api, hidden: func() bool { return true }, notify: n, logger: slog.New(slog.NewTextHandler(io.Discard, nil)), wait: 1}
+	go w.run(t.Context())
+	select {
+	case <-n.ch:
+	case <-time.After(3 * time.Second):
+		t.Fatal("the card raised before the first poll was not announced")
+	}
+	n.mu.Lock()
+	got := n.calls
+	n.mu.Unlock()
+	if len(got) != 1 || !strings.Contains(got[0], "|early|") {
+		t.Fatalf("calls: %q", got)
 	}
 }
 

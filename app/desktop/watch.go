@@ -55,11 +55,12 @@ func (w *approvalWatcher) get(ctx context.Context, path string, q url.Values, ds
 	return json.Unmarshal(rec.Body.Bytes(), dst)
 }
 
-// newest is the sequence number of the latest event: cards that arrived
-// before the app started are not announced.
+// newest is the sequence number of this daemon's start: cards from an
+// earlier run are not announced, and a card raised between the daemon's
+// first answer and this watcher's first poll still is.
 func (w *approvalWatcher) newest(ctx context.Context) (int64, error) {
 	var p eventPage
-	if err := w.get(ctx, "/api/v1/events", url.Values{"order": {"desc"}, "limit": {"1"}}, &p); err != nil {
+	if err := w.get(ctx, "/api/v1/events", url.Values{"kind": {"system.start"}, "order": {"desc"}, "limit": {"1"}}, &p); err != nil {
 		return 0, err
 	}
 	if len(p.Events) == 0 {
