@@ -267,6 +267,12 @@ func supervise(cfg Config) int {
 		connects, connectsChild = pair[0], pair[1]
 		next.NotifyFD = len(files)
 		files = append(files, uintptr(pair[1]))
+		// Landlock does not stop a process holding CAP_SYS_PTRACE from
+		// reading another sandbox's environment, nor CAP_SYS_MODULE from
+		// loading a module: a command run by root keeps no capability.
+		// (Another user holds none to drop, and may not drop the
+		// bounding set.)
+		next.DropCaps = os.Geteuid() == 0
 	}
 	var sys *syscall.SysProcAttr
 	if call != nil && needsNamespace(call.req) {

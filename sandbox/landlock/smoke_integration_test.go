@@ -46,3 +46,30 @@ func TestWorkspaceShape(t *testing.T) {
 		t.Errorf("the test process itself got restricted: %v", err)
 	}
 }
+
+// A command run by root keeps no capability: Landlock does not stop
+// CAP_SYS_PTRACE reading another sandbox's environment, nor
+// CAP_DAC_OVERRIDE or CAP_SYS_MODULE doing what they do.
+func TestRootKeepsNoCapability(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("runs as root only: another user holds no capability to drop")
+	}
+	ctx := t.Context()
+	b, err := New(Options{})
+	if err != nil {
+		t.Fatalf("landlock unavailable: %v", err)
+	}
+	s, err := b.Open(ctx, sandbox.SessionSpec{ID: "caps", Workspaces: []string{t.TempDir()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close(ctx)
+	r, err := s.Run(ctx, sandbox.Spec{Argv: []string{"grep", "^Cap", "/proc/self/status"}, Limits: sandbox.DefaultLimits()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "CapInh:\t0000000000000000\nCapPrm:\t0000000000000000\nCapEff:\t0000000000000000\nCapBnd:\t0000000000000000\nCapAmb:\t0000000000000000\n"
+	if string(r.Stdout) != want {
+		t.Errorf("capabilities of a command run by root:\n%s(stderr %q)", r.Stdout, r.Stderr)
+	}
+}

@@ -45,10 +45,16 @@ func runBattery(t *testing.T, mk func(home string) sandbox.Backend) {
 	rows := Run(ctx, b, Options{Home: home, Toolchains: tc})
 	for _, r := range rows {
 		t.Logf("%-9s %-45s %-11s %s", r.Backend, r.Check, r.Outcome, r.Reason)
-		if r.Outcome != Pass {
+		if r.Outcome != Pass && !knownLimit(r) {
 			t.Errorf("%s: %s: %s", r.Check, r.Outcome, r.Reason)
 		}
 	}
+}
+
+// knownLimit: Landlock has no PID namespace, so another session's command
+// is listed (and nothing more, which the row checks).
+func knownLimit(r Row) bool {
+	return r.Backend == "landlock" && r.Check == CheckOtherSessions && r.Outcome == Limited
 }
 
 func TestBatteryBwrap(t *testing.T) {

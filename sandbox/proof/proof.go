@@ -60,6 +60,7 @@ const (
 	CheckAbsentName    = "missing protected name absent (ls -a, cat)"
 	CheckToolchains    = "toolchains on PATH visible, read-only"
 	CheckHomeSecrets   = "home secrets unreadable (~/.ssh, ~/.aws, …)"
+	CheckOtherSessions = "another session's command out of reach"
 )
 
 // Checks lists the battery's checks in order.
@@ -68,7 +69,7 @@ var Checks = []string{
 	CheckNetwork, CheckUDP, CheckDNS, CheckRaw, CheckProxyReached, CheckProxyOnly, CheckHostSocket,
 	CheckEnvSecrets, CheckForkBomb, CheckSleeperKilled,
 	CheckHooksPath, CheckSubmodule, CheckEnvrc, CheckPreCommit, CheckSecretFile, CheckAbsentName,
-	CheckToolchains, CheckHomeSecrets,
+	CheckToolchains, CheckHomeSecrets, CheckOtherSessions,
 }
 
 // Options tune where the battery works.
@@ -146,7 +147,7 @@ func Run(ctx context.Context, b sandbox.Backend, o Options) []Row {
 		checkNetwork, checkUDP, checkDNS, checkRaw, checkProxyReached, checkProxyOnly, checkHostSocket,
 		checkEnvSecrets, checkForkBomb, checkSleeper,
 		checkHooksPath, checkSubmodule, checkEnvrc, checkPreCommit, checkSecretFile, checkAbsentName,
-		checkToolchains, checkHomeSecrets,
+		checkToolchains, checkHomeSecrets, checkOtherSessions,
 	}
 	rows := make([]Row, 0, len(checks))
 	for i, c := range checks {
