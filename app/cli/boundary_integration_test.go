@@ -5,8 +5,11 @@ package cli_test
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/gatehouse-dev/gatehouse/backend/config"
 
 	"github.com/gatehouse-dev/gatehouse/app/cli/clitest"
 )
@@ -93,6 +96,27 @@ func TestBoundaryProposesAndReruns(t *testing.T) {
 			d.Decide(card.ID, "deny", "once", "")
 			if o := <-done; o.err != nil || !o.res.IsError || strings.Contains(clitest.Text(t, o.res), "NOTES-8812") {
 				t.Fatalf("after a deny: %v %s", o.err, clitest.Text(t, o.res))
+			}
+			// Always: this and every later session's commands see it, and
+			// the config keeps it for the next start.
+			go func() {
+				done <- callAsync(t.Context(), s, "run_command", map[string]any{"argv": []string{"cat", notes}})
+			}()
+			card = d.WaitApproval(clitest.CardWait)
+			if !strings.Contains(card.AlwaysNote, "[sandbox] read_only") {
+				t.Fatalf("the proposal offers no always: %+v", card)
+			}
+			d.Decide(card.ID, "allow", "always", "")
+			if o := <-done; o.err != nil || o.res.IsError || !strings.Contains(clitest.Text(t, o.res), "NOTES-8812") {
+				t.Fatalf("after always: %v %s", o.err, clitest.Text(t, o.res))
+			}
+			other := d.MCP(t.Context(), "propose-later")
+			if res := call(t, other, "run_command", map[string]any{"argv": []string{"cat", notes}}); res.IsError || !strings.Contains(clitest.Text(t, res), "NOTES-8812") {
+				t.Fatalf("another session after always: %s", clitest.Text(t, res))
+			}
+			cfg, err := config.Load(filepath.Join(clitest.ConfigDir(d.Workspace), "config.toml"), true)
+			if err != nil || !slices.Contains(cfg.Sandbox.ReadOnly, notes) || cfg.Sandbox.Backend != backend {
+				t.Fatalf("config after always: %v read_only %q backend %q", err, cfg.Sandbox.ReadOnly, cfg.Sandbox.Backend)
 			}
 		})
 	}

@@ -93,6 +93,9 @@ type Request struct {
 	// SessionRule what "for this session" would allow.
 	AlwaysRule  string `json:"always_rule,omitempty"`
 	SessionRule string `json:"session_rule,omitempty"`
+	// AlwaysNote offers "always" on a card with no policy rule to write,
+	// and says what it keeps instead (a line in the config file).
+	AlwaysNote string `json:"always_note,omitempty"`
 	// Cwd is where the command would run.
 	Cwd string `json:"cwd,omitempty"`
 	// Via is how the call came ("hook": the agent's own tool, Native

@@ -3,6 +3,7 @@ package call
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"time"
 
@@ -47,8 +48,8 @@ func (r *Runner) RunCommand(ctx context.Context, c *InFlight, cmd Command) (sand
 	network, net, release := r.runNetwork(ctx, c)
 	defer release()
 	spec := sandbox.Spec{Argv: cmd.Argv, Dir: call.Cwd, Env: env, Hidden: r.deps.Hidden, Network: network, Limits: limits,
-		ReadOnly: append(c.State.ReadOnly(), c.showReadOnly...),
-		Stdout: c.Req.Stdout, Stderr: c.Req.Stderr, ReadOnlyWorkspaces: c.readOnly}
+		ReadOnly: slices.Concat(c.State.ReadOnly(), r.shownAlways.list(), c.showReadOnly),
+		Stdout:   c.Req.Stdout, Stderr: c.Req.Stderr, ReadOnlyWorkspaces: c.readOnly}
 	if cmd.Stdin != nil {
 		spec.Stdin = strings.NewReader(*cmd.Stdin)
 	}

@@ -51,6 +51,9 @@ type Deps struct {
 	// StageDir holds staged runs' layers and apply journals (in the data
 	// dir); "" runs every command checked instead of staged (staged.go).
 	StageDir string
+	// KeepReadOnly keeps "always" on a card proposing to show a hidden
+	// path (widen.go); nil offers once and session only.
+	KeepReadOnly ReadOnlyKeeper
 }
 
 // Runner executes tool calls.
@@ -60,6 +63,8 @@ type Runner struct {
 	order  []string
 	seq    atomic.Int64
 	health checkpointHealth
+	// shownAlways are paths the person showed every sandbox (widen.go).
+	shownAlways shownPaths
 	// stallApply, when set, stops applies after that many steps (a fault
 	// for tests; see StallApplyAfter).
 	stallApply atomic.Int64

@@ -4,6 +4,8 @@ import (
 	"context"
 	"os"
 	"path"
+	"slices"
+	"sync"
 
 	"github.com/gatehouse-dev/gatehouse/backend/approval"
 	"github.com/gatehouse-dev/gatehouse/backend/policy"
@@ -14,6 +16,35 @@ import (
 // path read-only is a narrow widening (not a credential, not Gatehouse's
 // data), the person gets a card proposing exactly that; allowed, the
 // command runs again with the path shown, for this call or the session.
+
+// ReadOnlyKeeper keeps a path the person chose to show every sandbox
+// read-only ("always" on the proposal card) for the daemon's next start:
+// config.ReadOnlyFile writes it to [sandbox] read_only.
+type ReadOnlyKeeper interface {
+	AddReadOnly(path string) error
+}
+
+// shownPaths are the paths shown read-only to every command of every
+// session since the person said "always" (the config keeps them for the
+// next start).
+type shownPaths struct {
+	mu    sync.Mutex
+	paths []string
+}
+
+func (s *shownPaths) add(p string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !slices.Contains(s.paths, p) {
+		s.paths = append(s.paths, p)
+	}
+}
+
+func (s *shownPaths) list() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.paths)
+}
 
 // mayShow: p exists on the host, and the person may show it read-only:
 // credentials and Gatehouse's own data are never proposed.
@@ -39,7 +70,14 @@ func (r *Runner) finishOrWiden(ctx context.Context, c *InFlight, out Output) Res
 		// The result already says what the sandbox refused.
 		return r.finish(ctx, c, out)
 	}
-	if d.Scope == approval.ScopeSession && !c.State.NoSessionGrants {
+	switch {
+	case d.Scope == approval.ScopeAlways && r.deps.KeepReadOnly != nil:
+		r.shownAlways.add(p)
+		if err := r.deps.KeepReadOnly.AddReadOnly(p); err != nil {
+			// Shown until the daemon stops; the log says why not after.
+			r.deps.Logger.Warn("keep a path shown read-only in the config file", "path", p, "err", err)
+		}
+	case d.Scope == approval.ScopeSession && !c.State.NoSessionGrants:
 		c.State.AddReadOnly(p)
 	}
 	c.showReadOnly = append(c.showReadOnly, p)
@@ -67,6 +105,9 @@ func (r *Runner) widenCard(c *InFlight, p string) approval.Request {
 			"once: this run only; for this session: every command of this session sees it",
 		},
 		Via: string(c.Req.Via), Native: c.Req.Native, NoSessionScope: c.State.NoSessionGrants, Goal: c.State.Live.Snapshot().Goal,
+	}
+	if r.deps.KeepReadOnly != nil {
+		req.AlwaysNote = "Always: every command of every session sees " + p + " read-only from now on (added to [sandbox] read_only in your config file)."
 	}
 	for _, a := range c.plan.Action.Argv {
 		req.Argv = append(req.Argv, r.redact(a))

@@ -65,3 +65,30 @@ func TestOldWorkspacesKeySaysWhereItMoved(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+// TestReadOnlyFileAddsToTheSandboxTable: "always" on a card that proposes
+// showing a path read-only lands in [sandbox] read_only, beside what the
+// person wrote there.
+func TestReadOnlyFileAddsToTheSandboxTable(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "config.toml")
+	before := "[sandbox]\n# mine\nbackend = \"bwrap\"\nread_only = [\"/opt/sdk\"]\n\n[workspaces]\nroots = [\"/src\"]\n"
+	if err := os.WriteFile(path, []byte(before), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	f := ReadOnlyFile{Path: path}
+	for range 2 {
+		if err := f.AddReadOnly("/usr/share/dict"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg, err := Load(path, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"/opt/sdk", "/usr/share/dict"}; !slices.Equal(cfg.Sandbox.ReadOnly, want) || cfg.Sandbox.Backend != "bwrap" || !slices.Equal(cfg.Workspaces.Roots, []string{"/src"}) {
+		t.Fatalf("read_only %q backend %q roots %q", cfg.Sandbox.ReadOnly, cfg.Sandbox.Backend, cfg.Workspaces.Roots)
+	}
+	if b, _ := os.ReadFile(path); !strings.Contains(string(b), "# mine") {
+		t.Fatalf("the edit lost the comment:\n%s", b)
+	}
+}

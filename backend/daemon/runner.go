@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gatehouse-dev/gatehouse/backend/config"
+
 	"github.com/gatehouse-dev/gatehouse/backend/call"
 	"github.com/gatehouse-dev/gatehouse/backend/call/tools"
 )
@@ -19,7 +21,7 @@ func (d *Daemon) startRunner(ctx context.Context) error {
 		Sessions: d.sessions, Approvals: d.approvals, Policy: d.policy, Audit: auditSink{d},
 		Sandbox: opts.Sandbox, Hidden: []string{opts.DataDir}, Logger: d.logger, Egress: egressDep(opts.Egress),
 		Redact: d.redactor.String, EnvFor: d.secrets.EnvFor, Snapshots: d.snapshots, RunEnv: opts.RunEnv,
-		ExposeSecrets: opts.ExposeSecrets, StageDir: d.stageDir(),
+		ExposeSecrets: opts.ExposeSecrets, StageDir: d.stageDir(), KeepReadOnly: d.readOnlyKeeper(),
 	})
 	if err := d.runner.Register(tools.Builtin(tools.For(d.runner, d.redactor.String, d.logger))...); err != nil {
 		return err
@@ -49,4 +51,14 @@ func (d *Daemon) injectFaults() error {
 		d.logger.Warn("fault injection: applies stall after this many steps (GATEHOUSE_FAULT_STALL_APPLY)", "steps", n)
 	}
 	return nil
+}
+
+// readOnlyKeeper writes "always" on a proposal card to the config file;
+// without one (a daemon started with no config path) "always" is not
+// offered.
+func (d *Daemon) readOnlyKeeper() call.ReadOnlyKeeper {
+	if d.opts.ConfigPath == "" {
+		return nil
+	}
+	return config.ReadOnlyFile{Path: d.opts.ConfigPath}
 }

@@ -33,9 +33,9 @@ type State struct {
 	// readOnly are host paths the person showed this session's commands
 	// read-only (a proposal card's "for this session").
 	readOnly []string
-	limits Limits
-	held   Resources // the call pipeline's, made on first use
-	closed bool
+	limits   Limits
+	held     Resources // the call pipeline's, made on first use
+	closed   bool
 }
 
 // NewState makes a session's state with the given budgets.

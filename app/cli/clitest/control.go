@@ -36,6 +36,8 @@ type Approval struct {
 	Domain     string `json:"domain"`
 	Port       int    `json:"port"`
 	AlwaysRule string `json:"always_rule"`
+	// AlwaysNote: "always" on a card with no rule, and what it keeps.
+	AlwaysNote string `json:"always_note"`
 }
 
 // WaitApproval polls the control API until an approval is pending.

@@ -133,6 +133,8 @@ export interface ApprovalRequest {
   rule: string;
   risks?: Risk[];
   always_rule?: string;
+  /** "Always" on a card with no rule to write: what it keeps instead. */
+  always_note?: string;
   session_rule?: string;
   cwd?: string;
   /** "hook": the agent's own tool (native names it); empty for Gatehouse's MCP tools. */

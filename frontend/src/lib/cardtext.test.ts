@@ -36,6 +36,11 @@ describe('choices', () => {
     expect(c.session).toEqual({ offered: false, why: NO_SESSION_WHY });
   });
 
+  it('a card with no rule offers always when the daemon says what it keeps', () => {
+    const note = 'Always: every command of every session sees /home/me/notes read-only from now on (added to [sandbox] read_only in your config file).';
+    expect(choices(card({ always_note: note })).always?.help).toBe(note);
+  });
+
   it('no always answer without an always rule', () => {
     expect(choices(card({})).always).toBeNull();
   });

@@ -35,7 +35,7 @@ export function grantedPlace(domain: string, port: number): string {
 
 export function choices(req: ApprovalRequest): Choices {
   const always = (fallback: string) => {
-    if (!req.always_rule) return null;
+    if (!req.always_rule) return req.always_note ? { help: req.always_note } : null;
     const d = describeSnippet(req.always_rule);
     return { help: `Always: from now on ${d ?? fallback} run without asking (the rule below is written to your policy file).` };
   };
