@@ -21,6 +21,11 @@ type agentConn struct{ c *client.Agent }
 // agent's own (tokens/<agent>.token, written by `gatehouse install`) or the
 // default agent token.
 func dialAgent(dir, agent string) (*agentConn, error) {
+	if addr, ok := confinedAgentAddr(); ok {
+		// Inside a confined run the data dir is out of sight; the run's
+		// own listener is the capability, and needs no token.
+		return &agentConn{c: client.NewAgent(addr, "confined-run")}, nil
+	}
 	b, err := os.ReadFile(filepath.Join(dir, daemon.AddrFile))
 	if err != nil {
 		return nil, userErrorf(err, "no Gatehouse daemon is running for %s; start it with `gatehouse serve` (or open the Gatehouse app)", dir)
@@ -53,4 +58,15 @@ func (c *agentConn) post(ctx context.Context, path string, v, out any) error {
 		return userErrorf(ae.Err, "the Gatehouse daemon answered %s, which this gatehouse cannot read (are the daemon and this command the same version)", ae.Status)
 	}
 	return userErrorf(ae.Err, "the Gatehouse daemon at %s does not answer; start it with `gatehouse serve`", ae.Addr)
+}
+
+// confinedAgentAddr is where, inside a confined run (`gatehouse run`), the
+// daemon's agent routes are: the run's own listener, on the daemon's port
+// in the sandbox's loopback.
+func confinedAgentAddr() (string, bool) {
+	if os.Getenv("GATEHOUSE_RUN") == "" {
+		return "", false
+	}
+	addr := os.Getenv("GATEHOUSE_AGENT_ADDR")
+	return addr, addr != ""
 }

@@ -74,25 +74,13 @@ running daemon, where it gets the same policy, sandbox and audit as /mcp.`,
 			Args: cobra.NoArgs,
 			RunE: func(cmd *cobra.Command, _ []string) error {
 				ctx := cmd.Context()
-				dir, err := dataDir(g, "")
-				if err != nil {
-					return err
-				}
-				addr, err := daemonEndpoint(ctx, dir)
+				addr, tok, err := bridgeTarget(ctx, g, agent)
 				if err != nil {
 					return err
 				}
 				run, err := bridgeRun(agent)
 				if err != nil {
 					return err
-				}
-				tokFile, err := AgentTokenPath(dir, agent)
-				if err != nil {
-					return userErrorf(err, "%v", err)
-				}
-				tok, err := token.ReadFile(tokFile)
-				if err != nil {
-					return userErrorf(err, "cannot read the agent token: %v", err)
 				}
 				cwd, _ := os.Getwd()
 				httpc := &http.Client{Transport: &bearerTransport{token: tok, run: run, cwd: cwd, base: http.DefaultTransport}}
@@ -120,6 +108,30 @@ running daemon, where it gets the same policy, sandbox and audit as /mcp.`,
 		cmd.Flags().StringVar(&agent, "agent", "", "the agent that starts this bridge ("+strings.Join(session.Agents, ", ")+"): its calls join that agent run's session, shared with its hooks")
 		return cmd
 	})
+}
+
+// bridgeTarget is the daemon's address and the agent token to present:
+// from the data dir, or inside a confined run its own listener, which
+// needs no token (the data dir is out of sight there).
+func bridgeTarget(ctx context.Context, g *Globals, agent string) (addr, tok string, err error) {
+	if addr, ok := confinedAgentAddr(); ok {
+		return addr, "confined-run", nil
+	}
+	dir, err := dataDir(g, "")
+	if err != nil {
+		return "", "", err
+	}
+	if addr, err = daemonEndpoint(ctx, dir); err != nil {
+		return "", "", err
+	}
+	tokFile, err := AgentTokenPath(dir, agent)
+	if err != nil {
+		return "", "", userErrorf(err, "%v", err)
+	}
+	if tok, err = token.ReadFile(tokFile); err != nil {
+		return "", "", userErrorf(err, "cannot read the agent token: %v", err)
+	}
+	return addr, tok, nil
 }
 
 // runEnv is where each agent tells the MCP servers it starts which run

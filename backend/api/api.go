@@ -53,6 +53,8 @@ type Server struct {
 	RunPath string
 	// Workspaces are the roots agents work below without a card.
 	Workspaces Workspaces
+	// Runs are whole-agent runs (`gatehouse run`).
+	Runs ConfinedRuns
 }
 
 // Register adds the control routes to mux. Later features add their own
@@ -74,6 +76,7 @@ func (s *Server) Register(mux *http.ServeMux) {
 	s.registerAgents(mux)
 	s.registerCache(mux)
 	s.registerWorkspaces(mux)
+	s.registerRuns(mux)
 	mux.HandleFunc("POST /api/v1/sessions/{id}/mode", s.setMode)
 	mux.HandleFunc("/api/v1/", func(w http.ResponseWriter, r *http.Request) {
 		httpgate.Error(w, http.StatusNotFound, fmt.Sprintf("no route %s %s; see GET /api/v1/status and the README for the control API", r.Method, r.URL.Path))

@@ -10,8 +10,8 @@ import (
 // Families are the first parts of every event kind ("tool" in
 // "tool.call"). A kind filter outside them can only be a typo, so filters
 // are checked against this list. "hook" is for agents' own tool calls,
-// reported by their hooks.
-var Families = []string{"agent", "approval", "cache", "checkpoint", "effect", "exec", "hook", "limit", "network", "policy", "rollback", "session", "stage", "system", "token", "tool", "workspace", "boundary"}
+// reported by their hooks; "run" for whole-agent runs (`gatehouse run`).
+var Families = []string{"agent", "approval", "cache", "checkpoint", "effect", "exec", "hook", "limit", "network", "policy", "rollback", "run", "session", "stage", "system", "token", "tool", "workspace", "boundary"}
 
 var kindRest = regexp.MustCompile(`^[a-z_]+(\.[a-z_]+)*$`)
 

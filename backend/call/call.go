@@ -22,6 +22,9 @@ const (
 	// ViaHook is an agent's own tool (Claude Code's Bash, Codex's shell),
 	// which the agent's hook handed to Gatehouse before running it.
 	ViaHook Via = "hook"
+	// ViaConfined is a confined agent's own connection (`gatehouse run`):
+	// the agent process, not one of its tool calls.
+	ViaConfined Via = "confined"
 )
 
 // Request is what a transport hands the runner: one tool call, as asked.

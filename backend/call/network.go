@@ -12,6 +12,7 @@ import (
 	"github.com/gatehouse-dev/gatehouse/backend/approval"
 	"github.com/gatehouse-dev/gatehouse/backend/egress"
 	"github.com/gatehouse-dev/gatehouse/backend/policy"
+	"github.com/gatehouse-dev/gatehouse/backend/session"
 	"github.com/gatehouse-dev/gatehouse/sandbox"
 )
 
@@ -26,7 +27,9 @@ type Egress interface {
 // release closes the proxy once the run is over. The sandbox backend
 // points the run's proxy variables at it.
 func (r *Runner) runNetwork(ctx context.Context, c *InFlight) (sandbox.Network, *runNet, func()) {
-	n := &runNet{r: r, c: c}
+	n := &runNet{r: r, c: c, o: NetworkOrigin{
+		State: c.State, Call: c.ID, Binary: c.plan.Action.Binary, Cwd: c.plan.Action.Cwd, Via: c.Req.Via,
+	}}
 	if r.deps.Egress == nil {
 		return sandbox.Network{Mode: sandbox.NetNone}, n, func() {}
 	}
@@ -36,10 +39,38 @@ func (r *Runner) runNetwork(ctx context.Context, c *InFlight) (sandbox.Network, 
 	return sandbox.Network{Mode: sandbox.NetProxy, Proxy: run}, n, run.Close
 }
 
+// NetworkOrigin is where a proxy's connections come from: one command's
+// run, or a whole confined agent (ConfinedNetwork).
+type NetworkOrigin struct {
+	State *session.State
+	// Call is the tool call that started the run ("" for a confined
+	// agent, which is no call).
+	Call        string
+	Binary, Cwd string
+	Via         Via
+	// Preapproved, if set, names domains that need no card (a confined
+	// agent's model API); network rules still decide first, so a domain
+	// the person denied stays denied.
+	Preapproved func(domain string) bool
+}
+
+// ConfinedNetwork decides and records for a confined agent's proxy: the
+// same network rules, grants and cards as a command's, with the agent's
+// model API let through.
+func (r *Runner) ConfinedNetwork(o NetworkOrigin) interface {
+	egress.Decider
+	egress.Recorder
+} {
+	return &runNet{r: r, o: o}
+}
+
 // runNet decides and records for one run's proxy.
 type runNet struct {
 	r *Runner
+	// c is the call whose command the proxy serves; nil for a confined
+	// agent.
 	c *InFlight
+	o NetworkOrigin
 
 	mu sync.Mutex
 	// refused are the proxy's refusals, each once: a command often shows
@@ -62,14 +93,18 @@ func (n *runNet) notes() []string {
 // first, then a network card. "This session" and "always" widen to the
 // domain (and the port, unless it is 443 or 80).
 func (n *runNet) Decide(ctx context.Context, q egress.Question) (egress.Answer, error) {
-	r, c, st, sess := n.r, n.c, n.c.State, n.c.Session()
+	r, st := n.r, n.o.State
+	sess := st.Live.ID()
 	home, _ := os.UserHomeDir()
 	ps, err := policySession(st, home, r.sandboxed(), policy.ToolRunCommand)
 	if err != nil {
 		return egress.Answer{Reason: "this session's mode is not one Gatehouse knows"}, nil
 	}
 	dec := r.deps.Policy.Get().DecideNetwork(ps, q.Domain, q.Port)
-	r.queue(ctx, c, "network.decision", "policy", map[string]any{
+	if dec.Verdict == policy.Ask && n.o.Preapproved != nil && n.o.Preapproved(q.Domain) {
+		dec = policy.Decision{Verdict: policy.Allow, Reason: "the confined agent's own model API (its profile's domains)"}
+	}
+	n.record(ctx, "network.decision", "policy", map[string]any{
 		"domain": q.Domain, "port": q.Port, "verdict": dec.Verdict.String(), "reason": dec.Reason, "rule": dec.Rule,
 	})
 	where := fmt.Sprintf("%s:%d", q.Domain, q.Port)
@@ -80,21 +115,25 @@ func (n *runNet) Decide(ctx context.Context, q egress.Question) (egress.Answer, 
 		return egress.Answer{Reason: dec.Reason}, nil
 	}
 	always := policy.NetworkRule(q.Domain, q.Port, policy.ScopeAlways)
+	who := path.Base(n.o.Binary)
+	if q.Process != "" {
+		who = q.Process
+	}
 	req := approval.Request{
-		Kind: approval.KindNetwork, Session: sess, CallID: c.ID, Actor: c.actor(), Tool: policy.ToolNetwork,
-		Domain: q.Domain, Port: q.Port, Binary: c.plan.Action.Binary,
-		Reason:         fmt.Sprintf("%s wants to connect to %s", path.Base(c.plan.Action.Binary), where),
+		Kind: approval.KindNetwork, Session: sess, CallID: n.o.Call, Actor: st.Live.Actor(), Tool: policy.ToolNetwork,
+		Domain: q.Domain, Port: q.Port, Binary: n.o.Binary,
+		Reason:         fmt.Sprintf("%s wants to connect to %s", who, where),
 		Rule:           dec.Rule.String(),
 		AlwaysRule:     always.String(),
-		Args:           map[string]any{"cwd": c.plan.Action.Cwd},
-		Via:            string(c.Req.Via),
+		Args:           map[string]any{"cwd": n.o.Cwd},
+		Via:            string(n.o.Via),
 		NoSessionScope: st.NoSessionGrants,
 		Goal:           st.Live.Snapshot().Goal,
 	}
 	for _, a := range q.Argv {
 		req.Argv = append(req.Argv, r.redact(a))
 	}
-	d, err := r.Ask(ctx, c, req)
+	d, err := n.ask(ctx, req)
 	if err != nil {
 		return egress.Answer{}, fmt.Errorf("ask about %s: %w", where, err)
 	}
@@ -119,22 +158,40 @@ func (n *runNet) Decide(ctx context.Context, q egress.Question) (egress.Answer, 
 	return egress.Answer{Allow: true}, nil
 }
 
+// ask files the card: as the call's, or the confined agent's.
+func (n *runNet) ask(ctx context.Context, req approval.Request) (approval.Decision, error) {
+	if n.c != nil {
+		return n.r.Ask(ctx, n.c, req)
+	}
+	n.r.deps.Sessions.Count(req.Session, session.Counters{Asked: 1})
+	d, err := n.r.deps.Approvals.Ask(ctx, req)
+	if err != nil {
+		return d, fmt.Errorf("ask the person: %w", err)
+	}
+	return d, nil
+}
+
+// record queues an audit row under the session (and call, if any).
+func (n *runNet) record(ctx context.Context, kind, actor string, payload map[string]any) {
+	n.r.deps.Audit.Queue(context.WithoutCancel(ctx), Row{Kind: kind, Actor: actor, Session: n.o.State.Live.ID(), Call: n.o.Call, Payload: payload})
+}
+
 // writeAlways appends the rule to the person's policy file and reloads
 // it; if that fails the session still gets it, and the audit says so.
 func (n *runNet) writeAlways(ctx context.Context, rule policy.Rule) {
-	r, c := n.r, n.c
+	r, st := n.r, n.o.State
 	if err := policy.AppendRule(r.deps.Policy.UserPath, rule); err != nil {
 		r.deps.Logger.Error("write always-allow network rule", "err", err)
-		r.queue(ctx, c, "policy.rule_failed", "system", map[string]any{"error": err.Error()})
-		if !c.State.NoSessionGrants {
-			c.State.AddGrant(policy.NetworkRule(rule.Domains[0], firstPort(rule), policy.ScopeSession))
+		n.record(ctx, "policy.rule_failed", "system", map[string]any{"error": err.Error()})
+		if !st.NoSessionGrants {
+			st.AddGrant(policy.NetworkRule(rule.Domains[0], firstPort(rule), policy.ScopeSession))
 		}
 		return
 	}
 	if err := r.deps.Policy.Reload(); err != nil {
 		r.deps.Logger.Error("reload policy", "err", err)
 	}
-	r.queue(ctx, c, "policy.rule_added", "human", map[string]any{"rule": rule.String(), "file": r.deps.Policy.UserPath})
+	n.record(ctx, "policy.rule_added", "human", map[string]any{"rule": rule.String(), "file": r.deps.Policy.UserPath})
 }
 
 func firstPort(r policy.Rule) int {
@@ -150,6 +207,9 @@ func (n *runNet) Connection(ctx context.Context, c egress.Connection) {
 		"domain": c.Domain, "port": c.Port, "method": c.Method, "addr": c.Addr,
 		"bytes_up": c.BytesUp, "bytes_down": c.BytesDown, "duration_ms": c.Duration.Milliseconds(),
 	}
+	if c.Process != "" {
+		payload["process"] = n.r.redact(c.Process)
+	}
 	if c.Refused != "" {
 		msg := n.r.redact(c.Refused)
 		payload["refused"] = msg
@@ -159,7 +219,7 @@ func (n *runNet) Connection(ctx context.Context, c egress.Connection) {
 		}
 		n.mu.Unlock()
 	}
-	n.r.queue(ctx, n.c, "network.connection", "system", payload)
+	n.record(ctx, "network.connection", "system", payload)
 }
 
 // maxRefusalNotes bounds the refusals one result lists.

@@ -10,9 +10,11 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 
 	"github.com/pelletier/go-toml/v2"
 
+	"github.com/gatehouse-dev/gatehouse/backend/agentprofile"
 	"github.com/gatehouse-dev/gatehouse/backend/policy"
 	"github.com/gatehouse-dev/gatehouse/backend/secrets"
 	"github.com/gatehouse-dev/gatehouse/sandbox/protect"
@@ -44,6 +46,17 @@ type Config struct {
 	// MaxPendingPerSession caps the cards one session has waiting; calls
 	// over it fail at once.
 	MaxPendingPerSession int `toml:"max_pending_per_session"`
+	// Agents tune `gatehouse run NAME` per agent profile.
+	Agents map[string]Agent `toml:"agents"`
+}
+
+// Agent tunes one agent's confined runs ([agents.claude]).
+type Agent struct {
+	// Domains replace the profile's model API domains (reached without a
+	// card; network rules still decide first).
+	Domains []string `toml:"domains"`
+	// Env are more variables passed in although their names look secret.
+	Env []string `toml:"env"`
 }
 
 // Workspaces are where agents work without a card.
@@ -196,6 +209,11 @@ func (c Config) Validate() error {
 	case "", "docker", "podman":
 	default:
 		return fmt.Errorf("sandbox.container_cli %q must be docker or podman", c.Sandbox.ContainerCLI)
+	}
+	for name := range c.Agents {
+		if _, ok := agentprofile.Lookup(name); !ok {
+			return fmt.Errorf("[agents.%s]: Gatehouse has no profile for %q; use one of %s", name, name, strings.Join(agentprofile.Names(), ", "))
+		}
 	}
 	return nil
 }

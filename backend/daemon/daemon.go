@@ -22,6 +22,7 @@ import (
 	"github.com/gatehouse-dev/gatehouse/backend/audit"
 	"github.com/gatehouse-dev/gatehouse/backend/buildcache"
 	"github.com/gatehouse-dev/gatehouse/backend/call"
+	"github.com/gatehouse-dev/gatehouse/backend/confined"
 	"github.com/gatehouse-dev/gatehouse/backend/egress"
 	"github.com/gatehouse-dev/gatehouse/backend/httpgate"
 	"github.com/gatehouse-dev/gatehouse/backend/policy"
@@ -109,6 +110,7 @@ type Daemon struct {
 	mcp       *mcpserver.Server
 	runs      *session.Runs
 	projects  *projects.Projects
+	confined  *confined.Runs
 }
 
 // Addr is the bound TCP address.
@@ -158,6 +160,8 @@ func Run(ctx context.Context, opts Options) (err error) {
 		Sessions: d.sessions, Workspaces: d.projects, OnWorkspace: d.servesWorkspace, Mode: opts.Mode, Limits: opts.Limits, Logger: d.logger,
 	})
 	defer d.runs.Close(context.Background())
+	d.confined = d.openConfined()
+	defer d.confined.Close()
 	return d.serve(ctx)
 }
 
@@ -219,7 +223,7 @@ func (d *Daemon) buildHandler() http.Handler {
 	(&api.Server{
 		Sessions: d.sessions, Audit: d.audit, Approvals: d.approvals, Kill: d.Kill, Logger: d.logger, Status: d.status,
 		Policy: d.policy, Snapshots: d.snapshots, Tokens: &tokenStore{db: d.db, set: d.tokens, logins: d.logins}, Agents: d.agentsService(), Connect: d.connectInfo, Emit: d.Emit, Live: d.runs.Session, DefaultMode: d.opts.Mode,
-		Cache: d.buildCache(), RunPath: d.runPath(), Workspaces: d.projects,
+		Cache: d.buildCache(), RunPath: d.runPath(), Workspaces: d.projects, Runs: d.confined,
 	}).Register(mux)
 	mux.Handle("/mcp", d.mcp.Handler())
 	mux.Handle("/mcp/", d.mcp.Handler())

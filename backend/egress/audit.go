@@ -28,4 +28,6 @@ type Connection struct {
 	Duration  time.Duration
 	// Refused says why the proxy refused the connection; empty otherwise.
 	Refused string
+	// Process names the process that connected (RunInfo.Labelled).
+	Process string
 }

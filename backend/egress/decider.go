@@ -18,6 +18,10 @@ type Question struct {
 	Session string   // the session the run belongs to
 	Call    string   // the tool call that started the run
 	Argv    []string // the command that connects
+	// Process is the process that connects, as the run's forwarder named
+	// it (a confined agent's: the agent or one of its servers); "" when
+	// the run is one command.
+	Process string
 }
 
 // Answer is a Decider's verdict.

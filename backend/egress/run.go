@@ -76,6 +76,10 @@ type RunInfo struct {
 	Decider Decider
 	// Recorder, if set, gets a record of every connection.
 	Recorder Recorder
+	// Labelled: each connection begins with one line, "process=NAME",
+	// naming the process that made it. Only a forwarder Gatehouse runs
+	// outside the sandbox (a confined agent's) writes to such a listener.
+	Labelled bool
 }
 
 // Run is the proxy of one run: it implements sandbox.Proxy.
@@ -166,6 +170,15 @@ func (r *Run) handle(c net.Conn) {
 	lim := &headLimit{r: c, n: maxHeadBytes}
 	br := bufio.NewReaderSize(lim, 32<<10)
 	_ = c.SetReadDeadline(time.Now().Add(headTimeout))
+	if r.info.Labelled {
+		line, err := br.ReadString('\n')
+		p, ok := strings.CutPrefix(strings.TrimSuffix(line, "\n"), "process=")
+		if err != nil || !ok {
+			rec.Refused = "the forwarder did not name the connection's process"
+			return
+		}
+		rec.Process = p
+	}
 	head, err := readHead(br)
 	if err != nil {
 		rf := refuse(400, "Gatehouse's proxy could not read the request: %v", err)
@@ -280,7 +293,7 @@ func (r *Run) admit(host string, port int, rec *Connection) (*target, *refusal) 
 		return nil, refuse(400, "Gatehouse's proxy does not connect to %q", host)
 	}
 	rec.Domain, rec.Port = name, port
-	if a := r.decide(name, port); !a.Allow {
+	if a := r.decide(name, port, rec.Process); !a.Allow {
 		reason := a.Reason
 		if reason == "" {
 			reason = "it was not approved"
@@ -300,7 +313,7 @@ func (r *Run) admit(host string, port int, rec *Connection) (*target, *refusal) 
 
 // decide asks the Decider once per domain and port for this run; other
 // connections for the same pair wait for that answer.
-func (r *Run) decide(name string, port int) Answer {
+func (r *Run) decide(name string, port int, process string) Answer {
 	key := name + ":" + strconv.Itoa(port)
 	r.mu.Lock()
 	a, ok := r.answers[key]
@@ -322,7 +335,7 @@ func (r *Run) decide(name string, port int) Answer {
 		a.a = Answer{Reason: "no one decides on network access here"}
 		return a.a
 	}
-	ans, err := r.info.Decider.Decide(r.ctx, Question{Domain: name, Port: port, Session: r.info.Session, Call: r.info.Call, Argv: r.info.Argv})
+	ans, err := r.info.Decider.Decide(r.ctx, Question{Domain: name, Port: port, Session: r.info.Session, Call: r.info.Call, Argv: r.info.Argv, Process: process})
 	if err != nil {
 		r.p.log.Warn("egress: decider failed", "domain", name, "port", port, "err", err)
 		ans = Answer{Reason: "Gatehouse could not ask for approval"}

@@ -26,11 +26,15 @@ type Principal struct {
 	Kind    token.Kind
 	TokenID string
 	Name    string // client name bound to the token
-	Via     string // "tcp" or "unix"
+	Via     string // "tcp", "unix" or "run"
+	// Run is the confined run (`gatehouse run`) whose own listener the
+	// request came through; its calls all belong to that run's session.
+	Run string
 }
 
 type principalKey struct{}
 type connKindKey struct{}
+type runKey struct{}
 
 // FromContext returns the admitted principal of a request.
 func FromContext(ctx context.Context) (Principal, bool) {
@@ -45,6 +49,31 @@ func ConnContext(ctx context.Context, c net.Conn) context.Context {
 		return context.WithValue(ctx, connKindKey{}, "unix")
 	}
 	return ctx
+}
+
+// ConfinedRunHeader names the confined run a request came from. Only the
+// gate sets it, on requests that arrived on that run's own listener; it
+// is removed from every other request.
+const ConfinedRunHeader = "X-Gatehouse-Confined-Run"
+
+// RunConnContext tags requests that arrived on a confined run's own
+// listener as that run's agent: the listener is reachable only from
+// inside the run's sandbox, so the connection is the capability, and it
+// opens the agent routes and nothing else.
+// tok is the run's own agent token, which the gate presents for it so the
+// agent routes see one token whichever client inside the run asked.
+func RunConnContext(p Principal, tok string) func(ctx context.Context, c net.Conn) context.Context {
+	p.Kind, p.Via = token.Agent, "run"
+	r := confinedRun{p: p, token: tok}
+	return func(ctx context.Context, _ net.Conn) context.Context {
+		return context.WithValue(context.WithValue(ctx, connKindKey{}, "run"), runKey{}, r)
+	}
+}
+
+// confinedRun is what a run's listener tags its connections with.
+type confinedRun struct {
+	p     Principal
+	token string
 }
 
 // Config is what the gate needs to decide.
@@ -116,9 +145,12 @@ func (c *Config) Wrap(next http.Handler) http.Handler {
 
 // admit returns the principal, or an HTTP status and a reason to refuse.
 func (c *Config) admit(r *http.Request, origins map[string]bool) (Principal, int, string) {
+	// Only a run's own listener may name a run.
+	r.Header.Del(ConfinedRunHeader)
 	via := "tcp"
-	if v, _ := r.Context().Value(connKindKey{}).(string); v == "unix" {
-		via = "unix"
+	switch v, _ := r.Context().Value(connKindKey{}).(string); v {
+	case "unix", "run":
+		via = v
 	}
 	if via == "tcp" && !c.hostOK(r.Host) {
 		return Principal{Via: via}, http.StatusForbidden, "Host header must be 127.0.0.1, localhost or [::1] with the daemon's port"
@@ -134,6 +166,19 @@ func (c *Config) admit(r *http.Request, origins map[string]bool) (Principal, int
 		return Principal{Via: via}, 0, ""
 	}
 	want, known := Family(r.URL.Path)
+	if via == "run" {
+		// The run's listener: the agent's routes only, as the run.
+		if !known || want != token.Agent {
+			return Principal{Via: via}, http.StatusNotFound, "a confined run reaches only the agent routes"
+		}
+		cr, _ := r.Context().Value(runKey{}).(confinedRun)
+		if cr.p.Run == "" {
+			return Principal{Via: via}, http.StatusForbidden, "this listener belongs to no run"
+		}
+		r.Header.Set(ConfinedRunHeader, cr.p.Run)
+		r.Header.Set("Authorization", "Bearer "+cr.token)
+		return cr.p, 0, ""
+	}
 	if via == "unix" {
 		// The listener checked the peer's uid; the socket is the control
 		// capability and opens nothing else.

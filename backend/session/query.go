@@ -16,7 +16,7 @@ type ListFilter struct {
 	Before time.Time // keyset: sessions started strictly before this
 }
 
-const cols = `id, client, client_name, client_version, transport, workspaces, mode, started_ns, ended_ns, status, end_reason, calls, allowed, asked, denied, errors, output_bytes, cpu_ms, run, goal, outcomes`
+const cols = `id, client, client_name, client_version, transport, workspaces, mode, started_ns, ended_ns, status, end_reason, calls, allowed, asked, denied, errors, output_bytes, cpu_ms, run, goal, outcomes, confined`
 
 // List returns session history from the database; live sessions carry
 // their in-memory counters.
@@ -81,7 +81,7 @@ func scan(r scanner) (Info, error) {
 	var ended sql.NullInt64
 	var st, outcomes string
 	err := r.Scan(&i.ID, &i.Client, &i.ClientName, &i.ClientVersion, &i.Transport, &ws, &i.Mode, &started, &ended, &st, &i.EndReason,
-		&i.Calls, &i.Allowed, &i.Asked, &i.Denied, &i.Errors, &i.OutputBytes, &i.CPUMillis, &i.Run, &i.Goal, &outcomes)
+		&i.Calls, &i.Allowed, &i.Asked, &i.Denied, &i.Errors, &i.OutputBytes, &i.CPUMillis, &i.Run, &i.Goal, &outcomes, &i.Confined)
 	if err != nil {
 		return i, err
 	}

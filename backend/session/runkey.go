@@ -23,6 +23,15 @@ func (k RunKey) String() string { return k.Agent + ":" + k.ID }
 // and their hooks identify the run by the agent's own session id.
 var Agents = []string{"claude", "codex", "gemini", "cursor"}
 
+// ConfinedAgent names the runs of whole agents in a sandbox (`gatehouse
+// run`): the daemon opens each before the agent starts, and every request
+// from inside it belongs to it. No client can name one (ParseRunKey
+// refuses it); only a run's own listener does.
+const ConfinedAgent = "run"
+
+// ConfinedRun is the key of the confined run id.
+func ConfinedRun(id string) RunKey { return RunKey{Agent: ConfinedAgent, ID: id} }
+
 // BridgeAgent names the runs of stdio bridges whose agent gives them no run
 // id: each such bridge is a run of its own.
 const BridgeAgent = "bridge"

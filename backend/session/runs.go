@@ -27,6 +27,8 @@ type RunStart struct {
 	// (a hook's event, the stdio bridge): its project is the session's
 	// workspace.
 	Cwd string
+	// Confined: the run is a whole agent in a sandbox (`gatehouse run`).
+	Confined bool
 }
 
 // Workspaces decide where a new run works. *projects.Projects is one.
@@ -232,7 +234,7 @@ func (g *Runs) start(ctx context.Context, key RunKey, s RunStart) (*run, error) 
 	}
 	live, err := g.cfg.Sessions.Start(ctx, StartRequest{
 		Client: s.Client, ClientName: s.ClientName, ClientVersion: s.ClientVersion, Transport: s.Transport,
-		Workspaces: ws, Mode: g.cfg.Mode, Run: runLabel(key),
+		Workspaces: ws, Mode: g.cfg.Mode, Run: runLabel(key), Confined: s.Confined,
 	})
 	if err != nil {
 		return nil, err

@@ -62,6 +62,9 @@ type Info struct {
 	// Idle: live, but its client has not been heard from for a while; its
 	// warm sandbox is released until the next call.
 	Idle bool `json:"idle,omitempty"`
+	// Confined: the agent process itself, and all it started, ran in a
+	// sandbox for its whole life (`gatehouse run`).
+	Confined bool `json:"confined"`
 	Counters
 }
 
@@ -132,6 +135,8 @@ type StartRequest struct {
 	Workspaces    []string
 	Mode          string
 	Run           string
+	// Confined: a whole-agent run (`gatehouse run`).
+	Confined bool
 }
 
 // Manager owns the live sessions and the switches.
@@ -201,11 +206,11 @@ func (m *Manager) Start(ctx context.Context, req StartRequest) (*Live, error) {
 	info := Info{
 		ID: newID(), Client: req.Client, ClientName: req.ClientName, ClientVersion: req.ClientVersion,
 		Transport: req.Transport, Workspaces: append([]string(nil), req.Workspaces...), Mode: req.Mode,
-		StartedAt: time.Now().UTC(), Status: Active, Run: req.Run,
+		StartedAt: time.Now().UTC(), Status: Active, Run: req.Run, Confined: req.Confined,
 	}
 	ws, _ := json.Marshal(info.Workspaces)
-	if _, err := m.db.ExecContext(ctx, `INSERT INTO sessions (id, client, client_name, client_version, transport, workspaces, mode, started_ns, status, run) VALUES (?,?,?,?,?,?,?,?, 'active', ?)`,
-		info.ID, info.Client, info.ClientName, info.ClientVersion, info.Transport, string(ws), info.Mode, info.StartedAt.UnixNano(), info.Run); err != nil {
+	if _, err := m.db.ExecContext(ctx, `INSERT INTO sessions (id, client, client_name, client_version, transport, workspaces, mode, started_ns, status, run, confined) VALUES (?,?,?,?,?,?,?,?, 'active', ?, ?)`,
+		info.ID, info.Client, info.ClientName, info.ClientVersion, info.Transport, string(ws), info.Mode, info.StartedAt.UnixNano(), info.Run, info.Confined); err != nil {
 		return nil, fmt.Errorf("record session: %w", err)
 	}
 	sctx, cancel := context.WithCancelCause(m.root)
@@ -218,7 +223,7 @@ func (m *Manager) Start(ctx context.Context, req StartRequest) (*Live, error) {
 	m.logger.Info("agent connected", "session", info.ID, "token_name", info.Client, "client", info.ClientName, "version", info.ClientVersion, "transport", info.Transport)
 	m.emit(ctx, "session.start", actorFor(info), info.ID, map[string]any{
 		"client": info.Client, "client_name": info.ClientName, "client_version": info.ClientVersion,
-		"transport": info.Transport, "workspaces": info.Workspaces, "mode": info.Mode, "run": info.Run,
+		"transport": info.Transport, "workspaces": info.Workspaces, "mode": info.Mode, "run": info.Run, "confined": info.Confined,
 	})
 	return l, nil
 }

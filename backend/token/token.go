@@ -57,6 +57,24 @@ type Entry struct {
 type Set struct {
 	mu      sync.RWMutex
 	entries []Entry
+	// held are tokens the daemon minted for as long as something runs (a
+	// confined run's own): never stored, and kept across Replace.
+	held map[string]Entry
+}
+
+// Hold adds e until release is called.
+func (s *Set) Hold(e Entry) (release func()) {
+	s.mu.Lock()
+	if s.held == nil {
+		s.held = map[string]Entry{}
+	}
+	s.held[e.ID] = e
+	s.mu.Unlock()
+	return func() {
+		s.mu.Lock()
+		delete(s.held, e.ID)
+		s.mu.Unlock()
+	}
 }
 
 // Replace swaps in a new list (after a create or revoke).
@@ -75,12 +93,18 @@ func (s *Set) Match(presented string, want Kind) (Entry, bool) {
 	defer s.mu.RUnlock()
 	var found Entry
 	ok := 0
-	for _, e := range s.entries {
+	check := func(e Entry) {
 		eq := subtle.ConstantTimeCompare(h[:], e.Hash[:])
 		if eq == 1 && e.Kind == want && (e.Expires.IsZero() || now.Before(e.Expires)) {
 			found = e
 			ok = 1
 		}
+	}
+	for _, e := range s.entries {
+		check(e)
+	}
+	for _, e := range s.held {
+		check(e)
 	}
 	return found, ok == 1
 }

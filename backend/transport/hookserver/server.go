@@ -22,6 +22,7 @@ import (
 
 	"github.com/gatehouse-dev/gatehouse/backend/call"
 	"github.com/gatehouse-dev/gatehouse/backend/call/effect"
+	"github.com/gatehouse-dev/gatehouse/backend/httpgate"
 	"github.com/gatehouse-dev/gatehouse/backend/policy"
 	"github.com/gatehouse-dev/gatehouse/backend/session"
 	"github.com/gatehouse-dev/gatehouse/backend/transport/hookwire"
@@ -139,13 +140,14 @@ func (s *Server) serveExec(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, code, res)
 }
 
-// who is the agent token a request came with.
-type who struct{ token, name string }
+// who is the agent token a request came with, and the confined run
+// whose listener it came through ("" for none).
+type who struct{ token, name, run string }
 
 func identity(r *http.Request) who {
 	if ti := auth.TokenInfoFromContext(r.Context()); ti != nil {
 		n, _ := ti.Extra["name"].(string)
-		return who{token: ti.UserID, name: n}
+		return who{token: ti.UserID, name: n, run: r.Header.Get(httpgate.ConfinedRunHeader)}
 	}
 	return who{}
 }
@@ -177,6 +179,11 @@ func (s *Server) answer(ctx context.Context, by who, req HookRequest) hookwire.A
 		return deny("%v", err)
 	}
 	key, err := session.ParseRunKey(string(ev.Agent) + ":" + ev.SessionID)
+	if by.run != "" {
+		// From inside a confined run: the run is the session, whatever
+		// the agent calls its own.
+		key, err = session.ConfinedRun(by.run), nil
+	}
 	if err != nil {
 		if ev.Kind == hookwire.PreTool {
 			return deny("Gatehouse blocked this call: the hook input has no usable session id (%v), so Gatehouse cannot tell which run asks.", err)

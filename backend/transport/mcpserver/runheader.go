@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"path/filepath"
 
+	"github.com/gatehouse-dev/gatehouse/backend/httpgate"
 	"github.com/gatehouse-dev/gatehouse/backend/session"
 )
 
@@ -17,6 +18,10 @@ const RunHeader = "X-Gatehouse-Run"
 // value is refused rather than ignored, so a run is never merged into
 // another by accident.
 func runKey(h http.Header) (k session.RunKey, named bool, err error) {
+	if run := h.Get(httpgate.ConfinedRunHeader); run != "" {
+		// A confined run's own listener: every client inside is the run.
+		return session.ConfinedRun(run), true, nil
+	}
 	v := h.Get(RunHeader)
 	if v == "" {
 		return session.RunKey{}, false, nil

@@ -1,0 +1,253 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/gatehouse-dev/gatehouse/app/client"
+	"github.com/gatehouse-dev/gatehouse/backend/agentprofile"
+	"github.com/gatehouse-dev/gatehouse/backend/confined"
+	"github.com/gatehouse-dev/gatehouse/backend/daemon"
+	"github.com/gatehouse-dev/gatehouse/sandbox/agentbox"
+)
+
+func init() {
+	register(func(g *Globals) *cobra.Command {
+		var profileName, workspace string
+		cmd := &cobra.Command{
+			Use:   "run [--profile NAME] (claude|codex|gemini [ARG…] | -- CMD [ARG…])",
+			Short: "Run an agent confined for its whole life: it and everything it starts",
+			Long: `gatehouse run starts an agent (or any command) inside a sandbox that lasts as
+long as it does: the agent process, the MCP servers and language servers it
+starts, and their children. The project you start it in is writable (its
+protected files read-only, its secrets hidden); your home's secrets are out
+of sight; the agent keeps a home of its own in Gatehouse's data dir, its
+state directory writable and its settings, hooks and plugins read-only;
+the network is reached only through Gatehouse's proxy, where the agent's
+model API needs no card. Its hooks and Gatehouse's MCP tools still reach
+the daemon, so its shell commands run in sandboxes of their own, with
+checkpoints and cards. The terminal passes through; the exit status is
+the agent's. The kill switch ends the whole tree.
+
+  gatehouse run claude            Claude Code with its profile
+  gatehouse run codex exec …      Codex
+  gatehouse run -- make test      any command, no profile
+
+The daemon must be running: nothing starts without it.`,
+			Args: cobra.MinimumNArgs(1),
+			RunE: func(cmd *cobra.Command, args []string) error {
+				name := profileName
+				if name == "" && cmd.ArgsLenAtDash() != 0 {
+					// `gatehouse run claude …`: the first word names the profile.
+					if _, ok := agentprofile.Lookup(args[0]); !ok {
+						return userErrorf(nil, "Gatehouse has no profile for %q (it has %s); to confine a plain command, put it after --: gatehouse run -- %s", args[0], strings.Join(agentprofile.Names(), ", "), strings.Join(args, " "))
+					}
+					name = args[0]
+				}
+				return runConfined(cmd.Context(), g, name, workspace, args)
+			},
+		}
+		cmd.Flags().StringVar(&profileName, "profile", "", "run the command after -- with this agent's profile (claude, codex, gemini)")
+		cmd.Flags().StringVar(&workspace, "workspace", "", "the project to work in (default: the current directory's)")
+		cmd.Flags().SetInterspersed(false)
+		return cmd
+	})
+}
+
+// runConfined starts argv confined with profile name ("" for none) and
+// returns its exit status as an exitCodeError.
+func runConfined(ctx context.Context, g *Globals, name, workspace string, argv []string) error {
+	if id := os.Getenv("GATEHOUSE_RUN"); id != "" {
+		return userErrorf(nil, "this shell is already inside a confined run (%s); run %s directly, it is confined already", id, argv[0])
+	}
+	var profile *agentprofile.Resolved
+	home, _ := os.UserHomeDir()
+	if name != "" {
+		p, ok := agentprofile.Lookup(name)
+		if !ok {
+			return userErrorf(nil, "--profile %q: Gatehouse has profiles for %s", name, strings.Join(agentprofile.Names(), ", "))
+		}
+		r, err := p.Resolve(os.Getenv, home)
+		if err != nil {
+			return userErrorf(err, "%v", err)
+		}
+		profile = &r
+	}
+	program, err := exec.LookPath(argv[0])
+	if err != nil {
+		if profile != nil {
+			return userErrorf(err, "%s is not installed here (no %s on your PATH), so nothing was started", name, argv[0])
+		}
+		return userErrorf(err, "%s was not found on your PATH, so nothing was started", argv[0])
+	}
+	cfg, err := loadConfig(g)
+	if err != nil {
+		return err
+	}
+	dir, err := dataDir(g, cfg.Data)
+	if err != nil {
+		return err
+	}
+	port, err := daemonPort(dir)
+	if err != nil {
+		return err
+	}
+	cwd := workspace
+	if cwd == "" {
+		if cwd, err = os.Getwd(); err != nil {
+			return err
+		}
+	}
+	if cwd, err = filepath.Abs(cwd); err != nil {
+		return err
+	}
+	c := client.New(dir)
+	req := confined.Request{Argv: argv, Cwd: cwd}
+	if profile != nil {
+		req.Agent, req.Domains = profile.Name, profile.Domains
+		if a, ok := cfg.Agents[profile.Name]; ok && a.Domains != nil {
+			req.Domains = a.Domains
+		}
+	}
+	started, err := startRun(ctx, g, c, req)
+	if err != nil {
+		return err
+	}
+	log := g.Logger()
+	tc, err := findToolchains(g, cfg.Sandbox, log)
+	if err != nil {
+		endRun(c, started.ID, -1)
+		return err
+	}
+	spec, err := confinedSpec(runLayout{
+		dataDir: dir, cfg: cfg, profile: profile, program: program, argv: argv, cwd: cwd,
+		workspaces: started.Workspaces, runID: started.ID, agentPort: port, toolchains: tc.ReadOnly,
+	})
+	if err != nil {
+		endRun(c, started.ID, -1)
+		return err
+	}
+	// The terminal's signals go to the agent (it is in this process group);
+	// this process outlives them to report its status.
+	signal.Ignore(syscall.SIGINT, syscall.SIGQUIT)
+	stop := make(chan os.Signal, 1)
+	signal.Notify(stop, syscall.SIGTERM, syscall.SIGHUP)
+	defer signal.Stop(stop)
+	box, err := agentbox.Start(ctx, spec)
+	if err != nil {
+		endRun(c, started.ID, -1)
+		return userErrorf(err, "the confined run did not start: %v", err)
+	}
+	dialer := func(sock string) func() (net.Conn, error) {
+		return func() (net.Conn, error) { return net.Dial("unix", sock) }
+	}
+	go agentbox.Forward(box.Proxy, dialer(started.ProxySocket), func(conn net.Conn) string { return "process=" + box.Process(conn) })
+	go agentbox.Forward(box.Agent, dialer(started.AgentSocket), nil)
+	ended := make(chan confined.Ended, 1)
+	waitCtx, stopWait := context.WithCancel(ctx)
+	defer stopWait()
+	go func() {
+		var e confined.Ended
+		if err := c.Get(waitCtx, "/api/v1/runs/"+started.ID+"/wait", nil, &e); err != nil {
+			if waitCtx.Err() != nil {
+				return
+			}
+			// The daemon went away: nothing the agent asks can be decided.
+			e = confined.Ended{Reason: "the Gatehouse daemon stopped"}
+		}
+		ended <- e
+	}()
+	go func() {
+		select {
+		case e := <-ended:
+			select {
+			case <-box.Done():
+				return // the agent ended first; its end ended the session
+			default:
+			}
+			fmt.Fprintf(g.Stderr, "\r\ngatehouse: the confined run was stopped: %s\r\n", orDefault(e.Reason, "Gatehouse ended its session"))
+			box.Kill()
+		case s := <-stop:
+			log.Info("stopping the confined run", "signal", s.String())
+			box.Kill()
+		case <-box.Done():
+		}
+	}()
+	code, err := box.Wait()
+	// Said before the wait is dropped, which alone would end the run as
+	// gone without a status.
+	endRun(c, started.ID, code)
+	stopWait()
+	if err != nil {
+		return userErrorf(err, "the confined run failed: %v", err)
+	}
+	if code != 0 {
+		return exitCodeError{code}
+	}
+	return nil
+}
+
+// startRun asks the daemon for the run, saying so when the person must
+// answer a workspace card first.
+func startRun(ctx context.Context, g *Globals, c *client.Client, req confined.Request) (confined.Started, error) {
+	var started confined.Started
+	done := make(chan struct{})
+	go func() {
+		select {
+		case <-done:
+		case <-time.After(time.Second):
+			fmt.Fprintf(g.Stderr, "gatehouse: waiting for you in the Gatehouse app (a card about working in %s)…\n", req.Cwd)
+		}
+	}()
+	err := c.Post(ctx, "/api/v1/runs", req, &started)
+	close(done)
+	if errors.Is(err, client.ErrNoDaemon) {
+		return started, userErrorf(err, "the Gatehouse daemon is not running, so nothing was started; start it with `gatehouse serve` (or open the Gatehouse app)")
+	}
+	if err != nil {
+		return started, apiErr(err)
+	}
+	return started, nil
+}
+
+// endRun tells the daemon how the agent ended; a daemon that is gone
+// needs no telling.
+func endRun(c *client.Client, id string, code int) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_ = c.Post(ctx, "/api/v1/runs/"+id+"/end", map[string]int{"exit": code}, nil)
+}
+
+// daemonPort is the running daemon's TCP port, where the agent's
+// installed MCP entry points: inside the run the same port leads to the
+// run's own listener.
+func daemonPort(dir string) (int, error) {
+	b, err := os.ReadFile(filepath.Join(dir, daemon.AddrFile))
+	if err != nil {
+		return 0, userErrorf(err, "the Gatehouse daemon is not running for %s, so nothing was started; start it with `gatehouse serve` (or open the Gatehouse app)", dir)
+	}
+	_, p, err := net.SplitHostPort(strings.TrimSpace(string(b)))
+	if err != nil {
+		return 0, fmt.Errorf("read the daemon's address: %w", err)
+	}
+	return strconv.Atoi(p)
+}
+
+func orDefault(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}

@@ -1,0 +1,168 @@
+//go:build integration
+
+package cli_test
+
+import (
+	"context"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/gatehouse-dev/gatehouse/app/cli/clitest"
+	"github.com/gatehouse-dev/gatehouse/sandbox/proctree"
+)
+
+// runIn is `gatehouse run --workspace WS ARGS…` against d, as the person
+// types it in their project.
+func runIn(ctx context.Context, t *testing.T, d *clitest.Daemon, args ...string) (string, string, int) {
+	t.Helper()
+	return d.CLI(ctx, append([]string{"run", "--workspace", d.Workspace}, args...)...)
+}
+
+// TestRunConfinesACommand: a command under `gatehouse run` writes its
+// project, and nothing else: a canary in the real home, the project's
+// .env, a file outside, a listener on the host's loopback are all out of
+// reach; its exit status is its own; its session is confined.
+func TestRunConfinesACommand(t *testing.T) {
+	d := clitest.Start(t)
+	home, err := os.UserHomeDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	canary := filepath.Join(home, ".gatehouse-run-canary-"+filepath.Base(t.TempDir()))
+	if err := os.WriteFile(canary, []byte("CANARY-5521\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Remove(canary) })
+	if err := os.WriteFile(filepath.Join(d.Workspace, ".env"), []byte("API_KEY=run-secret-7781\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	outside := filepath.Join(t.TempDir(), "outside.txt")
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go http.Serve(ln, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.Write([]byte("HOST-LISTENER")) }))
+
+	script := `cat "$1" 2>&1; cat .env; echo made > inside.txt && echo WROTE-INSIDE; echo x > "$2" 2>&1;
+curl -s -m 3 --noproxy '*' "http://$3/" 2>&1; echo; exit 7`
+	out, errOut, code := runIn(t.Context(), t, d, "--", "sh", "-c", script, "sh", canary, outside, ln.Addr().String())
+	t.Logf("stdout:\n%s\nstderr:\n%s", out, errOut)
+	if code != 7 {
+		t.Fatalf("exit %d, want the command's own 7", code)
+	}
+	for _, leak := range []string{"CANARY-5521", "run-secret-7781", "HOST-LISTENER"} {
+		if strings.Contains(out, leak) {
+			t.Errorf("the confined command saw %s", leak)
+		}
+	}
+	if !strings.Contains(out, "WROTE-INSIDE") {
+		t.Error("the confined command could not write its project")
+	}
+	if b, err := os.ReadFile(filepath.Join(d.Workspace, "inside.txt")); err != nil || string(b) != "made\n" {
+		t.Errorf("inside.txt on the host: %q %v", b, err)
+	}
+	if _, err := os.Stat(outside); err == nil {
+		t.Error("the confined command wrote outside its project")
+	}
+	// One session, confined, ended with the command's status.
+	started := d.Events("kind=run.started")
+	if len(started) != 1 {
+		t.Fatalf("run.started rows: %v", started)
+	}
+	sess, _ := started[0]["session"].(string)
+	resp, body := d.Request("GET", "/api/v1/sessions/"+sess, nil, d.Control())
+	resp.Body.Close()
+	if !strings.Contains(body, `"confined":true`) {
+		t.Errorf("session %s: %s", sess, body)
+	}
+	if ended := d.Events("kind=run.ended"); len(ended) != 1 || ended[0]["payload"].(map[string]any)["exit"] != float64(7) {
+		t.Errorf("run.ended rows: %v", ended)
+	}
+}
+
+// TestRunKillSwitchEndsTheTree: the kill switch ends a confined run and
+// every process in it, a daemonised grandchild included.
+func TestRunKillSwitchEndsTheTree(t *testing.T) {
+	d := clitest.Start(t)
+	cmd := exec.Command(d.Bin, "--data", d.Data, "run", "--workspace", d.Workspace, "--", "sh", "-c", `setsid sleep 300 & sleep 300; :`)
+	cmd.Env = d.Env()
+	log, exited := clitest.Spawn(t, cmd, "gatehouse run")
+	// Every process of the run descends from `gatehouse run` on the host
+	// (the daemonised sleeper from the sandbox's own init).
+	var sleepers []int
+	clitest.WaitFor(t, 30*time.Second, "both sleepers running", func() bool {
+		pids, _ := proctree.Descendants(cmd.Process.Pid)
+		sleepers = sleepers[:0]
+		for _, pid := range pids {
+			if p, err := proctree.Stat(pid); err == nil && p.Comm == "sleep" {
+				sleepers = append(sleepers, pid)
+			}
+		}
+		return len(sleepers) == 2
+	})
+	kids, _ := proctree.Descendants(cmd.Process.Pid)
+	if out, errOut, code := d.CLI(t.Context(), "kill"); code != 0 {
+		t.Fatalf("gatehouse kill: %d %s%s", code, out, errOut)
+	}
+	select {
+	case <-exited:
+	case <-time.After(20 * time.Second):
+		t.Fatalf("gatehouse run did not end after the kill switch:\n%s", log.String())
+	}
+	if !strings.Contains(log.String(), "the confined run was stopped") {
+		t.Errorf("gatehouse run did not say why it stopped:\n%s", log.String())
+	}
+	clitest.WaitFor(t, 10*time.Second, "every process of the run gone", func() bool {
+		for _, pid := range kids {
+			if syscall.Kill(pid, 0) == nil {
+				if p, err := proctree.Stat(pid); err == nil && !p.Zombie {
+					return false
+				}
+			}
+		}
+		return true
+	})
+}
+
+// TestRunRefusesClearly: what cannot run is said in one sentence, and
+// nothing starts.
+func TestRunRefusesClearly(t *testing.T) {
+	d := clitest.Start(t)
+	cases := []struct {
+		name string
+		env  []string
+		args []string
+		want string
+	}{
+		{"not found", nil, []string{"--", "no-such-program-7731"}, "was not found on your PATH"},
+		{"no profile", nil, []string{"vim"}, "no profile for \"vim\""},
+		{"nested", []string{"GATEHOUSE_RUN=r1"}, []string{"--", "true"}, "already inside a confined run"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, errOut, code := clitest.Run(t.Context(), t, d.Bin, append(d.Env(), c.env...), append([]string{"--data", d.Data, "run", "--workspace", d.Workspace}, c.args...)...)
+			if code == 0 || !strings.Contains(errOut, c.want) {
+				t.Fatalf("exit %d, stderr %q; want a failure saying %q", code, errOut, c.want)
+			}
+		})
+	}
+	t.Run("daemon down", func(t *testing.T) {
+		marker := filepath.Join(t.TempDir(), "ran")
+		d.Stop()
+		_, errOut, code := runIn(t.Context(), t, d, "--", "touch", marker)
+		if code == 0 || !strings.Contains(errOut, "not running") {
+			t.Fatalf("exit %d, stderr %q", code, errOut)
+		}
+		if _, err := os.Stat(marker); err == nil {
+			t.Fatal("the command ran with no daemon")
+		}
+	})
+}

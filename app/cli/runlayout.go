@@ -1,0 +1,222 @@
+package cli
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/gatehouse-dev/gatehouse/backend/agentprofile"
+	"github.com/gatehouse-dev/gatehouse/backend/atomicfile"
+	"github.com/gatehouse-dev/gatehouse/backend/config"
+	"github.com/gatehouse-dev/gatehouse/backend/secrets"
+	"github.com/gatehouse-dev/gatehouse/sandbox"
+	"github.com/gatehouse-dev/gatehouse/sandbox/agentbox"
+	"github.com/gatehouse-dev/gatehouse/sandbox/protect"
+)
+
+// What a confined run shows its agent, worked out on the person's side
+// (the daemon opened the run's session and knows its workspace).
+
+// runLayout is what confinedSpec needs.
+type runLayout struct {
+	dataDir    string
+	cfg        config.Config
+	profile    *agentprofile.Resolved // nil for a plain command
+	program    string                 // the agent's program, resolved on PATH
+	argv       []string
+	cwd        string
+	workspaces []string
+	runID      string
+	agentPort  int
+	toolchains []string
+}
+
+// confinedSpec lays out the sandbox for l.
+func confinedSpec(l runLayout) (agentbox.Spec, error) {
+	bw, err := exec.LookPath("bwrap")
+	if err != nil {
+		return agentbox.Spec{}, userErrorf(err, "bubblewrap (bwrap) is not installed, and `gatehouse run` confines agents with it; install it (Debian: apt install bubblewrap)")
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return agentbox.Spec{}, err
+	}
+	if real, err := filepath.EvalSymlinks(self); err == nil {
+		self = real
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return agentbox.Spec{}, userErrorf(err, "cannot find your home directory: %v", err)
+	}
+	real, install, err := agentInstall(l.program)
+	if err != nil {
+		return agentbox.Spec{}, err
+	}
+	s := agentbox.Spec{
+		Bwrap: bw, Init: self, Argv: append([]string{real}, l.argv[1:]...), Dir: l.cwd, Home: home,
+		Workspaces: l.workspaces, AgentPort: l.agentPort,
+		ReadOnly: dedupe(append(append([]string(nil), l.toolchains...), install...)),
+		Hidden:   append([]string{l.dataDir}, sandbox.SensitiveSystemFiles()...),
+		Stdin:    os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
+	}
+	exposure, err := protect.ParseExposure(l.cfg.Sandbox.ExposeSecrets)
+	if err != nil {
+		return s, err
+	}
+	for _, ws := range l.workspaces {
+		w, err := protect.Scan(ws, exposure)
+		if err != nil {
+			return s, userErrorf(err, "Gatehouse could not read what to protect in %s, so nothing was started: %v", ws, err)
+		}
+		s.Protected = append(s.Protected, w.Protected.Existing...)
+		s.Hidden = append(s.Hidden, w.Hidden()...)
+	}
+	if p := l.profile; p != nil {
+		if err := agentHome(l.dataDir, home, p, &s); err != nil {
+			return s, err
+		}
+	}
+	s.Env = confinedEnv(os.Environ(), home, l)
+	return s, nil
+}
+
+// agentHome gives a profile's agent a home of its own in the data dir
+// (what it keeps in $HOME, seeded from the person's), its state directory
+// read-write and its settings read-only. A settings name that does not
+// exist is made first (an empty directory, or a file with neutral
+// content), so the agent cannot create it either.
+func agentHome(dataDir, home string, p *agentprofile.Resolved, s *agentbox.Spec) error {
+	s.HomeDir = filepath.Join(dataDir, "agents", p.Name, "home")
+	if err := os.MkdirAll(s.HomeDir, 0o700); err != nil {
+		return fmt.Errorf("make %s's home: %w", p.Name, err)
+	}
+	for _, real := range p.Seed {
+		own := filepath.Join(s.HomeDir, strings.TrimPrefix(real, home+string(filepath.Separator)))
+		if _, err := os.Lstat(own); err == nil {
+			continue // its own copy lives on
+		}
+		if err := copyFile(real, own); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("seed %s's %s: %w", p.Name, filepath.Base(real), err)
+		}
+	}
+	if err := os.MkdirAll(p.State, 0o700); err != nil {
+		return fmt.Errorf("make %s's state directory %s: %w", p.Name, p.State, err)
+	}
+	s.ReadWrite = append(s.ReadWrite, p.State)
+	for i, c := range p.Config {
+		path := p.ConfigPaths[i]
+		if _, err := os.Lstat(path); errors.Is(err, os.ErrNotExist) {
+			if c.Dir {
+				err = os.Mkdir(path, 0o700)
+			} else {
+				err = atomicfile.Write(path, []byte(c.Empty), 0o600)
+			}
+			if err != nil {
+				return fmt.Errorf("make %s's %s (kept read-only in the run): %w", p.Name, path, err)
+			}
+		}
+		s.ReadOnlyOver = append(s.ReadOnlyOver, path)
+	}
+	return nil
+}
+
+// agentInstall resolves the agent's program to its real file and lists
+// what must be visible for it to run: its package (a whole node_modules
+// for an npm install), and the interpreter its first line names.
+func agentInstall(program string) (real string, show []string, err error) {
+	real, err = filepath.EvalSymlinks(program)
+	if err != nil {
+		return "", nil, userErrorf(err, "%s cannot be resolved: %v", program, err)
+	}
+	show = append(show, packageRoot(real))
+	if interp := interpreter(real); interp != "" {
+		if p, err := exec.LookPath(interp); err == nil {
+			if r, err := filepath.EvalSymlinks(p); err == nil {
+				show = append(show, filepath.Dir(r))
+			}
+		}
+	}
+	return real, show, nil
+}
+
+// packageRoot is the outermost node_modules holding path (its
+// dependencies live beside it), or path's directory.
+func packageRoot(path string) string {
+	if i := strings.Index(path, "/node_modules/"); i >= 0 {
+		return path[:i+len("/node_modules")]
+	}
+	return filepath.Dir(path)
+}
+
+// interpreter is the program a script's "#!" line runs ("node" for
+// "#!/usr/bin/env node"), "" for a binary.
+func interpreter(path string) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	line, _ := bufio.NewReader(io.LimitReader(f, 256)).ReadString('\n')
+	if !strings.HasPrefix(line, "#!") {
+		return ""
+	}
+	fields := strings.Fields(strings.TrimPrefix(line, "#!"))
+	if len(fields) == 0 {
+		return ""
+	}
+	if filepath.Base(fields[0]) == "env" {
+		for _, f := range fields[1:] {
+			if !strings.HasPrefix(f, "-") {
+				return f
+			}
+		}
+		return ""
+	}
+	return fields[0]
+}
+
+// confinedEnv is the agent's environment: the person's, less Gatehouse's own
+// variables and those whose names look secret (unless the profile or
+// [agents.NAME] env names them), with HOME, the proxy and the way to the
+// daemon's agent routes set.
+func confinedEnv(environ []string, home string, l runLayout) []string {
+	var keep []string
+	if l.profile != nil {
+		keep = l.cfg.Agents[l.profile.Name].Env
+	}
+	out := make([]string, 0, len(environ)+8)
+	for _, e := range environ {
+		k, _, _ := strings.Cut(e, "=")
+		switch {
+		case strings.HasPrefix(k, "GATEHOUSE_"), k == "HOME":
+		case secrets.LooksSecret(k) && !slices.Contains(keep, k) && (l.profile == nil || !l.profile.Passes(k)):
+		default:
+			out = append(out, e)
+		}
+	}
+	out = append(out, "HOME="+home, "GATEHOUSE_RUN="+l.runID,
+		fmt.Sprintf("GATEHOUSE_AGENT_ADDR=127.0.0.1:%d", l.agentPort))
+	return sandbox.ProxyEnv(out, agentbox.ProxyAddr)
+}
+
+func copyFile(src, dst string) error {
+	b, err := os.ReadFile(src)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(dst), 0o700); err != nil {
+		return err
+	}
+	return atomicfile.Write(dst, b, 0o600)
+}
+
+func dedupe(in []string) []string {
+	slices.Sort(in)
+	return slices.Compact(in)
+}

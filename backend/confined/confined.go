@@ -1,0 +1,314 @@
+// Package confined is the daemon's side of whole-agent runs (`gatehouse
+// run`). Each run is one session, opened before the agent starts (its
+// workspace card, if any, answered first), with two unix listeners of its
+// own in the data dir: one for the agent's routes (MCP, hooks, exec) and
+// one for its egress proxy. Only the person's `gatehouse run`, outside
+// the sandbox, reaches them: it forwards what the sandbox connects to,
+// so nothing of the data dir is inside.
+//
+// A request on a run's agent listener is the run, whichever client inside
+// sent it (httpgate.RunConnContext): the agent's MCP client, its hooks,
+// `gatehouse exec`, a server it started. Its proxy judges connections as
+// a command's are (network rules, grants, cards), the agent's model API
+// let through, and audits each with the process that made it.
+package confined
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/gatehouse-dev/gatehouse/backend/call"
+	"github.com/gatehouse-dev/gatehouse/backend/egress"
+	"github.com/gatehouse-dev/gatehouse/backend/httpgate"
+	"github.com/gatehouse-dev/gatehouse/backend/randid"
+	"github.com/gatehouse-dev/gatehouse/backend/session"
+	"github.com/gatehouse-dev/gatehouse/backend/token"
+)
+
+// Sessions opens and finds a run's session; *session.Runs is one.
+type Sessions interface {
+	Attach(ctx context.Context, key session.RunKey, s session.RunStart) (*session.State, func(gone bool), error)
+	End(ctx context.Context, key session.RunKey, reason string)
+}
+
+// Network decides and records a run's connections; *call.Runner is one.
+type Network interface {
+	ConfinedNetwork(o call.NetworkOrigin) interface {
+		egress.Decider
+		egress.Recorder
+	}
+}
+
+// Proxy opens a proxy run; *egress.Proxy is one.
+type Proxy interface {
+	Open(ctx context.Context, info egress.RunInfo) *egress.Run
+}
+
+// Emitter records an audit event.
+type Emitter func(ctx context.Context, kind, actor, session string, payload any)
+
+// Deps wire the runs to the daemon.
+type Deps struct {
+	Sessions Sessions
+	Tokens   *token.Set
+	Network  Network
+	// Proxy is nil when the daemon has no egress proxy: a run then gets
+	// no network at all.
+	Proxy Proxy
+	// Handler serves a run's agent listener: the daemon's own, behind its
+	// gate, which admits the run's connections as the run.
+	Handler http.Handler
+	// Dir holds each run's listeners (in the data dir, 0700).
+	Dir    string
+	Emit   Emitter
+	Logger *slog.Logger
+}
+
+// Request asks for a run.
+type Request struct {
+	// Agent is the profile's name (claude, codex, gemini), "" for a plain
+	// command.
+	Agent string   `json:"agent"`
+	Argv  []string `json:"argv"`
+	// Cwd is where the run starts: its project is the workspace.
+	Cwd string `json:"cwd"`
+	// Domains need no card (the profile's model API).
+	Domains []string `json:"domains"`
+}
+
+// Started is a run as `gatehouse run` needs it.
+type Started struct {
+	ID         string   `json:"id"`
+	Session    string   `json:"session"`
+	Workspaces []string `json:"workspaces"`
+	// AgentSocket and ProxySocket are the run's listeners on the host.
+	AgentSocket string `json:"agent_socket"`
+	ProxySocket string `json:"proxy_socket"`
+}
+
+// Runs are the live confined runs.
+type Runs struct {
+	deps Deps
+	mu   sync.Mutex
+	live map[string]*run
+}
+
+type run struct {
+	id      string
+	st      *session.State
+	release func(gone bool)
+	dropTok func()
+	servers []*http.Server
+	lns     []net.Listener
+	proxy   *egress.Run
+	dir     string
+	once    sync.Once
+}
+
+// New returns the registry.
+func New(d Deps) *Runs {
+	if d.Logger == nil {
+		d.Logger = slog.New(slog.DiscardHandler)
+	}
+	return &Runs{deps: d, live: map[string]*run{}}
+}
+
+// ErrNoRun: the run is not (or no longer) live.
+var ErrNoRun = errors.New("no such confined run; it has ended")
+
+// Start opens a run: its session (after the workspace card, if the
+// project needs one) and its two listeners.
+func (g *Runs) Start(ctx context.Context, req Request) (Started, error) {
+	if len(req.Argv) == 0 {
+		return Started{}, errors.New("name the command to run")
+	}
+	if !filepath.IsAbs(req.Cwd) {
+		return Started{}, errors.New("the run's working directory must be an absolute path")
+	}
+	id := randid.New("", 8)
+	tok, err := token.New()
+	if err != nil {
+		return Started{}, err
+	}
+	name := req.Agent
+	if name == "" {
+		name = filepath.Base(req.Argv[0])
+	}
+	tokID := "run-" + id
+	r := &run{id: id, dir: filepath.Join(g.deps.Dir, id)}
+	r.dropTok = g.deps.Tokens.Hold(token.Entry{ID: tokID, Kind: token.Agent, Name: name, Hash: token.Hash(tok)})
+	st, release, err := g.deps.Sessions.Attach(ctx, session.ConfinedRun(id), session.RunStart{
+		Token: tokID, Client: name, ClientName: name, Transport: "confined", Cwd: req.Cwd, Confined: true,
+	})
+	if err != nil {
+		r.dropTok()
+		return Started{}, err
+	}
+	r.st, r.release = st, release
+	if err := g.listen(r, req, tok, name); err != nil {
+		g.close(r, "the run could not start: "+err.Error())
+		return Started{}, err
+	}
+	g.mu.Lock()
+	g.live[id] = r
+	g.mu.Unlock()
+	// A session Gatehouse ends (the kill switch) closes the run's
+	// listeners at once; `gatehouse run` sees its wait end and stops the
+	// sandbox.
+	context.AfterFunc(st.Live.Context(), func() { g.close(r, "") })
+	g.deps.Emit(ctx, "run.started", st.Live.Actor(), st.Live.ID(), map[string]any{
+		"run": id, "agent": req.Agent, "argv": req.Argv, "cwd": req.Cwd, "workspaces": st.Workspaces,
+	})
+	return Started{ID: id, Session: st.Live.ID(), Workspaces: st.Workspaces,
+		AgentSocket: filepath.Join(r.dir, "agent.sock"), ProxySocket: filepath.Join(r.dir, "proxy.sock")}, nil
+}
+
+// listen opens the run's agent and proxy listeners.
+func (g *Runs) listen(r *run, req Request, tok, name string) error {
+	if err := os.MkdirAll(r.dir, 0o700); err != nil {
+		return fmt.Errorf("make the run's directory: %w", err)
+	}
+	agentLn, err := net.Listen("unix", filepath.Join(r.dir, "agent.sock"))
+	if err != nil {
+		return fmt.Errorf("listen for the run's agent: %w", err)
+	}
+	r.lns = append(r.lns, agentLn)
+	srv := &http.Server{
+		Handler:           g.deps.Handler,
+		ReadHeaderTimeout: 30 * time.Second,
+		ConnContext: httpgate.RunConnContext(httpgate.Principal{
+			TokenID: "run-" + r.id, Name: name, Run: r.id,
+		}, tok),
+	}
+	r.servers = append(r.servers, srv)
+	go func() { _ = srv.Serve(agentLn) }()
+
+	proxyLn, err := net.Listen("unix", filepath.Join(r.dir, "proxy.sock"))
+	if err != nil {
+		return fmt.Errorf("listen for the run's proxy: %w", err)
+	}
+	r.lns = append(r.lns, proxyLn)
+	if g.deps.Proxy == nil {
+		// No egress proxy: every connection is refused by closing it.
+		go func() {
+			for {
+				c, err := proxyLn.Accept()
+				if err != nil {
+					return
+				}
+				c.Close()
+			}
+		}()
+		return nil
+	}
+	domains := map[string]bool{}
+	for _, d := range req.Domains {
+		domains[d] = true
+	}
+	bin := req.Argv[0]
+	nd := g.deps.Network.ConfinedNetwork(call.NetworkOrigin{
+		State: r.st, Binary: bin, Cwd: req.Cwd, Via: call.ViaConfined,
+		Preapproved: func(d string) bool { return domains[d] },
+	})
+	r.proxy = g.deps.Proxy.Open(r.st.Live.Context(), egress.RunInfo{
+		Session: r.st.Live.ID(), Argv: req.Argv, Decider: nd, Recorder: nd, Labelled: true,
+	})
+	go r.proxy.Serve(proxyLn)
+	return nil
+}
+
+// Ended is how a run's session ended.
+type Ended struct {
+	Status session.Status `json:"status"`
+	Reason string         `json:"reason"`
+}
+
+// Wait returns once the run's session has ended, with how.
+func (g *Runs) Wait(ctx context.Context, id string) (Ended, error) {
+	g.mu.Lock()
+	r, ok := g.live[id]
+	g.mu.Unlock()
+	if !ok {
+		return Ended{}, ErrNoRun
+	}
+	select {
+	case <-ctx.Done():
+		return Ended{}, ctx.Err()
+	case <-r.st.Live.Context().Done():
+		info := r.st.Live.Snapshot()
+		return Ended{Status: info.Status, Reason: info.EndReason}, nil
+	}
+}
+
+// End ends a run whose agent exited with status exit.
+func (g *Runs) End(ctx context.Context, id string, exit int) error {
+	g.mu.Lock()
+	r, ok := g.live[id]
+	g.mu.Unlock()
+	if !ok {
+		return ErrNoRun
+	}
+	reason := fmt.Sprintf("the confined agent exited (status %d)", exit)
+	if exit < 0 {
+		reason = "`gatehouse run` went away"
+	}
+	r.once.Do(func() {
+		g.deps.Emit(ctx, "run.ended", r.st.Live.Actor(), r.st.Live.ID(), map[string]any{"run": id, "exit": exit})
+		g.release(r, reason)
+	})
+	return nil
+}
+
+// close releases the run once.
+func (g *Runs) close(r *run, reason string) {
+	r.once.Do(func() { g.release(r, reason) })
+}
+
+// release closes what the run holds: its listeners, its token, its
+// session (reason "" when the session already ended). Called once, under
+// r.once.
+func (g *Runs) release(r *run, reason string) {
+	g.mu.Lock()
+	delete(g.live, r.id)
+	g.mu.Unlock()
+	for _, s := range r.servers {
+		_ = s.Close()
+	}
+	for _, ln := range r.lns {
+		_ = ln.Close()
+	}
+	if r.proxy != nil {
+		r.proxy.Close()
+	}
+	r.dropTok()
+	if r.release != nil {
+		// The run's client has gone: the session ends after its grace
+		// unless it already did.
+		r.release(true)
+	}
+	if reason != "" && r.st != nil {
+		g.deps.Sessions.End(context.Background(), session.ConfinedRun(r.id), reason)
+	}
+	_ = os.RemoveAll(r.dir)
+}
+
+// Close ends every live run (the daemon is stopping).
+func (g *Runs) Close() {
+	g.mu.Lock()
+	rs := make([]*run, 0, len(g.live))
+	for _, r := range g.live {
+		rs = append(rs, r)
+	}
+	g.mu.Unlock()
+	for _, r := range rs {
+		g.close(r, "Gatehouse stopped")
+	}
+}

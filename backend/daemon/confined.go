@@ -1,0 +1,23 @@
+package daemon
+
+import (
+	"net/http"
+	"path/filepath"
+
+	"github.com/gatehouse-dev/gatehouse/backend/confined"
+)
+
+// openConfined makes the registry of whole-agent runs (`gatehouse run`).
+// A run's agent listener is served by the daemon's own gated handler,
+// which admits its connections as the run.
+func (d *Daemon) openConfined() *confined.Runs {
+	var proxy confined.Proxy
+	if d.opts.Egress != nil {
+		proxy = d.opts.Egress
+	}
+	return confined.New(confined.Deps{
+		Sessions: d.runs, Tokens: d.tokens, Network: d.runner, Proxy: proxy,
+		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { d.handler.ServeHTTP(w, r) }),
+		Dir:     filepath.Join(d.opts.DataDir, "runs"), Emit: d.Emit, Logger: d.logger,
+	})
+}

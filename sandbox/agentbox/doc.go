@@ -1,0 +1,23 @@
+// Package agentbox confines a whole agent for its life (`gatehouse run`):
+// the agent process and everything it starts (its MCP servers, language
+// servers, their children) run in one bubblewrap sandbox with the
+// person's terminal, while each command the agent hands Gatehouse still
+// gets a sandbox of its own from the daemon.
+//
+// One file per mechanism:
+//
+//   - layout.go: bwrap's arguments (system read-only, the workspace
+//     writable with its protected paths read-only and its secrets
+//     hidden, a home of the agent's own, its state writable and its
+//     settings read-only, a network namespace with nothing in it).
+//   - start.go: starting the sandbox with the terminal passed through
+//     (same session and process group, so raw mode, window size changes,
+//     Ctrl-C and Ctrl-Z reach the agent), and killing the whole tree.
+//   - init_linux.go: the first process inside (`gatehouse __run-init`):
+//     it listens in the sandbox's network namespace for the proxy and
+//     the daemon's agent routes, hands those listeners out, installs the
+//     socket and terminal filters, and execs the agent.
+//   - forward.go, attribute_linux.go: serving those listeners from
+//     outside (the sandbox cannot reach the daemon itself), each proxy
+//     connection labelled with the process inside that made it.
+package agentbox

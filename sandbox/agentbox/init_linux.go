@@ -1,0 +1,77 @@
+package agentbox
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"runtime"
+	"strconv"
+	"syscall"
+
+	"github.com/gatehouse-dev/gatehouse/sandbox/fdpass"
+	"github.com/gatehouse-dev/gatehouse/sandbox/initproc/notify"
+)
+
+// Init is the first process inside the sandbox (`gatehouse __run-init
+// --agent-port N -- AGENT…`): it opens the proxy's and the agent routes'
+// listeners in the sandbox's network namespace, hands them out on
+// handoffFD, installs the filters and execs the agent. It returns only on
+// failure, with the exit status to use.
+func Init(args []string) int {
+	if err := initAndExec(args); err != nil {
+		fmt.Fprintf(os.Stderr, "gatehouse run: %v\n", err)
+	}
+	return 126
+}
+
+func initAndExec(args []string) error {
+	fs := flag.NewFlagSet("__run-init", flag.ContinueOnError)
+	port := fs.Int("agent-port", 0, "")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	argv := fs.Args()
+	if len(argv) == 0 || *port <= 0 {
+		return errors.New("usage: __run-init --agent-port N -- COMMAND")
+	}
+	for _, addr := range []string{ProxyAddr, net.JoinHostPort("127.0.0.1", strconv.Itoa(*port))} {
+		if err := handOut(addr); err != nil {
+			return err
+		}
+	}
+	syscall.Close(handoffFD)
+	path, err := exec.LookPath(argv[0])
+	if err != nil {
+		return fmt.Errorf("%s: %w", argv[0], err)
+	}
+	// The filters belong to the thread that execs.
+	runtime.LockOSThread()
+	if err := notify.ApplySockets(notify.Namespaced); err != nil {
+		return err
+	}
+	if err := notify.ApplyTerminal(); err != nil {
+		return err
+	}
+	return fmt.Errorf("exec %s: %w", path, syscall.Exec(path, argv, os.Environ()))
+}
+
+// handOut listens on addr and passes the listener out.
+func handOut(addr string) error {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("listen on %s in the sandbox: %w", addr, err)
+	}
+	defer ln.Close()
+	f, err := ln.(*net.TCPListener).File()
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if err := fdpass.Send(handoffFD, []byte{0}, int(f.Fd())); err != nil {
+		return fmt.Errorf("hand out the listener on %s: %w", addr, err)
+	}
+	return nil
+}

@@ -1,0 +1,161 @@
+package agentbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/gatehouse-dev/gatehouse/sandbox/fdpass"
+)
+
+// Box is a running confined agent.
+type Box struct {
+	cmd *exec.Cmd
+	// Proxy and Agent are the listeners the first process inside opened
+	// in the sandbox's network namespace: the proxy's (ProxyAddr) and the
+	// daemon's agent routes' (Spec.AgentPort). Serve them with Forward.
+	Proxy, Agent net.Listener
+	scratch      string
+	done         chan struct{}
+	state        *os.ProcessState
+	waitErr      error
+}
+
+// Start starts the agent in its sandbox and waits until the first
+// process inside has handed out its listeners (the agent starts right
+// after). The terminal is the agent's from here on: the caller keeps
+// stdin, stdout and stderr untouched until Wait returns.
+func Start(ctx context.Context, s Spec) (*Box, error) {
+	for _, p := range []struct{ what, path string }{{"bubblewrap", s.Bwrap}, {"the gatehouse binary", s.Init}} {
+		if !filepath.IsAbs(p.path) {
+			return nil, fmt.Errorf("%s must be an absolute path, not %q", p.what, p.path)
+		}
+	}
+	scratch, err := os.MkdirTemp("", "gatehouse-run-")
+	if err != nil {
+		return nil, err
+	}
+	empty := filepath.Join(scratch, "empty")
+	if err := os.WriteFile(empty, nil, 0o400); err != nil {
+		os.RemoveAll(scratch)
+		return nil, err
+	}
+	pair, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		os.RemoveAll(scratch)
+		return nil, fmt.Errorf("hand-off socket: %w", err)
+	}
+	ours := os.NewFile(uintptr(pair[0]), "handoff")
+	theirs := os.NewFile(uintptr(pair[1]), "handoff-child")
+	defer ours.Close()
+	cmd := exec.Command(s.Bwrap, args(s, empty)...)
+	cmd.Env = s.Env
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = s.Stdin, s.Stdout, s.Stderr
+	cmd.ExtraFiles = []*os.File{theirs} // fd 3, handoffFD
+	// The same session and process group as this process: the terminal's
+	// foreground job, so its signals (Ctrl-C, Ctrl-Z, a window change)
+	// reach the agent as they would unconfined. If this process dies, so
+	// does the sandbox.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	if err := cmd.Start(); err != nil {
+		theirs.Close()
+		os.RemoveAll(scratch)
+		return nil, fmt.Errorf("start bubblewrap: %w", err)
+	}
+	theirs.Close()
+	b := &Box{cmd: cmd, scratch: scratch, done: make(chan struct{})}
+	go func() {
+		b.state, b.waitErr = cmd.Process.Wait()
+		close(b.done)
+	}()
+	lns, err := receiveListeners(ctx, int(ours.Fd()), b.done)
+	if err != nil {
+		b.Kill()
+		<-b.done
+		os.RemoveAll(scratch)
+		return nil, err
+	}
+	b.Proxy, b.Agent = lns[0], lns[1]
+	return b, nil
+}
+
+// receiveListeners reads the proxy's and the agent routes' listeners
+// from the hand-off socket, in that order.
+func receiveListeners(ctx context.Context, sock int, exited <-chan struct{}) ([2]net.Listener, error) {
+	var out [2]net.Listener
+	type got struct {
+		lns [2]net.Listener
+		err error
+	}
+	ch := make(chan got, 1)
+	go func() {
+		var g got
+		for i := range g.lns {
+			fd, _, err := fdpass.ReceiveOne(sock, make([]byte, 1))
+			if err != nil {
+				g.err = err
+				break
+			}
+			f := os.NewFile(uintptr(fd), "listener")
+			ln, err := net.FileListener(f)
+			f.Close()
+			if err != nil {
+				g.err = err
+				break
+			}
+			g.lns[i] = ln
+		}
+		ch <- g
+	}()
+	select {
+	case g := <-ch:
+		if g.err != nil {
+			return out, fmt.Errorf("the sandbox did not start (see the message above): %w", g.err)
+		}
+		return g.lns, nil
+	case <-exited:
+		return out, errors.New("the sandbox exited before the agent started (see the message above)")
+	case <-ctx.Done():
+		return out, ctx.Err()
+	case <-time.After(30 * time.Second):
+		return out, errors.New("the sandbox did not start within 30 s")
+	}
+}
+
+// PID is bubblewrap's process id on the host.
+func (b *Box) PID() int { return b.cmd.Process.Pid }
+
+// Kill ends the agent and everything it started: bubblewrap is killed,
+// and its child, the sandbox's first process, dies with it (and with it
+// the sandbox's PID namespace).
+func (b *Box) Kill() { _ = b.cmd.Process.Signal(syscall.SIGKILL) }
+
+// Done is closed once the sandbox has exited.
+func (b *Box) Done() <-chan struct{} { return b.done }
+
+// Wait waits for the sandbox and returns the agent's exit status as a
+// shell reports it (128+N for a signal).
+func (b *Box) Wait() (int, error) {
+	<-b.done
+	if b.Proxy != nil {
+		b.Proxy.Close()
+		b.Agent.Close()
+	}
+	os.RemoveAll(b.scratch)
+	if b.waitErr != nil {
+		return -1, b.waitErr
+	}
+	ws, _ := b.state.Sys().(syscall.WaitStatus)
+	if ws.Signaled() {
+		return 128 + int(ws.Signal()), nil
+	}
+	return b.state.ExitCode(), nil
+}
