@@ -64,3 +64,21 @@ func steeringAsked(goal string, r Risk) bool {
 	}
 	return tool && what
 }
+
+// steeringChange is the first steering file a command created or
+// changed, with what runs or reads it, or "". The sandbox keeps each
+// kind at the workspace root; a nested one (pkg/CLAUDE.md, which agents
+// read when they work in pkg) or a new file of a suffix kind
+// (team.code-workspace) can only be seen once written, so the change
+// waits on a card.
+func steeringChange(e Effect) string {
+	for _, c := range e.Changes {
+		if c.Op == "delete" {
+			continue
+		}
+		if k, _, ok := protect.SteeringKind(c.Path); ok {
+			return c.Path + ", which " + k.Reader
+		}
+	}
+	return ""
+}
