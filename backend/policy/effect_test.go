@@ -49,6 +49,7 @@ ops = ["delete"]
 		{"history rewrite", Effect{HistoryRewrites: []string{"refs/heads/main moved back 3 commits"}}, Ask, "history-rewrite"},
 		{"a link out", Effect{LinksOut: []string{"src -> /etc"}}, Ask, "link-out"},
 		{"a nested instruction file", Effect{Changes: []EffectChange{{Path: "a.go", Op: "modify"}, {Path: "pkg/CLAUDE.md", Op: "create"}}}, Ask, "steering"},
+		{"a case variant the sandbox lets through on Linux", Effect{Changes: []EffectChange{{Path: "claude.md", Op: "create"}}}, Ask, "steering"},
 		{"a new workspace file", Effect{Changes: []EffectChange{{Path: "evil.code-workspace", Op: "create"}}}, Ask, "steering"},
 		{"a nested version manager config", Effect{Changes: []EffectChange{{Path: "sub/.mise.toml", Op: "modify"}}}, Ask, "steering"},
 		{"a steering file deleted", Effect{Deleted: 1, Changes: []EffectChange{{Path: "pkg/AGENTS.md", Op: "delete"}}}, Allow, "effect-apply"},
