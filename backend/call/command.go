@@ -48,7 +48,7 @@ func (r *Runner) RunCommand(ctx context.Context, c *InFlight, cmd Command) (sand
 	defer release()
 	spec := sandbox.Spec{Argv: cmd.Argv, Dir: call.Cwd, Env: env, Hidden: r.deps.Hidden, Network: network, Limits: limits,
 		ReadOnly: append(c.State.ReadOnly(), c.showReadOnly...),
-		Stdout: c.Req.Stdout, Stderr: c.Req.Stderr, ReadOnlyWorkspaces: c.readOnly}
+		Stdout:   c.Req.Stdout, Stderr: c.Req.Stderr, ReadOnlyWorkspaces: c.readOnly}
 	if cmd.Stdin != nil {
 		spec.Stdin = strings.NewReader(*cmd.Stdin)
 	}
