@@ -3,7 +3,9 @@
 package proof
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -138,4 +140,37 @@ func runSteering(t *testing.T, s sandbox.Session, ws, name string, attempts []st
 		sp.Dir, sp.Env = ws, append(sp.Env, "WS="+ws, "N="+name)
 	})
 	return name + ": " + strings.Join(strings.Fields(string(r.Stdout)+" "+string(r.Stderr)), " ")
+}
+
+// A repository often links one instruction file to another (AGENTS.md
+// -> CLAUDE.md, so every agent reads the same words). Both stay as they
+// are: neither written through the link nor the link replaced (the
+// container can only refuse a new one once the link is removed).
+func TestLinkedInstructionFiles(t *testing.T) {
+	for _, b := range allBackends(t) {
+		t.Run(b.Name(), func(t *testing.T) {
+			ws, err := filepath.EvalSymlinks(t.TempDir())
+			must(t, err)
+			must(t, os.Mkdir(filepath.Join(ws, ".git"), 0o755),
+				os.WriteFile(filepath.Join(ws, "CLAUDE.md"), []byte("the person's\n"), 0o644),
+				os.Symlink("CLAUDE.md", filepath.Join(ws, "AGENTS.md")))
+			s := openSession(t, b, ws)
+			r := runSteering(t, s, ws, "AGENTS.md", append(steeringModifies,
+				steeringAttempt{"replace the link", `rm -f "$N"; echo evil > "$N"`},
+				steeringAttempt{"relink", `ln -sfn /etc/passwd "$N"`}), false)
+			if got, _ := os.ReadFile(filepath.Join(ws, "CLAUDE.md")); string(got) != "the person's\n" {
+				t.Errorf("CLAUDE.md is now %q: %s", got, r)
+			}
+			l, err := os.Readlink(filepath.Join(ws, "AGENTS.md"))
+			switch {
+			case err == nil && l == "CLAUDE.md":
+			case b.Name() == "container" && errors.Is(err, fs.ErrNotExist):
+				// The container cannot pin a link: removing it is let
+				// through (no words are planted by that), a new one not.
+				t.Logf("container: the link was removed, as its known limits say: %s", r)
+			default:
+				t.Errorf("AGENTS.md is no longer the link to CLAUDE.md (%q, %v): %s", l, err, r)
+			}
+		})
+	}
 }
