@@ -406,6 +406,32 @@ func TestEffectLinksOut(t *testing.T) {
 	}
 }
 
+// A staged command that writes a steering file below the root (the
+// sandbox keeps the root's) waits on a card that says what reads it;
+// Deny leaves the workspace as it was, Allow applies it.
+func TestEffectNestedSteeringFile(t *testing.T) {
+	for _, tc := range []struct{ decision, path, named, reads string }{
+		{"deny", "pkg/CLAUDE.md", "pkg/CLAUDE.md", "is read by Claude Code"},
+		// The new directory is the first change of the kind.
+		{"allow", "svc/.devcontainer/devcontainer.json", "svc/.devcontainer", "initializeCommand runs on your computer"},
+	} {
+		t.Run(tc.decision, func(t *testing.T) {
+			d := startEffectDaemon(t)
+			ch := asyncRun(t, d, map[string]any{"argv": []string{"sh", "-c", "mkdir -p $(dirname " + tc.path + ") && echo obey > " + tc.path}})
+			a := d.WaitApproval(60 * time.Second)
+			if a.Kind != "effect" || !strings.Contains(a.Reason, "it writes "+tc.named+", which") || !strings.Contains(a.Reason, tc.reads) {
+				t.Fatalf("card %+v", a)
+			}
+			d.Decide(a.ID, tc.decision, "once", "")
+			waitResult(t, ch)
+			_, err := os.Lstat(filepath.Join(d.Workspace, filepath.FromSlash(tc.path)))
+			if landed := err == nil; landed != (tc.decision == "allow") {
+				t.Fatalf("%s after %s: landed %v", tc.path, tc.decision, landed)
+			}
+		})
+	}
+}
+
 // TestEffectWorkspaceGone: the person deletes the workspace while a card
 // holds a run; allowing it then applies nothing, says the workspace no
 // longer exists, and the daemon carries on.
