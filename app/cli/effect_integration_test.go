@@ -475,6 +475,26 @@ func TestEffectCheckedOnLandlock(t *testing.T) {
 	}
 }
 
+// On Landlock, which cannot stage, writing CLAUDE.md is refused by the
+// sandbox itself, and the result's note says what reads it and that
+// write_file asks.
+func TestSteeringRefusalNoteOnLandlock(t *testing.T) {
+	d := startEffectDaemonWith(t, "[sandbox]\nbackend = \"landlock\"\n")
+	s := d.MCP(t.Context(), "steering")
+	r, err := s.CallTool(t.Context(), &mcp.CallToolParams{Name: "run_command", Arguments: map[string]any{
+		"argv": []string{"sh", "-c", "echo obey > CLAUDE.md"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := clitest.Text(t, r)
+	if !strings.Contains(out, "gatehouse: Gatehouse's sandbox refused the write: CLAUDE.md is read by Claude Code") || !strings.Contains(out, "write_file") {
+		t.Fatalf("no note on the kind:\n%s", out)
+	}
+	if _, err := os.Lstat(filepath.Join(d.Workspace, "CLAUDE.md")); err == nil {
+		t.Fatal("CLAUDE.md was created")
+	}
+}
+
 // TestEffectBranchSwitchApplies: switching to a branch without src/
 // deletes 30 tracked files, but git took them out of the index itself and
 // they live on in history: it applies without a card.
