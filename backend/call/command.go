@@ -85,6 +85,7 @@ func (r *Runner) RunCommand(ctx context.Context, c *InFlight, cmd Command) (sand
 	r.record(ctx, c, "exec.finished", "system", fin)
 	release() // the proxy's last connections are recorded before the notes
 	notes := append(runNotes(res, r.cacheDir()), net.notes()...)
+	notes = append(notes, steeringNotes(res.Stderr)...)
 	for _, rf := range boundaryRefusals(res.Stderr, c.State.Workspaces, r.home(), r.hiddenFromCommands) {
 		notes = append(notes, rf.note)
 		if rf.hid && c.proposal == "" && r.mayShow(rf.path) {

@@ -95,8 +95,7 @@ func (r *Runner) land(ctx context.Context, c *InFlight, sr *effect.Run, out Outp
 	res := effect.Result{Staged: true, KeptOut: kept}
 	if len(kept) > 0 {
 		r.record(ctx, c, "stage.kept_out", "system", map[string]any{"paths": kept})
-		res.Add(fmt.Sprintf("Gatehouse did not apply %s: the host runs or reads %s as configuration, so a command may not create or change %s.",
-			strings.Join(firstN(kept, 10), ", "), pronoun(len(kept), "it", "them"), pronoun(len(kept), "it", "them")))
+		res.Add(keptOutNote(kept))
 	}
 	dec, changed := r.judgeEffect(ctx, c, cs, &res, func() map[string]any {
 		return map[string]any{"staged_bytes": effect.SumBytes(sets), "read_ms": time.Since(start).Milliseconds()}
@@ -253,4 +252,22 @@ func pronoun(n int, one, many string) string {
 		return one
 	}
 	return many
+}
+
+// keptOutNote says which protected paths a staged run wrote and never
+// applied, and why; a steering file (CLAUDE.md, .devcontainer) is named
+// with who reads or runs it and how it may still be changed.
+func keptOutNote(kept []string) string {
+	var steering []string
+	for _, p := range firstN(kept, 10) {
+		if s := steeringSentence(p); s != "" && len(steering) < maxBoundaryNotes {
+			steering = append(steering, s)
+		}
+	}
+	note := fmt.Sprintf("Gatehouse did not apply %s: the host runs or reads %s as configuration, so a command may not create or change %s.",
+		strings.Join(firstN(kept, 10), ", "), pronoun(len(kept), "it", "them"), pronoun(len(kept), "it", "them"))
+	if len(steering) > 0 {
+		note += " " + strings.Join(steering, " ")
+	}
+	return note
 }

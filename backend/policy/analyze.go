@@ -41,7 +41,9 @@ func (p *Policy) analyze(s *Session, c *Action, cls toolClass) *analysis {
 			}
 			if cls == classWrite {
 				if r, ok := protectedPath(fp); ok {
-					a.risks = append(a.risks, r)
+					if !steeringAsked(s.Goal, r) {
+						a.risks = append(a.risks, r)
+					}
 				} else if r, ok := sessionProtected(fp, s.Protected); ok {
 					a.risks = append(a.risks, r)
 				}

@@ -158,6 +158,9 @@ func protectedPath(p string) (Risk, bool) {
 	if name, ok := hookRunnerProtected(p); ok {
 		return mk(name, "is a git hook runner's configuration, which runs commands at each commit")
 	}
+	if r, ok := steeringPath(p); ok {
+		return r, true
+	}
 	switch {
 	case base == ".mcp.json":
 		return mk(base, "configures agent tools")

@@ -3,6 +3,8 @@ package policy
 import (
 	"fmt"
 	"strconv"
+
+	"github.com/gatehouse-dev/gatehouse/sandbox/protect"
 )
 
 // Verdict is what happens to a call. Its order is strictness: Allow < Ask < Deny.
@@ -122,6 +124,11 @@ type Risk struct {
 	// naming this risk explicitly (see Rule.names).
 	names []string
 	field ruleField
+	// steering is the kind of steering file a protected write reaches
+	// (nil for other risks): an instruction file's risk goes when the
+	// person's own prompt asks for it (see steeringAsked).
+	steering     *protect.Steer
+	steeringName string // the kind's name the write reaches
 }
 
 // reason is the risk as a decision's reason: the detail and, when the

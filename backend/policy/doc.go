@@ -31,7 +31,9 @@
 //     destructive pattern, protected path) turn an allow into ask. Mode can
 //     never loosen them; only a user rule or grant that names the risky thing
 //     literally (the interpreter's name in binary, the flag in args, the
-//     sensitive path component in paths, the host in domains) allows it.
+//     sensitive path component in paths, the host in domains) allows it. The
+//     one exception is the person's own prompt (Session.Goal) naming an
+//     instruction or memory file a write reaches (steering.go).
 //  5. plan mode is a ceiling: writes, edits and commands other than builtin
 //     read-only ones are denied even when a user rule allows them.
 //  6. Workspace rules that match raise the verdict (allow → ask → deny), never

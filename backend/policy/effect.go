@@ -23,8 +23,9 @@ import (
 //	reason = "migrations are applied to production"
 //
 // The builtin defaults hold deleting or emptying more than 20 files, a
-// whole tracked directory, a git history rewrite and a link that leads out
-// of the workspace. The person's rules decide before the defaults (the
+// whole tracked directory, a git history rewrite, a link that leads out
+// of the workspace and a steering file the sandbox could not keep
+// (steering.go). The person's rules decide before the defaults (the
 // most specific match, then the strictest); the workspace's own rules can
 // only tighten.
 
@@ -104,6 +105,8 @@ func (p *Policy) DecideEffect(e Effect) EffectDecision {
 			d = hold("mass-delete", fmt.Sprintf("it deletes or empties %d files (more than %d)", n, MassDeleteFiles))
 		case len(e.LinksOut) > 0:
 			d = hold("link-out", "it makes links that lead outside the workspace: "+strings.Join(e.LinksOut, ", "))
+		case steeringChange(e) != "":
+			d = hold("steering", "it writes "+steeringChange(e))
 		default:
 			d = EffectDecision{Verdict: Allow, Rule: builtinRef("effect-apply"), Reason: "the change set stays inside the workspace and can be undone"}
 		}

@@ -48,6 +48,11 @@ ops = ["delete"]
 		{"a tracked directory", Effect{Deleted: 2, TrackedDirsDeleted: []string{"src"}}, Ask, "tracked-dir-delete"},
 		{"history rewrite", Effect{HistoryRewrites: []string{"refs/heads/main moved back 3 commits"}}, Ask, "history-rewrite"},
 		{"a link out", Effect{LinksOut: []string{"src -> /etc"}}, Ask, "link-out"},
+		{"a nested instruction file", Effect{Changes: []EffectChange{{Path: "a.go", Op: "modify"}, {Path: "pkg/CLAUDE.md", Op: "create"}}}, Ask, "steering"},
+		{"a case variant the sandbox lets through on Linux", Effect{Changes: []EffectChange{{Path: "claude.md", Op: "create"}}}, Ask, "steering"},
+		{"a new workspace file", Effect{Changes: []EffectChange{{Path: "evil.code-workspace", Op: "create"}}}, Ask, "steering"},
+		{"a nested version manager config", Effect{Changes: []EffectChange{{Path: "sub/.mise.toml", Op: "modify"}}}, Ask, "steering"},
+		{"a steering file deleted", Effect{Deleted: 1, Changes: []EffectChange{{Path: "pkg/AGENTS.md", Op: "delete"}}}, Allow, "effect-apply"},
 	}
 	for _, tc := range cases {
 		d := p.DecideEffect(tc.e)

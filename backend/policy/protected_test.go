@@ -20,6 +20,7 @@ func TestProtectedPathsMatchTheSandbox(t *testing.T) {
 		".git/worktrees/w/commondir", ".git/worktrees/w/gitdir", ".git/worktrees/w/config.worktree", "vendor/lib/.git"},
 		protect.Names...)
 	fixed = append(fixed, protect.HookRunnerNames...)
+	fixed = append(fixed, protect.SteeringNames...)
 	for _, n := range fixed {
 		p := path.Join("/ws", n)
 		if _, ok := protectedPath(p); ok {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -56,7 +57,20 @@ func workspaceCover(workspaces []string, e protect.Exposure, reserve bool) (*cov
 			// link's target (anywhere) and leave the link itself
 			// replaceable from inside.
 			if st, err := os.Lstat(p); err == nil && st.Mode()&os.ModeSymlink != 0 {
-				return nil, fmt.Errorf("%s is a symbolic link, which the container sandbox cannot keep read-only; replace it with what it points to, or use the bwrap or landlock backend: %w", p, sandbox.ErrBadSpec)
+				t, ok := linkedInside(p, ws.Root)
+				if !ok {
+					return nil, fmt.Errorf("%s is a symbolic link, which the container sandbox cannot keep read-only; replace it with what it points to, or use the bwrap or landlock backend: %w", p, sandbox.ErrBadSpec)
+				}
+				// A link to a file of the workspace (AGENTS.md ->
+				// CLAUDE.md, so every agent reads the same words): its
+				// target is read-only, and the link's name is refused to a
+				// run that removes it and makes a new one. Removing the
+				// link itself is not refused.
+				if !slices.Contains(ws.Protected.Existing, t) {
+					ms = append(ms, mount{t, "type=bind,source=" + t + ",target=" + t + ",readonly"})
+				}
+				missing = append(missing, p)
+				continue
 			}
 			ms = append(ms, mount{p, "type=bind,source=" + p + ",target=" + p + ",readonly"})
 		}
@@ -218,4 +232,16 @@ func (c *cover) guardMissing(p *sandbox.Prepared, req *initproc.Request) {
 	if p.Stage == nil && !p.Spec.ReadOnlyWorkspaces {
 		req.Uncreatable = append(req.Uncreatable, c.missing...)
 	}
+}
+
+// linkedInside resolves the protected link p to a regular file inside
+// the workspace root, the only kind of link the container can keep: a
+// directory or anything outside would need a mount at the link.
+func linkedInside(p, root string) (string, bool) {
+	t, err := filepath.EvalSymlinks(p)
+	if err != nil || !strings.HasPrefix(t, root+string(filepath.Separator)) {
+		return "", false
+	}
+	st, err := os.Stat(t)
+	return t, err == nil && st.Mode().IsRegular()
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/gatehouse-dev/gatehouse/sandbox"
+	"github.com/gatehouse-dev/gatehouse/sandbox/protect"
 	"github.com/gatehouse-dev/gatehouse/sandbox/toolchain"
 )
 
@@ -63,12 +64,16 @@ const (
 	CheckOtherSessions = "another session's command out of reach"
 )
 
+// CheckSteering counts the kinds of file that steer agents and tools
+// (protect.Steering), so the row says how many the sandbox keeps.
+var CheckSteering = fmt.Sprintf("files that steer agents and tools: %d kinds kept read-only", len(protect.Steering))
+
 // Checks lists the battery's checks in order.
 var Checks = []string{
 	CheckHomeCanary, CheckWriteOutside, CheckHostRoot, CheckGitHooks, CheckUncreatable,
 	CheckNetwork, CheckUDP, CheckDNS, CheckRaw, CheckProxyReached, CheckProxyOnly, CheckHostSocket,
 	CheckEnvSecrets, CheckForkBomb, CheckSleeperKilled,
-	CheckHooksPath, CheckSubmodule, CheckEnvrc, CheckPreCommit, CheckSecretFile, CheckAbsentName,
+	CheckHooksPath, CheckSubmodule, CheckEnvrc, CheckPreCommit, CheckSteering, CheckSecretFile, CheckAbsentName,
 	CheckToolchains, CheckHomeSecrets, CheckOtherSessions,
 }
 
@@ -146,7 +151,7 @@ func Run(ctx context.Context, b sandbox.Backend, o Options) []Row {
 		checkHomeCanary, checkWriteOutside, checkHostRoot, checkGitHooks, checkUncreatable,
 		checkNetwork, checkUDP, checkDNS, checkRaw, checkProxyReached, checkProxyOnly, checkHostSocket,
 		checkEnvSecrets, checkForkBomb, checkSleeper,
-		checkHooksPath, checkSubmodule, checkEnvrc, checkPreCommit, checkSecretFile, checkAbsentName,
+		checkHooksPath, checkSubmodule, checkEnvrc, checkPreCommit, checkSteering, checkSecretFile, checkAbsentName,
 		checkToolchains, checkHomeSecrets, checkOtherSessions,
 	}
 	rows := make([]Row, 0, len(checks))

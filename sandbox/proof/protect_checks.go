@@ -36,6 +36,9 @@ func plantWorkspace(ws, secret string) error {
 		"sub/.env.local":          "DB_PASSWORD=" + secret + "\n",
 		"x/.git":                  "gitdir: ../.git/modules/x\n",
 	}
+	for p, body := range steeringPlanted {
+		files[p] = body
+	}
 	for _, d := range []string{".git/modules/x/hooks", ".git/modules/x/objects"} {
 		if err := os.MkdirAll(filepath.Join(ws, d), 0o755); err != nil {
 			return err

@@ -1,12 +1,15 @@
 // Package protect lists the paths inside a writable workspace that stay
 // read-only (what git runs from the repository, hook runners' config,
-// shell rc files, agent and editor config) and the secret files that
+// shell rc files, agent and editor config, and the files that steer
+// agents and tools: steering.go) and the secret files that
 // commands never read, and reserves the protected names that do not
 // exist yet so a sandbox can mount over them and keep them uncreatable.
 //
 // The sequence, per workspace and before every command (Scan):
 //
-//  1. For lists the protected paths: Names, the root's .gatehouse*
+//  1. For lists the protected paths: Names, the steering files
+//     (steering.go: instruction files, dev containers, version managers'
+//     and editors' project config), the root's .gatehouse*
 //     entries, what git runs or reads as configuration from the
 //     repository (gitrepo.go: hooks, config, includes, core.hooksPath,
 //     submodules' and linked worktrees' git dirs, gitconfig.go reading

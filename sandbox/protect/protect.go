@@ -46,7 +46,8 @@ func (s Set) All() []string {
 }
 
 // For computes the protected paths of workspace ws (absolute, resolved):
-// Names, every root entry named .gatehouse*, and what git runs or reads
+// Names, the steering files (steering.go), every root entry named
+// .gatehouse*, and what git runs or reads
 // as configuration from the workspace's repository. It reads the
 // repository's config (and the person's global git config, for
 // core.hooksPath); an error means git could not read it either, and no
@@ -65,8 +66,9 @@ func forHome(ws, home string) (Set, error) {
 		}
 	}
 	for _, n := range Names {
-		c.add(filepath.Join(ws, filepath.FromSlash(n)))
+		c.add(c.join(n))
 	}
+	c.steering()
 	for name := range c.root {
 		if strings.HasPrefix(name, ".gatehouse") {
 			c.add(filepath.Join(ws, name))
@@ -182,6 +184,11 @@ func (c *collector) add(p string) {
 		c.file(p, &c.set.Missing)
 		return
 	}
+}
+
+// join is the workspace path of the slash-separated relative name n.
+func (c *collector) join(n string) string {
+	return filepath.Join(c.ws, filepath.FromSlash(n))
 }
 
 func (c *collector) writable(p string) {

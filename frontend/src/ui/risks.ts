@@ -7,7 +7,7 @@ const RISK_TEXT: Record<string, { label: string; meaning: string; said?: RegExp 
   interpreter: { label: 'Runs code', meaning: 'Allowing this grants arbitrary code execution inside the sandbox.', said: /arbitrary code/i },
   sensitive: { label: 'Sensitive', meaning: 'Touches credentials, keys or other secrets.' },
   destructive: { label: 'Destructive', meaning: 'Can delete or overwrite data.' },
-  protected: { label: 'Protected file', meaning: 'Changes a file Gatehouse keeps read-only (git hooks or config, shell rc, agent config).' },
+  protected: { label: 'Protected file', meaning: 'Changes a file Gatehouse keeps read-only (git hooks or config, shell rc, agent, editor and dev-container config, agents\' instruction files).' },
   'outside-workspace': { label: 'Outside workspace', meaning: 'Reaches beyond the workspace folders.' },
   'not-restorable': { label: 'Not restorable', meaning: 'Rollback cannot undo this.' },
   // "it runs outside Gatehouse's sandbox, so nothing bounds what it does"
