@@ -59,6 +59,11 @@ func mountRequestWith(req Request, empty *emptyTree) error {
 		return nil
 	}
 	// A parent is a prefix of its children, so it sorts first.
+	var stand standIns
+	defer stand.close()
+	if err := stand.prepare(req.HideFiles); err != nil {
+		return err
+	}
 	sort.SliceStable(ms, func(i, j int) bool {
 		if ms[i].path != ms[j].path {
 			return ms[i].path < ms[j].path
@@ -76,8 +81,13 @@ func mountRequestWith(req Request, empty *emptyTree) error {
 			err = writablePath(m.path)
 		case opProtect:
 			err = protectPath(m.path)
-		case opHideFile, opHideDir:
-			err = empty.cover(m.path, m.op == opHideDir)
+		case opHideFile:
+			var done bool
+			if done, err = stand.cover(m.path); !done {
+				err = empty.cover(m.path, false)
+			}
+		case opHideDir:
+			err = empty.cover(m.path, true)
 		}
 		if err != nil {
 			return err
