@@ -48,6 +48,8 @@ ops = ["delete"]
 		{"a tracked directory", Effect{Deleted: 2, TrackedDirsDeleted: []string{"src"}}, Ask, "tracked-dir-delete"},
 		{"history rewrite", Effect{HistoryRewrites: []string{"refs/heads/main moved back 3 commits"}}, Ask, "history-rewrite"},
 		{"a link out", Effect{LinksOut: []string{"src -> /etc"}}, Ask, "link-out"},
+		{"a secret edit", Effect{SecretEdits: []string{"main records a different .env"}}, Ask, "secret-edit"},
+		{"a person's allow does not land a secret edit", Effect{Changes: deletes(40, "gen").Changes, Deleted: 40, SecretEdits: []string{"the secret file gen/.env is deleted"}}, Ask, "secret-edit"},
 	}
 	for _, tc := range cases {
 		d := p.DecideEffect(tc.e)
