@@ -1,0 +1,121 @@
+//go:build integration
+
+package cli_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gatehouse-dev/gatehouse/app/cli/clitest"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Values of a tracked .env: committed, then changed in a second commit.
+const (
+	firstEnvValue  = "first-env-value-4711"
+	secondEnvValue = "second-env-value-0815"
+)
+
+// gitSecretWorkspace is a repository whose .env held firstEnvValue in
+// its first commit and holds secondEnvValue now (committed).
+func gitSecretWorkspace(t *testing.T, ws string) {
+	t.Helper()
+	must := func(err error) {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The work happens in src/: Landlock lets nothing new be made in a
+	// directory that holds a secret, the root here (sandbox/README.md).
+	must(os.MkdirAll(filepath.Join(ws, "src"), 0o755))
+	must(os.WriteFile(filepath.Join(ws, "src", "a.txt"), []byte("a\n"), 0o644))
+	must(os.WriteFile(filepath.Join(ws, ".env"), []byte("API_KEY="+firstEnvValue+"\nPORT=8080\n"), 0o644))
+	hostGitIn(t, ws, "init", "-q", "-b", "main")
+	hostGitIn(t, ws, "add", "-A")
+	hostGitIn(t, ws, "commit", "-q", "-m", "first")
+	must(os.WriteFile(filepath.Join(ws, ".env"), []byte("API_KEY="+secondEnvValue+"\nPORT=8080\n"), 0o644))
+	hostGitIn(t, ws, "commit", "-q", "-am", "second")
+}
+
+// A tracked .env's values never come back through git, whichever way
+// git is asked (history, objects, diffs, archives, grep), and git's
+// writing commands (commit -am, stash and pop, reset --hard, rebase)
+// work without a card and leave the .env and its committed blob as they
+// were, on bwrap (staged, the stand-in) and Landlock (unstaged, the file
+// unreadable).
+func TestTrackedSecretThroughGit(t *testing.T) {
+	for _, backend := range []string{"bwrap", "landlock"} {
+		t.Run(backend, func(t *testing.T) {
+			base := t.TempDir()
+			ws := filepath.Join(base, "ws")
+			clitest.WriteConfig(t, ws, "config.toml", "[sandbox]\nbackend = \""+backend+"\"\n")
+			gitSecretWorkspace(t, ws)
+			blob := hostGitIn(t, ws, "rev-parse", "HEAD:.env")
+			oldBlob := hostGitIn(t, ws, "rev-parse", "HEAD~1:.env")
+			d := clitest.StartWith(t, filepath.Join(base, "data"), ws)
+			s := d.MCP(t.Context(), "gitsecret")
+			run := func(argv ...string) string {
+				t.Helper()
+				r, err := s.CallTool(t.Context(), &mcp.CallToolParams{Name: "run_command", Arguments: map[string]any{"argv": argv}})
+				if err != nil {
+					t.Fatalf("%v: %v", argv, err)
+				}
+				text := clitest.Text(t, r)
+				for _, v := range []string{firstEnvValue, secondEnvValue} {
+					if strings.Contains(text, v) {
+						t.Errorf("%v printed a value of .env:\n%s", argv, text)
+					}
+				}
+				if r.IsError {
+					t.Errorf("%v failed:\n%s", argv, text)
+				}
+				return text
+			}
+			for _, argv := range [][]string{
+				{"git", "log", "-p"},
+				{"git", "show", "HEAD~1:.env"},
+				{"git", "cat-file", "-p", oldBlob},
+				{"git", "diff", "HEAD~1"},
+				{"sh", "-c", "git archive HEAD | tar -xO .env"},
+				{"sh", "-c", "git grep API_KEY $(git rev-list --all)"},
+			} {
+				if out := run(argv...); !strings.Contains(out, "[REDACTED:.env:API_KEY]") {
+					t.Errorf("%v does not show the marker:\n%s", argv, out)
+				}
+			}
+			for _, script := range []string{
+				"git status --porcelain",
+				"echo more >> src/a.txt && git commit -qam third",
+				"echo dirty >> src/a.txt && git stash -q && git stash pop -q",
+				"git reset -q --hard HEAD",
+				"git checkout -qb side && echo s > src/s.txt && git add src/s.txt && git commit -qm side && " +
+					"git checkout -q main && echo m > src/m.txt && git add src/m.txt && git commit -qm m && " +
+					"git checkout -q side && git rebase -q main && git checkout -q main",
+			} {
+				out := run("sh", "-c", gitEnvArgs+script)
+				if strings.Contains(out, ".env") {
+					t.Errorf("%q mentions .env:\n%s", script, out)
+				}
+			}
+			if n := len(d.Pending()); n != 0 {
+				t.Errorf("%d cards for git's ordinary work: %+v", n, d.Pending())
+			}
+			if b, _ := os.ReadFile(filepath.Join(ws, ".env")); string(b) != "API_KEY="+secondEnvValue+"\nPORT=8080\n" {
+				t.Errorf(".env is now %q", b)
+			}
+			for _, ref := range []string{"main", "side"} {
+				if got := hostGitIn(t, ws, "rev-parse", ref+":.env"); got != blob {
+					t.Errorf("%s records .env as %s, want %s", ref, got, blob)
+				}
+			}
+			if got := hostGitIn(t, ws, "log", "--format=%s", "-n", "4", "main"); got != "m\nthird\nsecond\nfirst" {
+				t.Errorf("main's history: %q", got)
+			}
+			if got := hostGitIn(t, ws, "status", "--porcelain"); got != "" {
+				t.Errorf("the workspace is not clean after the runs: %q", got)
+			}
+		})
+	}
+}
