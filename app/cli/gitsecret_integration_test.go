@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gatehouse-dev/gatehouse/app/cli/clitest"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -117,5 +118,32 @@ func TestTrackedSecretThroughGit(t *testing.T) {
 				t.Errorf("the workspace is not clean after the runs: %q", got)
 			}
 		})
+	}
+}
+
+// A command that makes git record the stand-in anyway (here by
+// switching off the config the run gets, so git re-reads the .env) does
+// not land silently: the change set is held on a card that names the
+// secret, and denying it leaves the repository as it was.
+func TestSecretThroughItsStandInHolds(t *testing.T) {
+	base := t.TempDir()
+	ws := filepath.Join(base, "ws")
+	gitSecretWorkspace(t, ws)
+	head := hostGitIn(t, ws, "rev-parse", "HEAD")
+	d := clitest.StartWith(t, filepath.Join(base, "data"), ws)
+	ch := asyncRun(t, d, map[string]any{"argv": []string{"sh", "-c", gitEnvArgs +
+		"echo more >> src/a.txt && GIT_CONFIG_COUNT=0 git update-index --really-refresh; GIT_CONFIG_COUNT=0 git commit -qam stand-in"}})
+	a := d.WaitApproval(60 * time.Second)
+	findings := strings.Join(a.Findings, "\n")
+	if a.Kind != "effect" || !strings.Contains(findings, "main records a different .env") || !strings.Contains(findings, "index records a different .env") {
+		t.Fatalf("card %q %+v", a.Kind, a.Findings)
+	}
+	d.Decide(a.ID, "deny", "once", "")
+	waitResult(t, ch)
+	if got := hostGitIn(t, ws, "rev-parse", "HEAD"); got != head {
+		t.Errorf("HEAD moved to %s after deny", got)
+	}
+	if b, _ := os.ReadFile(filepath.Join(ws, ".env")); string(b) != "API_KEY="+secondEnvValue+"\nPORT=8080\n" {
+		t.Errorf(".env is now %q", b)
 	}
 }
