@@ -3,6 +3,7 @@
 package proof
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -113,4 +114,37 @@ func gitOut(t *testing.T, dir string, args ...string) string {
 		t.Fatalf("git %v: %v\n%s", args, err, out)
 	}
 	return strings.TrimSpace(string(out))
+}
+
+// On each backend that stages, a staged run's stand-in for a secret has
+// the secret's size, mode and modification time, and none of its
+// content: what git compares under core.checkStat=minimal. (The
+// container's test image has no git; this is the part that matters.)
+func TestStagedSecretStandInMatchesStat(t *testing.T) {
+	for _, b := range stagingBackends(t) {
+		t.Run(b.Name(), func(t *testing.T) {
+			ws, root := t.TempDir(), t.TempDir()
+			ws, _ = filepath.EvalSymlinks(ws)
+			p := filepath.Join(ws, ".env")
+			must(t, os.WriteFile(p, []byte("API_KEY=stand-in-secret-31337\n"), 0o640))
+			fi, err := os.Stat(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s, err := b.Open(t.Context(), sandbox.SessionSpec{ID: "standin", Workspaces: []string{ws}, StageRoot: root, Limits: SessionLimits()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close(t.Context())
+			for _, d := range []string{sandbox.StageUpper(root, "r", 0), sandbox.StageWork(root, "r", 0)} {
+				must(t, os.MkdirAll(d, 0o700))
+			}
+			r := runSh(t, s, `stat -c '%s %Y %a' .env; cat .env`, func(sp *sandbox.Spec) { sp.Stage = &sandbox.Stage{Dir: "r"}; sp.Dir = ws })
+			want := fmt.Sprintf("%d %d %o\n", fi.Size(), fi.ModTime().Unix(), fi.Mode().Perm())
+			out := string(r.Stdout)
+			if !strings.HasPrefix(out, want) || strings.Contains(out, "stand-in-secret") {
+				t.Errorf("stand-in %q (stderr %q), want stat %q and no secret", out, r.Stderr, want)
+			}
+		})
+	}
 }
