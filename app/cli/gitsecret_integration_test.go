@@ -86,6 +86,29 @@ func TestTrackedSecretThroughGit(t *testing.T) {
 					t.Errorf("%v does not show the marker:\n%s", argv, out)
 				}
 			}
+			// A copy of the value outside the secret file (a log, a note)
+			// is redacted by the file tools too.
+			if err := os.WriteFile(filepath.Join(ws, "src", "notes.txt"), []byte("key was "+secondEnvValue+"\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			for _, c := range []struct {
+				tool string
+				args map[string]any
+			}{
+				{"read_file", map[string]any{"path": "src/notes.txt"}},
+				{"search_files", map[string]any{"pattern": "key was"}},
+			} {
+				r, err := s.CallTool(t.Context(), &mcp.CallToolParams{Name: c.tool, Arguments: c.args})
+				if err != nil {
+					t.Fatalf("%s: %v", c.tool, err)
+				}
+				if text := clitest.Text(t, r); strings.Contains(text, secondEnvValue) || !strings.Contains(text, "[REDACTED:.env:API_KEY]") {
+					t.Errorf("%s: %s", c.tool, text)
+				}
+			}
+			if err := os.Remove(filepath.Join(ws, "src", "notes.txt")); err != nil {
+				t.Fatal(err)
+			}
 			for _, script := range []string{
 				"git status --porcelain",
 				"echo more >> src/a.txt && git commit -qam third",
