@@ -170,3 +170,33 @@ func TestSecretThroughItsStandInHolds(t *testing.T) {
 		t.Errorf(".env is now %q", b)
 	}
 }
+
+// An agent's own Read of a file that holds a workspace secret's value
+// (a copy of the .env's key in a note) is pointed at a redacted copy, as
+// for a private key: the hook redacts with the same values.
+func TestNativeReadOfAWorkspaceSecretValueIsRedacted(t *testing.T) {
+	d := clitest.Start(t)
+	if err := os.WriteFile(filepath.Join(d.Workspace, ".env"), []byte("API_KEY="+secondEnvValue+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	note := filepath.Join(d.Workspace, "notes.txt")
+	if err := os.WriteFile(note, []byte("the key is "+secondEnvValue+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, _, _ := hookRun(t, d.Bin, d.Data, "claude", preToolUse("run-note", "Read", map[string]any{"file_path": note}, d.Workspace))
+	dec, reason, input := claudeDecision(t, out)
+	if dec != "allow" {
+		t.Fatalf("read: %s %s", dec, reason)
+	}
+	copyPath, _ := input["file_path"].(string)
+	if copyPath == "" || copyPath == note {
+		t.Fatalf("the read was not pointed at a redacted copy: %v", input)
+	}
+	b, err := os.ReadFile(copyPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(b), secondEnvValue) || !strings.Contains(string(b), "[REDACTED:.env:API_KEY]") {
+		t.Fatalf("the copy the model reads holds:\n%s", b)
+	}
+}
