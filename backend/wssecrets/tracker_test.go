@@ -1,6 +1,7 @@
 package wssecrets
 
 import (
+	"fmt"
 	"io"
 	"log/slog"
 	"os"
@@ -100,4 +101,42 @@ func TestTrackerRedactsWorkspaceSecrets(t *testing.T) {
 	waitfor.For(t, 5*time.Second, "the changed .env's value to be redacted", func() bool {
 		return !strings.Contains(live.String("changed-mid-session-999"), "changed-mid-session-999")
 	})
+}
+
+// A repository whose history holds a thousand .env versions: the
+// versions in the newest 200 commits touching it are redacted, older
+// ones are not (the bound the README states), and reading stays within
+// its time bound.
+func TestTrackerHistoryIsBounded(t *testing.T) {
+	ws := t.TempDir()
+	git(t, ws, "init", "-q", "-b", "main")
+	var stream strings.Builder
+	for i := 1; i <= 1000; i++ {
+		body := fmt.Sprintf("API_KEY=version-%04d-secret\n", i)
+		fmt.Fprintf(&stream, "commit refs/heads/main\ncommitter t <t@example.test> %d +0000\ndata 1\nc\n", 1700000000+i)
+		fmt.Fprintf(&stream, "M 100644 inline .env\ndata %d\n%s\n", len(body), body)
+	}
+	c := exec.Command("git", "fast-import", "--quiet")
+	c.Dir = ws
+	c.Stdin = strings.NewReader(stream.String())
+	if out, err := c.CombinedOutput(); err != nil {
+		t.Fatalf("fast-import: %v %s", err, out)
+	}
+	git(t, ws, "checkout", "-q", "main")
+	live := secrets.NewLive()
+	tr := New(live, protect.Exposure{}, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	start := time.Now()
+	tr.Track(t.Context(), []string{ws})
+	if d := time.Since(start); d > historyTime+2*time.Second {
+		t.Errorf("reading history took %v", d)
+	}
+	for _, tc := range []struct {
+		version  int
+		redacted bool
+	}{{1000, true}, {900, true}, {801, true}, {700, false}, {1, false}} {
+		v := fmt.Sprintf("version-%04d-secret", tc.version)
+		if got := live.String(v); (got != v) != tc.redacted {
+			t.Errorf("%s: redacted=%v", v, got != v)
+		}
+	}
 }
