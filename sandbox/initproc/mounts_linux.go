@@ -58,12 +58,14 @@ func mountRequestWith(req Request, empty *emptyTree) error {
 	if len(ms) == 0 {
 		return nil
 	}
-	// A parent is a prefix of its children, so it sorts first.
+	// Hidden files get stand-ins git finds unchanged (standin_linux.go),
+	// made before anything covers them.
 	var stand standIns
 	defer stand.close()
 	if err := stand.prepare(req.HideFiles); err != nil {
 		return err
 	}
+	// A parent is a prefix of its children, so it sorts first.
 	sort.SliceStable(ms, func(i, j int) bool {
 		if ms[i].path != ms[j].path {
 			return ms[i].path < ms[j].path
