@@ -67,6 +67,7 @@ func (r *Runner) notFound(argv0 string) error {
 // runEnv is the environment of a run in st's session.
 func (r *Runner) runEnv(st *session.State) []string {
 	env := append([]string{"PATH=" + r.runPath()}, baseEnv...)
+	env = append(env, sandbox.GitCoherentEnv...)
 	e := r.deps.RunEnv
 	if e == nil {
 		return env

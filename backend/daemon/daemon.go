@@ -33,6 +33,7 @@ import (
 	"github.com/gatehouse-dev/gatehouse/backend/token"
 	"github.com/gatehouse-dev/gatehouse/backend/transport/hookserver"
 	"github.com/gatehouse-dev/gatehouse/backend/transport/mcpserver"
+	"github.com/gatehouse-dev/gatehouse/backend/wssecrets"
 	"github.com/gatehouse-dev/gatehouse/sandbox"
 )
 
@@ -102,7 +103,8 @@ type Daemon struct {
 	tokens    *token.Set
 	logins    *token.OneTime
 	secrets   *secrets.Store
-	redactor  *secrets.Redactor
+	redactor  *secrets.Live
+	wsSecrets *wssecrets.Tracker
 	addr      net.Addr
 	handler   http.Handler
 	mux       http.Handler

@@ -70,7 +70,8 @@ func (d *Daemon) openStores(ctx context.Context, closers *closeStack) error {
 		logger.Warn("some configured secrets could not be loaded", "err", err)
 	}
 	d.secrets = secretStore
-	d.redactor = secrets.NewRedactor(secretStore.Values(), secrets.HostSecrets(os.Environ()), d.tokenValues())
+	d.redactor = secrets.NewLive(secretStore.Values(), secrets.HostSecrets(os.Environ()), d.tokenValues())
+	d.wsSecrets = d.workspaceSecrets()
 	// Sessions live under their own context so shutdown can end them after
 	// the servers stop taking requests.
 	sessCtx, stopSessions := context.WithCancel(context.WithoutCancel(ctx))

@@ -1,6 +1,7 @@
 package daemon
 
 import (
+	"context"
 	"fmt"
 	"os"
 
@@ -32,5 +33,7 @@ func (d *Daemon) servesWorkspace(ws []string) error {
 	if e := d.opts.RunEnv; e != nil && e.Cache != nil {
 		e.Cache.Seed(ws)
 	}
+	// The workspace's secret values are known before its first result.
+	d.wsSecrets.Track(context.Background(), ws)
 	return nil
 }

@@ -72,6 +72,11 @@ type Effect struct {
 	HistoryRewrites []string
 	// LinksOut are symbolic links made to lead outside the workspace.
 	LinksOut []string
+	// SecretEdits describe changes to the workspace's secrets: the file
+	// itself, or the blob git records for it in the index or a commit.
+	// A run never sees a secret's content, so such a change is at best
+	// made through its stand-in; it always holds (see DecideEffect).
+	SecretEdits []string
 }
 
 // EffectDecision is DecideEffect's answer.
@@ -111,6 +116,11 @@ func (p *Policy) DecideEffect(e Effect) EffectDecision {
 			d = EffectDecision{Verdict: Allow, Rule: builtinRef("effect-apply"), Reason: "the change set stays inside the workspace and can be undone"}
 		}
 	}
+	// A secret changed through its stand-in holds whatever the other
+	// rules say: what the run recorded is not what the person has.
+	if len(e.SecretEdits) > 0 && d.Verdict < Ask {
+		d = hold("secret-edit", "it changes a workspace secret it could not read: "+strings.Join(e.SecretEdits, "; "))
+	}
 	// The workspace's own rules can only raise the verdict.
 	for i := range p.workspaceFx {
 		r := &p.workspaceFx[i]
@@ -122,6 +132,7 @@ func (p *Policy) DecideEffect(e Effect) EffectDecision {
 		findings = append(findings, plural.Count(e.Deleted+e.Emptied, "file", "files")+" deleted or emptied")
 	}
 	findings = append(findings, e.HistoryRewrites...)
+	findings = append(findings, e.SecretEdits...)
 	for _, t := range e.TrackedDirsDeleted {
 		findings = append(findings, "tracked directory "+t+" deleted")
 	}

@@ -53,6 +53,8 @@ ops = ["delete"]
 		{"a new workspace file", Effect{Changes: []EffectChange{{Path: "evil.code-workspace", Op: "create"}}}, Ask, "steering"},
 		{"a nested version manager config", Effect{Changes: []EffectChange{{Path: "sub/.mise.toml", Op: "modify"}}}, Ask, "steering"},
 		{"a steering file deleted", Effect{Deleted: 1, Changes: []EffectChange{{Path: "pkg/AGENTS.md", Op: "delete"}}}, Allow, "effect-apply"},
+		{"a secret edit", Effect{SecretEdits: []string{"main records a different .env"}}, Ask, "secret-edit"},
+		{"a person's allow does not land a secret edit", Effect{Changes: deletes(40, "gen").Changes, Deleted: 40, SecretEdits: []string{"the secret file gen/.env is deleted"}}, Ask, "secret-edit"},
 	}
 	for _, tc := range cases {
 		d := p.DecideEffect(tc.e)

@@ -49,6 +49,7 @@ func workspaceMounts(p *sandbox.Prepared, req *initproc.Request) (release func()
 		}
 		req.Pin = append(req.Pin, pins...)
 		req.HideFiles = append(req.HideFiles, ws.Secrets.Files...)
+		protect.SettleIndexSoon(w, ws.Secrets.Files)
 		req.HideDirs = append(req.HideDirs, ws.Secrets.Dirs...)
 	}
 	held, existing := protect.Shared.Cover(names)

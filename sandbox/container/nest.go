@@ -97,6 +97,7 @@ func nestMounts(p *sandbox.Prepared, req *initproc.Request) error {
 		req.Pin = append(req.Pin, ws.HiddenParents()...)
 		req.HideFiles = append(req.HideFiles, ws.Secrets.Files...)
 		req.HideDirs = append(req.HideDirs, ws.Secrets.Dirs...)
+		protect.SettleIndexSoon(w, ws.Secrets.Files)
 		files, dirs := p.HiddenIn(w)
 		req.HideFiles, req.HideDirs = append(req.HideFiles, files...), append(req.HideDirs, dirs...)
 	}

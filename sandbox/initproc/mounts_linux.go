@@ -58,6 +58,13 @@ func mountRequestWith(req Request, empty *emptyTree) error {
 	if len(ms) == 0 {
 		return nil
 	}
+	// Hidden files get stand-ins git finds unchanged (standin_linux.go),
+	// made before anything covers them.
+	var stand standIns
+	defer stand.close()
+	if err := stand.prepare(req.HideFiles); err != nil {
+		return err
+	}
 	// A parent is a prefix of its children, so it sorts first.
 	sort.SliceStable(ms, func(i, j int) bool {
 		if ms[i].path != ms[j].path {
@@ -76,8 +83,13 @@ func mountRequestWith(req Request, empty *emptyTree) error {
 			err = writablePath(m.path)
 		case opProtect:
 			err = protectPath(m.path)
-		case opHideFile, opHideDir:
-			err = empty.cover(m.path, m.op == opHideDir)
+		case opHideFile:
+			var done bool
+			if done, err = stand.cover(m.path); !done {
+				err = empty.cover(m.path, false)
+			}
+		case opHideDir:
+			err = empty.cover(m.path, true)
 		}
 		if err != nil {
 			return err

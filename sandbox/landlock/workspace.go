@@ -29,6 +29,9 @@ func workspaceSpecials(p *sandbox.Prepared, special map[string]access) error {
 		for _, h := range ws.Hidden() {
 			special[h] = denied
 		}
+		// Git must find a tracked secret clean by its stat: it cannot
+		// read it to compare.
+		protect.SettleIndexSoon(w, ws.Secrets.Files)
 		for _, pr := range ws.Protected.Existing {
 			set(pr, readOnly)
 			// A protected link's target (.claude -> cfg/claude) is

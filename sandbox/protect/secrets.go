@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path"
+	"sort"
 	"strings"
 )
 
@@ -196,3 +197,30 @@ func publicPEM(path string) bool {
 }
 
 func filepathExt(p string) string { return path.Ext(p) }
+
+// SecretPathspecs are git pathspecs that match every path IsSecret
+// might accept (and more: callers filter with IsSecret), for asking git
+// which secret files its history holds.
+func SecretPathspecs() []string {
+	var out []string
+	add := func(glob string) { out = append(out, ":(glob,icase)"+glob, ":(glob,icase)**/"+glob) }
+	add(".env")
+	add(".env.*")
+	for f := range secretFiles {
+		add(f)
+	}
+	for _, p := range secretPaths {
+		add(p)
+	}
+	for e := range secretExts {
+		add("*" + e)
+	}
+	for _, p := range privateKeyPrefixes {
+		add(p + "*")
+	}
+	for d := range secretDirs {
+		add(d + "/**")
+	}
+	sort.Strings(out)
+	return out
+}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/gatehouse-dev/gatehouse/backend/plural"
 	"github.com/gatehouse-dev/gatehouse/backend/policy"
+	"github.com/gatehouse-dev/gatehouse/sandbox/protect"
 )
 
 // A command's effect, as effect rules see it: built from its change sets
@@ -22,6 +23,9 @@ type ChangeSets struct {
 	// Uppers are the staged layers ("" for a run that was not staged:
 	// its history cannot be read from two layers).
 	Uppers []string
+	// Expose are the secrets the person lets commands read (and so
+	// change); a change to any other secret holds.
+	Expose protect.Exposure
 }
 
 // Total counts the changes across workspaces.
@@ -83,6 +87,7 @@ func PolicyEffect(ctx context.Context, cs ChangeSets) policy.Effect {
 		if dirs, err := TrackedDirs(ctx, s, ws); err == nil {
 			e.TrackedDirsDeleted = append(e.TrackedDirsDeleted, notByGit(s, notMoved(s, dirs), byGit)...)
 		}
+		e.SecretEdits = append(e.SecretEdits, SecretEdits(ctx, s, cs.Uppers[i], ws, cs.Expose)...)
 		if cs.Uppers[i] != "" {
 			e.HistoryRewrites = append(e.HistoryRewrites, historyOf(ctx, s, cs.Uppers[i], ws)...)
 		}

@@ -1,0 +1,174 @@
+package effect
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/gatehouse-dev/gatehouse/sandbox/protect"
+)
+
+// The last guard on a workspace's secrets: a run sees each hidden secret
+// as a stand-in (bwrap, the container) or not at all (Landlock), and
+// git is told to find a tracked one unchanged. Whatever still gets past
+// that (a command that re-hashes the stand-in on purpose, a reset to a
+// commit where the secret differs, a .env the person left modified) must
+// not land silently: a change to the secret file itself, a different
+// blob for a secret path in the index, or a moved ref whose commit
+// records a different blob for one, holds the change set behind a card.
+
+// SecretEdits describes what s does to the workspace's secrets, with
+// upper holding the run's side ("" for a run that was not staged: only
+// the secret files themselves can be judged then). expose lists the
+// secrets the person lets commands read, which they may also change.
+func SecretEdits(ctx context.Context, s Set, upper, root string, expose protect.Exposure) []string {
+	secret := func(rel string) bool { return protect.IsSecret(rel) && !expose.Exposes(rel) }
+	var out []string
+	var indexMoved bool
+	for _, c := range s.Changes {
+		p := filepath.ToSlash(c.Path)
+		switch {
+		case p == ".git/index":
+			indexMoved = true
+		case inGit(p) || c.Kind == Dir:
+		case secret(p):
+			out = append(out, "the secret file "+p+" is "+opDone[c.Op])
+		}
+	}
+	if upper == "" {
+		return out
+	}
+	if fi, err := os.Stat(filepath.Join(root, ".git")); err != nil || !fi.IsDir() {
+		return out
+	}
+	g := gitEnv{root: root, upper: upper}
+	if indexMoved {
+		out = append(out, g.indexSecrets(ctx, upper, secret)...)
+	}
+	return append(out, g.commitSecrets(ctx, s, upper, secret)...)
+}
+
+// indexSecrets compares the secret entries of the workspace's index and
+// the run's.
+func (g gitEnv) indexSecrets(ctx context.Context, upper string, secret func(string) bool) []string {
+	before, err := g.stagedEntries(ctx, filepath.Join(g.root, ".git", "index"), secret)
+	if err != nil {
+		return []string{"what it does to git's index could not be read (" + err.Error() + ")"}
+	}
+	after, err := g.stagedEntries(ctx, filepath.Join(upper, ".git", "index"), secret)
+	if err != nil {
+		return []string{"what it does to git's index could not be read (" + err.Error() + ")"}
+	}
+	var out []string
+	for _, p := range unionKeys(before, after) {
+		if before[p] != after[p] {
+			out = append(out, "git's index records a different "+p)
+		}
+	}
+	return out
+}
+
+// stagedEntries maps each secret path in index to its mode, blob and
+// stage.
+func (g gitEnv) stagedEntries(ctx context.Context, index string, secret func(string) bool) (map[string]string, error) {
+	out := map[string]string{}
+	if _, err := os.Stat(index); err != nil {
+		return out, nil
+	}
+	// Only the secret-named paths: a monorepo's whole index listed twice
+	// would cost a staged git command tens of milliseconds.
+	c := g.cmd(ctx, append([]string{"--work-tree=" + g.root, "ls-files", "-s", "-z", "--"}, protect.SecretPathspecs()...)...)
+	c.Dir = g.root
+	c.Env = append(c.Env, "GIT_INDEX_FILE="+index)
+	b, err := c.Output()
+	if err != nil {
+		return nil, fmt.Errorf("git ls-files: %w", err)
+	}
+	for _, e := range bytes.Split(b, []byte{0}) {
+		meta, p, ok := bytes.Cut(e, []byte{'\t'})
+		if ok && secret(string(p)) {
+			out[string(p)] += string(meta) + ";"
+		}
+	}
+	return out, nil
+}
+
+// commitSecrets names the secret paths whose blob differs between where
+// a ref the run moved was and where it is now (a new ref against the
+// workspace's HEAD).
+func (g gitEnv) commitSecrets(ctx context.Context, s Set, upper string, secret func(string) bool) []string {
+	refs := map[string]bool{}
+	for _, c := range s.Changes {
+		p := filepath.ToSlash(c.Path)
+		switch {
+		case strings.HasPrefix(p, ".git/refs/heads/") && c.Kind != Dir && c.Op != Delete:
+			refs[strings.TrimPrefix(p, ".git/")] = true
+		case p == ".git/HEAD" && c.Op != Delete:
+			refs["HEAD"] = true
+		case p == ".git/packed-refs":
+			for _, r := range packedNames(filepath.Join(upper, p)) {
+				refs[r] = true
+			}
+		}
+	}
+	head := g.revParse(ctx, "HEAD")
+	seen := map[string]bool{}
+	var out []string
+	for r := range refs {
+		from, to := resolveRef(g.root, r), resolveRef(upper, r)
+		if strings.HasPrefix(to, "ref: ") || to == "" {
+			continue // a symbolic HEAD follows its branch, judged itself
+		}
+		if from == "" || strings.HasPrefix(from, "ref: ") {
+			from = head
+		}
+		if from == "" || from == to {
+			continue
+		}
+		c := g.cmd(ctx, "diff-tree", "-r", "--no-renames", "--name-only", "-z", from, to)
+		b, err := c.Output()
+		if err != nil {
+			out = append(out, "what "+r+" now records could not be read ("+err.Error()+")")
+			continue
+		}
+		for _, p := range bytes.Split(b, []byte{0}) {
+			if len(p) > 0 && secret(string(p)) && !seen[string(p)] {
+				seen[string(p)] = true
+				out = append(out, fmt.Sprintf("%s records a different %s (%s)", shortRef(r), p, short(to)))
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+func (g gitEnv) revParse(ctx context.Context, rev string) string {
+	b, err := g.cmd(ctx, "rev-parse", "--verify", "-q", rev+"^{commit}").Output()
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(b))
+}
+
+// opDone says what an op did to a file.
+var opDone = map[Op]string{Create: "created", Modify: "modified", Delete: "deleted"}
+
+func shortRef(r string) string { return strings.TrimPrefix(r, "refs/heads/") }
+
+func unionKeys(a, b map[string]string) []string {
+	var out []string
+	for k := range a {
+		out = append(out, k)
+	}
+	for k := range b {
+		if _, ok := a[k]; !ok {
+			out = append(out, k)
+		}
+	}
+	sort.Strings(out)
+	return out
+}

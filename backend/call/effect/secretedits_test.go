@@ -1,0 +1,58 @@
+package effect
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/gatehouse-dev/gatehouse/sandbox/protect"
+)
+
+// What a staged run does to a tracked .env is found from its two layers:
+// the file itself, the index's blob, and the blob a moved branch records.
+func TestSecretEdits(t *testing.T) {
+	cases := []struct {
+		name   string
+		script string
+		expose []string
+		want   []string // substrings, one finding each; none when empty
+	}{
+		{name: "a commit of other files", script: "echo y >> f.txt && git commit -qam more"},
+		{name: "stash and pop", script: "echo y >> f.txt && git stash -q && git stash pop -q"},
+		{name: "the stand-in committed", script: "printf '####\\n' > .env && git commit -qam more",
+			want: []string{"the secret file .env is modified", "git's index records a different .env", "main records a different .env"}},
+		{name: "the stand-in added", script: "printf '####\\n' > .env && git add .env",
+			want: []string{"the secret file .env is modified", "git's index records a different .env"}},
+		{name: "reset to a commit with another .env", script: "git reset -q --hard HEAD~1",
+			want: []string{"the secret file .env is modified", "git's index records a different .env", "main records a different .env"}},
+		{name: "an exposed .env", script: "printf 'K=v\\n' > .env && git commit -qam more", expose: []string{".env"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			ws := gitRepo(t, 2)
+			setup := "printf 'API_KEY=first-value-123\\n' > .env && git add .env && git commit -qm env && " +
+				"printf 'API_KEY=second-value-456\\n' > .env && git commit -qam env2"
+			if out, err := exec.Command("sh", "-c", "cd "+ws+" && "+gitIdentity+setup).CombinedOutput(); err != nil {
+				t.Fatalf("%v %s", err, out)
+			}
+			upper, _ := stagedRun(t, ws, gitIdentity+tc.script)
+			s, err := Read(upper, ws)
+			if err != nil {
+				t.Fatal(err)
+			}
+			expose, err := protect.ParseExposure(tc.expose)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := SecretEdits(t.Context(), s, upper, ws, expose)
+			if len(got) != len(tc.want) {
+				t.Fatalf("edits %q, want %q", got, tc.want)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(strings.Join(got, "\n"), w) {
+					t.Errorf("edits %q lack %q", got, w)
+				}
+			}
+		})
+	}
+}
