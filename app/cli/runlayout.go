@@ -202,7 +202,9 @@ func confinedEnv(environ []string, home string, l runLayout) []string {
 	}
 	out = append(out, "HOME="+home, "GATEHOUSE_RUN="+l.runID,
 		fmt.Sprintf("GATEHOUSE_AGENT_ADDR=127.0.0.1:%d", l.agentPort))
-	return sandbox.ProxyEnv(out, agentbox.ProxyAddr)
+	// Git in the run looks past the hidden secrets' stand-ins, as in a
+	// command's own sandbox.
+	return sandbox.ProxyEnv(append(out, sandbox.GitCoherentEnv...), agentbox.ProxyAddr)
 }
 
 func copyFile(src, dst string) error {

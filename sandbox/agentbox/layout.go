@@ -49,9 +49,9 @@ const handoffFD = 3
 
 // args are bwrap's arguments for s: later mounts cover earlier ones, so
 // the home comes before what is shown in it, the workspace before its
-// protected paths, and hidden paths come last. empty is an empty file to
-// cover hidden files with.
-func args(s Spec, empty string) []string {
+// protected paths, and hidden paths come last. A hidden file is covered
+// by its stand-in (covers), or by empty, an empty file.
+func args(s Spec, empty string, covers map[string]string) []string {
 	// No --new-session: the agent must stay in the terminal's session
 	// and process group (see start.go); the terminal filter refuses the
 	// ioctls that would let it type into the person's shell.
@@ -93,6 +93,8 @@ func args(s Spec, empty string) []string {
 			continue // nothing there to see
 		case st.IsDir():
 			a = append(a, "--tmpfs", h, "--remount-ro", h)
+		case covers[h] != "":
+			a = append(a, "--ro-bind", covers[h], h)
 		default:
 			a = append(a, "--ro-bind", empty, h)
 		}

@@ -56,7 +56,7 @@ func Start(ctx context.Context, s Spec) (*Box, error) {
 	ours := os.NewFile(uintptr(pair[0]), "handoff")
 	theirs := os.NewFile(uintptr(pair[1]), "handoff-child")
 	defer ours.Close()
-	cmd := exec.Command(s.Bwrap, args(s, empty)...)
+	cmd := exec.Command(s.Bwrap, args(s, empty, standIns(scratch, s.Hidden))...)
 	cmd.Env = s.Env
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = s.Stdin, s.Stdout, s.Stderr
 	cmd.ExtraFiles = []*os.File{theirs} // fd 3, handoffFD

@@ -199,7 +199,11 @@ func (s *Server) answer(ctx context.Context, by who, req HookRequest) hookwire.A
 	case hookwire.Prompt:
 		s.prompt(ctx, key, start, ev)
 	case hookwire.SessionEnd:
-		s.cfg.Runs.End(ctx, key, "the agent's run ended")
+		if by.run == "" {
+			// A confined run ends with its process, not with one of the
+			// agent's sessions inside it.
+			s.cfg.Runs.End(ctx, key, "the agent's run ended")
+		}
 	}
 	return hookwire.Answer{Verdict: hookwire.None}
 }

@@ -1,0 +1,136 @@
+//go:build integration
+
+package cli_test
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gatehouse-dev/gatehouse/app/cli/agenttest"
+	"github.com/gatehouse-dev/gatehouse/app/cli/clitest"
+)
+
+// confinedDaemon is a daemon whose config maps the made-up model domain
+// to the scripted model on this machine and names it agent's model API.
+func confinedDaemon(t *testing.T, agent string) *clitest.Daemon {
+	t.Helper()
+	base := t.TempDir()
+	ws := filepath.Join(base, "ws")
+	clitest.WriteConfig(t, ws, "config.toml", fmt.Sprintf(`[network]
+test_only_hosts = { "model.example.test" = "127.0.0.1" }
+
+[agents.%s]
+domains = ["model.example.test"]
+`, agent))
+	return clitest.StartWith(t, filepath.Join(base, "data"), ws)
+}
+
+// confine makes cli start under `gatehouse run --profile NAME`, talking
+// to its model by the made-up domain (through the run's proxy).
+func confine(d *clitest.Daemon, cli *agenttest.CLI, profile, baseVar string) {
+	_, port, _ := net.SplitHostPort(strings.TrimPrefix(cli.Model.URL(), "http://"))
+	cli.Env = append(cli.Env, baseVar+"=http://model.example.test:"+port,
+		"XDG_CONFIG_HOME="+filepath.Dir(clitest.ConfigDir(d.Workspace)))
+	cli.Prefix = []string{d.Bin, "--data", d.Data, "run", "--workspace", d.Workspace, "--profile", profile, "--"}
+}
+
+// agentHome is an agent's home outside /tmp (see agentOutsideTmp), made
+// before the agent so a test can plant a canary in it.
+func agentHome(t *testing.T) string {
+	t.Helper()
+	base, err := os.MkdirTemp("/var/tmp", "gatehouse-agent-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(base) })
+	home := filepath.Join(base, "home")
+	if err := os.MkdirAll(home, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	return home
+}
+
+// installedAt is installedAgent with the agent's home at home.
+func installedAt(t *testing.T, d *clitest.Daemon, name string, newCLI func(home string, m *agenttest.Model) (*agenttest.CLI, error), home string, m *agenttest.Model) (*agenttest.CLI, context.Context) {
+	t.Helper()
+	cli := pinnedAgent(t, name+" CLI", newCLI, home, m)
+	ctx, cancel := context.WithTimeout(t.Context(), 4*time.Minute)
+	t.Cleanup(cancel)
+	if out, errOut, code := clitest.Run(ctx, t, d.Bin, cli.Environ(), "--data", d.Data, "install", name); code != 0 {
+		t.Fatalf("gatehouse install %s: exit %d\n%s%s", name, code, out, errOut)
+	}
+	return cli, ctx
+}
+
+// TestConfinedClaude: the real Claude Code under `gatehouse run`: its model
+// traffic reaches the scripted model through the run's proxy; a Gatehouse
+// MCP call and its own Bash (through its hooks, in a sandbox of its own)
+// work; its own Read of a canary in the real home finds nothing; every
+// connection is audited with the process that made it.
+func TestConfinedClaude(t *testing.T) {
+	d := confinedDaemon(t, "claude")
+	home := agentHome(t)
+	canary := filepath.Join(home, "notes-canary.txt")
+	if err := os.WriteFile(canary, []byte("CANARY-9931\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	model := agenttest.StartModel(t, agenttest.Anthropic, agenttest.Script{
+		agenttest.Call("mcp__gatehouse__run_command", map[string]any{"argv": []string{"echo", "MCP-MARK-1"}}),
+		agenttest.Call("Bash", map[string]any{"command": "echo BASH-MARK-2", "description": "say it"}),
+		agenttest.Call("Read", map[string]any{"file_path": canary}),
+		agenttest.Say("done"),
+	})
+	cli, ctx := installedAt(t, d, "claude", agenttest.NewClaude, home, model)
+	confine(d, cli, "claude", "ANTHROPIC_BASE_URL")
+	// The Read of a file outside the project asks (its hook); the person
+	// allows it, and the file is still not there for the confined agent.
+	go func() {
+		a := d.WaitApproval(2 * time.Minute)
+		d.Decide(a.ID, "allow", "once", "")
+	}()
+	// --add-dir: Claude Code's own rules would refuse a Read outside the
+	// project before trying; here the file must be missing.
+	res, err := cli.RunClaude(ctx, d.Workspace, "run the checks", []string{"mcp__gatehouse__run_command", "Bash", "Read"}, "--add-dir", home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%s", res)
+	if len(res.Requests) == 0 {
+		t.Fatalf("the confined Claude Code never reached its model:\n%s\ndaemon log:\n%s", res, d.Log())
+	}
+	for _, want := range []string{"MCP-MARK-1", "BASH-MARK-2"} {
+		if !res.ModelSaw(want) {
+			t.Errorf("the model never saw %s:\n%s\ndaemon log:\n%s", want, strings.Join(res.ToolResults(), "\n---\n"), d.Log())
+		}
+	}
+	if res.ModelSaw("CANARY-9931") {
+		t.Errorf("the confined agent's own Read returned the canary from the real home")
+	}
+	bashRan := false
+	for _, e := range d.Events("kind=exec.started") {
+		p, _ := e["payload"].(map[string]any)
+		bashRan = bashRan || fmt.Sprint(p["argv"]) == "[echo BASH-MARK-2]"
+	}
+	if !bashRan {
+		t.Errorf("its Bash did not run through Gatehouse's sandbox: %v", d.Events("kind=exec.started"))
+	}
+	if asked := d.Events("kind=approval.requested"); len(asked) != 1 {
+		t.Errorf("want the Read's card alone, got %v", asked)
+	}
+	conns := d.Events("kind=network.connection")
+	if len(conns) == 0 {
+		t.Fatalf("no connection audited")
+	}
+	for _, c := range conns {
+		p, _ := c["payload"].(map[string]any)
+		if proc, _ := p["process"].(string); !strings.Contains(proc, "claude") {
+			t.Errorf("connection %v not attributed to Claude Code's process", p)
+		}
+	}
+}
