@@ -35,7 +35,7 @@ func RepoLosses(ctx context.Context, s Set, l Layers) []string {
 		return nil
 	}
 	if l.Deleted(".git") {
-		return []string{"the whole .git directory (objects, refs, HEAD, index)"}
+		return []string{"the whole .git directory: objects, refs, HEAD, index"}
 	}
 	var out []string
 	if l.Deleted(".git/HEAD") {
