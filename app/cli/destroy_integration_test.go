@@ -64,7 +64,7 @@ type destroyStep struct {
 	// of that backend (sandbox/README.md, Git under Landlock), so the
 	// step runs elsewhere.
 	writesConfig bool
-	says string // "" applies without a card
+	says         string // "" applies without a card
 	// after runs on the host once the step is done.
 	after func(t *testing.T, ws string)
 }
