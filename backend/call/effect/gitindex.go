@@ -81,6 +81,14 @@ func indexPaths(b []byte) ([]string, error) {
 	return out, nil
 }
 
+// indexCount is the entry count in an index's header.
+func indexCount(b []byte) (int, bool) {
+	if len(b) < 12 || !bytes.Equal(b[:4], []byte("DIRC")) {
+		return 0, false
+	}
+	return int(binary.BigEndian.Uint32(b[8:12])), true
+}
+
 // offsetVarint decodes git's offset varint (index v4 prefix lengths);
 // k is 0 when b ends inside it.
 func offsetVarint(b []byte) (v uint64, k int) {

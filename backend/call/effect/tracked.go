@@ -22,9 +22,23 @@ func trackedLoss(s Set, l Layers, gone []Change, emptied []string) (lost, of int
 	if len(gone)+len(emptied) < policy.TrackedLossFloor || !l.HadRepo() {
 		return 0, 0
 	}
-	idx, err := l.tracked(l.Before)
+	b, err := l.Before(".git/index")
 	if err != nil {
 		return 0, 0
+	}
+	// The header's entry count bounds the tracked files: when the
+	// candidates cannot be most of them, the index is not parsed (a
+	// 100,000-file monorepo's is tens of MiB).
+	if n, ok := indexCount(b); !ok || (len(gone)+len(emptied))*2 <= n {
+		return 0, 0
+	}
+	paths, err := indexPaths(b)
+	if err != nil {
+		return 0, 0
+	}
+	idx := make(map[string]bool, len(paths))
+	for _, p := range paths {
+		idx[p] = true
 	}
 	created := map[int64]int{}
 	for _, c := range s.Changes {
