@@ -63,6 +63,11 @@ func (r *Runner) checkEffect(ctx context.Context, c *InFlight, pre, post string,
 		return out
 	}
 	cs := effect.FromCheckpoints(c.State.Workspaces, changes)
+	// What the run changed in place, git's files included, is read as it
+	// was from the checkpoint before (the workspace holds only the after).
+	for _, ws := range cs.Workspaces {
+		cs.Priors = append(cs.Priors, func(rel string) ([]byte, error) { return r.deps.Snapshots.ReadFile(pre, ws, rel) })
+	}
 	res := effect.Result{}
 	dec, changed := r.judgeEffect(ctx, c, cs, &res, func() map[string]any { return map[string]any{"staged": false} })
 	if !changed {

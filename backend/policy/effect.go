@@ -22,10 +22,12 @@ import (
 //	min_files = 1                  # how many matching changes it takes
 //	reason = "migrations are applied to production"
 //
-// The builtin defaults hold deleting or emptying more than 20 files, a
-// whole tracked directory, a git history rewrite, a link that leads out
-// of the workspace and a steering file the sandbox could not keep
-// (steering.go). The person's rules decide before the defaults (the
+// The builtin defaults hold deleting the repository's history or state in
+// .git, a git history rewrite, deleting or emptying most of the tracked
+// files (more than half, at least two) or more than 20 files, a whole
+// tracked directory, a link that leads out of the workspace and a
+// steering file the sandbox could not keep (steering.go); a change to a
+// workspace secret always holds. The person's rules decide before the defaults (the
 // most specific match, then the strictest); the workspace's own rules can
 // only tighten.
 
@@ -77,6 +79,16 @@ type Effect struct {
 	// A run never sees a secret's content, so such a change is at best
 	// made through its stand-in; it always holds (see DecideEffect).
 	SecretEdits []string
+	// TrackedFiles is how many files git tracked before the run (0 when
+	// not read: no repository, or fewer losses than TrackedLossFloor);
+	// TrackedLost how many of those the run deleted or emptied itself
+	// (not git, and not moved).
+	TrackedFiles, TrackedLost int
+	// RepoLost names what the run deleted of the repository's own history
+	// and state in .git ("HEAD", ".git/refs", "tag v1"); git's own
+	// housekeeping (gc, repack, prune, a commit, a merged branch deleted)
+	// is not in it.
+	RepoLost []string
 }
 
 // EffectDecision is DecideEffect's answer.
@@ -91,6 +103,24 @@ type EffectDecision struct {
 // its effect is held.
 const MassDeleteFiles = 20
 
+// TrackedLossFloor is the fewest tracked files whose loss counts as most
+// of a project: a run that deletes or empties more than half of the
+// workspace's tracked files, and at least this many, is held whatever the
+// project's size. One file is never "most of the project" (deleting the
+// only file of a scratch repository, or one of two, is a single named
+// step that rollback undoes); two of three are.
+const TrackedLossFloor = 2
+
+// mostTracked: the run lost more than half of the tracked files.
+func (e Effect) mostTracked() bool {
+	return e.TrackedLost >= TrackedLossFloor && e.TrackedLost*2 > e.TrackedFiles
+}
+
+// trackedPart says how much of the project the run lost.
+func (e Effect) trackedPart() string {
+	return fmt.Sprintf("%d of the workspace's %s", e.TrackedLost, plural.Count(e.TrackedFiles, "tracked file", "tracked files"))
+}
+
 // DecideEffect judges a staged command's change set.
 func (p *Policy) DecideEffect(e Effect) EffectDecision {
 	var findings []string
@@ -102,8 +132,16 @@ func (p *Policy) DecideEffect(e Effect) EffectDecision {
 		d = EffectDecision{Verdict: best.Action, Rule: best.ref(), Reason: best.ref().because(best.Reason)}
 	} else {
 		switch n := e.Deleted + e.Emptied; {
+		case len(e.RepoLost) > 0:
+			what := "the repository's history (" + strings.Join(e.RepoLost, ", ") + ")"
+			if e.mostTracked() {
+				what = e.trackedPart() + " and " + what
+			}
+			d = hold("repository-delete", "it deletes "+what)
 		case len(e.HistoryRewrites) > 0:
 			d = hold("history-rewrite", "it rewrites git history: "+strings.Join(e.HistoryRewrites, "; "))
+		case e.mostTracked():
+			d = hold("tracked-majority-delete", "it deletes or empties "+e.trackedPart()+" (more than half)")
 		case len(e.TrackedDirsDeleted) > 0:
 			d = hold("tracked-dir-delete", "it deletes the whole tracked directory "+strings.Join(e.TrackedDirsDeleted, ", "))
 		case n > MassDeleteFiles:
@@ -130,6 +168,12 @@ func (p *Policy) DecideEffect(e Effect) EffectDecision {
 	}
 	if e.Deleted+e.Emptied > 0 {
 		findings = append(findings, plural.Count(e.Deleted+e.Emptied, "file", "files")+" deleted or emptied")
+	}
+	if e.TrackedLost > 0 {
+		findings = append(findings, e.trackedPart()+" deleted or emptied")
+	}
+	for _, r := range e.RepoLost {
+		findings = append(findings, "deleted from the repository: "+r)
 	}
 	findings = append(findings, e.HistoryRewrites...)
 	findings = append(findings, e.SecretEdits...)

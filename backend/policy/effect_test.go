@@ -55,12 +55,33 @@ ops = ["delete"]
 		{"a steering file deleted", Effect{Deleted: 1, Changes: []EffectChange{{Path: "pkg/AGENTS.md", Op: "delete"}}}, Allow, "effect-apply"},
 		{"a secret edit", Effect{SecretEdits: []string{"main records a different .env"}}, Ask, "secret-edit"},
 		{"a person's allow does not land a secret edit", Effect{Changes: deletes(40, "gen").Changes, Deleted: 40, SecretEdits: []string{"the secret file gen/.env is deleted"}}, Ask, "secret-edit"},
+		{"3 of 4 tracked files", Effect{Deleted: 3, TrackedLost: 3, TrackedFiles: 4}, Ask, "tracked-majority-delete"},
+		{"2 of 4 tracked files", Effect{Deleted: 2, TrackedLost: 2, TrackedFiles: 4}, Allow, "effect-apply"},
+		{"2 of 3 tracked files", Effect{Deleted: 2, TrackedLost: 2, TrackedFiles: 3}, Ask, "tracked-majority-delete"},
+		{"the only tracked file", Effect{Deleted: 1, TrackedLost: 1, TrackedFiles: 1}, Allow, "effect-apply"},
+		{"1 of 5 tracked files", Effect{Deleted: 1, TrackedLost: 1, TrackedFiles: 5}, Allow, "effect-apply"},
+		{"HEAD", Effect{RepoLost: []string{"HEAD"}}, Ask, "repository-delete"},
+		{"the repository before a history rewrite", Effect{RepoLost: []string{".git/refs"}, HistoryRewrites: []string{"refs/heads/main (at 1) is deleted"}}, Ask, "repository-delete"},
+		{"a person's rule decides first", Effect{RepoLost: []string{"HEAD"}, Changes: []EffectChange{{Path: "gen/x", Op: "delete"}}}, Allow, "generated-ok"},
 	}
 	for _, tc := range cases {
 		d := p.DecideEffect(tc.e)
 		if d.Verdict != tc.want || d.Rule.ID != tc.rule {
 			t.Errorf("%s: %v by %s (%s), want %v by %s", tc.name, d.Verdict, d.Rule.ID, d.Reason, tc.want, tc.rule)
 		}
+	}
+}
+
+// TestRepositoryDeleteSays: the card's reason names how much of the
+// project and which parts of the repository go.
+func TestRepositoryDeleteSays(t *testing.T) {
+	d := Builtin().DecideEffect(Effect{Deleted: 5, TrackedLost: 5, TrackedFiles: 5, RepoLost: []string{".git/objects", ".git/refs", "HEAD"}})
+	want := "it deletes 5 of the workspace's 5 tracked files and the repository's history (.git/objects, .git/refs, HEAD)"
+	if d.Reason != want {
+		t.Fatalf("reason %q, want %q", d.Reason, want)
+	}
+	if d.Rule.ID != "repository-delete" || len(d.Findings) < 3 {
+		t.Fatalf("%s %q", d.Rule.ID, d.Findings)
 	}
 }
 

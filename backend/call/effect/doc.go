@@ -14,8 +14,12 @@
 //     config, editor and agent config, .envrc), which never land.
 //  3. PolicyEffect (judge.go) describes the sets for the policy's effect
 //     rules: counts of deleted and emptied files (git-ignored outputs
-//     aside), tracked directories gone, links leading out, and git history
-//     rewritten (gitrefs.go reads refs and reflogs from both layers).
+//     aside), how many of the tracked files are lost (tracked.go, from the
+//     index as it was: gitindex.go), tracked directories gone, links
+//     leading out, what of the repository's own store in .git is deleted
+//     rather than rewritten by git's housekeeping (gitdir.go, with pack
+//     indexes read by packidx.go), and git history rewritten (gitrefs.go).
+//     Layers (layers.go) reads each workspace before and after the run.
 //  4. When the rules hold the set, the card shows each change (card.go)
 //     and a diff of the text files it changed.
 //  5. Apply (apply.go) lands an allowed set change by change, keeping the
@@ -23,5 +27,6 @@
 //     (journal.go) so Recover finishes an apply a crash interrupted.
 //
 // A run that could not be staged is judged from its checkpoints' diff by
-// the same PolicyEffect; only the reading differs.
+// the same PolicyEffect; only the reading differs (its before comes from
+// the checkpoint taken first, ChangeSets.Priors).
 package effect

@@ -1,12 +1,10 @@
 package effect
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -41,12 +39,12 @@ type History struct {
 	DroppedLogs []string `json:"dropped_logs,omitempty"`
 }
 
-// ReadHistory judges the refs and reflogs s changes in root/.git, with
-// upper holding the run's side. A workspace without a .git directory has
-// no history to judge.
-func ReadHistory(ctx context.Context, s Set, upper, root string) (History, error) {
+// ReadHistory judges the refs and reflogs s changes in the workspace's
+// .git, comparing them as they were and are (see Layers). A workspace
+// that had no .git directory has no history to judge.
+func ReadHistory(ctx context.Context, s Set, l Layers) (History, error) {
 	var h History
-	if fi, err := os.Stat(filepath.Join(root, ".git")); err != nil || !fi.IsDir() {
+	if !l.HadRepo() {
 		return h, nil
 	}
 	refs := map[string]bool{}
@@ -56,33 +54,30 @@ func ReadHistory(ctx context.Context, s Set, upper, root string) (History, error
 		case strings.HasPrefix(p, ".git/refs/") && c.Kind != Dir:
 			refs[strings.TrimPrefix(p, ".git/")] = true
 		case p == ".git/packed-refs":
-			for _, r := range packedNames(filepath.Join(root, p), filepath.Join(upper, p)) {
+			before, _ := l.Before(p)
+			after, _ := l.After(p)
+			for _, r := range packedNames(before, after) {
 				refs[r] = true
 			}
 		case strings.HasPrefix(p, ".git/logs/") && c.Kind != Dir:
 			// A deleted branch's log goes with it: the branch is judged by
 			// what it loses (below), not by its log.
-			if ref := strings.TrimPrefix(p, ".git/logs/"); c.Op == Delete && deletedRef(s, ref) {
+			if ref := strings.TrimPrefix(p, ".git/logs/"); c.Op == Delete && l.afterRef(ref) == "" && l.beforeRef(ref) != "" {
 				continue
 			}
-			if dropped(c, filepath.Join(root, p), filepath.Join(upper, p)) {
+			if dropped(c, l, p) {
 				h.DroppedLogs = append(h.DroppedLogs, strings.TrimPrefix(p, ".git/logs/"))
 			}
 		}
 	}
-	g := gitEnv{root: root, upper: upper}
+	g := gitEnv{root: l.ws, upper: l.upper}
 	for r := range refs {
-		from := resolveRef(root, r)
-		to := resolveRef(upper, r)
-		gone := to == "" && deletedRef(s, r)
-		if to == "" && !gone {
-			to = from // the run did not touch this one
-		}
-		if from == "" || from == to {
+		from, to := l.beforeRef(r), l.afterRef(r)
+		if from == "" || from == to || symbolic(from) || symbolic(to) {
 			continue
 		}
 		var lost int
-		if gone {
+		if to == "" {
 			// A deleted branch loses what no other ref reaches.
 			n, err := g.unreachable(ctx, from, r)
 			if err != nil {
@@ -113,29 +108,40 @@ func ReadHistory(ctx context.Context, s Set, upper, root string) (History, error
 	return h, nil
 }
 
-func deletedRef(s Set, ref string) bool {
-	for _, c := range s.Changes {
-		if filepath.ToSlash(c.Path) == ".git/"+ref && c.Op == Delete {
-			return true
-		}
-	}
-	return false
+// symbolic: a ref that names another ref (refs/remotes/origin/HEAD).
+func symbolic(v string) bool { return strings.HasPrefix(v, "ref:") }
+
+// HadRepo reports whether the workspace had a git repository before the
+// run (its HEAD could be read).
+func (l Layers) HadRepo() bool {
+	_, err := l.Before(".git/HEAD")
+	return err == nil
 }
 
-// resolveRef reads ref from a layer's .git: a loose ref file, else its
-// packed-refs line.
-func resolveRef(layer, ref string) string {
-	if b, err := readSmallFile(filepath.Join(layer, ".git", ref)); err == nil {
+// beforeRef and afterRef read a ref on either side: its loose file, else
+// its packed-refs line; "" when it does not exist there.
+func (l Layers) beforeRef(ref string) string {
+	return refIn(l.Before, ref)
+}
+
+func (l Layers) afterRef(ref string) string {
+	return refIn(l.After, ref)
+}
+
+func refIn(read func(string) ([]byte, error), ref string) string {
+	if b, err := read(".git/" + ref); err == nil {
 		return strings.TrimSpace(string(b))
 	}
-	f, err := os.Open(filepath.Join(layer, ".git", "packed-refs"))
+	b, err := read(".git/packed-refs")
 	if err != nil {
 		return ""
 	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if sha, name, ok := strings.Cut(sc.Text(), " "); ok && name == ref {
+	return packedLookup(b, ref)
+}
+
+func packedLookup(b []byte, ref string) string {
+	for _, l := range strings.Split(string(b), "\n") {
+		if sha, name, ok := strings.Cut(l, " "); ok && name == ref {
 			return sha
 		}
 	}
@@ -143,13 +149,9 @@ func resolveRef(layer, ref string) string {
 }
 
 // packedNames are the refs either packed-refs file names.
-func packedNames(paths ...string) []string {
+func packedNames(files ...[]byte) []string {
 	var out []string
-	for _, p := range paths {
-		b, err := readSmallFile(p)
-		if err != nil {
-			continue
-		}
+	for _, b := range files {
 		for _, l := range strings.Split(string(b), "\n") {
 			if _, name, ok := strings.Cut(l, " "); ok && strings.HasPrefix(name, "refs/") {
 				out = append(out, name)
@@ -160,40 +162,16 @@ func packedNames(paths ...string) []string {
 }
 
 // dropped: the run deleted a reflog, or left it with fewer entries.
-func dropped(c Change, lower, upper string) bool {
+func dropped(c Change, l Layers, rel string) bool {
 	if c.Op == Delete {
 		return true
 	}
 	if c.Op != Modify {
 		return false
 	}
-	return lines(upper) < lines(lower)
-}
-
-func lines(p string) int {
-	f, err := os.Open(p)
-	if err != nil {
-		return 0
-	}
-	defer f.Close()
-	n := 0
-	buf := make([]byte, 32<<10)
-	for {
-		k, err := f.Read(buf)
-		n += bytes.Count(buf[:k], []byte("\n"))
-		if err != nil {
-			return n
-		}
-	}
-}
-
-func readSmallFile(p string) ([]byte, error) {
-	f, err := os.Open(p)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return io.ReadAll(io.LimitReader(f, 4<<20))
+	before, _ := l.Before(rel)
+	after, _ := l.After(rel)
+	return bytes.Count(after, []byte("\n")) < bytes.Count(before, []byte("\n"))
 }
 
 // gitEnv runs git over both layers' objects, with nothing of the
@@ -357,72 +335,53 @@ func Ignored(ctx context.Context, root string, paths []string) (map[string]bool,
 
 // RemovedByGit are the deleted files of s that git itself took out of
 // the index in the same run (a branch switch, git rm, a reset): they live
-// on in history, and history rules judge that. Only a staged run can
-// tell, since it needs the index before (the workspace's) and after (the
-// upper layer's); upper "" returns nothing.
-func RemovedByGit(ctx context.Context, s Set, root, upper string) (map[string]bool, error) {
+// on in history, and history rules judge that. It compares the index as
+// it was with the index as the run left it, so it needs both sides and an
+// index that is still there after (one deleted took nothing out: it lost
+// everything, which the repository rules judge).
+func RemovedByGit(s Set, l Layers) (map[string]bool, error) {
 	out := map[string]bool{}
-	if upper == "" || !indexChanged(s) {
+	if !l.Knows() || !l.changed[".git/index"] || l.Deleted(".git/index") {
 		return out, nil
 	}
 	var gone []string
 	for _, c := range s.Changes {
-		if c.Op == Delete && c.Kind != Dir && !strings.HasPrefix(filepath.ToSlash(c.Path), ".git/") {
+		if c.Op == Delete && c.Kind != Dir && !inGit(c.Path) {
 			gone = append(gone, filepath.ToSlash(c.Path))
 		}
 	}
 	if len(gone) == 0 {
 		return out, nil
 	}
-	g := gitEnv{root: root}
-	before, err := g.listed(ctx, filepath.Join(root, ".git", "index"), gone)
+	before, err := l.tracked(l.Before)
 	if err != nil {
 		return nil, err
 	}
-	after, err := g.listed(ctx, filepath.Join(upper, ".git", "index"), gone)
+	after, err := l.tracked(l.After)
 	if err != nil {
 		return nil, err
 	}
-	for p := range before {
-		if !after[p] {
+	for _, p := range gone {
+		if before[p] && !after[p] {
 			out[filepath.FromSlash(p)] = true
 		}
 	}
 	return out, nil
 }
 
-func indexChanged(s Set) bool {
-	for _, c := range s.Changes {
-		if filepath.ToSlash(c.Path) == ".git/index" {
-			return true
-		}
+// tracked is the set of paths an index lists, read from one side.
+func (l Layers) tracked(read func(string) ([]byte, error)) (map[string]bool, error) {
+	b, err := read(".git/index")
+	if err != nil {
+		return nil, fmt.Errorf("read the git index: %w", err)
 	}
-	return false
-}
-
-// listed returns which of paths the index file lists (asked in chunks,
-// on the command line: ls-files takes no pathspec file).
-func (g gitEnv) listed(ctx context.Context, index string, paths []string) (map[string]bool, error) {
-	out := map[string]bool{}
-	if _, err := os.Stat(index); err != nil {
-		return out, nil
+	paths, err := indexPaths(b)
+	if err != nil {
+		return nil, fmt.Errorf("read the git index: %w", err)
 	}
-	for len(paths) > 0 {
-		n := min(len(paths), 500)
-		chunk := paths[:n]
-		paths = paths[n:]
-		c := g.cmd(ctx, append([]string{"--work-tree=" + g.root, "ls-files", "-z", "--"}, chunk...)...)
-		c.Dir = g.root
-		c.Env = append(c.Env, "GIT_INDEX_FILE="+index, "GIT_LITERAL_PATHSPECS=1")
-		b, err := c.Output()
-		if err != nil {
-			return nil, fmt.Errorf("git ls-files: %w", err)
-		}
-		for _, p := range strings.Split(string(b), "\x00") {
-			if p != "" {
-				out[p] = true
-			}
-		}
+	out := make(map[string]bool, len(paths))
+	for _, p := range paths {
+		out[p] = true
 	}
 	return out, nil
 }

@@ -66,7 +66,7 @@ func TestReadHistory(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			h, err := ReadHistory(t.Context(), s, upper, ws)
+			h, err := ReadHistory(t.Context(), s, NewLayers(ws, upper, s, nil))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -20,12 +20,24 @@ import (
 type ChangeSets struct {
 	Workspaces []string
 	Sets       []Set
-	// Uppers are the staged layers ("" for a run that was not staged:
-	// its history cannot be read from two layers).
+	// Uppers are the staged layers ("" for a run that was not staged).
 	Uppers []string
 	// Expose are the secrets the person lets commands read (and so
 	// change); a change to any other secret holds.
 	Expose protect.Exposure
+	// Priors read a run that was not staged as it was before (from its
+	// checkpoint); nil for a staged run, or when there is no checkpoint:
+	// then its git history and tracked files cannot be judged.
+	Priors []Prior
+}
+
+// Layers is workspace i of the change sets, before and after.
+func (cs ChangeSets) Layers(i int) Layers {
+	var prior Prior
+	if i < len(cs.Priors) {
+		prior = cs.Priors[i]
+	}
+	return NewLayers(cs.Workspaces[i], cs.Uppers[i], cs.Sets[i], prior)
 }
 
 // Total counts the changes across workspaces.
@@ -59,8 +71,9 @@ func PolicyEffect(ctx context.Context, cs ChangeSets) policy.Effect {
 	var e policy.Effect
 	for i, s := range cs.Sets {
 		ws := cs.Workspaces[i]
-		var gone []string
-		emptied := 0
+		l := cs.Layers(i)
+		var gone []Change
+		var emptied []string
 		for _, c := range s.Changes {
 			e.Changes = append(e.Changes, policy.EffectChange{Path: filepath.ToSlash(c.Path), Op: string(c.Op), Dir: c.Kind == Dir})
 			if inGit(c.Path) {
@@ -68,31 +81,54 @@ func PolicyEffect(ctx context.Context, cs ChangeSets) policy.Effect {
 			}
 			switch {
 			case c.Op == Delete && c.Kind != Dir:
-				gone = append(gone, c.Path)
+				gone = append(gone, c)
 			case c.Emptied:
-				emptied++
+				emptied = append(emptied, c.Path)
 			}
 			if c.Kind == Symlink && c.Op != Delete && leadsOut(ws, c.Path, c.Target) {
 				e.LinksOut = append(e.LinksOut, c.Path+" -> "+c.Target)
 			}
 		}
 		// What git itself removed (a branch switch) lives on in history.
-		byGit, err := RemovedByGit(ctx, s, ws, cs.Uppers[i])
+		byGit, err := RemovedByGit(s, l)
 		if err != nil {
 			byGit = nil
 		}
-		gone = slices.DeleteFunc(gone, func(p string) bool { return byGit[p] })
-		e.Emptied += emptied
-		e.Deleted += countLosses(ctx, ws, gone, emptied)
+		gone = slices.DeleteFunc(gone, func(c Change) bool { return byGit[c.Path] })
+		e.Emptied += len(emptied)
+		e.Deleted += countLosses(ctx, ws, paths(gone), len(emptied))
+		lost, of := trackedLoss(s, l, gone, emptied)
+		e.TrackedLost += lost
+		e.TrackedFiles += of
 		if dirs, err := TrackedDirs(ctx, s, ws); err == nil {
 			e.TrackedDirsDeleted = append(e.TrackedDirsDeleted, notByGit(s, notMoved(s, dirs), byGit)...)
 		}
 		e.SecretEdits = append(e.SecretEdits, SecretEdits(ctx, s, cs.Uppers[i], ws, cs.Expose)...)
-		if cs.Uppers[i] != "" {
-			e.HistoryRewrites = append(e.HistoryRewrites, historyOf(ctx, s, cs.Uppers[i], ws)...)
+		if l.Knows() && touchesGitDir(s) {
+			e.RepoLost = append(e.RepoLost, RepoLosses(ctx, s, l)...)
+			e.HistoryRewrites = append(e.HistoryRewrites, historyOf(ctx, s, l)...)
 		}
 	}
 	return e
+}
+
+// touchesGitDir: the run changed something in .git (most runs do not,
+// and then git's side is not read at all).
+func touchesGitDir(s Set) bool {
+	for _, c := range s.Changes {
+		if inGit(c.Path) {
+			return true
+		}
+	}
+	return false
+}
+
+func paths(cs []Change) []string {
+	out := make([]string, len(cs))
+	for i, c := range cs {
+		out[i] = c.Path
+	}
+	return out
 }
 
 // countLosses counts deleted files, less those git ignores (build
@@ -170,8 +206,8 @@ func notByGit(s Set, dirs []string, byGit map[string]bool) []string {
 // historyOf describes the rewrites that lose work or reach others: a ref
 // moved off commits no other line holds, one a remote already has, and
 // reflogs cut. An amend or a rebase of local commits is ordinary work.
-func historyOf(ctx context.Context, s Set, upper, ws string) []string {
-	h, err := ReadHistory(ctx, s, upper, ws)
+func historyOf(ctx context.Context, s Set, l Layers) []string {
+	h, err := ReadHistory(ctx, s, l)
 	if err != nil {
 		return []string{"its effect on git history could not be read (" + err.Error() + ")"}
 	}

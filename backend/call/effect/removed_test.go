@@ -29,7 +29,7 @@ func TestRemovedByGit(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			m, err := RemovedByGit(t.Context(), s, ws, upper)
+			m, err := RemovedByGit(s, NewLayers(ws, upper, s, nil))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -110,7 +110,8 @@ func (g gitEnv) commitSecrets(ctx context.Context, s Set, upper string, secret f
 		case p == ".git/HEAD" && c.Op != Delete:
 			refs["HEAD"] = true
 		case p == ".git/packed-refs":
-			for _, r := range packedNames(filepath.Join(upper, p)) {
+			b, _ := dirReader(upper)(p)
+			for _, r := range packedNames(b) {
 				refs[r] = true
 			}
 		}
@@ -119,7 +120,7 @@ func (g gitEnv) commitSecrets(ctx context.Context, s Set, upper string, secret f
 	seen := map[string]bool{}
 	var out []string
 	for r := range refs {
-		from, to := resolveRef(g.root, r), resolveRef(upper, r)
+		from, to := refIn(dirReader(g.root), r), refIn(dirReader(upper), r)
 		if strings.HasPrefix(to, "ref: ") || to == "" {
 			continue // a symbolic HEAD follows its branch, judged itself
 		}
@@ -171,4 +172,9 @@ func unionKeys(a, b map[string]string) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// dirReader reads a slash-separated path under dir, as Layers' sides do.
+func dirReader(dir string) func(rel string) ([]byte, error) {
+	return func(rel string) ([]byte, error) { return readGitFile(filepath.Join(dir, filepath.FromSlash(rel))) }
 }
