@@ -10,6 +10,7 @@ import (
 	"github.com/gatehouse-dev/gatehouse/app/client"
 	"github.com/gatehouse-dev/gatehouse/backend/daemon"
 	"github.com/gatehouse-dev/gatehouse/backend/token"
+	"github.com/gatehouse-dev/gatehouse/sandbox/agentbox"
 )
 
 // agentConn reaches the running daemon with the agent capability, as an
@@ -63,10 +64,16 @@ func (c *agentConn) post(ctx context.Context, path string, v, out any) error {
 // confinedAgentAddr is where, inside a confined run (`gatehouse run`), the
 // daemon's agent routes are: the run's own listener, on the daemon's port
 // in the sandbox's loopback.
+// The environment says so, or, for a server the agent started with an
+// environment of its own, the run's file.
 func confinedAgentAddr() (string, bool) {
-	if os.Getenv("GATEHOUSE_RUN") == "" {
-		return "", false
+	if os.Getenv("GATEHOUSE_RUN") != "" {
+		if addr := os.Getenv("GATEHOUSE_AGENT_ADDR"); addr != "" {
+			return addr, true
+		}
 	}
-	addr := os.Getenv("GATEHOUSE_AGENT_ADDR")
-	return addr, addr != ""
+	if ri, ok := agentbox.ReadRunInfo(); ok {
+		return ri.AgentAddr, true
+	}
+	return "", false
 }

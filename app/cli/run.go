@@ -69,7 +69,11 @@ The daemon must be running: nothing starts without it.`,
 // runConfined starts argv confined with profile name ("" for none) and
 // returns its exit status as an exitCodeError.
 func runConfined(ctx context.Context, g *Globals, name, workspace string, argv []string) error {
-	if id := os.Getenv("GATEHOUSE_RUN"); id != "" {
+	id := os.Getenv("GATEHOUSE_RUN")
+	if ri, ok := agentbox.ReadRunInfo(); ok {
+		id = ri.Run
+	}
+	if id != "" {
 		return userErrorf(nil, "this shell is already inside a confined run (%s); run %s directly, it is confined already", id, argv[0])
 	}
 	var profile *agentprofile.Resolved

@@ -5,7 +5,7 @@ package cli_test
 import (
 	"context"
 	"fmt"
-	"net"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -18,7 +18,7 @@ import (
 
 // confinedDaemon is a daemon whose config maps the made-up model domain
 // to the scripted model on this machine and names it agent's model API.
-func confinedDaemon(t *testing.T, agent string) *clitest.Daemon {
+func confinedDaemon(t *testing.T, agent string, env ...string) *clitest.Daemon {
 	t.Helper()
 	base := t.TempDir()
 	ws := filepath.Join(base, "ws")
@@ -27,16 +27,39 @@ test_only_hosts = { "model.example.test" = "127.0.0.1" }
 
 [agents.%s]
 domains = ["model.example.test"]
-`, agent))
+env = [%s]
+`, agent, quoteAll(env)))
 	return clitest.StartWith(t, filepath.Join(base, "data"), ws)
 }
 
+func quoteAll(ss []string) string {
+	q := make([]string, len(ss))
+	for i, s := range ss {
+		q[i] = fmt.Sprintf("%q", s)
+	}
+	return strings.Join(q, ", ")
+}
+
 // confine makes cli start under `gatehouse run --profile NAME`, talking
-// to its model by the made-up domain (through the run's proxy).
-func confine(d *clitest.Daemon, cli *agenttest.CLI, profile, baseVar string) {
-	_, port, _ := net.SplitHostPort(strings.TrimPrefix(cli.Model.URL(), "http://"))
-	cli.Env = append(cli.Env, baseVar+"=http://model.example.test:"+port,
-		"XDG_CONFIG_HOME="+filepath.Dir(clitest.ConfigDir(d.Workspace)))
+// to its model by the made-up domain, over TLS through the run's proxy,
+// trusting the model's certificate caPEM (Node's and Bun's
+// NODE_EXTRA_CA_CERTS, Codex's CODEX_CA_CERTIFICATE).
+func confine(t *testing.T, d *clitest.Daemon, cli *agenttest.CLI, profile, baseVar string, caPEM []byte) {
+	t.Helper()
+	u, err := url.Parse(cli.Model.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ca := filepath.Join(d.Workspace, "model-ca.pem")
+	if err := os.WriteFile(ca, caPEM, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cli.ModelBase = "https://model.example.test:" + u.Port()
+	cli.Env = append(cli.Env, "NODE_EXTRA_CA_CERTS="+ca, "CODEX_CA_CERTIFICATE="+ca)
+	if baseVar != "" {
+		cli.Env = append(cli.Env, baseVar+"="+cli.ModelBase)
+	}
+	cli.Env = append(cli.Env, "XDG_CONFIG_HOME="+filepath.Dir(clitest.ConfigDir(d.Workspace)))
 	cli.Prefix = []string{d.Bin, "--data", d.Data, "run", "--workspace", d.Workspace, "--profile", profile, "--"}
 }
 
@@ -80,14 +103,14 @@ func TestConfinedClaude(t *testing.T) {
 	if err := os.WriteFile(canary, []byte("CANARY-9931\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	model := agenttest.StartModel(t, agenttest.Anthropic, agenttest.Script{
+	model, caPEM := agenttest.StartModelTLS(t, agenttest.Anthropic, agenttest.Script{
 		agenttest.Call("mcp__gatehouse__run_command", map[string]any{"argv": []string{"echo", "MCP-MARK-1"}}),
 		agenttest.Call("Bash", map[string]any{"command": "echo BASH-MARK-2", "description": "say it"}),
 		agenttest.Call("Read", map[string]any{"file_path": canary}),
 		agenttest.Say("done"),
-	})
+	}, "model.example.test")
 	cli, ctx := installedAt(t, d, "claude", agenttest.NewClaude, home, model)
-	confine(d, cli, "claude", "ANTHROPIC_BASE_URL")
+	confine(t, d, cli, "claude", "ANTHROPIC_BASE_URL", caPEM)
 	// The Read of a file outside the project asks (its hook); the person
 	// allows it, and the file is still not there for the confined agent.
 	go func() {
@@ -133,4 +156,80 @@ func TestConfinedClaude(t *testing.T) {
 			t.Errorf("connection %v not attributed to Claude Code's process", p)
 		}
 	}
+}
+
+// TestConfinedCodexAndGemini: the real Codex CLI and Gemini CLI under
+// `gatehouse run`: each reaches its model through the run's proxy, and a
+// Gatehouse MCP call and its own shell (through its hooks, in a sandbox
+// of its own) both work from inside.
+func TestConfinedCodexAndGemini(t *testing.T) {
+	cases := []struct {
+		name, baseVar string
+		env           []string
+		api           agenttest.API
+		newCLI        func(home string, m *agenttest.Model) (*agenttest.CLI, error)
+		mcp, shell    agenttest.Step
+		run           func(ctx context.Context, c *agenttest.CLI, dir string) (*agenttest.Result, error)
+	}{
+		{"codex", "", []string{"AGENTTEST_KEY"}, agenttest.OpenAI, agenttest.NewCodex,
+			agenttest.Call("mcp__gatehouse__run_command", map[string]any{"argv": []string{"echo", "MCP-MARK-1"}}),
+			agenttest.Call("exec_command", map[string]any{"cmd": "echo SHELL-MARK-2"}),
+			func(ctx context.Context, c *agenttest.CLI, dir string) (*agenttest.Result, error) {
+				return c.RunCodex(ctx, dir, "run the checks", "-c", `sandbox_mode="workspace-write"`, "-c", "sandbox_workspace_write.network_access=true")
+			}},
+		{"gemini", "GOOGLE_GEMINI_BASE_URL", nil, agenttest.Gemini, agenttest.NewGemini,
+			agenttest.Call("mcp_gatehouse_run_command", map[string]any{"argv": []string{"echo", "MCP-MARK-1"}}),
+			agenttest.Call("run_shell_command", map[string]any{"command": "echo SHELL-MARK-2"}),
+			func(ctx context.Context, c *agenttest.CLI, dir string) (*agenttest.Result, error) {
+				return c.RunGemini(ctx, dir, "run the checks", "--approval-mode", "yolo")
+			}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			d := confinedDaemon(t, c.name, c.env...)
+			model, caPEM := agenttest.StartModelTLS(t, c.api, agenttest.Script{c.mcp, c.shell, agenttest.Say("done")}, "model.example.test")
+			cli, ctx := installedAt(t, d, c.name, c.newCLI, agentHome(t), model)
+			confine(t, d, cli, c.name, c.baseVar, caPEM)
+			// What the agent reaches for besides its model (Codex's update
+			// and plugin checks) raises network cards; the person says no.
+			defer denyNetworkCards(ctx, d)()
+			res, err := c.run(ctx, cli, d.Workspace)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(res.Requests) == 0 {
+				t.Fatalf("the confined %s never reached its model:\n%s\ndaemon log:\n%s", c.name, res, d.Log())
+			}
+			for _, want := range []string{"MCP-MARK-1", "SHELL-MARK-2"} {
+				if !res.ModelSaw(want) {
+					t.Errorf("the model never saw %s:\n%s\n%s\ndaemon log:\n%s", want, strings.Join(res.ToolResults(), "\n---\n"), res, d.Log())
+				}
+			}
+			if started := d.Events("kind=run.started"); len(started) != 1 {
+				t.Errorf("run.started rows: %v", started)
+			}
+		})
+	}
+}
+
+// denyNetworkCards denies every network card until the returned stop is
+// called (before the test ends: the daemon must still answer).
+func denyNetworkCards(ctx context.Context, d *clitest.Daemon) (stop func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for ctx.Err() == nil {
+			for _, a := range d.Pending() {
+				if a.Kind == "network" {
+					d.Decide(a.ID, "deny", "once", "")
+				}
+			}
+			select {
+			case <-ctx.Done():
+			case <-time.After(200 * time.Millisecond):
+			}
+		}
+	}()
+	return func() { cancel(); <-done }
 }

@@ -36,6 +36,8 @@ type Spec struct {
 	// agent routes on inside (the daemon's own port, so the agent's
 	// installed MCP entry works unchanged).
 	AgentPort int
+	// Info is written read-only at RunInfoPath inside.
+	Info RunInfo
 	// Stdin, Stdout and Stderr are passed to the agent as they are.
 	Stdin, Stdout, Stderr *os.File
 }
@@ -50,8 +52,9 @@ const handoffFD = 3
 // args are bwrap's arguments for s: later mounts cover earlier ones, so
 // the home comes before what is shown in it, the workspace before its
 // protected paths, and hidden paths come last. A hidden file is covered
-// by its stand-in (covers), or by empty, an empty file.
-func args(s Spec, empty string, covers map[string]string) []string {
+// by its stand-in (covers), or by empty, an empty file; info is the run's
+// file for RunInfoPath.
+func args(s Spec, empty, info string, covers map[string]string) []string {
 	// No --new-session: the agent must stay in the terminal's session
 	// and process group (see start.go); the terminal filter refuses the
 	// ioctls that would let it type into the person's shell.
@@ -99,7 +102,7 @@ func args(s Spec, empty string, covers map[string]string) []string {
 			a = append(a, "--ro-bind", empty, h)
 		}
 	}
-	a = append(a, "--ro-bind", s.Init, s.Init, "--chdir", s.Dir, "--", s.Init, "__run-init",
+	a = append(a, "--ro-bind", info, RunInfoPath, "--ro-bind", s.Init, s.Init, "--chdir", s.Dir, "--", s.Init, "__run-init",
 		"--agent-port", strconv.Itoa(s.AgentPort), "--")
 	return append(a, s.Argv...)
 }

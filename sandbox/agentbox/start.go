@@ -1,6 +1,7 @@
 package agentbox
 
 import (
+	"encoding/json"
 	"context"
 	"errors"
 	"fmt"
@@ -43,10 +44,16 @@ func Start(ctx context.Context, s Spec) (*Box, error) {
 	if err != nil {
 		return nil, err
 	}
-	empty := filepath.Join(scratch, "empty")
-	if err := os.WriteFile(empty, nil, 0o400); err != nil {
-		os.RemoveAll(scratch)
-		return nil, err
+	empty, info := filepath.Join(scratch, "empty"), filepath.Join(scratch, "run.json")
+	infoJSON, _ := json.Marshal(s.Info)
+	for _, f := range []struct {
+		path string
+		data []byte
+	}{{empty, nil}, {info, infoJSON}} {
+		if err := os.WriteFile(f.path, f.data, 0o444); err != nil {
+			os.RemoveAll(scratch)
+			return nil, err
+		}
 	}
 	pair, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
@@ -56,7 +63,7 @@ func Start(ctx context.Context, s Spec) (*Box, error) {
 	ours := os.NewFile(uintptr(pair[0]), "handoff")
 	theirs := os.NewFile(uintptr(pair[1]), "handoff-child")
 	defer ours.Close()
-	cmd := exec.Command(s.Bwrap, args(s, empty, standIns(scratch, s.Hidden))...)
+	cmd := exec.Command(s.Bwrap, args(s, empty, info, standIns(scratch, s.Hidden))...)
 	cmd.Env = s.Env
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = s.Stdin, s.Stdout, s.Stderr
 	cmd.ExtraFiles = []*os.File{theirs} // fd 3, handoffFD

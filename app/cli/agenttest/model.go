@@ -1,6 +1,9 @@
 package agenttest
 
 import (
+	"crypto/tls"
+	"log"
+
 	"context"
 	"encoding/json"
 	"fmt"
@@ -42,6 +45,8 @@ type Request struct {
 type Model struct {
 	api    API
 	script Script
+	// scheme is "https" for StartModelTLS ("" is http).
+	scheme string
 	srv    *http.Server
 	ln     net.Listener
 
@@ -108,8 +113,33 @@ func StartModel(t testing.TB, api API, script Script) *Model {
 	return m
 }
 
+// StartModelTLS is StartModel serving HTTPS with a self-signed
+// certificate for names (and 127.0.0.1), whose PEM it returns for the
+// CLI to trust: what a CLI behind a proxy's CONNECT tunnel needs, since
+// Gatehouse's proxy carries only TLS naming the approved domain.
+func StartModelTLS(t testing.TB, api API, script Script, names ...string) (*Model, []byte) {
+	t.Helper()
+	cert, caPEM := leafCert(t, append(names, "127.0.0.1")...)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := &Model{api: api, script: script, ln: ln, scheme: "https"}
+	m.srv = &http.Server{Handler: http.HandlerFunc(m.handle), TLSConfig: &tls.Config{Certificates: []tls.Certificate{cert}},
+		ErrorLog: log.New(io.Discard, "", 0)}
+	go func() { _ = m.srv.ServeTLS(ln, "", "") }()
+	t.Cleanup(func() { m.Close() })
+	return m, caPEM
+}
+
 // URL is the server's base URL, e.g. http://127.0.0.1:PORT.
-func (m *Model) URL() string { return "http://" + m.ln.Addr().String() }
+func (m *Model) URL() string {
+	scheme := m.scheme
+	if scheme == "" {
+		scheme = "http"
+	}
+	return scheme + "://" + m.ln.Addr().String()
+}
 
 // Close stops the server.
 func (m *Model) Close() error { return m.srv.Close() }

@@ -36,7 +36,7 @@ func (c *CLI) codexOverrides() []string {
 	kv := []string{
 		`model_provider="agenttest"`,
 		`model="gpt-5"`,
-		`model_providers.agenttest={name="agenttest",base_url="` + c.Model.URL() + `/v1",wire_api="responses",env_key="AGENTTEST_KEY"}`,
+		`model_providers.agenttest={name="agenttest",base_url="` + c.modelURL() + `/v1",wire_api="responses",env_key="AGENTTEST_KEY"}`,
 		`approval_policy="never"`,
 		`check_for_update_on_startup=false`,
 		`analytics.enabled=false`,

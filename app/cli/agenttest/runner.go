@@ -63,6 +63,10 @@ type CLI struct {
 	// Prefix, when set, runs the CLI through a wrapper command, e.g. one
 	// that enters a mount namespace.
 	Prefix []string
+	// ModelBase, when set, replaces the model's URL where a CLI's own
+	// config names it (Codex's provider): a made-up name that a proxy
+	// maps to the model.
+	ModelBase string
 
 	vars []string // the CLI's own settings, from its constructor
 }
@@ -81,6 +85,14 @@ func (c *CLI) Environ() []string {
 	}
 	env = append(env, c.vars...)
 	return append(env, c.Env...)
+}
+
+// modelURL is where the CLI's config says the model is.
+func (c *CLI) modelURL() string {
+	if c.ModelBase != "" {
+		return c.ModelBase
+	}
+	return c.Model.URL()
 }
 
 // Result is one finished run.

@@ -26,7 +26,7 @@ import (
 // purpose would fill it with handshake errors.
 func Server(t testing.TB, h http.Handler, names ...string) (*httptest.Server, []byte) {
 	t.Helper()
-	cert, caPEM := selfSigned(t, names...)
+	cert, caPEM := SelfSigned(t, names...)
 	srv := httptest.NewUnstartedServer(h)
 	srv.TLS = &tls.Config{Certificates: []tls.Certificate{cert}}
 	srv.Config.ErrorLog = log.New(io.Discard, "", 0)
@@ -35,9 +35,9 @@ func Server(t testing.TB, h http.Handler, names ...string) (*httptest.Server, []
 	return srv, caPEM
 }
 
-// selfSigned makes a certificate for names (the first is its common name),
+// SelfSigned makes a certificate for names (the first is its common name),
 // valid for an hour either side of now and its own CA, and its PEM.
-func selfSigned(t testing.TB, names ...string) (tls.Certificate, []byte) {
+func SelfSigned(t testing.TB, names ...string) (tls.Certificate, []byte) {
 	t.Helper()
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
