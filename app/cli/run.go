@@ -144,8 +144,16 @@ func runConfined(ctx context.Context, g *Globals, name, workspace string, argv [
 		return err
 	}
 	// The terminal's signals go to the agent (it is in this process group);
-	// this process outlives them to report its status.
-	signal.Ignore(syscall.SIGINT, syscall.SIGQUIT)
+	// this process outlives them to report its status. They are caught and
+	// dropped, not ignored: an ignored signal stays ignored across exec,
+	// and the agent would never see its Ctrl-C.
+	drop := make(chan os.Signal, 4)
+	signal.Notify(drop, syscall.SIGINT, syscall.SIGQUIT)
+	defer signal.Stop(drop)
+	go func() {
+		for range drop {
+		}
+	}()
 	stop := make(chan os.Signal, 1)
 	signal.Notify(stop, syscall.SIGTERM, syscall.SIGHUP)
 	defer signal.Stop(stop)
