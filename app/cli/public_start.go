@@ -19,7 +19,7 @@ func publicStartCommand(g *Globals) *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			// Refused here first, so a bad duration never reaches the daemon.
 			if _, err := exposure.ParseFor(forFlag); err != nil {
-				return userErrorf(err, "%v", err)
+				return userErrorf(nil, "%v", err)
 			}
 			c, err := controlClient(g)
 			if err != nil {

@@ -202,9 +202,15 @@ func (m *Manager) Close(ctx context.Context, id, reason string) (int, error) {
 		}
 		return 1, nil
 	}
+	m.mu.Lock()
+	ids := make([]string, 0, len(m.open))
+	for id := range m.open {
+		ids = append(ids, id)
+	}
+	m.mu.Unlock()
 	n := 0
-	for _, i := range m.List() {
-		if m.close(ctx, i.ID, reason) {
+	for _, id := range ids {
+		if m.close(ctx, id, reason) {
 			n++
 		}
 	}
@@ -233,12 +239,16 @@ func (m *Manager) close(ctx context.Context, id, reason string) bool {
 	return true
 }
 
-// List is the open exposures, oldest first.
+// List is the open exposures, oldest first; one past its expiry is not
+// listed even before its timer has closed it.
 func (m *Manager) List() []Info {
+	now := time.Now()
 	m.mu.Lock()
 	out := make([]Info, 0, len(m.open))
 	for _, x := range m.open {
-		out = append(out, x.info())
+		if x.live(now) {
+			out = append(out, x.info())
+		}
 	}
 	m.mu.Unlock()
 	sort.Slice(out, func(i, j int) bool { return out[i].Opened.Before(out[j].Opened) })
