@@ -67,7 +67,7 @@ func (s *Suspects) Relay(r *http.Request, headers []string) {
 	s.suppressed = 0
 	s.mu.Unlock()
 	s.Emit(context.WithoutCancel(r.Context()), "exposure.suspected", "system", "", map[string]any{
-		"what": "a request relayed by a proxy or tunnel reached the daemon's port and was refused",
+		"what":    "a request relayed by a proxy or tunnel reached the daemon's port and was refused",
 		"headers": headers, "method": r.Method, "path": r.URL.Path, "from": r.RemoteAddr, "not_recorded_before": suppressed,
 	})
 }
