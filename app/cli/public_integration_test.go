@@ -34,7 +34,7 @@ type opened struct {
 }
 
 // publicStart runs `gatehouse public start --json ARGS…`.
-func publicStart(t *testing.T, d *clitest.Daemon, args ...string) opened {
+func publicStart(t testing.TB, d *clitest.Daemon, args ...string) opened {
 	t.Helper()
 	out, errOut, code := d.CLI(t.Context(), append([]string{"public", "start", "--json"}, args...)...)
 	if code != 0 {
@@ -49,11 +49,11 @@ func publicStart(t *testing.T, d *clitest.Daemon, args ...string) opened {
 
 // phone is a device with its own cookies, naming itself as a phone.
 type phone struct {
-	t *testing.T
+	t testing.TB
 	c *http.Client
 }
 
-func newPhone(t *testing.T) *phone {
+func newPhone(t testing.TB) *phone {
 	jar, _ := cookiejar.New(nil)
 	return &phone{t: t, c: &http.Client{Jar: jar, Timeout: 10 * time.Second}}
 }
