@@ -13,9 +13,15 @@
     return e;
   }
 
+  // An argument with anything a shell would split or expand is quoted,
+  // so the command reads as the desktop card shows it.
+  function quote(a) {
+    return a !== "" && /^[A-Za-z0-9_\/.,:=@%+-]+$/.test(a) ? a : "'" + a.replace(/'/g, "'\\''") + "'";
+  }
+
   function what(c) {
     if (c.question) return c.question;
-    if (c.argv && c.argv.length) return c.argv.join(" ");
+    if (c.argv && c.argv.length) return c.argv.map(quote).join(" ");
     if (c.domain) return c.domain + (c.port ? ":" + c.port : "");
     if (c.changes && c.changes.length) return c.changes.join("\n");
     if (c.paths && c.paths.length) return c.paths.join("\n");
