@@ -2,9 +2,11 @@ package exposure
 
 import (
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/cookiejar"
 	"net/url"
@@ -322,5 +324,79 @@ func TestTunnel(t *testing.T) {
 				t.Fatalf("note %q", o.Tunnel.Note)
 			}
 		})
+	}
+}
+
+// Off loopback an exposure serves TLS with Gatehouse's own certificate,
+// whose fingerprint is the one shown and carried in the link's QR code;
+// the token never crosses the network in clear.
+func TestNonLoopbackServesTLS(t *testing.T) {
+	m := New(Deps{Cards: newFakeCards(), Emit: (&recorded{}).emit, Logger: slog.New(slog.DiscardHandler)})
+	o, err := m.Open(t.Context(), Options{For: time.Hour, Listen: "0.0.0.0:0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close(context.Background(), "", "test over")
+	if !o.TLS || !strings.HasPrefix(o.Link, "https://") || len(o.Fingerprint) != 95 {
+		t.Fatalf("opened %+v", o.Info)
+	}
+	_, port, _ := net.SplitHostPort(o.Listen)
+	conn, err := tls.Dial("tcp", "127.0.0.1:"+port, &tls.Config{InsecureSkipVerify: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	der := conn.ConnectionState().PeerCertificates[0].Raw
+	conn.Close()
+	if Fingerprint(der) != o.Fingerprint {
+		t.Fatalf("the certificate served is not the one shown: %s vs %s", Fingerprint(der), o.Fingerprint)
+	}
+	plain, err := net.Dial("tcp", "127.0.0.1:"+port)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer plain.Close()
+	plain.SetDeadline(time.Now().Add(5 * time.Second))
+	io.WriteString(plain, "GET "+strings.TrimPrefix(o.URL, "https://"+strings.SplitN(strings.TrimPrefix(o.URL, "https://"), "/", 2)[0])+" HTTP/1.1\r\nHost: x\r\n\r\n")
+	b, _ := io.ReadAll(plain)
+	if strings.Contains(string(b), "200 OK") {
+		t.Fatalf("plain HTTP was served: %q", b)
+	}
+}
+
+// Two devices on two exposures decide the same card at once: exactly one
+// decision settles it, the other is told 410; a device of one exposure
+// is a stranger to the other.
+func TestTwoDevicesOneCard(t *testing.T) {
+	card := approval.Request{ID: "a_1", Kind: approval.KindCall, Argv: []string{"make", "deploy"}}
+	cards := newFakeCards(card)
+	m := New(Deps{Cards: cards, Emit: (&recorded{}).emit, Logger: slog.New(slog.DiscardHandler)})
+	defer m.Close(context.Background(), "", "test over")
+	var links [2]Opened
+	var phones [2]*http.Client
+	for i := range links {
+		o, err := m.Open(t.Context(), Options{For: time.Hour})
+		if err != nil {
+			t.Fatal(err)
+		}
+		links[i], phones[i] = o, device(t)
+		do(t, phones[i], "GET", o.Link, "", nil)
+	}
+	if code, _, _ := do(t, phones[0], "GET", links[1].URL+"cards", "", nil); code != http.StatusUnauthorized {
+		t.Fatalf("a device of one exposure opened the other: %d", code)
+	}
+	if code, _, _ := do(t, phones[1], "GET", links[1].URL+"?t="+strings.SplitN(links[0].Link, "?t=", 2)[1], "", nil); code != http.StatusUnauthorized {
+		t.Fatalf("one exposure's token opened the other: %d", code)
+	}
+	body := `{"decision":"allow","hash":"` + CardHash(card) + `"}`
+	codes := make(chan int, 2)
+	for i := range links {
+		go func() {
+			code, _, _ := do(t, phones[i], "POST", links[i].URL+"cards/a_1", body, nil)
+			codes <- code
+		}()
+	}
+	a, b := <-codes, <-codes
+	if a+b != 200+410 {
+		t.Fatalf("two devices on one card: %d and %d, want one 200 and one 410", a, b)
 	}
 }
