@@ -12,6 +12,7 @@ import (
 	"github.com/gatehouse-dev/gatehouse/app/cli/termsafe"
 	"github.com/gatehouse-dev/gatehouse/app/client"
 	"github.com/gatehouse-dev/gatehouse/backend/exposure"
+	"github.com/gatehouse-dev/gatehouse/backend/plural"
 )
 
 // `gatehouse public` is the one verb that lets another device decide
@@ -64,15 +65,15 @@ func printExposure(w io.Writer, x exposure.Info) {
 			fmt.Fprintf(w, "               %s\n", termsafe.String(t.Note))
 		}
 	}
-	fmt.Fprintf(w, "  devices:     %d, decisions: %d\n", x.Devices, x.Decisions)
+	fmt.Fprintf(w, "  used by:     %s, %s\n", plural.Count(x.Devices, "device", "devices"), plural.Count(x.Decisions, "decision", "decisions"))
 }
 
 // printSuspected says what reaches the daemon that Gatehouse does not
 // control; nothing when all is quiet.
 func printSuspected(w io.Writer, s exposure.Seen) {
 	if r := s.Relayed; r != nil {
-		fmt.Fprintf(w, "Warning: %d request(s) relayed by a proxy or tunnel reached the daemon's port and were refused; the last at %s, %s %s from %s, carrying %s.\n",
-			r.Count, r.At.Local().Format("15:04:05 MST"), r.Method, termsafe.String(r.Path), r.From, strings.Join(r.Headers, ", "))
+		fmt.Fprintf(w, "Warning: %s relayed by a proxy or tunnel reached the daemon's port and refused; the last at %s, %s %s from %s, carrying %s.\n",
+			plural.Count(r.Count, "request", "requests"), r.At.Local().Format("15:04:05 MST"), r.Method, termsafe.String(r.Path), r.From, strings.Join(r.Headers, ", "))
 	}
 	for _, p := range s.Processes {
 		name := p.Command

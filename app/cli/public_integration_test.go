@@ -341,14 +341,12 @@ func TestPublicFlagsWhatGatehouseDoesNotControl(t *testing.T) {
 		t.Fatalf("%d exposure.suspected rows for 3 relayed requests in a burst, want 1: %v", len(ev), ev)
 	}
 	p, _ := ev[0]["payload"].(map[string]any)
-	if b, _ := json.Marshal(p); !strings.Contains(string(b), "X-Forwarded-For") || strings.Contains(string(b), "192.0.2.7") && !strings.Contains(string(b), "from") {
+	// Header names, never their values.
+	if b, _ := json.Marshal(p); !strings.Contains(string(b), "X-Forwarded-For") || strings.Contains(string(b), "192.0.2.7") {
 		t.Fatalf("the row: %s", b)
 	}
-	if b, _ := json.Marshal(p["headers"]); strings.Contains(string(b), "192.0.2.7") {
-		t.Fatalf("the row carries header values: %s", b)
-	}
 	out, _, _ := d.CLI(t.Context(), "public", "status")
-	if !strings.Contains(out, "3 request(s) relayed") || !strings.Contains(out, "Cf-Connecting-Ip, X-Forwarded-For") {
+	if !strings.Contains(out, "3 requests relayed") || !strings.Contains(out, "Cf-Connecting-Ip, X-Forwarded-For") {
 		t.Fatalf("status does not show the relayed requests: %q", out)
 	}
 
