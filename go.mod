@@ -16,6 +16,7 @@ require (
 	github.com/wailsapp/wails/v2 v2.15.0
 	github.com/zeebo/blake3 v0.2.4
 	golang.org/x/sys v0.50.0
+	rsc.io/qr v0.2.0
 )
 
 require (

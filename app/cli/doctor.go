@@ -115,6 +115,8 @@ func runDoctor(cmd *cobra.Command, g *Globals, f *doctorFlags) error {
 	agents := doctorAgents(ctx, dir)
 	fmt.Fprintln(g.Stdout)
 	printAgentRows(g.Stdout, agents)
+	fmt.Fprintln(g.Stdout)
+	printDoctorPublic(ctx, g.Stdout, dir)
 
 	if selErr != nil {
 		return userErrorf(selErr, "the selected sandbox backend %q cannot run here: %v", f.backend, selErr)

@@ -116,6 +116,7 @@ func (f *serveFlags) options(cmd *cobra.Command, g *Globals) (daemon.Options, co
 	o.PolicyPath = filepath.Join(dir, "gatehouse", "policy.toml")
 	o.Secrets = secrets.Config{Secrets: cfg.Secret}
 	o.ApprovalTimeout = time.Duration(cfg.ApprovalTimeoutS) * time.Second
+	o.Tunnel, o.TunnelWaitS = cfg.Exposures.Tunnel, cfg.Exposures.TunnelWaitS
 	o.MaxPendingPerSession = cfg.MaxPendingPerSession
 	o.Limits = limits(cfg.Limits)
 	o.SnapshotsDisabled = cfg.Snapshots.Disabled

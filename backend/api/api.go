@@ -55,6 +55,8 @@ type Server struct {
 	Workspaces Workspaces
 	// Runs are whole-agent runs (`gatehouse run`).
 	Runs ConfinedRuns
+	// Exposures are `gatehouse public`'s listeners; nil offers none.
+	Exposures Exposures
 }
 
 // Register adds the control routes to mux. Later features add their own
@@ -77,6 +79,7 @@ func (s *Server) Register(mux *http.ServeMux) {
 	s.registerCache(mux)
 	s.registerWorkspaces(mux)
 	s.registerRuns(mux)
+	s.registerExposures(mux)
 	mux.HandleFunc("POST /api/v1/sessions/{id}/mode", s.setMode)
 	mux.HandleFunc("/api/v1/", func(w http.ResponseWriter, r *http.Request) {
 		httpgate.Error(w, http.StatusNotFound, fmt.Sprintf("no route %s %s; see GET /api/v1/status and the README for the control API", r.Method, r.URL.Path))

@@ -141,6 +141,10 @@ type Decision struct {
 	// with the staged version; the others keep the person's.
 	Staged []string `json:"staged,omitempty"`
 	By     string   `json:"by"` // human, or system:timeout / system:kill / system:session-ended
+	// Exposure and Device say where a person's decision came from when it
+	// was not the desktop: the exposure's id and the device's user agent.
+	Exposure string `json:"exposure,omitempty"`
+	Device   string `json:"device,omitempty"`
 }
 
 var (
@@ -345,9 +349,13 @@ func (b *Broker) resolve(ctx context.Context, id string, d Decision) (Decision, 
 	if status == "withdrawn" {
 		kind = "approval.withdrawn"
 	}
-	b.emit(ctx, kind, actor, w.req.Session, w.req.CallID, map[string]any{
+	payload := map[string]any{
 		"approval": id, "status": status, "scope": d.Scope, "message": d.Message, "by": d.By,
-	})
+	}
+	if d.Exposure != "" {
+		payload["exposure"], payload["device"] = d.Exposure, d.Device
+	}
+	b.emit(ctx, kind, actor, w.req.Session, w.req.CallID, payload)
 	w.done <- d
 	return d, nil
 }
@@ -378,6 +386,18 @@ func (b *Broker) Decide(ctx context.Context, id string, d Decision) (Request, er
 		return Request{}, err
 	}
 	return w.req, nil
+}
+
+// Lookup returns the card id names while it waits; false once it was
+// decided, withdrawn or expired (or never was).
+func (b *Broker) Lookup(id string) (Request, bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	w, ok := b.pending[id]
+	if !ok {
+		return Request{}, false
+	}
+	return w.req, true
 }
 
 // Pending lists open requests, oldest first.

@@ -26,13 +26,18 @@ const DefaultListen = "127.0.0.1:7465"
 // Config is the whole config file. Every section belongs to one part of
 // the daemon; zero values mean "use the default".
 type Config struct {
-	Listen         string     `toml:"listen"`
-	Data           string     `toml:"data"`
-	Workspaces     Workspaces `toml:"workspaces"`
-	Public         bool       `toml:"public"`
-	AllowedOrigins []string   `toml:"allowed_origins"`
-	MaxConnections int        `toml:"max_connections"`
-	Mode           string     `toml:"mode"`
+	Listen     string     `toml:"listen"`
+	Data       string     `toml:"data"`
+	Workspaces Workspaces `toml:"workspaces"`
+	// Public is the old top-level `public = true` (the whole daemon on a
+	// non-loopback address, as --public). It is read by Parse from that
+	// form; the [public] table is Exposures.
+	Public bool `toml:"-"`
+	// Exposures tune `gatehouse public start` ([public]).
+	Exposures      Exposures `toml:"public"`
+	AllowedOrigins []string  `toml:"allowed_origins"`
+	MaxConnections int       `toml:"max_connections"`
+	Mode           string    `toml:"mode"`
 
 	Sandbox Sandbox `toml:"sandbox"`
 	Network Network `toml:"network"`
@@ -48,6 +53,26 @@ type Config struct {
 	MaxPendingPerSession int `toml:"max_pending_per_session"`
 	// Agents tune `gatehouse run NAME` per agent profile.
 	Agents map[string]Agent `toml:"agents"`
+}
+
+// Exposures tune going public ([public]).
+type Exposures struct {
+	// Tunnel is a program Gatehouse starts with every exposure and stops
+	// with it, e.g. ["mytunnel", "http", "{port}"]: {addr}, {host} and
+	// {port} name the exposure's listener. Its public URL is read from
+	// its output where it prints one. A tunnel terminates TLS, so an
+	// exposure it carries serves plain HTTP.
+	Tunnel []string `toml:"tunnel"`
+	// TunnelWaitS is how long to read the tunnel's output for its URL
+	// (0: 10 s).
+	TunnelWaitS int `toml:"tunnel_wait_s"`
+}
+
+// legacyPublic reads a config written with the top-level `public = true`,
+// which a [public] table would otherwise clash with.
+type legacyPublic struct {
+	Config
+	Public bool `toml:"public"`
 }
 
 // Agent tunes one agent's confined runs ([agents.claude]).
@@ -162,7 +187,13 @@ func Parse(b []byte, name string) (Config, error) {
 	}
 	dec := toml.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
-	if err := dec.Decode(&c); err != nil {
+	if oldPublic(b) {
+		var l legacyPublic
+		if err := dec.Decode(&l); err != nil {
+			return c, describe(err, name)
+		}
+		c, c.Public = l.Config, l.Public
+	} else if err := dec.Decode(&c); err != nil {
 		return c, describe(err, name)
 	}
 	if err := c.Validate(); err != nil {
@@ -195,6 +226,12 @@ func (c Config) Validate() error {
 	}
 	if c.MaxPendingPerSession < 0 {
 		return fmt.Errorf("max_pending_per_session must be a positive number of cards, got %d", c.MaxPendingPerSession)
+	}
+	if c.Exposures.TunnelWaitS < 0 {
+		return fmt.Errorf("public.tunnel_wait_s must be a number of seconds, 0 or more (0 keeps the default), not %d", c.Exposures.TunnelWaitS)
+	}
+	if len(c.Exposures.Tunnel) > 0 && strings.TrimSpace(c.Exposures.Tunnel[0]) == "" {
+		return fmt.Errorf("public.tunnel must start with the program to run, such as [\"mytunnel\", \"{port}\"]")
 	}
 	if c.MaxConnections < 0 {
 		return fmt.Errorf("max_connections must be a whole number, 0 or more (0 keeps the default), not %d", c.MaxConnections)

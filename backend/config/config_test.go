@@ -88,3 +88,31 @@ func TestNetworkDefaults(t *testing.T) {
 		t.Fatalf("off: %+v, %v", c.Network, err)
 	}
 }
+
+// The [public] table tunes exposures, and the old top-level
+// `public = true` still means the whole daemon on another address.
+func TestPublicTableAndOldKey(t *testing.T) {
+	for _, c := range []struct {
+		name, toml string
+		public     bool
+		tunnel     []string
+		err        string
+	}{
+		{"old key", "public = true\nlisten = \"0.0.0.0:7465\"\n", true, nil, ""},
+		{"table", "[public]\ntunnel = [\"mytunnel\", \"{port}\"]\ntunnel_wait_s = 3\n", false, []string{"mytunnel", "{port}"}, ""},
+		{"unknown key in table", "[public]\ntunel = [\"x\"]\n", false, nil, "tunel"},
+		{"empty program", "[public]\ntunnel = [\"\"]\n", false, nil, "must start with the program"},
+		{"negative wait", "[public]\ntunnel_wait_s = -1\n", false, nil, "tunnel_wait_s"},
+	} {
+		cfg, err := Parse([]byte(c.toml), "config.toml")
+		if c.err != "" {
+			if err == nil || !strings.Contains(err.Error(), c.err) {
+				t.Errorf("%s: err %v, want %q", c.name, err, c.err)
+			}
+			continue
+		}
+		if err != nil || cfg.Public != c.public || strings.Join(cfg.Exposures.Tunnel, " ") != strings.Join(c.tunnel, " ") {
+			t.Errorf("%s: %+v %v", c.name, cfg, err)
+		}
+	}
+}

@@ -18,6 +18,8 @@ import (
 // would not (a number of what). Keys are dotted paths as in the file.
 var hints = map[string]string{
 	"listen":                     `an address in quotes, e.g. "127.0.0.1:7465"`,
+	"public":                     "true or false (the whole daemon on --listen), or a [public] table",
+	"public.tunnel":              `a program and its arguments in quotes, e.g. ["mytunnel", "{port}"]`,
 	"data":                       `a directory path in quotes`,
 	"workspaces.roots":           `a list of directory paths, e.g. ["~/src"]`,
 	"allowed_origins":            `a list of web origins, e.g. ["http://localhost:5173"]`,

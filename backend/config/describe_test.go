@@ -14,7 +14,7 @@ func TestTypeErrorsNameTheKeyAndTheFix(t *testing.T) {
 		{"approval_timeout_s = \"120\"\n", "cfg.toml line 1: approval_timeout_s must be a number of seconds"},
 		{"approval_timeout_s = 1.5\n", "approval_timeout_s must be a number of seconds"},
 		{"approval_timeout_s = 99999999999999999999\n", "approval_timeout_s must be a number of seconds"},
-		{"public = \"yes\"\n", "public must be true or false"},
+		{"public = \"yes\"\n", "public must be true or false (the whole daemon on --listen), or a [public] table"},
 		{"listen = 7465\n", `listen must be an address in quotes, e.g. "127.0.0.1:7465"`},
 		{"[workspaces]\nroots = \"/src/app\"\n", `workspaces.roots must be a list of directory paths`},
 		{"[workspaces]\nroots = [1]\n", `workspaces.roots must be a list of directory paths`},

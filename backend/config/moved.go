@@ -19,3 +19,14 @@ func movedKeys(b []byte, name string) error {
 	}
 	return nil
 }
+
+// oldPublic: the file says `public = true|false` at the top level (the
+// whole daemon on a non-loopback address), not a [public] table.
+func oldPublic(b []byte) bool {
+	var top map[string]any
+	if toml.Unmarshal(b, &top) != nil {
+		return false
+	}
+	_, ok := top["public"].(bool)
+	return ok
+}

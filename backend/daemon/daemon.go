@@ -87,6 +87,10 @@ type Options struct {
 	Secrets secrets.Config
 	// Ready, if set, is called once the daemon accepts requests.
 	Ready func(*Daemon)
+	// Tunnel is the program started with every exposure ([public]
+	// tunnel), TunnelWaitS how long its URL is waited for.
+	Tunnel      []string
+	TunnelWaitS int
 }
 
 // Daemon is a running daemon.
@@ -113,6 +117,7 @@ type Daemon struct {
 	runs      *session.Runs
 	projects  *projects.Projects
 	confined  *confined.Runs
+	exposures exposures
 }
 
 // Addr is the bound TCP address.
@@ -222,8 +227,10 @@ func (d *Daemon) buildHandler() http.Handler {
 		Sessions: d.sessions, Runs: d.runs, Tokens: d.tokens, Runner: d.runner, Version: d.opts.Version, Logger: quietInfo(d.logger),
 		Routes: hooks.Routes(),
 	})
+	d.exposures = d.openExposures()
 	(&api.Server{
-		Sessions: d.sessions, Audit: d.audit, Approvals: d.approvals, Kill: d.Kill, Logger: d.logger, Status: d.status,
+		Exposures: d.exposures,
+		Sessions:  d.sessions, Audit: d.audit, Approvals: d.approvals, Kill: d.Kill, Logger: d.logger, Status: d.status,
 		Policy: d.policy, Snapshots: d.snapshots, Tokens: &tokenStore{db: d.db, set: d.tokens, logins: d.logins}, Agents: d.agentsService(), Connect: d.connectInfo, Emit: d.Emit, Live: d.runs.Session, DefaultMode: d.opts.Mode,
 		Cache: d.buildCache(), RunPath: d.runPath(), Workspaces: d.projects, Runs: d.confined,
 	}).Register(mux)
@@ -247,6 +254,7 @@ func (d *Daemon) buildHandler() http.Handler {
 		Open:           isUIPath,
 		QueryToken:     d.opts.QueryToken,
 		Logger:         d.logger,
+		Suspect:        d.exposures.suspects.Relay,
 	}
 	d.mux = mux
 	return g.Wrap(mux)
@@ -330,6 +338,7 @@ func (d *Daemon) status() map[string]any {
 		"listen":            d.addr.String(),
 		"workspaces":        d.projects.Roots(),
 		"pid":               os.Getpid(),
+		"exposures":         len(d.exposures.List()),
 	}
 	if d.opts.RunEnv != nil {
 		// What commands find on PATH and see read-only: what `gatehouse

@@ -67,6 +67,8 @@ func (d *Daemon) serve(ctx context.Context) (err error) {
 	logger.Info("gatehouse daemon shutting down")
 	reason := stopReason(ctx)
 	d.stopCalls(reason)
+	// Exposures end with the daemon and never come back open.
+	d.exposures.Close(context.WithoutCancel(ctx), "", "daemon stopped")
 	stopRequests()
 	shutCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()

@@ -94,6 +94,9 @@ type Config struct {
 	// set headers. Off unless the test-only flag turns it on.
 	QueryToken bool
 	Logger     *slog.Logger
+	// Suspect, when set, hears of every request refused for carrying
+	// forwarding headers (their names only).
+	Suspect func(r *http.Request, headers []string)
 }
 
 // LoginPath trades a login link's code for a browser's control token.
@@ -151,6 +154,16 @@ func (c *Config) admit(r *http.Request, origins map[string]bool) (Principal, int
 	switch v, _ := r.Context().Value(connKindKey{}).(string); v {
 	case "unix", "run":
 		via = v
+	}
+	if via == "tcp" {
+		// Before the Host check, so a relayed request is always seen
+		// for what it is, whatever Host it names.
+		if names := ForwardingHeaders(r.Header); len(names) > 0 {
+			if c.Suspect != nil {
+				c.Suspect(r, names)
+			}
+			return Principal{Via: via}, http.StatusForbidden, "Gatehouse refuses requests relayed by a proxy or tunnel; to decide cards from another device, run gatehouse public start"
+		}
 	}
 	if via == "tcp" && !c.hostOK(r.Host) {
 		return Principal{Via: via}, http.StatusForbidden, "Host header must be 127.0.0.1, localhost or [::1] with the daemon's port"

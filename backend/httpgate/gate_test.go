@@ -84,7 +84,10 @@ func TestGateTable(t *testing.T) {
 		{"token in query refused", "GET", "/api/v1/sessions?access_token=" + control, good, nil, "", 401},
 		{"token in query for mcp refused", "POST", "/mcp?access_token=" + agent, good, nil, "{}", 401},
 		{"proxy headers grant nothing", "GET", "/api/v1/sessions", "evil.example:7465", map[string]string{"Authorization": "Bearer " + control, "X-Forwarded-Host": good, "X-Forwarded-For": "127.0.0.1", "Forwarded": "for=127.0.0.1;host=" + good, "Via": "1.1 localhost"}, "", 403},
-		{"proxy headers no token", "GET", "/api/v1/sessions", good, map[string]string{"X-Forwarded-For": "127.0.0.1", "X-Real-IP": "127.0.0.1"}, "", 401},
+		{"proxy headers no token", "GET", "/api/v1/sessions", good, map[string]string{"X-Forwarded-For": "127.0.0.1", "X-Real-IP": "127.0.0.1"}, "", 403},
+		{"proxy headers refused with a good token", "GET", "/api/v1/sessions", good, map[string]string{"Authorization": "Bearer " + control, "Forwarded": "for=192.0.2.1"}, "", 403},
+		{"tunnel headers refused", "POST", "/mcp", good, map[string]string{"Authorization": "Bearer " + agent, "Cf-Connecting-Ip": "192.0.2.1"}, "{}", 403},
+		{"via refused", "GET", "/healthz", good, map[string]string{"Via": "1.1 relay.example.test"}, "", 403},
 		{"cross-site navigation", "GET", "/api/v1/sessions", good, map[string]string{"Authorization": "Bearer " + control, "Sec-Fetch-Site": "cross-site"}, "", 403},
 		{"unknown route no token", "GET", "/admin", good, nil, "", 401},
 		{"unknown route with token", "GET", "/admin", good, map[string]string{"Authorization": "Bearer " + control}, "", 404},
@@ -196,6 +199,29 @@ func TestInProcess(t *testing.T) {
 		}
 		if w.Header().Get("X-Frame-Options") != "DENY" {
 			t.Errorf("%s: security headers missing", c.path)
+		}
+	}
+}
+
+// ForwardingHeaders names the relay headers a request carries, and only
+// those, without their values.
+func TestForwardingHeaders(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		hdr  map[string]string
+		want string
+	}{
+		{"none", map[string]string{"Authorization": "Bearer x", "User-Agent": "curl"}, ""},
+		{"standard", map[string]string{"Forwarded": "for=192.0.2.1", "Via": "1.1 a"}, "Forwarded,Via"},
+		{"x-forwarded family", map[string]string{"x-forwarded-for": "192.0.2.1", "X-Forwarded-Proto": "https"}, "X-Forwarded-For,X-Forwarded-Proto"},
+		{"tunnel services", map[string]string{"Cf-Connecting-Ip": "192.0.2.1", "Ngrok-Skip-Browser-Warning": "1", "X-Real-Ip": "192.0.2.1"}, "Cf-Connecting-Ip,Ngrok-Skip-Browser-Warning,X-Real-Ip"},
+	} {
+		h := http.Header{}
+		for k, v := range c.hdr {
+			h.Set(k, v)
+		}
+		if got := strings.Join(ForwardingHeaders(h), ","); got != c.want {
+			t.Errorf("%s: %q, want %q", c.name, got, c.want)
 		}
 	}
 }

@@ -837,6 +837,41 @@ try {
     assert(readFileSync(join(daemon.workspace, 'rollback-me.txt'), 'utf8') === 'temporary\n', 'undoing the rollback did not bring the file back');
   });
 
+  await t.step('going public: the window opens an exposure with a QR code; a phone-sized page decides a card through it and the agent resumes', async () => {
+    agent ??= await connectAgent(daemon);
+    await page.goto(`${daemon.base}/#/connect`);
+    await page.getByRole('button', { name: 'Open the approvals page' }).click();
+    await page.waitForSelector('.public-opened .qr svg', { timeout: 10_000 });
+    const link = (await page.locator('.public-opened pre').first().textContent()).trim();
+    assert(/^http:\/\/127\.0\.0\.1:\d+\/e\/x_[0-9a-f]+\/\?t=[0-9a-f]{64}$/.test(link), `the link: ${link}`);
+    await shot(page, '12-public-qr');
+
+    const phone = await page.context().newPage();
+    await phone.setViewportSize({ width: 390, height: 844 });
+    await phone.setExtraHTTPHeaders({ 'User-Agent': 'E2EPhone/1.0 (handset.example.test)' });
+    await phone.goto(link);
+    assert(!phone.url().includes('?t='), `the token stays in the address bar: ${phone.url()}`);
+    await phone.waitForSelector('text=No card is waiting.', { timeout: 10_000 });
+    const call = agent.call('run_command', { argv: ['sh', '-c', 'echo decided-on-the-phone'] });
+    const card = phone.locator('section.card').first();
+    await card.waitFor({ timeout: 10_000 });
+    assert((await card.textContent()).includes('echo decided-on-the-phone'), `the phone's card: ${await card.textContent()}`);
+    const wide = await phone.evaluate(() => document.documentElement.scrollWidth);
+    assert(wide <= 390, `the page is ${wide}px wide on a 390px phone`);
+    await shot(phone, '13-public-phone-card');
+    await card.getByRole('button', { name: 'Allow once' }).click();
+    const r = await call;
+    assert(!r.isError && resultText(r).includes('decided-on-the-phone'), `the agent got: ${resultText(r)}`);
+    await phone.waitForSelector('text=Allowed once.');
+    const ev = (await daemon.api('GET', '/api/v1/events?kind=approval.decided&limit=1000')).json.events.at(-1);
+    assert(ev.payload.exposure?.startsWith('x_') && ev.payload.device === 'E2EPhone/1.0 (handset.example.test)', `the audit row: ${JSON.stringify(ev.payload)}`);
+
+    await page.getByRole('button', { name: 'Stop it' }).click();
+    await page.waitForSelector('.public-opened', { state: 'detached' });
+    await phone.waitForSelector('text=/exposure has ended|Could not reach/', { timeout: 10_000 });
+    await phone.close();
+  });
+
   await t.step('kill switch stops a call waiting for approval', async () => {
     await page.goto(`${daemon.base}/#/approvals`);
     const call = agent.call('run_command', { argv: ['sh', '-c', 'echo never-ran > killed.txt'] });

@@ -298,3 +298,34 @@ export interface AgentResult {
   scope: 'user' | 'system';
   changes: { path: string; outcome: 'unchanged' | 'created' | 'written' | 'restored' | 'removed' | 'stripped' }[];
 }
+
+/** An open exposure (GET /api/v1/exposures): never its token. */
+export interface Exposure {
+  id: string;
+  listen: string;
+  url: string;
+  tls: boolean;
+  fingerprint?: string;
+  tunnel?: { command: string[]; pid: number; url?: string; note?: string };
+  opened: string;
+  expires: string;
+  devices: number;
+  decisions: number;
+}
+
+/** What POST /api/v1/exposures answers, once: the link with its token. */
+export interface OpenedExposure extends Exposure {
+  link: string;
+  qr_svg: string;
+}
+
+/** What reaches the daemon that Gatehouse does not control. */
+export interface Suspected {
+  relayed?: { at: string; headers: string[]; method: string; path: string; from: string; count: number };
+  processes: { pid: number; command: string; exe?: string; from: string }[];
+}
+
+export interface ExposuresReply {
+  exposures: Exposure[];
+  suspected: Suspected;
+}

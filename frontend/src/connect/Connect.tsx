@@ -9,6 +9,7 @@ import { api, reportError } from '../state/app';
 import { ActionTable, Code, Empty, ErrorLine, SecretCode } from '../ui/common';
 import { useLoad } from '../ui/hooks';
 import { Agents } from './Agents';
+import { Public } from './Public';
 
 export function Connect() {
   const info = useLoad<ConnectInfo>('/api/v1/connect');
@@ -107,6 +108,7 @@ export function Connect() {
         </>
       )}
       <Tokens onCreated={setFresh} fresh={fresh} />
+      <Public />
     </section>
   );
 }

@@ -6,6 +6,7 @@ import { checkpointProblem } from '../lib/checkpoints';
 import { when } from '../lib/format';
 import { dismiss, store } from '../state/app';
 import { useStore } from '../state/store';
+import { PublicBanner } from './PublicBanner';
 
 export function Banner() {
   const notices = useStore(store, (s) => s.notices);
@@ -21,6 +22,7 @@ export function Banner() {
           </span>
         </div>
       )}
+      <PublicBanner />
       {checkpoints && (
         <div class="banner warn checkpoints-failing" role="alert">
           <span>{checkpoints}</span>
