@@ -4,6 +4,7 @@ package cli_test
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"net/http"
 	"os"
@@ -165,4 +166,71 @@ func TestRunRefusesClearly(t *testing.T) {
 			t.Fatal("the command ran with no daemon")
 		}
 	})
+}
+
+// TestRunEndsWhatTheCommandLeftBehind: a command that daemonises a child
+// and exits ends the run, and the child with it: nothing it started is
+// left running unconfined.
+func TestRunEndsWhatTheCommandLeftBehind(t *testing.T) {
+	d := clitest.Start(t)
+	marker := "gatehouse-run-left-" + filepath.Base(t.TempDir())
+	_, errOut, code := runIn(t.Context(), t, d, "--", "sh", "-c", `setsid sh -c 'sleep 300' "$1" & sleep 0.2; exit 0`, "sh", marker)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	left := func(pid int) bool {
+		for _, a := range proctree.Cmdline(pid) {
+			if a == marker {
+				return true
+			}
+		}
+		return false
+	}
+	clitest.WaitFor(t, 10*time.Second, "the daemonised child gone with the run", func() bool {
+		procs, _ := proctree.List()
+		for _, p := range procs {
+			if !p.Zombie && left(p.PID) {
+				return false
+			}
+		}
+		return true
+	})
+}
+
+// TestRunProfileDomainDeniedByPolicy: a profile's model domain needs no
+// card, but a network rule that denies it wins.
+func TestRunProfileDomainDeniedByPolicy(t *testing.T) {
+	base := t.TempDir()
+	ws := filepath.Join(base, "ws")
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go http.Serve(ln, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.Write([]byte("MODEL-ANSWERED")) }))
+	clitest.WriteConfig(t, ws, "config.toml", `[network]
+test_only_hosts = { "model.example.test" = "127.0.0.1", "other.example.test" = "127.0.0.1" }
+
+[agents.claude]
+domains = ["model.example.test", "other.example.test"]
+`)
+	port := ln.Addr().(*net.TCPAddr).Port
+	clitest.WriteConfig(t, ws, "policy.toml", fmt.Sprintf(`[[rule]]
+id = "no-other"
+action = "deny"
+tool = "network"
+domains = ["other.example.test"]
+ports = [%d]
+reason = "not this one"
+`, port))
+	d := clitest.StartWith(t, filepath.Join(base, "data"), ws)
+	script := fmt.Sprintf(`curl -s -m 10 http://model.example.test:%d/; echo; curl -s -m 10 http://other.example.test:%d/; echo`, port, port)
+	out, errOut, code := runIn(t.Context(), t, d, "--profile", "claude", "--", "sh", "-c", script)
+	t.Logf("stdout:\n%s\nstderr:\n%s", out, errOut)
+	if code != 0 || strings.Count(out, "MODEL-ANSWERED") != 1 || !strings.Contains(out, "not this one") {
+		t.Fatalf("want the profile's domain reached and the denied one refused with the rule's reason; exit %d", code)
+	}
+	if cards := d.Events("kind=approval.requested"); len(cards) != 0 {
+		t.Errorf("cards were raised: %v", cards)
+	}
 }
