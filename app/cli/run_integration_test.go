@@ -87,6 +87,15 @@ curl -s -m 3 --noproxy '*' "http://$3/" 2>&1; echo; exit 7`
 	if ended := d.Events("kind=run.ended"); len(ended) != 1 || ended[0]["payload"].(map[string]any)["exit"] != float64(7) {
 		t.Errorf("run.ended rows: %v", ended)
 	}
+	// The run was checkpointed around: what it wrote, no hook having seen
+	// it, rolls back as one call.
+	run, _ := started[0]["payload"].(map[string]any)["run"].(string)
+	if out, errOut, code := d.CLI(t.Context(), "rollback", sess, "--call", "run-"+run); code != 0 {
+		t.Fatalf("rollback of the run: exit %d\n%s%s", code, out, errOut)
+	}
+	if _, err := os.Stat(filepath.Join(d.Workspace, "inside.txt")); err == nil {
+		t.Error("inside.txt is still there after the run was rolled back")
+	}
 }
 
 // TestRunKillSwitchEndsTheTree: the kill switch ends a confined run and

@@ -30,6 +30,7 @@ import (
 	"github.com/gatehouse-dev/gatehouse/backend/httpgate"
 	"github.com/gatehouse-dev/gatehouse/backend/randid"
 	"github.com/gatehouse-dev/gatehouse/backend/session"
+	"github.com/gatehouse-dev/gatehouse/backend/snapshot"
 	"github.com/gatehouse-dev/gatehouse/backend/token"
 )
 
@@ -52,6 +53,13 @@ type Proxy interface {
 	Open(ctx context.Context, info egress.RunInfo) *egress.Run
 }
 
+// Checkpoints records the workspace before and after a run, so the
+// agent's own writes (which no hook saw) can be rolled back as one call;
+// *snapshot.Store is one.
+type Checkpoints interface {
+	Checkpoint(ctx context.Context, req snapshot.Request) (snapshot.Checkpoint, error)
+}
+
 // Emitter records an audit event.
 type Emitter func(ctx context.Context, kind, actor, session string, payload any)
 
@@ -66,6 +74,8 @@ type Deps struct {
 	// Handler serves a run's agent listener: the daemon's own, behind its
 	// gate, which admits the run's connections as the run.
 	Handler http.Handler
+	// Checkpoints is nil when checkpoints are off.
+	Checkpoints Checkpoints
 	// Dir holds each run's listeners (in the data dir, 0700).
 	Dir    string
 	Emit   Emitter
@@ -157,6 +167,7 @@ func (g *Runs) Start(ctx context.Context, req Request) (Started, error) {
 		g.close(r, "the run could not start: "+err.Error())
 		return Started{}, err
 	}
+	g.checkpoint(ctx, r, snapshot.Pre)
 	g.mu.Lock()
 	g.live[id] = r
 	g.mu.Unlock()
@@ -289,6 +300,9 @@ func (g *Runs) release(r *run, reason string) {
 		r.proxy.Close()
 	}
 	r.dropTok()
+	if r.st != nil {
+		g.checkpoint(context.Background(), r, snapshot.Post)
+	}
 	if r.release != nil {
 		// The run's client has gone: the session ends after its grace
 		// unless it already did.
@@ -311,4 +325,23 @@ func (g *Runs) Close() {
 	for _, r := range rs {
 		g.close(r, "Gatehouse stopped")
 	}
+}
+
+// checkpoint records the run's workspace under the call id "run-ID", so
+// `gatehouse rollback SESSION --call run-ID` undoes what the run did that
+// no call of its own recorded.
+func (g *Runs) checkpoint(ctx context.Context, r *run, phase snapshot.Phase) {
+	if g.deps.Checkpoints == nil {
+		return
+	}
+	call := "run-" + r.id
+	cp, err := g.deps.Checkpoints.Checkpoint(ctx, snapshot.Request{Session: r.st.Live.ID(), CallID: call, Phase: phase, Roots: r.st.Workspaces})
+	if err != nil {
+		g.deps.Logger.Warn("checkpoint a confined run", "run", r.id, "phase", phase, "err", err)
+		g.deps.Emit(ctx, "checkpoint.failed", "system", r.st.Live.ID(), map[string]any{"call": call, "phase": phase, "error": err.Error()})
+		return
+	}
+	g.deps.Emit(ctx, "checkpoint.created", "system", r.st.Live.ID(), map[string]any{
+		"call": call, "checkpoint": cp.ID, "phase": cp.Phase, "files": cp.Stats.Files,
+	})
 }

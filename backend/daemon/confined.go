@@ -15,8 +15,12 @@ func (d *Daemon) openConfined() *confined.Runs {
 	if d.opts.Egress != nil {
 		proxy = d.opts.Egress
 	}
+	var cps confined.Checkpoints
+	if d.snapshots != nil {
+		cps = d.snapshots
+	}
 	return confined.New(confined.Deps{
-		Sessions: d.runs, Tokens: d.tokens, Network: d.runner, Proxy: proxy,
+		Sessions: d.runs, Tokens: d.tokens, Network: d.runner, Proxy: proxy, Checkpoints: cps,
 		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { d.handler.ServeHTTP(w, r) }),
 		Dir:     filepath.Join(d.opts.DataDir, "runs"), Emit: d.Emit, Logger: d.logger,
 	})
