@@ -22,7 +22,7 @@ func init() {
 	register(func(g *Globals) *cobra.Command {
 		var uninstall, system, confine bool
 		cmd := &cobra.Command{
-			Use:   "install claude|codex|gemini|cursor [--confine]",
+			Use:   "install claude|codex|gemini|cursor",
 			Short: "Wire Gatehouse into an agent's own config: its MCP server entry and the hooks for its native tools",
 			Long: `install writes into the agent's own configuration the Gatehouse MCP server
 (the stdio bridge, with this binary's absolute path) and the hooks that send
@@ -37,12 +37,12 @@ Gatehouse's entries.
 Gemini CLI /etc/gemini-cli/settings.json, Cursor /etc/cursor/hooks.json),
 which a repository's own settings cannot switch off. It needs root.
 
---confine (claude, codex, gemini) adds a launcher: DATA/shims/<agent>, a
-script named like the agent that starts it with ` + "`gatehouse run <agent>`" + `, confined
-for its whole life. Typing the agent's name runs it once DATA/shims comes
-first on your PATH; install prints the line to add to your shell's startup
-file and never edits it. --uninstall removes the launcher too;
---uninstall --confine removes only the launcher.`,
+--confine (claude, codex, gemini) adds a launcher, DATA/shims/<agent>: a
+script named like the agent that starts it with ` + "`gatehouse run <agent>`" + `,
+confined for its whole life. Typing the agent's name runs it once
+DATA/shims comes first on your PATH; install prints the line to add to
+your shell's startup file and never edits it. --uninstall removes the
+launcher too; --uninstall --confine removes only the launcher.`,
 			Args: func(_ *cobra.Command, args []string) error {
 				if len(args) != 1 {
 					return userErrorf(nil, "name one agent: gatehouse install claude|codex|gemini|cursor")

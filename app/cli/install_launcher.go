@@ -43,14 +43,15 @@ func installLauncher(w io.Writer, dataDir, name string) error {
 	if out != launcher.Unchanged {
 		fmt.Fprintf(w, "  %-9s %s\n", out, launcher.Path(dataDir, name))
 	}
+	lead := fmt.Sprintf("Typing %s starts it confined (gatehouse run %s)", name, name)
 	if _, err := launcher.LookPath(name, path); err != nil {
-		fmt.Fprintf(w, "%s is not on your PATH yet; once it is, the launcher finds it.\n", name)
+		lead = fmt.Sprintf("%s is not on your PATH yet; once it is, typing %s starts it confined (gatehouse run %s)", name, name, name)
 	}
 	if sameDir(launcher.First(name, path), dir) {
-		fmt.Fprintf(w, "Typing %s starts it confined (gatehouse run %s): %s comes first on your PATH already.\n", name, name, dir)
+		fmt.Fprintf(w, "%s: %s comes first on your PATH already.\n", lead, dir)
 		return nil
 	}
-	fmt.Fprintf(w, "Typing %s starts it confined (gatehouse run %s) once %s comes first on your PATH.\n", name, name, dir)
+	fmt.Fprintf(w, "%s when %s comes first on your PATH.\n", lead, dir)
 	fmt.Fprint(w, pathLines(dir))
 	return nil
 }

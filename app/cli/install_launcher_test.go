@@ -52,11 +52,11 @@ func TestInstallLauncherSays(t *testing.T) {
 		want       []string
 	}{
 		{"new, PATH not set", bin, func(w *strings.Builder) error { return installLauncher(w, data, "gemini") },
-			[]string{"created   " + filepath.Join(shims, "gemini"), "once " + shims + " comes first on your PATH", `export PATH="` + shims + `:$PATH"`}},
+			[]string{"created   " + filepath.Join(shims, "gemini"), "Typing gemini starts it confined (gatehouse run gemini) when " + shims + " comes first on your PATH", `export PATH="` + shims + `:$PATH"`}},
 		{"again, PATH set", shims + ":" + bin, func(w *strings.Builder) error { return installLauncher(w, data, "gemini") },
 			[]string{"comes first on your PATH already"}},
 		{"no agent", shims, func(w *strings.Builder) error { return installLauncher(w, data, "codex") },
-			[]string{"codex is not on your PATH yet"}},
+			[]string{"codex is not on your PATH yet; once it is, typing codex starts it confined (gatehouse run codex): " + shims + " comes first on your PATH already"}},
 		{"remove one of two", shims, func(w *strings.Builder) error { _, err := removeLauncher(w, data, "gemini"); return err },
 			[]string{"removed   " + filepath.Join(shims, "gemini"), "still leads to the launchers for codex"}},
 		{"remove the last", shims, func(w *strings.Builder) error { _, err := removeLauncher(w, data, "codex"); return err },
