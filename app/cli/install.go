@@ -14,11 +14,13 @@ import (
 
 	"github.com/gatehouse-dev/gatehouse/app/client"
 	"github.com/gatehouse-dev/gatehouse/backend/agentconfig"
+	"github.com/gatehouse-dev/gatehouse/backend/agentprofile"
+	"github.com/gatehouse-dev/gatehouse/backend/launcher"
 )
 
 func init() {
 	register(func(g *Globals) *cobra.Command {
-		var uninstall, system bool
+		var uninstall, system, confine bool
 		cmd := &cobra.Command{
 			Use:   "install claude|codex|gemini|cursor",
 			Short: "Wire Gatehouse into an agent's own config: its MCP server entry and the hooks for its native tools",
@@ -33,7 +35,14 @@ Gatehouse's entries.
 --system writes the hooks into the machine's managed settings (Claude Code
 /etc/claude-code/managed-settings.json, Codex /etc/codex/requirements.toml,
 Gemini CLI /etc/gemini-cli/settings.json, Cursor /etc/cursor/hooks.json),
-which a repository's own settings cannot switch off. It needs root.`,
+which a repository's own settings cannot switch off. It needs root.
+
+--confine (claude, codex, gemini) adds a launcher, DATA/shims/<agent>: a
+script named like the agent that starts it with ` + "`gatehouse run <agent>`" + `,
+confined for its whole life. Typing the agent's name runs it once
+DATA/shims comes first on your PATH; install prints the line to add to
+your shell's startup file and never edits it. --uninstall removes the
+launcher too; --uninstall --confine removes only the launcher.`,
 			Args: func(_ *cobra.Command, args []string) error {
 				if len(args) != 1 {
 					return userErrorf(nil, "name one agent: gatehouse install claude|codex|gemini|cursor")
@@ -41,11 +50,17 @@ which a repository's own settings cannot switch off. It needs root.`,
 				return nil
 			},
 			RunE: func(cmd *cobra.Command, args []string) error {
-				return runInstall(cmd.Context(), g, args[0], uninstall, system)
+				if confine {
+					if err := confinable(args[0], system); err != nil {
+						return err
+					}
+				}
+				return runInstall(cmd.Context(), g, args[0], installOpts{uninstall: uninstall, system: system, confine: confine})
 			},
 		}
 		cmd.Flags().BoolVar(&uninstall, "uninstall", false, "remove Gatehouse from the agent's config instead")
 		cmd.Flags().BoolVar(&system, "system", false, "use the machine's managed settings, which repositories cannot override (needs root)")
+		cmd.Flags().BoolVar(&confine, "confine", false, "also add a launcher, so that typing the agent's name starts it confined (gatehouse run)")
 		return cmd
 	})
 }
@@ -63,19 +78,66 @@ func selfBinary() (string, error) {
 	return filepath.Abs(exe)
 }
 
-func runInstall(ctx context.Context, g *Globals, name string, uninstall, system bool) error {
+// installOpts are install's flags.
+type installOpts struct {
+	uninstall, system, confine bool
+}
+
+func runInstall(ctx context.Context, g *Globals, name string, o installOpts) error {
 	a, err := agentconfig.ParseAgent(name)
 	if err != nil {
 		return userErrorf(err, "%v", err)
 	}
 	scope := agentconfig.User
-	if system {
+	if o.system {
 		scope = agentconfig.System
 	}
 	dir, err := dataDir(g, "")
 	if err != nil {
 		return err
 	}
+	if o.uninstall {
+		return runUninstall(ctx, g, a, scope, dir, o.confine)
+	}
+	if err := wireAgent(ctx, g, a, scope, dir, false); err != nil {
+		return err
+	}
+	if o.confine {
+		return installLauncher(g.Stdout, dir, name)
+	}
+	if _, ok := agentprofile.Lookup(name); ok && !o.system {
+		fmt.Fprintf(g.Stdout, "To have typing %s start it confined for its whole life, run: gatehouse install %s --confine\n", name, name)
+	}
+	return nil
+}
+
+// runUninstall takes Gatehouse out of the agent's config and removes its
+// launcher (a --system uninstall leaves the person's launcher be); with
+// onlyLauncher, the launcher alone. Either found is enough.
+func runUninstall(ctx context.Context, g *Globals, a agentconfig.Agent, scope agentconfig.Scope, dir string, onlyLauncher bool) error {
+	removed := false
+	if scope == agentconfig.User {
+		var err error
+		if removed, err = removeLauncher(g.Stdout, dir, string(a)); err != nil {
+			return err
+		}
+	}
+	if onlyLauncher {
+		if !removed {
+			return userErrorf(nil, "there is no launcher for %s in %s; nothing was changed", a, launcher.Dir(dir))
+		}
+		return nil
+	}
+	err := wireAgent(ctx, g, a, scope, dir, true)
+	if removed && errors.Is(err, agentconfig.ErrNotInstalled) {
+		return nil // the launcher was all there was
+	}
+	return err
+}
+
+// wireAgent writes (or, with uninstall, removes) Gatehouse's entries in the
+// agent's config.
+func wireAgent(ctx context.Context, g *Globals, a agentconfig.Agent, scope agentconfig.Scope, dir string, uninstall bool) error {
 	env, err := agentconfig.FromOS()
 	if err != nil {
 		return err

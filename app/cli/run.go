@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net"
 	"os"
-	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"strconv"
@@ -20,12 +19,14 @@ import (
 	"github.com/gatehouse-dev/gatehouse/backend/agentprofile"
 	"github.com/gatehouse-dev/gatehouse/backend/confined"
 	"github.com/gatehouse-dev/gatehouse/backend/daemon"
+	"github.com/gatehouse-dev/gatehouse/backend/launcher"
 	"github.com/gatehouse-dev/gatehouse/sandbox/agentbox"
 )
 
 func init() {
 	register(func(g *Globals) *cobra.Command {
 		var profileName, workspace string
+		var fromLauncher bool
 		cmd := &cobra.Command{
 			Use:   "run [--profile NAME] (claude|codex|gemini [ARG…] | -- CMD [ARG…])",
 			Short: "Run an agent confined for its whole life: it and everything it starts",
@@ -56,11 +57,20 @@ The daemon must be running: nothing starts without it.`,
 					}
 					name = args[0]
 				}
+				if fromLauncher {
+					if _, inside := agentbox.ReadRunInfo(); inside {
+						return execInRun(args)
+					}
+				}
 				return runConfined(cmd.Context(), g, name, workspace, args)
 			},
 		}
 		cmd.Flags().StringVar(&profileName, "profile", "", "run the command after -- with this agent's profile (claude, codex, gemini)")
 		cmd.Flags().StringVar(&workspace, "workspace", "", "the project to work in (default: the current directory's)")
+		// --launcher: started by a launcher (`gatehouse install NAME
+		// --confine`), which may be typed inside a confined run too.
+		cmd.Flags().BoolVar(&fromLauncher, "launcher", false, "")
+		_ = cmd.Flags().MarkHidden("launcher")
 		cmd.Flags().SetInterspersed(false)
 		return cmd
 	})
@@ -89,7 +99,8 @@ func runConfined(ctx context.Context, g *Globals, name, workspace string, argv [
 		}
 		profile = &r
 	}
-	program, err := exec.LookPath(argv[0])
+	// Never a launcher: the one that started this run would start it again.
+	program, err := launcher.LookPath(argv[0], os.Getenv("PATH"))
 	if err != nil {
 		if profile != nil {
 			return userErrorf(err, "%s is not installed here (no %s on your PATH), so nothing was started", name, argv[0])
@@ -207,6 +218,22 @@ func runConfined(ctx context.Context, g *Globals, name, workspace string, argv [
 	}
 	if code != 0 {
 		return exitCodeError{code}
+	}
+	return nil
+}
+
+// execInRun replaces this process with the agent argv names, found on PATH
+// past every launcher: a launcher typed inside a confined run (the agent
+// starting another of itself) needs no run of its own, it is confined
+// already. Only the run's file, which nothing outside a sandbox can
+// write, says so; GATEHOUSE_RUN alone is refused as a nested run.
+func execInRun(argv []string) error {
+	program, err := launcher.LookPath(argv[0], os.Getenv("PATH"))
+	if err != nil {
+		return userErrorf(err, "%s is not installed in this confined run (no %s on its PATH besides Gatehouse's launcher), so nothing was started", argv[0], argv[0])
+	}
+	if err := syscall.Exec(program, argv, os.Environ()); err != nil {
+		return userErrorf(err, "%s did not start: %v", program, err)
 	}
 	return nil
 }

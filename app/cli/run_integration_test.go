@@ -84,6 +84,13 @@ curl -s -m 3 --noproxy '*' "http://$3/" 2>&1; echo; exit 7`
 	if !strings.Contains(body, `"confined":true`) {
 		t.Errorf("session %s: %s", sess, body)
 	}
+	// `gatehouse sessions` says so, in the list and for the one session.
+	if out, _, _ := d.CLI(t.Context(), "sessions"); !strings.Contains(out, "[confined]") {
+		t.Errorf("gatehouse sessions does not mark the run confined:\n%s", out)
+	}
+	if out, _, _ := d.CLI(t.Context(), "sessions", sess); !strings.Contains(out, "Confined: the agent and everything it started ran in a sandbox") {
+		t.Errorf("gatehouse sessions %s does not say it was confined:\n%s", sess, out)
+	}
 	if ended := d.Events("kind=run.ended"); len(ended) != 1 || ended[0]["payload"].(map[string]any)["exit"] != float64(7) {
 		t.Errorf("run.ended rows: %v", ended)
 	}

@@ -56,14 +56,7 @@ decision when it asked), what the call was about, and how it ended.`,
 					none = "No sessions with status " + status + "."
 				}
 				return printList(g.Stdout, asJSON, out.Sessions, none,
-					"ID\tCLIENT\tSTATUS\tMODE\tSTARTED\tDURATION\tCALLS\tDENIED\tWORKSPACE", func(s session.Info) string {
-						ws := ""
-						if len(s.Workspaces) > 0 {
-							ws = s.Workspaces[0]
-						}
-						return fmt.Sprintf("%s\t%s\t%s\t%s\t%s\t%s\t%d\t%d\t%s", termsafe.String(s.ID), clientLabel(s), termsafe.String(string(s.Status)),
-							termsafe.String(s.Mode), stamp(s.StartedAt), duration(s), s.Calls, s.Denied, termsafe.String(ws))
-					})
+					sessionsHeader, sessionRow)
 			},
 		}
 		cmd.Flags().StringVar(&status, "status", "", "only sessions with this status: active, ended, killed")
@@ -71,6 +64,28 @@ decision when it asked), what the call was about, and how it ended.`,
 		cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON (with an ID: the session and its calls)")
 		return cmd
 	})
+}
+
+const sessionsHeader = "ID\tCLIENT\tSTATUS\tMODE\tSTARTED\tDURATION\tCALLS\tDENIED\tWORKSPACE"
+
+// sessionRow is one session in the list.
+func sessionRow(s session.Info) string {
+	ws := ""
+	if len(s.Workspaces) > 0 {
+		ws = s.Workspaces[0]
+	}
+	return fmt.Sprintf("%s\t%s\t%s\t%s\t%s\t%s\t%d\t%d\t%s", termsafe.String(s.ID), clientLabel(s)+confinedTag(s), termsafe.String(string(s.Status)),
+		termsafe.String(s.Mode), stamp(s.StartedAt), duration(s), s.Calls, s.Denied, termsafe.String(ws))
+}
+
+// confinedTag marks a session whose agent, and all it started, ran in a
+// sandbox (`gatehouse run`): what it did on its own, outside the calls
+// listed, was confined too.
+func confinedTag(s session.Info) string {
+	if s.Confined {
+		return " [confined]"
+	}
+	return ""
 }
 
 // clientLabel is the token's name and, in brackets, the name the agent
@@ -108,6 +123,9 @@ func showSession(ctx context.Context, g *Globals, c *client.Client, id string, a
 		}{s, calls})
 	}
 	fmt.Fprintf(g.Stdout, "Session %s: %s, %s, mode %s\n", termsafe.String(s.ID), clientLabel(s), termsafe.String(string(s.Status)), termsafe.String(s.Mode))
+	if s.Confined {
+		fmt.Fprintln(g.Stdout, "Confined: the agent and everything it started ran in a sandbox (gatehouse run).")
+	}
 	fmt.Fprintf(g.Stdout, "Started %s", stamp(s.StartedAt))
 	if s.EndedAt != nil {
 		fmt.Fprintf(g.Stdout, ", ended %s (%s)", stamp(*s.EndedAt), termsafe.String(s.EndReason))

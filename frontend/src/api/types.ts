@@ -51,6 +51,8 @@ export interface Session {
   goal?: string;
   /** Live, but its client has not been heard from for a while. */
   idle?: boolean;
+  /** The agent itself, and all it started, ran in a sandbox (`gatehouse run`); absent from older daemons. */
+  confined?: boolean;
   calls: number;
   /** The policy let it run without asking (an older total). */
   allowed: number;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Checkpoint } from '../api/types';
-import { agentsQuiet, callTools, sessionState, transportLabel } from './sessionview';
+import { agentsQuiet, callTools, confinedHelp, sessionState, transportLabel } from './sessionview';
 
 const cp = (phase: 'pre' | 'post'): Checkpoint => ({ id: `cp_${phase}`, session: 's', call_id: 'c', phase, time: '2026-01-01T00:00:00Z' });
 
@@ -20,6 +20,16 @@ describe('transportLabel', () => {
     expect(transportLabel('stdio')).toContain('bridge');
     expect(transportLabel('carrier-pigeon')).toBe('carrier-pigeon');
   });
+});
+
+describe('confinedHelp', () => {
+  it.each([
+    [{ confined: true, status: 'active' as const }, 'the agent and everything it starts run in a sandbox (gatehouse run)'],
+    [{ confined: true, status: 'ended' as const }, 'the agent and everything it started ran in a sandbox (gatehouse run)'],
+    [{ confined: true, status: 'killed' as const }, 'the agent and everything it started ran in a sandbox (gatehouse run)'],
+    [{ confined: false, status: 'active' as const }, null],
+    [{ status: 'ended' as const }, null],
+  ])('%j → %s', (s, want) => expect(confinedHelp(s)).toBe(want));
 });
 
 describe('callTools', () => {

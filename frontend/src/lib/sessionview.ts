@@ -29,6 +29,19 @@ export function transportLabel(t: string): string {
   return TRANSPORTS[t] ?? t;
 }
 
+/**
+ * What the "confined" badge explains, null for a session that was not
+ * confined: the whole agent ran in a sandbox (`gatehouse run`), not only
+ * the calls it made through Gatehouse. A live session is told in the
+ * present.
+ */
+export function confinedHelp(s: Pick<Session, 'confined' | 'status'>): string | null {
+  if (!s.confined) return null;
+  return s.status === 'active'
+    ? 'the agent and everything it starts run in a sandbox (gatehouse run)'
+    : 'the agent and everything it started ran in a sandbox (gatehouse run)';
+}
+
 export const MODE_HELP: Record<Mode, string> = {
   plan: 'read-only: the agent may look but not change anything',
   ask: 'reads and harmless commands run; edits and other commands ask',

@@ -34,6 +34,13 @@ describe('summarize', () => {
     );
     expect(summarize(ev('tool.cleared', { tool: 'read_file', native: 'Claude Code Read', outcome: { outcome: 'cleared' } }))).toBe('read_file cleared for Claude Code Read');
   });
+  it.each([
+    [ev('run.started', { run: 'r1', agent: 'claude', argv: ['/usr/bin/claude', '--resume', 'fix the tests'], cwd: '/home/u/app', workspaces: ['/home/u/app'] }), 'started confined: /usr/bin/claude --resume "fix the tests" in /home/u/app'],
+    [ev('run.started', { run: 'r1', argv: ['make'], workspaces: ['/home/u/app'] }), 'started confined: make in /home/u/app'],
+    [ev('run.ended', { run: 'r1', exit: 0 }), 'confined agent exited with status 0'],
+    [ev('run.ended', { run: 'r1', exit: 7 }), 'confined agent exited with status 7'],
+    [ev('run.ended', { run: 'r1', exit: -1 }), 'confined agent ended without a status (gatehouse run went away)'],
+  ])('confined runs: %#', (e, want) => expect(summarize(e)).toBe(want));
   it('falls back to reason or fields for unknown kinds', () => {
     expect(summarize(ev('system.kill', { reason: 'stopped' }))).toBe('stopped');
     expect(summarize(ev('x.y', { a: 1, b: 'two' }))).toBe('a=1 b=two');

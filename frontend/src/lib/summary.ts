@@ -66,6 +66,17 @@ export function summarize(e: AuditEvent): string {
     }
     case 'session.start':
       return [str(p.client_name ?? p.client), str(p.client_version), p.transport ? `(${str(p.transport)})` : ''].filter(Boolean).join(' ') || 'session started';
+    case 'run.started': {
+      // Where it started; the workspaces it was given when the daemon did not say.
+      const where = str(p.cwd) || (Array.isArray(p.workspaces) ? str(p.workspaces[0]) : '');
+      return `started confined: ${argvText(p.argv)}${where ? ` in ${where}` : ''}`;
+    }
+    case 'run.ended': {
+      const exit = num(p.exit);
+      // A negative status: `gatehouse run` went away before the agent said.
+      if (exit === undefined || exit < 0) return 'confined agent ended without a status (gatehouse run went away)';
+      return `confined agent exited with status ${exit}`;
+    }
     case 'session.mode':
       return `mode ${str(p.from ?? '')}${p.from ? ' → ' : ''}${str(p.mode ?? p.to)}`;
     default: {

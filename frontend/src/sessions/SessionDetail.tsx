@@ -7,7 +7,7 @@ import { MODES, type AuditEvent, type Checkpoint, type EventPage, type Mode, typ
 import { binaryChanges, type BinaryNote } from '../lib/binary';
 import { approvalText, callOutcome, groupCalls, type CallSummary } from '../lib/calls';
 import { callsSummary } from '../lib/outcome';
-import { callTools, MODE_HELP, sessionState, STATE_HELP, transportLabel } from '../lib/sessionview';
+import { callTools, confinedHelp, MODE_HELP, sessionState, STATE_HELP, transportLabel } from '../lib/sessionview';
 import { clock, duration, when, bytes, plural } from '../lib/format';
 import { api, liveEvents, reportError } from '../state/app';
 import { Diff } from '../ui/Diff';
@@ -16,6 +16,7 @@ import { Vis } from '../ui/Visible';
 import { useLoad, useNow } from '../ui/hooks';
 import { href } from '../ui/router';
 import { BudgetsBox } from './Budgets';
+import { ConfinedBadge } from './ConfinedBadge';
 import { RollbackPreview, type RollbackTarget } from './RollbackPreview';
 
 // Enough for any realistic session; beyond it the timeline has the rest.
@@ -133,7 +134,10 @@ export function SessionDetail({ id }: { id: string }) {
               <Vis text={s.client_name || s.client} /> <Vis text={s.client_version} />
             </dd>
             <dt>Transport</dt>
-            <dd data-transport={s.transport}>{transportLabel(s.transport)}</dd>
+            <dd data-transport={s.transport}>
+              {transportLabel(s.transport)} <ConfinedBadge session={s} />
+              {s.confined && <span class="muted small"> {confinedHelp(s)}</span>}
+            </dd>
             {s.run && (
               <>
                 <dt>Agent run</dt>

@@ -9,6 +9,7 @@ import { tallyText } from '../lib/outcome';
 import { sessionState, STATE_HELP } from '../lib/sessionview';
 import { liveEvents, reportError, api } from '../state/app';
 import { Empty, ErrorLine } from '../ui/common';
+import { ConfinedBadge } from './ConfinedBadge';
 import { Vis } from '../ui/Visible';
 import { useLoad, useNow } from '../ui/hooks';
 import { href } from '../ui/router';
@@ -105,7 +106,7 @@ export function Sessions() {
                           <Vis text={s.client_version} />
                         </span>
                       )}
-                      <span class="muted small transport"> · {s.transport}</span>
+                      <span class="muted small transport"> · {s.transport}</span> <ConfinedBadge session={s} />
                     </td>
                     <td class="path" title={(s.workspaces ?? []).join('\n')}>
                       {(s.workspaces ?? [])[0] ?? '—'}

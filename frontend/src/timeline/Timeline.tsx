@@ -28,6 +28,7 @@ const KINDS: { value: string; label: string }[] = [
   { value: 'approval.', label: 'Approvals' },
   { value: 'exec.', label: 'Commands run (exec.*)' },
   { value: 'session.', label: 'Sessions' },
+  { value: 'run.', label: 'Confined runs (gatehouse run)' },
   { value: 'system.', label: 'System (start, pause, kill)' },
   { value: 'checkpoint.', label: 'Checkpoints' },
   { value: 'rollback.', label: 'Rollbacks' },
