@@ -250,3 +250,23 @@ reason = "not this one"
 		t.Errorf("cards were raised: %v", cards)
 	}
 }
+
+// TestRunAsksForAnotherProject: a run started in a project no root holds
+// waits for the workspace card and starts nothing when the person says
+// no.
+func TestRunAsksForAnotherProject(t *testing.T) {
+	d := clitest.Start(t)
+	other := t.TempDir()
+	marker := filepath.Join(other, "ran")
+	go func() {
+		a := d.WaitApproval(clitest.CardWait)
+		d.Decide(a.ID, "deny", "once", "not here")
+	}()
+	_, errOut, code := d.CLI(t.Context(), "run", "--workspace", other, "--", "touch", marker)
+	if code == 0 || !strings.Contains(errOut, "did not allow Gatehouse to work in") || !strings.Contains(errOut, "not here") {
+		t.Fatalf("exit %d, stderr %q; want the refusal with the person's message", code, errOut)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Fatal("the command ran in a project the person refused")
+	}
+}
