@@ -118,6 +118,7 @@ func (f *serveFlags) options(cmd *cobra.Command, g *Globals) (daemon.Options, co
 	o.ApprovalTimeout = time.Duration(cfg.ApprovalTimeoutS) * time.Second
 	o.MaxPendingPerSession = cfg.MaxPendingPerSession
 	o.Limits = limits(cfg.Limits)
+	o.Export = daemon.ExportOptions{OTLPEndpoint: cfg.Export.OTLPEndpoint, OTLPHeaders: cfg.Export.OTLPHeaders, OCSFFile: cfg.Export.OCSFFile, MaxBacklog: cfg.Export.MaxBacklog}
 	o.SnapshotsDisabled = cfg.Snapshots.Disabled
 	o.Unstaged = cfg.Sandbox.Unstaged
 	o.Snapshots = snapshot.Options{Exclude: cfg.Snapshots.Exclude, MaxFileSize: cfg.Snapshots.MaxFileMiB << 20, BudgetBytes: cfg.Snapshots.BudgetMiB << 20}

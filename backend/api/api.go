@@ -19,6 +19,7 @@ import (
 	"github.com/gatehouse-dev/gatehouse/backend/buildcache"
 	"github.com/gatehouse-dev/gatehouse/backend/call"
 	"github.com/gatehouse-dev/gatehouse/backend/db"
+	"github.com/gatehouse-dev/gatehouse/backend/export"
 	"github.com/gatehouse-dev/gatehouse/backend/httpgate"
 	"github.com/gatehouse-dev/gatehouse/backend/session"
 	"github.com/gatehouse-dev/gatehouse/backend/snapshot"
@@ -55,6 +56,8 @@ type Server struct {
 	Workspaces Workspaces
 	// Runs are whole-agent runs (`gatehouse run`).
 	Runs ConfinedRuns
+	// Export is the audit's export to a team's collector; nil: none.
+	Export *export.Runner
 }
 
 // Register adds the control routes to mux. Later features add their own
@@ -77,6 +80,7 @@ func (s *Server) Register(mux *http.ServeMux) {
 	s.registerCache(mux)
 	s.registerWorkspaces(mux)
 	s.registerRuns(mux)
+	s.registerExport(mux)
 	mux.HandleFunc("POST /api/v1/sessions/{id}/mode", s.setMode)
 	mux.HandleFunc("/api/v1/", func(w http.ResponseWriter, r *http.Request) {
 		httpgate.Error(w, http.StatusNotFound, fmt.Sprintf("no route %s %s; see GET /api/v1/status and the README for the control API", r.Method, r.URL.Path))

@@ -48,6 +48,8 @@ type Config struct {
 	MaxPendingPerSession int `toml:"max_pending_per_session"`
 	// Agents tune `gatehouse run NAME` per agent profile.
 	Agents map[string]Agent `toml:"agents"`
+	// Export sends the audit to a collector and/or an OCSF file.
+	Export Export `toml:"export"`
 }
 
 // Agent tunes one agent's confined runs ([agents.claude]).
@@ -209,6 +211,9 @@ func (c Config) Validate() error {
 	case "", "docker", "podman":
 	default:
 		return fmt.Errorf("sandbox.container_cli %q must be docker or podman", c.Sandbox.ContainerCLI)
+	}
+	if err := c.Export.validate(); err != nil {
+		return err
 	}
 	for name := range c.Agents {
 		if _, ok := agentprofile.Lookup(name); !ok {

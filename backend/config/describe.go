@@ -33,6 +33,10 @@ var hints = map[string]string{
 	"snapshots.max_file_mib":     "a number of MiB",
 	"snapshots.budget_mib":       "a number of MiB",
 	"snapshots.exclude":          `a list of path patterns, e.g. ["node_modules", "*.log"]`,
+	"export.otlp_endpoint":       `a collector's address in quotes, e.g. "http://127.0.0.1:4318"`,
+	"export.otlp_headers":        `a table of header names and values, e.g. { "authorization" = "Bearer …" }`,
+	"export.ocsf_file":           `an absolute file path in quotes`,
+	"export.max_backlog":         "a whole number of events",
 	"secret.binaries":            `a list of absolute program paths, e.g. ["/usr/bin/gh"]`,
 }
 

@@ -24,6 +24,7 @@ import (
 	"github.com/gatehouse-dev/gatehouse/backend/call"
 	"github.com/gatehouse-dev/gatehouse/backend/confined"
 	"github.com/gatehouse-dev/gatehouse/backend/egress"
+	"github.com/gatehouse-dev/gatehouse/backend/export"
 	"github.com/gatehouse-dev/gatehouse/backend/httpgate"
 	"github.com/gatehouse-dev/gatehouse/backend/policy"
 	"github.com/gatehouse-dev/gatehouse/backend/projects"
@@ -85,6 +86,8 @@ type Options struct {
 	MaxPendingPerSession int
 	// Secrets are injected into matching commands and redacted everywhere.
 	Secrets secrets.Config
+	// Export sends the audit to a collector and/or an OCSF file.
+	Export ExportOptions
 	// Ready, if set, is called once the daemon accepts requests.
 	Ready func(*Daemon)
 }
@@ -113,6 +116,7 @@ type Daemon struct {
 	runs      *session.Runs
 	projects  *projects.Projects
 	confined  *confined.Runs
+	export    *export.Runner
 }
 
 // Addr is the bound TCP address.
@@ -164,6 +168,8 @@ func Run(ctx context.Context, opts Options) (err error) {
 	defer d.runs.Close(context.Background())
 	d.confined = d.openConfined()
 	defer d.confined.Close()
+	stopExport := d.startExport(ctx)
+	defer stopExport()
 	return d.serve(ctx)
 }
 
@@ -225,7 +231,7 @@ func (d *Daemon) buildHandler() http.Handler {
 	(&api.Server{
 		Sessions: d.sessions, Audit: d.audit, Approvals: d.approvals, Kill: d.Kill, Logger: d.logger, Status: d.status,
 		Policy: d.policy, Snapshots: d.snapshots, Tokens: &tokenStore{db: d.db, set: d.tokens, logins: d.logins}, Agents: d.agentsService(), Connect: d.connectInfo, Emit: d.Emit, Live: d.runs.Session, DefaultMode: d.opts.Mode,
-		Cache: d.buildCache(), RunPath: d.runPath(), Workspaces: d.projects, Runs: d.confined,
+		Cache: d.buildCache(), RunPath: d.runPath(), Workspaces: d.projects, Runs: d.confined, Export: d.export,
 	}).Register(mux)
 	mux.Handle("/mcp", d.mcp.Handler())
 	mux.Handle("/mcp/", d.mcp.Handler())
