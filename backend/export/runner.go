@@ -235,12 +235,14 @@ func (r *Runner) follow(ctx context.Context, s *sinkState) {
 	}
 }
 
-// drop moves the cursor past the oldest backlog so that MaxBacklog events
-// remain, and says so in the audit first: if the cursor then fails to
-// save, the next round drops again (and says so again) rather than skip
-// events silently.
+// drop moves the cursor past the oldest backlog so that 90% of MaxBacklog
+// events remain, and says so in the audit first: if the cursor then fails
+// to save, the next round drops again (and says so again) rather than skip
+// events silently. The 10% of room keeps the export.dropped row itself (and
+// the next few) from tipping the backlog over again: without it, a sink
+// that stays down would drop one event and write one row per retry.
 func (r *Runner) drop(ctx context.Context, s *sinkState, cur cursor, head int64) (cursor, error) {
-	through := head - r.o.MaxBacklog
+	through := head - r.o.MaxBacklog*9/10
 	n := through - cur.Sent
 	payload, err := json.Marshal(map[string]any{
 		"sink": string(s.sink.Name()), "target": s.sink.Target(), "after_seq": cur.Sent, "through_seq": through,
