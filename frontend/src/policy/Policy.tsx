@@ -12,6 +12,7 @@ import { api, notify } from '../state/app';
 import { Empty, ErrorLine, TableHead } from '../ui/common';
 import { useLoad } from '../ui/hooks';
 import { PolicyTester } from './PolicyTester';
+import { Export } from './Export';
 import { Workspaces } from './Workspaces';
 
 export function Policy() {
@@ -88,6 +89,8 @@ export function Policy() {
       )}
 
       <Workspaces />
+
+      <Export />
 
       <PolicyTester key={doc.data?.mode ?? ''} defaultMode={MODES.includes(doc.data?.mode as Mode) ? (doc.data!.mode as Mode) : 'auto'} />
 
