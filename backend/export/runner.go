@@ -23,6 +23,7 @@ const (
 	// one refused connection, and a short wait sends the backlog soon after
 	// it comes back.
 	DefaultMaxBackoff = 5 * time.Second
+	DefaultSaveEvery  = time.Second
 )
 
 // Options configure a Runner.
@@ -38,6 +39,7 @@ type Options struct {
 	Poll       time.Duration // how often a caught-up sink looks for new events
 	MinBackoff time.Duration
 	MaxBackoff time.Duration
+	SaveEvery  time.Duration // how often a moving cursor is saved; default 1 s
 }
 
 // Runner follows the audit timeline for each sink in its own goroutine.
@@ -99,6 +101,9 @@ func New(o Options) *Runner {
 	}
 	if o.MinBackoff <= 0 {
 		o.MinBackoff = DefaultMinBackoff
+	}
+	if o.SaveEvery <= 0 {
+		o.SaveEvery = DefaultSaveEvery
 	}
 	if o.MaxBackoff < o.MinBackoff {
 		o.MaxBackoff = max(DefaultMaxBackoff, o.MinBackoff)
@@ -177,6 +182,18 @@ func (r *Runner) follow(ctx context.Context, s *sinkState) {
 		}
 	})
 	batch := r.o.Batch
+	// The cursor is saved at most every SaveEvery while it moves, and once
+	// more on the way out: each save is a write transaction that the
+	// audit's own writes would wait behind. A crash resends at most that
+	// much (at least once, as promised).
+	saved := time.Now()
+	defer func() {
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
+		defer cancel()
+		if err := saveCursor(ctx, r.o.DB, s.sink.Name(), cur); err != nil {
+			log.Warn("could not save the export cursor on the way out; the last deliveries will be sent again", "err", err)
+		}
+	}()
 	for ctx.Err() == nil {
 		head, _, err := r.o.Audit.Head(ctx)
 		if err != nil {
@@ -209,15 +226,16 @@ func (r *Runner) follow(ctx context.Context, s *sinkState) {
 			fail(err)
 			continue
 		}
-		next := cur
-		next.Sent, next.SentAt = evs[len(evs)-1].Seq, time.Now().UTC()
-		if err := saveCursor(ctx, r.o.DB, s.sink.Name(), next); err != nil {
-			// Delivered but not recorded: the batch goes again (at least
-			// once), once the database takes writes.
-			fail(err)
-			continue
+		cur.Sent, cur.SentAt = evs[len(evs)-1].Seq, time.Now().UTC()
+		if time.Since(saved) >= r.o.SaveEvery {
+			if err := saveCursor(ctx, r.o.DB, s.sink.Name(), cur); err != nil {
+				// Delivered but not recorded: what was sent since the last
+				// save goes again after a restart (at least once).
+				fail(err)
+				continue
+			}
+			saved = time.Now()
 		}
-		cur = next
 		recovered := false
 		s.update(func(st *Status) {
 			recovered = st.Failures > 0
