@@ -238,7 +238,10 @@ func (p *Policy) bestRule(s Session, match func(*Rule) bool) *Rule {
 		}
 	}
 	for i := range p.managed.rules {
-		consider(&p.managed.rules[i])
+		// Its asks and denies are the floor (managed.floor), applied last.
+		if p.managed.rules[i].Action == Allow {
+			consider(&p.managed.rules[i])
+		}
 	}
 	for i := range p.user {
 		consider(&p.user[i])

@@ -133,8 +133,7 @@ func (m *managed) floor(d *Decision, match func(*Rule) bool) {
 	for i := range m.rules {
 		r := &m.rules[i]
 		if r.Action > d.Verdict && match(r) {
-			d.Verdict, d.Rule = r.Action, r.ref()
-			d.Reason = OrgSays + ": " + r.ref().because(r.Reason)
+			d.Verdict, d.Rule, d.Reason = r.Action, r.ref(), r.ref().because(r.Reason)
 		}
 	}
 }
