@@ -209,7 +209,7 @@ export interface RollbackRequest {
 }
 
 /** The step of the policy that applies a rule, in the order they apply. */
-export type Stage = 'always' | 'user' | 'baseline' | 'risk' | 'workspace' | 'mode';
+export type Stage = 'always' | 'managed' | 'user' | 'baseline' | 'risk' | 'workspace' | 'mode';
 
 export interface PolicyRule {
   id: string;

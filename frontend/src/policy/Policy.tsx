@@ -210,7 +210,7 @@ function RuleTable({ rules }: { rules: PolicyRule[] }) {
                   </td>
                   <td>{r.reason}</td>
                   <td class="from">
-                    {r.source}
+                    {r.source === 'managed' ? 'set by your organisation' : r.source}
                     {r.file && (
                       <div class="muted small">
                         {r.file}
