@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -185,4 +186,21 @@ func run(t testing.TB, r *Runner) {
 func fast(o Options) Options {
 	o.Poll, o.MinBackoff, o.MaxBackoff = 10*time.Millisecond, 5*time.Millisecond, 50*time.Millisecond
 	return o
+}
+
+var logMu sync.Mutex
+
+// lockedWriter lets a runner's goroutines log into a builder a test reads.
+type lockedWriter struct{ w *strings.Builder }
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	logMu.Lock()
+	defer logMu.Unlock()
+	return l.w.Write(p)
+}
+
+func lockedString(b *strings.Builder) string {
+	logMu.Lock()
+	defer logMu.Unlock()
+	return b.String()
 }

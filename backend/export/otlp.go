@@ -138,7 +138,19 @@ func (o *OTLP) Send(ctx context.Context, events []audit.Event) error {
 	case resp.StatusCode == http.StatusRequestEntityTooLarge:
 		return errTooLarge
 	}
-	return fmt.Errorf("the collector answered %s: %q", resp.Status, strings.TrimSpace(string(snippet)))
+	return fmt.Errorf("the collector answered %s: %q", resp.Status, o.scrub(strings.TrimSpace(string(snippet))))
+}
+
+// scrub hides our own header values in what the collector said: a proxy
+// that echoes the request would otherwise put the collector's key in the
+// status and the log.
+func (o *OTLP) scrub(s string) string {
+	for _, v := range o.headers {
+		if len(v) >= 4 {
+			s = strings.ReplaceAll(s, v, "[REDACTED]")
+		}
+	}
+	return s
 }
 
 // encode writes the OTLP JSON (ExportLogsServiceRequest) by hand: it runs

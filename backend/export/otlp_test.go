@@ -2,6 +2,7 @@ package export
 
 import (
 	"context"
+	"log/slog"
 	"net/http"
 	"slices"
 	"strings"
@@ -69,7 +70,7 @@ func TestOTLPDeliversEveryEventInOrder(t *testing.T) {
 		}},
 		{"4xx then fixed", func(n int) (int, time.Duration, string) {
 			if n < 3 {
-				return http.StatusUnauthorized, 0, "bad token"
+				return http.StatusUnauthorized, 0, "bad token: Bearer team-collector-key"
 			}
 			return http.StatusOK, 0, "{}"
 		}},
@@ -95,11 +96,12 @@ func TestOTLPDeliversEveryEventInOrder(t *testing.T) {
 			fill(t, st, n)
 			col := newCollector(t)
 			col.answer = tt.answer
-			sink, err := NewOTLP(OTLPOptions{Endpoint: col.URL, Timeout: 300 * time.Millisecond, Version: "test"})
+			sink, err := NewOTLP(OTLPOptions{Endpoint: col.URL, Headers: map[string]string{"Authorization": "Bearer team-collector-key"}, Timeout: 300 * time.Millisecond, Version: "test"})
 			if err != nil {
 				t.Fatal(err)
 			}
-			r := New(fast(Options{Audit: st, DB: sqlDB, Sinks: []Sink{sink}}))
+			var logs strings.Builder
+			r := New(fast(Options{Audit: st, DB: sqlDB, Sinks: []Sink{sink}, Logger: slog.New(slog.NewTextHandler(&lockedWriter{w: &logs}, nil))}))
 			run(t, r)
 			waitfor.For(t, 20*time.Second, "every event at the collector", func() bool { return len(col.distinct()) >= n })
 			got := col.distinct()
@@ -113,6 +115,10 @@ func TestOTLPDeliversEveryEventInOrder(t *testing.T) {
 				s, err := r.Status(t.Context())
 				return err == nil && s[0].State == StateCurrent && s[0].SentSeq == n && s[0].Backlog == 0 && s[0].Failures == 0
 			})
+			s, _ := r.Status(t.Context())
+			if got := lockedString(&logs) + s[0].LastError; strings.Contains(got, "team-collector-key") {
+				t.Fatalf("the collector's key reached the log or the status: %s", got)
+			}
 		})
 	}
 }
