@@ -302,6 +302,7 @@ func limits(c config.Limits) session.Limits {
 	}
 	pick(c.MaxCalls, &l.MaxCalls)
 	pick(c.OutputMiB<<20, &l.OutputBytes)
+	pick(c.Tokens, &l.Tokens)
 	wall, exec := int64(l.Wall/time.Minute), int64(l.ExecTime/time.Minute)
 	pick(c.WallMinutes, &wall)
 	pick(c.ExecMinutes, &exec)

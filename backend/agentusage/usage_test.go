@@ -28,11 +28,11 @@ const geminiOK = `{"sessionId":"0123456789ab","projectHash":"h","messages":[
 
 func TestReaders(t *testing.T) {
 	tests := []struct {
-		name          string
-		read          func(string) Usage
-		content       string
+		name           string
+		read           func(string) Usage
+		content        string
 		in, out, cache int64
-		why           string // set: Unknown, saying this
+		why            string // set: Unknown, saying this
 	}{
 		{name: "claude", read: ReadClaude, content: claudeOK, in: 10 + 100 + 3 + 100, out: 7 + 20, cache: 100},
 		{name: "claude truncated", read: ReadClaude, content: strings.TrimSuffix(claudeOK, "\n")[:len(claudeOK)-20], why: "partial line"},

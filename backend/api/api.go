@@ -14,6 +14,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/gatehouse-dev/gatehouse/backend/agentusage"
 	"github.com/gatehouse-dev/gatehouse/backend/approval"
 	"github.com/gatehouse-dev/gatehouse/backend/audit"
 	"github.com/gatehouse-dev/gatehouse/backend/buildcache"
@@ -56,6 +57,8 @@ type Server struct {
 	Workspaces Workspaces
 	// Runs are whole-agent runs (`gatehouse run`).
 	Runs ConfinedRuns
+	// Usage reads an agent run's own token counts; nil: not shown.
+	Usage func(run string) agentusage.Usage
 	// Export is the audit's export to a team's collector; nil: none.
 	Export *export.Runner
 }

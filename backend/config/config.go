@@ -102,6 +102,9 @@ type Limits struct {
 	WallMinutes int64 `toml:"wall_minutes"`
 	ExecMinutes int64 `toml:"exec_minutes"`
 	OutputMiB   int64 `toml:"output_mib"`
+	// Tokens bounds the tokens each session's agent spends, read from the
+	// agent's own files; 0 (the default) and -1: no token budget.
+	Tokens int64 `toml:"tokens"`
 }
 
 // Snapshots tunes checkpoints.

@@ -30,6 +30,7 @@ var hints = map[string]string{
 	"limits.wall_minutes":        "a number of minutes (-1 for no limit)",
 	"limits.exec_minutes":        "a number of minutes (-1 for no limit)",
 	"limits.output_mib":          "a number of MiB (-1 for no limit)",
+	"limits.tokens":              "a whole number of tokens (0 or -1 for no token budget)",
 	"snapshots.max_file_mib":     "a number of MiB",
 	"snapshots.budget_mib":       "a number of MiB",
 	"snapshots.exclude":          `a list of path patterns, e.g. ["node_modules", "*.log"]`,

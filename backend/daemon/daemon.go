@@ -17,6 +17,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/gatehouse-dev/gatehouse/backend/agentusage"
 	"github.com/gatehouse-dev/gatehouse/backend/api"
 	"github.com/gatehouse-dev/gatehouse/backend/approval"
 	"github.com/gatehouse-dev/gatehouse/backend/audit"
@@ -117,6 +118,8 @@ type Daemon struct {
 	projects  *projects.Projects
 	confined  *confined.Runs
 	export    *export.Runner
+	// usage reads the agents' own token counts (their transcripts).
+	usage *agentusage.Reader
 }
 
 // Addr is the bound TCP address.
@@ -152,7 +155,7 @@ func Run(ctx context.Context, opts Options) (err error) {
 	defer lock.Close()
 	sweepOrphans(ctx, opts.Sandbox, opts.Logger)
 
-	d := &Daemon{opts: opts, logger: opts.Logger, tokens: &token.Set{}, logins: &token.OneTime{}}
+	d := &Daemon{opts: opts, logger: opts.Logger, tokens: &token.Set{}, logins: &token.OneTime{}, usage: &agentusage.Reader{Env: agentusage.EnvFromOS()}}
 	var closers closeStack
 	defer closers.close()
 	if err := d.openStores(ctx, &closers); err != nil {
@@ -231,7 +234,7 @@ func (d *Daemon) buildHandler() http.Handler {
 	(&api.Server{
 		Sessions: d.sessions, Audit: d.audit, Approvals: d.approvals, Kill: d.Kill, Logger: d.logger, Status: d.status,
 		Policy: d.policy, Snapshots: d.snapshots, Tokens: &tokenStore{db: d.db, set: d.tokens, logins: d.logins}, Agents: d.agentsService(), Connect: d.connectInfo, Emit: d.Emit, Live: d.runs.Session, DefaultMode: d.opts.Mode,
-		Cache: d.buildCache(), RunPath: d.runPath(), Workspaces: d.projects, Runs: d.confined, Export: d.export,
+		Cache: d.buildCache(), RunPath: d.runPath(), Workspaces: d.projects, Runs: d.confined, Export: d.export, Usage: d.usage.ForRun,
 	}).Register(mux)
 	mux.Handle("/mcp", d.mcp.Handler())
 	mux.Handle("/mcp/", d.mcp.Handler())
