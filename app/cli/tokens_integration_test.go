@@ -80,7 +80,9 @@ func TestTokenBudgetFromTheAgentsTranscript(t *testing.T) {
 		t.Fatalf("tokens on the session's page = %v", tok)
 	}
 	done := make(chan outcome, 1)
-	go func() { done <- callAsync(t.Context(), s, "run_command", map[string]any{"argv": []string{"echo", "two"}}) }()
+	go func() {
+		done <- callAsync(t.Context(), s, "run_command", map[string]any{"argv": []string{"echo", "two"}})
+	}()
 	card := d.WaitApproval(30 * time.Second)
 	if card.Kind != "limit" || !strings.Contains(card.Reason, "1000 tokens") {
 		t.Fatalf("card = %+v, want a limit card naming 1000 tokens", card)
