@@ -64,6 +64,19 @@ export interface Session {
   cpu_ms: number;
   /** Each ended call counted once, by how it ended; absent from older daemons. */
   outcomes?: Tally;
+  /** What the agent's own files say it spent (one session's page only). */
+  tokens?: TokenUsage;
+}
+
+/** An agent run's tokens as the agent recorded them, or why unknown. */
+export interface TokenUsage {
+  known: boolean;
+  why?: string;
+  input: number;
+  output: number;
+  cache_read: number;
+  cache_write: number;
+  cost_usd?: number;
 }
 
 export interface AuditEvent {
