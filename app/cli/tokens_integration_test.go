@@ -3,6 +3,7 @@
 package cli_test
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"os"
@@ -11,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gatehouse-dev/gatehouse/app/cli/agenttest"
 	"github.com/gatehouse-dev/gatehouse/app/cli/clitest"
 	"github.com/gatehouse-dev/gatehouse/backend/transport/mcpserver"
 )
@@ -96,5 +98,62 @@ func TestTokenBudgetFromTheAgentsTranscript(t *testing.T) {
 	_, limits := d.Request("GET", "/api/v1/sessions/"+id+"/limits", nil, d.Control())
 	if !strings.Contains(limits, `"tokens":2400`) {
 		t.Fatalf("the token budget after the card = %s, want doubled to 2400", limits)
+	}
+}
+
+// TestTokensFromRealAgents: each pinned agent CLI, installed with
+// `gatehouse install` and driven by the scripted model (whose replies carry
+// usage fields), writes its own transcript; the session's page shows the
+// tokens Gatehouse reads from it.
+func TestTokensFromRealAgents(t *testing.T) {
+	for _, ag := range realAgents {
+		t.Run(ag.name, func(t *testing.T) {
+			base := t.TempDir()
+			home := filepath.Join(base, "home")
+			ws := filepath.Join(base, "ws")
+			env := []string{"HOME=" + home, "CLAUDE_CONFIG_DIR=" + filepath.Join(home, ".claude"), "CODEX_HOME=" + filepath.Join(home, ".codex")}
+			d := clitest.StartWithEnv(t, filepath.Join(base, "data"), ws, env)
+			model := agenttest.StartModel(t, ag.api, agenttest.Script{
+				agenttest.Call(ag.tool, map[string]any{"argv": []string{"echo", "counted"}}),
+				agenttest.Say("done"),
+			})
+			cli := pinnedAgent(t, ag.name+" CLI", ag.new, home, model)
+			ctx, cancel := context.WithTimeout(t.Context(), 4*time.Minute)
+			defer cancel()
+			if out, errOut, code := clitest.Run(ctx, t, d.Bin, cli.Environ(), "--data", d.Data, "install", ag.name); code != 0 {
+				t.Fatalf("gatehouse install %s: exit %d\n%s%s", ag.name, code, out, errOut)
+			}
+			res, err := ag.run(ctx, cli, d.Workspace, "Say something")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(res.ToolResults()) == 0 {
+				t.Fatalf("%s made no tool call\n%s\ndaemon log:\n%s", ag.name, res, d.Log())
+			}
+			var tok map[string]any
+			var id string
+			clitest.WaitFor(t, 30*time.Second, "the session's tokens known", func() bool {
+				for _, e := range d.Events("kind=session.start") {
+					id = e["session"].(string)
+					_, body := d.Request("GET", "/api/v1/sessions/"+id, nil, d.Control())
+					var m map[string]any
+					if json.Unmarshal([]byte(body), &m) == nil {
+						tok, _ = m["tokens"].(map[string]any)
+						if tok != nil && tok["known"] == true {
+							return true
+						}
+					}
+				}
+				return false
+			})
+			in, out := tok["input"].(float64), tok["output"].(float64)
+			// The scripted model reports 1 token in and 1 out per reply
+			// (two replies); agents add their own bookkeeping, but never
+			// more than a few per reply.
+			if in < 1 || out < 1 || in > 20 || out > 20 {
+				t.Fatalf("%s: tokens %v for two replies of 1 in, 1 out each", ag.name, tok)
+			}
+			t.Logf("%s: session %s tokens %v", ag.name, id, tok)
+		})
 	}
 }
