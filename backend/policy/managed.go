@@ -14,8 +14,10 @@ import (
 const SourceManaged Source = "managed"
 
 // ManagedPathTestOnlyEnv is TEST-ONLY: it moves the managed policy file
-// so tests need not write /etc. The ownership checks still apply, so it
-// cannot turn a file the person owns into a managed one.
+// so tests need not write /etc. It is honoured only where the real file
+// does not exist, so it cannot be used to step around an organisation's
+// policy, and the ownership checks still apply, so it cannot turn a file
+// the person owns into a managed one.
 const ManagedPathTestOnlyEnv = "GATEHOUSE_TEST_ONLY_MANAGED_POLICY"
 
 // OrgSays prefixes every reason a managed rule gives: cards and the
@@ -25,13 +27,17 @@ const OrgSays = "set by your organisation"
 // ManagedPath is where the organisation's policy lives: root-owned, so
 // nothing the person or an agent runs as them can change it.
 func ManagedPath() string {
+	real := "/etc/gatehouse/policy.toml"
+	if runtime.GOOS == "darwin" {
+		real = "/Library/Application Support/Gatehouse/policy.toml"
+	}
+	if _, err := os.Lstat(real); err == nil {
+		return real
+	}
 	if p := os.Getenv(ManagedPathTestOnlyEnv); p != "" {
 		return p
 	}
-	if runtime.GOOS == "darwin" {
-		return "/Library/Application Support/Gatehouse/policy.toml"
-	}
-	return "/etc/gatehouse/policy.toml"
+	return real
 }
 
 // managedFile is the schema of the managed policy: rules, which apply
