@@ -3,6 +3,7 @@ package policy
 import (
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -229,5 +230,21 @@ func TestManagedPolicyChangeNoticed(t *testing.T) {
 	write(t, mpath, managedTOML+"\n# fixed\n")
 	if !p.ManagedChanged() {
 		t.Fatal("the fixed file is not seen as changed")
+	}
+}
+
+// The test-only path applies only where there is no real managed file.
+func TestManagedPathTestOnlyEnv(t *testing.T) {
+	real := "/etc/gatehouse/policy.toml"
+	if runtime.GOOS == "darwin" {
+		real = "/Library/Application Support/Gatehouse/policy.toml"
+	}
+	t.Setenv(ManagedPathTestOnlyEnv, "/tmp/managed-test.toml")
+	want := "/tmp/managed-test.toml"
+	if _, err := os.Lstat(real); err == nil {
+		want = real
+	}
+	if got := ManagedPath(); got != want {
+		t.Fatalf("ManagedPath() = %q, want %q", got, want)
 	}
 }
