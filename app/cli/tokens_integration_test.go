@@ -146,12 +146,10 @@ func TestTokensFromRealAgents(t *testing.T) {
 				}
 				return false
 			})
-			in, out := tok["input"].(float64), tok["output"].(float64)
-			// The scripted model reports 1 token in and 1 out per reply
-			// (two replies); agents add their own bookkeeping, but never
-			// more than a few per reply.
-			if in < 1 || out < 1 || in > 20 || out > 20 {
-				t.Fatalf("%s: tokens %v for two replies of 1 in, 1 out each", ag.name, tok)
+			// The scripted model reports 1 token in and 1 out for each of
+			// its two replies: exactly that, read from the agent's file.
+			if in, out := tok["input"].(float64), tok["output"].(float64); in != 2 || out != 2 {
+				t.Fatalf("%s: tokens %v, want 2 in and 2 out (two replies of 1 and 1)", ag.name, tok)
 			}
 			t.Logf("%s: session %s tokens %v", ag.name, id, tok)
 		})

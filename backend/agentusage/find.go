@@ -63,9 +63,12 @@ func (e Env) find(run string) (path string, read func(string) Usage, why string)
 		if len(short) > 8 {
 			short = short[:8]
 		}
-		matches, _ := filepath.Glob(filepath.Join(e.Home, ".gemini", "tmp", "*", "chats", "session-*"+short+"*.json"))
+		matches, _ := filepath.Glob(filepath.Join(e.Home, ".gemini", "tmp", "*", "chats", "session-*"+short+"*"))
 		for _, p := range matches {
-			if c, ok := geminiSessionOf(p); ok && c.SessionID == id {
+			if !strings.HasSuffix(p, ".json") && !strings.HasSuffix(p, ".jsonl") {
+				continue
+			}
+			if sid, ok := geminiSessionOf(p); ok && sid == id {
 				return p, ReadGemini, ""
 			}
 		}

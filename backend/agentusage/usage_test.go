@@ -112,3 +112,56 @@ func TestForRunFindsTheFiles(t *testing.T) {
 		}
 	}
 }
+
+// Gemini CLI's JSON-lines chats (newer versions): the session line, then
+// messages (a message written again replaces its earlier copy) and $set
+// patches; this is the shape Gemini CLI 0.61 writes.
+const geminiLines = `{"sessionId":"af8265b4-86d9","projectHash":"h","startTime":"t","lastUpdated":"t","kind":"main"}
+{"$set":{"messages":[{"id":"u0","timestamp":"t","type":"user","content":[{"text":"context"}]}],"lastUpdated":"t"}}
+{"id":"u1","timestamp":"t","type":"user","content":[{"text":"Say something"}]}
+{"$set":{"lastUpdated":"t"}}
+{"id":"g1","timestamp":"t","type":"gemini","content":"","tokens":{"input":10,"output":1,"cached":4,"thoughts":2,"tool":0,"total":13}}
+{"id":"g1","timestamp":"t","type":"gemini","content":"","tokens":{"input":10,"output":1,"cached":4,"thoughts":2,"tool":0,"total":13},"toolCalls":[{"id":"c1"}]}
+{"id":"u2","timestamp":"t","type":"user","content":[{"functionResponse":{"id":"c1"}}]}
+{"id":"g2","timestamp":"t","type":"gemini","content":"done","tokens":{"input":20,"output":3,"cached":0,"thoughts":0,"tool":1,"total":24}}
+`
+
+func TestReadGeminiLines(t *testing.T) {
+	tests := []struct {
+		name, content string
+		in, out       int64
+		why           string
+	}{
+		{name: "whole", content: geminiLines, in: 10 + 20 + 1, out: 1 + 2 + 3},
+		{name: "cut short", content: geminiLines[:len(geminiLines)-10], why: "partial line"},
+		{name: "no session line", content: "{\"id\":\"u1\",\"type\":\"user\"}\n", why: "does not start with its session"},
+		{name: "unknown line", content: "{\"sessionId\":\"s\"}\n{\"op\":\"append\"}\n", why: "newer format"},
+		{name: "model message without tokens", content: "{\"sessionId\":\"s\"}\n{\"id\":\"g\",\"type\":\"gemini\",\"usage\":{}}\n", why: "newer format"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := filepath.Join(t.TempDir(), "session-2026-12-06T11-24-af8265b4.jsonl")
+			if err := os.WriteFile(p, []byte(tt.content), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			u := ReadGemini(p)
+			if tt.why != "" {
+				if u.Known || !strings.Contains(u.Why, tt.why) {
+					t.Fatalf("usage = %+v; want unknown saying %q", u, tt.why)
+				}
+				return
+			}
+			if !u.Known || u.Input != tt.in || u.Output != tt.out {
+				t.Fatalf("usage = %+v; want in %d out %d", u, tt.in, tt.out)
+			}
+		})
+	}
+	// And it is found from the run id.
+	home := t.TempDir()
+	p := filepath.Join(home, ".gemini", "tmp", "ws", "chats", "session-2026-12-06T11-24-af8265b4.jsonl")
+	os.MkdirAll(filepath.Dir(p), 0o700)
+	os.WriteFile(p, []byte(geminiLines), 0o600)
+	if u := (&Reader{Env: Env{Home: home}}).ForRun("gemini:af8265b4-86d9"); !u.Known || u.Total() != 37 {
+		t.Fatalf("ForRun = %+v", u)
+	}
+}
