@@ -82,6 +82,25 @@ type Reader struct {
 	Env   Env
 	mu    sync.Mutex
 	cache map[string]cached
+	// aliases map a run named by its agent process ("gemini:proc-…") to
+	// the agent's own session id, which its files are named by.
+	aliases map[string]string
+}
+
+// Alias records that run's agent calls its session agentSession (learnt
+// from its hooks). Kept in memory: after a restart the next hook tells
+// it again.
+func (r *Reader) Alias(run, agentSession string) {
+	agent, _, _ := strings.Cut(run, ":")
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.aliases == nil {
+		r.aliases = map[string]string{}
+	}
+	if len(r.aliases) > 10_000 {
+		clear(r.aliases) // bounded; a live run's next hook says it again
+	}
+	r.aliases[run] = agent + ":" + agentSession
 }
 
 type cached struct {
@@ -93,6 +112,11 @@ type cached struct {
 // ForRun is the usage of the agent run ("claude:ID", as sessions name
 // their runs).
 func (r *Reader) ForRun(run string) Usage {
+	r.mu.Lock()
+	if a, ok := r.aliases[run]; ok {
+		run = a
+	}
+	r.mu.Unlock()
 	path, read, why := r.Env.find(run)
 	if path == "" {
 		return Usage{Why: why}
