@@ -31,11 +31,18 @@ type testCollector struct {
 	done chan struct{}
 }
 
+// otelcolEnv names a collector built elsewhere than .cache/otelcol (for
+// checkouts whose .cache is shared or read-only).
+const otelcolEnv = "GATEHOUSE_OTELCOL"
+
 func newTestCollector(t *testing.T) *testCollector {
 	t.Helper()
 	bin := filepath.Join(clitest.RepoRoot(), ".cache", "otelcol", "otelcol")
+	if p := os.Getenv(otelcolEnv); p != "" {
+		bin = p
+	}
 	if st, err := os.Stat(bin); err != nil || st.Mode()&0o111 == 0 {
-		t.Fatalf("the test OpenTelemetry Collector is not built (%s: %v); run scripts/deps.sh test (or make deps-test), which builds scripts/otelcol into .cache/otelcol", bin, err)
+		t.Fatalf("the test OpenTelemetry Collector is not built (%s: %v); run scripts/deps.sh test (or make deps-test), which builds scripts/otelcol into .cache/otelcol (or build it elsewhere and name it in %s)", bin, err, otelcolEnv)
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
