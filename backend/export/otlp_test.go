@@ -169,7 +169,12 @@ func TestCursorCarriesOnAfterRestart(t *testing.T) {
 	ctx, stop := context.WithCancel(t.Context())
 	done := make(chan struct{})
 	go func() { r1.Run(ctx); close(done) }()
-	waitfor.For(t, 10*time.Second, "500 events", func() bool { return len(col.distinct()) >= 500 })
+	// Delivered and acknowledged (a stop while the answer is on its way
+	// would rightly send the batch again).
+	waitfor.For(t, 10*time.Second, "500 events sent", func() bool {
+		s, err := r1.Status(t.Context())
+		return err == nil && s[0].SentSeq == 500
+	})
 	stop()
 	<-done
 	// Saved on the way out, whenever it was saved last.
