@@ -110,17 +110,12 @@ func ClassOf(kind string) (Class, int) {
 // payloadFacts are the few payload fields the mapping lifts into OCSF
 // attributes; the whole payload goes along under unmapped.
 type payloadFacts struct {
-	Tool    string          `json:"tool"`
-	Args    json.RawMessage `json:"args"`
-	Argv    []string        `json:"argv"`
-	Domain  string          `json:"domain"`
-	Port    int             `json:"port"`
-	Verdict string          `json:"verdict"`
-	Refused string          `json:"refused"`
-	Outcome any             `json:"outcome"`
-	Rule    any             `json:"rule"`
-	Scope   string          `json:"scope"`
-	Client  string          `json:"client_name"`
+	Argv    []string `json:"argv"`
+	Domain  string   `json:"domain"`
+	Port    int      `json:"port"`
+	Verdict string   `json:"verdict"`
+	Refused string   `json:"refused"`
+	Rule    any      `json:"rule"`
 }
 
 type ocsfProduct struct {
