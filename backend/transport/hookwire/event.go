@@ -80,7 +80,7 @@ type Event struct {
 	// the run otherwise (by its process, for agents that tell their MCP
 	// servers no id): where its token counts are filed.
 	AgentSessionID string `json:"agent_session_id,omitempty"`
-	Cwd       string `json:"cwd,omitempty"`
+	Cwd            string `json:"cwd,omitempty"`
 	// Tool is the agent's own tool name; Input its input as sent.
 	Tool      string          `json:"tool,omitempty"`
 	Input     json.RawMessage `json:"input,omitempty"`
