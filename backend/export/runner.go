@@ -186,7 +186,7 @@ func (r *Runner) follow(ctx context.Context, s *sinkState) {
 	// more on the way out: each save is a write transaction that the
 	// audit's own writes would wait behind. A crash resends at most that
 	// much (at least once, as promised).
-	saved := time.Now()
+	saved, savedSent := time.Now(), cur.Sent
 	defer func() {
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
 		defer cancel()
@@ -212,7 +212,16 @@ func (r *Runner) follow(ctx context.Context, s *sinkState) {
 			continue
 		}
 		if len(evs) == 0 {
-			s.update(func(st *Status) { st.State = StateCurrent })
+			if cur.Sent != savedSent {
+				// Caught up with a cursor not yet saved (a save failed, or
+				// came too soon): save it now, not on the next event.
+				if err := saveCursor(ctx, r.o.DB, s.sink.Name(), cur); err != nil {
+					fail(err)
+					continue
+				}
+				saved, savedSent = time.Now(), cur.Sent
+			}
+			s.update(func(st *Status) { st.State, st.Failures = StateCurrent, 0 })
 			sleep(ctx, r.o.Poll)
 			continue
 		}
@@ -234,7 +243,7 @@ func (r *Runner) follow(ctx context.Context, s *sinkState) {
 				fail(err)
 				continue
 			}
-			saved = time.Now()
+			saved, savedSent = time.Now(), cur.Sent
 		}
 		recovered := false
 		s.update(func(st *Status) {
