@@ -342,3 +342,28 @@ func TestExportEndpointWithCredentialsRefused(t *testing.T) {
 		t.Fatalf("serve with credentials in the endpoint: exit %d\n%s%s", code, out, errOut)
 	}
 }
+
+// TestExportOCSFFileNotWritable: an OCSF file that cannot be written is a
+// failing sink on GET /api/v1/export and a line in the daemon's log; calls
+// go on.
+func TestExportOCSFFileNotWritable(t *testing.T) {
+	base := t.TempDir()
+	ws := filepath.Join(base, "ws")
+	blocker := filepath.Join(base, "not-a-dir")
+	if err := os.WriteFile(blocker, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	clitest.WriteConfig(t, ws, "config.toml", fmt.Sprintf("[export]\nocsf_file = %q\n", filepath.Join(blocker, "audit.ocsf.jsonl")))
+	d := clitest.StartWith(t, filepath.Join(base, "data"), ws)
+	s := d.MCP(t.Context(), "ocsf-unwritable")
+	if res := call(t, s, "run_command", map[string]any{"argv": []string{"echo", "still works"}}); res.IsError {
+		t.Fatalf("a call with the OCSF file unwritable: %s", clitest.Text(t, res))
+	}
+	clitest.WaitFor(t, 15*time.Second, "the export's status to say failing", func() bool {
+		_, body := d.Request("GET", "/api/v1/export", nil, d.Control())
+		return strings.Contains(body, `"state":"failing"`) && strings.Contains(body, "open the OCSF file")
+	})
+	if !strings.Contains(d.Log(), "audit export failing") {
+		t.Fatalf("no log line for the failing export:\n%s", d.Log())
+	}
+}
