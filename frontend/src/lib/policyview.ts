@@ -37,7 +37,7 @@ export function stageGroups(rules: readonly PolicyRule[]): StageGroup[] {
   });
   // Your own stage is shown even when empty, so its place in the order is clear.
   if (rules.some((r) => r.stage) && !out.some((g) => g.stage === 'user')) {
-    const at = out.findIndex((g) => g.stage !== 'always');
+    const at = out.findIndex((g) => g.stage !== 'always' && g.stage !== 'managed');
     out.splice(at < 0 ? out.length : at, 0, { stage: 'user', ...STAGES.user, rules: [] });
   }
   return out;
