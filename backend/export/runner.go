@@ -256,7 +256,10 @@ func (r *Runner) follow(ctx context.Context, s *sinkState) {
 			log.Info("audit export delivering again", "target", s.sink.Target(), "sent_seq", cur.Sent)
 		}
 		backoff = r.o.MinBackoff
-		if len(evs) < batch {
+		full := len(evs) == batch
+		// A batch halved for a 413 grows back while the collector takes it.
+		batch = min(batch*2, r.o.Batch)
+		if !full {
 			sleep(ctx, r.o.Poll)
 		}
 	}
