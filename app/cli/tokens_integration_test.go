@@ -81,6 +81,9 @@ func TestTokenBudgetFromTheAgentsTranscript(t *testing.T) {
 	if tok := page(); tok["known"] != true || tok["input"].(float64) != 1050 || tok["output"].(float64) != 150 {
 		t.Fatalf("tokens on the session's page = %v", tok)
 	}
+	if out, errOut, code := d.CLI(t.Context(), "sessions", id); code != 0 || !strings.Contains(out, "Tokens (as the agent recorded them): 1050 in, 150 out") {
+		t.Fatalf("gatehouse sessions %s: exit %d\n%s%s", id, code, out, errOut)
+	}
 	done := make(chan outcome, 1)
 	go func() {
 		done <- callAsync(t.Context(), s, "run_command", map[string]any{"argv": []string{"echo", "two"}})
