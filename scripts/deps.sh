@@ -81,4 +81,17 @@ if ! command -v go >/dev/null 2>&1; then
   echo "deps: no Go toolchain found; install Go 1.26 (https://go.dev/dl) so that 'go' is on PATH, then run make again." >&2
   exit 1
 fi
+# The OpenTelemetry Collector the export tests send to: a tiny build of our
+# own (scripts/otelcol, its own Go module, pinned in its go.mod/go.sum) with
+# an OTLP receiver and a file exporter, in .cache/otelcol, outside git. It
+# takes minutes to build, so it is rebuilt only when its sources change.
+if [ "$want" = "test" ]; then
+  otelcol="$root/.cache/otelcol/otelcol"
+  src="$root/scripts/otelcol"
+  if [ ! -x "$otelcol" ] || [ -n "$(find "$src" -newer "$otelcol" -type f 2>/dev/null)" ]; then
+    echo "deps: building the test OpenTelemetry Collector into .cache/otelcol (takes a few minutes)"
+    mkdir -p "$root/.cache/otelcol"
+    (cd "$src" && go build -trimpath -o "$otelcol.tmp" . && mv "$otelcol.tmp" "$otelcol")
+  fi
+fi
 echo "deps: ok ($want)"

@@ -68,7 +68,7 @@ func runHook(ctx context.Context, g *Globals, agent hookwire.Agent, in io.Reader
 		// The run its MCP bridge names too (see runByProcess); the agent's
 		// own session id is known only here.
 		if p := agentProcess(); p != "" {
-			ev.SessionID = p
+			ev.AgentSessionID, ev.SessionID = ev.SessionID, p
 		}
 	}
 	if ev.Kind == hookwire.PreTool && hookwire.GatehouseTool(ev) {

@@ -119,6 +119,7 @@ func (f *serveFlags) options(cmd *cobra.Command, g *Globals) (daemon.Options, co
 	o.Tunnel, o.TunnelWaitS = cfg.Exposures.Tunnel, cfg.Exposures.TunnelWaitS
 	o.MaxPendingPerSession = cfg.MaxPendingPerSession
 	o.Limits = limits(cfg.Limits)
+	o.Export = daemon.ExportOptions{OTLPEndpoint: cfg.Export.OTLPEndpoint, OTLPHeaders: cfg.Export.OTLPHeaders, OCSFFile: cfg.Export.OCSFFile, MaxBacklog: cfg.Export.MaxBacklog}
 	o.SnapshotsDisabled = cfg.Snapshots.Disabled
 	o.Unstaged = cfg.Sandbox.Unstaged
 	o.Snapshots = snapshot.Options{Exclude: cfg.Snapshots.Exclude, MaxFileSize: cfg.Snapshots.MaxFileMiB << 20, BudgetBytes: cfg.Snapshots.BudgetMiB << 20}
@@ -302,6 +303,7 @@ func limits(c config.Limits) session.Limits {
 	}
 	pick(c.MaxCalls, &l.MaxCalls)
 	pick(c.OutputMiB<<20, &l.OutputBytes)
+	pick(c.Tokens, &l.Tokens)
 	wall, exec := int64(l.Wall/time.Minute), int64(l.ExecTime/time.Minute)
 	pick(c.WallMinutes, &wall)
 	pick(c.ExecMinutes, &exec)

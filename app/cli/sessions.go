@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/url"
 	"strconv"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/gatehouse-dev/gatehouse/app/cli/termsafe"
 	"github.com/gatehouse-dev/gatehouse/app/client"
+	"github.com/gatehouse-dev/gatehouse/backend/agentusage"
 	"github.com/gatehouse-dev/gatehouse/backend/audit"
 	"github.com/gatehouse-dev/gatehouse/backend/session"
 )
@@ -107,10 +109,18 @@ func duration(s session.Info) time.Duration {
 }
 
 func showSession(ctx context.Context, g *Globals, c *client.Client, id string, asJSON bool) error {
-	var s session.Info
-	if err := c.Get(ctx, "/api/v1/sessions/"+url.PathEscape(id), nil, &s); err != nil {
+	var raw json.RawMessage
+	if err := c.Get(ctx, "/api/v1/sessions/"+url.PathEscape(id), nil, &raw); err != nil {
 		return apiErr(err)
 	}
+	var s session.Info
+	var spent struct {
+		Tokens *agentusage.Usage `json:"tokens"`
+	}
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return fmt.Errorf("read the session: %w", err)
+	}
+	_ = json.Unmarshal(raw, &spent) // an older daemon sends no tokens
 	events, err := sessionEvents(ctx, c, s.ID)
 	if err != nil {
 		return apiErr(err)
@@ -118,9 +128,10 @@ func showSession(ctx context.Context, g *Globals, c *client.Client, id string, a
 	calls := foldCalls(events)
 	if asJSON {
 		return printJSON(g.Stdout, struct {
-			Session session.Info `json:"session"`
-			Calls   []callRow    `json:"calls"`
-		}{s, calls})
+			Session session.Info      `json:"session"`
+			Tokens  *agentusage.Usage `json:"tokens,omitempty"`
+			Calls   []callRow         `json:"calls"`
+		}{s, spent.Tokens, calls})
 	}
 	fmt.Fprintf(g.Stdout, "Session %s: %s, %s, mode %s\n", termsafe.String(s.ID), clientLabel(s), termsafe.String(string(s.Status)), termsafe.String(s.Mode))
 	if s.Confined {
@@ -131,7 +142,19 @@ func showSession(ctx context.Context, g *Globals, c *client.Client, id string, a
 		fmt.Fprintf(g.Stdout, ", ended %s (%s)", stamp(*s.EndedAt), termsafe.String(s.EndReason))
 	}
 	fmt.Fprintf(g.Stdout, ", %s. Workspace: %s\n", duration(s), strings.Join(termsafe.Strings(s.Workspaces), ", "))
-	fmt.Fprintf(g.Stdout, "%s\n\n", callsSummary(s))
+	fmt.Fprintf(g.Stdout, "%s\n", callsSummary(s))
+	if t := spent.Tokens; t != nil {
+		if t.Known {
+			fmt.Fprintf(g.Stdout, "Tokens (as the agent recorded them): %d in, %d out", t.Input, t.Output)
+			if t.CostUSD != nil {
+				fmt.Fprintf(g.Stdout, ", $%.2f", *t.CostUSD)
+			}
+			fmt.Fprintln(g.Stdout)
+		} else {
+			fmt.Fprintf(g.Stdout, "Tokens: unknown (%s)\n", termsafe.String(t.Why))
+		}
+	}
+	fmt.Fprintln(g.Stdout)
 	return printList(g.Stdout, false, calls, "No tool calls yet.", "TIME\tCALL\tTOOL\tVERDICT\tARGS\tRESULT", func(r callRow) string {
 		return fmt.Sprintf("%s\t%s\t%s\t%s\t%s\t%s", stamp(r.Time), termsafe.String(r.ID), termsafe.String(r.Tool), r.verdict(), r.args(), r.result())
 	})

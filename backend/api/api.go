@@ -14,11 +14,13 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/gatehouse-dev/gatehouse/backend/agentusage"
 	"github.com/gatehouse-dev/gatehouse/backend/approval"
 	"github.com/gatehouse-dev/gatehouse/backend/audit"
 	"github.com/gatehouse-dev/gatehouse/backend/buildcache"
 	"github.com/gatehouse-dev/gatehouse/backend/call"
 	"github.com/gatehouse-dev/gatehouse/backend/db"
+	"github.com/gatehouse-dev/gatehouse/backend/export"
 	"github.com/gatehouse-dev/gatehouse/backend/httpgate"
 	"github.com/gatehouse-dev/gatehouse/backend/session"
 	"github.com/gatehouse-dev/gatehouse/backend/snapshot"
@@ -57,6 +59,10 @@ type Server struct {
 	Runs ConfinedRuns
 	// Exposures are `gatehouse public`'s listeners; nil offers none.
 	Exposures Exposures
+	// Usage reads an agent run's own token counts; nil: not shown.
+	Usage func(run string) agentusage.Usage
+	// Export is the audit's export to a team's collector; nil: none.
+	Export *export.Runner
 }
 
 // Register adds the control routes to mux. Later features add their own
@@ -80,6 +86,7 @@ func (s *Server) Register(mux *http.ServeMux) {
 	s.registerWorkspaces(mux)
 	s.registerRuns(mux)
 	s.registerExposures(mux)
+	s.registerExport(mux)
 	mux.HandleFunc("POST /api/v1/sessions/{id}/mode", s.setMode)
 	mux.HandleFunc("/api/v1/", func(w http.ResponseWriter, r *http.Request) {
 		httpgate.Error(w, http.StatusNotFound, fmt.Sprintf("no route %s %s; see GET /api/v1/status and the README for the control API", r.Method, r.URL.Path))

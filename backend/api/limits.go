@@ -13,14 +13,15 @@ type budgets struct {
 	WallMinutes int64 `json:"wall_minutes"`
 	ExecMinutes int64 `json:"exec_minutes"`
 	OutputMiB   int64 `json:"output_mib"`
+	Tokens      int64 `json:"tokens"`
 }
 
 func toBudgets(l session.Limits) budgets {
-	return budgets{MaxCalls: l.MaxCalls, WallMinutes: int64(l.Wall / time.Minute), ExecMinutes: int64(l.ExecTime / time.Minute), OutputMiB: l.OutputBytes >> 20}
+	return budgets{MaxCalls: l.MaxCalls, WallMinutes: int64(l.Wall / time.Minute), ExecMinutes: int64(l.ExecTime / time.Minute), OutputMiB: l.OutputBytes >> 20, Tokens: l.Tokens}
 }
 
 func (b budgets) limits() session.Limits {
-	return session.Limits{MaxCalls: b.MaxCalls, Wall: time.Duration(b.WallMinutes) * time.Minute, ExecTime: time.Duration(b.ExecMinutes) * time.Minute, OutputBytes: b.OutputMiB << 20}
+	return session.Limits{MaxCalls: b.MaxCalls, Wall: time.Duration(b.WallMinutes) * time.Minute, ExecTime: time.Duration(b.ExecMinutes) * time.Minute, OutputBytes: b.OutputMiB << 20, Tokens: b.Tokens}
 }
 
 func (s *Server) registerLimits(mux *http.ServeMux) {
@@ -48,7 +49,7 @@ func (s *Server) setLimits(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	if b.MaxCalls < 0 || b.WallMinutes < 0 || b.ExecMinutes < 0 || b.OutputMiB < 0 {
+	if b.MaxCalls < 0 || b.WallMinutes < 0 || b.ExecMinutes < 0 || b.OutputMiB < 0 || b.Tokens < 0 {
 		s.fail(w, r, &httpError{http.StatusBadRequest, "budgets must be 0 (no limit) or positive"})
 		return
 	}

@@ -1,11 +1,13 @@
 package api
 
 import (
+	"encoding/json"
 	"errors"
 	"net/http"
 	"strconv"
 	"time"
 
+	"github.com/gatehouse-dev/gatehouse/backend/agentusage"
 	"github.com/gatehouse-dev/gatehouse/backend/policy"
 	"github.com/gatehouse-dev/gatehouse/backend/session"
 )
@@ -49,7 +51,36 @@ func (s *Server) getSession(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, info)
+	out := sessionPage{Info: info}
+	if s.Usage != nil && info.Run != "" {
+		u := s.Usage(info.Run)
+		out.Tokens = &u
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+// sessionPage is one session with what its agent says it spent: tokens
+// in and out (and cost, where the agent writes it), or why that is
+// unknown.
+type sessionPage struct {
+	Info   session.Info
+	Tokens *agentusage.Usage
+}
+
+// MarshalJSON is the session's own JSON with "tokens" added (Info has a
+// MarshalJSON of its own, which embedding would let win).
+func (p sessionPage) MarshalJSON() ([]byte, error) {
+	b, err := json.Marshal(p.Info)
+	if err != nil || p.Tokens == nil || len(b) < 2 {
+		return b, err
+	}
+	t, err := json.Marshal(p.Tokens)
+	if err != nil {
+		return nil, err
+	}
+	out := append(b[:len(b)-1:len(b)-1], `,"tokens":`...)
+	out = append(out, t...)
+	return append(out, '}'), nil
 }
 
 func (s *Server) setMode(w http.ResponseWriter, r *http.Request) {

@@ -11,7 +11,7 @@ import (
 // "tool.call"). A kind filter outside them can only be a typo, so filters
 // are checked against this list. "hook" is for agents' own tool calls,
 // reported by their hooks; "run" for whole-agent runs (`gatehouse run`).
-var Families = []string{"agent", "approval", "cache", "checkpoint", "effect", "exec", "exposure", "hook", "limit", "network", "policy", "rollback", "run", "session", "stage", "system", "token", "tool", "workspace", "boundary"}
+var Families = []string{"agent", "approval", "cache", "checkpoint", "effect", "exec", "exposure", "hook", "limit", "network", "policy", "rollback", "run", "session", "stage", "system", "token", "tool", "workspace", "boundary", "export"}
 
 var kindRest = regexp.MustCompile(`^[a-z_]+(\.[a-z_]+)*$`)
 

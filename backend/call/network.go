@@ -130,6 +130,12 @@ func (n *runNet) Decide(ctx context.Context, q egress.Question) (egress.Answer, 
 		NoSessionScope: st.NoSessionGrants,
 		Goal:           st.Live.Snapshot().Goal,
 	}
+	managed := dec.Rule.Source == policy.SourceManaged
+	if managed {
+		// The organisation asks every time: nothing wider to offer.
+		req.Reason = dec.Reason + "; " + req.Reason
+		req.AlwaysRule, req.NoSessionScope = "", true
+	}
 	for _, a := range q.Argv {
 		req.Argv = append(req.Argv, r.redact(a))
 	}
@@ -147,12 +153,13 @@ func (n *runNet) Decide(ctx context.Context, q egress.Question) (egress.Answer, 
 		}
 		return egress.Answer{Reason: "not approved: " + d.Message}, nil
 	}
-	switch d.Scope {
-	case approval.ScopeSession:
+	switch {
+	case managed:
+	case d.Scope == approval.ScopeSession:
 		if !st.NoSessionGrants {
 			st.AddGrant(policy.NetworkRule(q.Domain, q.Port, policy.ScopeSession))
 		}
-	case approval.ScopeAlways:
+	case d.Scope == approval.ScopeAlways:
 		n.writeAlways(ctx, always)
 	}
 	return egress.Answer{Allow: true}, nil

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gatehouse-dev/gatehouse/backend/approval"
@@ -22,7 +23,13 @@ type PolicyHolder struct {
 
 	mu sync.RWMutex
 	p  *policy.Policy
+	// checked is when Get last looked at the managed file (Unix ns).
+	checked atomic.Int64
 }
+
+// managedRecheck is how often Get looks for a changed managed policy, so a
+// fixed (or newly installed) organisation file applies without a restart.
+const managedRecheck = 2 * time.Second
 
 // LoadPolicy reads the user file and workspace files.
 func LoadPolicy(userPath string, workspaces []string) (*PolicyHolder, error) {
@@ -71,11 +78,23 @@ func (h *PolicyHolder) AddWorkspaces(ws []string) error {
 	return nil
 }
 
-// Get returns the current policy.
+// Get returns the current policy, reloaded first when the managed policy
+// file changed (looked at no more than every managedRecheck).
 func (h *PolicyHolder) Get() *policy.Policy {
 	h.mu.RLock()
-	defer h.mu.RUnlock()
-	return h.p
+	p := h.p
+	h.mu.RUnlock()
+	now := time.Now().UnixNano()
+	if last := h.checked.Load(); now-last >= int64(managedRecheck) && h.checked.CompareAndSwap(last, now) && p.ManagedChanged() {
+		// A user file that no longer parses keeps the old policy, as
+		// Reload always does; the managed part of it is never skipped
+		// because Load does not fail on it.
+		_ = h.Reload()
+		h.mu.RLock()
+		p = h.p
+		h.mu.RUnlock()
+	}
+	return p
 }
 
 // authorize applies policy and, for "ask", waits for the person.
@@ -121,6 +140,12 @@ func (r *Runner) authorize(ctx context.Context, c *InFlight) error {
 	for _, a := range plan.Action.Argv {
 		req.Argv = append(req.Argv, r.redact(a))
 	}
+	if dec.Rule.Source == policy.SourceManaged {
+		// The organisation asks for this call every time: a session or
+		// "always" grant would loosen nothing, so none is offered.
+		req.Findings = append(req.Findings, policy.OrgSays+": only this call can be allowed; your session and always rules do not loosen it")
+		req.AlwaysRule, req.SessionRule, req.NoSessionScope = "", "", true
+	}
 	if len(dec.SandboxHides) > 0 {
 		// Allow runs the command but cannot show it these, and a rule
 		// naming them would allow nothing: say so, and offer no rule.
@@ -150,6 +175,9 @@ func (r *Runner) authorize(ctx context.Context, c *InFlight) error {
 			c.State.AddGrant(grant)
 		}
 	case approval.ScopeAlways:
+		if dec.Rule.Source == policy.SourceManaged {
+			break // see above: nothing to widen
+		}
 		if d.Rule != "" {
 			// The person edited the rule on the card (checked by the API).
 			if edited, err := policy.ParseRule(d.Rule); err == nil {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
+	"github.com/gatehouse-dev/gatehouse/backend/agentusage"
 	"github.com/gatehouse-dev/gatehouse/backend/approval"
 	"github.com/gatehouse-dev/gatehouse/backend/call/effect"
 	"github.com/gatehouse-dev/gatehouse/backend/policy"
@@ -54,6 +55,9 @@ type Deps struct {
 	// KeepReadOnly keeps "always" on a card proposing to show a hidden
 	// path (widen.go); nil offers once and session only.
 	KeepReadOnly ReadOnlyKeeper
+	// Usage reads an agent run's own token counts ("claude:ID"); nil
+	// leaves token budgets unchecked.
+	Usage func(run string) agentusage.Usage
 }
 
 // Runner executes tool calls.

@@ -53,6 +53,8 @@ type Config struct {
 	MaxPendingPerSession int `toml:"max_pending_per_session"`
 	// Agents tune `gatehouse run NAME` per agent profile.
 	Agents map[string]Agent `toml:"agents"`
+	// Export sends the audit to a collector and/or an OCSF file.
+	Export Export `toml:"export"`
 }
 
 // Exposures tune going public ([public]).
@@ -125,6 +127,9 @@ type Limits struct {
 	WallMinutes int64 `toml:"wall_minutes"`
 	ExecMinutes int64 `toml:"exec_minutes"`
 	OutputMiB   int64 `toml:"output_mib"`
+	// Tokens bounds the tokens each session's agent spends, read from the
+	// agent's own files; 0 (the default) and -1: no token budget.
+	Tokens int64 `toml:"tokens"`
 }
 
 // Snapshots tunes checkpoints.
@@ -246,6 +251,9 @@ func (c Config) Validate() error {
 	case "", "docker", "podman":
 	default:
 		return fmt.Errorf("sandbox.container_cli %q must be docker or podman", c.Sandbox.ContainerCLI)
+	}
+	if err := c.Export.validate(); err != nil {
+		return err
 	}
 	for name := range c.Agents {
 		if _, ok := agentprofile.Lookup(name); !ok {

@@ -30,6 +30,15 @@ func TestParse(t *testing.T) {
 		{"network typo", "[network]\nenable = true\n", `unknown key "enable" in [network] (did you mean "enabled"?); the keys allowed there are enabled, test_only_hosts`},
 		{"toolchains and cache", "[sandbox]\npath = [\"~/bin\"]\nread_only = [\"/srv/sdk\"]\ncache_mib = 2048\n", ""},
 		{"no cache", "[sandbox]\ncache_mib = -1\n", ""},
+		{"export", "[export]\notlp_endpoint = \"http://127.0.0.1:4318\"\notlp_headers = { \"authorization\" = \"Bearer t\" }\nocsf_file = \"/var/log/gh.ocsf.jsonl\"\nmax_backlog = 5000\n", ""},
+		{"export credentials in the URL", "[export]\notlp_endpoint = \"http://user:pw@collector.example.test:4318\"\n", "put credentials in otlp_headers"},
+		{"export token in the query", "[export]\notlp_endpoint = \"http://collector.example.test:4318/?token=x\"\n", "put credentials in otlp_headers"},
+		{"export not http", "[export]\notlp_endpoint = \"collector.example.test:4318\"\n", "export.otlp_endpoint"},
+		{"export headers without endpoint", "[export]\notlp_headers = { \"a\" = \"b\" }\n", "name the collector"},
+		{"export header with a newline", "[export]\notlp_endpoint = \"http://127.0.0.1:4318\"\notlp_headers = { \"a\" = \"b\\nc\" }\n", "line break"},
+		{"export relative ocsf file", "[export]\nocsf_file = \"audit.jsonl\"\n", "absolute path"},
+		{"export negative backlog", "[export]\nmax_backlog = -1\n", "export.max_backlog"},
+		{"export typo", "[export]\notlp_endpont = \"http://127.0.0.1:4318\"\n", `unknown key "otlp_endpont" in [export]`},
 		{"bad cache size", "[sandbox]\ncache_mib = -5\n", "sandbox.cache_mib"},
 	}
 	for _, tt := range tests {

@@ -32,9 +32,14 @@ var hints = map[string]string{
 	"limits.wall_minutes":        "a number of minutes (-1 for no limit)",
 	"limits.exec_minutes":        "a number of minutes (-1 for no limit)",
 	"limits.output_mib":          "a number of MiB (-1 for no limit)",
+	"limits.tokens":              "a whole number of tokens (0 or -1 for no token budget)",
 	"snapshots.max_file_mib":     "a number of MiB",
 	"snapshots.budget_mib":       "a number of MiB",
 	"snapshots.exclude":          `a list of path patterns, e.g. ["node_modules", "*.log"]`,
+	"export.otlp_endpoint":       `a collector's address in quotes, e.g. "http://127.0.0.1:4318"`,
+	"export.otlp_headers":        `a table of header names and values, e.g. { "authorization" = "Bearer …" }`,
+	"export.ocsf_file":           `an absolute file path in quotes`,
+	"export.max_backlog":         "a whole number of events",
 	"secret.binaries":            `a list of absolute program paths, e.g. ["/usr/bin/gh"]`,
 }
 

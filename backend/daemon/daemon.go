@@ -17,6 +17,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/gatehouse-dev/gatehouse/backend/agentusage"
 	"github.com/gatehouse-dev/gatehouse/backend/api"
 	"github.com/gatehouse-dev/gatehouse/backend/approval"
 	"github.com/gatehouse-dev/gatehouse/backend/audit"
@@ -24,6 +25,7 @@ import (
 	"github.com/gatehouse-dev/gatehouse/backend/call"
 	"github.com/gatehouse-dev/gatehouse/backend/confined"
 	"github.com/gatehouse-dev/gatehouse/backend/egress"
+	"github.com/gatehouse-dev/gatehouse/backend/export"
 	"github.com/gatehouse-dev/gatehouse/backend/httpgate"
 	"github.com/gatehouse-dev/gatehouse/backend/policy"
 	"github.com/gatehouse-dev/gatehouse/backend/projects"
@@ -85,6 +87,8 @@ type Options struct {
 	MaxPendingPerSession int
 	// Secrets are injected into matching commands and redacted everywhere.
 	Secrets secrets.Config
+	// Export sends the audit to a collector and/or an OCSF file.
+	Export ExportOptions
 	// Ready, if set, is called once the daemon accepts requests.
 	Ready func(*Daemon)
 	// Tunnel is the program started with every exposure ([public]
@@ -118,6 +122,9 @@ type Daemon struct {
 	projects  *projects.Projects
 	confined  *confined.Runs
 	exposures exposures
+	export    *export.Runner
+	// usage reads the agents' own token counts (their transcripts).
+	usage *agentusage.Reader
 }
 
 // Addr is the bound TCP address.
@@ -153,7 +160,7 @@ func Run(ctx context.Context, opts Options) (err error) {
 	defer lock.Close()
 	sweepOrphans(ctx, opts.Sandbox, opts.Logger)
 
-	d := &Daemon{opts: opts, logger: opts.Logger, tokens: &token.Set{}, logins: &token.OneTime{}}
+	d := &Daemon{opts: opts, logger: opts.Logger, tokens: &token.Set{}, logins: &token.OneTime{}, usage: &agentusage.Reader{Env: agentusage.EnvFromOS()}}
 	var closers closeStack
 	defer closers.close()
 	if err := d.openStores(ctx, &closers); err != nil {
@@ -169,6 +176,8 @@ func Run(ctx context.Context, opts Options) (err error) {
 	defer d.runs.Close(context.Background())
 	d.confined = d.openConfined()
 	defer d.confined.Close()
+	stopExport := d.startExport(ctx)
+	defer stopExport()
 	return d.serve(ctx)
 }
 
@@ -222,7 +231,7 @@ func (d *Daemon) buildHandler() http.Handler {
 		_, _ = w.Write([]byte("ok"))
 	})
 	hooks := hookserver.New(hookserver.Config{Runner: d.runner, Runs: d.runs, Sessions: d.sessions, Logger: d.logger,
-		Redact: d.redactor.String, Redacted: filepath.Join(d.opts.DataDir, "redacted")})
+		Redact: d.redactor.String, Redacted: filepath.Join(d.opts.DataDir, "redacted"), AgentSession: d.usage.Alias})
 	d.mcp = mcpserver.New(mcpserver.Config{
 		Sessions: d.sessions, Runs: d.runs, Tokens: d.tokens, Runner: d.runner, Version: d.opts.Version, Logger: quietInfo(d.logger),
 		Routes: hooks.Routes(),
@@ -232,7 +241,7 @@ func (d *Daemon) buildHandler() http.Handler {
 		Exposures: d.exposures,
 		Sessions:  d.sessions, Audit: d.audit, Approvals: d.approvals, Kill: d.Kill, Logger: d.logger, Status: d.status,
 		Policy: d.policy, Snapshots: d.snapshots, Tokens: &tokenStore{db: d.db, set: d.tokens, logins: d.logins}, Agents: d.agentsService(), Connect: d.connectInfo, Emit: d.Emit, Live: d.runs.Session, DefaultMode: d.opts.Mode,
-		Cache: d.buildCache(), RunPath: d.runPath(), Workspaces: d.projects, Runs: d.confined,
+		Cache: d.buildCache(), RunPath: d.runPath(), Workspaces: d.projects, Runs: d.confined, Export: d.export, Usage: d.usage.ForRun,
 	}).Register(mux)
 	mux.Handle("/mcp", d.mcp.Handler())
 	mux.Handle("/mcp/", d.mcp.Handler())

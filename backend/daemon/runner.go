@@ -22,6 +22,7 @@ func (d *Daemon) startRunner(ctx context.Context) error {
 		Sandbox: opts.Sandbox, Hidden: []string{opts.DataDir}, Logger: d.logger, Egress: egressDep(opts.Egress),
 		Redact: d.redactor.String, EnvFor: d.secrets.EnvFor, Snapshots: d.snapshots, RunEnv: opts.RunEnv,
 		ExposeSecrets: opts.ExposeSecrets, StageDir: d.stageDir(), KeepReadOnly: d.readOnlyKeeper(),
+		Usage: d.usage.ForRun,
 	})
 	if err := d.runner.Register(tools.Builtin(tools.For(d.runner, d.redactor.String, d.logger))...); err != nil {
 		return err

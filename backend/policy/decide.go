@@ -14,6 +14,9 @@ func (p *Policy) Decide(s Session, c Action) Decision {
 	case classUnknown:
 		return Decision{Verdict: Deny, Reason: fmt.Sprintf("%q is not a Gatehouse tool", c.Tool), Rule: builtinRef("unknown-tool")}
 	}
+	if p.managed.err != nil {
+		return p.managed.refusal()
+	}
 	mode, err := ParseMode(string(s.Mode))
 	if err != nil {
 		return Decision{Verdict: Deny, Reason: err.Error(), Rule: builtinRef("unknown-mode")}
@@ -77,6 +80,9 @@ func (p *Policy) decide(s Session, mode Mode, a *analysis) Decision {
 			d.Verdict, d.Rule, d.Reason = r.Action, r.ref(), r.ref().because(r.Reason)
 		}
 	}
+
+	// The organisation's rules last, so that nothing above lowers them.
+	p.managed.floor(&d, func(r *Rule) bool { return r.matches(a) })
 
 	if mode == ModeUnattended && d.Verdict == Ask {
 		d.Verdict = Deny
@@ -212,9 +218,11 @@ func boundaryBaseline(mode Mode, sandboxed bool, a *analysis) Decision {
 	return Decision{Verdict: Deny, Rule: builtinRef("unknown-tool"), Reason: "unknown tool"}
 }
 
-// bestRule picks among the user's rules and the session's grants (allows
-// only) the one that decides: the most specific that matches, then the
-// strictest. A grant that does not compile grants nothing.
+// bestRule picks among the organisation's and the user's rules and the
+// session's grants (allows only) the one that decides: the most specific
+// that matches, then the strictest. A grant that does not compile grants
+// nothing. (The organisation's ask and deny rules apply again at the end,
+// as a floor: see managed.floor.)
 func (p *Policy) bestRule(s Session, match func(*Rule) bool) *Rule {
 	var best *Rule
 	consider := func(r *Rule) {
@@ -227,6 +235,12 @@ func (p *Policy) bestRule(s Session, match func(*Rule) bool) *Rule {
 		if best == nil || r.c.specificity > best.c.specificity ||
 			(r.c.specificity == best.c.specificity && r.Action > best.Action) {
 			best = r
+		}
+	}
+	for i := range p.managed.rules {
+		// Its asks and denies are the floor (managed.floor), applied last.
+		if p.managed.rules[i].Action == Allow {
+			consider(&p.managed.rules[i])
 		}
 	}
 	for i := range p.user {

@@ -79,6 +79,13 @@ func (r RuleRef) String() string {
 // because is a decision's reason: the rule's own, naming the rule, or
 // that it matched.
 func (r RuleRef) because(reason string) string {
+	if r.Source == SourceManaged {
+		return OrgSays + ": " + r.plainBecause(reason)
+	}
+	return r.plainBecause(reason)
+}
+
+func (r RuleRef) plainBecause(reason string) string {
 	if reason != "" {
 		return reason + " (" + r.String() + ")"
 	}

@@ -1,6 +1,9 @@
 package policy
 
-import "sort"
+import (
+	"fmt"
+	"sort"
+)
 
 // RuleInfo is a rule as the person sees it in the Policy screen.
 type RuleInfo struct {
@@ -25,6 +28,7 @@ type Stage string
 
 const (
 	StageAlways    Stage = "always"    // ask_human and unknown tools, before anything else
+	StageManaged   Stage = "managed"   // the organisation's rules: nothing after them loosens them
 	StageUser      Stage = "user"      // your rules and session grants, most specific first
 	StageBaseline  Stage = "baseline"  // the mode's answer when no rule of yours matched
 	StageRisk      Stage = "risk"      // risks that turn an allow into an ask
@@ -42,6 +46,15 @@ func (p *Policy) Effective(mode Mode) []RuleInfo {
 		b(StageAlways, "ask-human", "allow", ToolAskHuman, "asking the person is always allowed"),
 		b(StageAlways, "unknown-tool", "deny", "", "a tool Gatehouse does not know is refused"),
 	}
+	managed := p.rulesOf(p.managed.rules, StageManaged)
+	for i := range managed {
+		managed[i].Reason = OrgSays + ": " + managed[i].Reason
+	}
+	if p.managed.err != nil {
+		managed = append(managed, RuleInfo{ID: "managed-policy-invalid", Action: "deny", Source: SourceManaged, File: p.managed.path, Stage: StageManaged,
+			Reason: fmt.Sprintf("%s: the managed policy does not load (%v); every call is refused until it is fixed", OrgSays, p.managed.err)})
+	}
+	out = append(out, managed...)
 	out = append(out, p.rulesOf(p.user, StageUser)...)
 	out = append(out, baselineRules(mode)...)
 	cmds := b(StageRisk, "interpreter", "ask", ToolRunCommand, "interpreters run arbitrary code; in auto mode the sandbox bounds them and they run, elsewhere they ask")

@@ -24,6 +24,9 @@ type Policy struct {
 	workspaceFx []EffectRule
 	trustedDirs map[string]bool
 	notices     []string
+	// managed is the organisation's policy (managed.go): its rules are a
+	// floor nothing else lowers; a broken file refuses every call.
+	managed managed
 }
 
 // userFile is the schema of the person's policy file.
@@ -59,11 +62,23 @@ func Builtin() *Policy {
 	return p
 }
 
-// Load reads the user's policy file (a missing file is an empty policy) and
-// each workspace root's .gatehouse/policy.toml. Workspace allow rules are
-// dropped with a notice (see Notices), because a workspace can only tighten.
+// Load reads the organisation's managed policy (ManagedPath), the user's
+// policy file (a missing file is an empty policy) and each workspace root's
+// .gatehouse/policy.toml. Workspace allow rules are dropped with a notice
+// (see Notices), because a workspace can only tighten.
 func Load(userPath string, workspaceRoots []string) (*Policy, error) {
+	return LoadWith(ManagedPath(), userPath, workspaceRoots)
+}
+
+// LoadWith is Load with the managed policy read from managedPath ("" for
+// none). A managed file that does not load is no error here: the policy
+// refuses every call instead (fail closed), so the daemon still starts and
+// says why.
+func LoadWith(managedPath, userPath string, workspaceRoots []string) (*Policy, error) {
 	p := Builtin()
+	var notices []string
+	p.managed, notices = loadManaged(managedPath)
+	p.notices = append(p.notices, notices...)
 	if userPath != "" {
 		data, err := os.ReadFile(userPath)
 		switch {

@@ -82,6 +82,9 @@ func (p *Policy) DecideNetwork(s Session, domain string, port int) Decision {
 	if mode == "" {
 		mode = ModeDefault
 	}
+	if p.managed.err != nil {
+		return p.managed.refusal()
+	}
 	if _, err := ParseMode(string(mode)); err != nil {
 		return Decision{Verdict: Deny, Reason: err.Error(), Rule: builtinRef("unknown-mode")}
 	}
@@ -102,6 +105,7 @@ func (p *Policy) DecideNetwork(s Session, domain string, port int) Decision {
 			d.Verdict, d.Rule, d.Reason = r.Action, r.ref(), r.ref().because(r.Reason)
 		}
 	}
+	p.managed.floor(&d, func(r *Rule) bool { return r.matchesNetwork(domain, port) })
 	if mode == ModeUnattended && d.Verdict == Ask {
 		d.Verdict = Deny
 		d.Reason = "unattended mode denies what would need approval: " + d.Reason

@@ -12,6 +12,9 @@ type Limits struct {
 	Wall        time.Duration
 	ExecTime    time.Duration // total time commands ran
 	OutputBytes int64
+	// Tokens bounds the tokens the agent's model read and wrote, as the
+	// agent itself records them (backend/agentusage); 0 is no budget.
+	Tokens int64
 }
 
 // DefaultLimits stop a runaway agent long before it costs much, yet rarely
@@ -55,6 +58,16 @@ func (l Limits) Doubled(info Info, now time.Time) Limits {
 	return l
 }
 
+// TokensSpent names the token budget when used (a known count) is past
+// it, else "". An unknown count spends nothing: Gatehouse never stops an
+// agent on a number it cannot vouch for.
+func (l Limits) TokensSpent(used int64, known bool) string {
+	if l.Tokens > 0 && known && used > l.Tokens {
+		return fmt.Sprintf("%d tokens", l.Tokens)
+	}
+	return ""
+}
+
 // execTime is how long the session's commands have run.
 func execTime(info Info) time.Duration { return time.Duration(info.CPUMillis) * time.Millisecond }
 
@@ -69,6 +82,15 @@ func (s *State) Limits() Limits {
 func (s *State) SetLimits(l Limits) {
 	s.mu.Lock()
 	s.limits = l
+	s.mu.Unlock()
+}
+
+// ExtendTokens doubles the token budget to twice what is used.
+func (s *State) ExtendTokens(used int64) {
+	s.mu.Lock()
+	if s.limits.Tokens > 0 && used >= s.limits.Tokens {
+		s.limits.Tokens = 2 * used
+	}
 	s.mu.Unlock()
 }
 

@@ -53,7 +53,9 @@ func (anthropic) parse(body []byte) (results, offered []string, err error) {
 func (anthropic) serve(w http.ResponseWriter, r *http.Request, st Step) {
 	var s sse
 	s.event("message_start", map[string]any{"type": "message_start", "message": map[string]any{
-		"id": "msg_agenttest", "type": "message", "role": "assistant", "model": "agenttest", "content": []any{},
+		// Each reply its own id, as the real API gives: Claude Code's
+		// transcript keys usage by it.
+		"id": st.callID("msg"), "type": "message", "role": "assistant", "model": "agenttest", "content": []any{},
 		"stop_reason": nil, "stop_sequence": nil, "usage": map[string]any{"input_tokens": 1, "output_tokens": 1},
 	}})
 	stop := "end_turn"

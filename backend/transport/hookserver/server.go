@@ -46,6 +46,10 @@ type Config struct {
 	// are kept (readable by the agent, not in any workspace).
 	Redacted string
 	Logger   *slog.Logger
+	// AgentSession learns, from a hook, the agent's own session id for a
+	// run named otherwise (agentusage finds the agent's token counts by
+	// it); nil ignores it.
+	AgentSession func(run, agentSession string)
 }
 
 // Server answers hooks and runs rewritten commands.
@@ -189,6 +193,9 @@ func (s *Server) answer(ctx context.Context, by who, req HookRequest) hookwire.A
 			return deny("Gatehouse blocked this call: the hook input has no usable session id (%v), so Gatehouse cannot tell which run asks.", err)
 		}
 		return hookwire.Answer{Verdict: hookwire.None}
+	}
+	if ev.AgentSessionID != "" && s.cfg.AgentSession != nil && by.run == "" {
+		s.cfg.AgentSession(key.String(), ev.AgentSessionID)
 	}
 	start := session.RunStart{Token: by.token, Client: by.name, ClientName: ev.Agent.Title(), Transport: "hook", Cwd: ev.Cwd}
 	switch ev.Kind {

@@ -76,7 +76,11 @@ type Event struct {
 	Name string `json:"name"`
 	// SessionID is the agent's run id.
 	SessionID string `json:"session_id"`
-	Cwd       string `json:"cwd,omitempty"`
+	// AgentSessionID is the agent's own session id when SessionID names
+	// the run otherwise (by its process, for agents that tell their MCP
+	// servers no id): where its token counts are filed.
+	AgentSessionID string `json:"agent_session_id,omitempty"`
+	Cwd            string `json:"cwd,omitempty"`
 	// Tool is the agent's own tool name; Input its input as sent.
 	Tool      string          `json:"tool,omitempty"`
 	Input     json.RawMessage `json:"input,omitempty"`

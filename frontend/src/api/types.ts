@@ -66,6 +66,19 @@ export interface Session {
   cpu_ms: number;
   /** Each ended call counted once, by how it ended; absent from older daemons. */
   outcomes?: Tally;
+  /** What the agent's own files say it spent (one session's page only). */
+  tokens?: TokenUsage;
+}
+
+/** An agent run's tokens as the agent recorded them, or why unknown. */
+export interface TokenUsage {
+  known: boolean;
+  why?: string;
+  input: number;
+  output: number;
+  cache_read: number;
+  cache_write: number;
+  cost_usd?: number;
 }
 
 export interface AuditEvent {
@@ -211,7 +224,7 @@ export interface RollbackRequest {
 }
 
 /** The step of the policy that applies a rule, in the order they apply. */
-export type Stage = 'always' | 'user' | 'baseline' | 'risk' | 'workspace' | 'mode';
+export type Stage = 'always' | 'managed' | 'user' | 'baseline' | 'risk' | 'workspace' | 'mode';
 
 export interface PolicyRule {
   id: string;

@@ -19,6 +19,16 @@ describe('stageGroups', () => {
       ['baseline', 1],
     ]);
   });
+  it('puts the organisation’s rules before the person’s, even when the person has none', () => {
+    const g = stageGroups([r('ask-human', 'always'), r('org-no-curl', 'managed', { action: 'deny', source: 'managed' }), r('workspace-read', 'baseline')]);
+    expect(g.map((x) => [x.stage, x.rules.length])).toEqual([
+      ['always', 1],
+      ['managed', 1],
+      ['user', 0],
+      ['baseline', 1],
+    ]);
+    expect(g[1]!.title).toBe('Set by your organisation');
+  });
   it('a daemon that sends no stage gets one plain group', () => {
     const g = stageGroups([r('a', undefined), r('b', undefined)]);
     expect(g).toHaveLength(1);

@@ -6,6 +6,7 @@ import type { PolicyRule, Stage } from '../api/types';
 
 export const STAGES: Record<Stage, { title: string; help: string }> = {
   always: { title: 'Always first', help: 'Asking the person is always allowed; a tool Gatehouse does not know is refused.' },
+  managed: { title: 'Set by your organisation', help: 'From the managed policy your organisation installed (root-owned, /etc/gatehouse/policy.toml). Nothing below it — your rules, session and always grants, the workspace, the mode — loosens its asks and denies.' },
   user: { title: 'Your rules and session grants', help: 'From your policy file and the cards you answered “for this session”; the most specific match wins, and at equal specificity deny beats ask beats allow.' },
   baseline: { title: 'The mode’s defaults', help: 'What happens when none of your rules matched.' },
   risk: { title: 'Risks', help: 'Checks that turn an allow into an ask; only a rule of yours that names the risky thing literally lets it through.' },
@@ -36,7 +37,7 @@ export function stageGroups(rules: readonly PolicyRule[]): StageGroup[] {
   });
   // Your own stage is shown even when empty, so its place in the order is clear.
   if (rules.some((r) => r.stage) && !out.some((g) => g.stage === 'user')) {
-    const at = out.findIndex((g) => g.stage !== 'always');
+    const at = out.findIndex((g) => g.stage !== 'always' && g.stage !== 'managed');
     out.splice(at < 0 ? out.length : at, 0, { stage: 'user', ...STAGES.user, rules: [] });
   }
   return out;

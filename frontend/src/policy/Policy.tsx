@@ -12,6 +12,7 @@ import { api, notify } from '../state/app';
 import { Empty, ErrorLine, TableHead } from '../ui/common';
 import { useLoad } from '../ui/hooks';
 import { PolicyTester } from './PolicyTester';
+import { Export } from './Export';
 import { Workspaces } from './Workspaces';
 
 export function Policy() {
@@ -88,6 +89,8 @@ export function Policy() {
       )}
 
       <Workspaces />
+
+      <Export />
 
       <PolicyTester key={doc.data?.mode ?? ''} defaultMode={MODES.includes(doc.data?.mode as Mode) ? (doc.data!.mode as Mode) : 'auto'} />
 
@@ -207,7 +210,7 @@ function RuleTable({ rules }: { rules: PolicyRule[] }) {
                   </td>
                   <td>{r.reason}</td>
                   <td class="from">
-                    {r.source}
+                    {r.source === 'managed' ? 'set by your organisation' : r.source}
                     {r.file && (
                       <div class="muted small">
                         {r.file}

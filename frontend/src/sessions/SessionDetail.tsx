@@ -169,6 +169,21 @@ export function SessionDetail({ id }: { id: string }) {
             <dd>
               <span class="calls-summary">{callsSummary(s)}</span> · {bytes(s.output_bytes)} output · {s.cpu_ms} ms CPU
             </dd>
+            {s.tokens && (
+              <>
+                <dt>Tokens</dt>
+                <dd class="tokens">
+                  {s.tokens.known ? (
+                    <>
+                      {s.tokens.input.toLocaleString()} in · {s.tokens.output.toLocaleString()} out
+                      {s.tokens.cost_usd !== undefined && ` · $${s.tokens.cost_usd.toFixed(2)}`}
+                    </>
+                  ) : (
+                    <span class="muted">unknown: {s.tokens.why}</span>
+                  )}
+                </dd>
+              </>
+            )}
           </dl>
           <div class="mode-box">
             <label for="mode-select">Mode</label>
