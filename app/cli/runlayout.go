@@ -61,7 +61,7 @@ func confinedSpec(l runLayout) (agentbox.Spec, error) {
 	s := agentbox.Spec{
 		Bwrap: bw, Init: self, Argv: append([]string{real}, l.argv[1:]...), Dir: l.cwd, Home: home,
 		Workspaces: l.workspaces, AgentPort: l.agentPort,
-		Info: agentbox.RunInfo{Run: l.runID, AgentAddr: fmt.Sprintf("127.0.0.1:%d", l.agentPort)},
+		Info:     agentbox.RunInfo{Run: l.runID, AgentAddr: fmt.Sprintf("127.0.0.1:%d", l.agentPort)},
 		ReadOnly: dedupe(append(append([]string(nil), l.toolchains...), install...)),
 		Hidden:   append([]string{l.dataDir}, sandbox.SensitiveSystemFiles()...),
 		Stdin:    os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,

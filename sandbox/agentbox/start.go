@@ -1,8 +1,8 @@
 package agentbox
 
 import (
-	"encoding/json"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
