@@ -21,6 +21,7 @@ import (
 	"github.com/gatehouse-dev/gatehouse/backend/confined"
 	"github.com/gatehouse-dev/gatehouse/backend/daemon"
 	"github.com/gatehouse-dev/gatehouse/sandbox/agentbox"
+	"github.com/gatehouse-dev/gatehouse/sandbox/toolchain"
 )
 
 func init() {
@@ -125,12 +126,23 @@ func runConfined(ctx context.Context, g *Globals, name, workspace string, argv [
 			req.Domains = a.Domains
 		}
 	}
+	// The toolchains are found while the daemon opens the run.
+	log := g.Logger()
+	type found struct {
+		tc  toolchain.Set
+		err error
+	}
+	toolchains := make(chan found, 1)
+	go func() {
+		tc, err := findToolchains(g, cfg.Sandbox, log)
+		toolchains <- found{tc, err}
+	}()
 	started, err := startRun(ctx, g, c, req)
 	if err != nil {
 		return err
 	}
-	log := g.Logger()
-	tc, err := findToolchains(g, cfg.Sandbox, log)
+	tcf := <-toolchains
+	tc, err := tcf.tc, tcf.err
 	if err != nil {
 		endRun(c, started.ID, -1)
 		return err

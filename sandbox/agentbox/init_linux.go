@@ -28,7 +28,7 @@ func Init(args []string) int {
 }
 
 func initAndExec(args []string) error {
-	fs := flag.NewFlagSet("__run-init", flag.ContinueOnError)
+	fs := flag.NewFlagSet(InitEntry, flag.ContinueOnError)
 	port := fs.Int("agent-port", 0, "")
 	if err := fs.Parse(args); err != nil {
 		return err

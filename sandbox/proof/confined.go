@@ -54,9 +54,10 @@ var ConfinedChecks = []string{
 
 // ConfinedOptions tune the whole-agent battery.
 type ConfinedOptions struct {
-	// Init is the gatehouse binary: its `__run-init` starts each probe,
-	// as it starts an agent, and its TerminalProbeEntry is the terminal
-	// row's probe.
+	// Init is the gatehouse binary: its TerminalProbeEntry is the
+	// terminal row's probe, and its agentbox.InitEntry starts each probe
+	// unless Layout names another first process (the stand-alone helper,
+	// as `gatehouse run` does). A Layout must show it inside.
 	Init string
 	// Bwrap is bubblewrap's path; default found on PATH.
 	Bwrap string
@@ -227,7 +228,10 @@ func (c *confinedEnv) spec(argv []string) (agentbox.Spec, error) {
 			Env:    sandbox.ProxyEnv([]string{"PATH=/usr/local/bin:/usr/bin:/bin", "LC_ALL=C", "HOME=" + c.o.Home}, agentbox.ProxyAddr),
 		}
 	}
-	s.Bwrap, s.Init, s.Argv, s.Dir, s.AgentPort = c.o.Bwrap, c.o.Init, argv, c.ws, agentPort
+	s.Bwrap, s.Argv, s.Dir, s.AgentPort = c.o.Bwrap, argv, c.ws, agentPort
+	if s.Init == "" {
+		s.Init = c.o.Init
+	}
 	// The agent's state directory read-write, its settings read-only over
 	// it, as a profile's are.
 	s.ReadWrite = append(s.ReadWrite, c.state)

@@ -14,7 +14,7 @@ import (
 func TestMain(m *testing.M) {
 	if len(os.Args) > 1 {
 		switch os.Args[1] {
-		case "__run-init":
+		case agentbox.InitEntry:
 			os.Exit(agentbox.Init(os.Args[2:]))
 		case TerminalProbeEntry:
 			os.Exit(TerminalProbe(os.Args[2:]))
