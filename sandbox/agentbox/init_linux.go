@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"syscall"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/gatehouse-dev/gatehouse/sandbox/fdpass"
 	"github.com/gatehouse-dev/gatehouse/sandbox/initproc/notify"
 )
@@ -42,6 +44,9 @@ func initAndExec(args []string) error {
 			return err
 		}
 	}
+	if err := handOutDiag(); err != nil {
+		return err
+	}
 	syscall.Close(handoffFD)
 	path, err := exec.LookPath(argv[0])
 	if err != nil {
@@ -72,6 +77,23 @@ func handOut(addr string) error {
 	defer f.Close()
 	if err := fdpass.Send(handoffFD, []byte{0}, int(f.Fd())); err != nil {
 		return fmt.Errorf("hand out the listener on %s: %w", addr, err)
+	}
+	return nil
+}
+
+// handOutDiag passes out a socket-diagnostics netlink socket of the
+// sandbox's network namespace, with which `gatehouse run` finds the
+// socket behind a connection to the proxy by its addresses (Box.Process)
+// instead of reading the namespace's whole TCP table. It answers queries
+// only; nothing inside can use it.
+func handOutDiag() error {
+	fd, err := unix.Socket(unix.AF_NETLINK, unix.SOCK_RAW|unix.SOCK_CLOEXEC, unix.NETLINK_SOCK_DIAG)
+	if err != nil {
+		return fmt.Errorf("open a socket-diagnostics socket in the sandbox: %w", err)
+	}
+	defer unix.Close(fd)
+	if err := fdpass.Send(handoffFD, []byte{0}, fd); err != nil {
+		return fmt.Errorf("hand out the socket-diagnostics socket: %w", err)
 	}
 	return nil
 }
