@@ -169,7 +169,15 @@ func runConfined(ctx context.Context, g *Globals, name, workspace string, argv [
 	dialer := func(sock string) func() (net.Conn, error) {
 		return func() (net.Conn, error) { return net.Dial("unix", sock) }
 	}
-	go agentbox.Forward(box.Proxy, dialer(started.ProxySocket), func(conn net.Conn) string { return "process=" + box.Process(conn) })
+	label := func(conn net.Conn) string { return "process=" + box.Process(conn) }
+	if started.HandSocket != "" {
+		// The proxy's connections go to the daemon themselves.
+		go agentbox.Hand(box.Proxy, func() (*net.UnixConn, error) {
+			return net.DialUnix("unixpacket", nil, &net.UnixAddr{Name: started.HandSocket, Net: "unixpacket"})
+		}, label)
+	} else {
+		go agentbox.Forward(box.Proxy, dialer(started.ProxySocket), label)
+	}
 	go agentbox.Forward(box.Agent, dialer(started.AgentSocket), nil)
 	ended := make(chan confined.Ended, 1)
 	waitCtx, stopWait := context.WithCancel(ctx)
