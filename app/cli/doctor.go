@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
+	"path/filepath"
 	"text/tabwriter"
 	"time"
 
@@ -12,6 +14,7 @@ import (
 
 	"github.com/gatehouse-dev/gatehouse/app/client"
 	"github.com/gatehouse-dev/gatehouse/backend/config"
+	"github.com/gatehouse-dev/gatehouse/sandbox/agentbox"
 	"github.com/gatehouse-dev/gatehouse/sandbox/choose"
 	"github.com/gatehouse-dev/gatehouse/sandbox/proof"
 	"github.com/gatehouse-dev/gatehouse/sandbox/toolchain"
@@ -35,7 +38,10 @@ func init() {
 				"and into .git/hooks, reach 127.0.0.1, read host secrets, fork-bomb, outlive a kill,\n" +
 				"find the toolchains on your PATH read-only, read ~/.ssh and the like)\n" +
 				"under every sandbox backend available here and prints one row per attempt.\n" +
-				"It exits non-zero if the selected backend fails any row.",
+				"A second table runs probes as `gatehouse run` starts a confined agent (its home\n" +
+				"canary, writes, the network but its proxy, a server it detaches, its settings,\n" +
+				"TIOCSTI into its terminal, the end of a daemonised grandchild).\n" +
+				"It exits non-zero if the selected backend, or whole-agent mode, fails any row.",
 			Args: cobra.NoArgs,
 			RunE: func(cmd *cobra.Command, args []string) error { return runDoctor(cmd, g, f) },
 		}
@@ -94,7 +100,8 @@ func runDoctor(cmd *cobra.Command, g *Globals, f *doctorFlags) error {
 
 	var rows []proof.Row
 	tested := map[string]bool{}
-	for _, st := range choose.Available(ctx, opts, log) {
+	statuses := choose.Available(ctx, opts, log)
+	for _, st := range statuses {
 		if !st.Available {
 			rows = append(rows, proof.Row{Backend: st.Name, Check: "-", Outcome: proof.Unavailable, Reason: st.Reason})
 			continue
@@ -112,6 +119,10 @@ func runDoctor(cmd *cobra.Command, g *Globals, f *doctorFlags) error {
 	if err != nil {
 		return err
 	}
+	runRows := doctorRunRows(ctx, g, cfg, dir, tc, statuses)
+	fmt.Fprintln(g.Stdout)
+	fmt.Fprintln(g.Stdout, "Whole-agent mode (gatehouse run): each probe started as `gatehouse run` starts an agent")
+	printRowTable(g.Stdout, runRows, "")
 	agents := doctorAgents(ctx, dir)
 	fmt.Fprintln(g.Stdout)
 	printAgentRows(g.Stdout, agents)
@@ -123,6 +134,10 @@ func runDoctor(cmd *cobra.Command, g *Globals, f *doctorFlags) error {
 	}
 	if doctorFailed(rows, selectedName) {
 		fmt.Fprintf(g.Stderr, "gatehouse: the %s sandbox failed a check above; do not rely on it until every row passes.\n", selectedName)
+		return exitCodeError{code: 1}
+	}
+	if doctorFailed(runRows, proof.ConfinedBackend) {
+		fmt.Fprintln(g.Stderr, "gatehouse: whole-agent mode failed a check above; do not rely on `gatehouse run` until every row passes.")
 		return exitCodeError{code: 1}
 	}
 	if agentRowsFailed(agents) {
@@ -174,6 +189,12 @@ func doctorFailed(rows []proof.Row, selected string) bool {
 }
 
 func printDoctorTable(w io.Writer, rows []proof.Row, selected string) {
+	printRowTable(w, rows, selected)
+	fmt.Fprintln(w, "* selected backend")
+}
+
+// printRowTable prints rows, the selected backend's marked.
+func printRowTable(w io.Writer, rows []proof.Row, selected string) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "BACKEND\tCHECK\tRESULT\tREASON")
 	for _, r := range rows {
@@ -184,5 +205,42 @@ func printDoctorTable(w io.Writer, rows []proof.Row, selected string) {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", name, r.Check, r.Outcome, r.Reason)
 	}
 	_ = tw.Flush()
-	fmt.Fprintln(w, "* selected backend")
+}
+
+// doctorRunRows are the whole-agent rows: the battery run as `gatehouse
+// run` lays out a plain command (this binary its first process), where
+// bubblewrap is available, and a row saying why not for every other
+// backend.
+func doctorRunRows(ctx context.Context, g *Globals, cfg config.Config, dir string, tc toolchain.Set, statuses []choose.BackendStatus) []proof.Row {
+	var rows []proof.Row
+	for _, st := range statuses {
+		switch {
+		case st.Name != proof.ConfinedBackend:
+			rows = append(rows, proof.Row{Backend: st.Name, Check: "-", Outcome: proof.Unavailable,
+				Reason: "whole-agent mode is built on bubblewrap only; `gatehouse run` does not use " + st.Name + " yet"})
+		case !st.Available:
+			rows = append(rows, proof.Row{Backend: st.Name, Check: "-", Outcome: proof.Unavailable, Reason: st.Reason})
+		default:
+			fmt.Fprintf(g.Stderr, "gatehouse doctor: testing whole-agent mode (%s)…\n", st.Name)
+			rows = append(rows, proof.RunConfined(ctx, doctorRunOptions(cfg, dir, tc))...)
+		}
+	}
+	return rows
+}
+
+// doctorRunOptions lay the battery's runs out with confinedSpec, as
+// `gatehouse run -- sh` would be in the battery's workspace.
+func doctorRunOptions(cfg config.Config, dir string, tc toolchain.Set) proof.ConfinedOptions {
+	o := proof.ConfinedOptions{}
+	o.Home, _ = os.UserHomeDir()
+	if self, err := os.Executable(); err == nil {
+		if real, err := filepath.EvalSymlinks(self); err == nil {
+			o.Init = real
+		}
+	}
+	o.Layout = func(ws string) (agentbox.Spec, error) {
+		return confinedSpec(runLayout{dataDir: dir, cfg: cfg, program: "/bin/sh", argv: []string{"/bin/sh"}, cwd: ws,
+			workspaces: []string{ws}, runID: "doctor", agentPort: 1, toolchains: tc.ReadOnly})
+	}
+	return o
 }

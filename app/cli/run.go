@@ -21,6 +21,7 @@ import (
 	"github.com/gatehouse-dev/gatehouse/backend/daemon"
 	"github.com/gatehouse-dev/gatehouse/backend/launcher"
 	"github.com/gatehouse-dev/gatehouse/sandbox/agentbox"
+	"github.com/gatehouse-dev/gatehouse/sandbox/toolchain"
 )
 
 func init() {
@@ -136,12 +137,23 @@ func runConfined(ctx context.Context, g *Globals, name, workspace string, argv [
 			req.Domains = a.Domains
 		}
 	}
+	// The toolchains are found while the daemon opens the run.
+	log := g.Logger()
+	type found struct {
+		tc  toolchain.Set
+		err error
+	}
+	toolchains := make(chan found, 1)
+	go func() {
+		tc, err := findToolchains(g, cfg.Sandbox, log)
+		toolchains <- found{tc, err}
+	}()
 	started, err := startRun(ctx, g, c, req)
 	if err != nil {
 		return err
 	}
-	log := g.Logger()
-	tc, err := findToolchains(g, cfg.Sandbox, log)
+	tcf := <-toolchains
+	tc, err := tcf.tc, tcf.err
 	if err != nil {
 		endRun(c, started.ID, -1)
 		return err
@@ -176,7 +188,15 @@ func runConfined(ctx context.Context, g *Globals, name, workspace string, argv [
 	dialer := func(sock string) func() (net.Conn, error) {
 		return func() (net.Conn, error) { return net.Dial("unix", sock) }
 	}
-	go agentbox.Forward(box.Proxy, dialer(started.ProxySocket), func(conn net.Conn) string { return "process=" + box.Process(conn) })
+	label := func(conn net.Conn) string { return "process=" + box.Process(conn) }
+	if started.HandSocket != "" {
+		// The proxy's connections go to the daemon themselves.
+		go agentbox.Hand(box.Proxy, func() (*net.UnixConn, error) {
+			return net.DialUnix("unixpacket", nil, &net.UnixAddr{Name: started.HandSocket, Net: "unixpacket"})
+		}, label)
+	} else {
+		go agentbox.Forward(box.Proxy, dialer(started.ProxySocket), label)
+	}
 	go agentbox.Forward(box.Agent, dialer(started.AgentSocket), nil)
 	ended := make(chan confined.Ended, 1)
 	waitCtx, stopWait := context.WithCancel(ctx)

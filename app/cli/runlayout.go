@@ -17,6 +17,7 @@ import (
 	"github.com/gatehouse-dev/gatehouse/backend/secrets"
 	"github.com/gatehouse-dev/gatehouse/sandbox"
 	"github.com/gatehouse-dev/gatehouse/sandbox/agentbox"
+	"github.com/gatehouse-dev/gatehouse/sandbox/launch"
 	"github.com/gatehouse-dev/gatehouse/sandbox/protect"
 )
 
@@ -50,6 +51,17 @@ func confinedSpec(l runLayout) (agentbox.Spec, error) {
 	if real, err := filepath.EvalSymlinks(self); err == nil {
 		self = real
 	}
+	// The first process inside is the small stand-alone helper when it is
+	// installed beside this binary: a start of this one costs several
+	// milliseconds more (about 100 for the desktop build). This binary is
+	// shown all the same, for the agent's hooks and `gatehouse exec`.
+	first, err := launch.DefaultHelper()
+	if err != nil {
+		return agentbox.Spec{}, err
+	}
+	if real, err := filepath.EvalSymlinks(first); err == nil {
+		first = real
+	}
 	home, err := os.UserHomeDir()
 	if err != nil {
 		return agentbox.Spec{}, userErrorf(err, "cannot find your home directory: %v", err)
@@ -59,8 +71,8 @@ func confinedSpec(l runLayout) (agentbox.Spec, error) {
 		return agentbox.Spec{}, err
 	}
 	s := agentbox.Spec{
-		Bwrap: bw, Init: self, Argv: append([]string{real}, l.argv[1:]...), Dir: l.cwd, Home: home,
-		Workspaces: l.workspaces, AgentPort: l.agentPort,
+		Bwrap: bw, Init: first, Argv: append([]string{real}, l.argv[1:]...), Dir: l.cwd, Home: home,
+		Workspaces: l.workspaces, AgentPort: l.agentPort, Programs: []string{self},
 		Info:     agentbox.RunInfo{Run: l.runID, AgentAddr: fmt.Sprintf("127.0.0.1:%d", l.agentPort)},
 		ReadOnly: dedupe(append(append([]string(nil), l.toolchains...), install...)),
 		Hidden:   append([]string{l.dataDir}, sandbox.SensitiveSystemFiles()...),

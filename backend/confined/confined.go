@@ -1,10 +1,12 @@
 // Package confined is the daemon's side of whole-agent runs (`gatehouse
 // run`). Each run is one session, opened before the agent starts (its
-// workspace card, if any, answered first), with two unix listeners of its
+// workspace card, if any, answered first), with unix listeners of its
 // own in the data dir: one for the agent's routes (MCP, hooks, exec) and
-// one for its egress proxy. Only the person's `gatehouse run`, outside
-// the sandbox, reaches them: it forwards what the sandbox connects to,
-// so nothing of the data dir is inside.
+// two for its egress proxy (a stream to forward over, and one that takes
+// the connections themselves, each with its process's name). Only the
+// person's `gatehouse run`, outside the sandbox, reaches them: it
+// forwards, or hands over, what the sandbox connects to, so nothing of
+// the data dir is inside.
 //
 // A request on a run's agent listener is the run, whichever client inside
 // sent it (httpgate.RunConnContext): the agent's MCP client, its hooks,
@@ -102,6 +104,11 @@ type Started struct {
 	// AgentSocket and ProxySocket are the run's listeners on the host.
 	AgentSocket string `json:"agent_socket"`
 	ProxySocket string `json:"proxy_socket"`
+	// HandSocket, a unixpacket listener, takes the proxy's connections
+	// themselves, each with its process's name (egress.Run.ServeHanded),
+	// so no forwarder copies their bytes; ProxySocket serves a `gatehouse
+	// run` that does not know it.
+	HandSocket string `json:"hand_socket,omitempty"`
 }
 
 // Runs are the live confined runs.
@@ -179,7 +186,8 @@ func (g *Runs) Start(ctx context.Context, req Request) (Started, error) {
 		"run": id, "agent": req.Agent, "argv": req.Argv, "cwd": req.Cwd, "workspaces": st.Workspaces,
 	})
 	return Started{ID: id, Session: st.Live.ID(), Workspaces: st.Workspaces,
-		AgentSocket: filepath.Join(r.dir, "agent.sock"), ProxySocket: filepath.Join(r.dir, "proxy.sock")}, nil
+		AgentSocket: filepath.Join(r.dir, "agent.sock"), ProxySocket: filepath.Join(r.dir, "proxy.sock"),
+		HandSocket: filepath.Join(r.dir, "hand.sock")}, nil
 }
 
 // listen opens the run's agent and proxy listeners.
@@ -207,17 +215,25 @@ func (g *Runs) listen(r *run, req Request, tok, name string) error {
 		return fmt.Errorf("listen for the run's proxy: %w", err)
 	}
 	r.lns = append(r.lns, proxyLn)
+	handLn, err := net.Listen("unixpacket", filepath.Join(r.dir, "hand.sock"))
+	if err != nil {
+		return fmt.Errorf("listen for the run's proxy connections: %w", err)
+	}
+	r.lns = append(r.lns, handLn)
 	if g.deps.Proxy == nil {
-		// No egress proxy: every connection is refused by closing it.
-		go func() {
-			for {
-				c, err := proxyLn.Accept()
-				if err != nil {
-					return
+		// No egress proxy: every connection is refused by closing it (a
+		// handed one with the message that carries it).
+		for _, ln := range []net.Listener{proxyLn, handLn} {
+			go func() {
+				for {
+					c, err := ln.Accept()
+					if err != nil {
+						return
+					}
+					c.Close()
 				}
-				c.Close()
-			}
-		}()
+			}()
+		}
 		return nil
 	}
 	domains := map[string]bool{}
@@ -233,6 +249,7 @@ func (g *Runs) listen(r *run, req Request, tok, name string) error {
 		Session: r.st.Live.ID(), Argv: req.Argv, Decider: nd, Recorder: nd, Labelled: true,
 	})
 	go r.proxy.Serve(proxyLn)
+	go r.proxy.ServeHanded(handLn)
 	return nil
 }
 

@@ -10,10 +10,13 @@ import (
 	"net"
 	"net/netip"
 	"net/textproto"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/gatehouse-dev/gatehouse/backend/netguard"
 )
@@ -78,7 +81,8 @@ type RunInfo struct {
 	Recorder Recorder
 	// Labelled: each connection begins with one line, "process=NAME",
 	// naming the process that made it. Only a forwarder Gatehouse runs
-	// outside the sandbox (a confined agent's) writes to such a listener.
+	// outside the sandbox (a confined agent's) writes to such a listener,
+	// or hands connections over with the name (ServeHanded).
 	Labelled bool
 }
 
@@ -158,11 +162,74 @@ func (r *Run) untrack(c net.Conn) {
 	c.Close()
 }
 
+// ServeHanded serves a labelled run's connections handed over ln, a
+// unixpacket listener only the run's forwarder reaches: each connection
+// to it carries one message, "process=NAME" with the descriptor of the
+// connection that process made, which the proxy then serves itself (no
+// forwarder copies its bytes).
+func (r *Run) ServeHanded(ln net.Listener) {
+	for {
+		u, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		go r.takeHanded(u)
+	}
+}
+
+// takeHanded receives one handed connection from u and serves it.
+func (r *Run) takeHanded(u net.Conn) {
+	defer u.Close()
+	uc, ok := u.(*net.UnixConn)
+	if !ok {
+		return
+	}
+	_ = uc.SetReadDeadline(time.Now().Add(headTimeout))
+	buf, oob := make([]byte, 1024), make([]byte, unix.CmsgSpace(4))
+	n, oobn, _, _, err := uc.ReadMsgUnix(buf, oob)
+	if err != nil {
+		return
+	}
+	var fds []int
+	if msgs, err := unix.ParseSocketControlMessage(oob[:oobn]); err == nil {
+		for _, m := range msgs {
+			if got, err := unix.ParseUnixRights(&m); err == nil {
+				fds = append(fds, got...)
+			}
+		}
+	}
+	if len(fds) != 1 {
+		for _, fd := range fds {
+			unix.Close(fd)
+		}
+		return
+	}
+	f := os.NewFile(uintptr(fds[0]), "handed")
+	c, err := net.FileConn(f)
+	f.Close()
+	if err != nil {
+		return
+	}
+	process, ok := strings.CutPrefix(string(buf[:n]), "process=")
+	if !ok || !r.track(c) {
+		c.Close()
+		return
+	}
+	r.wg.Add(1)
+	defer r.wg.Done()
+	defer r.untrack(c)
+	r.serve(c, false, process)
+}
+
 // handle serves one connection from the run: one CONNECT tunnel, or one
 // plain HTTP request (answered with Connection: close).
-func (r *Run) handle(c net.Conn) {
+func (r *Run) handle(c net.Conn) { r.serve(c, r.info.Labelled, "") }
+
+// serve is handle, the connection's first line naming its process when
+// readLabel is set, else process naming it (when the run is labelled).
+func (r *Run) serve(c net.Conn, readLabel bool, process string) {
 	start := time.Now()
-	rec := Connection{Session: r.info.Session, Call: r.info.Call}
+	rec := Connection{Session: r.info.Session, Call: r.info.Call, Process: process}
 	defer func() {
 		rec.Duration = time.Since(start)
 		r.record(rec)
@@ -170,7 +237,7 @@ func (r *Run) handle(c net.Conn) {
 	lim := &headLimit{r: c, n: maxHeadBytes}
 	br := bufio.NewReaderSize(lim, 32<<10)
 	_ = c.SetReadDeadline(time.Now().Add(headTimeout))
-	if r.info.Labelled {
+	if readLabel {
 		line, err := br.ReadString('\n')
 		p, ok := strings.CutPrefix(strings.TrimSuffix(line, "\n"), "process=")
 		if err != nil || !ok {

@@ -2,12 +2,16 @@ package agentbox
 
 import (
 	"bufio"
+	"encoding/binary"
 	"fmt"
 	"net"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/gatehouse-dev/gatehouse/sandbox/proctree"
 )
@@ -26,7 +30,13 @@ func (b *Box) Process(c net.Conn) string {
 	if err != nil || len(pids) == 0 {
 		return "unknown"
 	}
-	inode := socketInode(pids[0], ra.Port)
+	inode := ""
+	if la, ok := c.LocalAddr().(*net.TCPAddr); ok {
+		inode = b.diagInode(ra, la)
+	}
+	if inode == "" {
+		inode = socketInode(pids[0], ra.Port)
+	}
 	if inode == "" {
 		return "unknown"
 	}
@@ -40,6 +50,89 @@ func (b *Box) Process(c net.Conn) string {
 		}
 	}
 	return "unknown"
+}
+
+// diagInode is the inode of the socket connected from ra to la in the
+// sandbox's network namespace, asked of its socket-diagnostics socket:
+// one lookup by address, where reading /proc/PID/net/tcp walks every
+// bucket of the kernel's TCP tables (about 2 ms here). "" when there is
+// no such socket, or no diagnostics socket.
+func (b *Box) diagInode(ra, la *net.TCPAddr) string {
+	b.diagMu.Lock()
+	defer b.diagMu.Unlock()
+	if b.diag < 0 {
+		return ""
+	}
+	b.diagSeq++
+	for _, family := range []uint8{unix.AF_INET, unix.AF_INET6} {
+		req := make([]byte, unix.NLMSG_HDRLEN+diagReqLen)
+		ne := binary.NativeEndian
+		ne.PutUint32(req[0:], uint32(len(req)))
+		ne.PutUint16(req[4:], unix.SOCK_DIAG_BY_FAMILY)
+		ne.PutUint16(req[6:], unix.NLM_F_REQUEST)
+		ne.PutUint32(req[8:], b.diagSeq)
+		// struct inet_diag_req_v2: family, protocol, ext, pad, states,
+		// then struct inet_diag_sockid: the connecting socket's own port
+		// and address first, ports and addresses big-endian.
+		r := req[unix.NLMSG_HDRLEN:]
+		r[0], r[1] = family, unix.IPPROTO_TCP
+		ne.PutUint32(r[4:], 0xffffffff)
+		id := r[8:]
+		binary.BigEndian.PutUint16(id[0:], uint16(ra.Port))
+		binary.BigEndian.PutUint16(id[2:], uint16(la.Port))
+		if family == unix.AF_INET {
+			src, dst := ra.IP.To4(), la.IP.To4()
+			if src == nil || dst == nil {
+				continue
+			}
+			copy(id[4:], src)
+			copy(id[20:], dst)
+		} else {
+			copy(id[4:], ra.IP.To16())
+			copy(id[20:], la.IP.To16())
+		}
+		ne.PutUint32(id[40:], 0xffffffff) // INET_DIAG_NOCOOKIE
+		ne.PutUint32(id[44:], 0xffffffff)
+		if err := unix.Sendto(b.diag, req, 0, &unix.SockaddrNetlink{Family: unix.AF_NETLINK}); err != nil {
+			return ""
+		}
+		if inode, ok := b.diagAnswer(); ok {
+			return inode
+		}
+	}
+	return ""
+}
+
+// diagReqLen is the size of struct inet_diag_req_v2; diagInodeAt is
+// where struct inet_diag_msg holds the socket's inode.
+const (
+	diagReqLen  = 56
+	diagInodeAt = 68
+)
+
+// diagAnswer reads the answer to the request numbered b.diagSeq: the
+// socket's inode, or ok false when the kernel found none.
+func (b *Box) diagAnswer() (string, bool) {
+	buf := make([]byte, 8192)
+	for {
+		n, _, err := unix.Recvfrom(b.diag, buf, 0)
+		if err != nil {
+			return "", false
+		}
+		msgs, err := syscall.ParseNetlinkMessage(buf[:n])
+		if err != nil {
+			return "", false
+		}
+		for _, m := range msgs {
+			if m.Header.Seq != b.diagSeq {
+				continue // a late answer to an earlier request
+			}
+			if m.Header.Type == unix.SOCK_DIAG_BY_FAMILY && len(m.Data) >= diagInodeAt+4 {
+				return strconv.FormatUint(uint64(binary.NativeEndian.Uint32(m.Data[diagInodeAt:])), 10), true
+			}
+			return "", false // NLMSG_ERROR: no such socket
+		}
+	}
 }
 
 // socketInode is the inode of the TCP socket bound to local port port in

@@ -13,11 +13,15 @@
 //   - start.go: starting the sandbox with the terminal passed through
 //     (same session and process group, so raw mode, window size changes,
 //     Ctrl-C and Ctrl-Z reach the agent), and killing the whole tree.
-//   - init_linux.go: the first process inside (`gatehouse __run-init`):
-//     it listens in the sandbox's network namespace for the proxy and
-//     the daemon's agent routes, hands those listeners out, installs the
-//     socket and terminal filters, and execs the agent.
+//   - init_linux.go: the first process inside (`__run-init` of the
+//     stand-alone helper, or of gatehouse): it listens in the sandbox's
+//     network namespace for the proxy and the daemon's agent routes,
+//     hands those listeners out with a socket-diagnostics socket of the
+//     namespace, installs the socket and terminal filters, and execs the
+//     agent.
 //   - forward.go, attribute_linux.go: serving those listeners from
 //     outside (the sandbox cannot reach the daemon itself), each proxy
-//     connection labelled with the process inside that made it.
+//     connection labelled with the process inside that made it (its
+//     socket found by address through the diagnostics socket, one
+//     lookup, rather than by reading the namespace's TCP table).
 package agentbox

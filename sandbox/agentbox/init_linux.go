@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"syscall"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/gatehouse-dev/gatehouse/sandbox/fdpass"
 	"github.com/gatehouse-dev/gatehouse/sandbox/initproc/notify"
 )
@@ -28,7 +30,7 @@ func Init(args []string) int {
 }
 
 func initAndExec(args []string) error {
-	fs := flag.NewFlagSet("__run-init", flag.ContinueOnError)
+	fs := flag.NewFlagSet(InitEntry, flag.ContinueOnError)
 	port := fs.Int("agent-port", 0, "")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -41,6 +43,9 @@ func initAndExec(args []string) error {
 		if err := handOut(addr); err != nil {
 			return err
 		}
+	}
+	if err := handOutDiag(); err != nil {
+		return err
 	}
 	syscall.Close(handoffFD)
 	path, err := exec.LookPath(argv[0])
@@ -72,6 +77,23 @@ func handOut(addr string) error {
 	defer f.Close()
 	if err := fdpass.Send(handoffFD, []byte{0}, int(f.Fd())); err != nil {
 		return fmt.Errorf("hand out the listener on %s: %w", addr, err)
+	}
+	return nil
+}
+
+// handOutDiag passes out a socket-diagnostics netlink socket of the
+// sandbox's network namespace, with which `gatehouse run` finds the
+// socket behind a connection to the proxy by its addresses (Box.Process)
+// instead of reading the namespace's whole TCP table. It answers queries
+// only; nothing inside can use it.
+func handOutDiag() error {
+	fd, err := unix.Socket(unix.AF_NETLINK, unix.SOCK_RAW|unix.SOCK_CLOEXEC, unix.NETLINK_SOCK_DIAG)
+	if err != nil {
+		return fmt.Errorf("open a socket-diagnostics socket in the sandbox: %w", err)
+	}
+	defer unix.Close(fd)
+	if err := fdpass.Send(handoffFD, []byte{0}, fd); err != nil {
+		return fmt.Errorf("hand out the socket-diagnostics socket: %w", err)
 	}
 	return nil
 }

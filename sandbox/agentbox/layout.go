@@ -10,8 +10,9 @@ import (
 
 // Spec is one confined agent.
 type Spec struct {
-	// Bwrap is bubblewrap's path; Init the gatehouse binary, shown
-	// read-only at its own path, whose `__run-init` starts the agent.
+	// Bwrap is bubblewrap's path; Init the gatehouse binary or the
+	// stand-alone sandbox helper, shown read-only at its own path, whose
+	// InitEntry starts the agent.
 	Bwrap, Init string
 	// Argv is the agent's command, Argv[0] an absolute path.
 	Argv []string
@@ -32,6 +33,11 @@ type Spec struct {
 	// ReadOnlyOver are shown read-only on top of those (its settings,
 	// hooks and plugins inside its state directory).
 	ReadOnly, ReadWrite, ReadOnlyOver []string
+	// Programs are host files shown read-only at their own paths after
+	// every other mount, as Init is, so no writable mount covers them:
+	// the gatehouse binary, for the agent's hooks and `gatehouse exec`,
+	// when Init is the stand-alone helper.
+	Programs []string
 	// AgentPort is the loopback port the agent reaches the daemon's
 	// agent routes on inside (the daemon's own port, so the agent's
 	// installed MCP entry works unchanged).
@@ -44,6 +50,10 @@ type Spec struct {
 
 // ProxyAddr is where the agent finds its proxy inside.
 const ProxyAddr = sandbox.ProxyAddr
+
+// InitEntry is the hidden command of the gatehouse binary, and of the
+// stand-alone sandbox helper, that is the sandbox's first process (Init).
+const InitEntry = "__run-init"
 
 // handoffFD is the descriptor the first process inside hands its
 // listeners back on.
@@ -102,7 +112,10 @@ func args(s Spec, empty, info string, covers map[string]string) []string {
 			a = append(a, "--ro-bind", empty, h)
 		}
 	}
-	a = append(a, "--ro-bind", info, RunInfoPath, "--ro-bind", s.Init, s.Init, "--chdir", s.Dir, "--", s.Init, "__run-init",
+	for _, p := range s.Programs {
+		a = append(a, "--ro-bind", p, p)
+	}
+	a = append(a, "--ro-bind", info, RunInfoPath, "--ro-bind", s.Init, s.Init, "--chdir", s.Dir, "--", s.Init, InitEntry,
 		"--agent-port", strconv.Itoa(s.AgentPort), "--")
 	return append(a, s.Argv...)
 }

@@ -1,14 +1,15 @@
 package agentbox
 
 import (
-	"encoding/json"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sync"
 	"syscall"
 	"time"
 
@@ -24,10 +25,15 @@ type Box struct {
 	// in the sandbox's network namespace: the proxy's (ProxyAddr) and the
 	// daemon's agent routes' (Spec.AgentPort). Serve them with Forward.
 	Proxy, Agent net.Listener
-	scratch      string
-	done         chan struct{}
-	state        *os.ProcessState
-	waitErr      error
+	// diag is a socket-diagnostics netlink socket in the sandbox's
+	// network namespace (Process), -1 without one.
+	diag    int
+	diagSeq uint32
+	diagMu  sync.Mutex
+	scratch string
+	done    chan struct{}
+	state   *os.ProcessState
+	waitErr error
 }
 
 // Start starts the agent in its sandbox and waits until the first
@@ -78,33 +84,35 @@ func Start(ctx context.Context, s Spec) (*Box, error) {
 		return nil, fmt.Errorf("start bubblewrap: %w", err)
 	}
 	theirs.Close()
-	b := &Box{cmd: cmd, scratch: scratch, done: make(chan struct{})}
+	b := &Box{cmd: cmd, scratch: scratch, done: make(chan struct{}), diag: -1}
 	go func() {
 		b.state, b.waitErr = cmd.Process.Wait()
 		close(b.done)
 	}()
-	lns, err := receiveListeners(ctx, int(ours.Fd()), b.done)
+	lns, diag, err := receiveListeners(ctx, int(ours.Fd()), b.done)
 	if err != nil {
 		b.Kill()
 		<-b.done
 		os.RemoveAll(scratch)
 		return nil, err
 	}
-	b.Proxy, b.Agent = lns[0], lns[1]
+	b.Proxy, b.Agent, b.diag = lns[0], lns[1], diag
 	return b, nil
 }
 
 // receiveListeners reads the proxy's and the agent routes' listeners
-// from the hand-off socket, in that order.
-func receiveListeners(ctx context.Context, sock int, exited <-chan struct{}) ([2]net.Listener, error) {
+// from the hand-off socket, in that order, then the socket-diagnostics
+// socket (-1 if a first process of an older build sent none).
+func receiveListeners(ctx context.Context, sock int, exited <-chan struct{}) ([2]net.Listener, int, error) {
 	var out [2]net.Listener
 	type got struct {
-		lns [2]net.Listener
-		err error
+		lns  [2]net.Listener
+		diag int
+		err  error
 	}
 	ch := make(chan got, 1)
 	go func() {
-		var g got
+		g := got{diag: -1}
 		for i := range g.lns {
 			fd, _, err := fdpass.ReceiveOne(sock, make([]byte, 1))
 			if err != nil {
@@ -120,20 +128,28 @@ func receiveListeners(ctx context.Context, sock int, exited <-chan struct{}) ([2
 			}
 			g.lns[i] = ln
 		}
+		if g.err == nil {
+			if fd, _, err := fdpass.ReceiveOne(sock, make([]byte, 1)); err == nil {
+				unix.CloseOnExec(fd)
+				// A lookup waits at most a second for its answer.
+				_ = unix.SetsockoptTimeval(fd, unix.SOL_SOCKET, unix.SO_RCVTIMEO, &unix.Timeval{Sec: 1})
+				g.diag = fd
+			}
+		}
 		ch <- g
 	}()
 	select {
 	case g := <-ch:
 		if g.err != nil {
-			return out, fmt.Errorf("the sandbox did not start (see the message above): %w", g.err)
+			return out, -1, fmt.Errorf("the sandbox did not start (see the message above): %w", g.err)
 		}
-		return g.lns, nil
+		return g.lns, g.diag, nil
 	case <-exited:
-		return out, errors.New("the sandbox exited before the agent started (see the message above)")
+		return out, -1, errors.New("the sandbox exited before the agent started (see the message above)")
 	case <-ctx.Done():
-		return out, ctx.Err()
+		return out, -1, ctx.Err()
 	case <-time.After(30 * time.Second):
-		return out, errors.New("the sandbox did not start within 30 s")
+		return out, -1, errors.New("the sandbox did not start within 30 s")
 	}
 }
 
@@ -156,6 +172,12 @@ func (b *Box) Wait() (int, error) {
 		b.Proxy.Close()
 		b.Agent.Close()
 	}
+	b.diagMu.Lock()
+	if b.diag >= 0 {
+		unix.Close(b.diag)
+		b.diag = -1
+	}
+	b.diagMu.Unlock()
 	os.RemoveAll(b.scratch)
 	if b.waitErr != nil {
 		return -1, b.waitErr

@@ -2,20 +2,26 @@
 // code as `gatehouse __sandbox-init`, in a binary small enough to start in
 // about a millisecond. The desktop build of gatehouse links GTK and WebKit,
 // whose loading would otherwise add ~100 ms to every sandboxed command.
-// Installed next to gatehouse, it is picked up automatically.
+// Installed next to gatehouse, it is picked up automatically, for a
+// command's sandbox and as the first process of a confined agent's
+// (`gatehouse run`, agentbox.InitEntry).
 package main
 
 import (
 	"fmt"
 	"os"
 
+	"github.com/gatehouse-dev/gatehouse/sandbox/agentbox"
 	"github.com/gatehouse-dev/gatehouse/sandbox/initproc"
 )
 
 func main() {
-	if len(os.Args) < 2 || os.Args[1] != initproc.Entry {
-		fmt.Fprintln(os.Stderr, "gatehouse-sandbox-init is started by gatehouse itself to confine a command; it is not meant to be run by hand.")
-		os.Exit(2)
+	switch {
+	case len(os.Args) > 1 && os.Args[1] == initproc.Entry:
+		os.Exit(initproc.Main(os.Args[2:]))
+	case len(os.Args) > 1 && os.Args[1] == agentbox.InitEntry:
+		os.Exit(agentbox.Init(os.Args[2:]))
 	}
-	os.Exit(initproc.Main(os.Args[2:]))
+	fmt.Fprintln(os.Stderr, "gatehouse-sandbox-init is started by gatehouse itself to confine a command; it is not meant to be run by hand.")
+	os.Exit(2)
 }

@@ -1,0 +1,14 @@
+package agentbox
+
+import (
+	"os"
+	"testing"
+)
+
+// The test binary doubles as the sandbox's first process.
+func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == InitEntry {
+		os.Exit(Init(os.Args[2:]))
+	}
+	os.Exit(m.Run())
+}
