@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"log/slog"
 	"context"
 	"errors"
 	"fmt"
@@ -63,7 +64,7 @@ The daemon must be running: nothing starts without it.`,
 						return execInRun(args)
 					}
 				}
-				return runConfined(cmd.Context(), g, name, workspace, args)
+				return runConfined(cmd.Context(), g, name, workspace, args, cmd.Flags().Changed("log-level"))
 			},
 		}
 		cmd.Flags().StringVar(&profileName, "profile", "", "run the command after -- with this agent's profile (claude, codex, gemini)")
@@ -78,8 +79,10 @@ The daemon must be running: nothing starts without it.`,
 }
 
 // runConfined starts argv confined with profile name ("" for none) and
-// returns its exit status as an exitCodeError.
-func runConfined(ctx context.Context, g *Globals, name, workspace string, argv []string) error {
+// returns its exit status as an exitCodeError. The terminal is the
+// agent's: what Gatehouse found is said only when a log level was asked
+// for (verbose), its warnings always.
+func runConfined(ctx context.Context, g *Globals, name, workspace string, argv []string, verbose bool) error {
 	id := os.Getenv("GATEHOUSE_RUN")
 	if ri, ok := agentbox.ReadRunInfo(); ok {
 		id = ri.Run
@@ -139,6 +142,9 @@ func runConfined(ctx context.Context, g *Globals, name, workspace string, argv [
 	}
 	// The toolchains are found while the daemon opens the run.
 	log := g.Logger()
+	if !verbose {
+		log = slog.New(slog.NewTextHandler(g.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	}
 	type found struct {
 		tc  toolchain.Set
 		err error
