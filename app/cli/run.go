@@ -235,6 +235,7 @@ func runConfined(ctx context.Context, g *Globals, name, workspace string, argv [
 		}
 	}()
 	code, err := box.Wait()
+	_ = os.RemoveAll(runRedacted(dir, started.ID))
 	// Said before the wait is dropped, which alone would end the run as
 	// gone without a status.
 	endRun(c, started.ID, code)

@@ -309,3 +309,31 @@ func TestConfinedClaudeServersAndRepoSettings(t *testing.T) {
 		}
 	}
 }
+
+// TestConfinedClaudeReadOfAKeyIsRedacted: under `gatehouse run`, Claude
+// Code's own Read of a project file holding a private key is answered
+// with the redacted copy, which the run is shown; the key's body never
+// reaches the model.
+func TestConfinedClaudeReadOfAKeyIsRedacted(t *testing.T) {
+	d := confinedDaemon(t, "claude")
+	const body = "MIIEowIBAAKCAQEA7y6x5w4v3u2t1s0r9q8p"
+	notes := filepath.Join(d.Workspace, "deploy-notes.txt")
+	if err := os.WriteFile(notes, []byte("ssh key:\n-----BEGIN RSA PRIVATE KEY-----\n"+body+"\n-----END RSA PRIVATE KEY-----\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	model, caPEM := agenttest.StartModelTLS(t, agenttest.Anthropic, agenttest.Script{
+		agenttest.Call("Read", map[string]any{"file_path": notes}), agenttest.Say("done"),
+	}, "model.example.test")
+	cli, ctx := installedAt(t, d, "claude", agenttest.NewClaude, agentHome(t), model)
+	confine(t, d, cli, "claude", "ANTHROPIC_BASE_URL", caPEM)
+	res, err := cli.RunClaude(ctx, d.Workspace, "show me the notes", []string{"Read"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.ModelSaw(body) {
+		t.Fatalf("the model saw the key's body:\n%s", strings.Join(res.ToolResults(), "\n---\n"))
+	}
+	if !res.ModelSaw("REDACTED") || !res.ModelSaw("ssh key:") {
+		t.Fatalf("the model saw no redacted copy:\n%s\n%s\ndaemon log:\n%s", strings.Join(res.ToolResults(), "\n---\n"), res, d.Log())
+	}
+}

@@ -14,7 +14,9 @@ import (
 	"github.com/gatehouse-dev/gatehouse/backend/agentprofile"
 	"github.com/gatehouse-dev/gatehouse/backend/atomicfile"
 	"github.com/gatehouse-dev/gatehouse/backend/config"
+	"github.com/gatehouse-dev/gatehouse/backend/daemon"
 	"github.com/gatehouse-dev/gatehouse/backend/secrets"
+	"github.com/gatehouse-dev/gatehouse/backend/transport/hookserver"
 	"github.com/gatehouse-dev/gatehouse/sandbox"
 	"github.com/gatehouse-dev/gatehouse/sandbox/agentbox"
 	"github.com/gatehouse-dev/gatehouse/sandbox/launch"
@@ -74,9 +76,13 @@ func confinedSpec(l runLayout) (agentbox.Spec, error) {
 		Bwrap: bw, Init: first, Argv: append([]string{real}, l.argv[1:]...), Dir: l.cwd, Home: home,
 		Workspaces: l.workspaces, AgentPort: l.agentPort, Programs: []string{self},
 		Info:     agentbox.RunInfo{Run: l.runID, AgentAddr: fmt.Sprintf("127.0.0.1:%d", l.agentPort)},
+		Shown:    []string{runRedacted(l.dataDir, l.runID)},
 		ReadOnly: dedupe(append(append([]string(nil), l.toolchains...), install...)),
 		Hidden:   append([]string{l.dataDir}, sandbox.SensitiveSystemFiles()...),
 		Stdin:    os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
+	}
+	if err := os.MkdirAll(runRedacted(l.dataDir, l.runID), 0o700); err != nil {
+		return s, fmt.Errorf("make the run's directory of redacted copies: %w", err)
 	}
 	exposure, err := protect.ParseExposure(l.cfg.Sandbox.ExposeSecrets)
 	if err != nil {
@@ -218,6 +224,13 @@ func confinedEnv(environ []string, home string, l runLayout) []string {
 	// Git in the run looks past the hidden secrets' stand-ins, as in a
 	// command's own sandbox.
 	return sandbox.ProxyEnv(append(out, sandbox.GitCoherentEnv...), agentbox.ProxyAddr)
+}
+
+// runRedacted is the run's own directory of redacted copies (the daemon
+// writes them there for its agent's reads; see hookserver.readAnswer),
+// made now so it can be shown inside.
+func runRedacted(dataDir, run string) string {
+	return hookserver.ConfinedRedacted(filepath.Join(dataDir, daemon.RedactedDir), run)
 }
 
 func copyFile(src, dst string) error {

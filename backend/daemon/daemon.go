@@ -231,7 +231,7 @@ func (d *Daemon) buildHandler() http.Handler {
 		_, _ = w.Write([]byte("ok"))
 	})
 	hooks := hookserver.New(hookserver.Config{Runner: d.runner, Runs: d.runs, Sessions: d.sessions, Logger: d.logger,
-		Redact: d.redactor.String, Redacted: filepath.Join(d.opts.DataDir, "redacted"), AgentSession: d.usage.Alias})
+		Redact: d.redactor.String, Redacted: filepath.Join(d.opts.DataDir, RedactedDir), AgentSession: d.usage.Alias})
 	d.mcp = mcpserver.New(mcpserver.Config{
 		Sessions: d.sessions, Runs: d.runs, Tokens: d.tokens, Runner: d.runner, Version: d.opts.Version, Logger: quietInfo(d.logger),
 		Routes: hooks.Routes(),

@@ -16,7 +16,9 @@ const (
 	ControlToken  = "control.token"
 	ControlSocket = "control.sock"
 	AddrFile      = "addr"
-	lockFile      = "daemon.lock"
+	// RedactedDir holds redacted copies of files for agents' own reads.
+	RedactedDir = "redacted"
+	lockFile    = "daemon.lock"
 )
 
 // prepareDataDir creates dir 0700 (or tightens an existing one we own) and

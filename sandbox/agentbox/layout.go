@@ -38,6 +38,9 @@ type Spec struct {
 	// the gatehouse binary, for the agent's hooks and `gatehouse exec`,
 	// when Init is the stand-alone helper.
 	Programs []string
+	// Shown are host directories inside a hidden one shown read-only
+	// (the run's own redacted copies, in the data dir).
+	Shown []string
 	// AgentPort is the loopback port the agent reaches the daemon's
 	// agent routes on inside (the daemon's own port, so the agent's
 	// installed MCP entry works unchanged).
@@ -99,19 +102,27 @@ func args(s Spec, empty, info string, covers map[string]string) []string {
 	for _, p := range append(append([]string(nil), s.Protected...), s.ReadOnlyOver...) {
 		a = append(a, "--ro-bind", p, p)
 	}
+	// A hidden directory is made read-only only after what is shown in it
+	// has its mount point.
+	var remount []string
 	for _, h := range s.Hidden {
 		st, err := os.Stat(h)
 		switch {
 		case err != nil:
 			continue // nothing there to see
 		case st.IsDir():
-			a = append(a, "--tmpfs", h, "--remount-ro", h)
+			a = append(a, "--tmpfs", h)
+			remount = append(remount, "--remount-ro", h)
 		case covers[h] != "":
 			a = append(a, "--ro-bind", covers[h], h)
 		default:
 			a = append(a, "--ro-bind", empty, h)
 		}
 	}
+	for _, p := range s.Shown {
+		a = append(a, "--ro-bind", p, p)
+	}
+	a = append(a, remount...)
 	for _, p := range s.Programs {
 		a = append(a, "--ro-bind", p, p)
 	}

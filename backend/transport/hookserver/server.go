@@ -267,7 +267,7 @@ func (s *Server) pre(ctx context.Context, key session.RunKey, start session.RunS
 		if cl, res := s.cfg.Runner.Decide(ctx, req); cl == nil {
 			return deny("%s", res.Text)
 		}
-		return s.readAnswer(ev, n)
+		return s.readAnswer(ev, n, st, key)
 	case classFetch:
 		if n.url == "" {
 			return deny("Gatehouse blocked this fetch: it names no http or https URL.")
