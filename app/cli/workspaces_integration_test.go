@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/gatehouse-dev/gatehouse/app/cli/clitest"
 )
 
@@ -137,5 +139,25 @@ func TestWorkspaceDeletedMidSession(t *testing.T) {
 	}
 	if out, errOut, code := d.CLI(t.Context(), "audit", "verify"); code != 0 {
 		t.Fatalf("audit verify: %s %s", out, errOut)
+	}
+}
+
+// TestClientWithNoProjectIsToldWhy: a plain MCP client that names no
+// directory, against a daemon serving no workspace, is refused at
+// initialize with the sentence that says what to do, not a closed
+// connection.
+func TestClientWithNoProjectIsToldWhy(t *testing.T) {
+	d := clitest.Start(t)
+	d.Stop()
+	d.Args = []string{"serve", "--listen", "127.0.0.1:0", "--data", d.Data}
+	d.Restart()
+	c := mcp.NewClient(&mcp.Implementation{Name: "no-project", Version: "1.0"}, nil)
+	s, err := c.Connect(t.Context(), d.MCPTransport(), &mcp.ClientSessionOptions{ProtocolVersion: clitest.StatefulProtocol})
+	if err == nil {
+		s.Close()
+		t.Fatal("a client with no project was served by a daemon with no workspace")
+	}
+	if !strings.Contains(err.Error(), "does not know which project") || !strings.Contains(err.Error(), "gatehouse workspaces add") {
+		t.Fatalf("initialize refused without saying why: %v", err)
 	}
 }

@@ -143,6 +143,10 @@ func queryTokenToHeader(next http.Handler) http.Handler {
 	})
 }
 
+// refusedSessionLinger is how long an MCP session whose Gatehouse
+// session could not open is kept for its initialize error to be read.
+const refusedSessionLinger = 5 * time.Second
+
 // sessionMiddleware opens a Gatehouse session when an MCP session
 // initializes, and ends it when the MCP session closes.
 func (s *Server) sessionMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
@@ -163,7 +167,11 @@ func (s *Server) sessionMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 		}
 		if err := s.open(ctx, ss, req); err != nil {
 			s.cfg.Logger.Error("open session", "err", err)
-			ss.Close()
+			// The client reads why in the initialize error; closing the
+			// session now would drop that answer. It holds no Gatehouse
+			// state, so its tool calls fail until it is closed a little
+			// later.
+			time.AfterFunc(refusedSessionLinger, func() { ss.Close() })
 			return nil, err
 		}
 		return res, nil
