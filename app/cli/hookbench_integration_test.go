@@ -9,7 +9,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/gatehouse-dev/gatehouse/app/cli/clitest"
 	"github.com/gatehouse-dev/gatehouse/bench/medians"
@@ -63,17 +62,7 @@ func BenchmarkHookShellAddedLatency(b *testing.B) {
 
 // benchPair times base and gated alternately and reports their medians.
 func benchPair(b *testing.B, base, gated func()) {
-	var tb, tg []time.Duration
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		t0 := time.Now()
-		base()
-		tb = append(tb, time.Since(t0))
-		t0 = time.Now()
-		gated()
-		tg = append(tg, time.Since(t0))
-	}
-	medians.Report(b, tb, tg, medians.Units{Base: "noop-p50-ms", Run: "gated-p50-ms", Added: "added-p50-ms"})
+	benchPairUnits(b, base, gated, medians.Units{Base: "noop-p50-ms", Run: "gated-p50-ms", Added: "added-p50-ms"})
 }
 
 func runHookProcess(b *testing.B, cmd *exec.Cmd, stdin []byte) []byte {

@@ -319,7 +319,8 @@ func freePort(t *testing.T) int {
 func needSocat(t *testing.T) string {
 	p, err := exec.LookPath("socat")
 	if err != nil {
-		t.Skip("socat is not installed (scripts/deps.sh test installs it)")
+		// make test installs it: a missing one is a broken set-up, said loudly.
+		t.Fatalf("socat is not installed; run scripts/deps.sh test (make test does): %v", err)
 	}
 	return p
 }

@@ -1,7 +1,6 @@
 package proof
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"crypto/rand"
@@ -174,26 +173,8 @@ type refuser struct{ conns atomic.Int32 }
 const refused = "gatehouse-doctor-refused"
 
 func (r *refuser) serve(ln net.Listener) {
-	for {
-		c, err := ln.Accept()
-		if err != nil {
-			return
-		}
-		r.conns.Add(1)
-		go func() {
-			defer c.Close()
-			_ = c.SetDeadline(time.Now().Add(10 * time.Second))
-			br := bufio.NewReader(c)
-			for {
-				line, err := br.ReadString('\n')
-				if err != nil || strings.TrimSpace(line) == "" {
-					break
-				}
-			}
-			body := refused + "\n"
-			_, _ = fmt.Fprintf(c, "HTTP/1.1 403 Forbidden\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s", len(body), body)
-		}()
-	}
+	body := refused + "\n"
+	serveCanned(ln, &r.conns, fmt.Sprintf("HTTP/1.1 403 Forbidden\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s", len(body), body))
 }
 
 // agentPort is where the probes' agent routes listen inside (any port:

@@ -138,12 +138,18 @@ func checkRaw(ctx context.Context, e *env) (Outcome, string) {
 type fakeProxy struct{ conns atomic.Int32 }
 
 func (p *fakeProxy) Serve(ln net.Listener) {
+	serveCanned(ln, &p.conns, "HTTP/1.1 200 OK\r\nContent-Length: 9\r\nConnection: close\r\n\r\nproxy-ok\n")
+}
+
+// serveCanned accepts on ln until it closes, counting connections in n,
+// reads each request's head and answers it with response.
+func serveCanned(ln net.Listener, n *atomic.Int32, response string) {
 	for {
 		c, err := ln.Accept()
 		if err != nil {
 			return
 		}
-		p.conns.Add(1)
+		n.Add(1)
 		go func() {
 			defer c.Close()
 			_ = c.SetDeadline(time.Now().Add(10 * time.Second))
@@ -154,7 +160,7 @@ func (p *fakeProxy) Serve(ln net.Listener) {
 					break
 				}
 			}
-			_, _ = c.Write([]byte("HTTP/1.1 200 OK\r\nContent-Length: 9\r\nConnection: close\r\n\r\nproxy-ok\n"))
+			_, _ = c.Write([]byte(response))
 		}()
 	}
 }
