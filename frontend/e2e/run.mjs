@@ -945,7 +945,9 @@ try {
     const before = requests.length;
     let deepest = firstSeq;
     const t0 = Date.now();
-    for (let i = 0; i < 8; i++) {
+    // Scroll until the list reaches 5,000 events back: each scroll shows the loaded bottom first and
+    // pages in the next older calls only once the bottom is in view, so the count of scrolls varies.
+    for (let i = 0; i < 40 && deepest >= TIMELINE_EVENTS - 5000; i++) {
       await perf.locator('.vlist').evaluate((el) => (el.scrollTop = el.scrollHeight));
       await perf.waitForFunction((prev) => Math.min(...[...document.querySelectorAll('.tl-call[data-seq]')].map((r) => Number(r.dataset.seq))) < prev, deepest, { timeout: 10_000 });
       deepest = await perf.evaluate(() => Math.min(...[...document.querySelectorAll('.tl-call[data-seq]')].map((r) => Number(r.dataset.seq))));
