@@ -548,8 +548,18 @@ func TestEffectKeepsProtectedPathsOut(t *testing.T) {
 // image, built now.
 func containerConfig(t *testing.T) string {
 	t.Helper()
-	o := containertest.Options()
 	containertest.Podman(t, "")
+	return containerConfigFor(containertest.Options())
+}
+
+// containerGitConfig is containerConfig on the test image with git in it.
+func containerGitConfig(t *testing.T) string {
+	t.Helper()
+	_, o := containertest.PodmanGit(t)
+	return containerConfigFor(o)
+}
+
+func containerConfigFor(o container.Options) string {
 	return `[sandbox]
 backend = "container"
 container_cli = "podman"

@@ -44,14 +44,18 @@ func gitSecretWorkspace(t *testing.T, ws string) {
 // git is asked (history, objects, diffs, archives, grep), and git's
 // writing commands (commit -am, stash and pop, reset --hard, rebase)
 // work without a card and leave the .env and its committed blob as they
-// were, on bwrap (staged, the stand-in) and Landlock (unstaged, the file
-// unreadable).
+// were, on bwrap (staged, the stand-in), Landlock (unstaged, the file
+// unreadable) and the container (the stand-in, on an image with git).
 func TestTrackedSecretThroughGit(t *testing.T) {
-	for _, backend := range []string{"bwrap", "landlock"} {
+	for _, backend := range []string{"bwrap", "landlock", "container"} {
 		t.Run(backend, func(t *testing.T) {
+			config := "[sandbox]\nbackend = \"" + backend + "\"\n"
+			if backend == "container" {
+				config = containerGitConfig(t)
+			}
 			base := t.TempDir()
 			ws := filepath.Join(base, "ws")
-			clitest.WriteConfig(t, ws, "config.toml", "[sandbox]\nbackend = \""+backend+"\"\n")
+			clitest.WriteConfig(t, ws, "config.toml", config)
 			gitSecretWorkspace(t, ws)
 			blob := hostGitIn(t, ws, "rev-parse", "HEAD:.env")
 			oldBlob := hostGitIn(t, ws, "rev-parse", "HEAD~1:.env")

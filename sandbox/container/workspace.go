@@ -13,6 +13,7 @@ import (
 	"github.com/gatehouse-dev/gatehouse/sandbox"
 	"github.com/gatehouse-dev/gatehouse/sandbox/initproc"
 	"github.com/gatehouse-dev/gatehouse/sandbox/protect"
+	"github.com/gatehouse-dev/gatehouse/sandbox/standin"
 )
 
 // cover is what keeps a session container's workspaces trustworthy: its
@@ -23,7 +24,7 @@ import (
 type cover struct {
 	mounts []string // --mount values, parents before children
 	held   []string // placeholders reserved for missing protected names
-	dir    string   // holds the empty file secrets are covered with
+	dir    string   // holds the secrets' stand-ins and the empty file
 	key    string
 	// missing are the protected names that did not exist, which a cover
 	// without placeholders leaves to its runs' helper (guardMissing); its
@@ -39,14 +40,15 @@ type cover struct {
 // guardMissing), submodules' git dirs
 // writable again inside the read-only .git/modules, every secret behind
 // an empty read-only file, directories that could not be searched
-// behind an empty one, and the directories holding secrets bound onto
+// behind an empty one (a secret file behind its stand-in, so git finds a
+// tracked one unchanged), and the directories holding secrets bound onto
 // themselves, so no command can move one away (a mount point cannot be
 // renamed) and leave a decoy for a sandbox being set up beside it.
 func workspaceCover(workspaces []string, e protect.Exposure, reserve bool) (*cover, error) {
 	c := &cover{}
 	type mount struct{ target, spec string }
 	var ms []mount
-	var missing []string
+	var missing, secrets []string
 	scans, err := scanAll(workspaces, e)
 	if err != nil {
 		return nil, err
@@ -87,13 +89,19 @@ func workspaceCover(workspaces []string, e protect.Exposure, reserve bool) (*cov
 		for _, d := range ws.Secrets.Dirs {
 			ms = append(ms, mount{d, "type=tmpfs,target=" + d + ",tmpfs-size=1k,tmpfs-mode=0"})
 		}
-		if len(ws.Secrets.Files) > 0 && c.dir == "" {
-			if c.dir, err = emptyFileDir(); err != nil {
-				return nil, err
-			}
+		secrets = append(secrets, ws.Secrets.Files...)
+	}
+	if len(secrets) > 0 {
+		if c.dir, err = emptyFileDir(); err != nil {
+			return nil, err
 		}
-		for _, f := range ws.Secrets.Files {
-			ms = append(ms, mount{f, "type=bind,source=" + filepath.Join(c.dir, "empty") + ",target=" + f + ",readonly"})
+		standIns := standin.Make(c.dir, secrets)
+		for _, f := range secrets {
+			src, ok := standIns[f]
+			if !ok {
+				src = filepath.Join(c.dir, "empty")
+			}
+			ms = append(ms, mount{f, "type=bind,source=" + src + ",target=" + f + ",readonly"})
 		}
 	}
 	c.missing, c.reserved = missing, reserve
@@ -161,9 +169,16 @@ func (c *cover) keyOf(scans []protect.Workspace) string {
 		if !c.reserved {
 			protected = append(append(protected, "\x03"), ws.Protected.Existing...)
 		}
+		// A secret whose size or time changed needs a new stand-in, or git
+		// inside sees it changed (and `commit -am` would record the
+		// stand-in).
+		shapes := make([]string, len(ws.Secrets.Files))
+		for i, f := range ws.Secrets.Files {
+			shapes[i] = standin.Shape(f)
+		}
 		keys = append(keys, strings.Join([]string{
 			strings.Join(protected, "\x01"), strings.Join(ws.Protected.Writable, "\x01"),
-			strings.Join(ws.Hidden(), "\x01"),
+			strings.Join(ws.Hidden(), "\x01"), strings.Join(shapes, "\x01"),
 		}, "\x02"))
 	}
 	return strings.Join(keys, "\x00")
