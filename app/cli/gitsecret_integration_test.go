@@ -175,6 +175,42 @@ func TestSecretThroughItsStandInHolds(t *testing.T) {
 	}
 }
 
+// A checkout of the .env of an older commit (git updates the index's
+// entry, and cannot write the covered or unreadable file) holds on every
+// backend, judged from the staged layer or, under Landlock, from the
+// checkpoint before; Deny leaves the index as it was.
+func TestSecretCheckoutHoldsOnEveryBackend(t *testing.T) {
+	for _, tc := range []struct {
+		backend, config string
+		undone          string
+	}{
+		{"bwrap", "", "discarded"},
+		{"landlock", "[sandbox]\nbackend = \"landlock\"\n", "rolled_back"},
+	} {
+		t.Run(tc.backend, func(t *testing.T) {
+			base := t.TempDir()
+			ws := filepath.Join(base, "ws")
+			if tc.config != "" {
+				clitest.WriteConfig(t, ws, "config.toml", tc.config)
+			}
+			gitSecretWorkspace(t, ws)
+			d := clitest.StartWith(t, filepath.Join(base, "data"), ws)
+			ch := asyncRun(t, d, map[string]any{"argv": []string{"sh", "-c", gitEnvArgs + "git checkout -q HEAD~1 -- ."}})
+			a := d.WaitApproval(60 * time.Second)
+			if a.Kind != "effect" || !strings.Contains(strings.Join(a.Findings, "\n"), "git's index records a different .env") {
+				t.Fatalf("card %q %+v", a.Kind, a.Findings)
+			}
+			d.Decide(a.ID, "deny", "once", "")
+			if e := effectPart(t, waitResult(t, ch)); e["outcome"] != tc.undone {
+				t.Errorf("effect %v, want %s", e, tc.undone)
+			}
+			if got := hostGitIn(t, ws, "status", "--porcelain"); got != "" {
+				t.Errorf("the repository after Deny: %q", got)
+			}
+		})
+	}
+}
+
 // An agent's own Read of a file that holds a workspace secret's value
 // (a copy of the .env's key in a note) is pointed at a redacted copy, as
 // for a private key: the hook redacts with the same values.

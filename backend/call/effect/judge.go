@@ -103,7 +103,7 @@ func PolicyEffect(ctx context.Context, cs ChangeSets) policy.Effect {
 		if dirs, err := TrackedDirs(ctx, s, ws); err == nil {
 			e.TrackedDirsDeleted = append(e.TrackedDirsDeleted, notByGit(s, notMoved(s, dirs), byGit)...)
 		}
-		e.SecretEdits = append(e.SecretEdits, SecretEdits(ctx, s, cs.Uppers[i], ws, cs.Expose)...)
+		e.SecretEdits = append(e.SecretEdits, SecretEdits(ctx, s, l, ws, cs.Expose)...)
 		if l.Knows() && touchesGitDir(s) {
 			e.RepoLost = append(e.RepoLost, RepoLosses(ctx, s, l)...)
 			e.HistoryRewrites = append(e.HistoryRewrites, historyOf(ctx, s, l)...)

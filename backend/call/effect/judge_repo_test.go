@@ -1,6 +1,7 @@
 package effect
 
 import (
+	"crypto/sha1"
 	"encoding/binary"
 	"io/fs"
 	"os"
@@ -12,7 +13,8 @@ import (
 )
 
 // fakeIndex is a version 2 git index listing paths (stat data and
-// object names zero: only the paths are read).
+// object names zero: only the paths are read), with its checksum, so git
+// itself reads it too.
 func fakeIndex(paths ...string) []byte {
 	b := []byte("DIRC\x00\x00\x00\x02")
 	b = binary.BigEndian.AppendUint32(b, uint32(len(paths)))
@@ -24,7 +26,8 @@ func fakeIndex(paths ...string) []byte {
 		e = append(e, make([]byte, 8-(len(e)%8))...)
 		b = append(b, e...)
 	}
-	return b
+	sum := sha1.Sum(b)
+	return append(b, sum[:]...)
 }
 
 // TestJudgeSyntheticChangeSets judges change sets made up by hand, as a
@@ -60,7 +63,7 @@ func TestJudgeSyntheticChangeSets(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			ws := t.TempDir()
-			os.MkdirAll(filepath.Join(ws, ".git"), 0o755)
+			os.MkdirAll(filepath.Join(ws, ".git", "objects"), 0o755)
 			// After: the before, less what the change set deletes.
 			for rel, content := range before {
 				gone := false

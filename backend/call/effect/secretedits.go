@@ -3,7 +3,9 @@ package effect
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -21,11 +23,12 @@ import (
 // blob for a secret path in the index, or a moved ref whose commit
 // records a different blob for one, holds the change set behind a card.
 
-// SecretEdits describes what s does to the workspace's secrets, with
-// upper holding the run's side ("" for a run that was not staged: only
-// the secret files themselves can be judged then). expose lists the
-// secrets the person lets commands read, which they may also change.
-func SecretEdits(ctx context.Context, s Set, upper, root string, expose protect.Exposure) []string {
+// SecretEdits describes what s does to the workspace's secrets; l reads
+// the workspace before and after the run (a staged run's upper layer, or
+// a checked run's checkpoint before: without either, only the secret
+// files themselves can be judged). expose lists the secrets the person
+// lets commands read, which they may also change.
+func SecretEdits(ctx context.Context, s Set, l Layers, root string, expose protect.Exposure) []string {
 	secret := func(rel string) bool { return protect.IsSecret(rel) && !expose.Exposes(rel) }
 	var out []string
 	var indexMoved bool
@@ -39,29 +42,34 @@ func SecretEdits(ctx context.Context, s Set, upper, root string, expose protect.
 			out = append(out, "the secret file "+p+" is "+opDone[c.Op])
 		}
 	}
-	if upper == "" {
+	if !l.Knows() {
 		return out
 	}
 	if fi, err := os.Stat(filepath.Join(root, ".git")); err != nil || !fi.IsDir() {
 		return out
 	}
-	g := gitEnv{root: root, upper: upper}
+	g := gitEnv{root: root, upper: l.upper}
 	if indexMoved {
-		out = append(out, g.indexSecrets(ctx, upper, secret)...)
+		out = append(out, g.indexSecrets(ctx, l, secret)...)
 	}
-	return append(out, g.commitSecrets(ctx, s, upper, secret)...)
+	return append(out, g.commitSecrets(ctx, s, l, secret)...)
 }
 
-// indexSecrets compares the secret entries of the workspace's index and
-// the run's.
-func (g gitEnv) indexSecrets(ctx context.Context, upper string, secret func(string) bool) []string {
-	before, err := g.stagedEntries(ctx, filepath.Join(g.root, ".git", "index"), secret)
-	if err != nil {
+// indexSecrets compares the secret entries of git's index before the run
+// and after it.
+func (g gitEnv) indexSecrets(ctx context.Context, l Layers, secret func(string) bool) []string {
+	unreadable := func(err error) []string {
 		return []string{"what it does to git's index could not be read (" + err.Error() + ")"}
 	}
-	after, err := g.stagedEntries(ctx, filepath.Join(upper, ".git", "index"), secret)
+	before, err := g.indexBefore(ctx, l, secret)
 	if err != nil {
-		return []string{"what it does to git's index could not be read (" + err.Error() + ")"}
+		return unreadable(err)
+	}
+	after := map[string]string{}
+	if p := l.AfterPath(".git/index"); p != "" {
+		if after, err = g.stagedEntries(ctx, p, secret); err != nil {
+			return unreadable(err)
+		}
 	}
 	var out []string
 	for _, p := range unionKeys(before, after) {
@@ -70,6 +78,35 @@ func (g gitEnv) indexSecrets(ctx context.Context, upper string, secret func(stri
 		}
 	}
 	return out
+}
+
+// indexBefore reads the secret entries of the index as it was: in the
+// workspace for a staged run, from the checkpoint (through a file of its
+// own, as git reads an index only from a file) for a checked one.
+func (g gitEnv) indexBefore(ctx context.Context, l Layers, secret func(string) bool) (map[string]string, error) {
+	if l.Staged() {
+		return g.stagedEntries(ctx, filepath.Join(g.root, ".git", "index"), secret)
+	}
+	b, err := l.Before(".git/index")
+	if errors.Is(err, fs.ErrNotExist) {
+		return map[string]string{}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	f, err := os.CreateTemp("", "gatehouse-index-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.Remove(f.Name())
+	_, err = f.Write(b)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return nil, err
+	}
+	return g.stagedEntries(ctx, f.Name(), secret)
 }
 
 // stagedEntries maps each secret path in index to its mode, blob and
@@ -98,9 +135,9 @@ func (g gitEnv) stagedEntries(ctx context.Context, index string, secret func(str
 }
 
 // commitSecrets names the secret paths whose blob differs between where
-// a ref the run moved was and where it is now (a new ref against the
-// workspace's HEAD).
-func (g gitEnv) commitSecrets(ctx context.Context, s Set, upper string, secret func(string) bool) []string {
+// a ref the run moved was and where it is now (a new ref against HEAD
+// before the run).
+func (g gitEnv) commitSecrets(ctx context.Context, s Set, l Layers, secret func(string) bool) []string {
 	refs := map[string]bool{}
 	for _, c := range s.Changes {
 		p := filepath.ToSlash(c.Path)
@@ -110,17 +147,17 @@ func (g gitEnv) commitSecrets(ctx context.Context, s Set, upper string, secret f
 		case p == ".git/HEAD" && c.Op != Delete:
 			refs["HEAD"] = true
 		case p == ".git/packed-refs":
-			b, _ := dirReader(upper)(p)
+			b, _ := l.After(p)
 			for _, r := range packedNames(b) {
 				refs[r] = true
 			}
 		}
 	}
-	head := g.revParse(ctx, "HEAD")
+	head := g.headBefore(ctx, l)
 	seen := map[string]bool{}
 	var out []string
 	for r := range refs {
-		from, to := refIn(dirReader(g.root), r), refIn(dirReader(upper), r)
+		from, to := refIn(l.Before, r), refIn(l.After, r)
 		if strings.HasPrefix(to, "ref: ") || to == "" {
 			continue // a symbolic HEAD follows its branch, judged itself
 		}
@@ -145,6 +182,20 @@ func (g gitEnv) commitSecrets(ctx context.Context, s Set, upper string, secret f
 	}
 	sort.Strings(out)
 	return out
+}
+
+// headBefore is the commit HEAD named before the run: git's own answer
+// where the workspace still holds that side (staged), else read from
+// the checkpoint's HEAD and the ref it names.
+func (g gitEnv) headBefore(ctx context.Context, l Layers) string {
+	if l.Staged() {
+		return g.revParse(ctx, "HEAD")
+	}
+	h := refIn(l.Before, "HEAD")
+	if r, ok := strings.CutPrefix(h, "ref: "); ok {
+		h = refIn(l.Before, r)
+	}
+	return h
 }
 
 func (g gitEnv) revParse(ctx context.Context, rev string) string {
@@ -172,9 +223,4 @@ func unionKeys(a, b map[string]string) []string {
 	}
 	sort.Strings(out)
 	return out
-}
-
-// dirReader reads a slash-separated path under dir, as Layers' sides do.
-func dirReader(dir string) func(rel string) ([]byte, error) {
-	return func(rel string) ([]byte, error) { return readGitFile(filepath.Join(dir, filepath.FromSlash(rel))) }
 }

@@ -8,8 +8,10 @@ import (
 	"github.com/gatehouse-dev/gatehouse/sandbox/protect"
 )
 
-// What a staged run does to a tracked .env is found from its two layers:
-// the file itself, the index's blob, and the blob a moved branch records.
+// What a run does to a tracked .env is found from its two sides (a
+// staged run's layers, a checked run's checkpoint before and the
+// workspace after): the file itself, the index's blob, and the blob a
+// moved branch records.
 func TestSecretEdits(t *testing.T) {
 	cases := []struct {
 		name   string
@@ -28,31 +30,43 @@ func TestSecretEdits(t *testing.T) {
 		{name: "an exposed .env", script: "printf 'K=v\\n' > .env && git commit -qam more", expose: []string{".env"}},
 	}
 	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			ws := gitRepo(t, 2)
-			setup := "printf 'API_KEY=first-value-123\\n' > .env && git add .env && git commit -qm env && " +
-				"printf 'API_KEY=second-value-456\\n' > .env && git commit -qam env2"
-			if out, err := exec.Command("sh", "-c", "cd "+ws+" && "+gitIdentity+setup).CombinedOutput(); err != nil {
-				t.Fatalf("%v %s", err, out)
+		for _, staged := range []bool{true, false} {
+			name := tc.name + "/checked"
+			if staged {
+				name = tc.name + "/staged"
 			}
-			upper, _ := stagedRun(t, ws, gitIdentity+tc.script)
-			s, err := Read(upper, ws)
-			if err != nil {
-				t.Fatal(err)
-			}
-			expose, err := protect.ParseExposure(tc.expose)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got := SecretEdits(t.Context(), s, upper, ws, expose)
-			if len(got) != len(tc.want) {
-				t.Fatalf("edits %q, want %q", got, tc.want)
-			}
-			for _, w := range tc.want {
-				if !strings.Contains(strings.Join(got, "\n"), w) {
-					t.Errorf("edits %q lack %q", got, w)
+			t.Run(name, func(t *testing.T) {
+				ws := gitRepo(t, 2)
+				setup := "printf 'API_KEY=first-value-123\\n' > .env && git add .env && git commit -qm env && " +
+					"printf 'API_KEY=second-value-456\\n' > .env && git commit -qam env2"
+				if out, err := exec.Command("sh", "-c", "cd "+ws+" && "+gitIdentity+setup).CombinedOutput(); err != nil {
+					t.Fatalf("%v %s", err, out)
 				}
-			}
-		})
+				var cs ChangeSets
+				if staged {
+					upper, _ := stagedRun(t, ws, gitIdentity+tc.script)
+					s, err := Read(upper, ws)
+					if err != nil {
+						t.Fatal(err)
+					}
+					cs = ChangeSets{Workspaces: []string{ws}, Sets: []Set{s}, Uppers: []string{upper}}
+				} else {
+					cs = checkedRun(t, ws, tc.script)
+				}
+				expose, err := protect.ParseExposure(tc.expose)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got := SecretEdits(t.Context(), cs.Sets[0], cs.Layers(0), ws, expose)
+				if len(got) != len(tc.want) {
+					t.Fatalf("edits %q, want %q", got, tc.want)
+				}
+				for _, w := range tc.want {
+					if !strings.Contains(strings.Join(got, "\n"), w) {
+						t.Errorf("edits %q lack %q", got, w)
+					}
+				}
+			})
+		}
 	}
 }
