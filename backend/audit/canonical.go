@@ -133,19 +133,13 @@ func (p *canonParser) object(dst []byte, depth int) ([]byte, error) {
 			return nil, err
 		}
 		members = append(members, member{key, val})
-		p.skipSpace()
-		if p.pos >= len(p.in) {
-			return nil, p.errorf("unexpected end in object")
+		more, err := p.more('}', "object")
+		if err != nil {
+			return nil, err
 		}
-		if p.in[p.pos] == ',' {
-			p.pos++
-			continue
-		}
-		if p.in[p.pos] == '}' {
-			p.pos++
+		if !more {
 			break
 		}
-		return nil, p.errorf("expected ',' or '}'")
 	}
 	sort.Slice(members, func(i, j int) bool { return members[i].key < members[j].key })
 	dst = append(dst, '{')
@@ -180,20 +174,32 @@ func (p *canonParser) array(dst []byte, depth int) ([]byte, error) {
 		if dst, err = p.value(dst, depth+1); err != nil {
 			return nil, err
 		}
-		p.skipSpace()
-		if p.pos >= len(p.in) {
-			return nil, p.errorf("unexpected end in array")
+		more, err := p.more(']', "array")
+		if err != nil {
+			return nil, err
 		}
-		if p.in[p.pos] == ',' {
-			p.pos++
-			continue
-		}
-		if p.in[p.pos] == ']' {
-			p.pos++
+		if !more {
 			return append(dst, ']'), nil
 		}
-		return nil, p.errorf("expected ',' or ']'")
 	}
+}
+
+// more reads what follows an object member or an array element: a ','
+// (true: another follows) or the closing bracket (false).
+func (p *canonParser) more(closing byte, in string) (bool, error) {
+	p.skipSpace()
+	if p.pos >= len(p.in) {
+		return false, p.errorf("unexpected end in %s", in)
+	}
+	switch p.in[p.pos] {
+	case ',':
+		p.pos++
+		return true, nil
+	case closing:
+		p.pos++
+		return false, nil
+	}
+	return false, p.errorf("expected ',' or '%c'", closing)
 }
 
 // str parses a JSON string starting at '"' and returns its decoded value.
@@ -354,6 +360,16 @@ func (p *canonParser) number(dst []byte) ([]byte, error) {
 }
 
 const hexDigits = "0123456789abcdef"
+
+// AppendJSONString appends s as a canonical JSON string, each byte of it
+// that is not UTF-8 first replaced with U+FFFD (as encoding/json does), so
+// that any Go string makes valid JSON. Export's hand-written encoders use it.
+func AppendJSONString(dst []byte, s string) []byte {
+	if !utf8.ValidString(s) {
+		s = validUTF8(s)
+	}
+	return appendCanonicalString(dst, s)
+}
 
 // appendCanonicalString writes s (valid UTF-8) as a canonical JSON string.
 func appendCanonicalString(dst []byte, s string) []byte {
