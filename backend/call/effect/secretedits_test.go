@@ -1,7 +1,6 @@
 package effect
 
 import (
-	"os/exec"
 	"strings"
 	"testing"
 
@@ -32,9 +31,7 @@ func TestSecretEdits(t *testing.T) {
 			ws := gitRepo(t, 2)
 			setup := "printf 'API_KEY=first-value-123\\n' > .env && git add .env && git commit -qm env && " +
 				"printf 'API_KEY=second-value-456\\n' > .env && git commit -qam env2"
-			if out, err := exec.Command("sh", "-c", "cd "+ws+" && "+gitIdentity+setup).CombinedOutput(); err != nil {
-				t.Fatalf("%v %s", err, out)
-			}
+			hostSh(t, ws, setup)
 			upper, _ := stagedRun(t, ws, gitIdentity+tc.script)
 			s, err := Read(upper, ws)
 			if err != nil {
