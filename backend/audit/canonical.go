@@ -361,6 +361,11 @@ func (p *canonParser) number(dst []byte) ([]byte, error) {
 
 const hexDigits = "0123456789abcdef"
 
+// shortEscapes holds the letter of each two-character escape canonical
+// JSON writes ('"' as \", U+0008 as \b, …); the other bytes it escapes
+// (those below U+0020) have none and are written \u00xx.
+var shortEscapes = [...]byte{'"': '"', '\\': '\\', '\b': 'b', '\t': 't', '\n': 'n', '\f': 'f', '\r': 'r'}
+
 // AppendJSONString appends s as a canonical JSON string, each byte of it
 // that is not UTF-8 first replaced with U+FFFD (as encoding/json does), so
 // that any Go string makes valid JSON. Export's hand-written encoders use it.
@@ -381,22 +386,9 @@ func appendCanonicalString(dst []byte, s string) []byte {
 			continue
 		}
 		dst = append(dst, s[start:i]...)
-		switch c {
-		case '"':
-			dst = append(dst, '\\', '"')
-		case '\\':
-			dst = append(dst, '\\', '\\')
-		case '\b':
-			dst = append(dst, '\\', 'b')
-		case '\t':
-			dst = append(dst, '\\', 't')
-		case '\n':
-			dst = append(dst, '\\', 'n')
-		case '\f':
-			dst = append(dst, '\\', 'f')
-		case '\r':
-			dst = append(dst, '\\', 'r')
-		default:
+		if e := shortEscapes[c]; e != 0 {
+			dst = append(dst, '\\', e)
+		} else {
 			dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
 		}
 		start = i + 1
