@@ -300,6 +300,15 @@ func (p *canonParser) hex4() (rune, error) {
 	return rune(v), nil
 }
 
+// digits reads a run of decimal digits and says how many there were.
+func (p *canonParser) digits() int {
+	start := p.pos
+	for p.pos < len(p.in) && p.in[p.pos] >= '0' && p.in[p.pos] <= '9' {
+		p.pos++
+	}
+	return p.pos - start
+}
+
 func (p *canonParser) number(dst []byte) ([]byte, error) {
 	start := p.pos
 	if p.in[p.pos] == '-' {
@@ -309,9 +318,7 @@ func (p *canonParser) number(dst []byte) ([]byte, error) {
 	if p.pos < len(p.in) && p.in[p.pos] == '0' {
 		p.pos++
 	} else {
-		for p.pos < len(p.in) && p.in[p.pos] >= '0' && p.in[p.pos] <= '9' {
-			p.pos++
-		}
+		p.digits()
 	}
 	if p.pos == digits {
 		return nil, p.errorf("invalid number")
@@ -320,11 +327,7 @@ func (p *canonParser) number(dst []byte) ([]byte, error) {
 	if p.pos < len(p.in) && p.in[p.pos] == '.' {
 		integer = false
 		p.pos++
-		n := p.pos
-		for p.pos < len(p.in) && p.in[p.pos] >= '0' && p.in[p.pos] <= '9' {
-			p.pos++
-		}
-		if p.pos == n {
+		if p.digits() == 0 {
 			return nil, p.errorf("invalid number")
 		}
 	}
@@ -334,11 +337,7 @@ func (p *canonParser) number(dst []byte) ([]byte, error) {
 		if p.pos < len(p.in) && (p.in[p.pos] == '+' || p.in[p.pos] == '-') {
 			p.pos++
 		}
-		n := p.pos
-		for p.pos < len(p.in) && p.in[p.pos] >= '0' && p.in[p.pos] <= '9' {
-			p.pos++
-		}
-		if p.pos == n {
+		if p.digits() == 0 {
 			return nil, p.errorf("invalid number")
 		}
 	}
