@@ -1,10 +1,7 @@
 package agentusage
 
 import (
-	"bufio"
-	"bytes"
-	"encoding/json"
-	"os"
+	"fmt"
 	"strconv"
 )
 
@@ -27,34 +24,17 @@ type claudeLine struct {
 
 // ReadClaude sums a Claude Code transcript (…/projects/*/SESSION.jsonl).
 func ReadClaude(path string) Usage {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return unknown(path, "Claude Code's transcript could not be read: %v", err)
-	}
-	if len(b) > 0 && b[len(b)-1] != '\n' {
-		return unknown(path, "Claude Code's transcript ends in a partial line (cut short, or being written)")
-	}
 	type msg struct{ in, out, cw, cr int64 }
 	seen := map[string]msg{}
 	var order []string
 	var cost float64
 	costSeen := false
-	sc := bufio.NewScanner(bytes.NewReader(b))
-	sc.Buffer(nil, 64<<20)
-	for n := 1; sc.Scan(); n++ {
-		line := bytes.TrimSpace(sc.Bytes())
-		if len(line) == 0 {
-			continue
-		}
-		var l claudeLine
-		if err := json.Unmarshal(line, &l); err != nil {
-			return unknown(path, "line %d of Claude Code's transcript is not JSON (truncated or corrupt)", n)
-		}
+	err := readLines(path, "Claude Code's transcript", func(n int, l *claudeLine) error {
 		if l.Type != "assistant" {
-			continue
+			return nil
 		}
 		if l.Message == nil || l.Message.Usage == nil || l.Message.Usage.Input == nil || l.Message.Usage.Output == nil {
-			return unknown(path, "line %d of Claude Code's transcript has an assistant message without the usage fields this Gatehouse knows (a newer format?)", n)
+			return fmt.Errorf("line %d of Claude Code's transcript has an assistant message without the usage fields this Gatehouse knows (a newer format?)", n)
 		}
 		u := l.Message.Usage
 		id := l.Message.ID
@@ -70,9 +50,10 @@ func ReadClaude(path string) Usage {
 		}
 		// The last line of a message carries its final usage.
 		seen[id] = msg{in: *u.Input, out: *u.Output, cw: u.CacheCreate, cr: u.CacheRead}
-	}
-	if err := sc.Err(); err != nil {
-		return unknown(path, "Claude Code's transcript could not be read: %v", err)
+		return nil
+	})
+	if err != nil {
+		return unknown(path, "%v", err)
 	}
 	us := Usage{Known: true, Source: path}
 	for _, id := range order {

@@ -2,8 +2,9 @@ package agentusage
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"os"
 	"strings"
 )
@@ -78,13 +79,6 @@ type geminiLine struct {
 }
 
 func readGeminiLines(path string) Usage {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return unknown(path, "Gemini CLI's chat could not be read: %v", err)
-	}
-	if len(b) > 0 && b[len(b)-1] != '\n' {
-		return unknown(path, "Gemini CLI's chat ends in a partial line (cut short, or being written)")
-	}
 	c := geminiChat{}
 	index := map[string]int{}
 	put := func(m geminiMessage) {
@@ -95,21 +89,11 @@ func readGeminiLines(path string) Usage {
 		index[m.ID] = len(c.Messages)
 		c.Messages = append(c.Messages, m)
 	}
-	sc := bufio.NewScanner(bytes.NewReader(b))
-	sc.Buffer(nil, 64<<20)
-	for n := 1; sc.Scan(); n++ {
-		line := bytes.TrimSpace(sc.Bytes())
-		if len(line) == 0 {
-			continue
-		}
-		var l geminiLine
-		if err := json.Unmarshal(line, &l); err != nil {
-			return unknown(path, "line %d of Gemini CLI's chat is not JSON (truncated or corrupt)", n)
-		}
+	err := readLines(path, "Gemini CLI's chat", func(n int, l *geminiLine) error {
 		switch {
 		case n == 1:
 			if l.SessionID == "" {
-				return unknown(path, "Gemini CLI's chat does not start with its session (a format this Gatehouse does not know)")
+				return errors.New("Gemini CLI's chat does not start with its session (a format this Gatehouse does not know)")
 			}
 			c.SessionID = l.SessionID
 		case l.Set != nil:
@@ -122,11 +106,12 @@ func readGeminiLines(path string) Usage {
 		case l.Type != "":
 			put(l.geminiMessage)
 		default:
-			return unknown(path, "line %d of Gemini CLI's chat is neither a message nor a patch (a newer format?)", n)
+			return fmt.Errorf("line %d of Gemini CLI's chat is neither a message nor a patch (a newer format?)", n)
 		}
-	}
-	if err := sc.Err(); err != nil {
-		return unknown(path, "Gemini CLI's chat could not be read: %v", err)
+		return nil
+	})
+	if err != nil {
+		return unknown(path, "%v", err)
 	}
 	if c.SessionID == "" {
 		return unknown(path, "Gemini CLI's chat is empty")

@@ -133,19 +133,13 @@ func (p *canonParser) object(dst []byte, depth int) ([]byte, error) {
 			return nil, err
 		}
 		members = append(members, member{key, val})
-		p.skipSpace()
-		if p.pos >= len(p.in) {
-			return nil, p.errorf("unexpected end in object")
+		more, err := p.more('}', "object")
+		if err != nil {
+			return nil, err
 		}
-		if p.in[p.pos] == ',' {
-			p.pos++
-			continue
-		}
-		if p.in[p.pos] == '}' {
-			p.pos++
+		if !more {
 			break
 		}
-		return nil, p.errorf("expected ',' or '}'")
 	}
 	sort.Slice(members, func(i, j int) bool { return members[i].key < members[j].key })
 	dst = append(dst, '{')
@@ -180,20 +174,32 @@ func (p *canonParser) array(dst []byte, depth int) ([]byte, error) {
 		if dst, err = p.value(dst, depth+1); err != nil {
 			return nil, err
 		}
-		p.skipSpace()
-		if p.pos >= len(p.in) {
-			return nil, p.errorf("unexpected end in array")
+		more, err := p.more(']', "array")
+		if err != nil {
+			return nil, err
 		}
-		if p.in[p.pos] == ',' {
-			p.pos++
-			continue
-		}
-		if p.in[p.pos] == ']' {
-			p.pos++
+		if !more {
 			return append(dst, ']'), nil
 		}
-		return nil, p.errorf("expected ',' or ']'")
 	}
+}
+
+// more reads what follows an object member or an array element: a ','
+// (true: another follows) or the closing bracket (false).
+func (p *canonParser) more(closing byte, in string) (bool, error) {
+	p.skipSpace()
+	if p.pos >= len(p.in) {
+		return false, p.errorf("unexpected end in %s", in)
+	}
+	switch p.in[p.pos] {
+	case ',':
+		p.pos++
+		return true, nil
+	case closing:
+		p.pos++
+		return false, nil
+	}
+	return false, p.errorf("expected ',' or '%c'", closing)
 }
 
 // str parses a JSON string starting at '"' and returns its decoded value.
@@ -294,6 +300,15 @@ func (p *canonParser) hex4() (rune, error) {
 	return rune(v), nil
 }
 
+// digits reads a run of decimal digits and says how many there were.
+func (p *canonParser) digits() int {
+	start := p.pos
+	for p.pos < len(p.in) && p.in[p.pos] >= '0' && p.in[p.pos] <= '9' {
+		p.pos++
+	}
+	return p.pos - start
+}
+
 func (p *canonParser) number(dst []byte) ([]byte, error) {
 	start := p.pos
 	if p.in[p.pos] == '-' {
@@ -303,9 +318,7 @@ func (p *canonParser) number(dst []byte) ([]byte, error) {
 	if p.pos < len(p.in) && p.in[p.pos] == '0' {
 		p.pos++
 	} else {
-		for p.pos < len(p.in) && p.in[p.pos] >= '0' && p.in[p.pos] <= '9' {
-			p.pos++
-		}
+		p.digits()
 	}
 	if p.pos == digits {
 		return nil, p.errorf("invalid number")
@@ -314,11 +327,7 @@ func (p *canonParser) number(dst []byte) ([]byte, error) {
 	if p.pos < len(p.in) && p.in[p.pos] == '.' {
 		integer = false
 		p.pos++
-		n := p.pos
-		for p.pos < len(p.in) && p.in[p.pos] >= '0' && p.in[p.pos] <= '9' {
-			p.pos++
-		}
-		if p.pos == n {
+		if p.digits() == 0 {
 			return nil, p.errorf("invalid number")
 		}
 	}
@@ -328,11 +337,7 @@ func (p *canonParser) number(dst []byte) ([]byte, error) {
 		if p.pos < len(p.in) && (p.in[p.pos] == '+' || p.in[p.pos] == '-') {
 			p.pos++
 		}
-		n := p.pos
-		for p.pos < len(p.in) && p.in[p.pos] >= '0' && p.in[p.pos] <= '9' {
-			p.pos++
-		}
-		if p.pos == n {
+		if p.digits() == 0 {
 			return nil, p.errorf("invalid number")
 		}
 	}
@@ -355,6 +360,21 @@ func (p *canonParser) number(dst []byte) ([]byte, error) {
 
 const hexDigits = "0123456789abcdef"
 
+// shortEscapes holds the letter of each two-character escape canonical
+// JSON writes ('"' as \", U+0008 as \b, …); the other bytes it escapes
+// (those below U+0020) have none and are written \u00xx.
+var shortEscapes = [...]byte{'"': '"', '\\': '\\', '\b': 'b', '\t': 't', '\n': 'n', '\f': 'f', '\r': 'r'}
+
+// AppendJSONString appends s as a canonical JSON string, each byte of it
+// that is not UTF-8 first replaced with U+FFFD (as encoding/json does), so
+// that any Go string makes valid JSON. Export's hand-written encoders use it.
+func AppendJSONString(dst []byte, s string) []byte {
+	if !utf8.ValidString(s) {
+		s = validUTF8(s)
+	}
+	return appendCanonicalString(dst, s)
+}
+
 // appendCanonicalString writes s (valid UTF-8) as a canonical JSON string.
 func appendCanonicalString(dst []byte, s string) []byte {
 	dst = append(dst, '"')
@@ -365,22 +385,9 @@ func appendCanonicalString(dst []byte, s string) []byte {
 			continue
 		}
 		dst = append(dst, s[start:i]...)
-		switch c {
-		case '"':
-			dst = append(dst, '\\', '"')
-		case '\\':
-			dst = append(dst, '\\', '\\')
-		case '\b':
-			dst = append(dst, '\\', 'b')
-		case '\t':
-			dst = append(dst, '\\', 't')
-		case '\n':
-			dst = append(dst, '\\', 'n')
-		case '\f':
-			dst = append(dst, '\\', 'f')
-		case '\r':
-			dst = append(dst, '\\', 'r')
-		default:
+		if e := shortEscapes[c]; e != 0 {
+			dst = append(dst, '\\', e)
+		} else {
 			dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
 		}
 		start = i + 1

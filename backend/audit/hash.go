@@ -24,16 +24,31 @@ const GenesisHash = "00000000000000000000000000000000000000000000000000000000000
 // all rows before it.
 
 // appendHashedForm appends canonical(e) to dst. e.Payload must already be
-// canonical; the keys are written in sorted order by construction.
+// canonical.
 func appendHashedForm(dst []byte, e *Event) []byte {
+	return appendObject(dst, e, e.Payload, false)
+}
+
+// appendObject appends e as a canonical JSON object, its keys written in
+// sorted order by construction: with hashes, the record form (json.go);
+// without, the form the chain hashes.
+func appendObject(dst []byte, e *Event, payload []byte, hashes bool) []byte {
 	dst = append(dst, `{"actor":`...)
 	dst = appendCanonicalString(dst, e.Actor)
 	dst = append(dst, `,"call_id":`...)
 	dst = appendCanonicalString(dst, e.CallID)
+	if hashes {
+		dst = append(dst, `,"hash":`...)
+		dst = appendCanonicalString(dst, e.Hash)
+	}
 	dst = append(dst, `,"kind":`...)
 	dst = appendCanonicalString(dst, e.Kind)
 	dst = append(dst, `,"payload":`...)
-	dst = append(dst, e.Payload...)
+	dst = append(dst, payload...)
+	if hashes {
+		dst = append(dst, `,"prev_hash":`...)
+		dst = appendCanonicalString(dst, e.PrevHash)
+	}
 	dst = append(dst, `,"seq":`...)
 	dst = strconv.AppendInt(dst, e.Seq, 10)
 	dst = append(dst, `,"session":`...)

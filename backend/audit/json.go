@@ -3,7 +3,6 @@ package audit
 import (
 	"encoding/json"
 	"fmt"
-	"strconv"
 	"time"
 )
 
@@ -20,25 +19,7 @@ func appendRecord(dst []byte, e *Event) []byte {
 	if len(payload) == 0 {
 		payload = []byte(emptyPayload)
 	}
-	dst = append(dst, `{"actor":`...)
-	dst = appendCanonicalString(dst, e.Actor)
-	dst = append(dst, `,"call_id":`...)
-	dst = appendCanonicalString(dst, e.CallID)
-	dst = append(dst, `,"hash":`...)
-	dst = appendCanonicalString(dst, e.Hash)
-	dst = append(dst, `,"kind":`...)
-	dst = appendCanonicalString(dst, e.Kind)
-	dst = append(dst, `,"payload":`...)
-	dst = append(dst, payload...)
-	dst = append(dst, `,"prev_hash":`...)
-	dst = appendCanonicalString(dst, e.PrevHash)
-	dst = append(dst, `,"seq":`...)
-	dst = strconv.AppendInt(dst, e.Seq, 10)
-	dst = append(dst, `,"session":`...)
-	dst = appendCanonicalString(dst, e.Session)
-	dst = append(dst, `,"time":"`...)
-	dst = e.Time.UTC().AppendFormat(dst, timeLayout)
-	return append(dst, `"}`...)
+	return appendObject(dst, e, payload, true)
 }
 
 type eventJSON struct {

@@ -63,13 +63,8 @@ func boundaryRefusals(stderr []byte, workspaces []string, home string, hidden fu
 	if len(workspaces) == 0 || len(stderr) == 0 {
 		return nil
 	}
-	var notes []sandboxRefusal
 	seen := map[string]bool{}
-	sc := bufio.NewScanner(bytes.NewReader(stderr))
-	sc.Buffer(make([]byte, 0, 4096), 64<<10)
-	for sc.Scan() && len(notes) < maxBoundaryNotes {
-		line := sc.Text()
-		lower := strings.ToLower(line)
+	return stderrNotes(stderr, func(line, lower string) (sandboxRefusal, bool) {
 		for _, r := range refusals {
 			if !strings.Contains(lower, r.errno) {
 				continue
@@ -86,10 +81,25 @@ func boundaryRefusals(stderr []byte, workspaces []string, home string, hidden fu
 					continue
 				}
 				seen[p] = true
-				notes = append(notes, sandboxRefusal{path: p, hid: r.errno != "read-only file system" && hidden(p), note: r.note(p, strings.Join(workspaces, ", "))})
-				break
+				return sandboxRefusal{path: p, hid: r.errno != "read-only file system" && hidden(p), note: r.note(p, strings.Join(workspaces, ", "))}, true
 			}
 			break
+		}
+		return sandboxRefusal{}, false
+	})
+}
+
+// stderrNotes reads a command's error output line by line for notes, at
+// most one a line and maxBoundaryNotes in all; note gives a line's, if it
+// has one, from the line and its lowercase form.
+func stderrNotes[N any](stderr []byte, note func(line, lower string) (N, bool)) []N {
+	var notes []N
+	sc := bufio.NewScanner(bytes.NewReader(stderr))
+	sc.Buffer(make([]byte, 0, 4096), 64<<10)
+	for sc.Scan() && len(notes) < maxBoundaryNotes {
+		line := sc.Text()
+		if n, ok := note(line, strings.ToLower(line)); ok {
+			notes = append(notes, n)
 		}
 	}
 	return notes

@@ -1,8 +1,6 @@
 package call
 
 import (
-	"bufio"
-	"bytes"
 	"path"
 	"strings"
 
@@ -36,19 +34,14 @@ var steeringErrnos = []string{"read-only file system", "permission denied", "ope
 // steeringNotes reads a command's error output for refused writes of
 // steering files, one note per file, at most maxBoundaryNotes.
 func steeringNotes(stderr []byte) []string {
-	var notes []string
 	seen := map[string]bool{}
-	sc := bufio.NewScanner(bytes.NewReader(stderr))
-	sc.Buffer(make([]byte, 0, 4096), 64<<10)
-	for sc.Scan() && len(notes) < maxBoundaryNotes {
-		line := sc.Text()
-		lower := strings.ToLower(line)
+	return stderrNotes(stderr, func(line, lower string) (string, bool) {
 		refused := false
 		for _, e := range steeringErrnos {
 			refused = refused || strings.Contains(lower, e)
 		}
 		if !refused {
-			continue
+			return "", false
 		}
 		for _, tok := range strings.FieldsFunc(line, func(r rune) bool {
 			return r == ' ' || r == '\'' || r == '"' || r == ':' || r == '‘' || r == '’' || r == '`' || r == '\t'
@@ -59,10 +52,9 @@ func steeringNotes(stderr []byte) []string {
 			}
 			if s := steeringSentence(tok); s != "" {
 				seen[tok] = true
-				notes = append(notes, "Gatehouse's sandbox refused the write: "+s)
-				break
+				return "Gatehouse's sandbox refused the write: " + s, true
 			}
 		}
-	}
-	return notes
+		return "", false
+	})
 }

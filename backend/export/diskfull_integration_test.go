@@ -4,7 +4,6 @@ package export
 
 import (
 	"bufio"
-	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -12,8 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gatehouse-dev/gatehouse/backend/audit"
-	"github.com/gatehouse-dev/gatehouse/backend/db"
 	"github.com/gatehouse-dev/gatehouse/backend/fulldisk"
 	"github.com/gatehouse-dev/gatehouse/sandbox/waitfor"
 )
@@ -30,13 +27,7 @@ func TestOCSFFileOnAFullDisk(t *testing.T) {
 	path := filepath.Join(dir, "audit.ocsf.jsonl")
 	r := New(fast(Options{Audit: st, DB: sqlDB, Sinks: []Sink{NewOCSFFile(path, "test")}}))
 	run(t, r)
-	waitfor.ForState(t, 10*time.Second, "a failing status naming the full disk", func() (bool, string) {
-		s, err := r.Status(t.Context())
-		if err != nil {
-			return false, err.Error()
-		}
-		return s[0].State == StateFailing && strings.Contains(strings.ToLower(s[0].LastError), "full"), s[0].LastError
-	})
+	waitFailingOnAFullDisk(t, r)
 	if err := os.Remove(filler); err != nil {
 		t.Fatal(err)
 	}
@@ -73,16 +64,7 @@ func TestOCSFFileOnAFullDisk(t *testing.T) {
 // the status says, without a crash; once there is room it is saved.
 func TestCursorOnAFullDisk(t *testing.T) {
 	dir := fulldisk.New(t, "size=8m,mode=0700")
-	sqlDB, err := db.Open(t.Context(), filepath.Join(dir, "gatehouse.db"), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { sqlDB.Close() })
-	st, err := audit.Open(t.Context(), sqlDB, nil, audit.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
+	st, sqlDB := newStoreIn(t, dir)
 	fill(t, st, 300)
 	filler := filepath.Join(dir, "filler")
 	fulldisk.Fill(filler, 16)
@@ -91,17 +73,8 @@ func TestCursorOnAFullDisk(t *testing.T) {
 	o := fast(Options{Audit: st, DB: sqlDB, Sinks: []Sink{sink}})
 	o.SaveEvery = time.Millisecond
 	r := New(o)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { r.Run(ctx); close(done) }()
-	t.Cleanup(func() { cancel(); <-done })
-	waitfor.ForState(t, 10*time.Second, "a failing status naming the full disk", func() (bool, string) {
-		s, err := r.Status(t.Context())
-		if err != nil {
-			return false, err.Error()
-		}
-		return s[0].State == StateFailing && strings.Contains(strings.ToLower(s[0].LastError), "full"), s[0].LastError
-	})
+	run(t, r)
+	waitFailingOnAFullDisk(t, r)
 	if got := col.distinct(); len(got) != 300 {
 		t.Fatalf("the collector got %d events; delivery goes on while the cursor cannot be saved", len(got))
 	}
@@ -111,5 +84,18 @@ func TestCursorOnAFullDisk(t *testing.T) {
 	waitfor.For(t, 10*time.Second, "the cursor saved", func() bool {
 		c, err := loadCursor(t.Context(), sqlDB, SinkOTLP)
 		return err == nil && c.Sent == 300
+	})
+}
+
+// waitFailingOnAFullDisk waits for r's one sink to fail, saying the disk is
+// full.
+func waitFailingOnAFullDisk(t *testing.T, r *Runner) {
+	t.Helper()
+	waitfor.ForState(t, 10*time.Second, "a failing status naming the full disk", func() (bool, string) {
+		s, err := r.Status(t.Context())
+		if err != nil {
+			return false, err.Error()
+		}
+		return s[0].State == StateFailing && strings.Contains(strings.ToLower(s[0].LastError), "full"), s[0].LastError
 	})
 }

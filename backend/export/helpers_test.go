@@ -23,7 +23,13 @@ import (
 // newStore opens a fresh database and audit store, closed at cleanup.
 func newStore(t testing.TB) (*audit.Store, *sql.DB) {
 	t.Helper()
-	sqlDB, err := db.Open(t.Context(), filepath.Join(t.TempDir(), "gatehouse.db"), nil)
+	return newStoreIn(t, t.TempDir())
+}
+
+// newStoreIn is newStore with the database in dir.
+func newStoreIn(t testing.TB, dir string) (*audit.Store, *sql.DB) {
+	t.Helper()
+	sqlDB, err := db.Open(t.Context(), filepath.Join(dir, "gatehouse.db"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -187,10 +187,10 @@ func (o *OTLP) record(b []byte, e *audit.Event, now string) []byte {
 	b = append(b, `,"severityText":"`...)
 	b = append(b, sevText...)
 	b = append(b, `","eventName":`...)
-	b = appendJSONString(b, e.Kind)
+	b = audit.AppendJSONString(b, e.Kind)
 	// The payload as stored (canonical JSON, redacted on its way in).
 	b = append(b, `,"body":{"stringValue":`...)
-	b = appendJSONString(b, string(e.Payload))
+	b = audit.AppendJSONString(b, string(e.Payload))
 	b = append(b, `},"attributes":[`...)
 	b = intAttr(b, "gatehouse.seq", e.Seq)
 	b = strAttr(b, "gatehouse.hash", e.Hash, true)
@@ -218,7 +218,7 @@ func strAttr(b []byte, k, v string, comma bool) []byte {
 	b = append(b, `{"key":"`...)
 	b = append(b, k...)
 	b = append(b, `","value":{"stringValue":`...)
-	b = appendJSONString(b, v)
+	b = audit.AppendJSONString(b, v)
 	return append(b, `}}`...)
 }
 

@@ -1,6 +1,7 @@
 package policy
 
 import (
+	_ "embed"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -8,56 +9,19 @@ import (
 	"testing"
 )
 
-const managedTOML = `
-[[rule]]
-id = "org-no-curl"
-action = "deny"
-tool = "run_command"
-binary = "/usr/bin/curl"
-reason = "no curl on company laptops"
+// managedTOML is the organisation's file: a deny, an ask and a network deny.
+//
+//go:embed testdata/managed-policy.toml
+var managedTOML string
 
-[[rule]]
-id = "org-ask-terraform"
-action = "ask"
-tool = "run_command"
-binary = "/usr/bin/terraform"
+// looseUserTOML and looseWorkspaceTOML are the person's and the
+// workspace's own rules, each trying to loosen one of the organisation's.
+//
+//go:embed testdata/loose-user-policy.toml
+var looseUserTOML string
 
-[[rule]]
-id = "org-no-paste"
-action = "deny"
-tool = "network"
-domains = ["paste.example.test"]
-`
-
-// The person's own rules try to loosen each of the organisation's.
-const looseUserTOML = `
-[[rule]]
-id = "my-curl"
-action = "allow"
-tool = "run_command"
-binary = "/usr/bin/curl"
-args = ["-s", "https://api.example.test/"]
-
-[[rule]]
-id = "my-terraform"
-action = "allow"
-tool = "run_command"
-binary = "/usr/bin/terraform"
-
-[[rule]]
-id = "my-paste"
-action = "allow"
-tool = "network"
-domains = ["paste.example.test"]
-`
-
-const looseWorkspaceTOML = `
-[[rule]]
-id = "ws-curl"
-action = "allow"
-tool = "run_command"
-binary = "/usr/bin/curl"
-`
+//go:embed testdata/loose-workspace-policy.toml
+var looseWorkspaceTOML string
 
 // managedFixture writes the files; the managed one root-owned 0644 in a
 // root-owned 0700 directory, as /etc/gatehouse would be.

@@ -1,40 +1,12 @@
 package effect
 
 import (
-	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/gatehouse-dev/gatehouse/backend/policy"
 	"github.com/gatehouse-dev/gatehouse/backend/snapshot"
 )
-
-// smallRepo is a repository with files tracked files (f1.txt…), each in a
-// commit of its own, on main.
-func smallRepo(t *testing.T, files int) string {
-	t.Helper()
-	ws := filepath.Join(t.TempDir(), "ws")
-	script := "git init -q -b main && "
-	for i := 1; i <= files; i++ {
-		script += fmt.Sprintf("echo file %d > f%d.txt && git add f%d.txt && git commit -qm c%d && ", i, i, i, i)
-	}
-	os.MkdirAll(ws, 0o755)
-	hostSh(t, ws, script+"true")
-	return ws
-}
-
-func hostSh(t *testing.T, dir, script string) {
-	t.Helper()
-	cmd := exec.Command("sh", "-c", gitIdentity+script)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("%s: %v\n%s", script, err, out)
-	}
-}
 
 // checkedRun runs script in the workspace itself between two checkpoints,
 // as a backend that cannot stage does, and returns its change sets with

@@ -4,32 +4,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
 )
-
-func gitRepo(t *testing.T, commits int) string {
-	t.Helper()
-	ws := filepath.Join(t.TempDir(), "ws")
-	os.MkdirAll(ws, 0o755)
-	run := func(args ...string) {
-		cmd := exec.Command("git", args...)
-		cmd.Dir = ws
-		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=a", "GIT_AUTHOR_EMAIL=a@example.test", "GIT_COMMITTER_NAME=a", "GIT_COMMITTER_EMAIL=a@example.test")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v %s", args, err, out)
-		}
-	}
-	run("init", "-q", "-b", "main")
-	for i := 0; i < commits; i++ {
-		os.WriteFile(filepath.Join(ws, "f.txt"), []byte(strings.Repeat("x", i+1)), 0o644)
-		run("add", "f.txt")
-		run("commit", "-qm", "c")
-	}
-	return ws
-}
-
-const gitIdentity = "export GIT_AUTHOR_NAME=a GIT_AUTHOR_EMAIL=a@example.test GIT_COMMITTER_NAME=a GIT_COMMITTER_EMAIL=a@example.test; "
 
 func TestReadHistory(t *testing.T) {
 	cases := []struct {
@@ -93,9 +69,7 @@ func TestTrackedDirs(t *testing.T) {
 	os.WriteFile(filepath.Join(ws, "src/inner/a.go"), []byte("package a\n"), 0o644)
 	os.MkdirAll(filepath.Join(ws, "build"), 0o755)
 	os.WriteFile(filepath.Join(ws, "build/out.o"), []byte("o"), 0o644)
-	if out, err := exec.Command("sh", "-c", "cd "+ws+" && git add src && "+gitIdentity+"git commit -qm src").CombinedOutput(); err != nil {
-		t.Fatalf("%v %s", err, out)
-	}
+	hostSh(t, ws, "git add src && git commit -qm src")
 	upper, _ := stagedRun(t, ws, "rm -rf src build")
 	s, _ := Read(upper, ws)
 	got, err := TrackedDirs(t.Context(), s, ws)

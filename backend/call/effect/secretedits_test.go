@@ -1,7 +1,6 @@
 package effect
 
 import (
-	"os/exec"
 	"strings"
 	"testing"
 
@@ -39,9 +38,7 @@ func TestSecretEdits(t *testing.T) {
 				ws := gitRepo(t, 2)
 				setup := "printf 'API_KEY=first-value-123\\n' > .env && git add .env && git commit -qm env && " +
 					"printf 'API_KEY=second-value-456\\n' > .env && git commit -qam env2"
-				if out, err := exec.Command("sh", "-c", "cd "+ws+" && "+gitIdentity+setup).CombinedOutput(); err != nil {
-					t.Fatalf("%v %s", err, out)
-				}
+				hostSh(t, ws, setup)
 				var cs ChangeSets
 				if staged {
 					upper, _ := stagedRun(t, ws, gitIdentity+tc.script)

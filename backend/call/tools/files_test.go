@@ -5,20 +5,13 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/gatehouse-dev/gatehouse/backend/call"
-	"github.com/gatehouse-dev/gatehouse/backend/call/calltest"
 )
 
 // TestFileToolsStayInTheWorkspace: writes and edits change the workspace
 // and answer with what changed; a path out of it is refused in auto mode
 // before any write.
 func TestFileToolsStayInTheWorkspace(t *testing.T) {
-	// With a sandbox, auto mode lets workspace edits through without a card.
-	f := calltest.New(t, func(d *call.Deps) { d.Sandbox = &calltest.Sandbox{} })
-	if err := f.Sessions.SetMode(t.Context(), f.State.Live.ID(), "auto", "human"); err != nil {
-		t.Fatal(err)
-	}
+	f := autoWithSandbox(t)
 	ws := f.Workspace()
 	if res := f.Call(t, "write_file", `{"path":"new.txt","content":"one\ntwo\n"}`); res.IsError {
 		t.Fatalf("write_file: %s", res.Text)

@@ -6,9 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/gatehouse-dev/gatehouse/backend/call"
-	"github.com/gatehouse-dev/gatehouse/backend/call/calltest"
 )
 
 // write_file of a steering file asks in auto mode, however the path
@@ -17,11 +14,8 @@ import (
 // answers the card here, so it expires and the file stays as it was.
 // The person's own prompt naming an instruction file lifts the card.
 func TestWriteFileOfASteeringFileAsks(t *testing.T) {
-	f := calltest.New(t, func(d *call.Deps) { d.Sandbox = &calltest.Sandbox{} })
+	f := autoWithSandbox(t)
 	ctx := t.Context()
-	if err := f.Sessions.SetMode(ctx, f.State.Live.ID(), "auto", "human"); err != nil {
-		t.Fatal(err)
-	}
 	ws := f.Workspace()
 	must := func(err error) {
 		t.Helper()
