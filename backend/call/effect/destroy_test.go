@@ -39,6 +39,21 @@ func checkedRun(t *testing.T, ws, script string) ChangeSets {
 	return cs
 }
 
+// runAs runs script in ws staged (an overlay) or checked (in place,
+// between checkpoints), by mode, and returns its change sets.
+func runAs(t *testing.T, mode, ws, script string) ChangeSets {
+	t.Helper()
+	if mode == "checked" {
+		return checkedRun(t, ws, script)
+	}
+	upper, _ := stagedRun(t, ws, gitIdentity+script)
+	s, err := Read(upper, ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ChangeSets{Workspaces: []string{ws}, Sets: []Set{s}, Uppers: []string{upper}}
+}
+
 // TestDestructionJudgedAgainstTheWorkspace runs each script for real,
 // staged (an overlay) and checked (in place, between checkpoints), and
 // asks the builtin rules: losing most of a small project's tracked files,
@@ -89,17 +104,7 @@ func TestDestructionJudgedAgainstTheWorkspace(t *testing.T) {
 				if tc.setup != "" {
 					hostSh(t, ws, tc.setup)
 				}
-				var cs ChangeSets
-				if mode == "staged" {
-					upper, _ := stagedRun(t, ws, gitIdentity+tc.script)
-					s, err := Read(upper, ws)
-					if err != nil {
-						t.Fatal(err)
-					}
-					cs = ChangeSets{Workspaces: []string{ws}, Sets: []Set{s}, Uppers: []string{upper}}
-				} else {
-					cs = checkedRun(t, ws, tc.script)
-				}
+				cs := runAs(t, mode, ws, tc.script)
 				d := p.DecideEffect(PolicyEffect(t.Context(), cs))
 				want := tc.rule
 				if want == "" {

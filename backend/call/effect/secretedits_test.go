@@ -29,27 +29,13 @@ func TestSecretEdits(t *testing.T) {
 		{name: "an exposed .env", script: "printf 'K=v\\n' > .env && git commit -qam more", expose: []string{".env"}},
 	}
 	for _, tc := range cases {
-		for _, staged := range []bool{true, false} {
-			name := tc.name + "/checked"
-			if staged {
-				name = tc.name + "/staged"
-			}
-			t.Run(name, func(t *testing.T) {
+		for _, mode := range []string{"staged", "checked"} {
+			t.Run(tc.name+"/"+mode, func(t *testing.T) {
 				ws := gitRepo(t, 2)
 				setup := "printf 'API_KEY=first-value-123\\n' > .env && git add .env && git commit -qm env && " +
 					"printf 'API_KEY=second-value-456\\n' > .env && git commit -qam env2"
 				hostSh(t, ws, setup)
-				var cs ChangeSets
-				if staged {
-					upper, _ := stagedRun(t, ws, gitIdentity+tc.script)
-					s, err := Read(upper, ws)
-					if err != nil {
-						t.Fatal(err)
-					}
-					cs = ChangeSets{Workspaces: []string{ws}, Sets: []Set{s}, Uppers: []string{upper}}
-				} else {
-					cs = checkedRun(t, ws, tc.script)
-				}
+				cs := runAs(t, mode, ws, tc.script)
 				expose, err := protect.ParseExposure(tc.expose)
 				if err != nil {
 					t.Fatal(err)
