@@ -230,7 +230,8 @@ func TestPublicExposureDecidesOnlyCards(t *testing.T) {
 		t.Fatalf("deciding the card again: %d %s", code, body)
 	}
 
-	// Decided on the desktop first: the phone's later decision is 410.
+	// Decided on the desktop first: the local decision wins, and the
+	// phone's later one is 410, saying so.
 	go func() {
 		done <- callAsync(t.Context(), s, "run_command", map[string]any{"argv": []string{"sh", "-c", "echo second"}})
 	}()
@@ -238,7 +239,7 @@ func TestPublicExposureDecidesOnlyCards(t *testing.T) {
 	if code := d.Decide(c2.ID, "deny", "once", "decided at the desk"); code != 200 {
 		t.Fatalf("local decision: %d", code)
 	}
-	if code, body := ph.decide(o.URL, c2, "allow"); code != 410 {
+	if code, body := ph.decide(o.URL, c2, "allow"); code != 410 || !strings.Contains(body, "decided on the computer") {
 		t.Fatalf("the phone after the desk: %d %s", code, body)
 	}
 	if r := <-done; r.err != nil || !r.res.IsError {

@@ -24,6 +24,8 @@ type fakeCards struct {
 	mu      sync.Mutex
 	pending map[string]approval.Request
 	settled map[string]approval.Decision
+	// local: cards the computer decided (the broker's race rule).
+	local map[string]bool
 }
 
 func newFakeCards(reqs ...approval.Request) *fakeCards {
@@ -54,6 +56,9 @@ func (f *fakeCards) Lookup(id string) (approval.Request, bool) {
 func (f *fakeCards) Decide(_ context.Context, id string, d approval.Decision) (approval.Request, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if f.local[id] {
+		return approval.Request{}, approval.ErrDecidedLocally
+	}
 	if _, ok := f.settled[id]; ok {
 		return approval.Request{}, approval.ErrSettled
 	}
@@ -222,30 +227,34 @@ func TestServesOnlyThePage(t *testing.T) {
 func TestDecisionBoundToTheCard(t *testing.T) {
 	card := approval.Request{ID: "a_1", Kind: approval.KindCall, Actor: "claude", Argv: []string{"rm", "-rf", "build"}, Reason: "outside the workspace"}
 	other := approval.Request{ID: "a_2", Kind: approval.KindCall, Argv: []string{"true"}}
-	cards := newFakeCards(card, other)
+	atDesk := approval.Request{ID: "a_3", Kind: approval.KindCall, Argv: []string{"make", "deploy"}}
+	cards := newFakeCards(card, other, atDesk)
+	cards.local = map[string]bool{"a_3": true}
 	_, o := open(t, cards, &recorded{}, time.Hour)
 	phone := device(t)
 	do(t, phone, "GET", o.Link, "", nil)
 	var list struct{ Cards []Card }
 	_, _, body := do(t, phone, "GET", o.URL+"cards", "", nil)
 	json.Unmarshal([]byte(body), &list)
-	if len(list.Cards) != 2 {
+	if len(list.Cards) != 3 {
 		t.Fatalf("cards: %s", body)
 	}
 	h := CardHash(card)
 	for _, c := range []struct {
 		name, id, body string
 		want           int
+		says           string
 	}{
-		{"stale hash", "a_1", `{"decision":"allow","hash":"` + CardHash(other) + `"}`, 410},
-		{"no hash", "a_1", `{"decision":"allow"}`, 400},
-		{"bad decision", "a_1", `{"decision":"always","hash":"` + h + `"}`, 400},
-		{"unknown card", "a_9", `{"decision":"allow","hash":"` + h + `"}`, 404},
-		{"good", "a_1", `{"decision":"allow","hash":"` + h + `"}`, 200},
-		{"decided already", "a_1", `{"decision":"deny","hash":"` + h + `"}`, 410},
+		{"stale hash", "a_1", `{"decision":"allow","hash":"` + CardHash(other) + `"}`, 410, "not the one you saw"},
+		{"no hash", "a_1", `{"decision":"allow"}`, 400, ""},
+		{"bad decision", "a_1", `{"decision":"always","hash":"` + h + `"}`, 400, ""},
+		{"unknown card", "a_9", `{"decision":"allow","hash":"` + h + `"}`, 404, ""},
+		{"good", "a_1", `{"decision":"allow","hash":"` + h + `"}`, 200, ""},
+		{"decided already", "a_1", `{"decision":"deny","hash":"` + h + `"}`, 410, ""},
+		{"decided on the computer", "a_3", `{"decision":"allow","hash":"` + CardHash(atDesk) + `"}`, 410, "decided on the computer"},
 	} {
-		if code, _, body := do(t, phone, "POST", o.URL+"cards/"+c.id, c.body, nil); code != c.want {
-			t.Errorf("%s: %d %s, want %d", c.name, code, body, c.want)
+		if code, _, body := do(t, phone, "POST", o.URL+"cards/"+c.id, c.body, nil); code != c.want || !strings.Contains(body, c.says) {
+			t.Errorf("%s: %d %s, want %d saying %q", c.name, code, body, c.want, c.says)
 		}
 	}
 	d := cards.settled["a_1"]
