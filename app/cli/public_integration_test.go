@@ -27,6 +27,7 @@ type opened struct {
 	Link        string `json:"link"`
 	TLS         bool   `json:"tls"`
 	Fingerprint string `json:"fingerprint"`
+	QRText      string `json:"qr_text"`
 	Tunnel      *struct {
 		PID  int    `json:"pid"`
 		Note string `json:"note"`
