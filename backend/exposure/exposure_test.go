@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/cookiejar"
 	"net/url"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -299,26 +300,31 @@ func TestOpenRefusesBadDurations(t *testing.T) {
 	}
 }
 
-// A tunnel that exits at once opens nothing; one that prints a URL lends
-// it to the link; one that prints none is kept, with a note.
+// A tunnel that exits at once opens nothing, even after printing a URL,
+// and its last line says why; one that prints a URL lends it to the
+// link; one that prints none is kept, with a note.
 func TestTunnel(t *testing.T) {
 	for _, c := range []struct {
 		name string
 		argv []string
-		err  string
-		url  string
-		note bool
+		// settle is long where the program is meant to exit inside it.
+		settle time.Duration
+		err    string
+		url    string
+		note   bool
 	}{
-		{"exits at once", []string{"sh", "-c", "echo broken; exit 3"}, "exited at once", "", false},
-		{"prints a URL", []string{"sh", "-c", "echo 'your tunnel: https://t1.example.test ready' >&2; exec sleep 30"}, "", "https://t1.example.test", false},
-		{"prints none", []string{"sh", "-c", "exec sleep 30"}, "", "", true},
+		{"exits at once", []string{"sh", "-c", "echo broken; exit 3"}, 0, "exited at once (exit status 3) without carrying the exposure; its last line was: broken", "", false},
+		{"exits after a URL", []string{"sh", "-c", "echo 'https://t0.example.test'; echo 'no account' >&2; exit 1"}, time.Minute, "its last line was: no account", "", false},
+		{"prints a URL", []string{"sh", "-c", "echo 'your tunnel: https://t1.example.test ready' >&2; exec sleep 30"}, 0, "", "https://t1.example.test", false},
+		{"prints none", []string{"sh", "-c", "exec sleep 30"}, 0, "", "", true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			m := New(Deps{Cards: newFakeCards(), Emit: (&recorded{}).emit, Logger: slog.New(slog.DiscardHandler), Tunnel: c.argv, TunnelWait: 500 * time.Millisecond})
+			m := New(Deps{Cards: newFakeCards(), Emit: (&recorded{}).emit, Logger: slog.New(slog.DiscardHandler), Tunnel: c.argv,
+				TunnelWait: 500 * time.Millisecond, TunnelSettle: c.settle})
 			o, err := m.Open(t.Context(), Options{For: time.Hour})
 			if c.err != "" {
 				if err == nil || !strings.Contains(err.Error(), c.err) || len(m.List()) != 0 {
-					t.Fatalf("err %v, open %d", err, len(m.List()))
+					t.Fatalf("err %v, open %d; want an error saying %q", err, len(m.List()), c.err)
 				}
 				return
 			}
@@ -334,6 +340,35 @@ func TestTunnel(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A tunnel that dies while its exposure is open closes the exposure, and
+// the audit says why.
+func TestTunnelExitClosesTheExposure(t *testing.T) {
+	quit := t.TempDir() + "/quit"
+	rec := &recorded{}
+	m := New(Deps{Cards: newFakeCards(), Emit: rec.emit, Logger: slog.New(slog.DiscardHandler), TunnelWait: 5 * time.Second, TunnelSettle: time.Millisecond,
+		Tunnel: []string{"sh", "-c", "echo https://t2.example.test; while [ ! -e " + quit + " ]; do sleep 0.05; done"}})
+	o, err := m.Open(t.Context(), Options{For: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { m.Close(context.Background(), "", "test over") })
+	if len(m.List()) != 1 {
+		t.Fatal("the exposure is not open")
+	}
+	if err := os.WriteFile(quit, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	waitfor.For(t, 10*time.Second, "the exposure to close with its tunnel", func() bool { return len(m.List()) == 0 })
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	for i, k := range rec.kinds {
+		if k == "exposure.closed" && rec.rows[i]["exposure"] == o.ID && rec.rows[i]["reason"] == "the tunnel program exited" {
+			return
+		}
+	}
+	t.Fatalf("no exposure.closed row saying the tunnel exited: %v %v", rec.kinds, rec.rows)
 }
 
 // Off loopback an exposure serves TLS with Gatehouse's own certificate,
