@@ -55,6 +55,7 @@ func (b *Broker) decideRemote(ctx context.Context, w *waiter, d Decision) (Reque
 	}
 	w.held = h
 	b.mu.Unlock()
+	b.logger.Debug("a device's decision waits for one made on the computer", "approval", id, "exposure", d.Exposure, "window", b.localWins)
 	select {
 	case <-b.after(b.localWins):
 	case <-h.gone:
