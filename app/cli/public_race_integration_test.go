@@ -16,21 +16,13 @@ import (
 // told, the agent gets the computer's decision, and the audit keeps the
 // phone's as approval.overridden.
 func TestPublicLocalDecisionWinsARace(t *testing.T) {
-	base := t.TempDir()
-	ws := base + "/ws"
-	clitest.WriteConfig(t, ws, "config.toml", "[public]\nlocal_wins_ms = 60000\n")
-	d := clitest.StartWith(t, base+"/data", ws, "--mode", "ask")
+	d := publicDaemon(t, "[public]\nlocal_wins_ms = 60000\n")
 	o := publicStart(t, d)
 	ph := newPhone(t)
 	if code, _, body := ph.do("GET", o.Link, "", nil); code != 200 {
 		t.Fatalf("opening the link: %d %s", code, body)
 	}
-	s := d.MCP(t.Context(), "raced")
-	done := make(chan outcome, 1)
-	go func() {
-		done <- callAsync(t.Context(), s, "run_command", map[string]any{"argv": []string{"sh", "-c", "echo raced"}})
-	}()
-	c := ph.waitCard(o.URL)
+	c, done := ph.askCard(d, o.URL, "raced", "raced")
 	type answer struct {
 		code int
 		body string

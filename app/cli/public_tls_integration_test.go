@@ -111,12 +111,7 @@ func TestPublicTLSOffLoopback(t *testing.T) {
 	if code, _, body := ph.do("GET", o.Link, "", nil); code != 200 || !strings.Contains(body, "Gatehouse approvals") {
 		t.Fatalf("the link over TLS after a plain HTTP try: %d %s", code, body)
 	}
-	s := d.MCP(t.Context(), "over-tls")
-	done := make(chan outcome, 1)
-	go func() {
-		done <- callAsync(t.Context(), s, "run_command", map[string]any{"argv": []string{"sh", "-c", "echo over-tls"}})
-	}()
-	c := ph.waitCard(o.URL)
+	c, done := ph.askCard(d, o.URL, "over-tls", "over-tls")
 	if code, body := ph.decide(o.URL, c, "allow"); code != 200 {
 		t.Fatalf("decide over TLS: %d %s", code, body)
 	}

@@ -18,15 +18,12 @@ import (
 // to a file of its own, with args after it.
 func tunnelDaemon(t *testing.T, script string, args ...string) *clitest.Daemon {
 	t.Helper()
-	base := t.TempDir()
-	prog := filepath.Join(base, "mytunnel")
+	prog := filepath.Join(t.TempDir(), "mytunnel")
 	if err := os.WriteFile(prog, []byte("#!/bin/sh\n"+script), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	argv, _ := json.Marshal(append([]string{prog}, args...))
-	ws := base + "/ws"
-	clitest.WriteConfig(t, ws, "config.toml", "[public]\ntunnel = "+string(argv)+"\ntunnel_wait_s = 5\n")
-	return clitest.StartWith(t, base+"/data", ws)
+	return publicDaemon(t, "[public]\ntunnel = "+string(argv)+"\ntunnel_wait_s = 5\n")
 }
 
 // gone: no process pid, or only its zombie.
