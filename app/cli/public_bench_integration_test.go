@@ -15,7 +15,8 @@ import (
 // exposure on loopback, from the decision's POST leaving the device to
 // the agent's waiting call returning (target ≤ 50 ms p50). The card is an
 // ask_human question, so nothing but the decision's path is measured:
-// the exposure's cookie and hash checks, the broker, the audit row, and
+// the exposure's cookie and hash checks, the broker (with the window in
+// which a decision on the computer would win), the audit row, and
 // the answer back over MCP.
 func BenchmarkPublicDecisionResumesCall(b *testing.B) {
 	d := clitest.StartAsk(b)

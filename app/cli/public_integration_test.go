@@ -27,6 +27,7 @@ type opened struct {
 	Link        string `json:"link"`
 	TLS         bool   `json:"tls"`
 	Fingerprint string `json:"fingerprint"`
+	QRText      string `json:"qr_text"`
 	Tunnel      *struct {
 		PID  int    `json:"pid"`
 		Note string `json:"note"`
@@ -103,6 +104,28 @@ func (p *phone) decide(base string, c pageCard, decision string) (int, string) {
 	b, _ := json.Marshal(map[string]string{"decision": decision, "hash": c.Hash})
 	code, _, body := p.do("POST", base+"cards/"+c.ID, string(b), nil)
 	return code, body
+}
+
+// askCard starts, in a new MCP session named client, a run_command call
+// that echoes word, and returns its card as the page at base shows it
+// and the call's outcome to come.
+func (p *phone) askCard(d *clitest.Daemon, base, client, word string) (pageCard, <-chan outcome) {
+	p.t.Helper()
+	s := d.MCP(p.t.Context(), client)
+	done := make(chan outcome, 1)
+	go func() {
+		done <- callAsync(p.t.Context(), s, "run_command", map[string]any{"argv": []string{"sh", "-c", "echo " + word}})
+	}()
+	return p.waitCard(base), done
+}
+
+// publicDaemon is a daemon in ask mode with config as its config.toml.
+func publicDaemon(t *testing.T, config string) *clitest.Daemon {
+	t.Helper()
+	base := t.TempDir()
+	ws := base + "/ws"
+	clitest.WriteConfig(t, ws, "config.toml", config)
+	return clitest.StartWith(t, base+"/data", ws, "--mode", "ask")
 }
 
 // waitCard waits for the page to show a card.
@@ -189,12 +212,7 @@ func TestPublicExposureDecidesOnlyCards(t *testing.T) {
 	}
 
 	// A card decided through the exposure resumes the agent.
-	s := d.MCP(t.Context(), "walkaway")
-	done := make(chan outcome, 1)
-	go func() {
-		done <- callAsync(t.Context(), s, "run_command", map[string]any{"argv": []string{"sh", "-c", "echo from-the-phone"}})
-	}()
-	c := ph.waitCard(o.URL)
+	c, done := ph.askCard(d, o.URL, "walkaway", "from-the-phone")
 	if strings.Join(c.Argv, " ") != "sh -c echo from-the-phone" {
 		t.Fatalf("the page shows %+v", c)
 	}
@@ -230,15 +248,13 @@ func TestPublicExposureDecidesOnlyCards(t *testing.T) {
 		t.Fatalf("deciding the card again: %d %s", code, body)
 	}
 
-	// Decided on the desktop first: the phone's later decision is 410.
-	go func() {
-		done <- callAsync(t.Context(), s, "run_command", map[string]any{"argv": []string{"sh", "-c", "echo second"}})
-	}()
-	c2 := ph.waitCard(o.URL)
+	// Decided on the desktop first: the local decision wins, and the
+	// phone's later one is 410, saying so.
+	c2, done := ph.askCard(d, o.URL, "walkaway-again", "second")
 	if code := d.Decide(c2.ID, "deny", "once", "decided at the desk"); code != 200 {
 		t.Fatalf("local decision: %d", code)
 	}
-	if code, body := ph.decide(o.URL, c2, "allow"); code != 410 {
+	if code, body := ph.decide(o.URL, c2, "allow"); code != 410 || !strings.Contains(body, "decided on the computer") {
 		t.Fatalf("the phone after the desk: %d %s", code, body)
 	}
 	if r := <-done; r.err != nil || !r.res.IsError {
@@ -374,13 +390,10 @@ func TestPublicFlagsWhatGatehouseDoesNotControl(t *testing.T) {
 func TestPublicThroughAPassthroughTunnel(t *testing.T) {
 	socat := needSocat(t)
 	relay := strconv.Itoa(freePort(t))
-	base := t.TempDir()
-	ws := base + "/ws"
-	clitest.WriteConfig(t, ws, "config.toml", `[public]
+	d := publicDaemon(t, `[public]
 tunnel = ["`+socat+`", "TCP-LISTEN:`+relay+`,bind=127.0.0.1,fork,reuseaddr", "TCP:{addr}"]
 tunnel_wait_s = 1
 `)
-	d := clitest.StartWith(t, base+"/data", ws, "--mode", "ask")
 	o := publicStart(t, d)
 	if o.Tunnel == nil || o.Tunnel.PID == 0 || !strings.Contains(o.Tunnel.Note, "printed no URL") {
 		t.Fatalf("the tunnel: %+v", o.Tunnel)
@@ -395,12 +408,7 @@ tunnel_wait_s = 1
 		code, _, _ := ph.do("GET", via(o.Link), "", nil)
 		return code == 200
 	})
-	s := d.MCP(t.Context(), "tunnelled")
-	done := make(chan outcome, 1)
-	go func() {
-		done <- callAsync(t.Context(), s, "run_command", map[string]any{"argv": []string{"sh", "-c", "echo through-the-tunnel"}})
-	}()
-	c := ph.waitCard(via(o.URL))
+	c, done := ph.askCard(d, via(o.URL), "tunnelled", "through-the-tunnel")
 	if code, body := ph.decide(via(o.URL), c, "allow"); code != 200 {
 		t.Fatalf("decide through the tunnel: %d %s", code, body)
 	}

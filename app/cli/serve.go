@@ -117,6 +117,7 @@ func (f *serveFlags) options(cmd *cobra.Command, g *Globals) (daemon.Options, co
 	o.Secrets = secrets.Config{Secrets: cfg.Secret}
 	o.ApprovalTimeout = time.Duration(cfg.ApprovalTimeoutS) * time.Second
 	o.Tunnel, o.TunnelWaitS = cfg.Exposures.Tunnel, cfg.Exposures.TunnelWaitS
+	o.LocalWins = time.Duration(cfg.Exposures.LocalWinsMs) * time.Millisecond
 	o.MaxPendingPerSession = cfg.MaxPendingPerSession
 	o.Limits = limits(cfg.Limits)
 	o.Export = daemon.ExportOptions{OTLPEndpoint: cfg.Export.OTLPEndpoint, OTLPHeaders: cfg.Export.OTLPHeaders, OCSFFile: cfg.Export.OCSFFile, MaxBacklog: cfg.Export.MaxBacklog}

@@ -193,11 +193,18 @@ type Broker struct {
 	asking  map[string]int // card slots taken per session (see reserve)
 	// closed, once set, is the decision every request gets (see Close).
 	closed *Decision
+	// localWins and after are the race rule's window and clock (race.go);
+	// local remembers cards decided on the computer, id → card expiry.
+	localWins time.Duration
+	after     func(time.Duration) <-chan time.Time
+	local     map[string]time.Time
 }
 
 type waiter struct {
 	req  Request
 	done chan Decision // buffered 1; written once under mu
+	// held is a device's decision waiting out the local-wins window.
+	held *held
 }
 
 // Options tune a broker; zero values keep the defaults.
@@ -207,6 +214,9 @@ type Options struct {
 	// MaxPerSession caps the requests one session has waiting
 	// (DefaultMaxPerSession); a request over it fails at once.
 	MaxPerSession int
+	// LocalWins is how long a decision made through an exposure waits
+	// for one made on the computer (DefaultLocalWins; negative: none).
+	LocalWins time.Duration
 }
 
 // New returns a broker.
@@ -217,7 +227,11 @@ func New(db *sql.DB, emit Emitter, logger *slog.Logger, o Options) *Broker {
 	if o.MaxPerSession <= 0 {
 		o.MaxPerSession = DefaultMaxPerSession
 	}
-	return &Broker{db: db, emit: emit, logger: logger, timeout: o.Timeout, maxPerSess: o.MaxPerSession, pending: map[string]*waiter{}, asking: map[string]int{}}
+	if o.LocalWins == 0 {
+		o.LocalWins = DefaultLocalWins
+	}
+	return &Broker{db: db, emit: emit, logger: logger, timeout: o.Timeout, maxPerSess: o.MaxPerSession, pending: map[string]*waiter{}, asking: map[string]int{},
+		localWins: o.LocalWins, after: time.After, local: map[string]time.Time{}}
 }
 
 // TooManyError refuses a request beyond the per-session cap.
@@ -318,13 +332,29 @@ func (b *Broker) Ask(ctx context.Context, req Request) (Decision, error) {
 func (b *Broker) resolve(ctx context.Context, id string, d Decision) (Decision, error) {
 	b.mu.Lock()
 	w, ok := b.pending[id]
+	var h *held
 	if ok {
 		delete(b.pending, id)
+		h, w.held = w.held, nil
+		if isLocal(d) {
+			b.rememberLocal(id, w.req.ExpiresAt)
+		}
 	}
 	b.mu.Unlock()
 	if !ok {
 		return Decision{}, ErrNotFound
 	}
+	status := b.settle(ctx, w, d)
+	if h != nil {
+		b.override(ctx, w, h, d, status)
+	}
+	return d, nil
+}
+
+// settle records w's decision, audits it and hands it to the waiting
+// call; w is already out of pending. It returns the card's status.
+func (b *Broker) settle(ctx context.Context, w *waiter, d Decision) string {
+	id := w.req.ID
 	status := "denied"
 	switch {
 	case d.Allow && w.req.Kind == KindQuestion:
@@ -357,10 +387,12 @@ func (b *Broker) resolve(ctx context.Context, id string, d Decision) (Decision, 
 	}
 	b.emit(ctx, kind, actor, w.req.Session, w.req.CallID, payload)
 	w.done <- d
-	return d, nil
+	return status
 }
 
-// Decide is the person's answer, from the control API only.
+// Decide is the person's answer, from the control API or through an
+// exposure (d.Exposure set), never MCP. A decision through an exposure
+// waits out the local-wins window first (race.go).
 func (b *Broker) Decide(ctx context.Context, id string, d Decision) (Request, error) {
 	switch d.Scope {
 	case "":
@@ -369,11 +401,12 @@ func (b *Broker) Decide(ctx context.Context, id string, d Decision) (Request, er
 	default:
 		return Request{}, ErrBadScope
 	}
+	d.By = "human"
 	b.mu.Lock()
 	w, ok := b.pending[id]
 	b.mu.Unlock()
 	if !ok {
-		return Request{}, b.settledError(ctx, id)
+		return Request{}, b.notPendingError(ctx, id, d)
 	}
 	if (w.req.Kind == KindQuestion || w.req.NoSessionScope) && d.Scope == ScopeSession {
 		d.Scope = ScopeOnce
@@ -381,7 +414,9 @@ func (b *Broker) Decide(ctx context.Context, id string, d Decision) (Request, er
 	if w.req.Kind == KindQuestion {
 		d.Scope = ScopeOnce
 	}
-	d.By = "human"
+	if !isLocal(d) && b.localWins > 0 {
+		return b.decideRemote(ctx, w, d)
+	}
 	if _, err := b.resolve(ctx, id, d); err != nil {
 		return Request{}, err
 	}

@@ -68,6 +68,9 @@ type Exposures struct {
 	// TunnelWaitS is how long to read the tunnel's output for its URL
 	// (0: 10 s).
 	TunnelWaitS int `toml:"tunnel_wait_s"`
+	// LocalWinsMs is how long a decision from a device waits for one made
+	// on the computer, which replaces it (0: 20 ms; at most 60000).
+	LocalWinsMs int `toml:"local_wins_ms"`
 }
 
 // legacyPublic reads a config written with the top-level `public = true`,
@@ -234,6 +237,9 @@ func (c Config) Validate() error {
 	}
 	if c.Exposures.TunnelWaitS < 0 {
 		return fmt.Errorf("public.tunnel_wait_s must be a number of seconds, 0 or more (0 keeps the default), not %d", c.Exposures.TunnelWaitS)
+	}
+	if c.Exposures.LocalWinsMs < 0 || c.Exposures.LocalWinsMs > 60000 {
+		return fmt.Errorf("public.local_wins_ms must be a number of milliseconds from 0 to 60000 (0 keeps the default), not %d", c.Exposures.LocalWinsMs)
 	}
 	if len(c.Exposures.Tunnel) > 0 && strings.TrimSpace(c.Exposures.Tunnel[0]) == "" {
 		return fmt.Errorf("public.tunnel must start with the program to run, such as [\"mytunnel\", \"{port}\"]")

@@ -112,6 +112,9 @@ func TestPublicTableAndOldKey(t *testing.T) {
 		{"unknown key in table", "[public]\ntunel = [\"x\"]\n", false, nil, "tunel"},
 		{"empty program", "[public]\ntunnel = [\"\"]\n", false, nil, "must start with the program"},
 		{"negative wait", "[public]\ntunnel_wait_s = -1\n", false, nil, "tunnel_wait_s"},
+		{"local wins", "[public]\nlocal_wins_ms = 50\n", false, nil, ""},
+		{"local wins for a minute and more", "[public]\nlocal_wins_ms = 60001\n", false, nil, "local_wins_ms"},
+		{"negative local wins", "[public]\nlocal_wins_ms = -1\n", false, nil, "local_wins_ms"},
 	} {
 		cfg, err := Parse([]byte(c.toml), "config.toml")
 		if c.err != "" {

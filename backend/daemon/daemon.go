@@ -95,6 +95,9 @@ type Options struct {
 	// tunnel), TunnelWaitS how long its URL is waited for.
 	Tunnel      []string
 	TunnelWaitS int
+	// LocalWins is how long a device's decision waits for one made on
+	// the computer ([public] local_wins_ms; 0: the default).
+	LocalWins time.Duration
 }
 
 // Daemon is a running daemon.

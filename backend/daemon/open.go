@@ -80,7 +80,7 @@ func (d *Daemon) openStores(ctx context.Context, closers *closeStack) error {
 	if err := d.sessions.Recover(ctx); err != nil {
 		return err
 	}
-	d.approvals = approval.New(sqlDB, d.emitCall, logger, approval.Options{Timeout: opts.ApprovalTimeout, MaxPerSession: opts.MaxPendingPerSession})
+	d.approvals = approval.New(sqlDB, d.emitCall, logger, approval.Options{Timeout: opts.ApprovalTimeout, MaxPerSession: opts.MaxPendingPerSession, LocalWins: opts.LocalWins})
 	if err := d.approvals.ExpireStale(ctx); err != nil {
 		return err
 	}

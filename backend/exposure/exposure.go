@@ -41,6 +41,9 @@ type Deps struct {
 	// with every exposure; nil for none.
 	Tunnel     []string
 	TunnelWait time.Duration
+	// TunnelSettle is how long a tunnel that printed its URL must keep
+	// running for the exposure to open (DefaultTunnelSettle).
+	TunnelSettle time.Duration
 }
 
 // Options are one `public start`.
@@ -86,6 +89,9 @@ type Manager struct {
 func New(deps Deps) *Manager {
 	if deps.TunnelWait <= 0 {
 		deps.TunnelWait = DefaultTunnelWait
+	}
+	if deps.TunnelSettle <= 0 {
+		deps.TunnelSettle = DefaultTunnelSettle
 	}
 	return &Manager{deps: deps, open: map[string]*exposure{}}
 }
@@ -142,7 +148,7 @@ func (m *Manager) Open(ctx context.Context, o Options) (Opened, error) {
 		if tunHost == "" || net.ParseIP(tunHost).IsUnspecified() {
 			tunHost = "127.0.0.1"
 		}
-		t, err := startTunnel(m.deps.Tunnel, tunHost, portOf(port), m.deps.TunnelWait)
+		t, err := startTunnel(m.deps.Tunnel, tunHost, portOf(port), m.deps.TunnelWait, m.deps.TunnelSettle)
 		if err != nil {
 			ln.Close()
 			return Opened{}, err
@@ -170,6 +176,15 @@ func (m *Manager) Open(ctx context.Context, o Options) (Opened, error) {
 	m.open[x.id] = x
 	m.mu.Unlock()
 	x.timer = time.AfterFunc(o.For, func() { m.close(context.Background(), x.id, "expired") })
+	if x.tunnel != nil {
+		// A tunnel that dies later leaves a link that leads nowhere: the
+		// exposure closes with it, and says why. (Closing the exposure
+		// stops the tunnel, which ends this too.)
+		go func() {
+			<-x.tunnel.exited
+			m.close(context.Background(), x.id, "the tunnel program exited")
+		}()
+	}
 
 	link := x.url + "?t=" + tok
 	qrPayload := link

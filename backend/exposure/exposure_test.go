@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/cookiejar"
 	"net/url"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -24,6 +25,8 @@ type fakeCards struct {
 	mu      sync.Mutex
 	pending map[string]approval.Request
 	settled map[string]approval.Decision
+	// local: cards the computer decided (the broker's race rule).
+	local map[string]bool
 }
 
 func newFakeCards(reqs ...approval.Request) *fakeCards {
@@ -54,6 +57,9 @@ func (f *fakeCards) Lookup(id string) (approval.Request, bool) {
 func (f *fakeCards) Decide(_ context.Context, id string, d approval.Decision) (approval.Request, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if f.local[id] {
+		return approval.Request{}, approval.ErrDecidedLocally
+	}
 	if _, ok := f.settled[id]; ok {
 		return approval.Request{}, approval.ErrSettled
 	}
@@ -222,30 +228,34 @@ func TestServesOnlyThePage(t *testing.T) {
 func TestDecisionBoundToTheCard(t *testing.T) {
 	card := approval.Request{ID: "a_1", Kind: approval.KindCall, Actor: "claude", Argv: []string{"rm", "-rf", "build"}, Reason: "outside the workspace"}
 	other := approval.Request{ID: "a_2", Kind: approval.KindCall, Argv: []string{"true"}}
-	cards := newFakeCards(card, other)
+	atDesk := approval.Request{ID: "a_3", Kind: approval.KindCall, Argv: []string{"make", "deploy"}}
+	cards := newFakeCards(card, other, atDesk)
+	cards.local = map[string]bool{"a_3": true}
 	_, o := open(t, cards, &recorded{}, time.Hour)
 	phone := device(t)
 	do(t, phone, "GET", o.Link, "", nil)
 	var list struct{ Cards []Card }
 	_, _, body := do(t, phone, "GET", o.URL+"cards", "", nil)
 	json.Unmarshal([]byte(body), &list)
-	if len(list.Cards) != 2 {
+	if len(list.Cards) != 3 {
 		t.Fatalf("cards: %s", body)
 	}
 	h := CardHash(card)
 	for _, c := range []struct {
 		name, id, body string
 		want           int
+		says           string
 	}{
-		{"stale hash", "a_1", `{"decision":"allow","hash":"` + CardHash(other) + `"}`, 410},
-		{"no hash", "a_1", `{"decision":"allow"}`, 400},
-		{"bad decision", "a_1", `{"decision":"always","hash":"` + h + `"}`, 400},
-		{"unknown card", "a_9", `{"decision":"allow","hash":"` + h + `"}`, 404},
-		{"good", "a_1", `{"decision":"allow","hash":"` + h + `"}`, 200},
-		{"decided already", "a_1", `{"decision":"deny","hash":"` + h + `"}`, 410},
+		{"stale hash", "a_1", `{"decision":"allow","hash":"` + CardHash(other) + `"}`, 410, "not the one you saw"},
+		{"no hash", "a_1", `{"decision":"allow"}`, 400, ""},
+		{"bad decision", "a_1", `{"decision":"always","hash":"` + h + `"}`, 400, ""},
+		{"unknown card", "a_9", `{"decision":"allow","hash":"` + h + `"}`, 404, ""},
+		{"good", "a_1", `{"decision":"allow","hash":"` + h + `"}`, 200, ""},
+		{"decided already", "a_1", `{"decision":"deny","hash":"` + h + `"}`, 410, ""},
+		{"decided on the computer", "a_3", `{"decision":"allow","hash":"` + CardHash(atDesk) + `"}`, 410, "decided on the computer"},
 	} {
-		if code, _, body := do(t, phone, "POST", o.URL+"cards/"+c.id, c.body, nil); code != c.want {
-			t.Errorf("%s: %d %s, want %d", c.name, code, body, c.want)
+		if code, _, body := do(t, phone, "POST", o.URL+"cards/"+c.id, c.body, nil); code != c.want || !strings.Contains(body, c.says) {
+			t.Errorf("%s: %d %s, want %d saying %q", c.name, code, body, c.want, c.says)
 		}
 	}
 	d := cards.settled["a_1"]
@@ -290,26 +300,31 @@ func TestOpenRefusesBadDurations(t *testing.T) {
 	}
 }
 
-// A tunnel that exits at once opens nothing; one that prints a URL lends
-// it to the link; one that prints none is kept, with a note.
+// A tunnel that exits at once opens nothing, even after printing a URL,
+// and its last line says why; one that prints a URL lends it to the
+// link; one that prints none is kept, with a note.
 func TestTunnel(t *testing.T) {
 	for _, c := range []struct {
 		name string
 		argv []string
-		err  string
-		url  string
-		note bool
+		// settle is long where the program is meant to exit inside it.
+		settle time.Duration
+		err    string
+		url    string
+		note   bool
 	}{
-		{"exits at once", []string{"sh", "-c", "echo broken; exit 3"}, "exited at once", "", false},
-		{"prints a URL", []string{"sh", "-c", "echo 'your tunnel: https://t1.example.test ready' >&2; exec sleep 30"}, "", "https://t1.example.test", false},
-		{"prints none", []string{"sh", "-c", "exec sleep 30"}, "", "", true},
+		{"exits at once", []string{"sh", "-c", "echo broken; exit 3"}, 0, "exited at once (exit status 3) without carrying the exposure; its last line was: broken", "", false},
+		{"exits after a URL", []string{"sh", "-c", "echo 'https://t0.example.test'; echo 'no account' >&2; exit 1"}, time.Minute, "its last line was: no account", "", false},
+		{"prints a URL", []string{"sh", "-c", "echo 'your tunnel: https://t1.example.test ready' >&2; exec sleep 30"}, 0, "", "https://t1.example.test", false},
+		{"prints none", []string{"sh", "-c", "exec sleep 30"}, 0, "", "", true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			m := New(Deps{Cards: newFakeCards(), Emit: (&recorded{}).emit, Logger: slog.New(slog.DiscardHandler), Tunnel: c.argv, TunnelWait: 500 * time.Millisecond})
+			m := New(Deps{Cards: newFakeCards(), Emit: (&recorded{}).emit, Logger: slog.New(slog.DiscardHandler), Tunnel: c.argv,
+				TunnelWait: 500 * time.Millisecond, TunnelSettle: c.settle})
 			o, err := m.Open(t.Context(), Options{For: time.Hour})
 			if c.err != "" {
 				if err == nil || !strings.Contains(err.Error(), c.err) || len(m.List()) != 0 {
-					t.Fatalf("err %v, open %d", err, len(m.List()))
+					t.Fatalf("err %v, open %d; want an error saying %q", err, len(m.List()), c.err)
 				}
 				return
 			}
@@ -325,6 +340,35 @@ func TestTunnel(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A tunnel that dies while its exposure is open closes the exposure, and
+// the audit says why.
+func TestTunnelExitClosesTheExposure(t *testing.T) {
+	quit := t.TempDir() + "/quit"
+	rec := &recorded{}
+	m := New(Deps{Cards: newFakeCards(), Emit: rec.emit, Logger: slog.New(slog.DiscardHandler), TunnelWait: 5 * time.Second, TunnelSettle: time.Millisecond,
+		Tunnel: []string{"sh", "-c", "echo https://t2.example.test; while [ ! -e " + quit + " ]; do sleep 0.05; done"}})
+	o, err := m.Open(t.Context(), Options{For: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { m.Close(context.Background(), "", "test over") })
+	if len(m.List()) != 1 {
+		t.Fatal("the exposure is not open")
+	}
+	if err := os.WriteFile(quit, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	waitfor.For(t, 10*time.Second, "the exposure to close with its tunnel", func() bool { return len(m.List()) == 0 })
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	for i, k := range rec.kinds {
+		if k == "exposure.closed" && rec.rows[i]["exposure"] == o.ID && rec.rows[i]["reason"] == "the tunnel program exited" {
+			return
+		}
+	}
+	t.Fatalf("no exposure.closed row saying the tunnel exited: %v %v", rec.kinds, rec.rows)
 }
 
 // Off loopback an exposure serves TLS with Gatehouse's own certificate,

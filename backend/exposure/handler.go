@@ -243,7 +243,9 @@ type decideRequest struct {
 
 // decide settles a card once, as the device saw it: the hash must match
 // the card that waits now. A card already settled (by the desktop first,
-// another device, a timeout) or withdrawn answers 410 and runs nothing.
+// another device, a timeout) or withdrawn answers 410 and runs nothing;
+// so does one decided on the computer a moment after the device (the
+// broker holds the device's decision for that: the local decision wins).
 func (x *exposure) decide(w http.ResponseWriter, r *http.Request, ua string) {
 	body, err := io.ReadAll(r.Body)
 	if err != nil {
@@ -287,7 +289,7 @@ func (x *exposure) decide(w http.ResponseWriter, r *http.Request, ua string) {
 	}
 	_, err = x.cards.Decide(r.Context(), id, d)
 	switch {
-	case errors.Is(err, approval.ErrWithdrawn), errors.Is(err, approval.ErrSettled):
+	case errors.Is(err, approval.ErrWithdrawn), errors.Is(err, approval.ErrSettled), errors.Is(err, approval.ErrDecidedLocally):
 		fail(w, http.StatusGone, err.Error())
 		return
 	case errors.Is(err, approval.ErrNotFound):

@@ -20,6 +20,16 @@ import (
 // for its public URL.
 const DefaultTunnelWait = 10 * time.Second
 
+// DefaultTunnelSettle is how long a tunnel program that printed its URL
+// is watched before the exposure opens: one that exits in that time
+// (having printed an error with the URL it would have served, say)
+// carries nothing, and the exposure does not open.
+const DefaultTunnelSettle = time.Second
+
+// lastLineWait bounds the wait for a program's last line after it exits
+// (a child it left behind may hold the pipe open).
+const lastLineWait = time.Second
+
 // TunnelInfo is what the person sees of the tunnel program.
 type TunnelInfo struct {
 	Command []string `json:"command"`
@@ -45,7 +55,7 @@ type tunnel struct {
 // the exposure it was meant to carry does not open. One that runs on
 // without printing a URL is kept, with a note (the person's own tunnel
 // may know its address without saying it).
-func startTunnel(argv []string, host, port string, wait time.Duration) (*tunnel, error) {
+func startTunnel(argv []string, host, port string, wait, settle time.Duration) (*tunnel, error) {
 	if len(argv) == 0 {
 		return nil, errors.New("the tunnel command is empty")
 	}
@@ -72,21 +82,37 @@ func startTunnel(argv []string, host, port string, wait time.Duration) (*tunnel,
 	}
 	t := &tunnel{cmd: cmd, exited: make(chan struct{}), info: TunnelInfo{Command: args, PID: cmd.Process.Pid}}
 	found := make(chan string, 1)
+	scanned := make(chan struct{})
 	var last lastLine
-	go func() { scanURL(out, found, &last); out.Close() }()
+	go func() { scanURL(out, found, &last); out.Close(); close(scanned) }()
 	go func() { cmd.Wait(); close(t.exited) }()
+	exitedAtOnce := func() error {
+		// Its last words are what the person needs; they may still be
+		// in the pipe when the exit is seen.
+		select {
+		case <-scanned:
+		case <-time.After(lastLineWait):
+		}
+		msg := fmt.Sprintf("the tunnel command %s exited at once (%s) without carrying the exposure", args[0], cmd.ProcessState)
+		if l := last.get(); l != "" {
+			msg += "; its last line was: " + l
+		}
+		return errors.New(msg)
+	}
 	timer := time.NewTimer(wait)
 	defer timer.Stop()
 	select {
 	case u := <-found:
 		t.info.URL = strings.TrimRight(u, "/.,;")
-	case <-t.exited:
-		// It may have printed a URL and exited at once: still no tunnel.
-		msg := fmt.Sprintf("the tunnel command %s exited at once (%s) without carrying the exposure", args[0], cmd.ProcessState)
-		if l := last.get(); l != "" {
-			msg += "; its last line was: " + l
+		// A URL and then an exit (an error that quotes the address it
+		// would have served) is still no tunnel.
+		select {
+		case <-t.exited:
+			return nil, exitedAtOnce()
+		case <-time.After(settle):
 		}
-		return nil, errors.New(msg)
+	case <-t.exited:
+		return nil, exitedAtOnce()
 	case <-timer.C:
 		t.info.Note = fmt.Sprintf("the tunnel command printed no URL within %s; point your device at the address your tunnel gives", wait)
 	}

@@ -20,6 +20,9 @@ describe('summarize', () => {
     expect(summarize(ev('approval.requested', { kind: 'effect', tool: 'run_command', changes: [{}, {}], argv: ['rm', '-rf', 'src'] }))).toBe('waiting for approval: apply 2 changes of rm -rf src');
     expect(summarize(ev('approval.requested', { kind: 'effect', tool: 'run_command', changes: [{}], argv: ['rm', 'a'] }))).toBe('waiting for approval: apply 1 change of rm a');
     expect(summarize(ev('approval.requested', { kind: 'workspace', tool: 'workspace', paths: ['/home/u/src/app'] }))).toBe('waiting for approval: work in /home/u/src/app');
+    expect(summarize(ev('approval.overridden', { allow: true, device: 'Phone/1', exposure: 'x_1', by: 'human' }))).toBe(
+      'allow from Phone/1 not used: decided on the computer',
+    );
     expect(summarize(ev('approval.withdrawn', { status: 'withdrawn', message: 'the agent cancelled the call before anyone answered' }))).toBe(
       'withdrawn: the agent cancelled the call before anyone answered',
     );

@@ -56,6 +56,9 @@ export function summarize(e: AuditEvent): string {
       const scope = p.scope && p.scope !== 'once' ? ` (${str(p.scope)})` : '';
       return `${str(p.status)}${scope} by ${str(p.by)}${p.message ? ': ' + str(p.message) : ''}`;
     }
+    case 'approval.overridden':
+      // A device's decision that lost the race (backend/approval/race.go).
+      return `${p.allow ? 'allow' : 'deny'} from ${str(p.device) || 'a device'} not used: ${p.by === 'human' ? 'decided on the computer' : `settled by ${str(p.by)}`}`;
     case 'approval.expired':
       return `expired${p.reason ? ': ' + str(p.reason) : ''}`;
     case 'exec.started':

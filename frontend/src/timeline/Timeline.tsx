@@ -40,6 +40,7 @@ const KINDS: { value: string; label: string }[] = [
   { value: 'approval.requested', label: 'approval.requested' },
   { value: 'approval.decided', label: 'approval.decided' },
   { value: 'approval.withdrawn', label: 'approval.withdrawn' },
+  { value: 'approval.overridden', label: 'approval.overridden' },
   { value: 'network.', label: 'Network (decisions, connections)' },
 ];
 
