@@ -16,6 +16,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/gatehouse-dev/gatehouse/sandbox/fdpass"
+	"github.com/gatehouse-dev/gatehouse/sandbox/standin"
 )
 
 // Box is a running confined agent.
@@ -69,7 +70,7 @@ func Start(ctx context.Context, s Spec) (*Box, error) {
 	ours := os.NewFile(uintptr(pair[0]), "handoff")
 	theirs := os.NewFile(uintptr(pair[1]), "handoff-child")
 	defer ours.Close()
-	cmd := exec.Command(s.Bwrap, args(s, empty, info, standIns(scratch, s.Hidden))...)
+	cmd := exec.Command(s.Bwrap, args(s, empty, info, standin.Make(scratch, s.Hidden))...)
 	cmd.Env = s.Env
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = s.Stdin, s.Stdout, s.Stderr
 	cmd.ExtraFiles = []*os.File{theirs} // fd 3, handoffFD

@@ -12,8 +12,6 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"syscall"
-	"time"
 )
 
 // fill bounds how much of a stand-in is written: a larger secret gets a
@@ -73,9 +71,6 @@ func write(p string, st os.FileInfo) error {
 	if err := os.Chmod(p, st.Mode().Perm()); err != nil {
 		return err
 	}
-	atime := st.ModTime()
-	if s, ok := st.Sys().(*syscall.Stat_t); ok {
-		atime = time.Unix(s.Atim.Sec, s.Atim.Nsec)
-	}
-	return os.Chtimes(p, atime, st.ModTime())
+	// Git compares the modification time; the access time is left alike.
+	return os.Chtimes(p, st.ModTime(), st.ModTime())
 }
