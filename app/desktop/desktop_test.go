@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/gatehouse-dev/gatehouse/app/tray"
+	"github.com/gatehouse-dev/gatehouse/backend/approval"
 	"github.com/gatehouse-dev/gatehouse/sandbox/waitfor"
 )
 
@@ -68,23 +69,23 @@ func TestUniqueIDPerDataDir(t *testing.T) {
 }
 
 func TestNotificationText(t *testing.T) {
-	title, body := notificationText(approvalEvent{Kind: "call", Tool: "run_command", Argv: []string{"sh", "-c", "echo  hi\nthere"}, Reason: "sh is an interpreter"}, 1)
+	title, body := notificationText(approval.Request{Kind: "call", Tool: "run_command", Argv: []string{"sh", "-c", "echo  hi\nthere"}, Reason: "sh is an interpreter"}, 1)
 	if title != "Gatehouse: an agent is waiting for you" || body != "sh -c echo hi there\nsh is an interpreter" {
 		t.Fatalf("%q %q", title, body)
 	}
-	title, body = notificationText(approvalEvent{Kind: "question", Question: "Which branch?"}, 3)
+	title, body = notificationText(approval.Request{Kind: "question", Question: "Which branch?"}, 3)
 	if title != "Gatehouse: an agent has a question" || body != "Which branch?\n3 cards are waiting." {
 		t.Fatalf("%q %q", title, body)
 	}
-	_, body = notificationText(approvalEvent{Tool: "fetch_url", URL: "https://example.com/" + strings.Repeat("a", 400)}, 1)
+	_, body = notificationText(approval.Request{Tool: "fetch_url", URL: "https://example.com/" + strings.Repeat("a", 400)}, 1)
 	if n := len([]rune(body)); n > 160 || !strings.HasSuffix(body, "…") || !strings.HasPrefix(body, "fetch_url https://example.com/") {
 		t.Fatalf("long body (%d): %q", n, body)
 	}
-	_, body = notificationText(approvalEvent{Kind: "limit", Reason: "tool calls budget spent"}, 1)
+	_, body = notificationText(approval.Request{Kind: "limit", Reason: "tool calls budget spent"}, 1)
 	if body != "tool calls budget spent" {
 		t.Fatalf("limit: %q", body)
 	}
-	_, body = notificationText(approvalEvent{Tool: "write_file", Paths: []string{"a.go", "b.go"}}, 1)
+	_, body = notificationText(approval.Request{Tool: "write_file", Paths: []string{"a.go", "b.go"}}, 1)
 	if body != "write_file a.go, b.go" {
 		t.Fatalf("paths: %q", body)
 	}
