@@ -127,15 +127,11 @@ func what(a approval.Request) string {
 }
 
 func decide(cmd *cobra.Command, g *Globals, id, decision, scope, msg string) error {
-	c, err := controlClient(g)
-	if err != nil {
-		return err
-	}
 	var out struct {
 		Approval approval.Request `json:"approval"`
 	}
-	if err := c.Post(cmd.Context(), "/api/v1/approvals/"+url.PathEscape(id), map[string]string{"decision": decision, "scope": scope, "message": msg}, &out); err != nil {
-		return apiErr(err)
+	if err := postControl(cmd.Context(), g, "/api/v1/approvals/"+url.PathEscape(id), map[string]string{"decision": decision, "scope": scope, "message": msg}, &out); err != nil {
+		return err
 	}
 	verb := "Allowed"
 	if decision == "deny" {
@@ -167,16 +163,12 @@ func answerQuestion(cmd *cobra.Command, g *Globals, id, text string) error {
 		return userErrorf(nil, "%s is not a question but a %s card; --answer is only for questions (allow it with gatehouse approve %s)",
 			termsafe.String(id), termsafe.String(string(card.Kind)), termsafe.String(id))
 	}
-	c, err := controlClient(g)
-	if err != nil {
-		return err
-	}
 	var out struct {
 		Approval approval.Request `json:"approval"`
 	}
 	body := map[string]string{"decision": "allow", "scope": "once", "message": text}
-	if err := c.Post(cmd.Context(), "/api/v1/approvals/"+url.PathEscape(id), body, &out); err != nil {
-		return apiErr(err)
+	if err := postControl(cmd.Context(), g, "/api/v1/approvals/"+url.PathEscape(id), body, &out); err != nil {
+		return err
 	}
 	fmt.Fprintf(g.Stdout, "Answered %s\n", termsafe.String(out.Approval.Question))
 	return nil
@@ -186,15 +178,11 @@ func answerQuestion(cmd *cobra.Command, g *Globals, id, text string) error {
 // (the decision then gets the daemon's own sentence: decided, expired or
 // withdrawn).
 func pendingCard(cmd *cobra.Command, g *Globals, id string) (*approval.Request, error) {
-	c, err := controlClient(g)
-	if err != nil {
-		return nil, err
-	}
 	var out struct {
 		Approvals []approval.Request `json:"approvals"`
 	}
-	if err := c.Get(cmd.Context(), "/api/v1/approvals", nil, &out); err != nil {
-		return nil, apiErr(err)
+	if err := getControl(cmd.Context(), g, "/api/v1/approvals", &out); err != nil {
+		return nil, err
 	}
 	for i := range out.Approvals {
 		if out.Approvals[i].ID == id {

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -18,6 +19,24 @@ func controlClient(g *Globals) (*client.Client, error) {
 		return nil, err
 	}
 	return client.New(d), nil
+}
+
+// getControl and postControl make one request of the daemon's control API
+// for a command, a failure worded for the terminal.
+func getControl(ctx context.Context, g *Globals, path string, out any) error {
+	c, err := controlClient(g)
+	if err != nil {
+		return err
+	}
+	return apiErr(c.Get(ctx, path, nil, out))
+}
+
+func postControl(ctx context.Context, g *Globals, path string, in, out any) error {
+	c, err := controlClient(g)
+	if err != nil {
+		return err
+	}
+	return apiErr(c.Post(ctx, path, in, out))
 }
 
 // apiErr turns client errors into one plain sentence for the terminal.

@@ -991,13 +991,7 @@ func startFallback(t *testing.T, bin, base string, extraEnv ...string) *clitest.
 	}
 	cmd := exec.Command(bin, "--listen", "127.0.0.1:0", "--data", data, "--workspace", ws)
 	cmd.Env = append(append(env, "XDG_CONFIG_HOME="+filepath.Join(base, "config")), extraEnv...)
-	log := &clitest.LockedBuffer{}
-	cmd.Stdout, cmd.Stderr = log, log
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan struct{})
-	go func() { cmd.Wait(); close(exited) }()
+	log, exited := clitest.StartLogged(t, cmd)
 	t.Cleanup(func() {
 		if !clitest.Terminate(cmd.Process, exited, 20*time.Second) {
 			t.Errorf("the headless fallback did not stop on SIGTERM:\n%s", log.String())

@@ -29,13 +29,9 @@ func switchCommand(g *Globals, use, short, path string, report func(stateReply) 
 		Short: short,
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			c, err := controlClient(g)
-			if err != nil {
-				return err
-			}
 			var out stateReply
-			if err := c.Post(cmd.Context(), path, map[string]string{"reason": reason, "via": "cli"}, &out); err != nil {
-				return apiErr(err)
+			if err := postControl(cmd.Context(), g, path, map[string]string{"reason": reason, "via": "cli"}, &out); err != nil {
+				return err
 			}
 			fmt.Fprintln(g.Stdout, report(out))
 			return nil

@@ -23,16 +23,12 @@ tab's sign-in. On a headless machine, forward the port first, e.g.
   ssh -L 7465:127.0.0.1:7465 host   and open the link on your own machine.`,
 			Args: cobra.NoArgs,
 			RunE: func(cmd *cobra.Command, _ []string) error {
-				c, err := controlClient(g)
-				if err != nil {
-					return err
-				}
 				var out struct {
 					URL       string    `json:"url"`
 					ExpiresAt time.Time `json:"expires_at"`
 				}
-				if err := c.Post(cmd.Context(), "/api/v1/login-links", nil, &out); err != nil {
-					return apiErr(err)
+				if err := postControl(cmd.Context(), g, "/api/v1/login-links", nil, &out); err != nil {
+					return err
 				}
 				fmt.Fprintln(g.Stdout, out.URL)
 				fmt.Fprintf(g.Stderr, "This link signs in one browser tab, once, until %s. Keep it private.\n", out.ExpiresAt.Local().Format("Mon 15:04 MST"))

@@ -20,15 +20,11 @@ func init() {
 			Short: "List a session's checkpoints (one before and one after each changing call)",
 			Args:  needArg("a SESSION", "gatehouse sessions"),
 			RunE: func(cmd *cobra.Command, args []string) error {
-				c, err := controlClient(g)
-				if err != nil {
-					return err
-				}
 				var out struct {
 					Checkpoints []snapshot.Checkpoint `json:"checkpoints"`
 				}
-				if err := c.Get(cmd.Context(), "/api/v1/sessions/"+url.PathEscape(args[0])+"/checkpoints", nil, &out); err != nil {
-					return apiErr(err)
+				if err := getControl(cmd.Context(), g, "/api/v1/sessions/"+url.PathEscape(args[0])+"/checkpoints", &out); err != nil {
+					return err
 				}
 				return printList(g.Stdout, asJSON, out.Checkpoints, "No checkpoints: this session has not changed anything yet.",
 					"CHECKPOINT\tCALL\tPHASE\tTIME\tFILES\tNOT RESTORABLE", func(cp snapshot.Checkpoint) string {

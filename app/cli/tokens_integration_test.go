@@ -5,7 +5,6 @@ package cli_test
 import (
 	"context"
 	"encoding/json"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,18 +15,6 @@ import (
 	"github.com/gatehouse-dev/gatehouse/app/cli/clitest"
 	"github.com/gatehouse-dev/gatehouse/backend/transport/mcpserver"
 )
-
-// asRun carries an MCP client's requests as the bridge of one agent run.
-type asRun struct {
-	run  string
-	base http.RoundTripper
-}
-
-func (a asRun) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	r.Header.Set(mcpserver.RunHeader, a.run)
-	return a.base.RoundTrip(r)
-}
 
 // claudeTranscript is a Claude Code transcript in the shape Claude Code
 // writes (one line per content block, the usage repeated): 1,200 tokens.
@@ -55,7 +42,7 @@ func TestTokenBudgetFromTheAgentsTranscript(t *testing.T) {
 	}
 	clitest.WriteConfig(t, ws, "config.toml", "[limits]\ntokens = 1000\n")
 	d := clitest.StartWithEnv(t, filepath.Join(base, "data"), ws, []string{"CLAUDE_CONFIG_DIR=" + claudeDir})
-	s := d.MCPOver(t.Context(), "tokens", asRun{run: "claude:tok-run-1", base: http.DefaultTransport})
+	s := d.MCPOver(t.Context(), "tokens", clitest.WithHeader(mcpserver.RunHeader, "claude:tok-run-1", nil))
 	if res := call(t, s, "run_command", map[string]any{"argv": []string{"echo", "one"}}); res.IsError {
 		t.Fatalf("a call under an unknown token count was stopped: %s", clitest.Text(t, res))
 	}

@@ -14,6 +14,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -21,6 +22,7 @@ import (
 	"time"
 
 	"github.com/gatehouse-dev/gatehouse/app/tray"
+	"github.com/gatehouse-dev/gatehouse/backend/approval"
 	"github.com/gatehouse-dev/gatehouse/sandbox/waitfor"
 )
 
@@ -67,23 +69,23 @@ func TestUniqueIDPerDataDir(t *testing.T) {
 }
 
 func TestNotificationText(t *testing.T) {
-	title, body := notificationText(approvalEvent{Kind: "call", Tool: "run_command", Argv: []string{"sh", "-c", "echo  hi\nthere"}, Reason: "sh is an interpreter"}, 1)
+	title, body := notificationText(approval.Request{Kind: "call", Tool: "run_command", Argv: []string{"sh", "-c", "echo  hi\nthere"}, Reason: "sh is an interpreter"}, 1)
 	if title != "Gatehouse: an agent is waiting for you" || body != "sh -c echo hi there\nsh is an interpreter" {
 		t.Fatalf("%q %q", title, body)
 	}
-	title, body = notificationText(approvalEvent{Kind: "question", Question: "Which branch?"}, 3)
+	title, body = notificationText(approval.Request{Kind: "question", Question: "Which branch?"}, 3)
 	if title != "Gatehouse: an agent has a question" || body != "Which branch?\n3 cards are waiting." {
 		t.Fatalf("%q %q", title, body)
 	}
-	_, body = notificationText(approvalEvent{Tool: "fetch_url", URL: "https://example.com/" + strings.Repeat("a", 400)}, 1)
+	_, body = notificationText(approval.Request{Tool: "fetch_url", URL: "https://example.com/" + strings.Repeat("a", 400)}, 1)
 	if n := len([]rune(body)); n > 160 || !strings.HasSuffix(body, "…") || !strings.HasPrefix(body, "fetch_url https://example.com/") {
 		t.Fatalf("long body (%d): %q", n, body)
 	}
-	_, body = notificationText(approvalEvent{Kind: "limit", Reason: "tool calls budget spent"}, 1)
+	_, body = notificationText(approval.Request{Kind: "limit", Reason: "tool calls budget spent"}, 1)
 	if body != "tool calls budget spent" {
 		t.Fatalf("limit: %q", body)
 	}
-	_, body = notificationText(approvalEvent{Tool: "write_file", Paths: []string{"a.go", "b.go"}}, 1)
+	_, body = notificationText(approval.Request{Tool: "write_file", Paths: []string{"a.go", "b.go"}}, 1)
 	if body != "write_file a.go, b.go" {
 		t.Fatalf("paths: %q", body)
 	}
@@ -110,6 +112,24 @@ func (f *fakeNotifier) Notify(n Notification) (uint32, error) {
 	return id, nil
 }
 func (f *fakeNotifier) Close() error { return nil }
+
+// next waits for the next notification; a test fails with why when none
+// comes.
+func (f *fakeNotifier) next(t *testing.T, why string) {
+	t.Helper()
+	select {
+	case <-f.ch:
+	case <-time.After(3 * time.Second):
+		t.Fatal(why)
+	}
+}
+
+// sent is what has been notified so far.
+func (f *fakeNotifier) sent() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.calls)
+}
 
 // fakeAPI serves the two routes the watcher reads, with a timeline the test
 // appends to.
@@ -212,14 +232,8 @@ func TestApprovalWatcherNotifiesOnlyWhenHidden(t *testing.T) {
 	}
 	hidden.Store(true)
 	api.add("approval.requested", map[string]any{"id": "a2", "kind": "call", "tool": "run_command", "argv": []string{"rm", "-rf", "build"}, "reason": "destructive"})
-	select {
-	case <-n.ch:
-	case <-time.After(3 * time.Second):
-		t.Fatal("no notification while hidden")
-	}
-	n.mu.Lock()
-	got := n.calls
-	n.mu.Unlock()
+	n.next(t, "no notification while hidden")
+	got := n.sent()
 	if len(got) != 1 || got[0] != "Gatehouse: an agent is waiting for you|rm -rf build\ndestructive\n3 cards are waiting.|a2|true" {
 		t.Fatalf("calls: %q", got)
 	}
@@ -246,14 +260,8 @@ func TestApprovalWatcherAnnouncesACardFromBeforeItsFirstPoll(t *testing.T) {
 	n := &fakeNotifier{ch: make(chan struct{}, 8)}
 	w := &approvalWatcher{api: api, hidden: func() bool { return true }, notify: n, logger: slog.New(slog.NewTextHandler(io.Discard, nil)), wait: 1}
 	go w.run(t.Context())
-	select {
-	case <-n.ch:
-	case <-time.After(3 * time.Second):
-		t.Fatal("the card raised before the first poll was not announced")
-	}
-	n.mu.Lock()
-	got := n.calls
-	n.mu.Unlock()
+	n.next(t, "the card raised before the first poll was not announced")
+	got := n.sent()
 	if len(got) != 1 || !strings.Contains(got[0], "|early|") {
 		t.Fatalf("calls: %q", got)
 	}

@@ -15,6 +15,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/gatehouse-dev/gatehouse/backend/approval"
 )
 
 // AppName is the window title and the name notifications go out under.
@@ -52,30 +54,17 @@ func singleInstanceBus(uniqueID string) (name, path string) {
 	return "org." + id + ".SingleInstance", "/org/" + id + "/SingleInstance"
 }
 
-// approvalEvent is the part of an approval.requested payload a
-// notification shows.
-type approvalEvent struct {
-	ID       string   `json:"id"`
-	Kind     string   `json:"kind"`
-	Tool     string   `json:"tool"`
-	Argv     []string `json:"argv"`
-	Paths    []string `json:"paths"`
-	URL      string   `json:"url"`
-	Question string   `json:"question"`
-	Reason   string   `json:"reason"`
-}
-
 // notificationText is the title and body of the desktop notification for
-// a new card. The text comes from the agent's call, so the caller escapes
+// a new card (an approval.requested payload). The text comes from the agent's call, so the caller escapes
 // it for the notification system; here it is only shortened.
-func notificationText(ev approvalEvent, pending int) (title, body string) {
+func notificationText(ev approval.Request, pending int) (title, body string) {
 	title = "Gatehouse: an agent is waiting for you"
 	var what string
 	switch ev.Kind {
-	case "question":
+	case approval.KindQuestion:
 		title = "Gatehouse: an agent has a question"
 		what = ev.Question
-	case "limit":
+	case approval.KindLimit:
 		title = "Gatehouse: a session spent its budget"
 		what = ev.Reason
 	default:
@@ -91,7 +80,7 @@ func notificationText(ev approvalEvent, pending int) (title, body string) {
 		}
 	}
 	body = shorten(oneLine(what), 160)
-	if ev.Kind != "limit" && ev.Reason != "" {
+	if ev.Kind != approval.KindLimit && ev.Reason != "" {
 		body += "\n" + shorten(oneLine(ev.Reason), 120)
 	}
 	if pending > 1 {

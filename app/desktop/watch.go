@@ -10,6 +10,8 @@ import (
 	"net/url"
 	"strconv"
 	"time"
+
+	"github.com/gatehouse-dev/gatehouse/backend/approval"
 )
 
 // approvalWatcher follows new approval cards through the daemon's
@@ -128,12 +130,12 @@ func (w *approvalWatcher) run(ctx context.Context) {
 		if p.NextAfter > after {
 			after = p.NextAfter
 		}
-		var newest *approvalEvent
+		var newest *approval.Request
 		for _, e := range p.Events {
 			if e.Kind != "approval.requested" {
 				continue
 			}
-			var ev approvalEvent
+			var ev approval.Request
 			if json.Unmarshal(e.Payload, &ev) == nil {
 				newest = &ev
 			}

@@ -150,16 +150,7 @@ func tcpRow(ctx context.Context, e *env, mode sandbox.NetworkMode, proxy sandbox
 	}
 	defer ln.Close()
 	var accepted atomic.Int32
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			accepted.Add(1)
-			c.Close()
-		}
-	}()
+	go countAccepts(ln, &accepted)
 	port := strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
 	r, err := e.run(ctx, []string{"sh", "-c", probeScript, "sh", port}, func(s *sandbox.Spec) {
 		s.Network = sandbox.Network{Mode: mode, Proxy: proxy}

@@ -5,7 +5,6 @@ package proof
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -41,7 +40,7 @@ func trackedSecretCleanToGit(t *testing.T, b sandbox.Backend, staged bool) {
 	ws, root := t.TempDir(), t.TempDir()
 	ws, _ = filepath.EvalSymlinks(ws)
 	gitRepoWithSecret(t, ws)
-	blob := gitOut(t, ws, "rev-parse", "HEAD:.env")
+	blob := hostGit(t, ws, "rev-parse", "HEAD:.env")
 	s, err := b.Open(ctx, sandbox.SessionSpec{ID: "gitsecret", Workspaces: []string{ws}, StageRoot: root, Limits: SessionLimits()})
 	if err != nil {
 		t.Fatal(err)
@@ -98,22 +97,11 @@ func gitRepoWithSecret(t *testing.T, ws string) {
 	t.Helper()
 	must(t, os.WriteFile(filepath.Join(ws, ".env"), []byte("API_KEY=first-secret-value-1234\n"), 0o644))
 	must(t, os.WriteFile(filepath.Join(ws, "a.txt"), []byte("a\n"), 0o644))
-	gitOut(t, ws, "init", "-q", "-b", "main")
-	gitOut(t, ws, "add", ".")
-	gitOut(t, ws, "commit", "-qm", "first")
+	hostGit(t, ws, "init", "-q", "-b", "main")
+	hostGit(t, ws, "add", ".")
+	hostGit(t, ws, "commit", "-qm", "first")
 	must(t, os.WriteFile(filepath.Join(ws, ".env"), []byte("API_KEY=second-secret-value-5678\n"), 0o644))
-	gitOut(t, ws, "commit", "-qam", "second")
-}
-
-func gitOut(t *testing.T, dir string, args ...string) string {
-	t.Helper()
-	c := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@example.test"}, args...)...)
-	c.Dir = dir
-	out, err := c.CombinedOutput()
-	if err != nil {
-		t.Fatalf("git %v: %v\n%s", args, err, out)
-	}
-	return strings.TrimSpace(string(out))
+	hostGit(t, ws, "commit", "-qam", "second")
 }
 
 // On each backend that stages, a staged run's stand-in for a secret has

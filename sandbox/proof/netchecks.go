@@ -141,6 +141,19 @@ func (p *fakeProxy) Serve(ln net.Listener) {
 	serveCanned(ln, &p.conns, "HTTP/1.1 200 OK\r\nContent-Length: 9\r\nConnection: close\r\n\r\nproxy-ok\n")
 }
 
+// countAccepts accepts on ln until it closes, counting each connection in
+// n and closing it: a row that must reach nothing counts what got through.
+func countAccepts(ln net.Listener, n *atomic.Int32) {
+	for {
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		n.Add(1)
+		c.Close()
+	}
+}
+
 // serveCanned accepts on ln until it closes, counting connections in n,
 // reads each request's head and answers it with response.
 func serveCanned(ln net.Listener, n *atomic.Int32, response string) {
@@ -230,16 +243,7 @@ func checkHostSocket(ctx context.Context, e *env) (Outcome, string) {
 		return Unavailable, fmt.Sprintf("cannot listen on a unix socket: %v", err)
 	}
 	var conns atomic.Int32
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			conns.Add(1)
-			c.Close()
-		}
-	}()
+	go countAccepts(ln, &conns)
 	r, err := e.run(ctx, []string{"sh", "-c", hostSocketScript, "sh", path}, nil)
 	ln.Close()
 	switch {

@@ -47,48 +47,17 @@ func AgentProfile(a Agent) string {
 	w("(allow mach-lookup (global-name \"com.apple.system.opendirectoryd.libinfo\") (global-name \"com.apple.system.logger\") (global-name \"com.apple.system.notification_center\"))")
 	w("(allow ipc-posix-shm-read-data ipc-posix-shm-write-data)")
 	w("(allow file-read-metadata)")
-	w("(allow file-read*")
-	for _, d := range systemRead {
-		w("  (subpath %s)", quote(d))
-	}
-	w(")")
+	subpaths(w, "allow file-read*", systemRead)
 	// The real home: nothing of it but what is shown below.
 	w("(deny file-read* file-write* (subpath %s))", quote(a.Home))
-	if len(a.ReadOnly) > 0 {
-		w("(allow file-read*")
-		for _, r := range a.ReadOnly {
-			w("  (subpath %s)", quote(r))
-		}
-		w(")")
-	}
+	subpaths(w, "allow file-read*", a.ReadOnly)
 	// The terminal: the agent's own, read, written and set (raw mode,
 	// window size); Seatbelt cannot tell TIOCSTI from the rest.
 	w("(allow file-read* file-write* file-ioctl (literal \"/dev/tty\") (regex #\"^/dev/ttys[0-9]+$\"))")
 	w("(allow file-write-data (literal \"/dev/null\") (literal \"/dev/zero\"))")
-	w("(allow file-read* file-write*")
-	for _, ws := range a.Workspaces {
-		w("  (subpath %s)", quote(ws))
-	}
-	for _, r := range a.ReadWrite {
-		w("  (subpath %s)", quote(r))
-	}
-	w("  (subpath %s)", quote(a.HomeDir))
-	w("  (subpath %s)", quote(a.Tmp))
-	w(")")
-	if ro := append(append([]string(nil), a.Protected...), a.ReadOnlyOver...); len(ro) > 0 {
-		w("(deny file-write*")
-		for _, p := range ro {
-			w("  (subpath %s)", quote(p))
-		}
-		w(")")
-	}
-	if len(a.Hidden) > 0 {
-		w("(deny file-read* file-write*")
-		for _, h := range a.Hidden {
-			w("  (subpath %s)", quote(h))
-		}
-		w(")")
-	}
+	subpaths(w, "allow file-read* file-write*", a.Workspaces, a.ReadWrite, []string{a.HomeDir, a.Tmp})
+	subpaths(w, "deny file-write*", a.Protected, a.ReadOnlyOver)
+	subpaths(w, "deny file-read* file-write*", a.Hidden)
 	// The agent's own home lives in the (hidden) data dir; later rules win.
 	w("(allow file-read* file-write* (subpath %s))", quote(a.HomeDir))
 	// Loopback to the run's two ports, TCP only: Seatbelt names only

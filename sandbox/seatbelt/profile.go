@@ -37,33 +37,11 @@ func Profile(p *sandbox.Prepared, home, tmp string, ws []protect.Workspace, prox
 	w("(allow mach-lookup (global-name \"com.apple.system.opendirectoryd.libinfo\") (global-name \"com.apple.system.logger\"))")
 	w("(allow ipc-posix-shm-read-data ipc-posix-shm-write-data)")
 	w("(allow file-read-metadata)")
-	w("(allow file-read*")
-	for _, d := range systemRead {
-		w("  (subpath %s)", quote(d))
-	}
-	for _, r := range p.ReadOnly {
-		w("  (subpath %s)", quote(r))
-	}
-	w(")")
+	subpaths(w, "allow file-read*", systemRead, p.ReadOnly)
 	w("(allow file-write-data (literal \"/dev/null\") (literal \"/dev/zero\") (literal \"/dev/tty\"))")
-	w("(allow file-read* file-write*")
-	for _, ws := range p.Workspaces {
-		w("  (subpath %s)", quote(ws))
-	}
-	for _, r := range p.ReadWrite {
-		w("  (subpath %s)", quote(r))
-	}
-	w("  (subpath %s)", quote(home))
-	w("  (subpath %s)", quote(tmp))
-	w(")")
+	subpaths(w, "allow file-read* file-write*", p.Workspaces, p.ReadWrite, []string{home, tmp})
 	writeProtected(w, p.Workspaces, ws)
-	if len(p.Hidden) > 0 {
-		w("(deny file-read* file-write*")
-		for _, h := range p.Hidden {
-			w("  (subpath %s)", quote(h))
-		}
-		w(")")
-	}
+	subpaths(w, "deny file-read* file-write*", p.Hidden)
 	if p.Cache != "" {
 		// The build cache lives in the hidden data dir; later rules win.
 		w("(allow file-read* file-write* (subpath %s))", quote(p.Cache))
@@ -78,6 +56,25 @@ func Profile(p *sandbox.Prepared, home, tmp string, ws []protect.Workspace, prox
 		w("(allow network-outbound (remote tcp %s))", quote("localhost:"+strconv.Itoa(proxyPort)))
 	}
 	return b.String()
+}
+
+// subpaths writes one rule over every path of the lists, each a subpath,
+// or nothing when the lists are empty.
+func subpaths(w func(string, ...any), rule string, lists ...[]string) {
+	n := 0
+	for _, l := range lists {
+		n += len(l)
+	}
+	if n == 0 {
+		return
+	}
+	w("(%s", rule)
+	for _, l := range lists {
+		for _, p := range l {
+			w("  (subpath %s)", quote(p))
+		}
+	}
+	w(")")
 }
 
 // quote makes an SBPL string literal.

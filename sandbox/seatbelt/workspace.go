@@ -59,11 +59,5 @@ func writeProtected(w func(string, ...any), roots []string, ws []protect.Workspa
 	for _, x := range ws {
 		hidden = append(hidden, x.Hidden()...)
 	}
-	if len(hidden) > 0 {
-		w("(deny file-read* file-write*")
-		for _, h := range hidden {
-			w("  (subpath %s)", quote(h))
-		}
-		w(")")
-	}
+	subpaths(w, "deny file-read* file-write*", hidden)
 }

@@ -204,9 +204,9 @@ func (d *Daemon) Env() []string {
 	return append(env, d.ExtraEnv...)
 }
 
-// Spawn starts cmd with its output kept, and stops it when the test
-// ends (SIGTERM, then a kill); a failed test logs the output as what's.
-func Spawn(t testing.TB, cmd *exec.Cmd, what string) (*LockedBuffer, chan struct{}) {
+// StartLogged starts cmd with its output kept; exited closes when it has
+// exited. Stopping it is the caller's (Spawn stops it when the test ends).
+func StartLogged(t testing.TB, cmd *exec.Cmd) (*LockedBuffer, chan struct{}) {
 	t.Helper()
 	log := &LockedBuffer{}
 	cmd.Stdout, cmd.Stderr = log, log
@@ -215,6 +215,14 @@ func Spawn(t testing.TB, cmd *exec.Cmd, what string) (*LockedBuffer, chan struct
 	}
 	exited := make(chan struct{})
 	go func() { cmd.Wait(); close(exited) }()
+	return log, exited
+}
+
+// Spawn starts cmd with its output kept, and stops it when the test
+// ends (SIGTERM, then a kill); a failed test logs the output as what's.
+func Spawn(t testing.TB, cmd *exec.Cmd, what string) (*LockedBuffer, chan struct{}) {
+	t.Helper()
+	log, exited := StartLogged(t, cmd)
 	t.Cleanup(func() {
 		Terminate(cmd.Process, exited, 10*time.Second)
 		if t.Failed() {

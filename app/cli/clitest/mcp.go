@@ -61,19 +61,25 @@ func (d *Daemon) mcpTransport(base http.RoundTripper) *mcp.StreamableClientTrans
 // InDir carries an MCP client's requests as a client started in dir does
 // through the stdio bridge: its project is the session's workspace.
 func InDir(dir string, base http.RoundTripper) http.RoundTripper {
+	return WithHeader(mcpserver.CwdHeader, dir, base)
+}
+
+// WithHeader carries an MCP client's requests with one header set, as the
+// stdio bridge sets it (a nil base is the default transport).
+func WithHeader(name, value string, base http.RoundTripper) http.RoundTripper {
 	if base == nil {
 		base = http.DefaultTransport
 	}
-	return inDir{dir: dir, base: base}
+	return withHeader{name: name, value: value, base: base}
 }
 
-type inDir struct {
-	dir  string
-	base http.RoundTripper
+type withHeader struct {
+	name, value string
+	base        http.RoundTripper
 }
 
-func (t inDir) RoundTrip(r *http.Request) (*http.Response, error) {
+func (t withHeader) RoundTrip(r *http.Request) (*http.Response, error) {
 	r = r.Clone(r.Context())
-	r.Header.Set(mcpserver.CwdHeader, t.dir)
+	r.Header.Set(t.name, t.value)
 	return t.base.RoundTrip(r)
 }
