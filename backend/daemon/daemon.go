@@ -162,6 +162,7 @@ func Run(ctx context.Context, opts Options) (err error) {
 	}
 	defer lock.Close()
 	sweepOrphans(ctx, opts.Sandbox, opts.Logger)
+	pruneRedacted(filepath.Join(opts.DataDir, RedactedDir), time.Now(), opts.Logger)
 
 	d := &Daemon{opts: opts, logger: opts.Logger, tokens: &token.Set{}, logins: &token.OneTime{}, usage: &agentusage.Reader{Env: agentusage.EnvFromOS()}}
 	var closers closeStack
