@@ -12,6 +12,7 @@ import (
 
 	"github.com/gatehouse-dev/gatehouse/backend/plural"
 	"github.com/gatehouse-dev/gatehouse/backend/policy"
+	"github.com/gatehouse-dev/gatehouse/backend/tomlkeys"
 )
 
 // hints say what a key takes, in the person's terms, where its type alone
@@ -74,85 +75,11 @@ func unknownKey(strict *toml.StrictMissingError, name string) string {
 	if len(table) > 0 {
 		where = "in [" + strings.Join(table, ".") + "]"
 	}
-	msg := fmt.Sprintf("%s line %d: unknown key %q %s", name, row, key, where)
-	if allowed := tableKeys(table); len(allowed) > 0 {
-		if near := closest(key, allowed); near != "" {
-			msg += fmt.Sprintf(" (did you mean %q?)", near)
-		}
-		msg += "; the keys allowed there are " + strings.Join(allowed, ", ")
-	}
+	msg := fmt.Sprintf("%s line %d: unknown key %q %s", name, row, key, where) + tomlkeys.Suggest(reflect.TypeOf(Config{}), table, key)
 	if more := len(strict.Errors) - 1; more > 0 {
 		msg += " (and " + plural.Count(more, "more unknown key", "more unknown keys") + " after it)"
 	}
 	return msg
-}
-
-// tableKeys lists the keys the table at path takes, in file order.
-func tableKeys(path []string) []string {
-	t, ok := keyType(reflect.TypeOf(Config{}), path)
-	if !ok {
-		return nil
-	}
-	for t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.Struct {
-		t = t.Elem()
-	}
-	if t.Kind() != reflect.Struct {
-		return nil
-	}
-	var keys []string
-	for i := range t.NumField() {
-		if name, _, _ := strings.Cut(t.Field(i).Tag.Get("toml"), ","); name != "" && name != "-" {
-			keys = append(keys, name)
-		}
-	}
-	return keys
-}
-
-// closest is the allowed key a typo most likely meant: a few edits away
-// (about a third of its length, at least two), or one that begins with the
-// other.
-func closest(key string, allowed []string) string {
-	key = strings.ToLower(key)
-	best, bestD := "", 1<<30
-	for _, a := range allowed {
-		d := editDistance(key, a)
-		if d > max(2, (len(a)+2)/3) && !prefixOf(key, a) {
-			continue
-		}
-		if d < bestD {
-			best, bestD = a, d
-		}
-	}
-	return best
-}
-
-// prefixOf reports whether one of a and b begins with the other, and the
-// shorter has at least four letters.
-func prefixOf(a, b string) bool {
-	if len(a) > len(b) {
-		a, b = b, a
-	}
-	return len(a) >= 4 && strings.HasPrefix(b, a)
-}
-
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 // keyError keeps go-toml's error for logs and errors.As while its message
@@ -180,40 +107,11 @@ func want(key string) string {
 	case "sandbox.backend":
 		return choices(validBackends)
 	}
-	t, ok := keyType(reflect.TypeOf(Config{}), strings.Split(key, "."))
+	t, ok := tomlkeys.TypeAt(reflect.TypeOf(Config{}), strings.Split(key, "."))
 	if !ok {
 		return "a value of the kind the README shows for it"
 	}
 	return typeWords(t, key)
-}
-
-// keyType finds the Go type behind a dotted key, through tables and arrays
-// of tables.
-func keyType(t reflect.Type, path []string) (reflect.Type, bool) {
-	for _, part := range path {
-		for t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.Struct {
-			t = t.Elem()
-		}
-		if t.Kind() != reflect.Struct {
-			return nil, false
-		}
-		f, ok := fieldByTag(t, part)
-		if !ok {
-			return nil, false
-		}
-		t = f.Type
-	}
-	return t, true
-}
-
-func fieldByTag(t reflect.Type, tag string) (reflect.StructField, bool) {
-	for i := range t.NumField() {
-		f := t.Field(i)
-		if name, _, _ := strings.Cut(f.Tag.Get("toml"), ","); name == tag {
-			return f, true
-		}
-	}
-	return reflect.StructField{}, false
 }
 
 func typeWords(t reflect.Type, key string) string {

@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/gatehouse-dev/gatehouse/backend/tomlkeys"
 )
 
 func TestTypeErrorsNameTheKeyAndTheFix(t *testing.T) {
@@ -100,7 +102,7 @@ func tomlFor(path, value string) string {
 		return path + " = " + value + "\n"
 	}
 	table := strings.Join(parts[:len(parts)-1], ".")
-	if t, ok := keyType(reflect.TypeOf(Config{}), parts[:len(parts)-1]); ok && t.Kind() == reflect.Slice {
+	if t, ok := tomlkeys.TypeAt(reflect.TypeOf(Config{}), parts[:len(parts)-1]); ok && t.Kind() == reflect.Slice {
 		return "[[" + table + "]]\n" + parts[len(parts)-1] + " = " + value + "\n"
 	}
 	return "[" + table + "]\n" + parts[len(parts)-1] + " = " + value + "\n"

@@ -7,8 +7,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 
+	"github.com/gatehouse-dev/gatehouse/backend/tomlkeys"
 	"github.com/pelletier/go-toml/v2"
 )
 
@@ -196,7 +198,10 @@ func decodeStrict(data []byte, file string, v any) error {
 	if errors.As(err, &sm) && len(sm.Errors) > 0 {
 		e := &sm.Errors[0]
 		row, _ := e.Position()
-		return fmt.Errorf("%s:%d: unknown key %q; remove it or check its spelling", file, row, strings.Join(e.Key(), "."))
+		path := e.Key()
+		key, table := path[len(path)-1], path[:len(path)-1]
+		return fmt.Errorf("%s:%d: unknown key %q%s; remove it or check its spelling", file, row, strings.Join(path, "."),
+			tomlkeys.Suggest(reflect.TypeOf(v).Elem(), table, key))
 	}
 	var de *toml.DecodeError
 	if errors.As(err, &de) {

@@ -13,7 +13,7 @@ func TestLoadErrors(t *testing.T) {
 		want           []string // substrings of the error
 	}{
 		{name: "unknown top-level key", user: "colour = \"red\"\n", want: []string{":1:", `unknown key "colour"`}},
-		{name: "unknown rule key", user: "[[rule]]\naction = \"allow\"\ntool = \"read_file\"\nbinnary = \"/x\"\n", want: []string{":4:", `"rule.binnary"`}},
+		{name: "unknown rule key", user: "[[rule]]\naction = \"allow\"\ntool = \"read_file\"\nbinnary = \"/x\"\n", want: []string{":4:", `"rule.binnary"`, `did you mean "binary"?`, "the keys allowed there are id, "}},
 		{name: "syntax error names line", user: "[[rule]]\naction = \"allow\"\ntool = read_file\n", want: []string{":3:"}},
 		{name: "missing action", user: "# c\n[[rule]]\nid = \"x\"\ntool = \"read_file\"\n", want: []string{":2:", "no action"}},
 		{name: "bad action", user: "[[rule]]\naction = \"maybe\"\ntool = \"read_file\"\n", want: []string{"allow, ask or deny"}},
