@@ -20,6 +20,10 @@ describe('transportLabel', () => {
     expect(transportLabel('stdio')).toContain('bridge');
     expect(transportLabel('carrier-pigeon')).toBe('carrier-pigeon');
   });
+  it('names each route of a session reached by several', () => {
+    expect(transportLabel('stdio+hook')).toBe('stdio, through the gatehouse mcp bridge; and hook, the agent’s own tools');
+    expect(transportLabel('stdio+hook+http')).toBe('stdio, through the gatehouse mcp bridge; hook, the agent’s own tools; and MCP over HTTP');
+  });
 });
 
 describe('confinedHelp', () => {

@@ -25,8 +25,13 @@ const TRANSPORTS: Record<string, string> = {
   'http-stateless': 'MCP over HTTP, stateless (a 2026-07-28 client)',
 };
 
+/**
+ * Names a session's transport: a session one agent run reaches by several
+ * routes records them joined by "+" ("stdio+hook"), each named here.
+ */
 export function transportLabel(t: string): string {
-  return TRANSPORTS[t] ?? t;
+  const names = t.split('+').map((p) => TRANSPORTS[p] ?? p);
+  return names.length > 1 ? `${names.slice(0, -1).join('; ')}; and ${names[names.length - 1]}` : names[0];
 }
 
 /**
