@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/url"
 	"path/filepath"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -72,8 +73,14 @@ func (s *Server) openFromRoots(ctx context.Context, o *openSession, ss *mcp.Serv
 	return st, nil
 }
 
+// rootsTimeout bounds the wait for a client's roots: one that declared
+// the capability but does not answer is told so instead of hanging.
+const rootsTimeout = 30 * time.Second
+
 func (s *Server) attachFromRoots(ctx context.Context, ss *mcp.ServerSession, r *rootsOpen) (*session.State, func(bool), error) {
-	res, err := ss.ListRoots(ctx, nil)
+	askCtx, cancel := context.WithTimeout(ctx, rootsTimeout)
+	res, err := ss.ListRoots(askCtx, nil)
+	cancel()
 	if err != nil {
 		return nil, nil, fmt.Errorf("Gatehouse could not ask the agent's client which project it works in (MCP roots): %w", err)
 	}
