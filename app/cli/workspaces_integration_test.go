@@ -145,19 +145,98 @@ func TestWorkspaceDeletedMidSession(t *testing.T) {
 // TestClientWithNoProjectIsToldWhy: a plain MCP client that names no
 // directory, against a daemon serving no workspace, is refused at
 // initialize with the sentence that says what to do, not a closed
-// connection.
+// connection; one that declares MCP roots is asked for them at its first
+// call, and its first file:// root is its project (a card, as for any
+// project outside the roots; refused where no card may allow it).
 func TestClientWithNoProjectIsToldWhy(t *testing.T) {
 	d := clitest.Start(t)
 	d.Stop()
 	d.Args = []string{"serve", "--listen", "127.0.0.1:0", "--data", d.Data}
 	d.Restart()
-	c := mcp.NewClient(&mcp.Implementation{Name: "no-project", Version: "1.0"}, nil)
-	s, err := c.Connect(t.Context(), d.MCPTransport(), &mcp.ClientSessionOptions{ProtocolVersion: clitest.StatefulProtocol})
-	if err == nil {
-		s.Close()
-		t.Fatal("a client with no project was served by a daemon with no workspace")
+	home, _ := os.UserHomeDir()
+	project := gitProject(t, "rooted")
+	cases := []struct {
+		name string
+		// caps nil: the client declares roots, listing roots.
+		caps      *mcp.ClientCapabilities
+		roots     []string
+		addLater  string // a root the client adds (and notifies) after a first call fails for want of one
+		decide    string // the workspace card's decision, if one is wanted
+		wantInit  string // initialize fails saying this
+		wantCall  string // the first call fails saying this
+		wantRunIn string // else the call runs in this project
+	}{
+		{name: "no roots capability", caps: &mcp.ClientCapabilities{}, wantInit: "does not know which project"},
+		{name: "no roots listed", wantCall: "does not know which project"},
+		{name: "not a file root", roots: []string{"https://example.invalid/repo"}, wantCall: "does not know which project"},
+		{name: "a project", roots: []string{"file://" + filepath.Join(project, "sub"), "https://example.invalid/repo"}, decide: "allow", wantRunIn: project},
+		{name: "a project refused", roots: []string{"file://" + project}, decide: "deny", wantCall: "did not allow"},
+		{name: "the home directory", roots: []string{"file://" + home}, wantCall: "home directory"},
+		{name: "a root added later", addLater: "file://" + project, decide: "allow", wantRunIn: project},
 	}
-	if !strings.Contains(err.Error(), "does not know which project") || !strings.Contains(err.Error(), "gatehouse workspaces add") {
-		t.Fatalf("initialize refused without saying why: %v", err)
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			cl := mcp.NewClient(&mcp.Implementation{Name: "no-project", Version: "1.0"}, &mcp.ClientOptions{Capabilities: c.caps})
+			for _, r := range c.roots {
+				cl.AddRoots(&mcp.Root{URI: r})
+			}
+			s, err := cl.Connect(t.Context(), d.MCPTransport(), &mcp.ClientSessionOptions{ProtocolVersion: clitest.StatefulProtocol})
+			if c.wantInit != "" {
+				if err == nil {
+					s.Close()
+					t.Fatal("a client with no project was served by a daemon with no workspace")
+				}
+				if !strings.Contains(err.Error(), c.wantInit) || !strings.Contains(err.Error(), "gatehouse workspaces add") {
+					t.Fatalf("initialize refused without saying why: %v", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("a client that lists its roots was refused at initialize: %v", err)
+			}
+			defer s.Close()
+			if c.addLater != "" {
+				if _, err := s.CallTool(t.Context(), &mcp.CallToolParams{Name: "list_dir", Arguments: map[string]any{}}); err == nil || !strings.Contains(err.Error(), "does not know which project") {
+					t.Fatalf("a call before the client had roots: %v", err)
+				}
+				cl.AddRoots(&mcp.Root{URI: c.addLater})
+			}
+			type answer struct {
+				res *mcp.CallToolResult
+				err error
+			}
+			done := make(chan answer, 1)
+			go func() {
+				r, err := s.CallTool(t.Context(), &mcp.CallToolParams{Name: "run_command", Arguments: map[string]any{"argv": []string{"cat", "x.txt"}}})
+				done <- answer{r, err}
+			}()
+			if c.decide != "" {
+				a := d.WaitApproval(30 * time.Second)
+				if a.Kind != "workspace" || len(a.Paths) != 1 || a.Paths[0] != project {
+					t.Fatalf("card %+v, want a workspace card for %s", a, project)
+				}
+				d.Decide(a.ID, c.decide, "once", "")
+			}
+			got := <-done
+			if c.wantCall != "" {
+				if got.err == nil || !strings.Contains(got.err.Error(), c.wantCall) {
+					t.Fatalf("first call: %v %+v, want an error saying %q", got.err, got.res, c.wantCall)
+				}
+				if n := len(d.Pending()); n != 0 {
+					t.Fatalf("%d cards left", n)
+				}
+				return
+			}
+			if got.err != nil || got.res.IsError {
+				t.Fatalf("first call: %v %+v", got.err, got.res)
+			}
+			if out, _ := got.res.StructuredContent.(map[string]any)["stdout"].(string); out != "in "+filepath.Base(c.wantRunIn)+"\n" {
+				t.Fatalf("the command ran elsewhere: %q", out)
+			}
+			// The next call asks nothing.
+			if r := call(t, s, "list_dir", map[string]any{}); r.IsError || len(d.Pending()) != 0 {
+				t.Fatalf("second call: %s, %d cards", clitest.Text(t, r), len(d.Pending()))
+			}
+		})
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"regexp"
 	"time"
 
 	"github.com/gatehouse-dev/gatehouse/backend/httpgate"
@@ -38,8 +37,6 @@ var ErrLoginUsed = errors.New("this login link was already used or has expired; 
 // ErrTokenNotFound is an unknown or non-revocable token id.
 var ErrTokenNotFound = errors.New("no agent token with that id (the control token and the default agent token are revoked by deleting their files)")
 
-var tokenName = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,63}$`)
-
 func (s *Server) registerTokens(mux *http.ServeMux) {
 	mux.HandleFunc("GET /api/v1/tokens", s.listTokens)
 	mux.HandleFunc("POST /api/v1/tokens", s.createToken)
@@ -66,7 +63,7 @@ func (s *Server) createToken(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	if !tokenName.MatchString(req.Name) {
+	if !token.ValidName(req.Name) {
 		s.fail(w, r, &httpError{http.StatusBadRequest, "name the client with lowercase letters, digits, dots or dashes, e.g. cursor"})
 		return
 	}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"time"
 
@@ -20,8 +19,6 @@ import (
 // goes, never a token the person made in the Connect screen.
 const fileTokenPrefix = "tf_"
 
-var tokenFileName = regexp.MustCompile(`^([a-z0-9][a-z0-9._-]{0,63})\.token$`)
-
 // syncAgentTokens registers every DATA/tokens/<name>.token as an agent token
 // named <name>, and revokes file tokens whose file was deleted or replaced.
 // A token revoked by the person stays revoked while its file lives on.
@@ -34,8 +31,8 @@ func syncAgentTokens(ctx context.Context, db *sql.DB, dataDir string) error {
 	now := time.Now().UnixNano()
 	var hashes []any
 	for _, e := range entries {
-		m := tokenFileName.FindStringSubmatch(e.Name())
-		if m == nil || !e.Type().IsRegular() {
+		name, ok := token.NameOfFile(e.Name())
+		if !ok || !e.Type().IsRegular() {
 			continue
 		}
 		tok, err := token.ReadFile(filepath.Join(dir, e.Name()))
@@ -45,7 +42,7 @@ func syncAgentTokens(ctx context.Context, db *sql.DB, dataDir string) error {
 		h := token.HashHex(tok)
 		hashes = append(hashes, h)
 		if _, err := db.ExecContext(ctx, `INSERT INTO tokens (id, kind, name, hash, created_ns) VALUES (?,?,?,?,?) ON CONFLICT(hash) DO NOTHING`,
-			fileTokenPrefix+strings.TrimPrefix(newTokenID(), "t_"), string(token.Agent), m[1], h, now); err != nil {
+			fileTokenPrefix+strings.TrimPrefix(newTokenID(), "t_"), string(token.Agent), name, h, now); err != nil {
 			return fmt.Errorf("register %s: %w", e.Name(), err)
 		}
 	}
@@ -67,9 +64,9 @@ func agentTokenValues(dataDir string) []secrets.Value {
 	entries, _ := os.ReadDir(dir)
 	var out []secrets.Value
 	for _, e := range entries {
-		if m := tokenFileName.FindStringSubmatch(e.Name()); m != nil {
+		if name, ok := token.NameOfFile(e.Name()); ok {
 			if tok, err := token.ReadFile(filepath.Join(dir, e.Name())); err == nil {
-				out = append(out, secrets.Value{Name: "GATEHOUSE_AGENT_TOKEN_" + strings.ToUpper(m[1]), Value: tok})
+				out = append(out, secrets.Value{Name: "GATEHOUSE_AGENT_TOKEN_" + strings.ToUpper(name), Value: tok})
 			}
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/gatehouse-dev/gatehouse/backend/plural"
 )
@@ -22,9 +23,13 @@ import (
 // reflog or the index still needs them, the index of tracked files
 // deleted, the checked-out branch or a tag deleted.
 
+// Compiled at first use, not at every start of every gatehouse command
+// (the hook's and `gatehouse exec`'s included): {38} makes a large program.
 var (
-	looseObject = regexp.MustCompile(`^\.git/objects/([0-9a-f]{2})/([0-9a-f]{38})$`)
-	packFile    = regexp.MustCompile(`^\.git/objects/pack/(pack-[0-9a-f]+)\.pack$`)
+	looseObject = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^\.git/objects/([0-9a-f]{2})/([0-9a-f]{38})$`)
+	})
+	packFile = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\.git/objects/pack/(pack-[0-9a-f]+)\.pack$`) })
 )
 
 // RepoLosses names what s deletes of the repository's history and state,
@@ -138,10 +143,10 @@ func (l Layers) objectsGone(s Set) (gone []string, unknown int) {
 	newPack := false
 	for _, c := range s.Changes {
 		p := filepath.ToSlash(c.Path)
-		if m := looseObject.FindStringSubmatch(p); m != nil && c.Op == Delete {
+		if m := looseObject().FindStringSubmatch(p); m != nil && c.Op == Delete {
 			loose = append(loose, m[1]+m[2])
 		}
-		if m := packFile.FindStringSubmatch(p); m != nil {
+		if m := packFile().FindStringSubmatch(p); m != nil {
 			switch c.Op {
 			case Delete:
 				packs = append(packs, m[1])

@@ -14,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/gatehouse-dev/gatehouse/backend/call"
+	"github.com/gatehouse-dev/gatehouse/backend/session"
 )
 
 // Local reads are most of an agent's calls, and on the SDK's path most of
@@ -39,8 +40,8 @@ var directVersions = []string{"2024-11-05", "2025-03-26", "2025-06-18", "2025-11
 // direct answers qualifying calls itself and passes everything else on.
 func (s *Server) direct(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		o := s.directSession(r)
-		if o == nil {
+		st := s.directSession(r)
+		if st == nil {
 			next.ServeHTTP(w, r)
 			return
 		}
@@ -60,7 +61,7 @@ func (s *Server) direct(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		res := toolResult(s.cfg.Runner.Call(r.Context(), call.Request{State: o.st, Tool: dc.name, Args: dc.args, Via: call.ViaMCP}))
+		res := toolResult(s.cfg.Runner.Call(r.Context(), call.Request{State: st, Tool: dc.name, Args: dc.args, Via: call.ViaMCP}))
 		out, err := encodeResponse(dc.id, res)
 		if err != nil {
 			// Structured results are built from JSON values; this is a bug.
@@ -82,15 +83,20 @@ type readCloser struct {
 	io.Closer
 }
 
-// directSession is the open session a POST may be answered for directly,
-// or nil when its headers are not ones the SDK would accept as they are.
-func (s *Server) directSession(r *http.Request) *openSession {
+// directSession is the state of the open session a POST may be answered
+// for directly, or nil when its headers are not ones the SDK would accept
+// as they are (or the session has yet to open from its client's roots).
+func (s *Server) directSession(r *http.Request) *session.State {
 	if r.Method != http.MethodPost || r.ContentLength > maxBodyBytes {
 		return nil
 	}
 	h := r.Header
 	o := s.session(h.Get(sessionIDHeader))
-	if o == nil || o.userID == "" || o.st.Live.Context().Err() != nil {
+	if o == nil || o.userID == "" {
+		return nil
+	}
+	st := o.state()
+	if st == nil || st.Live.Context().Err() != nil {
 		// Ended or killed sessions get the SDK's path and its answers.
 		return nil
 	}
@@ -106,7 +112,7 @@ func (s *Server) directSession(r *http.Request) *openSession {
 	if !acceptsBoth(h.Values("Accept")) {
 		return nil
 	}
-	return o
+	return st
 }
 
 // acceptsBoth: the client takes both a JSON and an event-stream answer,

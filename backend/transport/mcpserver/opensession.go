@@ -13,9 +13,11 @@ import (
 // openSession is a stateful MCP session that Gatehouse opened: its state,
 // the SDK's session, the token it belongs to and its idle timer.
 type openSession struct {
-	st     *session.State
 	ss     *mcp.ServerSession
 	userID string // the agent token's id; other tokens cannot use the session
+	// roots is set when the session opens from its client's roots at its
+	// first call (roots.go); st is nil until then.
+	roots *rootsOpen
 
 	// The session closes after idle without a request in flight, as the
 	// SDK's SessionTimeout would, but counting the calls answered directly
@@ -24,6 +26,44 @@ type openSession struct {
 	idleTimer *time.Timer
 	mu        sync.Mutex
 	inFlight  int
+	st        *session.State
+	release   func(gone bool)
+	closed    bool
+}
+
+// state is the session's Gatehouse state, nil while it waits for its
+// client's roots.
+func (o *openSession) state() *session.State {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.st
+}
+
+// attached gives the session its Gatehouse state and the run's release,
+// which runs at once if the MCP session has already closed.
+func (o *openSession) attached(st *session.State, release func(gone bool)) {
+	o.mu.Lock()
+	closed := o.closed
+	if !closed {
+		o.st, o.release = st, release
+	}
+	o.mu.Unlock()
+	if closed {
+		release(true)
+	}
+}
+
+// ended: the client closed its MCP session (or it idled out), so it has
+// gone.
+func (o *openSession) ended() {
+	o.mu.Lock()
+	o.closed = true
+	release := o.release
+	o.mu.Unlock()
+	if release != nil {
+		release(true)
+	}
+	o.idleTimer.Stop()
 }
 
 func (o *openSession) closeIdle() {
@@ -56,7 +96,7 @@ func (o *openSession) end() {
 // stateOf is the Gatehouse state of an open MCP session, or nil.
 func (s *Server) stateOf(sessionID string) *session.State {
 	if o := s.session(sessionID); o != nil {
-		return o.st
+		return o.state()
 	}
 	return nil
 }

@@ -63,6 +63,9 @@ func New(cfg Config) *Server {
 		Instructions: instructions,
 		Logger:       cfg.Logger,
 		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
+		RootsListChangedHandler: func(ctx context.Context, req *mcp.RootsListChangedRequest) {
+			s.rootsChanged(ctx, req)
+		},
 	})
 	s.server.AddReceivingMiddleware(s.sessionMiddleware)
 	for _, t := range cfg.Runner.Tools() {
@@ -210,11 +213,16 @@ func (s *Server) open(ctx context.Context, ss *mcp.ServerSession, req mcp.Reques
 	if !named {
 		key = session.RunKey{Agent: "mcp", ID: ss.ID()}
 	}
+	o := &openSession{ss: ss, userID: userID, idle: s.cfg.IdleTimeout}
 	st, release, err := s.cfg.Runs.Attach(ctx, key, start)
-	if err != nil {
+	switch {
+	case err == nil:
+		o.attached(st, release)
+	case deferToRoots(err, req):
+		o.roots = &rootsOpen{key: key, start: start, turn: make(chan struct{}, 1)}
+	default:
 		return err
 	}
-	o := &openSession{st: st, ss: ss, userID: userID, idle: s.cfg.IdleTimeout}
 	o.idleTimer = time.AfterFunc(o.idle, o.closeIdle)
 	s.mu.Lock()
 	s.states[ss.ID()] = o
@@ -222,9 +230,7 @@ func (s *Server) open(ctx context.Context, ss *mcp.ServerSession, req mcp.Reques
 	// The session ends when the client goes away or Gatehouse kills it.
 	go func() {
 		_ = ss.Wait()
-		// The client closed its MCP session (or it idled out): it has gone.
-		release(true)
-		o.idleTimer.Stop()
+		o.ended()
 		s.mu.Lock()
 		delete(s.states, ss.ID())
 		s.mu.Unlock()
@@ -253,12 +259,9 @@ func elicit(ctx context.Context, ss *mcp.ServerSession, question string) (string
 
 func (s *Server) callHandler(name string) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		st := s.stateOf(req.Session.ID())
-		if st == nil && req.Session.ID() == "" {
-			var err error
-			if st, err = s.statelessState(ctx, req); err != nil {
-				return nil, err
-			}
+		st, err := s.stateOfCall(ctx, req)
+		if err != nil {
+			return nil, err
 		}
 		if st == nil {
 			return nil, errors.New("this MCP session is not open in Gatehouse (it ended or was killed); reconnect")
@@ -277,6 +280,24 @@ func (s *Server) callHandler(name string) mcp.ToolHandler {
 			State: st, Tool: name, Args: args, Via: call.ViaMCP, Progress: progressFor(ctx, req),
 		})), nil
 	}
+}
+
+// stateOfCall is the Gatehouse state a call's session has, opening it
+// first when the session waits for its client's roots; nil when the
+// session is not open in Gatehouse.
+func (s *Server) stateOfCall(ctx context.Context, req *mcp.CallToolRequest) (*session.State, error) {
+	id := req.Session.ID()
+	if id == "" {
+		return s.statelessState(ctx, req)
+	}
+	o := s.session(id)
+	if o == nil {
+		return nil, nil
+	}
+	if st := o.state(); st != nil || o.roots == nil {
+		return st, nil
+	}
+	return s.openFromRoots(ctx, o, req.Session)
 }
 
 // toolResult is what the agent gets for a call, on either path.
