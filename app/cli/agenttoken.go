@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/gatehouse-dev/gatehouse/backend/agentconfig"
-	"github.com/gatehouse-dev/gatehouse/backend/daemon"
+	"github.com/gatehouse-dev/gatehouse/backend/datadir"
 )
 
 // AgentTokenPath is the token file the stdio bridge (and the hook) present
@@ -16,7 +16,7 @@ import (
 // otherwise the shared agent.token. An agent name install does not know is
 // an error, never a silent fallback.
 func AgentTokenPath(dataDir, agent string) (string, error) {
-	shared := filepath.Join(dataDir, daemon.AgentToken)
+	shared := filepath.Join(dataDir, datadir.AgentToken)
 	if agent == "" {
 		return shared, nil
 	}

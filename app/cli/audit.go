@@ -13,7 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/gatehouse-dev/gatehouse/backend/audit"
-	"github.com/gatehouse-dev/gatehouse/backend/daemon"
+	"github.com/gatehouse-dev/gatehouse/backend/datadir"
 	"github.com/gatehouse-dev/gatehouse/backend/db"
 	"github.com/gatehouse-dev/gatehouse/backend/plural"
 )
@@ -25,7 +25,7 @@ func openAudit(ctx context.Context, g *Globals) (*audit.Store, func(), error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	path := filepath.Join(dir, daemon.DBFile)
+	path := filepath.Join(dir, datadir.DBFile)
 	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
 		return nil, nil, userErrorf(err, "no Gatehouse database at %s; pass the --data directory the daemon uses", path)
 	}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/gatehouse-dev/gatehouse/app/cli/clitest"
@@ -35,29 +36,42 @@ func BenchmarkHookAddedLatency(b *testing.B) {
 
 // BenchmarkHookShellAddedLatency: a native shell command (true) through the
 // hook and the rewritten `gatehouse exec` in the sandbox, against a no-op
-// hook and `bash -c true` in the same run.
+// hook and `bash -c true` in the same run. The hook writes the line for
+// the stand-alone helper (agentconn.Main); the sub-benchmark full-binary
+// runs the same line with gatehouse itself, as before the helper did it.
 func BenchmarkHookShellAddedLatency(b *testing.B) {
-	d := clitest.Start(b)
-	in := preToolUse("bench-run", "Bash", map[string]any{"command": "true"}, d.Workspace)
-	noop := func() {
-		runHookProcess(b, exec.Command("cat"), in)
-		runHookProcess(b, exec.Command("bash", "-c", "true"), nil)
+	for _, tc := range []struct {
+		name string
+		full bool
+	}{{"helper", false}, {"full-binary", true}} {
+		b.Run(tc.name, func(b *testing.B) {
+			d := clitest.Start(b)
+			in := preToolUse("bench-run", "Bash", map[string]any{"command": "true"}, d.Workspace)
+			noop := func() {
+				runHookProcess(b, exec.Command("cat"), in)
+				runHookProcess(b, exec.Command("bash", "-c", "true"), nil)
+			}
+			gated := func() {
+				out := runHookProcess(b, exec.Command(d.Bin, "--data", d.Data, "hook", "claude"), in)
+				var a struct {
+					H struct {
+						Input map[string]any `json:"updatedInput"`
+					} `json:"hookSpecificOutput"`
+				}
+				json.Unmarshal(out, &a)
+				line, _ := a.H.Input["command"].(string)
+				if line == "" {
+					b.Fatalf("hook answered %s", out)
+				}
+				if tc.full {
+					_, rest, _ := strings.Cut(line, " ")
+					line = "'" + d.Bin + "' " + rest
+				}
+				runHookProcess(b, exec.Command("bash", "-c", line), nil)
+			}
+			benchPair(b, noop, gated)
+		})
 	}
-	gated := func() {
-		out := runHookProcess(b, exec.Command(d.Bin, "--data", d.Data, "hook", "claude"), in)
-		var a struct {
-			H struct {
-				Input map[string]any `json:"updatedInput"`
-			} `json:"hookSpecificOutput"`
-		}
-		json.Unmarshal(out, &a)
-		line, _ := a.H.Input["command"].(string)
-		if line == "" {
-			b.Fatalf("hook answered %s", out)
-		}
-		runHookProcess(b, exec.Command("bash", "-c", line), nil)
-	}
-	benchPair(b, noop, gated)
 }
 
 // benchPair times base and gated alternately and reports their medians.

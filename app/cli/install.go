@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/gatehouse-dev/gatehouse/app/agentconn"
 	"github.com/gatehouse-dev/gatehouse/app/client"
 	"github.com/gatehouse-dev/gatehouse/backend/agentconfig"
 	"github.com/gatehouse-dev/gatehouse/backend/agentprofile"
@@ -198,15 +199,8 @@ func printInstall(w io.Writer, res agentconfig.Result, uninstall bool) {
 	}
 }
 
-// codexSandboxSettings are what Codex's config.toml needs for the
-// `gatehouse exec` its hook hands it to reach the daemon: Codex runs it
-// in its own sandbox, whose default allows no connection at all. Install
-// does not loosen the person's Codex sandbox for them; it, and exec's
-// error, say what to set.
-const codexSandboxSettings = `sandbox_mode = "workspace-write" (at the top, before any table) and network_access = true under [sandbox_workspace_write]`
-
 const codexSandboxNote = "Codex runs each shell command Gatehouse hands it inside Codex's own sandbox, which by default\n" +
-	"cannot connect to Gatehouse. To let Codex's own shell work, set in Codex's config.toml\n  " + codexSandboxSettings + ".\n" +
+	"cannot connect to Gatehouse. To let Codex's own shell work, set in Codex's config.toml\n  " + agentconn.CodexSandboxSettings + ".\n" +
 	"Each command still runs in Gatehouse's sandbox, with no network unless you approve a domain.\n"
 
 // syncDaemonTokens asks a running daemon to register (or revoke) the agent

@@ -14,7 +14,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
-	"github.com/gatehouse-dev/gatehouse/backend/daemon"
+	"github.com/gatehouse-dev/gatehouse/app/agentconn"
+	"github.com/gatehouse-dev/gatehouse/backend/datadir"
 	"github.com/gatehouse-dev/gatehouse/backend/randid"
 	"github.com/gatehouse-dev/gatehouse/backend/session"
 	"github.com/gatehouse-dev/gatehouse/backend/token"
@@ -45,7 +46,7 @@ func (b *bearerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 
 // daemonEndpoint finds the running daemon's address and checks it answers.
 func daemonEndpoint(ctx context.Context, dir string) (string, error) {
-	b, err := os.ReadFile(filepath.Join(dir, daemon.AddrFile))
+	b, err := os.ReadFile(filepath.Join(dir, datadir.AddrFile))
 	if err != nil {
 		return "", userErrorf(err, "no Gatehouse daemon is running for %s; start it with `gatehouse serve` (or open the Gatehouse app)", dir)
 	}
@@ -114,7 +115,7 @@ running daemon, where it gets the same policy, sandbox and audit as /mcp.`,
 // from the data dir, or inside a confined run its own listener, which
 // needs no token (the data dir is out of sight there).
 func bridgeTarget(ctx context.Context, g *Globals, agent string) (addr, tok string, err error) {
-	if addr, ok := confinedAgentAddr(); ok {
+	if addr, ok := agentconn.ConfinedAddr(); ok {
 		return addr, "confined-run", nil
 	}
 	dir, err := dataDir(g, "")

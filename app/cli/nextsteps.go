@@ -9,6 +9,7 @@ import (
 	"github.com/gatehouse-dev/gatehouse/app/cli/termsafe"
 	"github.com/gatehouse-dev/gatehouse/backend/config"
 	"github.com/gatehouse-dev/gatehouse/backend/daemon"
+	"github.com/gatehouse-dev/gatehouse/backend/datadir"
 )
 
 // printNextSteps ends a headless start with what a person does next: open
@@ -31,6 +32,6 @@ func printNextSteps(w io.Writer, addr string, o daemon.Options) {
 	fmt.Fprintf(&b, "Next:\n")
 	fmt.Fprintf(&b, "  open the web UI:       %s open\n", gh)
 	fmt.Fprintf(&b, "  connect an agent:      %s install claude   (or codex, gemini, cursor)\n", gh)
-	fmt.Fprintf(&b, "  any other MCP client:  http://%s/mcp with the agent token in %s\n", addr, termsafe.String(filepath.Join(o.DataDir, daemon.AgentToken)))
+	fmt.Fprintf(&b, "  any other MCP client:  http://%s/mcp with the agent token in %s\n", addr, termsafe.String(filepath.Join(o.DataDir, datadir.AgentToken)))
 	fmt.Fprint(w, b.String())
 }

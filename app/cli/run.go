@@ -19,7 +19,7 @@ import (
 	"github.com/gatehouse-dev/gatehouse/app/client"
 	"github.com/gatehouse-dev/gatehouse/backend/agentprofile"
 	"github.com/gatehouse-dev/gatehouse/backend/confined"
-	"github.com/gatehouse-dev/gatehouse/backend/daemon"
+	"github.com/gatehouse-dev/gatehouse/backend/datadir"
 	"github.com/gatehouse-dev/gatehouse/backend/launcher"
 	"github.com/gatehouse-dev/gatehouse/sandbox/agentbox"
 	"github.com/gatehouse-dev/gatehouse/sandbox/toolchain"
@@ -300,7 +300,7 @@ func endRun(c *client.Client, id string, code int) {
 // installed MCP entry points: inside the run the same port leads to the
 // run's own listener.
 func daemonPort(dir string) (int, error) {
-	b, err := os.ReadFile(filepath.Join(dir, daemon.AddrFile))
+	b, err := os.ReadFile(filepath.Join(dir, datadir.AddrFile))
 	if err != nil {
 		return 0, userErrorf(err, "the Gatehouse daemon is not running for %s, so nothing was started; start it with `gatehouse serve` (or open the Gatehouse app)", dir)
 	}

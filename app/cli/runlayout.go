@@ -14,7 +14,7 @@ import (
 	"github.com/gatehouse-dev/gatehouse/backend/agentprofile"
 	"github.com/gatehouse-dev/gatehouse/backend/atomicfile"
 	"github.com/gatehouse-dev/gatehouse/backend/config"
-	"github.com/gatehouse-dev/gatehouse/backend/daemon"
+	"github.com/gatehouse-dev/gatehouse/backend/datadir"
 	"github.com/gatehouse-dev/gatehouse/backend/secrets"
 	"github.com/gatehouse-dev/gatehouse/backend/transport/hookserver"
 	"github.com/gatehouse-dev/gatehouse/sandbox"
@@ -230,7 +230,7 @@ func confinedEnv(environ []string, home string, l runLayout) []string {
 // writes them there for its agent's reads; see hookserver.readAnswer),
 // made now so it can be shown inside.
 func runRedacted(dataDir, run string) string {
-	return hookserver.ConfinedRedacted(filepath.Join(dataDir, daemon.RedactedDir), run)
+	return hookserver.ConfinedRedacted(filepath.Join(dataDir, datadir.RedactedDir), run)
 }
 
 func copyFile(src, dst string) error {

@@ -31,7 +31,7 @@ type Client struct {
 }
 
 // Socket is the control socket of the daemon whose data dir is dataDir
-// (daemon.ControlSocket: the name is written here so that the tray and the
+// (datadir.ControlSocket: the name is written here so that the tray and the
 // window, which import this package, do not link the daemon).
 func Socket(dataDir string) string { return filepath.Join(dataDir, "control.sock") }
 

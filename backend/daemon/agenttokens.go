@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gatehouse-dev/gatehouse/backend/agentconfig"
+	"github.com/gatehouse-dev/gatehouse/backend/datadir"
 	"github.com/gatehouse-dev/gatehouse/backend/secrets"
 	"github.com/gatehouse-dev/gatehouse/backend/token"
 )
@@ -23,7 +23,7 @@ const fileTokenPrefix = "tf_"
 // named <name>, and revokes file tokens whose file was deleted or replaced.
 // A token revoked by the person stays revoked while its file lives on.
 func syncAgentTokens(ctx context.Context, db *sql.DB, dataDir string) error {
-	dir := filepath.Join(dataDir, agentconfig.TokensDir)
+	dir := filepath.Join(dataDir, datadir.TokensDir)
 	entries, err := os.ReadDir(dir)
 	if err != nil && !os.IsNotExist(err) {
 		return fmt.Errorf("read %s: %w", dir, err)
@@ -60,7 +60,7 @@ func syncAgentTokens(ctx context.Context, db *sql.DB, dataDir string) error {
 
 // agentTokenValues are the per-agent token files' values, for redaction.
 func agentTokenValues(dataDir string) []secrets.Value {
-	dir := filepath.Join(dataDir, agentconfig.TokensDir)
+	dir := filepath.Join(dataDir, datadir.TokensDir)
 	entries, _ := os.ReadDir(dir)
 	var out []secrets.Value
 	for _, e := range entries {

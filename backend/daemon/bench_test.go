@@ -17,6 +17,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/gatehouse-dev/gatehouse/backend/datadir"
 	"github.com/gatehouse-dev/gatehouse/backend/token"
 	"github.com/gatehouse-dev/gatehouse/sandbox"
 )
@@ -57,7 +58,7 @@ func benchDaemon(b *testing.B, tune func(*Options)) (d *Daemon, agentToken strin
 	case err := <-done:
 		b.Fatalf("daemon: %v", err)
 	}
-	tok, err := os.ReadFile(filepath.Join(data, AgentToken))
+	tok, err := os.ReadFile(filepath.Join(data, datadir.AgentToken))
 	if err != nil {
 		b.Fatal(err)
 	}

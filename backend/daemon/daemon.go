@@ -24,6 +24,7 @@ import (
 	"github.com/gatehouse-dev/gatehouse/backend/buildcache"
 	"github.com/gatehouse-dev/gatehouse/backend/call"
 	"github.com/gatehouse-dev/gatehouse/backend/confined"
+	"github.com/gatehouse-dev/gatehouse/backend/datadir"
 	"github.com/gatehouse-dev/gatehouse/backend/egress"
 	"github.com/gatehouse-dev/gatehouse/backend/export"
 	"github.com/gatehouse-dev/gatehouse/backend/httpgate"
@@ -162,7 +163,7 @@ func Run(ctx context.Context, opts Options) (err error) {
 	}
 	defer lock.Close()
 	sweepOrphans(ctx, opts.Sandbox, opts.Logger)
-	pruneRedacted(filepath.Join(opts.DataDir, RedactedDir), time.Now(), opts.Logger)
+	pruneRedacted(filepath.Join(opts.DataDir, datadir.RedactedDir), time.Now(), opts.Logger)
 
 	d := &Daemon{opts: opts, logger: opts.Logger, tokens: &token.Set{}, logins: &token.OneTime{}, usage: &agentusage.Reader{Env: agentusage.EnvFromOS()}}
 	var closers closeStack
@@ -189,7 +190,7 @@ func Run(ctx context.Context, opts Options) (err error) {
 // output (the data dir is hidden from sandboxes; this is a second line).
 func (d *Daemon) tokenValues() []secrets.Value {
 	var out []secrets.Value
-	for _, f := range []struct{ file, name string }{{AgentToken, "GATEHOUSE_AGENT_TOKEN"}, {ControlToken, "GATEHOUSE_CONTROL_TOKEN"}} {
+	for _, f := range []struct{ file, name string }{{datadir.AgentToken, "GATEHOUSE_AGENT_TOKEN"}, {datadir.ControlToken, "GATEHOUSE_CONTROL_TOKEN"}} {
 		if tok, err := token.ReadFile(filepath.Join(d.opts.DataDir, f.file)); err == nil {
 			out = append(out, secrets.Value{Name: f.name, Value: tok})
 		}
@@ -235,7 +236,7 @@ func (d *Daemon) buildHandler() http.Handler {
 		_, _ = w.Write([]byte("ok"))
 	})
 	hooks := hookserver.New(hookserver.Config{Runner: d.runner, Runs: d.runs, Sessions: d.sessions, Logger: d.logger,
-		Redact: d.redactor.String, Redacted: filepath.Join(d.opts.DataDir, RedactedDir), AgentSession: d.usage.Alias})
+		Redact: d.redactor.String, Redacted: filepath.Join(d.opts.DataDir, datadir.RedactedDir), AgentSession: d.usage.Alias})
 	d.mcp = mcpserver.New(mcpserver.Config{
 		Sessions: d.sessions, Runs: d.runs, Tokens: d.tokens, Runner: d.runner, Version: d.opts.Version, Logger: quietInfo(d.logger),
 		Routes: hooks.Routes(),
@@ -291,7 +292,7 @@ func (d *Daemon) runPath() string {
 
 // connectInfo tells the Connect screen how agents reach this daemon.
 func (d *Daemon) connectInfo() map[string]any {
-	tok, _ := token.ReadFile(filepath.Join(d.opts.DataDir, AgentToken))
+	tok, _ := token.ReadFile(filepath.Join(d.opts.DataDir, datadir.AgentToken))
 	return map[string]any{
 		"mcp_url":        "http://" + d.addr.String() + "/mcp",
 		"ui_url":         "http://" + d.addr.String() + "/",

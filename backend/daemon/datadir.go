@@ -9,17 +9,8 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// Names of the files in the data dir (see DESIGN.md).
-const (
-	DBFile        = "gatehouse.db"
-	AgentToken    = "agent.token"
-	ControlToken  = "control.token"
-	ControlSocket = "control.sock"
-	AddrFile      = "addr"
-	// RedactedDir holds redacted copies of files for agents' own reads.
-	RedactedDir = "redacted"
-	lockFile    = "daemon.lock"
-)
+// lockFile holds the single-daemon lock.
+const lockFile = "daemon.lock"
 
 // prepareDataDir creates dir 0700 (or tightens an existing one we own) and
 // takes the single-daemon lock. The returned file holds the lock until closed.

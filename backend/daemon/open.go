@@ -10,6 +10,7 @@ import (
 	"github.com/gatehouse-dev/gatehouse/backend/approval"
 	"github.com/gatehouse-dev/gatehouse/backend/audit"
 	"github.com/gatehouse-dev/gatehouse/backend/call"
+	"github.com/gatehouse-dev/gatehouse/backend/datadir"
 	"github.com/gatehouse-dev/gatehouse/backend/db"
 	"github.com/gatehouse-dev/gatehouse/backend/secrets"
 	"github.com/gatehouse-dev/gatehouse/backend/session"
@@ -49,7 +50,7 @@ func sweepOrphans(ctx context.Context, b sandbox.Backend, logger *slog.Logger) {
 // runs a crash interrupted. Each step's undo goes on closers.
 func (d *Daemon) openStores(ctx context.Context, closers *closeStack) error {
 	opts, logger := d.opts, d.logger
-	sqlDB, err := db.Open(ctx, filepath.Join(opts.DataDir, DBFile), logger)
+	sqlDB, err := db.Open(ctx, filepath.Join(opts.DataDir, datadir.DBFile), logger)
 	if err != nil {
 		return fmt.Errorf("open database: %w", err)
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/gatehouse-dev/gatehouse/backend/atomicfile"
 	"github.com/gatehouse-dev/gatehouse/backend/audit"
+	"github.com/gatehouse-dev/gatehouse/backend/datadir"
 	"github.com/gatehouse-dev/gatehouse/backend/listen"
 )
 
@@ -25,7 +26,7 @@ func (d *Daemon) serve(ctx context.Context) (err error) {
 		return err
 	}
 	d.addr = tcp.Addr()
-	sock, err := listen.Unix(filepath.Join(opts.DataDir, ControlSocket), logger)
+	sock, err := listen.Unix(filepath.Join(opts.DataDir, datadir.ControlSocket), logger)
 	if err != nil {
 		tcp.Close()
 		return err
@@ -52,7 +53,7 @@ func (d *Daemon) serve(ctx context.Context) (err error) {
 			}
 		}()
 	}
-	addrPath := filepath.Join(opts.DataDir, AddrFile)
+	addrPath := filepath.Join(opts.DataDir, datadir.AddrFile)
 	if err := atomicfile.Write(addrPath, []byte(d.addr.String()+"\n"), 0o600); err != nil {
 		logger.Warn("write addr file", "err", err)
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/gatehouse-dev/gatehouse/backend/api"
+	"github.com/gatehouse-dev/gatehouse/backend/datadir"
 	"github.com/gatehouse-dev/gatehouse/backend/randid"
 	"github.com/gatehouse-dev/gatehouse/backend/token"
 )
@@ -20,7 +21,7 @@ func ensureTokens(ctx context.Context, db *sql.DB, dataDir string, set *token.Se
 		file string
 		kind token.Kind
 		name string
-	}{{AgentToken, token.Agent, "default"}, {ControlToken, token.Control, "control"}} {
+	}{{datadir.AgentToken, token.Agent, "default"}, {datadir.ControlToken, token.Control, "control"}} {
 		tok, _, err := token.Ensure(filepath.Join(dataDir, t.file))
 		if err != nil {
 			return fmt.Errorf("%s: %w", t.file, err)

@@ -28,12 +28,6 @@ import (
 	"github.com/gatehouse-dev/gatehouse/backend/transport/hookwire"
 )
 
-// Routes under /mcp, which only the agent capability opens.
-const (
-	HookPath = "/mcp/hook"
-	ExecPath = "/mcp/exec"
-)
-
 // Config wires the server to the daemon.
 type Config struct {
 	Runner   *call.Runner
@@ -81,52 +75,16 @@ const defaultShellTimeout = 10 * time.Minute
 // Routes are the server's handlers, to mount behind the agent gate.
 func (s *Server) Routes() map[string]http.Handler {
 	return map[string]http.Handler{
-		"POST " + HookPath: http.HandlerFunc(s.serveHook),
-		"POST " + ExecPath: http.HandlerFunc(s.serveExec),
+		"POST " + hookwire.HookPath: http.HandlerFunc(s.serveHook),
+		"POST " + hookwire.ExecPath: http.HandlerFunc(s.serveExec),
 	}
-}
-
-// HookRequest is what `gatehouse hook` posts.
-type HookRequest struct {
-	Event hookwire.Event `json:"event"`
-	// Exec is how the agent's shell can run `gatehouse exec`: the absolute
-	// binary and its global flags (--data DIR).
-	Exec []string `json:"exec"`
-}
-
-// ExecRequest is what `gatehouse exec` posts.
-type ExecRequest struct {
-	Ticket  string `json:"ticket"`
-	Command string `json:"command"`
-}
-
-// ExecResult is what it gets back: the command's status and output, or
-// why it did not run.
-type ExecResult struct {
-	ExitCode   int    `json:"exit_code"`
-	Signal     string `json:"signal,omitempty"`
-	Killed     bool   `json:"killed,omitempty"`
-	KillReason string `json:"kill_reason,omitempty"`
-	Stdout     string `json:"stdout,omitempty"`
-	Stderr     string `json:"stderr,omitempty"`
-	Error      string `json:"error,omitempty"`
-	Warning    string `json:"warning,omitempty"`
-	// Notes are what Gatehouse adds for the model, one sentence each:
-	// what it saw that the output does not say, and what became of the
-	// command's changes (applied after the person's approval, discarded
-	// with their message, rolled back, kept out, conflicts).
-	Notes []string `json:"notes,omitempty"`
-	// ChangesRefused: some or all of the command's changes did not land
-	// (discarded, rolled back, protected paths kept out), which the
-	// command's own exit status does not say.
-	ChangesRefused bool `json:"changes_refused,omitempty"`
 }
 
 // maxHookBody bounds a hook request: the agent's input and the envelope.
 const maxHookBody = hookwire.MaxStdin + 64<<10
 
 func (s *Server) serveHook(w http.ResponseWriter, r *http.Request) {
-	var req HookRequest
+	var req hookwire.HookRequest
 	if err := decode(r, &req); err != nil {
 		writeJSON(w, http.StatusBadRequest, hookwire.Answer{Verdict: hookwire.Deny, Reason: err.Error()})
 		return
@@ -135,9 +93,9 @@ func (s *Server) serveHook(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) serveExec(w http.ResponseWriter, r *http.Request) {
-	var req ExecRequest
+	var req hookwire.ExecRequest
 	if err := decode(r, &req); err != nil {
-		writeJSON(w, http.StatusBadRequest, ExecResult{ExitCode: -1, Error: err.Error()})
+		writeJSON(w, http.StatusBadRequest, hookwire.ExecResult{ExitCode: -1, Error: err.Error()})
 		return
 	}
 	res, code := s.exec(r.Context(), identity(r), req)
@@ -177,7 +135,7 @@ func deny(format string, a ...any) hookwire.Answer {
 var allow = hookwire.Answer{Verdict: hookwire.Allow}
 
 // answer decides one hook event.
-func (s *Server) answer(ctx context.Context, by who, req HookRequest) hookwire.Answer {
+func (s *Server) answer(ctx context.Context, by who, req hookwire.HookRequest) hookwire.Answer {
 	ev := req.Event
 	if _, err := hookwire.ParseAgent(string(ev.Agent)); err != nil {
 		return deny("%v", err)
@@ -403,35 +361,35 @@ func (s *Server) prompt(ctx context.Context, key session.RunKey, start session.R
 }
 
 // exec runs a cleared command in its run's sandbox.
-func (s *Server) exec(ctx context.Context, by who, req ExecRequest) (ExecResult, int) {
+func (s *Server) exec(ctx context.Context, by who, req hookwire.ExecRequest) (hookwire.ExecResult, int) {
 	t, ok := s.tickets.take(req.Ticket)
 	switch {
 	case !ok:
-		return ExecResult{ExitCode: -1, Error: "Gatehouse has no cleared command for this ticket (it ran already or expired); run the command again through the agent."}, http.StatusForbidden
+		return hookwire.ExecResult{ExitCode: -1, Error: "Gatehouse has no cleared command for this ticket (it ran already or expired); run the command again through the agent."}, http.StatusForbidden
 	case t.command != req.Command:
-		return ExecResult{ExitCode: -1, Error: "This is not the command Gatehouse cleared for this ticket, so it did not run it."}, http.StatusForbidden
+		return hookwire.ExecResult{ExitCode: -1, Error: "This is not the command Gatehouse cleared for this ticket, so it did not run it."}, http.StatusForbidden
 	}
 	st, ok := s.cfg.Runs.Find(t.run)
 	if !ok {
-		return ExecResult{ExitCode: -1, Error: "The agent's Gatehouse session has ended; run the command again through the agent."}, http.StatusGone
+		return hookwire.ExecResult{ExitCode: -1, Error: "The agent's Gatehouse session has ended; run the command again through the agent."}, http.StatusGone
 	}
 	if by.token != t.token {
 		// Only the agent token that cleared the command may run it.
-		return ExecResult{ExitCode: -1, Error: "This ticket belongs to another agent."}, http.StatusForbidden
+		return hookwire.ExecResult{ExitCode: -1, Error: "This ticket belongs to another agent."}, http.StatusForbidden
 	}
 	res := t.cl.Run(ctx, call.Request{State: st, Tool: policy.ToolRunCommand, Args: t.args, Via: call.ViaHook, Native: t.native})
 	return execResult(res), http.StatusOK
 }
 
-func execResult(res call.Result) ExecResult {
+func execResult(res call.Result) hookwire.ExecResult {
 	cr, err := call.CommandResultOf(res)
 	switch {
 	case err != nil:
-		return ExecResult{ExitCode: -1, Error: "Gatehouse could not read this command's result; see the daemon log."}
+		return hookwire.ExecResult{ExitCode: -1, Error: "Gatehouse could not read this command's result; see the daemon log."}
 	case cr.Error != "":
-		return ExecResult{ExitCode: -1, Error: cr.Error}
+		return hookwire.ExecResult{ExitCode: -1, Error: cr.Error}
 	}
-	out := ExecResult{ExitCode: cr.ExitCode, Signal: cr.Signal, Killed: cr.Killed, KillReason: cr.KillReason,
+	out := hookwire.ExecResult{ExitCode: cr.ExitCode, Signal: cr.Signal, Killed: cr.Killed, KillReason: cr.KillReason,
 		Stdout: cr.Stdout, Stderr: cr.Stderr, Warning: cr.Warning, Notes: cr.Notes}
 	if e := cr.Effect; e != nil {
 		if e.Note != "" {

@@ -4,13 +4,16 @@
 // whose loading would otherwise add ~100 ms to every sandboxed command.
 // Installed next to gatehouse, it is picked up automatically, for a
 // command's sandbox and as the first process of a confined agent's
-// (`gatehouse run`, agentbox.InitEntry).
+// (`gatehouse run`, agentbox.InitEntry); and as the `gatehouse exec` an
+// agent's shell runs for each command its hook cleared (agentconn.Main),
+// so that command too pays a millisecond, not the full binary's start.
 package main
 
 import (
 	"fmt"
 	"os"
 
+	"github.com/gatehouse-dev/gatehouse/app/agentconn"
 	"github.com/gatehouse-dev/gatehouse/sandbox/agentbox"
 	"github.com/gatehouse-dev/gatehouse/sandbox/initproc"
 )
@@ -21,6 +24,8 @@ func main() {
 		os.Exit(initproc.Main(os.Args[2:]))
 	case len(os.Args) > 1 && os.Args[1] == agentbox.InitEntry:
 		os.Exit(agentbox.Init(os.Args[2:]))
+	case agentconn.IsExecLine(os.Args[1:]):
+		os.Exit(agentconn.Main(os.Args[1:]))
 	}
 	fmt.Fprintln(os.Stderr, "gatehouse-sandbox-init is started by gatehouse itself to confine a command; it is not meant to be run by hand.")
 	os.Exit(2)

@@ -1,0 +1,126 @@
+package agentconn
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/gatehouse-dev/gatehouse/app/cli/termsafe"
+	"github.com/gatehouse-dev/gatehouse/backend/transport/hookwire"
+)
+
+// CannotRun is the exit status when Gatehouse did not run the command, as
+// a shell uses 126 for a command it found but could not execute.
+const CannotRun = 126
+
+// changesRefused is the exit status of a command that succeeded but
+// whose changes did not land (the person or policy discarded them, they
+// were rolled back, or protected paths were kept out): the model must not
+// take it for a done one. A command that failed keeps its own status.
+const changesRefused = 1
+
+// Exec has the daemon run cmd, which the agent's hook cleared under
+// ticket, in the agent session's sandbox, and prints its output, then
+// what Gatehouse adds ("gatehouse: …" lines on stderr). It returns the
+// exit status: the command's own, or as Status says.
+func Exec(ctx context.Context, dir, agent, ticket, cmd string, stdout, stderr io.Writer) (int, error) {
+	if agent != "" {
+		if _, err := hookwire.ParseAgent(agent); err != nil {
+			return CannotRun, errorf(err, "--agent: %v", err)
+		}
+	}
+	// The ticket is the hook's, and only the token the hook used may run
+	// it: the agent's own when it was installed.
+	c, err := Dial(dir, agent)
+	if err != nil {
+		return CannotRun, err
+	}
+	var res hookwire.ExecResult
+	if err := c.Post(ctx, hookwire.ExecPath, hookwire.ExecRequest{Ticket: ticket, Command: cmd}, &res); err != nil {
+		return CannotRun, err
+	}
+	fmt.Fprint(stdout, res.Stdout)
+	fmt.Fprint(stderr, res.Stderr)
+	if len(res.Notes) > 0 && res.Stderr != "" && !strings.HasSuffix(res.Stderr, "\n") {
+		fmt.Fprintln(stderr)
+	}
+	for _, n := range res.Notes {
+		fmt.Fprintf(stderr, "gatehouse: %s\n", n)
+	}
+	if res.Warning != "" {
+		fmt.Fprintf(stderr, "[gatehouse: %s]\n", res.Warning)
+	}
+	if res.Error != "" {
+		fmt.Fprintf(stderr, "gatehouse: %s\n", res.Error)
+		return CannotRun, nil
+	}
+	return Status(res), nil
+}
+
+// Status is the exit status a shell would give: the command's own, 124
+// for a timeout (as timeout(1)), 128+N for a signal; and 1 for a command
+// that succeeded but whose changes did not land.
+func Status(res hookwire.ExecResult) int {
+	if code := commandStatus(res); code != 0 || !res.ChangesRefused {
+		return code
+	}
+	return changesRefused
+}
+
+// commandStatus is the command's own status, as a shell would give it.
+func commandStatus(res hookwire.ExecResult) int {
+	switch {
+	case res.Killed && res.KillReason == "timeout":
+		return 124
+	case res.Signal != "":
+		for n := syscall.Signal(1); n < 32; n++ {
+			if n.String() == res.Signal || "SIG"+n.String() == res.Signal {
+				return 128 + int(n)
+			}
+		}
+		return 128 + int(syscall.SIGKILL)
+	}
+	return res.ExitCode
+}
+
+// IsExecLine reports whether args (a program's arguments, its name left
+// out) are the command line the hook rewrote a shell command into for
+// the stand-alone helper: `--data DIR exec --agent A --ticket T -- CMD`.
+func IsExecLine(args []string) bool {
+	return len(args) > 2 && args[0] == "--data" && args[2] == "exec"
+}
+
+// Main runs such a command line, as `gatehouse exec` does, and returns
+// the exit status.
+func Main(args []string) int {
+	if !IsExecLine(args) {
+		fmt.Fprintln(os.Stderr, "gatehouse: not a command line this program runs")
+		return 2
+	}
+	fs := flag.NewFlagSet("exec", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	agent := fs.String("agent", "", "")
+	ticket := fs.String("ticket", "", "")
+	if err := fs.Parse(args[3:]); err != nil || *ticket == "" || fs.NArg() != 1 {
+		fmt.Fprintln(os.Stderr, "gatehouse: exec takes --agent A --ticket T -- COMMAND, as the hook writes it")
+		return 2
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	code, err := Exec(ctx, args[1], *agent, *ticket, fs.Arg(0), os.Stdout, os.Stderr)
+	if err != nil {
+		msg := err.Error()
+		var e *Error
+		if errors.As(err, &e) && e.Err != nil && os.Getenv("GATEHOUSE_DEBUG") != "" {
+			msg += "\n  detail: " + e.Err.Error()
+		}
+		fmt.Fprintf(os.Stderr, "gatehouse: %s\n", termsafe.Text(msg))
+	}
+	return code
+}

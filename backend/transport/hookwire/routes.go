@@ -1,0 +1,46 @@
+package hookwire
+
+// The daemon's routes for hooks and for the commands they clear, and what
+// travels on them: `gatehouse hook` posts a HookRequest, the agent's shell
+// then runs `gatehouse exec`, which posts an ExecRequest and prints the
+// ExecResult. Only the agent capability opens them.
+const (
+	HookPath = "/mcp/hook"
+	ExecPath = "/mcp/exec"
+)
+
+// HookRequest is what `gatehouse hook` posts.
+type HookRequest struct {
+	Event Event `json:"event"`
+	// Exec is how the agent's shell can run `gatehouse exec`: the absolute
+	// binary and its global flags (--data DIR).
+	Exec []string `json:"exec"`
+}
+
+// ExecRequest is what `gatehouse exec` posts.
+type ExecRequest struct {
+	Ticket  string `json:"ticket"`
+	Command string `json:"command"`
+}
+
+// ExecResult is what it gets back: the command's status and output, or
+// why it did not run.
+type ExecResult struct {
+	ExitCode   int    `json:"exit_code"`
+	Signal     string `json:"signal,omitempty"`
+	Killed     bool   `json:"killed,omitempty"`
+	KillReason string `json:"kill_reason,omitempty"`
+	Stdout     string `json:"stdout,omitempty"`
+	Stderr     string `json:"stderr,omitempty"`
+	Error      string `json:"error,omitempty"`
+	Warning    string `json:"warning,omitempty"`
+	// Notes are what Gatehouse adds for the model, one sentence each:
+	// what it saw that the output does not say, and what became of the
+	// command's changes (applied after the person's approval, discarded
+	// with their message, rolled back, kept out, conflicts).
+	Notes []string `json:"notes,omitempty"`
+	// ChangesRefused: some or all of the command's changes did not land
+	// (discarded, rolled back, protected paths kept out), which the
+	// command's own exit status does not say.
+	ChangesRefused bool `json:"changes_refused,omitempty"`
+}
