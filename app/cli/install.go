@@ -17,6 +17,7 @@ import (
 	"github.com/gatehouse-dev/gatehouse/backend/agentconfig"
 	"github.com/gatehouse-dev/gatehouse/backend/agentprofile"
 	"github.com/gatehouse-dev/gatehouse/backend/launcher"
+	"github.com/gatehouse-dev/gatehouse/sandbox/launch"
 )
 
 func init() {
@@ -77,6 +78,20 @@ func selfBinary() (string, error) {
 		exe = r
 	}
 	return filepath.Abs(exe)
+}
+
+// hookBinary is what the agent's hooks run: the stand-alone helper when
+// it is installed beside bin (every tool call starts it, and it starts in
+// a millisecond where gatehouse takes five), else bin itself.
+func hookBinary(bin string) string {
+	h, err := launch.DefaultHelper()
+	if err == nil {
+		h, err = filepath.EvalSymlinks(h)
+	}
+	if err != nil || filepath.Dir(h) != filepath.Dir(bin) {
+		return ""
+	}
+	return h
 }
 
 // installOpts are install's flags.
@@ -152,7 +167,7 @@ func wireAgent(ctx context.Context, g *Globals, a agentconfig.Agent, scope agent
 		if bin, err = selfBinary(); err != nil {
 			return err
 		}
-		res, err = in.Wire(a, scope, agentconfig.Wiring{Binary: bin, DataDir: dir})
+		res, err = in.Wire(a, scope, agentconfig.Wiring{Binary: bin, Hook: hookBinary(bin), DataDir: dir})
 	}
 	if errors.Is(err, agentconfig.ErrNotInstalled) {
 		return userErrorf(err, "Gatehouse is not installed for %s (%s); nothing was changed", a.Title(), scope)

@@ -141,10 +141,6 @@ var runEnv = map[string]string{
 	"claude": "CLAUDE_CODE_SESSION_ID",
 }
 
-// runByProcess are the agents that tell neither their MCP servers nor
-// their hooks a run id the two share: their bridge and hooks name the
-// run by the agent process that started them (agentProcess) instead.
-var runByProcess = map[string]bool{"gemini": true}
 
 // bridgeRun names the run this bridge serves: the agent's own run id when
 // the agent provides one, or else a run of the bridge's own, so separate
@@ -158,8 +154,8 @@ func bridgeRun(agent string) (string, error) {
 		if v := runEnv[agent]; v != "" {
 			id = os.Getenv(v)
 		}
-		if id == "" && runByProcess[agent] {
-			id = agentProcess()
+		if id == "" && agentconn.RunByProcess[agent] {
+			id = agentconn.AgentProcess()
 		}
 		if id != "" {
 			k, err := session.ParseRunKey(agent + ":" + id)

@@ -84,12 +84,17 @@ func (e Env) root() string {
 type Wiring struct {
 	// Binary is the absolute path of the gatehouse binary.
 	Binary string
+	// Hook is the absolute path of the binary the hooks run: the
+	// stand-alone helper where one is installed beside Binary (it starts
+	// in a millisecond, and every tool call of the agent starts it), or
+	// "" for Binary itself.
+	Hook string
 	// DataDir is the daemon's data directory.
 	DataDir string
 }
 
 func (w Wiring) check() error {
-	if !filepath.IsAbs(w.Binary) || !filepath.IsAbs(w.DataDir) {
+	if !filepath.IsAbs(w.Binary) || !filepath.IsAbs(w.DataDir) || (w.Hook != "" && !filepath.IsAbs(w.Hook)) {
 		return fmt.Errorf("the gatehouse binary and data directory must be absolute paths (got %q and %q)", w.Binary, w.DataDir)
 	}
 	return nil
@@ -104,7 +109,11 @@ func (w Wiring) mcpArgs(a Agent) []any {
 // hook answers (with a block) a little before the agent's own timeout
 // would kill it, so a card may wait up to that long for the person.
 func (w Wiring) hookCommand(a Agent) string {
-	return shellQuote(w.Binary) + " hook " + string(a) + " --data " + shellQuote(w.DataDir) + " --timeout " + hookAnswerWithin
+	bin := w.Hook
+	if bin == "" {
+		bin = w.Binary
+	}
+	return shellQuote(bin) + " hook " + string(a) + " --data " + shellQuote(w.DataDir) + " --timeout " + hookAnswerWithin
 }
 
 // hookAnswerWithin is the hooks' --timeout: inside the 600 s each agent is

@@ -1,4 +1,4 @@
-package cli
+package agentconn
 
 import (
 	"os"
@@ -17,7 +17,7 @@ const agentProcessChild = "GATEHOUSE_TEST_AGENT_PROCESS"
 // same agent process: the one that started them.
 func TestAgentProcessSkipsShells(t *testing.T) {
 	if os.Getenv(agentProcessChild) != "" {
-		os.Stdout.WriteString(agentProcess() + "\n")
+		os.Stdout.WriteString(AgentProcess() + "\n")
 		return
 	}
 	if _, err := os.Stat("/proc/self/stat"); err != nil {
