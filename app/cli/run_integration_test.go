@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -26,12 +27,57 @@ func runIn(ctx context.Context, t *testing.T, d *clitest.Daemon, args ...string)
 	return d.CLI(ctx, append([]string{"run", "--workspace", d.Workspace}, args...)...)
 }
 
+// runBackends are what confines a run: bubblewrap, and Landlock where
+// bubblewrap cannot run.
+var runBackends = []string{"bwrap", "landlock"}
+
+// startRunDaemon starts a daemon whose runs are confined by backend, with
+// extra appended to its config.
+func startRunDaemon(t *testing.T, backend, extra string) *clitest.Daemon {
+	t.Helper()
+	base := t.TempDir()
+	ws := filepath.Join(base, "ws")
+	clitest.WriteConfig(t, ws, "config.toml", "[sandbox]\nbackend = \""+backend+"\"\n"+extra)
+	return clitest.StartWith(t, filepath.Join(base, "data"), ws)
+}
+
+// serveText serves body on a new listener at addr until the test ends.
+func serveText(t *testing.T, addr, body string) (net.Listener, error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, err
+	}
+	t.Cleanup(func() { ln.Close() })
+	go http.Serve(ln, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.Write([]byte(body)) }))
+	return ln, nil
+}
+
 // TestRunConfinesACommand: a command under `gatehouse run` writes its
 // project, and nothing else: a canary in the real home, the project's
-// .env, a file outside, a listener on the host's loopback are all out of
-// reach; its exit status is its own; its session is confined.
+// .env, a file outside, a listener on the host's loopback (one on the
+// proxy's port at another address too) are all out of reach, for it and
+// for a child it detaches; what it may do works: writing in its project,
+// a fetch through the proxy the person allows. Its exit status is its
+// own; its session is confined. On bubblewrap and on Landlock alike.
 func TestRunConfinesACommand(t *testing.T) {
-	d := clitest.Start(t)
+	for _, backend := range runBackends {
+		t.Run(backend, func(t *testing.T) { runConfinesACommand(t, backend) })
+	}
+}
+
+func runConfinesACommand(t *testing.T, backend string) {
+	allowed, err := serveText(t, "127.0.0.1:0", "ALLOWED-HOST-ANSWERED")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := allowed.Addr().(*net.TCPAddr).Port
+	d := startRunDaemon(t, backend, "[network]\ntest_only_hosts = { \"allowed.example.test\" = \"127.0.0.1\" }\n")
+	// The person allows the one fetch the command makes through the proxy.
+	go func() {
+		if a := d.WaitApproval(clitest.CardWait); a.Domain == "allowed.example.test" {
+			d.Decide(a.ID, "allow", "once", "")
+		}
+	}()
 	home, err := os.UserHomeDir()
 	if err != nil {
 		t.Fatal(err)
@@ -44,34 +90,52 @@ func TestRunConfinesACommand(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(d.Workspace, ".env"), []byte("API_KEY=run-secret-7781\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	if err := os.Mkdir(filepath.Join(d.Workspace, "src"), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	outside := filepath.Join(t.TempDir(), "outside.txt")
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	host, err := serveText(t, "127.0.0.1:0", "HOST-LISTENER")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer ln.Close()
-	go http.Serve(ln, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.Write([]byte("HOST-LISTENER")) }))
+	// The proxy's port number on another loopback address: Landlock's
+	// port rule lets it through, the connect supervisor must not.
+	elsewhere := "127.0.0.2:3128"
+	if _, err := serveText(t, elsewhere, "HOST-LISTENER-ON-THE-PROXY-PORT"); err != nil {
+		t.Logf("no listener at %s (%v): that connect is tried all the same", elsewhere, err)
+	}
 
-	script := `cat "$1" 2>&1; cat .env; echo made > inside.txt && echo WROTE-INSIDE; echo x > "$2" 2>&1;
-curl -s -m 3 --noproxy '*' "http://$3/" 2>&1; echo; exit 7`
-	out, errOut, code := runIn(t.Context(), t, d, "--", "sh", "-c", script, "sh", canary, outside, ln.Addr().String())
+	// What the command tries, and a child it detaches tries again.
+	probe := `cat "$1" 2>&1; cat .env; echo x > "$2" 2>&1
+curl -s -m 3 --noproxy '*' "http://$3/" 2>&1; echo; curl -s -m 3 --noproxy '*' "http://$4/" 2>&1; echo`
+	script := probe + `
+echo made > src/inside.txt && echo WROTE-INSIDE
+setsid sh -c "$0" sh "$1" "$2.child" "$3" "$4" & wait $!
+curl -s -m 60 "http://allowed.example.test:$5/"; echo
+exit 7`
+	out, errOut, code := runIn(t.Context(), t, d, "--", "sh", "-c", script, probe, canary, outside, host.Addr().String(), elsewhere, strconv.Itoa(port))
 	t.Logf("stdout:\n%s\nstderr:\n%s", out, errOut)
 	if code != 7 {
 		t.Fatalf("exit %d, want the command's own 7", code)
 	}
 	for _, leak := range []string{"CANARY-5521", "run-secret-7781", "HOST-LISTENER"} {
 		if strings.Contains(out, leak) {
-			t.Errorf("the confined command saw %s", leak)
+			t.Errorf("the confined command or its child saw %s", leak)
 		}
 	}
 	if !strings.Contains(out, "WROTE-INSIDE") {
 		t.Error("the confined command could not write its project")
 	}
-	if b, err := os.ReadFile(filepath.Join(d.Workspace, "inside.txt")); err != nil || string(b) != "made\n" {
-		t.Errorf("inside.txt on the host: %q %v", b, err)
+	if !strings.Contains(out, "ALLOWED-HOST-ANSWERED") {
+		t.Error("the confined command could not fetch, through the proxy, what the person allowed")
 	}
-	if _, err := os.Stat(outside); err == nil {
-		t.Error("the confined command wrote outside its project")
+	if b, err := os.ReadFile(filepath.Join(d.Workspace, "src", "inside.txt")); err != nil || string(b) != "made\n" {
+		t.Errorf("src/inside.txt on the host: %q %v", b, err)
+	}
+	for _, f := range []string{outside, outside + ".child"} {
+		if _, err := os.Stat(f); err == nil {
+			t.Errorf("the confined command or its child wrote outside its project: %s", f)
+		}
 	}
 	// One session, confined, ended with the command's status.
 	started := d.Events("kind=run.started")
@@ -100,8 +164,8 @@ curl -s -m 3 --noproxy '*' "http://$3/" 2>&1; echo; exit 7`
 	if out, errOut, code := d.CLI(t.Context(), "rollback", sess, "--call", "run-"+run); code != 0 {
 		t.Fatalf("rollback of the run: exit %d\n%s%s", code, out, errOut)
 	}
-	if _, err := os.Stat(filepath.Join(d.Workspace, "inside.txt")); err == nil {
-		t.Error("inside.txt is still there after the run was rolled back")
+	if _, err := os.Stat(filepath.Join(d.Workspace, "src", "inside.txt")); err == nil {
+		t.Error("src/inside.txt is still there after the run was rolled back")
 	}
 }
 

@@ -19,6 +19,8 @@ import (
 	"github.com/gatehouse-dev/gatehouse/backend/transport/hookserver"
 	"github.com/gatehouse-dev/gatehouse/sandbox"
 	"github.com/gatehouse-dev/gatehouse/sandbox/agentbox"
+	"github.com/gatehouse-dev/gatehouse/sandbox/initproc"
+	"github.com/gatehouse-dev/gatehouse/sandbox/landlock"
 	"github.com/gatehouse-dev/gatehouse/sandbox/launch"
 	"github.com/gatehouse-dev/gatehouse/sandbox/protect"
 )
@@ -42,9 +44,12 @@ type runLayout struct {
 
 // confinedSpec lays out the sandbox for l.
 func confinedSpec(l runLayout) (agentbox.Spec, error) {
-	bw, err := exec.LookPath("bwrap")
+	bw, onLandlock, err := runBackend(l.cfg.Sandbox.Backend)
 	if err != nil {
-		return agentbox.Spec{}, userErrorf(err, "bubblewrap (bwrap) is not installed, and `gatehouse run` confines agents with it; install it (Debian: apt install bubblewrap)")
+		return agentbox.Spec{}, err
+	}
+	if onLandlock && l.profile != nil {
+		return agentbox.Spec{}, userErrorf(nil, "`gatehouse run %s` needs bubblewrap: on Landlock only a plain command runs confined (gatehouse run -- CMD), since %s's state directory cannot be both writable and keep its settings read-only there", l.profile.Name, l.profile.Name)
 	}
 	self, err := os.Executable()
 	if err != nil {
@@ -73,7 +78,7 @@ func confinedSpec(l runLayout) (agentbox.Spec, error) {
 		return agentbox.Spec{}, err
 	}
 	s := agentbox.Spec{
-		Bwrap: bw, Init: first, Argv: append([]string{real}, l.argv[1:]...), Dir: l.cwd, Home: home,
+		Bwrap: bw, Landlock: onLandlock, Init: first, Argv: append([]string{real}, l.argv[1:]...), Dir: l.cwd, Home: home,
 		Workspaces: l.workspaces, AgentPort: l.agentPort, Programs: []string{self},
 		Info:     agentbox.RunInfo{Run: l.runID, AgentAddr: fmt.Sprintf("127.0.0.1:%d", l.agentPort)},
 		Shown:    []string{runRedacted(l.dataDir, l.runID)},
@@ -103,6 +108,26 @@ func confinedSpec(l runLayout) (agentbox.Spec, error) {
 	}
 	s.Env = confinedEnv(os.Environ(), home, l)
 	return s, nil
+}
+
+// runBackend is what confines a run: bubblewrap (its path), or Landlock
+// when the sandbox backend is landlock, or auto on a machine without
+// bubblewrap, as for commands (sandbox/choose). Other backends have no
+// whole-agent mode of their own: bubblewrap confines the run.
+func runBackend(name string) (bwrap string, onLandlock bool, err error) {
+	if name == landlock.Name {
+		return "", true, nil
+	}
+	bw, err := exec.LookPath("bwrap")
+	if err == nil {
+		return bw, false, nil
+	}
+	if name == "" || name == "auto" {
+		if initproc.ABI() >= 4 {
+			return "", true, nil
+		}
+	}
+	return "", false, userErrorf(err, "bubblewrap (bwrap) is not installed, and `gatehouse run` confines agents with it (or with Landlock, on Linux 6.7 or later); install it (Debian: apt install bubblewrap)")
 }
 
 // agentHome gives a profile's agent a home of its own in the data dir

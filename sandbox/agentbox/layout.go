@@ -12,8 +12,11 @@ import (
 type Spec struct {
 	// Bwrap is bubblewrap's path; Init the gatehouse binary or the
 	// stand-alone sandbox helper, shown read-only at its own path, whose
-	// InitEntry starts the agent.
+	// InitEntry starts the agent (on Landlock, its initproc.Entry).
 	Bwrap, Init string
+	// Landlock confines the agent with Landlock and seccomp instead of
+	// bubblewrap, where bubblewrap cannot run (see landlock_linux.go).
+	Landlock bool
 	// Argv is the agent's command, Argv[0] an absolute path.
 	Argv []string
 	Dir  string

@@ -31,6 +31,8 @@ type Box struct {
 	diagSeq uint32
 	diagMu  sync.Mutex
 	scratch string
+	// kill is what Kill sends the sandbox's first process.
+	kill    syscall.Signal
 	done    chan struct{}
 	state   *os.ProcessState
 	waitErr error
@@ -41,6 +43,9 @@ type Box struct {
 // after). The terminal is the agent's from here on: the caller keeps
 // stdin, stdout and stderr untouched until Wait returns.
 func Start(ctx context.Context, s Spec) (*Box, error) {
+	if s.Landlock {
+		return startLandlock(s)
+	}
 	for _, p := range []struct{ what, path string }{{"bubblewrap", s.Bwrap}, {"the gatehouse binary", s.Init}} {
 		if !filepath.IsAbs(p.path) {
 			return nil, fmt.Errorf("%s must be an absolute path, not %q", p.what, p.path)
@@ -84,11 +89,7 @@ func Start(ctx context.Context, s Spec) (*Box, error) {
 		return nil, fmt.Errorf("start bubblewrap: %w", err)
 	}
 	theirs.Close()
-	b := &Box{cmd: cmd, scratch: scratch, done: make(chan struct{}), diag: -1}
-	go func() {
-		b.state, b.waitErr = cmd.Process.Wait()
-		close(b.done)
-	}()
+	b := started(cmd, scratch, syscall.SIGKILL)
 	lns, diag, err := receiveListeners(ctx, int(ours.Fd()), b.done)
 	if err != nil {
 		b.Kill()
@@ -98,6 +99,17 @@ func Start(ctx context.Context, s Spec) (*Box, error) {
 	}
 	b.Proxy, b.Agent, b.diag = lns[0], lns[1], diag
 	return b, nil
+}
+
+// started is the Box of a started cmd, waited for in the background;
+// Kill sends it kill.
+func started(cmd *exec.Cmd, scratch string, kill syscall.Signal) *Box {
+	b := &Box{cmd: cmd, scratch: scratch, done: make(chan struct{}), diag: -1, kill: kill}
+	go func() {
+		b.state, b.waitErr = cmd.Process.Wait()
+		close(b.done)
+	}()
+	return b
 }
 
 // receiveListeners reads the proxy's and the agent routes' listeners
@@ -153,13 +165,15 @@ func receiveListeners(ctx context.Context, sock int, exited <-chan struct{}) ([2
 	}
 }
 
-// PID is bubblewrap's process id on the host.
+// PID is the process id on the host of bubblewrap, or of the supervisor
+// on Landlock.
 func (b *Box) PID() int { return b.cmd.Process.Pid }
 
 // Kill ends the agent and everything it started: bubblewrap is killed,
 // and its child, the sandbox's first process, dies with it (and with it
-// the sandbox's PID namespace).
-func (b *Box) Kill() { _ = b.cmd.Process.Signal(syscall.SIGKILL) }
+// the sandbox's PID namespace). On Landlock the supervisor, the run's
+// subreaper, is asked to end the tree (see landlock_linux.go).
+func (b *Box) Kill() { _ = b.cmd.Process.Signal(b.kill) }
 
 // Done is closed once the sandbox has exited.
 func (b *Box) Done() <-chan struct{} { return b.done }
