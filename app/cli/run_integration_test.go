@@ -170,14 +170,20 @@ exit 7`
 }
 
 // TestRunKillSwitchEndsTheTree: the kill switch ends a confined run and
-// every process in it, a daemonised grandchild included.
+// every process in it, a daemonised grandchild included, on each backend.
 func TestRunKillSwitchEndsTheTree(t *testing.T) {
-	d := clitest.Start(t)
+	for _, backend := range runBackends {
+		t.Run(backend, func(t *testing.T) { runKillSwitchEndsTheTree(t, startRunDaemon(t, backend, "")) })
+	}
+}
+
+func runKillSwitchEndsTheTree(t *testing.T, d *clitest.Daemon) {
 	cmd := exec.Command(d.Bin, "--data", d.Data, "run", "--workspace", d.Workspace, "--", "sh", "-c", `setsid sleep 300 & sleep 300; :`)
 	cmd.Env = d.Env()
 	log, exited := clitest.Spawn(t, cmd, "gatehouse run")
 	// Every process of the run descends from `gatehouse run` on the host
-	// (the daemonised sleeper from the sandbox's own init).
+	// (the daemonised sleeper from the sandbox's own init, or from the
+	// supervisor, the run's subreaper, on Landlock).
 	var sleepers []int
 	clitest.WaitFor(t, 30*time.Second, "both sleepers running", func() bool {
 		pids, _ := proctree.Descendants(cmd.Process.Pid)
@@ -250,9 +256,14 @@ func TestRunRefusesClearly(t *testing.T) {
 
 // TestRunEndsWhatTheCommandLeftBehind: a command that daemonises a child
 // and exits ends the run, and the child with it: nothing it started is
-// left running unconfined.
+// left running, on each backend.
 func TestRunEndsWhatTheCommandLeftBehind(t *testing.T) {
-	d := clitest.Start(t)
+	for _, backend := range runBackends {
+		t.Run(backend, func(t *testing.T) { runEndsWhatTheCommandLeftBehind(t, startRunDaemon(t, backend, "")) })
+	}
+}
+
+func runEndsWhatTheCommandLeftBehind(t *testing.T, d *clitest.Daemon) {
 	marker := "gatehouse-run-left-" + filepath.Base(t.TempDir())
 	_, errOut, code := runIn(t.Context(), t, d, "--", "sh", "-c", `setsid sh -c 'sleep 300' "$1" & sleep 0.2; exit 0`, "sh", marker)
 	if code != 0 {
