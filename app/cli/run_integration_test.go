@@ -57,7 +57,7 @@ func serveText(t *testing.T, addr, body string) (net.Listener, error) {
 // .env, a file outside, a listener on the host's loopback (one on the
 // proxy's port at another address too) are all out of reach, for it and
 // for a child it detaches; what it may do works: writing in its project,
-// a fetch through the proxy the person allows. Its exit status is its
+// a fetch through the proxy the person allows, audited with its process. Its exit status is its
 // own; its session is confined. On bubblewrap and on Landlock alike.
 func TestRunConfinesACommand(t *testing.T) {
 	for _, backend := range runBackends {
@@ -128,6 +128,16 @@ exit 7`
 	}
 	if !strings.Contains(out, "ALLOWED-HOST-ANSWERED") {
 		t.Error("the confined command could not fetch, through the proxy, what the person allowed")
+	}
+	// The fetch is audited with the process that made it.
+	conns := d.Events("kind=network.connection")
+	if len(conns) == 0 {
+		t.Error("the fetch through the proxy was not audited")
+	}
+	for _, c := range conns {
+		if p, _ := c["payload"].(map[string]any); !strings.Contains(fmt.Sprint(p["process"]), "curl") {
+			t.Errorf("connection %v not attributed to curl", p)
+		}
 	}
 	if b, err := os.ReadFile(filepath.Join(d.Workspace, "src", "inside.txt")); err != nil || string(b) != "made\n" {
 		t.Errorf("src/inside.txt on the host: %q %v", b, err)
