@@ -23,15 +23,24 @@ import (
 // to the scripted model on this machine and names it agent's model API.
 func confinedDaemon(t *testing.T, agent string, env ...string) *clitest.Daemon {
 	t.Helper()
+	return confinedDaemonOn(t, "auto", agent, env...)
+}
+
+// confinedDaemonOn is confinedDaemon with its runs confined by backend.
+func confinedDaemonOn(t *testing.T, backend, agent string, env ...string) *clitest.Daemon {
+	t.Helper()
 	base := t.TempDir()
 	ws := filepath.Join(base, "ws")
-	clitest.WriteConfig(t, ws, "config.toml", fmt.Sprintf(`[network]
+	clitest.WriteConfig(t, ws, "config.toml", fmt.Sprintf(`[sandbox]
+backend = %q
+
+[network]
 test_only_hosts = { "model.example.test" = "127.0.0.1" }
 
 [agents.%s]
 domains = ["model.example.test"]
 env = [%s]
-`, agent, quoteAll(env)))
+`, backend, agent, quoteAll(env)))
 	return clitest.StartWith(t, filepath.Join(base, "data"), ws)
 }
 
@@ -98,9 +107,15 @@ func installedAt(t *testing.T, d *clitest.Daemon, name string, newCLI func(home 
 // traffic reaches the scripted model through the run's proxy; a Gatehouse
 // MCP call and its own Bash (through its hooks, in a sandbox of its own)
 // work; its own Read of a canary in the real home finds nothing; every
-// connection is audited with the process that made it.
+// connection is audited with the process that made it. On each backend.
 func TestConfinedClaude(t *testing.T) {
-	d := confinedDaemon(t, "claude")
+	for _, backend := range runBackends {
+		t.Run(backend, func(t *testing.T) { confinedClaude(t, backend) })
+	}
+}
+
+func confinedClaude(t *testing.T, backend string) {
+	d := confinedDaemonOn(t, backend, "claude")
 	home := agentHome(t)
 	canary := filepath.Join(home, "notes-canary.txt")
 	if err := os.WriteFile(canary, []byte("CANARY-9931\n"), 0o600); err != nil {

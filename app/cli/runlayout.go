@@ -48,9 +48,6 @@ func confinedSpec(l runLayout) (agentbox.Spec, error) {
 	if err != nil {
 		return agentbox.Spec{}, err
 	}
-	if onLandlock && l.profile != nil {
-		return agentbox.Spec{}, userErrorf(nil, "`gatehouse run %s` needs bubblewrap: on Landlock only a plain command runs confined (gatehouse run -- CMD), since %s's state directory cannot be both writable and keep its settings read-only there", l.profile.Name, l.profile.Name)
-	}
 	self, err := os.Executable()
 	if err != nil {
 		return agentbox.Spec{}, err
@@ -137,6 +134,12 @@ func runBackend(name string) (bwrap string, onLandlock bool, err error) {
 // content), so the agent cannot create it either.
 func agentHome(dataDir, home string, p *agentprofile.Resolved, s *agentbox.Spec) error {
 	s.HomeDir = filepath.Join(dataDir, "agents", p.Name, "home")
+	if s.Landlock {
+		// Nothing is mounted: the agent is told this home, where a link
+		// leads to its state directory in the real one. A home of its
+		// own, as bubblewrap mounts the state directory over the other.
+		s.HomeDir = filepath.Join(dataDir, "agents", p.Name, "landlock-home")
+	}
 	if err := os.MkdirAll(s.HomeDir, 0o700); err != nil {
 		return fmt.Errorf("make %s's home: %w", p.Name, err)
 	}
@@ -151,6 +154,11 @@ func agentHome(dataDir, home string, p *agentprofile.Resolved, s *agentbox.Spec)
 	}
 	if err := os.MkdirAll(p.State, 0o700); err != nil {
 		return fmt.Errorf("make %s's state directory %s: %w", p.Name, p.State, err)
+	}
+	if rel, err := filepath.Rel(home, p.State); s.Landlock && err == nil && filepath.IsLocal(rel) {
+		if err := linkState(filepath.Join(s.HomeDir, rel), p.State); err != nil {
+			return fmt.Errorf("lead %s's home to its state directory %s: %w", p.Name, p.State, err)
+		}
 	}
 	s.ReadWrite = append(s.ReadWrite, p.State)
 	for i, c := range p.Config {
@@ -168,6 +176,19 @@ func agentHome(dataDir, home string, p *agentprofile.Resolved, s *agentbox.Spec)
 		s.ReadOnlyOver = append(s.ReadOnlyOver, path)
 	}
 	return nil
+}
+
+// linkState makes link lead to state, unless something of the agent's is
+// there already. Landlock judges what a path resolves to, so the link
+// opens nothing the rules do not grant.
+func linkState(link, state string) error {
+	if _, err := os.Lstat(link); err == nil {
+		return nil
+	}
+	if err := os.MkdirAll(filepath.Dir(link), 0o700); err != nil {
+		return err
+	}
+	return os.Symlink(state, link)
 }
 
 // agentInstall resolves the agent's program to its real file and lists

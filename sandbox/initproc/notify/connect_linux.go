@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strconv"
 	"unsafe"
 
 	"github.com/gatehouse-dev/gatehouse/sandbox/fdpass"
@@ -118,8 +119,15 @@ func decideConnect(listener int, req *seccompNotif, routes Routes) unix.Errno {
 		return unix.EINVAL
 	}
 	// Opened before the check below, so the pidfd is the caller's and not
-	// a process that took its pid after it died.
-	pidfd, err := unix.PidfdOpen(int(req.Pid), 0)
+	// a process that took its pid after it died. The caller is a thread,
+	// often not its process's first (a runtime's network thread).
+	pidfd, err := threadPidfd(int(req.Pid), func() (string, error) {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", req.Pid))
+		if v, ok := statusValue(b, "Tgid"); err == nil && ok {
+			return v, nil
+		}
+		return "", unix.ESRCH
+	})
 	if err != nil {
 		return unix.EACCES
 	}
@@ -157,6 +165,25 @@ func decideConnect(listener int, req *seccompNotif, routes Routes) unix.Errno {
 		return e
 	}
 	return 0
+}
+
+// threadPidfd is a pidfd for the thread tid: the thread's own, or before
+// Linux 6.9, where a pidfd names a process, its process's (whose id tgid
+// reads).
+func threadPidfd(tid int, tgid func() (string, error)) (int, error) {
+	pidfd, err := unix.PidfdOpen(tid, unix.PIDFD_THREAD)
+	if err != unix.EINVAL {
+		return pidfd, err
+	}
+	t, err := tgid()
+	if err != nil {
+		return -1, err
+	}
+	n, err := strconv.Atoi(t)
+	if err != nil {
+		return -1, unix.ESRCH
+	}
+	return unix.PidfdOpen(n, 0)
 }
 
 // routed: sa is the IPv4 address 127.0.0.1 at a port of routes, and
