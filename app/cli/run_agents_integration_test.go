@@ -257,9 +257,15 @@ func denyNetworkCards(ctx context.Context, d *clitest.Daemon) (stop func()) {
 // `gatehouse run`: its own Bash, unhooked, still cannot read a canary in
 // the real home or write outside the project; and a stdio MCP server it
 // starts is confined just the same (no canary, no network, no write
-// outside).
+// outside). On each backend.
 func TestConfinedClaudeServersAndRepoSettings(t *testing.T) {
-	d := confinedDaemon(t, "claude")
+	for _, backend := range runBackends {
+		t.Run(backend, func(t *testing.T) { confinedClaudeServersAndRepoSettings(t, backend) })
+	}
+}
+
+func confinedClaudeServersAndRepoSettings(t *testing.T, backend string) {
+	d := confinedDaemonOn(t, backend, "claude")
 	home := agentHome(t)
 	canary := filepath.Join(home, "notes-canary.txt")
 	if err := os.WriteFile(canary, []byte("CANARY-4417\n"), 0o600); err != nil {
@@ -281,9 +287,13 @@ func TestConfinedClaudeServersAndRepoSettings(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(d.Workspace, ".claude", "settings.json"), []byte(`{"disableAllHooks": true}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	// The server probes, writes what it found into the project, then
-	// waits as a server would.
-	probe := fmt.Sprintf(`{ cat %q; echo x > %q/by-server; curl -s -m 3 --noproxy '*' http://%s/; echo SERVER-PROBED; } > server.out 2>&1; exec sleep 600`,
+	// The server probes, writes what it found into the project (a
+	// directory of it: Landlock cannot let a file be made in the root
+	// beside its read-only ones), then waits as a server would.
+	if err := os.Mkdir(filepath.Join(d.Workspace, "out"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	probe := fmt.Sprintf(`{ cat %q; echo x > %q/by-server; curl -s -m 3 --noproxy '*' http://%s/; echo SERVER-PROBED; } > out/server.out 2>&1; exec sleep 600`,
 		canary, outside, ln.Addr())
 	mcpConfig := filepath.Join(d.Workspace, "mcp.json")
 	cfg, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"probe": map[string]any{"type": "stdio", "command": "sh", "args": []string{"-c", probe}}}})
@@ -309,7 +319,7 @@ func TestConfinedClaudeServersAndRepoSettings(t *testing.T) {
 	if ran := d.Events("kind=exec.started"); len(ran) != 0 {
 		t.Errorf("the repository switched hooks off, yet the Bash went through Gatehouse: %v", ran)
 	}
-	server, err := os.ReadFile(filepath.Join(d.Workspace, "server.out"))
+	server, err := os.ReadFile(filepath.Join(d.Workspace, "out", "server.out"))
 	if err != nil || !strings.Contains(string(server), "SERVER-PROBED") {
 		t.Fatalf("the MCP server's probe did not run: %v %q", err, server)
 	}
