@@ -84,7 +84,7 @@ The daemon must be running: nothing starts without it.`,
 // for (verbose), its warnings always.
 func runConfined(ctx context.Context, g *Globals, name, workspace string, argv []string, verbose bool) error {
 	id := os.Getenv("GATEHOUSE_RUN")
-	if ri, ok := agentbox.ReadRunInfo(); ok {
+	if ri, ok := agentbox.FindRunInfo(); ok {
 		id = ri.Run
 	}
 	if id != "" {
@@ -235,6 +235,9 @@ func runConfined(ctx context.Context, g *Globals, name, workspace string, argv [
 		}
 	}()
 	code, err := box.Wait()
+	for _, v := range box.Violations() {
+		fmt.Fprintf(g.Stderr, "\r\ngatehouse: the confined run was stopped: %s\r\n", v.Detail)
+	}
 	_ = os.RemoveAll(runRedacted(dir, started.ID))
 	// Said before the wait is dropped, which alone would end the run as
 	// gone without a status.

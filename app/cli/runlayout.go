@@ -173,6 +173,10 @@ func agentHome(dataDir, home string, p *agentprofile.Resolved, s *agentbox.Spec)
 				return fmt.Errorf("make %s's %s (kept read-only in the run): %w", p.Name, path, err)
 			}
 		}
+		if s.Landlock && p.MakesInState {
+			s.Guarded = append(s.Guarded, path)
+			continue
+		}
 		s.ReadOnlyOver = append(s.ReadOnlyOver, path)
 	}
 	return nil

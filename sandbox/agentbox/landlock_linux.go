@@ -1,6 +1,9 @@
 package agentbox
 
 import (
+	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -12,6 +15,7 @@ import (
 	"syscall"
 
 	"github.com/gatehouse-dev/gatehouse/sandbox"
+	"github.com/gatehouse-dev/gatehouse/sandbox/gitguard"
 	"github.com/gatehouse-dev/gatehouse/sandbox/initproc"
 	"github.com/gatehouse-dev/gatehouse/sandbox/landlock"
 )
@@ -28,13 +32,22 @@ import (
 // instead. Ending the run is the supervisor's: on SIGTERM it ends every
 // process it adopted, daemonised ones included.
 //
+// The agent's settings inside its state directory (ReadOnlyOver) are
+// read-only, its state directory's other entries writable one by one:
+// Landlock cannot keep a file read-only in a directory where new files
+// may be made. An agent that makes files there directly (Gemini saves
+// projects.json through a temporary file beside it) has its state
+// directory writable whole and its settings Guarded instead: a change
+// stops the run at once, and they are put back (gitguard, as for git's
+// config and hooks in a command's run).
+//
 // What bubblewrap gives that this cannot is said in the README (no PID
 // namespace, hidden files refused rather than stood in for, no file of
 // the run's own at RunInfoPath, no new files directly in the workspace
 // root).
 
 // startLandlock starts s's agent under Landlock.
-func startLandlock(s Spec) (*Box, error) {
+func startLandlock(ctx context.Context, s Spec) (*Box, error) {
 	if !filepath.IsAbs(s.Init) {
 		return nil, fmt.Errorf("the sandbox helper must be an absolute path, not %q", s.Init)
 	}
@@ -45,11 +58,25 @@ func startLandlock(s Spec) (*Box, error) {
 	if err != nil {
 		return nil, err
 	}
+	lease, err := gitguard.Default.Enter(ctx, s.Guarded, nil)
+	if err != nil {
+		os.RemoveAll(scratch)
+		return nil, fmt.Errorf("guard the agent's settings: %w", err)
+	}
 	b, err := launchLandlock(s, scratch)
 	if err != nil {
+		lease.Leave()
 		os.RemoveAll(scratch)
 		return nil, err
 	}
+	b.leave = lease.Leave
+	go func() {
+		select {
+		case <-lease.Abort():
+			b.Kill()
+		case <-b.done:
+		}
+	}()
 	return b, nil
 }
 
@@ -62,6 +89,9 @@ func launchLandlock(s Spec, scratch string) (*Box, error) {
 		}
 	}
 	if err := os.Mkdir(tmp, 0o700); err != nil {
+		return nil, err
+	}
+	if err := writeHomeRunInfo(home, s.Info); err != nil {
 		return nil, err
 	}
 	proxyLn, err := landlock.ListenLoopback("the run's proxy")
@@ -108,6 +138,23 @@ func launchLandlock(s Spec, scratch string) (*Box, error) {
 	b := started(cmd, scratch, syscall.SIGTERM)
 	b.Proxy, b.Agent = proxyLn, agentLn
 	return b, nil
+}
+
+// writeHomeRunInfo leaves the run's file in the agent's home (see
+// HomeRunInfo), replacing an earlier run's.
+func writeHomeRunInfo(home string, ri RunInfo) error {
+	b, err := json.Marshal(ri)
+	if err != nil {
+		return err
+	}
+	p := filepath.Join(home, HomeRunInfo)
+	if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("replace the run's file in the agent's home: %w", err)
+	}
+	if err := os.WriteFile(p, b, 0o444); err != nil {
+		return fmt.Errorf("leave the run's file in the agent's home: %w", err)
+	}
+	return nil
 }
 
 func port(ln net.Listener) int { return ln.Addr().(*net.TCPAddr).Port }

@@ -36,6 +36,11 @@ type Spec struct {
 	// ReadOnlyOver are shown read-only on top of those (its settings,
 	// hooks and plugins inside its state directory).
 	ReadOnly, ReadWrite, ReadOnlyOver []string
+	// Guarded, on Landlock only, are the agent's settings inside a state
+	// directory it makes files in directly: Landlock cannot keep them
+	// read-only there, so a change stops the run and they are put back
+	// (see landlock_linux.go).
+	Guarded []string
 	// Programs are host files shown read-only at their own paths after
 	// every other mount, as Init is, so no writable mount covers them:
 	// the gatehouse binary, for the agent's hooks and `gatehouse exec`,

@@ -15,6 +15,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/gatehouse-dev/gatehouse/sandbox"
 	"github.com/gatehouse-dev/gatehouse/sandbox/fdpass"
 )
 
@@ -32,10 +33,14 @@ type Box struct {
 	diagMu  sync.Mutex
 	scratch string
 	// kill is what Kill sends the sandbox's first process.
-	kill    syscall.Signal
-	done    chan struct{}
-	state   *os.ProcessState
-	waitErr error
+	kill syscall.Signal
+	// leave, when set, ends the guard over the agent's settings once the
+	// run is gone (on Landlock), saying what it put back.
+	leave      func() []sandbox.Violation
+	violations []sandbox.Violation
+	done       chan struct{}
+	state      *os.ProcessState
+	waitErr    error
 }
 
 // Start starts the agent in its sandbox and waits until the first
@@ -44,7 +49,7 @@ type Box struct {
 // stdin, stdout and stderr untouched until Wait returns.
 func Start(ctx context.Context, s Spec) (*Box, error) {
 	if s.Landlock {
-		return startLandlock(s)
+		return startLandlock(ctx, s)
 	}
 	for _, p := range []struct{ what, path string }{{"bubblewrap", s.Bwrap}, {"the gatehouse binary", s.Init}} {
 		if !filepath.IsAbs(p.path) {
@@ -175,6 +180,11 @@ func (b *Box) PID() int { return b.cmd.Process.Pid }
 // subreaper, is asked to end the tree (see landlock_linux.go).
 func (b *Box) Kill() { _ = b.cmd.Process.Signal(b.kill) }
 
+// Violations say, once Wait has returned, what the agent changed that
+// stays read-only and was put back (on Landlock, where its settings are
+// guarded: see landlock_linux.go).
+func (b *Box) Violations() []sandbox.Violation { return b.violations }
+
 // Done is closed once the sandbox has exited.
 func (b *Box) Done() <-chan struct{} { return b.done }
 
@@ -193,6 +203,9 @@ func (b *Box) Wait() (int, error) {
 	}
 	b.diagMu.Unlock()
 	os.RemoveAll(b.scratch)
+	if b.leave != nil {
+		b.violations, b.leave = b.leave(), nil
+	}
 	if b.waitErr != nil {
 		return -1, b.waitErr
 	}

@@ -117,10 +117,10 @@ func RunConfined(ctx context.Context, o ConfinedOptions) []Row {
 	}
 	c := &confinedEnv{o: o, root: root, ws: filepath.Join(root, "ws"), outside: filepath.Join(root, "outside"),
 		state: filepath.Join(root, "state"), secret: "gatehouse-run-secret-" + randHex(16)}
-	// The writes that must work go to subdirectories, which Landlock
-	// grants whole: it cannot let a new file be made beside a read-only
-	// one (the workspace root, the state directory holding settings).
-	for _, d := range []string{c.ws, c.outside, c.state, filepath.Join(c.ws, ".git", "hooks"), filepath.Join(c.ws, "src"), filepath.Join(c.state, "sessions")} {
+	// The workspace writes that must work go to a subdirectory, which
+	// Landlock grants whole: it cannot let a new file be made beside a
+	// read-only one (the workspace root).
+	for _, d := range []string{c.ws, c.outside, c.state, filepath.Join(c.ws, ".git", "hooks"), filepath.Join(c.ws, "src")} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			return fail(Fail, fmt.Sprintf("cannot create the test workspace: %v", err))
 		}
@@ -197,6 +197,8 @@ type box struct {
 	code           int
 	err            error
 	proxy, agent   *refuser
+	// violations are what the run changed that was put back.
+	violations []sandbox.Violation
 }
 
 // spec lays out a run of argv in the workspace.
@@ -223,9 +225,14 @@ func (c *confinedEnv) spec(argv []string) (agentbox.Spec, error) {
 		s.Init = c.o.Init
 	}
 	// The agent's state directory read-write, its settings read-only over
-	// it, as a profile's are.
+	// it, as a profile's are; on Landlock guarded, as those of an agent
+	// that makes files beside them are (the weaker of its two ways).
 	s.ReadWrite = append(s.ReadWrite, c.state)
-	s.ReadOnlyOver = append(s.ReadOnlyOver, c.settings)
+	if s.Landlock {
+		s.Guarded = append(s.Guarded, c.settings)
+	} else {
+		s.ReadOnlyOver = append(s.ReadOnlyOver, c.settings)
+	}
 	return s, nil
 }
 
@@ -268,6 +275,7 @@ func (c *confinedEnv) run(ctx context.Context, argv []string, stdin *os.File, st
 		started(b)
 	}
 	r.code, r.err = b.Wait()
+	r.violations = b.Violations()
 	r.stdout, _ = os.ReadFile(files[0].Name())
 	r.stderr, _ = os.ReadFile(files[1].Name())
 	return r
@@ -418,22 +426,26 @@ func (p probed) serverRow() (Outcome, string) {
 }
 
 // checkSettings changes, replaces and removes a settings file shown
-// read-only over the agent's writable state directory.
+// read-only over the agent's writable state directory. On Landlock the
+// settings are guarded instead: the first change stops the run, and the
+// file is put back.
 func (c *confinedEnv) checkSettings(ctx context.Context) (Outcome, string) {
-	script := `echo pwned > "$1" 2>&1; echo pwned >> "$1" 2>&1; rm -f "$1" 2>&1; mv "$1" "$1.old" 2>&1
-echo state > "$(dirname "$1")/sessions/state-$2" && echo WROTE-STATE; echo DONE`
+	script := `echo state > "$(dirname "$1")/state-$2" && echo WROTE-STATE
+echo pwned > "$1" 2>&1; echo pwned >> "$1" 2>&1; rm -f "$1" 2>&1; mv "$1" "$1.old" 2>&1; echo DONE`
 	tag := randHex(4)
 	r := c.run(ctx, []string{"/bin/sh", "-c", script, "sh", c.settings, tag}, nil, nil)
 	b, err := os.ReadFile(c.settings)
 	switch {
 	case r.err != nil:
 		return Fail, fmt.Sprintf("run failed: %v", r.err)
-	case !bytes.Contains(r.stdout, []byte("DONE")):
-		return Fail, "the probe did not finish: " + firstLine(append(r.stderr, r.stdout...))
 	case err != nil || string(b) != settingsBody:
 		return Fail, "the agent changed its settings file"
 	case !bytes.Contains(r.stdout, []byte("WROTE-STATE")):
-		return Fail, "the agent could not write its state directory either: " + firstLine(r.stdout)
+		return Fail, "the agent could not write its state directory either: " + firstLine(append(r.stderr, r.stdout...))
+	case len(r.violations) > 0:
+		return Pass, "its first change stopped the run and was put back (" + r.violations[0].Detail + "); the state directory beside it written"
+	case !bytes.Contains(r.stdout, []byte("DONE")):
+		return Fail, "the probe did not finish: " + firstLine(append(r.stderr, r.stdout...))
 	}
 	return Pass, "write, append, rm, mv refused; the state directory beside it written"
 }
