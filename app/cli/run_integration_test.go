@@ -355,3 +355,51 @@ func TestRunAsksForAnotherProject(t *testing.T) {
 		t.Fatal("the command ran in a project the person refused")
 	}
 }
+
+// TestRunKeepsAgentSettings: a profile's settings inside its writable
+// state directory never keep a change the run makes: on bubblewrap and
+// for Claude Code on Landlock the write is refused; for an agent that
+// makes files beside its settings (Gemini) on Landlock the change stops
+// the run at once and is put back, said in one sentence. The state
+// directory itself is written either way.
+func TestRunKeepsAgentSettings(t *testing.T) {
+	for _, c := range []struct {
+		backend, profile, state string
+		stopped                 bool
+	}{
+		{"bwrap", "claude", ".claude", false},
+		{"bwrap", "gemini", ".gemini", false},
+		{"landlock", "claude", ".claude", false},
+		{"landlock", "gemini", ".gemini", true},
+	} {
+		t.Run(c.backend+"/"+c.profile, func(t *testing.T) {
+			base := t.TempDir()
+			home, ws := filepath.Join(base, "home"), filepath.Join(base, "ws")
+			sub := filepath.Join(home, c.state, "sub")
+			if err := os.MkdirAll(sub, 0o700); err != nil {
+				t.Fatal(err)
+			}
+			clitest.WriteConfig(t, ws, "config.toml", "[sandbox]\nbackend = \""+c.backend+"\"\n")
+			d := clitest.StartWithEnv(t, filepath.Join(base, "data"), ws, []string{"HOME=" + home})
+			script := `echo s > "$HOME/$1/sub/state" && echo WROTE-STATE
+echo pwned > "$HOME/$1/settings.json" 2>/dev/null || { echo REFUSED; exit 0; }
+sleep 30; echo NOT-STOPPED`
+			out, errOut, code := runIn(t.Context(), t, d, "--profile", c.profile, "--", "sh", "-c", script, "sh", c.state)
+			t.Logf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+			if b, err := os.ReadFile(filepath.Join(home, c.state, "settings.json")); err != nil || string(b) != "{}" {
+				t.Errorf("settings.json after the run: %q %v", b, err)
+			}
+			if b, err := os.ReadFile(filepath.Join(sub, "state")); err != nil || string(b) != "s\n" {
+				t.Errorf("the state directory was not written: %q %v", b, err)
+			}
+			switch {
+			case strings.Contains(out, "NOT-STOPPED"):
+				t.Error("the run changed its settings and went on")
+			case c.stopped && (code == 0 || !strings.Contains(errOut, "the confined run was stopped") || !strings.Contains(errOut, "settings.json")):
+				t.Errorf("want the run stopped for its settings, said so; exit %d", code)
+			case !c.stopped && (code != 0 || !strings.Contains(out, "REFUSED")):
+				t.Errorf("want the write refused; exit %d", code)
+			}
+		})
+	}
+}
