@@ -44,7 +44,7 @@ import (
 // What bubblewrap gives that this cannot is said in the README (no PID
 // namespace, hidden files refused rather than stood in for, no file of
 // the run's own at RunInfoPath, no new files directly in the workspace
-// root).
+// root, settings guarded rather than read-only for some agents).
 
 // startLandlock starts s's agent under Landlock.
 func startLandlock(ctx context.Context, s Spec) (*Box, error) {
@@ -57,6 +57,13 @@ func startLandlock(ctx context.Context, s Spec) (*Box, error) {
 	scratch, err := os.MkdirTemp("", "gatehouse-run-")
 	if err != nil {
 		return nil, err
+	}
+	if len(s.Guarded) == 0 {
+		b, err := launchLandlock(s, scratch)
+		if err != nil {
+			os.RemoveAll(scratch)
+		}
+		return b, err
 	}
 	lease, err := gitguard.Default.Enter(ctx, s.Guarded, nil)
 	if err != nil {
