@@ -133,7 +133,7 @@ func runConfined(ctx context.Context, g *Globals, name, workspace string, argv [
 		return err
 	}
 	c := client.New(dir)
-	req := confined.Request{Argv: argv, Cwd: cwd}
+	req := confined.Request{Argv: argv, Cwd: cwd, Backend: runBackendName(cfg.Sandbox.Backend)}
 	if profile != nil {
 		req.Agent, req.Domains = profile.Name, profile.Domains
 		if a, ok := cfg.Agents[profile.Name]; ok && a.Domains != nil {

@@ -153,6 +153,9 @@ exit 7`
 		t.Fatalf("run.started rows: %v", started)
 	}
 	sess, _ := started[0]["session"].(string)
+	if got := started[0]["payload"].(map[string]any)["backend"]; got != backend {
+		t.Errorf("run.started says the run was confined by %v, want %s", got, backend)
+	}
 	resp, body := d.Request("GET", "/api/v1/sessions/"+sess, nil, d.Control())
 	resp.Body.Close()
 	if !strings.Contains(body, `"confined":true`) {

@@ -65,7 +65,9 @@ func output(b *testing.B, env []string, argv ...string) []byte {
 func BenchmarkRunTrue(b *testing.B) { benchConfinedTrue(b, clitest.Start(b)) }
 
 // BenchmarkRunTrueLandlock: the same, the run confined with Landlock.
-func BenchmarkRunTrueLandlock(b *testing.B) { benchConfinedTrue(b, clitest.StartBackend(b, "landlock")) }
+func BenchmarkRunTrueLandlock(b *testing.B) {
+	benchConfinedTrue(b, clitest.StartBackend(b, "landlock"))
+}
 
 func benchConfinedTrue(b *testing.B, d *clitest.Daemon) {
 	env := runEnv(d, "")

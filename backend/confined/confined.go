@@ -94,6 +94,8 @@ type Request struct {
 	Cwd string `json:"cwd"`
 	// Domains need no card (the profile's model API).
 	Domains []string `json:"domains"`
+	// Backend is what confines the run (bwrap, landlock), for the audit.
+	Backend string `json:"backend,omitempty"`
 }
 
 // Started is a run as `gatehouse run` needs it.
@@ -183,7 +185,7 @@ func (g *Runs) Start(ctx context.Context, req Request) (Started, error) {
 	// sandbox.
 	context.AfterFunc(st.Live.Context(), func() { g.close(r, "") })
 	g.deps.Emit(ctx, "run.started", st.Live.Actor(), st.Live.ID(), map[string]any{
-		"run": id, "agent": req.Agent, "argv": req.Argv, "cwd": req.Cwd, "workspaces": st.Workspaces,
+		"run": id, "agent": req.Agent, "argv": req.Argv, "cwd": req.Cwd, "workspaces": st.Workspaces, "backend": req.Backend,
 	})
 	return Started{ID: id, Session: st.Live.ID(), Workspaces: st.Workspaces,
 		AgentSocket: filepath.Join(r.dir, "agent.sock"), ProxySocket: filepath.Join(r.dir, "proxy.sock"),
