@@ -406,3 +406,20 @@ sleep 30; echo NOT-STOPPED`
 		})
 	}
 }
+
+// TestRunRefusesANestedRun: `gatehouse run` inside a confined run is
+// refused, even from a process that dropped the run's environment (as an
+// agent's servers may): the run's file says so, on bubblewrap at its
+// fixed path, on Landlock in the home the run gives its command.
+func TestRunRefusesANestedRun(t *testing.T) {
+	for _, backend := range runBackends {
+		t.Run(backend, func(t *testing.T) {
+			d := startRunDaemon(t, backend, "")
+			script := `env -i HOME="$HOME" PATH="$PATH" "$0" run -- true 2>&1; echo "nested-exit=$?"`
+			out, errOut, code := runIn(t.Context(), t, d, "--", "sh", "-c", script, d.Bin)
+			if code != 0 || !strings.Contains(out, "already inside a confined run") || strings.Contains(out, "nested-exit=0") {
+				t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s\nwant the nested run refused", code, out, errOut)
+			}
+		})
+	}
+}
