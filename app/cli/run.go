@@ -133,7 +133,7 @@ func runConfined(ctx context.Context, g *Globals, name, workspace string, argv [
 		return err
 	}
 	c := client.New(dir)
-	req := confined.Request{Argv: argv, Cwd: cwd, Backend: runBackendName(cfg.Sandbox.Backend)}
+	req := confined.Request{Argv: argv, Cwd: cwd, Backend: cfg.Sandbox.Backend}
 	if profile != nil {
 		req.Agent, req.Domains = profile.Name, profile.Domains
 		if a, ok := cfg.Agents[profile.Name]; ok && a.Domains != nil {
@@ -158,6 +158,9 @@ func runConfined(ctx context.Context, g *Globals, name, workspace string, argv [
 	if err != nil {
 		return err
 	}
+	// Confined as the daemon says: with the auto backend, the way it chose
+	// for commands.
+	cfg.Sandbox.Backend = orDefault(started.Backend, cfg.Sandbox.Backend)
 	tcf := <-toolchains
 	tc, err := tcf.tc, tcf.err
 	if err != nil {
