@@ -189,9 +189,10 @@ func TestConfinedCodexAndGemini(t *testing.T) {
 		mcp, shell    agenttest.Step
 		run           func(ctx context.Context, c *agenttest.CLI, dir string) (*agenttest.Result, error)
 		// backends the agent is shown working on. Codex's own shell
-		// sandbox cannot be built under Landlock ("error building
-		// bubblewrap command: Permission denied"), so its shell is shown
-		// on bubblewrap only.
+		// sandbox keeps a directory at /tmp/codex-daemon-UID, shared with
+		// Codex outside the run, which Landlock mode refuses ("error
+		// building bubblewrap command: Permission denied"), so its shell
+		// is shown on bubblewrap only.
 		backends []string
 	}{
 		{"codex", "", []string{"AGENTTEST_KEY"}, agenttest.OpenAI, agenttest.NewCodex,
