@@ -89,14 +89,15 @@ func (c *Conn) Post(ctx context.Context, path string, v, out any) error {
 // ConfinedAddr is where, inside a confined run (`gatehouse run`), the
 // daemon's agent routes are: the run's own listener, on the daemon's port
 // in the sandbox's loopback. The environment says so, or, for a server the
-// agent started with an environment of its own, the run's file.
+// agent started with an environment of its own, the run's file (in the
+// sandbox, or on Landlock in the agent's home).
 func ConfinedAddr() (string, bool) {
 	if os.Getenv("GATEHOUSE_RUN") != "" {
 		if addr := os.Getenv("GATEHOUSE_AGENT_ADDR"); addr != "" {
 			return addr, true
 		}
 	}
-	if ri, ok := agentbox.ReadRunInfo(); ok {
+	if ri, ok := agentbox.FindRunInfo(); ok {
 		return ri.AgentAddr, true
 	}
 	return "", false

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"text/tabwriter"
 	"time"
 
@@ -16,6 +17,7 @@ import (
 	"github.com/gatehouse-dev/gatehouse/backend/config"
 	"github.com/gatehouse-dev/gatehouse/sandbox/agentbox"
 	"github.com/gatehouse-dev/gatehouse/sandbox/choose"
+	"github.com/gatehouse-dev/gatehouse/sandbox/landlock"
 	"github.com/gatehouse-dev/gatehouse/sandbox/proof"
 	"github.com/gatehouse-dev/gatehouse/sandbox/toolchain"
 )
@@ -136,7 +138,7 @@ func runDoctor(cmd *cobra.Command, g *Globals, f *doctorFlags) error {
 		fmt.Fprintf(g.Stderr, "gatehouse: the %s sandbox failed a check above; do not rely on it until every row passes.\n", selectedName)
 		return exitCodeError{code: 1}
 	}
-	if doctorFailed(runRows, proof.ConfinedBackend) {
+	if doctorFailed(runRows, runBackendName(selectedName)) {
 		fmt.Fprintln(g.Stderr, "gatehouse: whole-agent mode failed a check above; do not rely on `gatehouse run` until every row passes.")
 		return exitCodeError{code: 1}
 	}
@@ -208,30 +210,40 @@ func printRowTable(w io.Writer, rows []proof.Row, selected string) {
 }
 
 // doctorRunRows are the whole-agent rows: the battery run as `gatehouse
-// run` lays out a plain command (this binary its first process), where
-// bubblewrap is available, and a row saying why not for every other
-// backend.
+// run` lays out a plain command (this binary its first process), on each
+// backend whole-agent mode has that is available, and a row saying why
+// not for every other backend.
 func doctorRunRows(ctx context.Context, g *Globals, cfg config.Config, dir string, tc toolchain.Set, statuses []choose.BackendStatus) []proof.Row {
 	var rows []proof.Row
 	for _, st := range statuses {
 		switch {
-		case st.Name != proof.ConfinedBackend:
+		case !slices.Contains(proof.ConfinedBackends, st.Name):
 			rows = append(rows, proof.Row{Backend: st.Name, Check: "-", Outcome: proof.Unavailable,
-				Reason: "whole-agent mode is built on bubblewrap only; `gatehouse run` does not use " + st.Name + " yet"})
+				Reason: "whole-agent mode is built on bubblewrap and Landlock; `gatehouse run` does not use " + st.Name + " yet"})
 		case !st.Available:
 			rows = append(rows, proof.Row{Backend: st.Name, Check: "-", Outcome: proof.Unavailable, Reason: st.Reason})
 		default:
 			fmt.Fprintf(g.Stderr, "gatehouse doctor: testing whole-agent mode (%s)…\n", st.Name)
-			rows = append(rows, proof.RunConfined(ctx, doctorRunOptions(cfg, dir, tc))...)
+			rows = append(rows, proof.RunConfined(ctx, doctorRunOptions(cfg, st.Name, dir, tc))...)
 		}
 	}
 	return rows
 }
 
+// runBackendName is the backend a run confined with the sandbox backend
+// name uses (see runBackend), for the rows that must pass.
+func runBackendName(name string) string {
+	if _, onLandlock, err := runBackend(name); err == nil && onLandlock {
+		return landlock.Name
+	}
+	return "bwrap"
+}
+
 // doctorRunOptions lay the battery's runs out with confinedSpec, as
-// `gatehouse run -- sh` would be in the battery's workspace.
-func doctorRunOptions(cfg config.Config, dir string, tc toolchain.Set) proof.ConfinedOptions {
-	o := proof.ConfinedOptions{}
+// `gatehouse run -- sh` would be on backend in the battery's workspace.
+func doctorRunOptions(cfg config.Config, backend, dir string, tc toolchain.Set) proof.ConfinedOptions {
+	cfg.Sandbox.Backend = backend
+	o := proof.ConfinedOptions{Backend: backend}
 	o.Home, _ = os.UserHomeDir()
 	if self, err := os.Executable(); err == nil {
 		if real, err := filepath.EvalSymlinks(self); err == nil {

@@ -37,15 +37,15 @@ func TestDoctorBinary(t *testing.T) {
 			}
 			// Landlock has no PID namespace: another session's command is
 			// listed, and the row says exactly what is and is not reachable.
-			// Whole-agent mode runs on bubblewrap alone: its rows pass
-			// there, and Landlock's row says it is not built.
+			// Whole-agent mode runs on bubblewrap and Landlock: its rows
+			// pass on both.
 			pass, limit := strings.Count(out.String(), "PASS"), strings.Count(out.String(), "LIMIT")
-			if pass < 2*len(proof.Checks)-1+len(proof.ConfinedChecks) || limit != 1 || !strings.Contains(out.String(), proof.OtherSessionsVisible) || strings.Contains(out.String(), "FAIL") {
+			if pass < 2*len(proof.Checks)-1+2*len(proof.ConfinedChecks) || limit != 1 || !strings.Contains(out.String(), proof.OtherSessionsVisible) || strings.Contains(out.String(), "FAIL") {
 				t.Errorf("want every row of bwrap and landlock and of whole-agent mode to PASS but Landlock's other-session row (LIMIT), saw %d PASS, %d LIMIT", pass, limit)
 			}
 			_, runTable, _ := strings.Cut(out.String(), "Whole-agent mode")
-			if strings.Count(runTable, "PASS") != len(proof.ConfinedChecks) || !strings.Contains(runTable, "`gatehouse run` does not use landlock yet") {
-				t.Errorf("the whole-agent table wants %d PASS rows of bwrap and landlock UNAVAILABLE:\n%s", len(proof.ConfinedChecks), runTable)
+			if strings.Count(runTable, "PASS") != 2*len(proof.ConfinedChecks) || !strings.Contains(runTable, "`gatehouse run` does not use seatbelt yet") {
+				t.Errorf("the whole-agent table wants %d PASS rows of bwrap and of landlock, and seatbelt UNAVAILABLE:\n%s", len(proof.ConfinedChecks), runTable)
 			}
 		})
 	}

@@ -84,7 +84,7 @@ The daemon must be running: nothing starts without it.`,
 // for (verbose), its warnings always.
 func runConfined(ctx context.Context, g *Globals, name, workspace string, argv []string, verbose bool) error {
 	id := os.Getenv("GATEHOUSE_RUN")
-	if ri, ok := agentbox.ReadRunInfo(); ok {
+	if ri, ok := agentbox.FindRunInfo(); ok {
 		id = ri.Run
 	}
 	if id != "" {
@@ -133,7 +133,7 @@ func runConfined(ctx context.Context, g *Globals, name, workspace string, argv [
 		return err
 	}
 	c := client.New(dir)
-	req := confined.Request{Argv: argv, Cwd: cwd}
+	req := confined.Request{Argv: argv, Cwd: cwd, Backend: cfg.Sandbox.Backend}
 	if profile != nil {
 		req.Agent, req.Domains = profile.Name, profile.Domains
 		if a, ok := cfg.Agents[profile.Name]; ok && a.Domains != nil {
@@ -158,6 +158,9 @@ func runConfined(ctx context.Context, g *Globals, name, workspace string, argv [
 	if err != nil {
 		return err
 	}
+	// Confined as the daemon says: with the auto backend, the way it chose
+	// for commands.
+	cfg.Sandbox.Backend = orDefault(started.Backend, cfg.Sandbox.Backend)
 	tcf := <-toolchains
 	tc, err := tcf.tc, tcf.err
 	if err != nil {
@@ -235,6 +238,9 @@ func runConfined(ctx context.Context, g *Globals, name, workspace string, argv [
 		}
 	}()
 	code, err := box.Wait()
+	for _, v := range box.Violations() {
+		fmt.Fprintf(g.Stderr, "\r\ngatehouse: the confined run was stopped: %s\r\n", v.Detail)
+	}
 	_ = os.RemoveAll(runRedacted(dir, started.ID))
 	// Said before the wait is dropped, which alone would end the run as
 	// gone without a status.

@@ -23,15 +23,24 @@ import (
 // to the scripted model on this machine and names it agent's model API.
 func confinedDaemon(t *testing.T, agent string, env ...string) *clitest.Daemon {
 	t.Helper()
+	return confinedDaemonOn(t, "auto", agent, env...)
+}
+
+// confinedDaemonOn is confinedDaemon with its runs confined by backend.
+func confinedDaemonOn(t *testing.T, backend, agent string, env ...string) *clitest.Daemon {
+	t.Helper()
 	base := t.TempDir()
 	ws := filepath.Join(base, "ws")
-	clitest.WriteConfig(t, ws, "config.toml", fmt.Sprintf(`[network]
+	clitest.WriteConfig(t, ws, "config.toml", fmt.Sprintf(`[sandbox]
+backend = %q
+
+[network]
 test_only_hosts = { "model.example.test" = "127.0.0.1" }
 
 [agents.%s]
 domains = ["model.example.test"]
 env = [%s]
-`, agent, quoteAll(env)))
+`, backend, agent, quoteAll(env)))
 	return clitest.StartWith(t, filepath.Join(base, "data"), ws)
 }
 
@@ -98,9 +107,15 @@ func installedAt(t *testing.T, d *clitest.Daemon, name string, newCLI func(home 
 // traffic reaches the scripted model through the run's proxy; a Gatehouse
 // MCP call and its own Bash (through its hooks, in a sandbox of its own)
 // work; its own Read of a canary in the real home finds nothing; every
-// connection is audited with the process that made it.
+// connection is audited with the process that made it. On each backend.
 func TestConfinedClaude(t *testing.T) {
-	d := confinedDaemon(t, "claude")
+	for _, backend := range runBackends {
+		t.Run(backend, func(t *testing.T) { confinedClaude(t, backend) })
+	}
+}
+
+func confinedClaude(t *testing.T, backend string) {
+	d := confinedDaemonOn(t, backend, "claude")
 	home := agentHome(t)
 	canary := filepath.Join(home, "notes-canary.txt")
 	if err := os.WriteFile(canary, []byte("CANARY-9931\n"), 0o600); err != nil {
@@ -164,7 +179,7 @@ func TestConfinedClaude(t *testing.T) {
 // TestConfinedCodexAndGemini: the real Codex CLI and Gemini CLI under
 // `gatehouse run`: each reaches its model through the run's proxy, and a
 // Gatehouse MCP call and its own shell (through its hooks, in a sandbox
-// of its own) both work from inside.
+// of its own) both work from inside; Gemini on Landlock too.
 func TestConfinedCodexAndGemini(t *testing.T) {
 	cases := []struct {
 		name, baseVar string
@@ -173,45 +188,53 @@ func TestConfinedCodexAndGemini(t *testing.T) {
 		newCLI        func(home string, m *agenttest.Model) (*agenttest.CLI, error)
 		mcp, shell    agenttest.Step
 		run           func(ctx context.Context, c *agenttest.CLI, dir string) (*agenttest.Result, error)
+		// backends the agent is shown working on. Codex's own shell
+		// sandbox keeps a directory at /tmp/codex-daemon-UID, shared with
+		// Codex outside the run, which Landlock mode refuses ("error
+		// building bubblewrap command: Permission denied"), so its shell
+		// is shown on bubblewrap only.
+		backends []string
 	}{
 		{"codex", "", []string{"AGENTTEST_KEY"}, agenttest.OpenAI, agenttest.NewCodex,
 			agenttest.Call("mcp__gatehouse__run_command", map[string]any{"argv": []string{"echo", "MCP-MARK-1"}}),
 			agenttest.Call("exec_command", map[string]any{"cmd": "echo SHELL-MARK-2"}),
 			func(ctx context.Context, c *agenttest.CLI, dir string) (*agenttest.Result, error) {
 				return c.RunCodex(ctx, dir, "run the checks", "-c", `sandbox_mode="workspace-write"`, "-c", "sandbox_workspace_write.network_access=true")
-			}},
+			}, []string{"bwrap"}},
 		{"gemini", "GOOGLE_GEMINI_BASE_URL", nil, agenttest.Gemini, agenttest.NewGemini,
 			agenttest.Call("mcp_gatehouse_run_command", map[string]any{"argv": []string{"echo", "MCP-MARK-1"}}),
 			agenttest.Call("run_shell_command", map[string]any{"command": "echo SHELL-MARK-2"}),
 			func(ctx context.Context, c *agenttest.CLI, dir string) (*agenttest.Result, error) {
 				return c.RunGemini(ctx, dir, "run the checks", "--approval-mode", "yolo")
-			}},
+			}, runBackends},
 	}
 	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			d := confinedDaemon(t, c.name, c.env...)
-			model, caPEM := agenttest.StartModelTLS(t, c.api, agenttest.Script{c.mcp, c.shell, agenttest.Say("done")}, "model.example.test")
-			cli, ctx := installedAt(t, d, c.name, c.newCLI, agentHome(t), model)
-			confine(t, d, cli, c.name, c.baseVar, caPEM)
-			// What the agent reaches for besides its model (Codex's update
-			// and plugin checks) raises network cards; the person says no.
-			defer denyNetworkCards(ctx, d)()
-			res, err := c.run(ctx, cli, d.Workspace)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(res.Requests) == 0 {
-				t.Fatalf("the confined %s never reached its model:\n%s\ndaemon log:\n%s", c.name, res, d.Log())
-			}
-			for _, want := range []string{"MCP-MARK-1", "SHELL-MARK-2"} {
-				if !res.ModelSaw(want) {
-					t.Errorf("the model never saw %s:\n%s\n%s\ndaemon log:\n%s", want, strings.Join(res.ToolResults(), "\n---\n"), res, d.Log())
+		for _, backend := range c.backends {
+			t.Run(c.name+"/"+backend, func(t *testing.T) {
+				d := confinedDaemonOn(t, backend, c.name, c.env...)
+				model, caPEM := agenttest.StartModelTLS(t, c.api, agenttest.Script{c.mcp, c.shell, agenttest.Say("done")}, "model.example.test")
+				cli, ctx := installedAt(t, d, c.name, c.newCLI, agentHome(t), model)
+				confine(t, d, cli, c.name, c.baseVar, caPEM)
+				// What the agent reaches for besides its model (Codex's update
+				// and plugin checks) raises network cards; the person says no.
+				defer denyNetworkCards(ctx, d)()
+				res, err := c.run(ctx, cli, d.Workspace)
+				if err != nil {
+					t.Fatal(err)
 				}
-			}
-			if started := d.Events("kind=run.started"); len(started) != 1 {
-				t.Errorf("run.started rows: %v", started)
-			}
-		})
+				if len(res.Requests) == 0 {
+					t.Fatalf("the confined %s never reached its model:\n%s\ndaemon log:\n%s", c.name, res, d.Log())
+				}
+				for _, want := range []string{"MCP-MARK-1", "SHELL-MARK-2"} {
+					if !res.ModelSaw(want) {
+						t.Errorf("the model never saw %s:\n%s\n%s\ndaemon log:\n%s", want, strings.Join(res.ToolResults(), "\n---\n"), res, d.Log())
+					}
+				}
+				if started := d.Events("kind=run.started"); len(started) != 1 {
+					t.Errorf("run.started rows: %v", started)
+				}
+			})
+		}
 	}
 }
 
@@ -242,9 +265,15 @@ func denyNetworkCards(ctx context.Context, d *clitest.Daemon) (stop func()) {
 // `gatehouse run`: its own Bash, unhooked, still cannot read a canary in
 // the real home or write outside the project; and a stdio MCP server it
 // starts is confined just the same (no canary, no network, no write
-// outside).
+// outside). On each backend.
 func TestConfinedClaudeServersAndRepoSettings(t *testing.T) {
-	d := confinedDaemon(t, "claude")
+	for _, backend := range runBackends {
+		t.Run(backend, func(t *testing.T) { confinedClaudeServersAndRepoSettings(t, backend) })
+	}
+}
+
+func confinedClaudeServersAndRepoSettings(t *testing.T, backend string) {
+	d := confinedDaemonOn(t, backend, "claude")
 	home := agentHome(t)
 	canary := filepath.Join(home, "notes-canary.txt")
 	if err := os.WriteFile(canary, []byte("CANARY-4417\n"), 0o600); err != nil {
@@ -266,9 +295,13 @@ func TestConfinedClaudeServersAndRepoSettings(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(d.Workspace, ".claude", "settings.json"), []byte(`{"disableAllHooks": true}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	// The server probes, writes what it found into the project, then
-	// waits as a server would.
-	probe := fmt.Sprintf(`{ cat %q; echo x > %q/by-server; curl -s -m 3 --noproxy '*' http://%s/; echo SERVER-PROBED; } > server.out 2>&1; exec sleep 600`,
+	// The server probes, writes what it found into the project (a
+	// directory of it: Landlock cannot let a file be made in the root
+	// beside its read-only ones), then waits as a server would.
+	if err := os.Mkdir(filepath.Join(d.Workspace, "out"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	probe := fmt.Sprintf(`{ cat %q; echo x > %q/by-server; curl -s -m 3 --noproxy '*' http://%s/; echo SERVER-PROBED; } > out/server.out 2>&1; exec sleep 600`,
 		canary, outside, ln.Addr())
 	mcpConfig := filepath.Join(d.Workspace, "mcp.json")
 	cfg, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"probe": map[string]any{"type": "stdio", "command": "sh", "args": []string{"-c", probe}}}})
@@ -294,7 +327,7 @@ func TestConfinedClaudeServersAndRepoSettings(t *testing.T) {
 	if ran := d.Events("kind=exec.started"); len(ran) != 0 {
 		t.Errorf("the repository switched hooks off, yet the Bash went through Gatehouse: %v", ran)
 	}
-	server, err := os.ReadFile(filepath.Join(d.Workspace, "server.out"))
+	server, err := os.ReadFile(filepath.Join(d.Workspace, "out", "server.out"))
 	if err != nil || !strings.Contains(string(server), "SERVER-PROBED") {
 		t.Fatalf("the MCP server's probe did not run: %v %q", err, server)
 	}

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -26,12 +27,57 @@ func runIn(ctx context.Context, t *testing.T, d *clitest.Daemon, args ...string)
 	return d.CLI(ctx, append([]string{"run", "--workspace", d.Workspace}, args...)...)
 }
 
+// runBackends are what confines a run: bubblewrap, and Landlock where
+// bubblewrap cannot run.
+var runBackends = []string{"bwrap", "landlock"}
+
+// startRunDaemon starts a daemon whose runs are confined by backend, with
+// extra appended to its config.
+func startRunDaemon(t *testing.T, backend, extra string) *clitest.Daemon {
+	t.Helper()
+	base := t.TempDir()
+	ws := filepath.Join(base, "ws")
+	clitest.WriteConfig(t, ws, "config.toml", "[sandbox]\nbackend = \""+backend+"\"\n"+extra)
+	return clitest.StartWith(t, filepath.Join(base, "data"), ws)
+}
+
+// serveText serves body on a new listener at addr until the test ends.
+func serveText(t *testing.T, addr, body string) (net.Listener, error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, err
+	}
+	t.Cleanup(func() { ln.Close() })
+	go http.Serve(ln, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.Write([]byte(body)) }))
+	return ln, nil
+}
+
 // TestRunConfinesACommand: a command under `gatehouse run` writes its
 // project, and nothing else: a canary in the real home, the project's
-// .env, a file outside, a listener on the host's loopback are all out of
-// reach; its exit status is its own; its session is confined.
+// .env, a file outside, a listener on the host's loopback (one on the
+// proxy's port at another address too) are all out of reach, for it and
+// for a child it detaches; what it may do works: writing in its project,
+// a fetch through the proxy the person allows, audited with its process. Its exit status is its
+// own; its session is confined. On bubblewrap and on Landlock alike.
 func TestRunConfinesACommand(t *testing.T) {
-	d := clitest.Start(t)
+	for _, backend := range runBackends {
+		t.Run(backend, func(t *testing.T) { runConfinesACommand(t, backend) })
+	}
+}
+
+func runConfinesACommand(t *testing.T, backend string) {
+	allowed, err := serveText(t, "127.0.0.1:0", "ALLOWED-HOST-ANSWERED")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := allowed.Addr().(*net.TCPAddr).Port
+	d := startRunDaemon(t, backend, "[network]\ntest_only_hosts = { \"allowed.example.test\" = \"127.0.0.1\" }\n")
+	// The person allows the one fetch the command makes through the proxy.
+	go func() {
+		if a := d.WaitApproval(clitest.CardWait); a.Domain == "allowed.example.test" {
+			d.Decide(a.ID, "allow", "once", "")
+		}
+	}()
 	home, err := os.UserHomeDir()
 	if err != nil {
 		t.Fatal(err)
@@ -44,34 +90,62 @@ func TestRunConfinesACommand(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(d.Workspace, ".env"), []byte("API_KEY=run-secret-7781\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	if err := os.Mkdir(filepath.Join(d.Workspace, "src"), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	outside := filepath.Join(t.TempDir(), "outside.txt")
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	host, err := serveText(t, "127.0.0.1:0", "HOST-LISTENER")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer ln.Close()
-	go http.Serve(ln, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.Write([]byte("HOST-LISTENER")) }))
+	// The proxy's port number on another loopback address: Landlock's
+	// port rule lets it through, the connect supervisor must not.
+	elsewhere := "127.0.0.2:3128"
+	if _, err := serveText(t, elsewhere, "HOST-LISTENER-ON-THE-PROXY-PORT"); err != nil {
+		t.Logf("no listener at %s (%v): that connect is tried all the same", elsewhere, err)
+	}
 
-	script := `cat "$1" 2>&1; cat .env; echo made > inside.txt && echo WROTE-INSIDE; echo x > "$2" 2>&1;
-curl -s -m 3 --noproxy '*' "http://$3/" 2>&1; echo; exit 7`
-	out, errOut, code := runIn(t.Context(), t, d, "--", "sh", "-c", script, "sh", canary, outside, ln.Addr().String())
+	// What the command tries, and a child it detaches tries again.
+	probe := `cat "$1" 2>&1; cat .env; echo x > "$2" 2>&1
+curl -s -m 3 --noproxy '*' "http://$3/" 2>&1; echo; curl -s -m 3 --noproxy '*' "http://$4/" 2>&1; echo`
+	script := probe + `
+echo made > src/inside.txt && echo WROTE-INSIDE
+setsid sh -c "$0" sh "$1" "$2.child" "$3" "$4" & wait $!
+curl -s -m 60 "http://allowed.example.test:$5/"; echo
+exit 7`
+	out, errOut, code := runIn(t.Context(), t, d, "--", "sh", "-c", script, probe, canary, outside, host.Addr().String(), elsewhere, strconv.Itoa(port))
 	t.Logf("stdout:\n%s\nstderr:\n%s", out, errOut)
 	if code != 7 {
 		t.Fatalf("exit %d, want the command's own 7", code)
 	}
 	for _, leak := range []string{"CANARY-5521", "run-secret-7781", "HOST-LISTENER"} {
 		if strings.Contains(out, leak) {
-			t.Errorf("the confined command saw %s", leak)
+			t.Errorf("the confined command or its child saw %s", leak)
 		}
 	}
 	if !strings.Contains(out, "WROTE-INSIDE") {
 		t.Error("the confined command could not write its project")
 	}
-	if b, err := os.ReadFile(filepath.Join(d.Workspace, "inside.txt")); err != nil || string(b) != "made\n" {
-		t.Errorf("inside.txt on the host: %q %v", b, err)
+	if !strings.Contains(out, "ALLOWED-HOST-ANSWERED") {
+		t.Error("the confined command could not fetch, through the proxy, what the person allowed")
 	}
-	if _, err := os.Stat(outside); err == nil {
-		t.Error("the confined command wrote outside its project")
+	// The fetch is audited with the process that made it.
+	conns := d.Events("kind=network.connection")
+	if len(conns) == 0 {
+		t.Error("the fetch through the proxy was not audited")
+	}
+	for _, c := range conns {
+		if p, _ := c["payload"].(map[string]any); !strings.Contains(fmt.Sprint(p["process"]), "curl") {
+			t.Errorf("connection %v not attributed to curl", p)
+		}
+	}
+	if b, err := os.ReadFile(filepath.Join(d.Workspace, "src", "inside.txt")); err != nil || string(b) != "made\n" {
+		t.Errorf("src/inside.txt on the host: %q %v", b, err)
+	}
+	for _, f := range []string{outside, outside + ".child"} {
+		if _, err := os.Stat(f); err == nil {
+			t.Errorf("the confined command or its child wrote outside its project: %s", f)
+		}
 	}
 	// One session, confined, ended with the command's status.
 	started := d.Events("kind=run.started")
@@ -79,6 +153,9 @@ curl -s -m 3 --noproxy '*' "http://$3/" 2>&1; echo; exit 7`
 		t.Fatalf("run.started rows: %v", started)
 	}
 	sess, _ := started[0]["session"].(string)
+	if got := started[0]["payload"].(map[string]any)["backend"]; got != backend {
+		t.Errorf("run.started says the run was confined by %v, want %s", got, backend)
+	}
 	resp, body := d.Request("GET", "/api/v1/sessions/"+sess, nil, d.Control())
 	resp.Body.Close()
 	if !strings.Contains(body, `"confined":true`) {
@@ -100,20 +177,26 @@ curl -s -m 3 --noproxy '*' "http://$3/" 2>&1; echo; exit 7`
 	if out, errOut, code := d.CLI(t.Context(), "rollback", sess, "--call", "run-"+run); code != 0 {
 		t.Fatalf("rollback of the run: exit %d\n%s%s", code, out, errOut)
 	}
-	if _, err := os.Stat(filepath.Join(d.Workspace, "inside.txt")); err == nil {
-		t.Error("inside.txt is still there after the run was rolled back")
+	if _, err := os.Stat(filepath.Join(d.Workspace, "src", "inside.txt")); err == nil {
+		t.Error("src/inside.txt is still there after the run was rolled back")
 	}
 }
 
 // TestRunKillSwitchEndsTheTree: the kill switch ends a confined run and
-// every process in it, a daemonised grandchild included.
+// every process in it, a daemonised grandchild included, on each backend.
 func TestRunKillSwitchEndsTheTree(t *testing.T) {
-	d := clitest.Start(t)
+	for _, backend := range runBackends {
+		t.Run(backend, func(t *testing.T) { runKillSwitchEndsTheTree(t, startRunDaemon(t, backend, "")) })
+	}
+}
+
+func runKillSwitchEndsTheTree(t *testing.T, d *clitest.Daemon) {
 	cmd := exec.Command(d.Bin, "--data", d.Data, "run", "--workspace", d.Workspace, "--", "sh", "-c", `setsid sleep 300 & sleep 300; :`)
 	cmd.Env = d.Env()
 	log, exited := clitest.Spawn(t, cmd, "gatehouse run")
 	// Every process of the run descends from `gatehouse run` on the host
-	// (the daemonised sleeper from the sandbox's own init).
+	// (the daemonised sleeper from the sandbox's own init, or from the
+	// supervisor, the run's subreaper, on Landlock).
 	var sleepers []int
 	clitest.WaitFor(t, 30*time.Second, "both sleepers running", func() bool {
 		pids, _ := proctree.Descendants(cmd.Process.Pid)
@@ -186,9 +269,14 @@ func TestRunRefusesClearly(t *testing.T) {
 
 // TestRunEndsWhatTheCommandLeftBehind: a command that daemonises a child
 // and exits ends the run, and the child with it: nothing it started is
-// left running unconfined.
+// left running, on each backend.
 func TestRunEndsWhatTheCommandLeftBehind(t *testing.T) {
-	d := clitest.Start(t)
+	for _, backend := range runBackends {
+		t.Run(backend, func(t *testing.T) { runEndsWhatTheCommandLeftBehind(t, startRunDaemon(t, backend, "")) })
+	}
+}
+
+func runEndsWhatTheCommandLeftBehind(t *testing.T, d *clitest.Daemon) {
 	marker := "gatehouse-run-left-" + filepath.Base(t.TempDir())
 	_, errOut, code := runIn(t.Context(), t, d, "--", "sh", "-c", `setsid sh -c 'sleep 300' "$1" & sleep 0.2; exit 0`, "sh", marker)
 	if code != 0 {
@@ -268,5 +356,70 @@ func TestRunAsksForAnotherProject(t *testing.T) {
 	}
 	if _, err := os.Stat(marker); err == nil {
 		t.Fatal("the command ran in a project the person refused")
+	}
+}
+
+// TestRunKeepsAgentSettings: a profile's settings inside its writable
+// state directory never keep a change the run makes: on bubblewrap and
+// for Claude Code on Landlock the write is refused; for an agent that
+// makes files beside its settings (Gemini) on Landlock the change stops
+// the run at once and is put back, said in one sentence. The state
+// directory itself is written either way.
+func TestRunKeepsAgentSettings(t *testing.T) {
+	for _, c := range []struct {
+		backend, profile, state string
+		stopped                 bool
+	}{
+		{"bwrap", "claude", ".claude", false},
+		{"bwrap", "gemini", ".gemini", false},
+		{"landlock", "claude", ".claude", false},
+		{"landlock", "gemini", ".gemini", true},
+	} {
+		t.Run(c.backend+"/"+c.profile, func(t *testing.T) {
+			base := t.TempDir()
+			home, ws := filepath.Join(base, "home"), filepath.Join(base, "ws")
+			sub := filepath.Join(home, c.state, "sub")
+			if err := os.MkdirAll(sub, 0o700); err != nil {
+				t.Fatal(err)
+			}
+			clitest.WriteConfig(t, ws, "config.toml", "[sandbox]\nbackend = \""+c.backend+"\"\n")
+			d := clitest.StartWithEnv(t, filepath.Join(base, "data"), ws, []string{"HOME=" + home})
+			script := `echo s > "$HOME/$1/sub/state" && echo WROTE-STATE
+echo pwned > "$HOME/$1/settings.json" 2>/dev/null || { echo REFUSED; exit 0; }
+sleep 30; echo NOT-STOPPED`
+			out, errOut, code := runIn(t.Context(), t, d, "--profile", c.profile, "--", "sh", "-c", script, "sh", c.state)
+			t.Logf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+			if b, err := os.ReadFile(filepath.Join(home, c.state, "settings.json")); err != nil || string(b) != "{}" {
+				t.Errorf("settings.json after the run: %q %v", b, err)
+			}
+			if b, err := os.ReadFile(filepath.Join(sub, "state")); err != nil || string(b) != "s\n" {
+				t.Errorf("the state directory was not written: %q %v", b, err)
+			}
+			switch {
+			case strings.Contains(out, "NOT-STOPPED"):
+				t.Error("the run changed its settings and went on")
+			case c.stopped && (code == 0 || !strings.Contains(errOut, "the confined run was stopped") || !strings.Contains(errOut, "settings.json")):
+				t.Errorf("want the run stopped for its settings, said so; exit %d", code)
+			case !c.stopped && (code != 0 || !strings.Contains(out, "REFUSED")):
+				t.Errorf("want the write refused; exit %d", code)
+			}
+		})
+	}
+}
+
+// TestRunRefusesANestedRun: `gatehouse run` inside a confined run is
+// refused, even from a process that dropped the run's environment (as an
+// agent's servers may): the run's file says so, on bubblewrap at its
+// fixed path, on Landlock in the home the run gives its command.
+func TestRunRefusesANestedRun(t *testing.T) {
+	for _, backend := range runBackends {
+		t.Run(backend, func(t *testing.T) {
+			d := startRunDaemon(t, backend, "")
+			script := `env -i HOME="$HOME" PATH="$PATH" "$0" run -- true 2>&1; echo "nested-exit=$?"`
+			out, errOut, code := runIn(t.Context(), t, d, "--", "sh", "-c", script, d.Bin)
+			if code != 0 || !strings.Contains(out, "already inside a confined run") || strings.Contains(out, "nested-exit=0") {
+				t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s\nwant the nested run refused", code, out, errOut)
+			}
+		})
 	}
 }

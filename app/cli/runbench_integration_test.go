@@ -62,8 +62,14 @@ func output(b *testing.B, env []string, argv ...string) []byte {
 
 // BenchmarkRunTrue: `gatehouse run -- true` over bare `true`, process
 // starts included (target: ≤ +15 ms p50).
-func BenchmarkRunTrue(b *testing.B) {
-	d := clitest.Start(b)
+func BenchmarkRunTrue(b *testing.B) { benchConfinedTrue(b, clitest.Start(b)) }
+
+// BenchmarkRunTrueLandlock: the same, the run confined with Landlock.
+func BenchmarkRunTrueLandlock(b *testing.B) {
+	benchConfinedTrue(b, clitest.StartBackend(b, "landlock"))
+}
+
+func benchConfinedTrue(b *testing.B, d *clitest.Daemon) {
 	env := runEnv(d, "")
 	run := runPrefix(d, "--", "true")
 	output(b, env, run...) // the first run's one-time work

@@ -19,6 +19,8 @@ import (
 	"github.com/gatehouse-dev/gatehouse/backend/transport/hookserver"
 	"github.com/gatehouse-dev/gatehouse/sandbox"
 	"github.com/gatehouse-dev/gatehouse/sandbox/agentbox"
+	"github.com/gatehouse-dev/gatehouse/sandbox/initproc"
+	"github.com/gatehouse-dev/gatehouse/sandbox/landlock"
 	"github.com/gatehouse-dev/gatehouse/sandbox/launch"
 	"github.com/gatehouse-dev/gatehouse/sandbox/protect"
 )
@@ -42,9 +44,9 @@ type runLayout struct {
 
 // confinedSpec lays out the sandbox for l.
 func confinedSpec(l runLayout) (agentbox.Spec, error) {
-	bw, err := exec.LookPath("bwrap")
+	bw, onLandlock, err := runBackend(l.cfg.Sandbox.Backend)
 	if err != nil {
-		return agentbox.Spec{}, userErrorf(err, "bubblewrap (bwrap) is not installed, and `gatehouse run` confines agents with it; install it (Debian: apt install bubblewrap)")
+		return agentbox.Spec{}, err
 	}
 	self, err := os.Executable()
 	if err != nil {
@@ -73,7 +75,7 @@ func confinedSpec(l runLayout) (agentbox.Spec, error) {
 		return agentbox.Spec{}, err
 	}
 	s := agentbox.Spec{
-		Bwrap: bw, Init: first, Argv: append([]string{real}, l.argv[1:]...), Dir: l.cwd, Home: home,
+		Bwrap: bw, Landlock: onLandlock, Init: first, Argv: append([]string{real}, l.argv[1:]...), Dir: l.cwd, Home: home,
 		Workspaces: l.workspaces, AgentPort: l.agentPort, Programs: []string{self},
 		Info:     agentbox.RunInfo{Run: l.runID, AgentAddr: fmt.Sprintf("127.0.0.1:%d", l.agentPort)},
 		Shown:    []string{runRedacted(l.dataDir, l.runID)},
@@ -105,6 +107,26 @@ func confinedSpec(l runLayout) (agentbox.Spec, error) {
 	return s, nil
 }
 
+// runBackend is what confines a run: bubblewrap (its path), or Landlock
+// when the sandbox backend is landlock, or auto on a machine without
+// bubblewrap, as for commands (sandbox/choose). Other backends have no
+// whole-agent mode of their own: bubblewrap confines the run.
+func runBackend(name string) (bwrap string, onLandlock bool, err error) {
+	if name == landlock.Name {
+		return "", true, nil
+	}
+	bw, err := exec.LookPath("bwrap")
+	if err == nil {
+		return bw, false, nil
+	}
+	if name == "" || name == "auto" {
+		if initproc.ABI() >= 4 {
+			return "", true, nil
+		}
+	}
+	return "", false, userErrorf(err, "bubblewrap (bwrap) is not installed, and `gatehouse run` confines agents with it (or with Landlock, on Linux 6.7 or later); install it (Debian: apt install bubblewrap)")
+}
+
 // agentHome gives a profile's agent a home of its own in the data dir
 // (what it keeps in $HOME, seeded from the person's), its state directory
 // read-write and its settings read-only. A settings name that does not
@@ -112,6 +134,12 @@ func confinedSpec(l runLayout) (agentbox.Spec, error) {
 // content), so the agent cannot create it either.
 func agentHome(dataDir, home string, p *agentprofile.Resolved, s *agentbox.Spec) error {
 	s.HomeDir = filepath.Join(dataDir, "agents", p.Name, "home")
+	if s.Landlock {
+		// Nothing is mounted: the agent is told this home, where a link
+		// leads to its state directory in the real one. A home of its
+		// own, as bubblewrap mounts the state directory over the other.
+		s.HomeDir = filepath.Join(dataDir, "agents", p.Name, "landlock-home")
+	}
 	if err := os.MkdirAll(s.HomeDir, 0o700); err != nil {
 		return fmt.Errorf("make %s's home: %w", p.Name, err)
 	}
@@ -127,6 +155,11 @@ func agentHome(dataDir, home string, p *agentprofile.Resolved, s *agentbox.Spec)
 	if err := os.MkdirAll(p.State, 0o700); err != nil {
 		return fmt.Errorf("make %s's state directory %s: %w", p.Name, p.State, err)
 	}
+	if rel, err := filepath.Rel(home, p.State); s.Landlock && err == nil && filepath.IsLocal(rel) {
+		if err := linkState(filepath.Join(s.HomeDir, rel), p.State); err != nil {
+			return fmt.Errorf("lead %s's home to its state directory %s: %w", p.Name, p.State, err)
+		}
+	}
 	s.ReadWrite = append(s.ReadWrite, p.State)
 	for i, c := range p.Config {
 		path := p.ConfigPaths[i]
@@ -140,9 +173,26 @@ func agentHome(dataDir, home string, p *agentprofile.Resolved, s *agentbox.Spec)
 				return fmt.Errorf("make %s's %s (kept read-only in the run): %w", p.Name, path, err)
 			}
 		}
+		if s.Landlock && p.MakesInState {
+			s.Guarded = append(s.Guarded, path)
+			continue
+		}
 		s.ReadOnlyOver = append(s.ReadOnlyOver, path)
 	}
 	return nil
+}
+
+// linkState makes link lead to state, unless something of the agent's is
+// there already. Landlock judges what a path resolves to, so the link
+// opens nothing the rules do not grant.
+func linkState(link, state string) error {
+	if _, err := os.Lstat(link); err == nil {
+		return nil
+	}
+	if err := os.MkdirAll(filepath.Dir(link), 0o700); err != nil {
+		return err
+	}
+	return os.Symlink(state, link)
 }
 
 // agentInstall resolves the agent's program to its real file and lists

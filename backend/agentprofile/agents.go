@@ -45,9 +45,10 @@ var codex = Profile{
 		{Name: "config.toml"}, {Name: "hooks.json", Empty: "{}"}, {Name: "AGENTS.md"}, {Name: "AGENTS.override.md"},
 		{Name: "rules", Dir: true}, {Name: "prompts", Dir: true},
 	},
-	Domains:     []string{"api.openai.com", "chatgpt.com", "auth.openai.com"},
-	Env:         []string{"OPENAI_API_KEY", "CODEX_API_KEY"},
-	EnvPrefixes: []string{"OPENAI_", "CODEX_"},
+	MakesInState: true, // sessions/, log/, history.jsonl
+	Domains:      []string{"api.openai.com", "chatgpt.com", "auth.openai.com"},
+	Env:          []string{"OPENAI_API_KEY", "CODEX_API_KEY"},
+	EnvPrefixes:  []string{"OPENAI_", "CODEX_"},
 }
 
 // Gemini CLI: ~/.gemini (GEMINI_CLI_HOME replaces the home) holds tmp/
@@ -67,7 +68,8 @@ var gemini = Profile{
 		{Name: "settings.json", Empty: "{}"}, {Name: "GEMINI.md"},
 		{Name: "extensions", Dir: true}, {Name: "commands", Dir: true}, {Name: "policies", Dir: true},
 	},
-	Domains:     []string{"generativelanguage.googleapis.com", "cloudcode-pa.googleapis.com", "oauth2.googleapis.com", "www.googleapis.com", "play.googleapis.com"},
-	Env:         []string{"GEMINI_API_KEY", "GOOGLE_API_KEY"},
-	EnvPrefixes: []string{"GEMINI_", "GOOGLE_"},
+	MakesInState: true, // projects.json through a temporary file
+	Domains:      []string{"generativelanguage.googleapis.com", "cloudcode-pa.googleapis.com", "oauth2.googleapis.com", "www.googleapis.com", "play.googleapis.com"},
+	Env:          []string{"GEMINI_API_KEY", "GOOGLE_API_KEY"},
+	EnvPrefixes:  []string{"GEMINI_", "GOOGLE_"},
 }

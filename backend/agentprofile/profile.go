@@ -28,6 +28,13 @@ type Profile struct {
 	// through lock and temp siblings there: they live in the agent's own
 	// home (seeded from the person's on first use), never the real one.
 	HomeFiles func(env func(string) string) []string
+	// MakesInState says the agent makes files directly in its state
+	// directory, beside its settings (Gemini saves projects.json through
+	// a temporary file there). Where the settings cannot then be kept
+	// read-only (Landlock grants a directory's new files and all beneath
+	// it at once), they are guarded instead: changed, they stop the run
+	// and are put back.
+	MakesInState bool
 	// Domains are its model API, reached through the proxy without a card.
 	Domains []string
 	// Env are variables passed in although their names look secret (the

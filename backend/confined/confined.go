@@ -78,6 +78,9 @@ type Deps struct {
 	Handler http.Handler
 	// Checkpoints is nil when checkpoints are off.
 	Checkpoints Checkpoints
+	// Backend is the daemon's sandbox backend for commands (its name): a
+	// run asked for with the auto backend is confined the way it chose.
+	Backend string
 	// Dir holds each run's listeners (in the data dir, 0700).
 	Dir    string
 	Emit   Emitter
@@ -94,6 +97,9 @@ type Request struct {
 	Cwd string `json:"cwd"`
 	// Domains need no card (the profile's model API).
 	Domains []string `json:"domains"`
+	// Backend is the configured sandbox backend (auto, bwrap, landlock,
+	// …); see Started.Backend.
+	Backend string `json:"backend,omitempty"`
 }
 
 // Started is a run as `gatehouse run` needs it.
@@ -109,6 +115,11 @@ type Started struct {
 	// so no forwarder copies their bytes; ProxySocket serves a `gatehouse
 	// run` that does not know it.
 	HandSocket string `json:"hand_socket,omitempty"`
+	// Backend confines the run: landlock, or bwrap (whole-agent mode has
+	// no other). With the auto backend it is the daemon's choice for
+	// commands, so a machine where bubblewrap cannot make namespaces runs
+	// its agents on Landlock as it does its commands.
+	Backend string `json:"backend,omitempty"`
 }
 
 // Runs are the live confined runs.
@@ -182,12 +193,26 @@ func (g *Runs) Start(ctx context.Context, req Request) (Started, error) {
 	// listeners at once; `gatehouse run` sees its wait end and stops the
 	// sandbox.
 	context.AfterFunc(st.Live.Context(), func() { g.close(r, "") })
+	backend := g.backend(req.Backend)
 	g.deps.Emit(ctx, "run.started", st.Live.Actor(), st.Live.ID(), map[string]any{
-		"run": id, "agent": req.Agent, "argv": req.Argv, "cwd": req.Cwd, "workspaces": st.Workspaces,
+		"run": id, "agent": req.Agent, "argv": req.Argv, "cwd": req.Cwd, "workspaces": st.Workspaces, "backend": backend,
 	})
 	return Started{ID: id, Session: st.Live.ID(), Workspaces: st.Workspaces,
 		AgentSocket: filepath.Join(r.dir, "agent.sock"), ProxySocket: filepath.Join(r.dir, "proxy.sock"),
-		HandSocket: filepath.Join(r.dir, "hand.sock")}, nil
+		HandSocket: filepath.Join(r.dir, "hand.sock"), Backend: backend}, nil
+}
+
+// backend is what confines a run asked for with the configured backend
+// name: Landlock when it names Landlock or, with auto, when the daemon
+// chose Landlock for commands; bubblewrap otherwise.
+func (g *Runs) backend(configured string) string {
+	if configured == "" || configured == "auto" {
+		configured = g.deps.Backend
+	}
+	if configured == "landlock" {
+		return "landlock"
+	}
+	return "bwrap"
 }
 
 // listen opens the run's agent and proxy listeners.

@@ -15,6 +15,10 @@ func (d *Daemon) openConfined() *confined.Runs {
 	if d.opts.Egress != nil {
 		proxy = d.opts.Egress
 	}
+	backend := ""
+	if d.opts.Sandbox != nil {
+		backend = d.opts.Sandbox.Name()
+	}
 	var cps confined.Checkpoints
 	if d.snapshots != nil {
 		cps = d.snapshots
@@ -22,6 +26,6 @@ func (d *Daemon) openConfined() *confined.Runs {
 	return confined.New(confined.Deps{
 		Sessions: d.runs, Tokens: d.tokens, Network: d.runner, Proxy: proxy, Checkpoints: cps,
 		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { d.handler.ServeHTTP(w, r) }),
-		Dir:     filepath.Join(d.opts.DataDir, "runs"), Emit: d.Emit, Logger: d.logger,
+		Backend: backend, Dir: filepath.Join(d.opts.DataDir, "runs"), Emit: d.Emit, Logger: d.logger,
 	})
 }

@@ -1,8 +1,9 @@
 // Package agentbox confines a whole agent for its life (`gatehouse run`):
 // the agent process and everything it starts (its MCP servers, language
-// servers, their children) run in one bubblewrap sandbox with the
-// person's terminal, while each command the agent hands Gatehouse still
-// gets a sandbox of its own from the daemon.
+// servers, their children) run in one bubblewrap sandbox (or, without
+// user namespaces, under Landlock) with the person's terminal, while
+// each command the agent hands Gatehouse still gets a sandbox of its own
+// from the daemon.
 //
 // One file per mechanism:
 //
@@ -19,6 +20,11 @@
 //     hands those listeners out with a socket-diagnostics socket of the
 //     namespace, installs the socket and terminal filters, and execs the
 //     agent.
+//   - landlock_linux.go: the same run where bubblewrap cannot make
+//     namespaces: Landlock and seccomp, applied by the sandbox helper's
+//     agent stage and inherited for life, its supervisor deciding each
+//     connect (the proxy and the daemon's port routed to the run's
+//     listeners) and ending the tree.
 //   - forward.go, attribute_linux.go: serving those listeners from
 //     outside (the sandbox cannot reach the daemon itself), each proxy
 //     connection labelled with the process inside that made it (its

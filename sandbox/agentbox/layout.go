@@ -12,8 +12,11 @@ import (
 type Spec struct {
 	// Bwrap is bubblewrap's path; Init the gatehouse binary or the
 	// stand-alone sandbox helper, shown read-only at its own path, whose
-	// InitEntry starts the agent.
+	// InitEntry starts the agent (on Landlock, its initproc.Entry).
 	Bwrap, Init string
+	// Landlock confines the agent with Landlock and seccomp instead of
+	// bubblewrap, where bubblewrap cannot run (see landlock_linux.go).
+	Landlock bool
 	// Argv is the agent's command, Argv[0] an absolute path.
 	Argv []string
 	Dir  string
@@ -33,6 +36,11 @@ type Spec struct {
 	// ReadOnlyOver are shown read-only on top of those (its settings,
 	// hooks and plugins inside its state directory).
 	ReadOnly, ReadWrite, ReadOnlyOver []string
+	// Guarded, on Landlock only, are the agent's settings inside a state
+	// directory it makes files in directly: Landlock cannot keep them
+	// read-only there, so a change stops the run and they are put back
+	// (see landlock_linux.go).
+	Guarded []string
 	// Programs are host files shown read-only at their own paths after
 	// every other mount, as Init is, so no writable mount covers them:
 	// the gatehouse binary, for the agent's hooks and `gatehouse exec`,

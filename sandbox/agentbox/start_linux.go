@@ -15,6 +15,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/gatehouse-dev/gatehouse/sandbox"
 	"github.com/gatehouse-dev/gatehouse/sandbox/fdpass"
 	"github.com/gatehouse-dev/gatehouse/sandbox/standin"
 )
@@ -32,9 +33,15 @@ type Box struct {
 	diagSeq uint32
 	diagMu  sync.Mutex
 	scratch string
-	done    chan struct{}
-	state   *os.ProcessState
-	waitErr error
+	// kill is what Kill sends the sandbox's first process.
+	kill syscall.Signal
+	// leave, when set, ends the guard over the agent's settings once the
+	// run is gone (on Landlock), saying what it put back.
+	leave      func() []sandbox.Violation
+	violations []sandbox.Violation
+	done       chan struct{}
+	state      *os.ProcessState
+	waitErr    error
 }
 
 // Start starts the agent in its sandbox and waits until the first
@@ -42,6 +49,9 @@ type Box struct {
 // after). The terminal is the agent's from here on: the caller keeps
 // stdin, stdout and stderr untouched until Wait returns.
 func Start(ctx context.Context, s Spec) (*Box, error) {
+	if s.Landlock {
+		return startLandlock(ctx, s)
+	}
 	for _, p := range []struct{ what, path string }{{"bubblewrap", s.Bwrap}, {"the gatehouse binary", s.Init}} {
 		if !filepath.IsAbs(p.path) {
 			return nil, fmt.Errorf("%s must be an absolute path, not %q", p.what, p.path)
@@ -85,11 +95,7 @@ func Start(ctx context.Context, s Spec) (*Box, error) {
 		return nil, fmt.Errorf("start bubblewrap: %w", err)
 	}
 	theirs.Close()
-	b := &Box{cmd: cmd, scratch: scratch, done: make(chan struct{}), diag: -1}
-	go func() {
-		b.state, b.waitErr = cmd.Process.Wait()
-		close(b.done)
-	}()
+	b := started(cmd, scratch, syscall.SIGKILL)
 	lns, diag, err := receiveListeners(ctx, int(ours.Fd()), b.done)
 	if err != nil {
 		b.Kill()
@@ -99,6 +105,17 @@ func Start(ctx context.Context, s Spec) (*Box, error) {
 	}
 	b.Proxy, b.Agent, b.diag = lns[0], lns[1], diag
 	return b, nil
+}
+
+// started is the Box of a started cmd, waited for in the background;
+// Kill sends it kill.
+func started(cmd *exec.Cmd, scratch string, kill syscall.Signal) *Box {
+	b := &Box{cmd: cmd, scratch: scratch, done: make(chan struct{}), diag: -1, kill: kill}
+	go func() {
+		b.state, b.waitErr = cmd.Process.Wait()
+		close(b.done)
+	}()
+	return b
 }
 
 // receiveListeners reads the proxy's and the agent routes' listeners
@@ -154,13 +171,20 @@ func receiveListeners(ctx context.Context, sock int, exited <-chan struct{}) ([2
 	}
 }
 
-// PID is bubblewrap's process id on the host.
+// PID is the process id on the host of bubblewrap, or of the supervisor
+// on Landlock.
 func (b *Box) PID() int { return b.cmd.Process.Pid }
 
 // Kill ends the agent and everything it started: bubblewrap is killed,
 // and its child, the sandbox's first process, dies with it (and with it
-// the sandbox's PID namespace).
-func (b *Box) Kill() { _ = b.cmd.Process.Signal(syscall.SIGKILL) }
+// the sandbox's PID namespace). On Landlock the supervisor, the run's
+// subreaper, is asked to end the tree (see landlock_linux.go).
+func (b *Box) Kill() { _ = b.cmd.Process.Signal(b.kill) }
+
+// Violations say, once Wait has returned, what the agent changed that
+// stays read-only and was put back (on Landlock, where its settings are
+// guarded: see landlock_linux.go).
+func (b *Box) Violations() []sandbox.Violation { return b.violations }
 
 // Done is closed once the sandbox has exited.
 func (b *Box) Done() <-chan struct{} { return b.done }
@@ -180,6 +204,9 @@ func (b *Box) Wait() (int, error) {
 	}
 	b.diagMu.Unlock()
 	os.RemoveAll(b.scratch)
+	if b.leave != nil {
+		b.violations, b.leave = b.leave(), nil
+	}
 	if b.waitErr != nil {
 		return -1, b.waitErr
 	}

@@ -6,6 +6,8 @@ import (
 	"context"
 	"errors"
 	"net"
+
+	"github.com/gatehouse-dev/gatehouse/sandbox"
 )
 
 // Box is a running confined agent; only Linux starts one.
@@ -23,3 +25,6 @@ func (b *Box) PID() int              { return 0 }
 func (b *Box) Kill()                 {}
 func (b *Box) Done() <-chan struct{} { return nil }
 func (b *Box) Wait() (int, error)    { return -1, errors.New("no sandbox") }
+
+// Violations: nothing runs, so nothing was put back.
+func (b *Box) Violations() []sandbox.Violation { return nil }

@@ -57,6 +57,11 @@ type Config struct {
 	// and status descriptors, and closing the connection stops the run.
 	// Used where the helper cannot inherit pipes (a container's exec).
 	Connect string `json:"connect,omitempty"`
+	// Terminal says the run shares the person's terminal (a whole agent,
+	// `gatehouse run` on Landlock): the terminal filter is installed before
+	// exec (notify.ApplyTerminal), and a supervisor leaves the terminal's
+	// Ctrl-C to the target rather than ending the run on it.
+	Terminal bool `json:"terminal,omitempty"`
 	// DropCaps drops every capability (bounding and ambient sets too)
 	// before exec: a helper in a user namespace of its own keeps them only
 	// to mount the Request's protected paths.

@@ -55,14 +55,14 @@ func applyLandlock(l Landlock) error {
 }
 
 // applyLandlockNet adds a layer that refuses TCP bind and connect except
-// a connect to proxyPort (when non-zero). Layers only narrow, so the
+// a connect to one of ports (the proxy's, and a whole agent's routes). Layers only narrow, so the
 // filesystem layer stays as it was. ABI 4 (Linux 6.7) is required.
 //
 // It restricts the calling thread only, which is the one that execs (the
 // caller holds it with LockOSThread): exec keeps that thread's domain,
 // and restricting every thread of the Go runtime, as go-landlock does,
 // costs a signal round to each of them on every call.
-func applyLandlockNet(proxyPort int) error {
+func applyLandlockNet(ports []int) error {
 	if abi := ABI(); abi < 4 {
 		return fmt.Errorf("landlock ABI %d cannot restrict the network; need ABI 4 (Linux 6.7)", abi)
 	}
@@ -71,9 +71,9 @@ func applyLandlockNet(proxyPort int) error {
 		return fmt.Errorf("create landlock network rules: %w", err)
 	}
 	defer unix.Close(fd)
-	if proxyPort > 0 {
-		if err := llsys.LandlockAddNetPortRule(fd, &llsys.NetPortAttr{AllowedAccess: llsys.AccessNetConnectTCP, Port: uint64(proxyPort)}, 0); err != nil {
-			return fmt.Errorf("allow the proxy port: %w", err)
+	for _, port := range ports {
+		if err := llsys.LandlockAddNetPortRule(fd, &llsys.NetPortAttr{AllowedAccess: llsys.AccessNetConnectTCP, Port: uint64(port)}, 0); err != nil {
+			return fmt.Errorf("allow port %d: %w", port, err)
 		}
 	}
 	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {

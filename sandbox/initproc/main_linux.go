@@ -126,6 +126,11 @@ func confineAndExec(cfg Config) error {
 			return fmt.Errorf("enter working directory: %w", err)
 		}
 	}
+	if cfg.Terminal {
+		if err := notify.ApplyTerminal(); err != nil {
+			return err
+		}
+	}
 	if err := confineNetLast(netCfg, cfg.NotifyFD); err != nil {
 		return err
 	}
@@ -312,7 +317,20 @@ func supervise(cfg Config) int {
 		return report(status, Status{Exit: ExitSetupFailed, Error: err.Error()})
 	}
 	sigs := make(chan os.Signal, 4)
-	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
+	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGHUP)
+	if cfg.Terminal {
+		// The terminal's Ctrl-C is the target's to handle, as unconfined:
+		// caught and dropped here, not ignored, since an ignored signal
+		// would stay ignored across the target's exec.
+		drop := make(chan os.Signal, 4)
+		signal.Notify(drop, syscall.SIGINT, syscall.SIGQUIT)
+		go func() {
+			for range drop {
+			}
+		}()
+	} else {
+		signal.Notify(sigs, syscall.SIGINT)
+	}
 	self := os.Getpid()
 	mainPid, err := syscall.ForkExec("/proc/self/exe", []string{os.Args[0], Entry, enc}, &syscall.ProcAttr{
 		Env:   env,

@@ -32,6 +32,12 @@ type Net struct {
 	// ProxyPort is the port of the proxy's listener on the host's loopback
 	// (HostNamespace with NetProxy).
 	ProxyPort int `json:"proxy_port,omitempty"`
+	// Routes are more ports on the host's loopback a run in the host's
+	// namespace with a proxy may connect to, each to the port it leads to
+	// (Routes[dialled] = reached): a whole confined agent dials the proxy
+	// and the daemon where it would inside a namespace of its own
+	// (agentbox), and reaches its run's own listeners.
+	Routes map[int]int `json:"routes,omitempty"`
 	// Listen is where the helper listens for the proxy inside the run's own
 	// namespace (NetProxy without HostNamespace; empty in a stage that only
 	// installs the filter). The listening socket goes
@@ -44,15 +50,20 @@ type Net struct {
 func (n *Net) check() error {
 	switch n.Mode {
 	case NetNone, NetHost:
-		if n.ProxyPort != 0 || n.Listen != "" {
+		if n.ProxyPort != 0 || n.Listen != "" || len(n.Routes) > 0 {
 			return fmt.Errorf("network %q takes no proxy", n.Mode)
 		}
 	case NetProxy:
 		if n.HostNamespace && (n.ProxyPort <= 0 || n.ProxyPort > 65535 || n.Listen != "") {
 			return fmt.Errorf("a proxy in the host's namespace needs a port and no listen address")
 		}
-		if !n.HostNamespace && n.ProxyPort != 0 {
+		if !n.HostNamespace && (n.ProxyPort != 0 || len(n.Routes) > 0) {
 			return fmt.Errorf("a proxy in the run's own namespace has no host port")
+		}
+		for from, to := range n.Routes {
+			if from <= 0 || from > 65535 || to <= 0 || to > 65535 {
+				return fmt.Errorf("a route from port %d to %d is not between two ports", from, to)
+			}
 		}
 		if n.Listen != "" {
 			if _, err := netip.ParseAddrPort(n.Listen); err != nil {
@@ -63,4 +74,14 @@ func (n *Net) check() error {
 		return fmt.Errorf("unknown network mode %q", n.Mode)
 	}
 	return nil
+}
+
+// routes are every port a run in the host's namespace with a proxy may
+// connect to, and where each leads.
+func (n *Net) routes() map[int]int {
+	out := map[int]int{n.ProxyPort: n.ProxyPort}
+	for from, to := range n.Routes {
+		out[from] = to
+	}
+	return out
 }

@@ -27,7 +27,13 @@ func confineNetEarly(n *Net, back func(fd int) error) error {
 		return nil
 	}
 	if n.HostNamespace {
-		return applyLandlockNet(n.ProxyPort)
+		var ports []int
+		if n.Mode == NetProxy {
+			for p := range n.routes() {
+				ports = append(ports, p)
+			}
+		}
+		return applyLandlockNet(ports)
 	}
 	if n.Mode != NetProxy || n.Listen == "" {
 		return nil
@@ -74,7 +80,7 @@ func confineNetLast(n *Net, connects int) error {
 			// Landlock alone would let the proxy's port on any host through.
 			return fmt.Errorf("a proxy in the host's namespace needs a supervising helper to decide its connects")
 		}
-		return notify.HandConnects(connects, n.ProxyPort)
+		return notify.HandConnects(connects, n.routes())
 	}
 	return notify.ApplySockets(notify.PairsOnly)
 }

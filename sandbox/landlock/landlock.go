@@ -215,9 +215,22 @@ func Rules(p *sandbox.Prepared) (initproc.Landlock, error) {
 	if err := workspaceSpecials(p, special); err != nil {
 		return l, err
 	}
+	systemRules(special, &l)
+	readOnlyRules(p.ReadOnly, special, &l)
+	workspaceRules(p.Workspaces, special, &l)
+	for _, r := range p.ReadWrite {
+		carve(r, readWrite, special, &l)
+	}
+	extraRules(p, special, &l)
+	return l, nil
+}
+
+// systemRules grant the system's directories read-only (carved around
+// special paths), /proc and /sys, and the devices every program needs.
+func systemRules(special map[string]access, l *initproc.Landlock) {
 	for _, d := range sandbox.SystemDirs {
 		if real, err := filepath.EvalSymlinks(d); err == nil && real == d {
-			carve(d, readOnly, special, &l)
+			carve(d, readOnly, special, l)
 		}
 	}
 	// Merged-/usr symlinks (/bin -> usr/bin) must resolve: the target is
@@ -227,26 +240,28 @@ func Rules(p *sandbox.Prepared) (initproc.Landlock, error) {
 	l.RWFiles = append(l.RWFiles, "/dev/null", "/dev/zero", "/dev/full", "/dev/tty")
 	l.ROFiles = append(l.ROFiles, "/dev/urandom", "/dev/random")
 	l.RODirs = append(l.RODirs, "/dev/fd", "/dev/pts")
-	for _, r := range p.ReadOnly {
-		// A toolchain's program linked from a PATH directory is shown
-		// alone, as a file.
+}
+
+// readOnlyRules grant paths read-only: a toolchain's program linked from
+// a PATH directory is shown alone, as a file.
+func readOnlyRules(paths []string, special map[string]access, l *initproc.Landlock) {
+	for _, r := range paths {
 		if st, err := os.Stat(r); err == nil && !st.IsDir() {
-			grant(r, readOnly, false, &l)
+			grant(r, readOnly, false, l)
 			continue
 		}
-		carve(r, readOnly, special, &l)
+		carve(r, readOnly, special, l)
 	}
-	for _, w := range p.Workspaces {
-		// The workspace root itself is read-only so protected names that
-		// do not exist yet cannot be created; its entries are writable.
+}
+
+// workspaceRules grant each workspace: its root itself read-only, so
+// protected names that do not exist yet cannot be created, and its
+// entries writable but for special ones.
+func workspaceRules(workspaces []string, special map[string]access, l *initproc.Landlock) {
+	for _, w := range workspaces {
 		special[w] = readOnly
-		carveRoot(w, special, &l)
+		carveRoot(w, special, l)
 	}
-	for _, r := range p.ReadWrite {
-		carve(r, readWrite, special, &l)
-	}
-	extraRules(p, special, &l)
-	return l, nil
 }
 
 // carveRoot grants a workspace: read on the root, write on each entry

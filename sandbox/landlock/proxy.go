@@ -28,12 +28,17 @@ import (
 // cannot ride the run's approvals or put cards in front of the person.
 
 // listenProxy opens the run's proxy listener on the host's loopback.
-func listenProxy() (net.Listener, error) {
+func listenProxy() (net.Listener, error) { return ListenLoopback("the run's proxy") }
+
+// ListenLoopback opens a listener on a free port of the host's loopback
+// that takes connections from this user's sockets only (what names it,
+// for the error).
+func ListenLoopback(what string) (net.Listener, error) {
 	var lc net.ListenConfig
 	lc.SetMultipathTCP(false) // plain TCP, which is what Landlock governs
 	ln, err := lc.Listen(context.Background(), "tcp4", "127.0.0.1:0")
 	if err != nil {
-		return nil, fmt.Errorf("open the run's proxy port: %w", err)
+		return nil, fmt.Errorf("open a port for %s: %w", what, err)
 	}
 	return &sameUserListener{Listener: ln, uid: os.Geteuid()}, nil
 }

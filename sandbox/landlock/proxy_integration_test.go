@@ -37,8 +37,9 @@ func (p *countingProxy) Serve(ln net.Listener) {
 // says: another port is refused, so is the proxy's port on another
 // address (Landlock matches ports only; the supervisor's connect check
 // matches the address), and so are TCP Fast Open sends to it by each of
-// sendto, sendmsg and sendmmsg; the proxy itself is reached, and another
-// user's connection to the proxy is dropped.
+// sendto, sendmsg and sendmmsg; the proxy itself is reached (from a
+// second thread too), and another user's connection to the proxy is
+// dropped.
 func TestProxyPortWhatHolds(t *testing.T) {
 	b, err := New(Options{})
 	if err != nil {
@@ -71,6 +72,7 @@ i=0; while [ ! -e run/go ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i+1)); done
 bash -c "echo hi > /dev/tcp/127.0.0.1/$1" 2>/dev/null && echo other=reached || echo other=refused
 bash -c "echo hi > /dev/tcp/127.0.0.2/$p" 2>/dev/null && echo sameport=reached || echo sameport=refused
 bash -c "echo hi > /dev/tcp/127.0.0.1/$p" 2>/dev/null && echo proxy=reached || echo proxy=refused
+python3 -c "import socket,sys,threading; r=[]; t=threading.Thread(target=lambda: r.append(socket.create_connection(('127.0.0.1', int(sys.argv[1])), 5))); t.start(); t.join(); sys.exit(0 if r else 1)" $p 2>/dev/null && echo thread=reached || echo thread=refused
 python3 -c "import socket,sys; socket.socket().sendto(b'hi', 0x20000000, ('127.0.0.2', int(sys.argv[1])))" $p 2>/dev/null && echo fastopen=reached || echo fastopen=refused
 python3 -c "import socket,sys; socket.socket().sendmsg([b'hi'], [], 0x20000000, ('127.0.0.2', int(sys.argv[1])))" $p 2>/dev/null && echo sendmsg=reached || echo sendmsg=refused
 ./run/fastopen $p`
@@ -122,6 +124,11 @@ python3 -c "import socket,sys; socket.socket().sendmsg([b'hi'], [], 0x20000000, 
 	}
 	if !strings.Contains(out, "proxy=reached") {
 		t.Errorf("the proxy itself: %q %s", out, r.Stderr)
+	}
+	// A runtime's network thread, not its process's first, connects too:
+	// the supervisor finds the thread's process.
+	if !strings.Contains(out, "thread=reached") {
+		t.Errorf("the proxy from a second thread: %q %s", out, r.Stderr)
 	}
 }
 

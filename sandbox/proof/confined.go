@@ -25,13 +25,14 @@ import (
 
 // The whole-agent battery: probes run as `gatehouse run` runs an agent,
 // started through agentbox (bubblewrap, the run's first process, its
-// filters) with no daemon. The run's two hand-off listeners, the proxy's
+// filters; or Landlock, the supervising helper, its filters) with no
+// daemon. The run's two hand-off listeners, the proxy's
 // and the agent routes', are served by a stub that answers every request
 // with 403, so a row can tell the proxy was reached and nothing passed.
 
-// ConfinedBackend is the backend whole-agent mode runs on; the others
+// ConfinedBackends are the backends whole-agent mode runs on; the others
 // have none yet.
-const ConfinedBackend = "bwrap"
+var ConfinedBackends = []string{"bwrap", "landlock"}
 
 // Whole-agent check names, in battery order.
 const (
@@ -53,6 +54,8 @@ var ConfinedChecks = []string{
 
 // ConfinedOptions tune the whole-agent battery.
 type ConfinedOptions struct {
+	// Backend is one of ConfinedBackends; default bwrap.
+	Backend string
 	// Init is the gatehouse binary: its TerminalProbeEntry is the
 	// terminal row's probe, and its agentbox.InitEntry starts each probe
 	// unless Layout names another first process (the stand-alone helper,
@@ -84,14 +87,17 @@ func RunConfined(ctx context.Context, o ConfinedOptions) []Row {
 	if o.Home == "" {
 		o.Home, _ = os.UserHomeDir()
 	}
+	if o.Backend == "" {
+		o.Backend = ConfinedBackends[0]
+	}
 	fail := func(out Outcome, reason string) []Row {
 		rows := make([]Row, 0, len(ConfinedChecks))
 		for _, c := range ConfinedChecks {
-			rows = append(rows, Row{Backend: ConfinedBackend, Check: c, Outcome: out, Reason: reason})
+			rows = append(rows, Row{Backend: o.Backend, Check: c, Outcome: out, Reason: reason})
 		}
 		return rows
 	}
-	if o.Bwrap == "" {
+	if o.Bwrap == "" && o.Backend == "bwrap" {
 		p, err := exec.LookPath("bwrap")
 		if err != nil {
 			return fail(Unavailable, "bubblewrap (bwrap) is not installed; `gatehouse run` needs it")
@@ -111,7 +117,10 @@ func RunConfined(ctx context.Context, o ConfinedOptions) []Row {
 	}
 	c := &confinedEnv{o: o, root: root, ws: filepath.Join(root, "ws"), outside: filepath.Join(root, "outside"),
 		state: filepath.Join(root, "state"), secret: "gatehouse-run-secret-" + randHex(16)}
-	for _, d := range []string{c.ws, c.outside, c.state, filepath.Join(c.ws, ".git", "hooks")} {
+	// The workspace writes that must work go to a subdirectory, which
+	// Landlock grants whole: it cannot let a new file be made beside a
+	// read-only one (the workspace root).
+	for _, d := range []string{c.ws, c.outside, c.state, filepath.Join(c.ws, ".git", "hooks"), filepath.Join(c.ws, "src")} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			return fail(Fail, fmt.Sprintf("cannot create the test workspace: %v", err))
 		}
@@ -150,7 +159,7 @@ func RunConfined(ctx context.Context, o ConfinedOptions) []Row {
 	rows := make([]Row, 0, len(rowsOf))
 	for i, f := range rowsOf {
 		out, reason := f()
-		rows = append(rows, Row{Backend: ConfinedBackend, Check: ConfinedChecks[i], Outcome: out, Reason: reason})
+		rows = append(rows, Row{Backend: o.Backend, Check: ConfinedChecks[i], Outcome: out, Reason: reason})
 	}
 	return rows
 }
@@ -188,6 +197,8 @@ type box struct {
 	code           int
 	err            error
 	proxy, agent   *refuser
+	// violations are what the run changed that was put back.
+	violations []sandbox.Violation
 }
 
 // spec lays out a run of argv in the workspace.
@@ -209,14 +220,19 @@ func (c *confinedEnv) spec(argv []string) (agentbox.Spec, error) {
 			Env:    sandbox.ProxyEnv([]string{"PATH=/usr/local/bin:/usr/bin:/bin", "LC_ALL=C", "HOME=" + c.o.Home}, agentbox.ProxyAddr),
 		}
 	}
-	s.Bwrap, s.Argv, s.Dir, s.AgentPort = c.o.Bwrap, argv, c.ws, agentPort
+	s.Bwrap, s.Landlock, s.Argv, s.Dir, s.AgentPort = c.o.Bwrap, c.o.Backend == "landlock", argv, c.ws, agentPort
 	if s.Init == "" {
 		s.Init = c.o.Init
 	}
 	// The agent's state directory read-write, its settings read-only over
-	// it, as a profile's are.
+	// it, as a profile's are; on Landlock guarded, as those of an agent
+	// that makes files beside them are (the weaker of its two ways).
 	s.ReadWrite = append(s.ReadWrite, c.state)
-	s.ReadOnlyOver = append(s.ReadOnlyOver, c.settings)
+	if s.Landlock {
+		s.Guarded = append(s.Guarded, c.settings)
+	} else {
+		s.ReadOnlyOver = append(s.ReadOnlyOver, c.settings)
+	}
 	return s, nil
 }
 
@@ -259,6 +275,7 @@ func (c *confinedEnv) run(ctx context.Context, argv []string, stdin *os.File, st
 		started(b)
 	}
 	r.code, r.err = b.Wait()
+	r.violations = b.Violations()
 	r.stdout, _ = os.ReadFile(files[0].Name())
 	r.stderr, _ = os.ReadFile(files[1].Name())
 	return r
@@ -270,7 +287,7 @@ func (c *confinedEnv) run(ctx context.Context, argv []string, stdin *os.File, st
 // .env, connect to the host's listener ($4) and reach the proxy.
 const confinementScript = `cat "$1" 2>&1; cat "$HOME/$(basename "$1")" 2>&1
 echo pwned > "$2" 2>&1; echo pwned > "$3" 2>&1
-echo made > "probe-$5" && echo WROTE-WORKSPACE
+echo made > "src/probe-$5" && echo WROTE-WORKSPACE
 echo pwned > .git/hooks/pre-commit 2>&1 && echo WROTE-HOOK
 cat .env 2>&1
 if ! command -v bash >/dev/null 2>&1; then echo NO-BASH; echo PROBED; exit 0; fi
@@ -282,9 +299,9 @@ echo PROBED`
 // serverScript detaches the probe as a server would (setsid, stdin
 // closed, output to a file) and waits for it to finish, at most 20 s:
 // the run ends when the agent does.
-const serverScript = `setsid sh -c "$0" sh "$@" > server-$5.out 2>&1 < /dev/null &
-i=0; while ! grep -q PROBED server-$5.out 2>/dev/null && [ $i -lt 400 ]; do sleep 0.05; i=$((i+1)); done
-cat server-$5.out`
+const serverScript = `setsid sh -c "$0" sh "$@" > src/server-$5.out 2>&1 < /dev/null &
+i=0; while ! grep -q PROBED src/server-$5.out 2>/dev/null && [ $i -lt 400 ]; do sleep 0.05; i=$((i+1)); done
+cat src/server-$5.out`
 
 // probed is what one confinement probe showed.
 type probed struct {
@@ -409,22 +426,26 @@ func (p probed) serverRow() (Outcome, string) {
 }
 
 // checkSettings changes, replaces and removes a settings file shown
-// read-only over the agent's writable state directory.
+// read-only over the agent's writable state directory. On Landlock the
+// settings are guarded instead: the first change stops the run, and the
+// file is put back.
 func (c *confinedEnv) checkSettings(ctx context.Context) (Outcome, string) {
-	script := `echo pwned > "$1" 2>&1; echo pwned >> "$1" 2>&1; rm -f "$1" 2>&1; mv "$1" "$1.old" 2>&1
-echo state > "$(dirname "$1")/state-$2" && echo WROTE-STATE; echo DONE`
+	script := `echo state > "$(dirname "$1")/state-$2" && echo WROTE-STATE
+echo pwned > "$1" 2>&1; echo pwned >> "$1" 2>&1; rm -f "$1" 2>&1; mv "$1" "$1.old" 2>&1; echo DONE`
 	tag := randHex(4)
 	r := c.run(ctx, []string{"/bin/sh", "-c", script, "sh", c.settings, tag}, nil, nil)
 	b, err := os.ReadFile(c.settings)
 	switch {
 	case r.err != nil:
 		return Fail, fmt.Sprintf("run failed: %v", r.err)
-	case !bytes.Contains(r.stdout, []byte("DONE")):
-		return Fail, "the probe did not finish: " + firstLine(append(r.stderr, r.stdout...))
 	case err != nil || string(b) != settingsBody:
 		return Fail, "the agent changed its settings file"
 	case !bytes.Contains(r.stdout, []byte("WROTE-STATE")):
-		return Fail, "the agent could not write its state directory either: " + firstLine(r.stdout)
+		return Fail, "the agent could not write its state directory either: " + firstLine(append(r.stderr, r.stdout...))
+	case len(r.violations) > 0:
+		return Pass, "its first change stopped the run and was put back (" + r.violations[0].Detail + "); the state directory beside it written"
+	case !bytes.Contains(r.stdout, []byte("DONE")):
+		return Fail, "the probe did not finish: " + firstLine(append(r.stderr, r.stdout...))
 	}
 	return Pass, "write, append, rm, mv refused; the state directory beside it written"
 }

@@ -11,8 +11,14 @@ import (
 )
 
 // The whole-agent battery, as the doctor runs it, against a scratch home
-// holding the canary: every row passes.
+// holding the canary: every row passes, on each backend.
 func TestConfinedBattery(t *testing.T) {
+	for _, backend := range ConfinedBackends {
+		t.Run(backend, func(t *testing.T) { confinedBattery(t, backend) })
+	}
+}
+
+func confinedBattery(t *testing.T, backend string) {
 	self, err := os.Executable()
 	must(t, err)
 	self, err = filepath.EvalSymlinks(self)
@@ -21,12 +27,12 @@ func TestConfinedBattery(t *testing.T) {
 	must(t, err)
 	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
 	defer cancel()
-	rows := RunConfined(ctx, ConfinedOptions{Init: self, Home: home})
+	rows := RunConfined(ctx, ConfinedOptions{Backend: backend, Init: self, Home: home})
 	if len(rows) != len(ConfinedChecks) {
 		t.Fatalf("%d rows for %d checks", len(rows), len(ConfinedChecks))
 	}
 	for i, r := range rows {
-		t.Logf("%-6s %-52s %-5s %s", r.Backend, r.Check, r.Outcome, r.Reason)
+		t.Logf("%-8s %-52s %-5s %s", r.Backend, r.Check, r.Outcome, r.Reason)
 		if r.Check != ConfinedChecks[i] {
 			t.Errorf("row %d is %q, want %q", i, r.Check, ConfinedChecks[i])
 		}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strconv"
 	"unsafe"
 
 	"github.com/gatehouse-dev/gatehouse/sandbox/fdpass"
@@ -21,27 +22,45 @@ import (
 // of the address (pidfd_getfd), so a run changing the address after the
 // check changes nothing. Anything else fails with EACCES, as Landlock's
 // refusals do. Landlock's port rule stays beneath it.
+//
+// A run may be given more than one such port, and a port it dials may
+// lead to another: a whole confined agent (agentbox on Landlock) dials
+// the proxy and the daemon at the addresses it would inside a network
+// namespace of its own, and reaches its run's listeners.
+
+// Routes are the ports a run may connect to on 127.0.0.1: each port it
+// dials, and the port the supervisor connects it to.
+type Routes map[int]int
+
+// maxRoutes bounds what a run hands its supervisor.
+const maxRoutes = 16
 
 // HandConnects installs the connect filter (PairsAndTCP) on the calling
 // thread, which execs the target next, and sends its listener and the
-// proxy's port to the supervisor over sock (initproc.Config.NotifyFD),
+// run's routes to the supervisor over sock (initproc.Config.NotifyFD),
 // then closes both.
-func HandConnects(sock, port int) error {
+func HandConnects(sock int, routes Routes) error {
 	listener, err := installSeccomp(PairsAndTCP)
 	if err != nil {
 		return err
 	}
-	return handConnects(sock, listener, port)
+	return handConnects(sock, listener, routes)
 }
 
-// handConnects sends the filter's listener and the proxy's port to the
-// supervisor over sock, then closes both.
-func handConnects(sock, listener, port int) error {
+// handConnects sends the filter's listener and the routes (pairs of
+// little-endian ports) to the supervisor over sock, then closes both.
+func handConnects(sock, listener int, routes Routes) error {
 	defer unix.Close(sock)
 	defer unix.Close(listener)
-	var b [4]byte
-	binary.LittleEndian.PutUint32(b[:], uint32(port))
-	if err := fdpass.Send(sock, b[:], listener); err != nil {
+	if len(routes) == 0 || len(routes) > maxRoutes {
+		return fmt.Errorf("a run needs 1 to %d ports to connect to, not %d", maxRoutes, len(routes))
+	}
+	b := make([]byte, 0, 8*len(routes))
+	for seen, to := range routes {
+		b = binary.LittleEndian.AppendUint32(b, uint32(seen))
+		b = binary.LittleEndian.AppendUint32(b, uint32(to))
+	}
+	if err := fdpass.Send(sock, b, listener); err != nil {
 		return fmt.Errorf("hand the connect filter to the supervisor: %w", err)
 	}
 	return nil
@@ -52,21 +71,25 @@ func handConnects(sock, listener, port int) error {
 // nothing, and its exec closes the socket.
 func ServeConnects(sock int) {
 	defer unix.Close(sock)
-	b := make([]byte, 4)
+	b := make([]byte, 8*maxRoutes)
 	fd, n, err := fdpass.ReceiveOne(sock, b)
 	if err != nil {
 		return
 	}
-	if n != 4 {
+	if n == 0 || n%8 != 0 {
 		unix.Close(fd)
 		return
 	}
-	serveConnects(fd, int(binary.LittleEndian.Uint32(b)))
+	routes := Routes{}
+	for i := 0; i < n; i += 8 {
+		routes[int(binary.LittleEndian.Uint32(b[i:]))] = int(binary.LittleEndian.Uint32(b[i+4:]))
+	}
+	serveConnects(fd, routes)
 }
 
 // serveConnects answers the listener's notifications until it fails (no
 // task of the run holds the filter any more).
-func serveConnects(listener, port int) {
+func serveConnects(listener int, routes Routes) {
 	defer unix.Close(listener)
 	for {
 		req, err := receiveNotif(listener)
@@ -79,7 +102,7 @@ func serveConnects(listener, port int) {
 		// A blocking connect waits in its own goroutine.
 		go func(req seccompNotif) {
 			var err error
-			if errno := decideConnect(listener, &req, port); errno != 0 {
+			if errno := decideConnect(listener, &req, routes); errno != 0 {
 				err = errno
 			}
 			answerNotif(listener, req.ID, err)
@@ -88,15 +111,23 @@ func serveConnects(listener, port int) {
 }
 
 // decideConnect makes the connect the run asked for when its address is
-// the proxy's, and returns the call's errno (0 for success).
-func decideConnect(listener int, req *seccompNotif, port int) unix.Errno {
+// one of its routes (to the route's port), and returns the call's errno
+// (0 for success).
+func decideConnect(listener int, req *seccompNotif, routes Routes) unix.Errno {
 	sockfd, addr, alen := int(req.Args[0]), uintptr(req.Args[1]), int(req.Args[2])
 	if alen < 2 || alen > 128 {
 		return unix.EINVAL
 	}
 	// Opened before the check below, so the pidfd is the caller's and not
-	// a process that took its pid after it died.
-	pidfd, err := unix.PidfdOpen(int(req.Pid), 0)
+	// a process that took its pid after it died. The caller is a thread,
+	// often not its process's first (a runtime's network thread).
+	pidfd, err := threadPidfd(int(req.Pid), func() (string, error) {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", req.Pid))
+		if v, ok := statusValue(b, "Tgid"); err == nil && ok {
+			return v, nil
+		}
+		return "", unix.ESRCH
+	})
 	if err != nil {
 		return unix.EACCES
 	}
@@ -116,9 +147,11 @@ func decideConnect(listener int, req *seccompNotif, port int) unix.Errno {
 	if validate(listener, req.ID) != nil {
 		return unix.EINTR
 	}
-	if !proxyAddress(sa, port) {
+	to, ok := routed(sa, routes)
+	if !ok {
 		return unix.EACCES
 	}
+	binary.BigEndian.PutUint16(sa[2:4], uint16(to))
 	fd, err := unix.PidfdGetfd(pidfd, sockfd, 0)
 	if err != nil {
 		var en unix.Errno
@@ -134,10 +167,34 @@ func decideConnect(listener int, req *seccompNotif, port int) unix.Errno {
 	return 0
 }
 
-// proxyAddress: sa is the IPv4 address 127.0.0.1:port.
-func proxyAddress(sa []byte, port int) bool {
-	if len(sa) < 8 || binary.LittleEndian.Uint16(sa[0:2]) != unix.AF_INET {
-		return false
+// threadPidfd is a pidfd for the thread tid: the thread's own, or before
+// Linux 6.9, where a pidfd names a process, its process's (whose id tgid
+// reads).
+func threadPidfd(tid int, tgid func() (string, error)) (int, error) {
+	pidfd, err := unix.PidfdOpen(tid, unix.PIDFD_THREAD)
+	if err != unix.EINVAL {
+		return pidfd, err
 	}
-	return int(binary.BigEndian.Uint16(sa[2:4])) == port && sa[4] == 127 && sa[5] == 0 && sa[6] == 0 && sa[7] == 1
+	t, err := tgid()
+	if err != nil {
+		return -1, err
+	}
+	n, err := strconv.Atoi(t)
+	if err != nil {
+		return -1, unix.ESRCH
+	}
+	return unix.PidfdOpen(n, 0)
+}
+
+// routed: sa is the IPv4 address 127.0.0.1 at a port of routes, and
+// the port it leads to.
+func routed(sa []byte, routes Routes) (int, bool) {
+	if len(sa) < 8 || binary.LittleEndian.Uint16(sa[0:2]) != unix.AF_INET {
+		return 0, false
+	}
+	if sa[4] != 127 || sa[5] != 0 || sa[6] != 0 || sa[7] != 1 {
+		return 0, false
+	}
+	to, ok := routes[int(binary.BigEndian.Uint16(sa[2:4]))]
+	return to, ok
 }

@@ -7,7 +7,7 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// Only 127.0.0.1 at the proxy's port is the proxy.
+// Only 127.0.0.1 at a route's port is routed, to the route's port.
 func TestProxyAddress(t *testing.T) {
 	inet := func(port int, ip ...byte) []byte {
 		b := make([]byte, 16)
@@ -21,17 +21,20 @@ func TestProxyAddress(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		sa   []byte
-		want bool
+		want int
 	}{
-		{"the proxy", inet(3128, 127, 0, 0, 1), true},
-		{"another port", inet(3129, 127, 0, 0, 1), false},
-		{"another loopback address", inet(3128, 127, 0, 0, 2), false},
-		{"a remote host", inet(3128, 192, 0, 2, 1), false},
-		{"IPv6", six, false},
-		{"too short", []byte{2, 0, 0x0c}, false},
+		{"the proxy", inet(3128, 127, 0, 0, 1), 3128},
+		{"a port that leads elsewhere", inet(8700, 127, 0, 0, 1), 41234},
+		{"another port", inet(3129, 127, 0, 0, 1), 0},
+		{"the port led to", inet(41234, 127, 0, 0, 1), 0},
+		{"another loopback address", inet(3128, 127, 0, 0, 2), 0},
+		{"a remote host", inet(3128, 192, 0, 2, 1), 0},
+		{"IPv6", six, 0},
+		{"too short", []byte{2, 0, 0x0c}, 0},
 	} {
-		if got := proxyAddress(tc.sa, 3128); got != tc.want {
-			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
+		got, ok := routed(tc.sa, Routes{3128: 3128, 8700: 41234})
+		if got != tc.want || ok != (tc.want != 0) {
+			t.Errorf("%s: %d %v, want %d", tc.name, got, ok, tc.want)
 		}
 	}
 }

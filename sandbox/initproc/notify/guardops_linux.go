@@ -241,16 +241,7 @@ func cString(b []byte) string {
 
 // socket is a copy of the caller's descriptor sockfd.
 func (c *caller) socket(sockfd int) (int, error) {
-	pidfd, err := unix.PidfdOpen(c.tid, unix.PIDFD_THREAD)
-	if err == unix.EINVAL {
-		// Before Linux 6.9, a pidfd names a process, not a thread.
-		tgid, terr := c.statusField("Tgid")
-		if terr != nil {
-			return -1, terr
-		}
-		n, _ := strconv.Atoi(tgid)
-		pidfd, err = unix.PidfdOpen(n, 0)
-	}
+	pidfd, err := threadPidfd(c.tid, func() (string, error) { return c.statusField("Tgid") })
 	if err != nil {
 		return -1, unix.ESRCH
 	}

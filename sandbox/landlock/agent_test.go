@@ -1,0 +1,65 @@
+package landlock
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+)
+
+// A whole agent's rules: its project writable but for protected and
+// hidden paths, its state writable but for its settings, its home and
+// what is hidden granted nothing, each path carved to the one rule it
+// needs.
+func TestAgentRules(t *testing.T) {
+	root := t.TempDir()
+	p := func(rel string) string { return filepath.Join(root, rel) }
+	for _, d := range []string{"ws/.git/hooks", "ws/src", "state/sessions", "home/.ssh", "runhome"} {
+		if err := os.MkdirAll(p(d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, f := range []string{"ws/.env", "ws/README", "state/settings.json", "home/.ssh/id"} {
+		if err := os.WriteFile(p(f), []byte("x"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	l := AgentRules(Agent{
+		ReadWrite:  []string{p("runhome"), p("state")},
+		Workspaces: []string{p("ws")},
+		Protected:  []string{p("ws/.git/hooks"), p("state/settings.json")},
+		Hidden:     []string{p("ws/.env")},
+	})
+	ruleOf := func(path string) string {
+		for name, list := range map[string][]string{
+			"list": l.ListDirs, "ro-dir": l.RODirs, "ro-file": l.ROFiles,
+			"rw-dir": l.RWDirs, "rw-file": l.RWFiles, "git": l.GitDirs,
+		} {
+			if slices.Contains(list, path) {
+				return name
+			}
+		}
+		return "none"
+	}
+	for _, tc := range []struct{ path, want string }{
+		{"ws", "list"}, // a hidden file below: listed, its entries granted one by one
+		{"ws/.env", "none"},
+		{"ws/.git/hooks", "ro-dir"},
+		{"ws/src", "rw-dir"},
+		{"ws/README", "rw-file"},
+		{"state", "list"},
+		{"state/settings.json", "ro-file"},
+		{"state/sessions", "rw-dir"},
+		{"runhome", "rw-dir"},
+		{"home", "none"},
+		{"home/.ssh", "none"},
+		{"home/.ssh/id", "none"},
+	} {
+		if got := ruleOf(p(tc.path)); got != tc.want {
+			t.Errorf("%s: %s, want %s", tc.path, got, tc.want)
+		}
+	}
+	if !slices.Contains(l.RODirs, "/proc") || !slices.Contains(l.RWFiles, "/dev/null") {
+		t.Errorf("the system's rules are missing: %+v", l)
+	}
+}
