@@ -79,9 +79,16 @@ type Deps struct {
 	// Checkpoints is nil when checkpoints are off.
 	Checkpoints Checkpoints
 	// Dir holds each run's listeners (in the data dir, 0700).
-	Dir    string
-	Emit   Emitter
-	Logger *slog.Logger
+	Dir string
+	// Redacted, if set, is the directory of a run's redacted copies
+	// (which `gatehouse run` shows inside): made while the run opens,
+	// removed when it ends.
+	Redacted func(run string) string
+	// Emit returns once the event is durable; Queue does not wait: its
+	// event is committed with the next Emit's (sharing its fsync), or
+	// alone a few milliseconds later. Queue is Emit when nil.
+	Emit, Queue Emitter
+	Logger      *slog.Logger
 }
 
 // Request asks for a run.
@@ -135,6 +142,9 @@ func New(d Deps) *Runs {
 	if d.Logger == nil {
 		d.Logger = slog.New(slog.DiscardHandler)
 	}
+	if d.Queue == nil {
+		d.Queue = d.Emit
+	}
 	return &Runs{deps: d, live: map[string]*run{}}
 }
 
@@ -170,11 +180,23 @@ func (g *Runs) Start(ctx context.Context, req Request) (Started, error) {
 		return Started{}, err
 	}
 	r.st, r.release = st, release
-	if err := g.listen(r, req, tok, name); err != nil {
+	// The checkpoint waits for the disk while the listeners are made;
+	// its row is committed with run.started's, before the agent starts.
+	pre := make(chan struct{})
+	go func() {
+		defer close(pre)
+		g.checkpoint(ctx, r, snapshot.Pre, g.deps.Queue)
+	}()
+	if g.deps.Redacted != nil {
+		// `gatehouse run` makes it too, and says why when it cannot.
+		_ = os.MkdirAll(g.deps.Redacted(id), 0o700)
+	}
+	err = g.listen(r, req, tok, name)
+	<-pre
+	if err != nil {
 		g.close(r, "the run could not start: "+err.Error())
 		return Started{}, err
 	}
-	g.checkpoint(ctx, r, snapshot.Pre)
 	g.mu.Lock()
 	g.live[id] = r
 	g.mu.Unlock()
@@ -289,7 +311,12 @@ func (g *Runs) End(ctx context.Context, id string, exit int) error {
 		reason = "`gatehouse run` went away"
 	}
 	r.once.Do(func() {
-		g.deps.Emit(ctx, "run.ended", r.st.Live.Actor(), r.st.Live.ID(), map[string]any{"run": id, "exit": exit})
+		// Committed with the checkpoint after the run, when there is one.
+		emit := g.deps.Queue
+		if g.deps.Checkpoints == nil {
+			emit = g.deps.Emit
+		}
+		emit(ctx, "run.ended", r.st.Live.Actor(), r.st.Live.ID(), map[string]any{"run": id, "exit": exit})
 		g.release(r, reason)
 	})
 	return nil
@@ -318,7 +345,7 @@ func (g *Runs) release(r *run, reason string) {
 	}
 	r.dropTok()
 	if r.st != nil {
-		g.checkpoint(context.Background(), r, snapshot.Post)
+		g.checkpoint(context.Background(), r, snapshot.Post, g.deps.Emit)
 	}
 	if r.release != nil {
 		// The run's client has gone: the session ends after its grace
@@ -329,6 +356,9 @@ func (g *Runs) release(r *run, reason string) {
 		g.deps.Sessions.End(context.Background(), session.ConfinedRun(r.id), reason)
 	}
 	_ = os.RemoveAll(r.dir)
+	if g.deps.Redacted != nil {
+		_ = os.RemoveAll(g.deps.Redacted(r.id))
+	}
 }
 
 // Close ends every live run (the daemon is stopping).
@@ -346,8 +376,8 @@ func (g *Runs) Close() {
 
 // checkpoint records the run's workspace under the call id "run-ID", so
 // `gatehouse rollback SESSION --call run-ID` undoes what the run did that
-// no call of its own recorded.
-func (g *Runs) checkpoint(ctx context.Context, r *run, phase snapshot.Phase) {
+// no call of its own recorded. emit records how it went.
+func (g *Runs) checkpoint(ctx context.Context, r *run, phase snapshot.Phase, emit Emitter) {
 	if g.deps.Checkpoints == nil {
 		return
 	}
@@ -355,10 +385,10 @@ func (g *Runs) checkpoint(ctx context.Context, r *run, phase snapshot.Phase) {
 	cp, err := g.deps.Checkpoints.Checkpoint(ctx, snapshot.Request{Session: r.st.Live.ID(), CallID: call, Phase: phase, Roots: r.st.Workspaces})
 	if err != nil {
 		g.deps.Logger.Warn("checkpoint a confined run", "run", r.id, "phase", phase, "err", err)
-		g.deps.Emit(ctx, "checkpoint.failed", "system", r.st.Live.ID(), map[string]any{"call": call, "phase": phase, "error": err.Error()})
+		emit(ctx, "checkpoint.failed", "system", r.st.Live.ID(), map[string]any{"call": call, "phase": phase, "error": err.Error()})
 		return
 	}
-	g.deps.Emit(ctx, "checkpoint.created", "system", r.st.Live.ID(), map[string]any{
+	emit(ctx, "checkpoint.created", "system", r.st.Live.ID(), map[string]any{
 		"call": call, "checkpoint": cp.ID, "phase": cp.Phase, "files": cp.Stats.Files,
 	})
 }
