@@ -338,6 +338,10 @@ func (g *Runs) release(r *run, reason string) {
 		_ = s.Close()
 	}
 	for _, ln := range r.lns {
+		// Its file goes with the run's directory, below.
+		if ul, ok := ln.(*net.UnixListener); ok {
+			ul.SetUnlinkOnClose(false)
+		}
 		_ = ln.Close()
 	}
 	if r.proxy != nil {
@@ -355,10 +359,14 @@ func (g *Runs) release(r *run, reason string) {
 	if reason != "" && r.st != nil {
 		g.deps.Sessions.End(context.Background(), session.ConfinedRun(r.id), reason)
 	}
-	_ = os.RemoveAll(r.dir)
-	if g.deps.Redacted != nil {
-		_ = os.RemoveAll(g.deps.Redacted(r.id))
-	}
+	// Nothing waits for the files to go: no one reaches a closed
+	// listener, and the next run has directories of its own.
+	go func() {
+		_ = os.RemoveAll(r.dir)
+		if g.deps.Redacted != nil {
+			_ = os.RemoveAll(g.deps.Redacted(r.id))
+		}
+	}()
 }
 
 // Close ends every live run (the daemon is stopping).
