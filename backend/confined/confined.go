@@ -123,6 +123,9 @@ type Runs struct {
 	deps Deps
 	mu   sync.Mutex
 	live map[string]*run
+	// spare are the next run's listeners, made ahead (takeListeners).
+	spare  *listeners
+	closed bool
 }
 
 type run struct {
@@ -170,7 +173,7 @@ func (g *Runs) Start(ctx context.Context, req Request) (Started, error) {
 		name = filepath.Base(req.Argv[0])
 	}
 	tokID := "run-" + id
-	r := &run{id: id, dir: filepath.Join(g.deps.Dir, id)}
+	r := &run{id: id}
 	r.dropTok = g.deps.Tokens.Hold(token.Entry{ID: tokID, Kind: token.Agent, Name: name, Hash: token.Hash(tok)})
 	st, release, err := g.deps.Sessions.Attach(ctx, session.ConfinedRun(id), session.RunStart{
 		Token: tokID, Client: name, ClientName: name, Transport: "confined", Cwd: req.Cwd, Confined: true,
@@ -212,16 +215,14 @@ func (g *Runs) Start(ctx context.Context, req Request) (Started, error) {
 		HandSocket: filepath.Join(r.dir, "hand.sock")}, nil
 }
 
-// listen opens the run's agent and proxy listeners.
+// listen serves the run's agent and proxy listeners.
 func (g *Runs) listen(r *run, req Request, tok, name string) error {
-	if err := os.MkdirAll(r.dir, 0o700); err != nil {
-		return fmt.Errorf("make the run's directory: %w", err)
-	}
-	agentLn, err := net.Listen("unix", filepath.Join(r.dir, "agent.sock"))
+	l, err := g.takeListeners()
 	if err != nil {
-		return fmt.Errorf("listen for the run's agent: %w", err)
+		return err
 	}
-	r.lns = append(r.lns, agentLn)
+	r.dir, r.lns = l.dir, l.all()
+	agentLn, proxyLn, handLn := l.agent, l.proxy, l.hand
 	srv := &http.Server{
 		Handler:           g.deps.Handler,
 		ReadHeaderTimeout: 30 * time.Second,
@@ -231,17 +232,6 @@ func (g *Runs) listen(r *run, req Request, tok, name string) error {
 	}
 	r.servers = append(r.servers, srv)
 	go func() { _ = srv.Serve(agentLn) }()
-
-	proxyLn, err := net.Listen("unix", filepath.Join(r.dir, "proxy.sock"))
-	if err != nil {
-		return fmt.Errorf("listen for the run's proxy: %w", err)
-	}
-	r.lns = append(r.lns, proxyLn)
-	handLn, err := net.Listen("unixpacket", filepath.Join(r.dir, "hand.sock"))
-	if err != nil {
-		return fmt.Errorf("listen for the run's proxy connections: %w", err)
-	}
-	r.lns = append(r.lns, handLn)
 	if g.deps.Proxy == nil {
 		// No egress proxy: every connection is refused by closing it (a
 		// handed one with the message that carries it).
@@ -362,7 +352,9 @@ func (g *Runs) release(r *run, reason string) {
 	// Nothing waits for the files to go: no one reaches a closed
 	// listener, and the next run has directories of its own.
 	go func() {
-		_ = os.RemoveAll(r.dir)
+		if r.dir != "" {
+			_ = os.RemoveAll(r.dir)
+		}
 		if g.deps.Redacted != nil {
 			_ = os.RemoveAll(g.deps.Redacted(r.id))
 		}
@@ -372,6 +364,11 @@ func (g *Runs) release(r *run, reason string) {
 // Close ends every live run (the daemon is stopping).
 func (g *Runs) Close() {
 	g.mu.Lock()
+	g.closed = true
+	if g.spare != nil {
+		g.spare.close()
+		g.spare = nil
+	}
 	rs := make([]*run, 0, len(g.live))
 	for _, r := range g.live {
 		rs = append(rs, r)
