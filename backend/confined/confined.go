@@ -84,11 +84,13 @@ type Deps struct {
 	// (which `gatehouse run` shows inside): made while the run opens,
 	// removed when it ends.
 	Redacted func(run string) string
-	// Emit returns once the event is durable; Queue does not wait: its
-	// event is committed with the next Emit's (sharing its fsync), or
-	// alone a few milliseconds later. Queue is Emit when nil.
-	Emit, Queue Emitter
-	Logger      *slog.Logger
+	// Emit returns once the event is durable. Written returns once it is
+	// in the database (it survives the daemon's death), its fsync coming
+	// with the next Emit's, as a call's start is recorded. Queue does not
+	// wait: its event is committed with the next Emit or Written, or
+	// alone a few milliseconds later. Written and Queue are Emit when nil.
+	Emit, Written, Queue Emitter
+	Logger               *slog.Logger
 }
 
 // Request asks for a run.
@@ -145,6 +147,9 @@ func New(d Deps) *Runs {
 	if d.Logger == nil {
 		d.Logger = slog.New(slog.DiscardHandler)
 	}
+	if d.Written == nil {
+		d.Written = d.Emit
+	}
 	if d.Queue == nil {
 		d.Queue = d.Emit
 	}
@@ -184,7 +189,7 @@ func (g *Runs) Start(ctx context.Context, req Request) (Started, error) {
 	}
 	r.st, r.release = st, release
 	// The checkpoint waits for the disk while the listeners are made;
-	// its row is committed with run.started's, before the agent starts.
+	// its row is committed with run.started, before the agent starts.
 	pre := make(chan struct{})
 	go func() {
 		defer close(pre)
@@ -207,7 +212,9 @@ func (g *Runs) Start(ctx context.Context, req Request) (Started, error) {
 	// listeners at once; `gatehouse run` sees its wait end and stops the
 	// sandbox.
 	context.AfterFunc(st.Live.Context(), func() { g.close(r, "") })
-	g.deps.Emit(ctx, "run.started", st.Live.Actor(), st.Live.ID(), map[string]any{
+	// Before the agent starts, as a call's row is before it runs; the
+	// disk's wait comes with the run's end.
+	g.deps.Written(ctx, "run.started", st.Live.Actor(), st.Live.ID(), map[string]any{
 		"run": id, "agent": req.Agent, "argv": req.Argv, "cwd": req.Cwd, "workspaces": st.Workspaces,
 	})
 	return Started{ID: id, Session: st.Live.ID(), Workspaces: st.Workspaces,

@@ -378,6 +378,17 @@ func (d *Daemon) Record(ctx context.Context, kind, actor, sess, call string, pay
 	return err
 }
 
+// RecordWritten appends an audit event and returns once it is in the
+// database, its fsync coming with the next Record (audit.AppendWritten).
+func (d *Daemon) RecordWritten(ctx context.Context, kind, actor, sess, call string, payload any) error {
+	e, err := d.event(kind, actor, sess, call, payload)
+	if err != nil {
+		return err
+	}
+	_, err = d.audit.AppendWritten(context.WithoutCancel(ctx), e)
+	return err
+}
+
 // RecordAsync queues an audit event without waiting for the commit.
 func (d *Daemon) RecordAsync(ctx context.Context, kind, actor, sess, call string, payload any) {
 	e, err := d.event(kind, actor, sess, call, payload)
