@@ -28,11 +28,7 @@ func (d *Daemon) openConfined() *confined.Runs {
 		Redacted: func(run string) string {
 			return hookserver.ConfinedRedacted(filepath.Join(d.opts.DataDir, RedactedDir), run)
 		},
-		Written: func(ctx context.Context, kind, actor, sess string, payload any) {
-			if err := d.RecordWritten(ctx, kind, actor, sess, "", payload); err != nil {
-				d.logger.Error("audit append failed", "kind", kind, "err", err)
-			}
-		},
+		Written: d.EmitWritten,
 		Queue: func(ctx context.Context, kind, actor, sess string, payload any) {
 			d.RecordAsync(ctx, kind, actor, sess, "", payload)
 		},
