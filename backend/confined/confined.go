@@ -82,9 +82,18 @@ type Deps struct {
 	// run asked for with the auto backend is confined the way it chose.
 	Backend string
 	// Dir holds each run's listeners (in the data dir, 0700).
-	Dir    string
-	Emit   Emitter
-	Logger *slog.Logger
+	Dir string
+	// Redacted, if set, is the directory of a run's redacted copies
+	// (which `gatehouse run` shows inside): made while the run opens,
+	// removed when it ends.
+	Redacted func(run string) string
+	// Emit returns once the event is durable. Written returns once it is
+	// in the database (it survives the daemon's death), its fsync coming
+	// with the next Emit's, as a call's start is recorded. Queue does not
+	// wait: its event is committed with the next Emit or Written, or
+	// alone a few milliseconds later. Written and Queue are Emit when nil.
+	Emit, Written, Queue Emitter
+	Logger               *slog.Logger
 }
 
 // Request asks for a run.
@@ -127,6 +136,9 @@ type Runs struct {
 	deps Deps
 	mu   sync.Mutex
 	live map[string]*run
+	// spare are the next run's listeners, made ahead (takeListeners).
+	spare  *listeners
+	closed bool
 }
 
 type run struct {
@@ -145,6 +157,12 @@ type run struct {
 func New(d Deps) *Runs {
 	if d.Logger == nil {
 		d.Logger = slog.New(slog.DiscardHandler)
+	}
+	if d.Written == nil {
+		d.Written = d.Emit
+	}
+	if d.Queue == nil {
+		d.Queue = d.Emit
 	}
 	return &Runs{deps: d, live: map[string]*run{}}
 }
@@ -171,7 +189,7 @@ func (g *Runs) Start(ctx context.Context, req Request) (Started, error) {
 		name = filepath.Base(req.Argv[0])
 	}
 	tokID := "run-" + id
-	r := &run{id: id, dir: filepath.Join(g.deps.Dir, id)}
+	r := &run{id: id}
 	r.dropTok = g.deps.Tokens.Hold(token.Entry{ID: tokID, Kind: token.Agent, Name: name, Hash: token.Hash(tok)})
 	st, release, err := g.deps.Sessions.Attach(ctx, session.ConfinedRun(id), session.RunStart{
 		Token: tokID, Client: name, ClientName: name, Transport: "confined", Cwd: req.Cwd, Confined: true,
@@ -181,11 +199,23 @@ func (g *Runs) Start(ctx context.Context, req Request) (Started, error) {
 		return Started{}, err
 	}
 	r.st, r.release = st, release
-	if err := g.listen(r, req, tok, name); err != nil {
+	// The checkpoint waits for the disk while the listeners are made;
+	// its row is committed with run.started, before the agent starts.
+	pre := make(chan struct{})
+	go func() {
+		defer close(pre)
+		g.checkpoint(ctx, r, snapshot.Pre, g.deps.Queue)
+	}()
+	if g.deps.Redacted != nil {
+		// `gatehouse run` makes it too, and says why when it cannot.
+		_ = os.MkdirAll(g.deps.Redacted(id), 0o700)
+	}
+	err = g.listen(r, req, tok, name)
+	<-pre
+	if err != nil {
 		g.close(r, "the run could not start: "+err.Error())
 		return Started{}, err
 	}
-	g.checkpoint(ctx, r, snapshot.Pre)
 	g.mu.Lock()
 	g.live[id] = r
 	g.mu.Unlock()
@@ -194,7 +224,9 @@ func (g *Runs) Start(ctx context.Context, req Request) (Started, error) {
 	// sandbox.
 	context.AfterFunc(st.Live.Context(), func() { g.close(r, "") })
 	backend := g.backend(req.Backend)
-	g.deps.Emit(ctx, "run.started", st.Live.Actor(), st.Live.ID(), map[string]any{
+	// Before the agent starts, as a call's row is before it runs; the
+	// disk's wait comes with the run's end.
+	g.deps.Written(ctx, "run.started", st.Live.Actor(), st.Live.ID(), map[string]any{
 		"run": id, "agent": req.Agent, "argv": req.Argv, "cwd": req.Cwd, "workspaces": st.Workspaces, "backend": backend,
 	})
 	return Started{ID: id, Session: st.Live.ID(), Workspaces: st.Workspaces,
@@ -215,16 +247,14 @@ func (g *Runs) backend(configured string) string {
 	return "bwrap"
 }
 
-// listen opens the run's agent and proxy listeners.
+// listen serves the run's agent and proxy listeners.
 func (g *Runs) listen(r *run, req Request, tok, name string) error {
-	if err := os.MkdirAll(r.dir, 0o700); err != nil {
-		return fmt.Errorf("make the run's directory: %w", err)
-	}
-	agentLn, err := net.Listen("unix", filepath.Join(r.dir, "agent.sock"))
+	l, err := g.takeListeners()
 	if err != nil {
-		return fmt.Errorf("listen for the run's agent: %w", err)
+		return err
 	}
-	r.lns = append(r.lns, agentLn)
+	r.dir, r.lns = l.dir, l.all()
+	agentLn, proxyLn, handLn := l.agent, l.proxy, l.hand
 	srv := &http.Server{
 		Handler:           g.deps.Handler,
 		ReadHeaderTimeout: 30 * time.Second,
@@ -234,17 +264,6 @@ func (g *Runs) listen(r *run, req Request, tok, name string) error {
 	}
 	r.servers = append(r.servers, srv)
 	go func() { _ = srv.Serve(agentLn) }()
-
-	proxyLn, err := net.Listen("unix", filepath.Join(r.dir, "proxy.sock"))
-	if err != nil {
-		return fmt.Errorf("listen for the run's proxy: %w", err)
-	}
-	r.lns = append(r.lns, proxyLn)
-	handLn, err := net.Listen("unixpacket", filepath.Join(r.dir, "hand.sock"))
-	if err != nil {
-		return fmt.Errorf("listen for the run's proxy connections: %w", err)
-	}
-	r.lns = append(r.lns, handLn)
 	if g.deps.Proxy == nil {
 		// No egress proxy: every connection is refused by closing it (a
 		// handed one with the message that carries it).
@@ -314,7 +333,12 @@ func (g *Runs) End(ctx context.Context, id string, exit int) error {
 		reason = "`gatehouse run` went away"
 	}
 	r.once.Do(func() {
-		g.deps.Emit(ctx, "run.ended", r.st.Live.Actor(), r.st.Live.ID(), map[string]any{"run": id, "exit": exit})
+		// Committed with the checkpoint after the run, when there is one.
+		emit := g.deps.Queue
+		if g.deps.Checkpoints == nil {
+			emit = g.deps.Emit
+		}
+		emit(ctx, "run.ended", r.st.Live.Actor(), r.st.Live.ID(), map[string]any{"run": id, "exit": exit})
 		g.release(r, reason)
 	})
 	return nil
@@ -336,6 +360,10 @@ func (g *Runs) release(r *run, reason string) {
 		_ = s.Close()
 	}
 	for _, ln := range r.lns {
+		// Its file goes with the run's directory, below.
+		if ul, ok := ln.(*net.UnixListener); ok {
+			ul.SetUnlinkOnClose(false)
+		}
 		_ = ln.Close()
 	}
 	if r.proxy != nil {
@@ -343,7 +371,7 @@ func (g *Runs) release(r *run, reason string) {
 	}
 	r.dropTok()
 	if r.st != nil {
-		g.checkpoint(context.Background(), r, snapshot.Post)
+		g.checkpoint(context.Background(), r, snapshot.Post, g.deps.Emit)
 	}
 	if r.release != nil {
 		// The run's client has gone: the session ends after its grace
@@ -353,12 +381,26 @@ func (g *Runs) release(r *run, reason string) {
 	if reason != "" && r.st != nil {
 		g.deps.Sessions.End(context.Background(), session.ConfinedRun(r.id), reason)
 	}
-	_ = os.RemoveAll(r.dir)
+	// Nothing waits for the files to go: no one reaches a closed
+	// listener, and the next run has directories of its own.
+	go func() {
+		if r.dir != "" {
+			_ = os.RemoveAll(r.dir)
+		}
+		if g.deps.Redacted != nil {
+			_ = os.RemoveAll(g.deps.Redacted(r.id))
+		}
+	}()
 }
 
 // Close ends every live run (the daemon is stopping).
 func (g *Runs) Close() {
 	g.mu.Lock()
+	g.closed = true
+	if g.spare != nil {
+		g.spare.close()
+		g.spare = nil
+	}
 	rs := make([]*run, 0, len(g.live))
 	for _, r := range g.live {
 		rs = append(rs, r)
@@ -371,8 +413,8 @@ func (g *Runs) Close() {
 
 // checkpoint records the run's workspace under the call id "run-ID", so
 // `gatehouse rollback SESSION --call run-ID` undoes what the run did that
-// no call of its own recorded.
-func (g *Runs) checkpoint(ctx context.Context, r *run, phase snapshot.Phase) {
+// no call of its own recorded. emit records how it went.
+func (g *Runs) checkpoint(ctx context.Context, r *run, phase snapshot.Phase, emit Emitter) {
 	if g.deps.Checkpoints == nil {
 		return
 	}
@@ -380,10 +422,10 @@ func (g *Runs) checkpoint(ctx context.Context, r *run, phase snapshot.Phase) {
 	cp, err := g.deps.Checkpoints.Checkpoint(ctx, snapshot.Request{Session: r.st.Live.ID(), CallID: call, Phase: phase, Roots: r.st.Workspaces})
 	if err != nil {
 		g.deps.Logger.Warn("checkpoint a confined run", "run", r.id, "phase", phase, "err", err)
-		g.deps.Emit(ctx, "checkpoint.failed", "system", r.st.Live.ID(), map[string]any{"call": call, "phase": phase, "error": err.Error()})
+		emit(ctx, "checkpoint.failed", "system", r.st.Live.ID(), map[string]any{"call": call, "phase": phase, "error": err.Error()})
 		return
 	}
-	g.deps.Emit(ctx, "checkpoint.created", "system", r.st.Live.ID(), map[string]any{
+	emit(ctx, "checkpoint.created", "system", r.st.Live.ID(), map[string]any{
 		"call": call, "checkpoint": cp.ID, "phase": cp.Phase, "files": cp.Stats.Files,
 	})
 }

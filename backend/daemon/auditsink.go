@@ -25,12 +25,7 @@ func (a auditSink) Record(ctx context.Context, row call.Row) error {
 }
 
 func (a auditSink) RecordWritten(ctx context.Context, row call.Row) error {
-	e, err := a.d.event(row.Kind, row.Actor, row.Session, row.Call, row.Payload)
-	if err != nil {
-		return err
-	}
-	_, err = a.d.audit.AppendWritten(context.WithoutCancel(ctx), e)
-	return err
+	return a.d.RecordWritten(ctx, row.Kind, row.Actor, row.Session, row.Call, row.Payload)
 }
 
 func (a auditSink) Queue(ctx context.Context, row call.Row) {

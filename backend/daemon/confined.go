@@ -1,10 +1,13 @@
 package daemon
 
 import (
+	"context"
 	"net/http"
 	"path/filepath"
 
 	"github.com/gatehouse-dev/gatehouse/backend/confined"
+	"github.com/gatehouse-dev/gatehouse/backend/datadir"
+	"github.com/gatehouse-dev/gatehouse/backend/transport/hookserver"
 )
 
 // openConfined makes the registry of whole-agent runs (`gatehouse run`).
@@ -27,5 +30,12 @@ func (d *Daemon) openConfined() *confined.Runs {
 		Sessions: d.runs, Tokens: d.tokens, Network: d.runner, Proxy: proxy, Checkpoints: cps,
 		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { d.handler.ServeHTTP(w, r) }),
 		Backend: backend, Dir: filepath.Join(d.opts.DataDir, "runs"), Emit: d.Emit, Logger: d.logger,
+		Redacted: func(run string) string {
+			return hookserver.ConfinedRedacted(filepath.Join(d.opts.DataDir, datadir.RedactedDir), run)
+		},
+		Written: d.EmitWritten,
+		Queue: func(ctx context.Context, kind, actor, sess string, payload any) {
+			d.RecordAsync(ctx, kind, actor, sess, "", payload)
+		},
 	})
 }

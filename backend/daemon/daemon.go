@@ -372,11 +372,28 @@ func (d *Daemon) Emit(ctx context.Context, kind, actor, sess string, payload any
 
 // Record appends an audit event and returns once it is committed.
 func (d *Daemon) Record(ctx context.Context, kind, actor, sess, call string, payload any) error {
+	return d.appendWith(ctx, d.audit.Append, kind, actor, sess, call, payload)
+}
+
+// RecordWritten appends an audit event and returns once it is in the
+// database, its fsync coming with the next Record (audit.AppendWritten).
+func (d *Daemon) RecordWritten(ctx context.Context, kind, actor, sess, call string, payload any) error {
+	return d.appendWith(ctx, d.audit.AppendWritten, kind, actor, sess, call, payload)
+}
+
+// EmitWritten is RecordWritten for a session's event, its failure logged.
+func (d *Daemon) EmitWritten(ctx context.Context, kind, actor, sess string, payload any) {
+	if err := d.RecordWritten(ctx, kind, actor, sess, "", payload); err != nil {
+		d.logger.Error("audit append failed", "kind", kind, "err", err)
+	}
+}
+
+func (d *Daemon) appendWith(ctx context.Context, add func(context.Context, audit.Event) (audit.Event, error), kind, actor, sess, call string, payload any) error {
 	e, err := d.event(kind, actor, sess, call, payload)
 	if err != nil {
 		return err
 	}
-	_, err = d.audit.Append(context.WithoutCancel(ctx), e)
+	_, err = add(context.WithoutCancel(ctx), e)
 	return err
 }
 

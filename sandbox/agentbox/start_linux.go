@@ -57,7 +57,7 @@ func Start(ctx context.Context, s Spec) (*Box, error) {
 			return nil, fmt.Errorf("%s must be an absolute path, not %q", p.what, p.path)
 		}
 	}
-	scratch, err := os.MkdirTemp("", "gatehouse-run-")
+	scratch, err := makeScratch()
 	if err != nil {
 		return nil, err
 	}
@@ -158,17 +158,32 @@ func receiveListeners(ctx context.Context, sock int, exited <-chan struct{}) ([2
 	}()
 	select {
 	case g := <-ch:
-		if g.err != nil {
-			return out, -1, fmt.Errorf("the sandbox did not start (see the message above): %w", g.err)
-		}
-		return g.lns, g.diag, nil
+		return handedOut(g.lns, g.diag, g.err)
 	case <-exited:
+		// A command that ends at once may have handed its listeners out
+		// before it did (then it ran): with every end of the socket
+		// inside closed, what was sent is read at once, then the end.
+		select {
+		case g := <-ch:
+			if g.err == nil {
+				return g.lns, g.diag, nil
+			}
+		case <-time.After(time.Second):
+		}
 		return out, -1, errors.New("the sandbox exited before the agent started (see the message above)")
 	case <-ctx.Done():
 		return out, -1, ctx.Err()
 	case <-time.After(30 * time.Second):
 		return out, -1, errors.New("the sandbox did not start within 30 s")
 	}
+}
+
+// handedOut is what receiveListeners returns for what was received.
+func handedOut(lns [2]net.Listener, diag int, err error) ([2]net.Listener, int, error) {
+	if err != nil {
+		return lns, -1, fmt.Errorf("the sandbox did not start (see the message above): %w", err)
+	}
+	return lns, diag, nil
 }
 
 // PID is the process id on the host of bubblewrap, or of the supervisor
