@@ -107,6 +107,26 @@ func (ix *index) apply(ll logLine) {
 	}
 }
 
+// maxOpenLogs bounds the session logs kept open for appending: a daemon
+// that runs for weeks sees thousands of sessions, and an open file each
+// would reach the descriptor limit. A log closed here opens again on its
+// session's next checkpoint.
+const maxOpenLogs = 32
+
+// keepOpen keeps f open as session's log, first closing another when
+// maxOpenLogs are open (whichever the map gives: sessions checkpoint in
+// bursts, so any other is as good a guess as the oldest). ix.mu is held.
+func (ix *index) keepOpen(session string, f *os.File) {
+	if len(ix.files) >= maxOpenLogs {
+		for k, old := range ix.files {
+			old.Close()
+			delete(ix.files, k)
+			break
+		}
+	}
+	ix.files[session] = f
+}
+
 func sessionFile(session string) string {
 	h := hashBytes([]byte(session))
 	return hex.EncodeToString(h[:16]) + ".log"
@@ -143,7 +163,7 @@ func (ix *index) append(session string, lines ...logLine) error {
 				return pack.ClassifyIO("sync checkpoint index", err)
 			}
 		}
-		ix.files[session] = f
+		ix.keepOpen(session, f)
 	}
 	if _, err := f.Write(buf.Bytes()); err != nil {
 		return pack.ClassifyIO("write checkpoint index", err)
