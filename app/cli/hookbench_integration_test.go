@@ -13,6 +13,7 @@ import (
 
 	"github.com/gatehouse-dev/gatehouse/app/cli/clitest"
 	"github.com/gatehouse-dev/gatehouse/bench/medians"
+	"github.com/gatehouse-dev/gatehouse/sandbox/launch"
 )
 
 // BenchmarkHookAddedLatency: an allowed native call (Claude Code's Read of
@@ -36,9 +37,9 @@ func BenchmarkHookAddedLatency(b *testing.B) {
 
 // BenchmarkHookShellAddedLatency: a native shell command (true) through the
 // hook and the rewritten `gatehouse exec` in the sandbox, against a no-op
-// hook and `bash -c true` in the same run. The hook writes the line for
-// the stand-alone helper (agentconn.Main); the sub-benchmark full-binary
-// runs the same line with gatehouse itself, as before the helper did it.
+// hook and `bash -c true` in the same run. As installed, the hook and the
+// line it writes run the stand-alone helper (agentconn); the
+// sub-benchmark full-binary runs both with gatehouse itself, as before.
 func BenchmarkHookShellAddedLatency(b *testing.B) {
 	for _, tc := range []struct {
 		name string
@@ -52,7 +53,11 @@ func BenchmarkHookShellAddedLatency(b *testing.B) {
 				runHookProcess(b, exec.Command("bash", "-c", "true"), nil)
 			}
 			gated := func() {
-				out := runHookProcess(b, exec.Command(d.Bin, "--data", d.Data, "hook", "claude"), in)
+				hook := exec.Command(filepath.Join(filepath.Dir(d.Bin), launch.HelperName), "hook", "claude", "--data", d.Data)
+				if tc.full {
+					hook = exec.Command(d.Bin, "--data", d.Data, "hook", "claude")
+				}
+				out := runHookProcess(b, hook, in)
 				var a struct {
 					H struct {
 						Input map[string]any `json:"updatedInput"`
