@@ -238,6 +238,7 @@ func doctorRunOptions(cfg config.Config, dir string, tc toolchain.Set) proof.Con
 			o.Init = real
 		}
 	}
+	cfg.Sandbox.Backend = proof.ConfinedBackend // the battery's rows are bubblewrap's
 	o.Layout = func(ws string) (agentbox.Spec, error) {
 		return confinedSpec(runLayout{dataDir: dir, cfg: cfg, program: "/bin/sh", argv: []string{"/bin/sh"}, cwd: ws,
 			workspaces: []string{ws}, runID: "doctor", agentPort: 1, toolchains: tc.ReadOnly})

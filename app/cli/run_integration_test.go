@@ -26,12 +26,55 @@ func runIn(ctx context.Context, t *testing.T, d *clitest.Daemon, args ...string)
 	return d.CLI(ctx, append([]string{"run", "--workspace", d.Workspace}, args...)...)
 }
 
-// TestRunConfinesACommand: a command under `gatehouse run` writes its
-// project, and nothing else: a canary in the real home, the project's
-// .env, a file outside, a listener on the host's loopback are all out of
-// reach; its exit status is its own; its session is confined.
+// TestRunConfinesACommand: a command under `gatehouse run`, on each
+// backend, writes its project, and nothing else: a canary in the real
+// home, the project's .env, a file outside, a listener on the host's
+// loopback are all out of reach, for the command and for a child it
+// starts in a session of its own; a fetch through the proxy of a host the
+// policy allows works; its exit status is its own; its session is
+// confined.
 func TestRunConfinesACommand(t *testing.T) {
-	d := clitest.Start(t)
+	for _, tc := range []struct {
+		backend string
+		config  func(*testing.T) string
+	}{
+		{"bwrap", func(*testing.T) string { return "" }},
+		{"container", containerConfig},
+	} {
+		t.Run(tc.backend, func(t *testing.T) { runConfinesACommand(t, tc.config(t), tc.backend == "container") })
+	}
+}
+
+// runFetchHost is the made-up host the confined runs' proxy fetches
+// reach (test_only_hosts maps it to a local server).
+const runFetchHost = "fetch.run.example.test"
+
+// startRunDaemon is a daemon whose config is sandbox (a [sandbox] table,
+// or "") with runFetchHost allowed through the proxy to a server
+// answering body.
+func startRunDaemon(t *testing.T, sandbox, body string) (d *clitest.Daemon, fetchURL string) {
+	t.Helper()
+	srv, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	go http.Serve(srv, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.Write([]byte(body)) }))
+	port := srv.Addr().(*net.TCPAddr).Port
+	base := t.TempDir()
+	ws := filepath.Join(base, "ws")
+	clitest.WriteConfig(t, ws, "config.toml", fmt.Sprintf("%s\n[network]\ntest_only_hosts = { %q = \"127.0.0.1\" }\n", sandbox, runFetchHost))
+	clitest.WriteConfig(t, ws, "policy.toml", fmt.Sprintf(`[[rule]]
+action = "allow"
+tool = "network"
+domains = [%q]
+ports = [%d]
+`, runFetchHost, port))
+	return clitest.StartWith(t, filepath.Join(base, "data"), ws), fmt.Sprintf("http://%s:%d/", runFetchHost, port)
+}
+
+func runConfinesACommand(t *testing.T, sandbox string, inContainer bool) {
+	d, fetchURL := startRunDaemon(t, sandbox, "FETCHED-VIA-PROXY")
 	home, err := os.UserHomeDir()
 	if err != nil {
 		t.Fatal(err)
@@ -52,12 +95,18 @@ func TestRunConfinesACommand(t *testing.T) {
 	defer ln.Close()
 	go http.Serve(ln, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.Write([]byte("HOST-LISTENER")) }))
 
-	script := `cat "$1" 2>&1; cat .env; echo made > inside.txt && echo WROTE-INSIDE; echo x > "$2" 2>&1;
-curl -s -m 3 --noproxy '*' "http://$3/" 2>&1; echo; exit 7`
-	out, errOut, code := runIn(t.Context(), t, d, "--", "sh", "-c", script, "sh", canary, outside, ln.Addr().String())
+	// The child, in a session of its own, tries the same, and writes
+	// outside under another name.
+	script := `test -e /run/.containerenv && echo IN-A-CONTAINER; cat "$1" 2>&1; cat .env; echo made > inside.txt && echo WROTE-INSIDE; echo x > "$2" 2>&1;
+curl -s -m 3 --noproxy '*' "http://$3/" 2>&1; echo; curl -s -m 10 "$4"; echo;
+setsid sh -c 'cat "$1" 2>&1; echo x > "$2.child" 2>&1; curl -s -m 3 --noproxy "*" "http://$3/" 2>&1; echo; curl -s -m 10 "$4" | sed s/^/CHILD-/; echo' sh "$@"; exit 7`
+	out, errOut, code := runIn(t.Context(), t, d, "--", "sh", "-c", script, "sh", canary, outside, ln.Addr().String(), fetchURL)
 	t.Logf("stdout:\n%s\nstderr:\n%s", out, errOut)
 	if code != 7 {
 		t.Fatalf("exit %d, want the command's own 7", code)
+	}
+	if got := strings.Contains(out, "IN-A-CONTAINER"); got != inContainer {
+		t.Fatalf("ran in a container: %v, want %v", got, inContainer)
 	}
 	for _, leak := range []string{"CANARY-5521", "run-secret-7781", "HOST-LISTENER"} {
 		if strings.Contains(out, leak) {
@@ -67,11 +116,16 @@ curl -s -m 3 --noproxy '*' "http://$3/" 2>&1; echo; exit 7`
 	if !strings.Contains(out, "WROTE-INSIDE") {
 		t.Error("the confined command could not write its project")
 	}
+	if !strings.Contains(out, "\nFETCHED-VIA-PROXY") || !strings.Contains(out, "CHILD-FETCHED-VIA-PROXY") {
+		t.Error("the command or its child could not fetch an allowed host through the proxy")
+	}
 	if b, err := os.ReadFile(filepath.Join(d.Workspace, "inside.txt")); err != nil || string(b) != "made\n" {
 		t.Errorf("inside.txt on the host: %q %v", b, err)
 	}
-	if _, err := os.Stat(outside); err == nil {
-		t.Error("the confined command wrote outside its project")
+	for _, f := range []string{outside, outside + ".child"} {
+		if _, err := os.Stat(f); err == nil {
+			t.Errorf("the confined command wrote %s outside its project", f)
+		}
 	}
 	// One session, confined, ended with the command's status.
 	started := d.Events("kind=run.started")

@@ -42,8 +42,12 @@ type runLayout struct {
 
 // confinedSpec lays out the sandbox for l.
 func confinedSpec(l runLayout) (agentbox.Spec, error) {
-	bw, err := exec.LookPath("bwrap")
+	ctr, err := runContainer(l.cfg.Sandbox, l.runID)
 	if err != nil {
+		return agentbox.Spec{}, err
+	}
+	bw, err := exec.LookPath("bwrap")
+	if err != nil && ctr == nil {
 		return agentbox.Spec{}, userErrorf(err, "bubblewrap (bwrap) is not installed, and `gatehouse run` confines agents with it; install it (Debian: apt install bubblewrap)")
 	}
 	self, err := os.Executable()
@@ -73,7 +77,7 @@ func confinedSpec(l runLayout) (agentbox.Spec, error) {
 		return agentbox.Spec{}, err
 	}
 	s := agentbox.Spec{
-		Bwrap: bw, Init: first, Argv: append([]string{real}, l.argv[1:]...), Dir: l.cwd, Home: home,
+		Bwrap: bw, Container: ctr, Init: first, Argv: append([]string{real}, l.argv[1:]...), Dir: l.cwd, Home: home,
 		Workspaces: l.workspaces, AgentPort: l.agentPort, Programs: []string{self},
 		Info:     agentbox.RunInfo{Run: l.runID, AgentAddr: fmt.Sprintf("127.0.0.1:%d", l.agentPort)},
 		Shown:    []string{runRedacted(l.dataDir, l.runID)},

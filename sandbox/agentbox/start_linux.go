@@ -32,7 +32,11 @@ type Box struct {
 	diagSeq uint32
 	diagMu  sync.Mutex
 	scratch string
-	done    chan struct{}
+	// container is the run's container, nil under bubblewrap; agentPID
+	// its first process on the host (which is not bubblewrap's child).
+	container *Container
+	agentPID  int
+	done      chan struct{}
 	state   *os.ProcessState
 	waitErr error
 }
@@ -42,7 +46,8 @@ type Box struct {
 // after). The terminal is the agent's from here on: the caller keeps
 // stdin, stdout and stderr untouched until Wait returns.
 func Start(ctx context.Context, s Spec) (*Box, error) {
-	for _, p := range []struct{ what, path string }{{"bubblewrap", s.Bwrap}, {"the gatehouse binary", s.Init}} {
+	runtime := runtimeOf(s)
+	for _, p := range []struct{ what, path string }{{runtime.what, runtime.path}, {"the gatehouse binary", s.Init}} {
 		if !filepath.IsAbs(p.path) {
 			return nil, fmt.Errorf("%s must be an absolute path, not %q", p.what, p.path)
 		}
@@ -62,6 +67,11 @@ func Start(ctx context.Context, s Spec) (*Box, error) {
 			return nil, err
 		}
 	}
+	cmd, err := runtime.command(s, scratch, empty, info, standin.Make(scratch, s.Hidden))
+	if err != nil {
+		os.RemoveAll(scratch)
+		return nil, err
+	}
 	pair, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
 		os.RemoveAll(scratch)
@@ -70,8 +80,6 @@ func Start(ctx context.Context, s Spec) (*Box, error) {
 	ours := os.NewFile(uintptr(pair[0]), "handoff")
 	theirs := os.NewFile(uintptr(pair[1]), "handoff-child")
 	defer ours.Close()
-	cmd := exec.Command(s.Bwrap, args(s, empty, info, standin.Make(scratch, s.Hidden))...)
-	cmd.Env = s.Env
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = s.Stdin, s.Stdout, s.Stderr
 	cmd.ExtraFiles = []*os.File{theirs} // fd 3, handoffFD
 	// The same session and process group as this process: the terminal's
@@ -82,23 +90,61 @@ func Start(ctx context.Context, s Spec) (*Box, error) {
 	if err := cmd.Start(); err != nil {
 		theirs.Close()
 		os.RemoveAll(scratch)
-		return nil, fmt.Errorf("start bubblewrap: %w", err)
+		return nil, fmt.Errorf("start %s: %w", runtime.what, err)
 	}
 	theirs.Close()
-	b := &Box{cmd: cmd, scratch: scratch, done: make(chan struct{}), diag: -1}
+	b := &Box{cmd: cmd, scratch: scratch, done: make(chan struct{}), diag: -1, container: s.Container}
 	go func() {
 		b.state, b.waitErr = cmd.Process.Wait()
 		close(b.done)
 	}()
 	lns, diag, err := receiveListeners(ctx, int(ours.Fd()), b.done)
+	if err == nil && s.Container != nil {
+		b.agentPID, err = containerPID(ctx, s.Container)
+	}
 	if err != nil {
+		for _, ln := range lns {
+			if ln != nil {
+				ln.Close()
+			}
+		}
+		if diag >= 0 {
+			unix.Close(diag)
+		}
 		b.Kill()
 		<-b.done
-		os.RemoveAll(scratch)
+		b.cleanup()
 		return nil, err
 	}
 	b.Proxy, b.Agent, b.diag = lns[0], lns[1], diag
 	return b, nil
+}
+
+// sandboxRuntime is what starts the sandbox: bubblewrap, or a container.
+type sandboxRuntime struct {
+	what, path string
+	command    func(s Spec, scratch, empty, info string, covers map[string]string) (*exec.Cmd, error)
+}
+
+func runtimeOf(s Spec) sandboxRuntime {
+	if s.Container != nil {
+		return sandboxRuntime{"the container CLI", s.Container.CLI, podmanCommand}
+	}
+	return sandboxRuntime{"bubblewrap", s.Bwrap, func(s Spec, _, empty, info string, covers map[string]string) (*exec.Cmd, error) {
+		cmd := exec.Command(s.Bwrap, args(s, empty, info, covers)...)
+		cmd.Env = s.Env
+		return cmd, nil
+	}}
+}
+
+// cleanup removes what the run left on the host once it has ended: its
+// scratch directory and, when its CLI was killed before it could, its
+// container.
+func (b *Box) cleanup() {
+	if b.container != nil && (b.state == nil || !b.state.Exited()) {
+		removeContainer(b.container)
+	}
+	os.RemoveAll(b.scratch)
 }
 
 // receiveListeners reads the proxy's and the agent routes' listeners
@@ -154,13 +200,19 @@ func receiveListeners(ctx context.Context, sock int, exited <-chan struct{}) ([2
 	}
 }
 
-// PID is bubblewrap's process id on the host.
+// PID is bubblewrap's (or the container CLI's) process id on the host.
 func (b *Box) PID() int { return b.cmd.Process.Pid }
 
 // Kill ends the agent and everything it started: bubblewrap is killed,
 // and its child, the sandbox's first process, dies with it (and with it
-// the sandbox's PID namespace).
-func (b *Box) Kill() { _ = b.cmd.Process.Signal(syscall.SIGKILL) }
+// the sandbox's PID namespace). A container's first process is no child
+// of its CLI: the container is killed by name (see killContainer).
+func (b *Box) Kill() {
+	if b.container != nil && killContainer(b.container) == nil {
+		return // its CLI reports the end and removes it
+	}
+	_ = b.cmd.Process.Signal(syscall.SIGKILL)
+}
 
 // Done is closed once the sandbox has exited.
 func (b *Box) Done() <-chan struct{} { return b.done }
@@ -179,7 +231,7 @@ func (b *Box) Wait() (int, error) {
 		b.diag = -1
 	}
 	b.diagMu.Unlock()
-	os.RemoveAll(b.scratch)
+	b.cleanup()
 	if b.waitErr != nil {
 		return -1, b.waitErr
 	}

@@ -1,0 +1,77 @@
+package agentbox
+
+import (
+	"context"
+	"fmt"
+	"os/exec"
+	"strconv"
+	"strings"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// podmanCommand is the container CLI's command for s: its root made in
+// scratch, its file system the one bubblewrap would show.
+func podmanCommand(s Spec, scratch, empty, info string, covers map[string]string) (*exec.Cmd, error) {
+	ms := mounts(s, empty, info, covers)
+	root, err := makeRootfs(scratch, ms)
+	if err != nil {
+		return nil, fmt.Errorf("make the container's root: %w", err)
+	}
+	terminal := false
+	if s.Stdin != nil {
+		_, err := unix.IoctlGetTermios(int(s.Stdin.Fd()), unix.TCGETS)
+		terminal = err == nil
+	}
+	a, err := podmanArgs(s, root, ms, terminal)
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(s.Container.CLI, a...)
+	// Podman passes each variable named by --env with the value it has.
+	cmd.Env = s.Env
+	return cmd, nil
+}
+
+// podman runs one of the container CLI's short commands on c's
+// container, bounded: the run is ending or starting, and must not hang
+// on it.
+func podman(c *Container, args ...string) (string, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, c.CLI, append(append([]string(nil), c.GlobalArgs...), args...)...).CombinedOutput()
+	if err != nil {
+		return "", fmt.Errorf("%s %s: %w: %s", c.CLI, args[0], err, strings.TrimSpace(string(out)))
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
+// containerPID is the container's first process on the host, the root of
+// everything the agent starts (for Box.Process).
+func containerPID(ctx context.Context, c *Container) (int, error) {
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
+	out, err := podman(c, "inspect", "--format", "{{.State.Pid}}", c.Name)
+	if err != nil {
+		return 0, err
+	}
+	pid, err := strconv.Atoi(out)
+	if err != nil || pid <= 0 {
+		return 0, fmt.Errorf("the container %s has no process (%q)", c.Name, out)
+	}
+	return pid, nil
+}
+
+// killContainer ends the container's first process and with it its PID
+// namespace: every process the agent started.
+func killContainer(c *Container) error {
+	_, err := podman(c, "kill", "--signal", "KILL", c.Name)
+	return err
+}
+
+// removeContainer removes the container if its CLI, killed, left it.
+func removeContainer(c *Container) {
+	_, _ = podman(c, "rm", "--force", "--ignore", "--time", "0", c.Name)
+}
