@@ -37,8 +37,8 @@ type Box struct {
 	container *Container
 	agentPID  int
 	done      chan struct{}
-	state   *os.ProcessState
-	waitErr error
+	state     *os.ProcessState
+	waitErr   error
 }
 
 // Start starts the agent in its sandbox and waits until the first
