@@ -10,12 +10,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/gatehouse-dev/gatehouse/app/cli/clitest"
+	"github.com/gatehouse-dev/gatehouse/sandbox/agentbox"
 	"github.com/gatehouse-dev/gatehouse/sandbox/proctree"
 )
 
@@ -34,16 +36,33 @@ func runIn(ctx context.Context, t *testing.T, d *clitest.Daemon, args ...string)
 // policy allows works; its exit status is its own; its session is
 // confined.
 func TestRunConfinesACommand(t *testing.T) {
-	for _, tc := range []struct {
-		backend string
-		config  func(*testing.T) string
-	}{
-		{"bwrap", func(*testing.T) string { return "" }},
-		{"container", containerConfig},
-	} {
-		t.Run(tc.backend, func(t *testing.T) { runConfinesACommand(t, tc.config(t), tc.backend == "container") })
+	onEachRunBackend(t, runConfinesACommand)
+}
+
+// runBackends are the backends `gatehouse run` confines with, each with
+// the config's [sandbox] table selecting it.
+var runBackends = []struct {
+	name   string
+	config func(*testing.T) string
+}{
+	{"bwrap", func(*testing.T) string { return "" }},
+	{"container", containerConfig},
+}
+
+// onEachRunBackend runs test once per backend, as a subtest, with a
+// daemon whose config selects it (startRunDaemon, its fetch server
+// answering runFetchBody at fetchURL).
+func onEachRunBackend(t *testing.T, test func(t *testing.T, d *clitest.Daemon, fetchURL string, inContainer bool)) {
+	for _, b := range runBackends {
+		t.Run(b.name, func(t *testing.T) {
+			d, fetchURL := startRunDaemon(t, b.config(t), runFetchBody)
+			test(t, d, fetchURL, b.name == "container")
+		})
 	}
 }
+
+// runFetchBody is what the fetch server answers.
+const runFetchBody = "FETCHED-VIA-PROXY"
 
 // runFetchHost is the made-up host the confined runs' proxy fetches
 // reach (test_only_hosts maps it to a local server).
@@ -73,8 +92,7 @@ ports = [%d]
 	return clitest.StartWith(t, filepath.Join(base, "data"), ws), fmt.Sprintf("http://%s:%d/", runFetchHost, port)
 }
 
-func runConfinesACommand(t *testing.T, sandbox string, inContainer bool) {
-	d, fetchURL := startRunDaemon(t, sandbox, "FETCHED-VIA-PROXY")
+func runConfinesACommand(t *testing.T, d *clitest.Daemon, fetchURL string, inContainer bool) {
 	home, err := os.UserHomeDir()
 	if err != nil {
 		t.Fatal(err)
@@ -116,7 +134,7 @@ setsid sh -c 'cat "$1" 2>&1; echo x > "$2.child" 2>&1; curl -s -m 3 --noproxy "*
 	if !strings.Contains(out, "WROTE-INSIDE") {
 		t.Error("the confined command could not write its project")
 	}
-	if !strings.Contains(out, "\nFETCHED-VIA-PROXY") || !strings.Contains(out, "CHILD-FETCHED-VIA-PROXY") {
+	if !strings.Contains(out, "\n"+runFetchBody) || !strings.Contains(out, "CHILD-"+runFetchBody) {
 		t.Error("the command or its child could not fetch an allowed host through the proxy")
 	}
 	if b, err := os.ReadFile(filepath.Join(d.Workspace, "inside.txt")); err != nil || string(b) != "made\n" {
@@ -125,6 +143,16 @@ setsid sh -c 'cat "$1" 2>&1; echo x > "$2.child" 2>&1; curl -s -m 3 --noproxy "*
 	for _, f := range []string{outside, outside + ".child"} {
 		if _, err := os.Stat(f); err == nil {
 			t.Errorf("the confined command wrote %s outside its project", f)
+		}
+	}
+	// Each fetch is audited with the process inside that made it.
+	conns := d.Events("kind=network.connection")
+	if len(conns) < 2 {
+		t.Errorf("connections audited: %v", conns)
+	}
+	for _, c := range conns {
+		if p, _ := c["payload"].(map[string]any)["process"].(string); !strings.Contains(p, "curl") {
+			t.Errorf("connection not attributed to curl: %v", c["payload"])
 		}
 	}
 	// One session, confined, ended with the command's status.
@@ -160,39 +188,42 @@ setsid sh -c 'cat "$1" 2>&1; echo x > "$2.child" 2>&1; curl -s -m 3 --noproxy "*
 }
 
 // TestRunKillSwitchEndsTheTree: the kill switch ends a confined run and
-// every process in it, a daemonised grandchild included.
+// every process in it, a daemonised grandchild included, on each
+// backend; a container is removed with its run.
 func TestRunKillSwitchEndsTheTree(t *testing.T) {
-	d := clitest.Start(t)
-	cmd := exec.Command(d.Bin, "--data", d.Data, "run", "--workspace", d.Workspace, "--", "sh", "-c", `setsid sleep 300 & sleep 300; :`)
+	onEachRunBackend(t, func(t *testing.T, d *clitest.Daemon, _ string, inContainer bool) {
+		runKillSwitchEndsTheTree(t, d, inContainer)
+	})
+}
+
+// startSleepers starts `gatehouse run` of a command that daemonises a
+// sleeper and sleeps itself, and returns both sleepers once they run. A
+// length of sleep no other test uses marks them: a container's
+// processes descend from podman's monitor, not from `gatehouse run`.
+func startSleepers(t *testing.T, d *clitest.Daemon) (cmd *exec.Cmd, log *clitest.LockedBuffer, exited chan struct{}, sleepers []int) {
+	mark := fmt.Sprint(300 + time.Now().UnixNano()%1000)
+	cmd = exec.Command(d.Bin, "--data", d.Data, "run", "--workspace", d.Workspace, "--", "sh", "-c", `setsid sleep `+mark+` & sleep `+mark+`; :`)
 	cmd.Env = d.Env()
-	log, exited := clitest.Spawn(t, cmd, "gatehouse run")
-	// Every process of the run descends from `gatehouse run` on the host
-	// (the daemonised sleeper from the sandbox's own init).
-	var sleepers []int
-	clitest.WaitFor(t, 30*time.Second, "both sleepers running", func() bool {
-		pids, _ := proctree.Descendants(cmd.Process.Pid)
+	log, exited = clitest.Spawn(t, cmd, "gatehouse run")
+	clitest.WaitFor(t, 60*time.Second, "both sleepers running", func() bool {
+		procs, _ := proctree.List()
 		sleepers = sleepers[:0]
-		for _, pid := range pids {
-			if p, err := proctree.Stat(pid); err == nil && p.Comm == "sleep" {
-				sleepers = append(sleepers, pid)
+		for _, p := range procs {
+			if argv := proctree.Cmdline(p.PID); !p.Zombie && len(argv) == 2 && argv[0] == "sleep" && argv[1] == mark {
+				sleepers = append(sleepers, p.PID)
 			}
 		}
 		return len(sleepers) == 2
 	})
-	kids, _ := proctree.Descendants(cmd.Process.Pid)
-	if out, errOut, code := d.CLI(t.Context(), "kill"); code != 0 {
-		t.Fatalf("gatehouse kill: %d %s%s", code, out, errOut)
-	}
-	select {
-	case <-exited:
-	case <-time.After(20 * time.Second):
-		t.Fatalf("gatehouse run did not end after the kill switch:\n%s", log.String())
-	}
-	if !strings.Contains(log.String(), "the confined run was stopped") {
-		t.Errorf("gatehouse run did not say why it stopped:\n%s", log.String())
-	}
-	clitest.WaitFor(t, 10*time.Second, "every process of the run gone", func() bool {
-		for _, pid := range kids {
+	return cmd, log, exited, sleepers
+}
+
+// waitGone waits until none of pids runs, and, for a container run,
+// until its container is removed.
+func waitGone(t *testing.T, d *clitest.Daemon, pids []int, inContainer bool) {
+	t.Helper()
+	clitest.WaitFor(t, 20*time.Second, "every process of the run gone", func() bool {
+		for _, pid := range pids {
 			if syscall.Kill(pid, 0) == nil {
 				if p, err := proctree.Stat(pid); err == nil && !p.Zombie {
 					return false
@@ -201,6 +232,50 @@ func TestRunKillSwitchEndsTheTree(t *testing.T) {
 		}
 		return true
 	})
+	if inContainer {
+		run, _ := d.Events("kind=run.started")[0]["payload"].(map[string]any)["run"].(string)
+		clitest.WaitFor(t, 20*time.Second, "the run's container removed", func() bool {
+			return exec.Command("podman", "container", "exists", agentbox.ContainerName(run)).Run() != nil
+		})
+	}
+}
+
+// TestRunContainerEndsWithItsCLI: a container run whose `gatehouse run`
+// is killed outright (SIGKILL, nothing of it runs after) ends with it,
+// as a bubblewrap run does (--die-with-parent): its processes are not
+// the CLI's children, so a watcher removes the container.
+func TestRunContainerEndsWithItsCLI(t *testing.T) {
+	d, _ := startRunDaemon(t, containerConfig(t), "")
+	cmd, _, exited, sleepers := startSleepers(t, d)
+	cmd.Process.Kill()
+	<-exited
+	waitGone(t, d, sleepers, true)
+}
+
+func runKillSwitchEndsTheTree(t *testing.T, d *clitest.Daemon, inContainer bool) {
+	cmd, log, exited, sleepers := startSleepers(t, d)
+	if !inContainer {
+		// Every process of the run descends from `gatehouse run` on the
+		// host (the daemonised sleeper from the sandbox's own init).
+		kids, _ := proctree.Descendants(cmd.Process.Pid)
+		for _, s := range sleepers {
+			if !slices.Contains(kids, s) {
+				t.Errorf("sleeper %d is not below gatehouse run", s)
+			}
+		}
+	}
+	if out, errOut, code := d.CLI(t.Context(), "kill"); code != 0 {
+		t.Fatalf("gatehouse kill: %d %s%s", code, out, errOut)
+	}
+	select {
+	case <-exited:
+	case <-time.After(30 * time.Second):
+		t.Fatalf("gatehouse run did not end after the kill switch:\n%s", log.String())
+	}
+	if !strings.Contains(log.String(), "the confined run was stopped") {
+		t.Errorf("gatehouse run did not say why it stopped:\n%s", log.String())
+	}
+	waitGone(t, d, sleepers, inContainer)
 }
 
 // TestRunRefusesClearly: what cannot run is said in one sentence, and
@@ -239,10 +314,13 @@ func TestRunRefusesClearly(t *testing.T) {
 }
 
 // TestRunEndsWhatTheCommandLeftBehind: a command that daemonises a child
-// and exits ends the run, and the child with it: nothing it started is
-// left running unconfined.
+// and exits ends the run, and the child with it, on each backend:
+// nothing it started is left running unconfined.
 func TestRunEndsWhatTheCommandLeftBehind(t *testing.T) {
-	d := clitest.Start(t)
+	onEachRunBackend(t, func(t *testing.T, d *clitest.Daemon, _ string, _ bool) { runEndsWhatTheCommandLeftBehind(t, d) })
+}
+
+func runEndsWhatTheCommandLeftBehind(t *testing.T, d *clitest.Daemon) {
 	marker := "gatehouse-run-left-" + filepath.Base(t.TempDir())
 	_, errOut, code := runIn(t.Context(), t, d, "--", "sh", "-c", `setsid sh -c 'sleep 300' "$1" & sleep 0.2; exit 0`, "sh", marker)
 	if code != 0 {

@@ -89,9 +89,13 @@ func exitCode(t *testing.T, err error) int {
 // TestRunTerminalPassesThrough: a confined command has the person's
 // terminal: its size and a change of it, raw mode, Ctrl-C; and it cannot
 // push input into the terminal (TIOCSTI), which the person's shell would
-// read as typed once the agent exits.
+// read as typed once the agent exits. In a container the terminal is
+// podman's own, inside, with the person's size and raw mode.
 func TestRunTerminalPassesThrough(t *testing.T) {
-	d := clitest.Start(t)
+	onEachRunBackend(t, func(t *testing.T, d *clitest.Daemon, _ string, _ bool) { runTerminalPassesThrough(t, d) })
+}
+
+func runTerminalPassesThrough(t *testing.T, d *clitest.Daemon) {
 	script := `stty size; stty -icanon -echo; stty -a | grep -o -- '-icanon' ;
 perl -e '$c = "x"; print ioctl(STDIN, 0x5412, $c) ? "TIOCSTI-ALLOWED\n" : "TIOCSTI-REFUSED\n"';
 trap 'stty size; exit 3' WINCH; echo READY; while :; do sleep 0.1; done`

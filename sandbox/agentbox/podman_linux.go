@@ -3,9 +3,11 @@ package agentbox
 import (
 	"context"
 	"fmt"
+	"os"
 	"os/exec"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -74,4 +76,36 @@ func killContainer(c *Container) error {
 // removeContainer removes the container if its CLI, killed, left it.
 func removeContainer(c *Container) {
 	_, _ = podman(c, "rm", "--force", "--ignore", "--time", "0", c.Name)
+}
+
+// watchOwner starts a watcher that removes the container when this
+// process dies without ending the run, however it dies (SIGKILL too):
+// the container's processes are no children of its CLI, which
+// Pdeathsig alone would end. The watcher, in a session of its own so the
+// terminal's signals pass it by, waits on a pipe only this process
+// holds; "ended" on it (endWatch) means the run ended here.
+func watchOwner(c *Container) (*os.File, error) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	rm := append(append([]string(nil), c.GlobalArgs...), "rm", "--force", "--ignore", "--time", "0", c.Name)
+	cmd := exec.Command("/bin/sh", append([]string{"-c", `read -r line; [ "$line" = ended ] || exec "$0" "$@" >/dev/null 2>&1`, c.CLI}, rm...)...)
+	cmd.Stdin = r
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := cmd.Start(); err != nil {
+		w.Close()
+		return nil, fmt.Errorf("start the container's watcher: %w", err)
+	}
+	go func() { _ = cmd.Wait() }()
+	return w, nil
+}
+
+// endWatch tells the watcher the run ended here.
+func endWatch(w *os.File) {
+	if w != nil {
+		_, _ = w.WriteString("ended\n")
+		w.Close()
+	}
 }

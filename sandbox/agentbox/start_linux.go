@@ -36,9 +36,11 @@ type Box struct {
 	// its first process on the host (which is not bubblewrap's child).
 	container *Container
 	agentPID  int
-	done      chan struct{}
-	state     *os.ProcessState
-	waitErr   error
+	// watch ends the container's watcher (watchOwner).
+	watch   *os.File
+	done    chan struct{}
+	state   *os.ProcessState
+	waitErr error
 }
 
 // Start starts the agent in its sandbox and waits until the first
@@ -87,36 +89,39 @@ func Start(ctx context.Context, s Spec) (*Box, error) {
 	// reach the agent as they would unconfined. If this process dies, so
 	// does the sandbox.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	var watch *os.File
+	if s.Container != nil {
+		if watch, err = watchOwner(s.Container); err != nil {
+			theirs.Close()
+			os.RemoveAll(scratch)
+			return nil, err
+		}
+	}
 	if err := cmd.Start(); err != nil {
 		theirs.Close()
+		endWatch(watch)
 		os.RemoveAll(scratch)
 		return nil, fmt.Errorf("start %s: %w", runtime.what, err)
 	}
 	theirs.Close()
-	b := &Box{cmd: cmd, scratch: scratch, done: make(chan struct{}), diag: -1, container: s.Container}
+	b := &Box{cmd: cmd, scratch: scratch, done: make(chan struct{}), diag: -1, container: s.Container, watch: watch}
 	go func() {
 		b.state, b.waitErr = cmd.Process.Wait()
 		close(b.done)
 	}()
 	lns, diag, err := receiveListeners(ctx, int(ours.Fd()), b.done)
-	if err == nil && s.Container != nil {
-		b.agentPID, err = containerPID(ctx, s.Container)
-	}
 	if err != nil {
-		for _, ln := range lns {
-			if ln != nil {
-				ln.Close()
-			}
-		}
-		if diag >= 0 {
-			unix.Close(diag)
-		}
 		b.Kill()
 		<-b.done
 		b.cleanup()
 		return nil, err
 	}
 	b.Proxy, b.Agent, b.diag = lns[0], lns[1], diag
+	if s.Container != nil {
+		// Without it (an agent that ended at once) connections are
+		// attributed to no process; the run goes on.
+		b.agentPID, _ = containerPID(ctx, s.Container)
+	}
 	return b, nil
 }
 
@@ -144,6 +149,7 @@ func (b *Box) cleanup() {
 	if b.container != nil && (b.state == nil || !b.state.Exited()) {
 		removeContainer(b.container)
 	}
+	endWatch(b.watch)
 	os.RemoveAll(b.scratch)
 }
 
