@@ -86,6 +86,8 @@ func runDoctor(cmd *cobra.Command, g *Globals, f *doctorFlags) error {
 	if changed("container-run-arg") {
 		opts.Container.RunArgs = f.runArgs
 	}
+	// Whole-agent mode in a container is tested with the same flags.
+	cfg.Sandbox.ContainerCLI, cfg.Sandbox.ContainerArgs, cfg.Sandbox.ContainerRun = opts.Container.CLI, opts.Container.GlobalArgs, opts.Container.RunArgs
 
 	tc, err := doctorToolchains(cmd, g, cfg, log)
 	if err != nil {
@@ -136,7 +138,7 @@ func runDoctor(cmd *cobra.Command, g *Globals, f *doctorFlags) error {
 		fmt.Fprintf(g.Stderr, "gatehouse: the %s sandbox failed a check above; do not rely on it until every row passes.\n", selectedName)
 		return exitCodeError{code: 1}
 	}
-	if doctorFailed(runRows, proof.ConfinedBackend) {
+	if doctorFailed(runRows, proof.ConfinedBackend) || doctorFailed(runRows, selectedName) {
 		fmt.Fprintln(g.Stderr, "gatehouse: whole-agent mode failed a check above; do not rely on `gatehouse run` until every row passes.")
 		return exitCodeError{code: 1}
 	}
@@ -209,36 +211,36 @@ func printRowTable(w io.Writer, rows []proof.Row, selected string) {
 
 // doctorRunRows are the whole-agent rows: the battery run as `gatehouse
 // run` lays out a plain command (this binary its first process), where
-// bubblewrap is available, and a row saying why not for every other
-// backend.
+// bubblewrap, or the container, is available, and a row saying why not
+// for every other backend.
 func doctorRunRows(ctx context.Context, g *Globals, cfg config.Config, dir string, tc toolchain.Set, statuses []choose.BackendStatus) []proof.Row {
 	var rows []proof.Row
 	for _, st := range statuses {
 		switch {
-		case st.Name != proof.ConfinedBackend:
+		case st.Name != proof.ConfinedBackend && st.Name != "container":
 			rows = append(rows, proof.Row{Backend: st.Name, Check: "-", Outcome: proof.Unavailable,
-				Reason: "whole-agent mode is built on bubblewrap only; `gatehouse run` does not use " + st.Name + " yet"})
+				Reason: "whole-agent mode is built on bubblewrap and the container; `gatehouse run` does not use " + st.Name + " yet"})
 		case !st.Available:
 			rows = append(rows, proof.Row{Backend: st.Name, Check: "-", Outcome: proof.Unavailable, Reason: st.Reason})
 		default:
 			fmt.Fprintf(g.Stderr, "gatehouse doctor: testing whole-agent mode (%s)…\n", st.Name)
-			rows = append(rows, proof.RunConfined(ctx, doctorRunOptions(cfg, dir, tc))...)
+			rows = append(rows, proof.RunConfined(ctx, doctorRunOptions(cfg, dir, tc, st.Name))...)
 		}
 	}
 	return rows
 }
 
 // doctorRunOptions lay the battery's runs out with confinedSpec, as
-// `gatehouse run -- sh` would be in the battery's workspace.
-func doctorRunOptions(cfg config.Config, dir string, tc toolchain.Set) proof.ConfinedOptions {
-	o := proof.ConfinedOptions{}
+// `gatehouse run -- sh` would be in the battery's workspace on backend.
+func doctorRunOptions(cfg config.Config, dir string, tc toolchain.Set, backend string) proof.ConfinedOptions {
+	o := proof.ConfinedOptions{Backend: backend}
 	o.Home, _ = os.UserHomeDir()
 	if self, err := os.Executable(); err == nil {
 		if real, err := filepath.EvalSymlinks(self); err == nil {
 			o.Init = real
 		}
 	}
-	cfg.Sandbox.Backend = proof.ConfinedBackend // the battery's rows are bubblewrap's
+	cfg.Sandbox.Backend = backend
 	o.Layout = func(ws string) (agentbox.Spec, error) {
 		return confinedSpec(runLayout{dataDir: dir, cfg: cfg, program: "/bin/sh", argv: []string{"/bin/sh"}, cwd: ws,
 			workspaces: []string{ws}, runID: "doctor", agentPort: 1, toolchains: tc.ReadOnly})

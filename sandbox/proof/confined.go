@@ -29,8 +29,8 @@ import (
 // and the agent routes', are served by a stub that answers every request
 // with 403, so a row can tell the proxy was reached and nothing passed.
 
-// ConfinedBackend is the backend whole-agent mode runs on; the others
-// have none yet.
+// ConfinedBackend is the backend whole-agent mode runs on by default;
+// ConfinedOptions.Backend names another (the container).
 const ConfinedBackend = "bwrap"
 
 // Whole-agent check names, in battery order.
@@ -60,6 +60,10 @@ type ConfinedOptions struct {
 	Init string
 	// Bwrap is bubblewrap's path; default found on PATH.
 	Bwrap string
+	// Backend names the rows' backend: ConfinedBackend by default; any
+	// other is started as Layout's spec says (its Container), and
+	// needs no bubblewrap.
+	Backend string
 	// Home is the real home the canary is planted in; default
 	// os.UserHomeDir. It must be the home Layout hides.
 	Home string
@@ -84,14 +88,17 @@ func RunConfined(ctx context.Context, o ConfinedOptions) []Row {
 	if o.Home == "" {
 		o.Home, _ = os.UserHomeDir()
 	}
+	if o.Backend == "" {
+		o.Backend = ConfinedBackend
+	}
 	fail := func(out Outcome, reason string) []Row {
 		rows := make([]Row, 0, len(ConfinedChecks))
 		for _, c := range ConfinedChecks {
-			rows = append(rows, Row{Backend: ConfinedBackend, Check: c, Outcome: out, Reason: reason})
+			rows = append(rows, Row{Backend: o.Backend, Check: c, Outcome: out, Reason: reason})
 		}
 		return rows
 	}
-	if o.Bwrap == "" {
+	if o.Bwrap == "" && o.Backend == ConfinedBackend {
 		p, err := exec.LookPath("bwrap")
 		if err != nil {
 			return fail(Unavailable, "bubblewrap (bwrap) is not installed; `gatehouse run` needs it")
@@ -150,7 +157,7 @@ func RunConfined(ctx context.Context, o ConfinedOptions) []Row {
 	rows := make([]Row, 0, len(rowsOf))
 	for i, f := range rowsOf {
 		out, reason := f()
-		rows = append(rows, Row{Backend: ConfinedBackend, Check: ConfinedChecks[i], Outcome: out, Reason: reason})
+		rows = append(rows, Row{Backend: o.Backend, Check: ConfinedChecks[i], Outcome: out, Reason: reason})
 	}
 	return rows
 }
