@@ -402,3 +402,45 @@ func TestRunAsksForAnotherProject(t *testing.T) {
 		t.Fatal("the command ran in a project the person refused")
 	}
 }
+
+// TestRunReapsOrphans: a process the agent's children leave behind is
+// reaped when it exits, even under an agent that reaps nothing itself
+// (here one that became sleep): in a container the run's first process
+// stays PID 1 for it, as bubblewrap's does.
+func TestRunReapsOrphans(t *testing.T) {
+	onEachRunBackend(t, func(t *testing.T, d *clitest.Daemon, _ string, _ bool) {
+		name := "gr" + filepath.Base(t.TempDir())[:3] + fmt.Sprint(time.Now().UnixNano()%100000)
+		cmd := exec.Command(d.Bin, "--data", d.Data, "run", "--workspace", d.Workspace, "--", "sh", "-c",
+			`cp "$(command -v sleep)" "./$0" && ("./$0" 2 &) && exec "./$0" 60`, name)
+		cmd.Env = d.Env()
+		clitest.Spawn(t, cmd, "gatehouse run")
+		// The agent (its argument 60) and its orphan (2) run; then the
+		// orphan is neither running nor a zombie.
+		procs := func() (agent bool, orphan, zombie int) {
+			list, _ := proctree.List()
+			for _, p := range list {
+				if p.Comm != name {
+					continue
+				}
+				argv := proctree.Cmdline(p.PID)
+				switch {
+				case p.Zombie:
+					zombie++
+				case len(argv) == 2 && argv[1] == "60":
+					agent = true
+				case len(argv) == 2 && argv[1] == "2":
+					orphan++
+				}
+			}
+			return agent, orphan, zombie
+		}
+		clitest.WaitFor(t, 60*time.Second, "the agent and its orphan running", func() bool {
+			agent, orphan, _ := procs()
+			return agent && orphan == 1
+		})
+		clitest.WaitFor(t, 20*time.Second, "the orphan reaped", func() bool {
+			agent, orphan, zombie := procs()
+			return agent && orphan == 0 && zombie == 0
+		})
+	})
+}

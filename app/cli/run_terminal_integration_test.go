@@ -92,7 +92,12 @@ func exitCode(t *testing.T, err error) int {
 // read as typed once the agent exits. In a container the terminal is
 // podman's own, inside, with the person's size and raw mode.
 func TestRunTerminalPassesThrough(t *testing.T) {
-	onEachRunBackend(t, func(t *testing.T, d *clitest.Daemon, _ string, _ bool) { runTerminalPassesThrough(t, d) })
+	onEachRunBackend(t, func(t *testing.T, d *clitest.Daemon, _ string, inContainer bool) {
+		runTerminalPassesThrough(t, d)
+		if inContainer {
+			ctrlZContinues(t, d)
+		}
+	})
 }
 
 func runTerminalPassesThrough(t *testing.T, d *clitest.Daemon) {
@@ -130,5 +135,23 @@ trap 'stty size; exit 3' WINCH; echo READY; while :; do sleep 0.1; done`
 		}
 	case <-time.After(20 * time.Second):
 		t.Fatalf("Ctrl-C did not reach the confined command:\n%s", out.String())
+	}
+}
+
+// ctrlZContinues: in a container, Ctrl-Z is no job control (nothing
+// inside would continue the agent): a command it stops goes on.
+func ctrlZContinues(t *testing.T, d *clitest.Daemon) {
+	master, out, exited := onTerminal(t, d, 24, 80, `echo READY; sleep 2; echo AFTER-STOP`)
+	clitest.WaitFor(t, 30*time.Second, "the command ready", func() bool { return strings.Contains(out.String(), "READY") })
+	if _, err := master.Write([]byte{0x1a}); err != nil { // Ctrl-Z
+		t.Fatal(err)
+	}
+	select {
+	case err := <-exited:
+		if code := exitCode(t, err); code != 0 || !strings.Contains(out.String(), "AFTER-STOP") {
+			t.Fatalf("after Ctrl-Z: exit %d, output:\n%s", code, out.String())
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatalf("the command stayed stopped after Ctrl-Z:\n%s", out.String())
 	}
 }

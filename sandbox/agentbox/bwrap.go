@@ -39,7 +39,8 @@ func args(s Spec, empty, info string, covers map[string]string) []string {
 }
 
 // initArgv is the first process's command line inside: Init's entry,
-// which execs the agent.
-func initArgv(s Spec) []string {
-	return append([]string{s.Init, InitEntry, "--agent-port", strconv.Itoa(s.AgentPort), "--"}, s.Argv...)
+// which starts the agent, with flags before it.
+func initArgv(s Spec, flags ...string) []string {
+	a := append([]string{s.Init, InitEntry, "--agent-port", strconv.Itoa(s.AgentPort)}, flags...)
+	return append(append(a, "--"), s.Argv...)
 }

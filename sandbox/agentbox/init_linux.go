@@ -32,12 +32,15 @@ func Init(args []string) int {
 func initAndExec(args []string) error {
 	fs := flag.NewFlagSet(InitEntry, flag.ContinueOnError)
 	port := fs.Int("agent-port", 0, "")
+	// --reap: stay PID 1 with the agent as a child (superviseAgent), in a
+	// container; bubblewrap has a PID 1 of its own.
+	reap := fs.Bool("reap", false, "")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	argv := fs.Args()
 	if len(argv) == 0 || *port <= 0 {
-		return errors.New("usage: __run-init --agent-port N -- COMMAND")
+		return errors.New("usage: __run-init --agent-port N [--reap] -- COMMAND")
 	}
 	for _, addr := range []string{ProxyAddr, net.JoinHostPort("127.0.0.1", strconv.Itoa(*port))} {
 		if err := handOut(addr); err != nil {
@@ -59,6 +62,9 @@ func initAndExec(args []string) error {
 	}
 	if err := notify.ApplyTerminal(); err != nil {
 		return err
+	}
+	if *reap {
+		return superviseAgent(path, argv)
 	}
 	return fmt.Errorf("exec %s: %w", path, syscall.Exec(path, argv, os.Environ()))
 }

@@ -68,7 +68,8 @@ func podmanArgs(s Spec, rootfs string, ms []mount, terminal bool) ([]string, err
 		}
 	}
 	a = append(a, "--rootfs", rootfs)
-	return append(a, initArgv(s)...), nil
+	// The first process stays PID 1 (superviseAgent).
+	return append(a, initArgv(s, "--reap")...), nil
 }
 
 // visible are the mounts podman is given: podman refuses two at one

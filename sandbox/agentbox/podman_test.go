@@ -65,7 +65,7 @@ func TestPodmanArgs(t *testing.T) {
 		"--mount type=bind,src=" + ws + ",dst=" + ws + " ",
 		"--mount type=tmpfs,dst=/home/p ",
 		"--mount type=bind,src=/scratch/run.json,dst=" + RunInfoPath + ",ro=true",
-		"--rootfs /scratch/rootfs /opt/gatehouse/gatehouse-sandbox-init __run-init --agent-port 4242 -- /usr/bin/agent --flag",
+		"--rootfs /scratch/rootfs /opt/gatehouse/gatehouse-sandbox-init __run-init --agent-port 4242 --reap -- /usr/bin/agent --flag",
 	} {
 		if !strings.Contains(line, want) {
 			t.Errorf("args lack %q:\n%s", want, line)
