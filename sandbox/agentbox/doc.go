@@ -25,7 +25,8 @@
 //     network namespace for the proxy and the daemon's agent routes,
 //     hands those listeners out with a socket-diagnostics socket of the
 //     namespace, installs the socket and terminal filters, and execs the
-//     agent.
+//     agent; reap_linux.go: in a container, where nothing else is PID 1,
+//     it starts the agent instead and stays, reaping orphans.
 //   - forward.go, attribute_linux.go: serving those listeners from
 //     outside (the sandbox cannot reach the daemon itself), each proxy
 //     connection labelled with the process inside that made it (its

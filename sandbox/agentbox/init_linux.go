@@ -20,8 +20,9 @@ import (
 // Init is the first process inside the sandbox (`gatehouse __run-init
 // --agent-port N -- AGENT…`): it opens the proxy's and the agent routes'
 // listeners in the sandbox's network namespace, hands them out on
-// handoffFD, installs the filters and execs the agent. It returns only on
-// failure, with the exit status to use.
+// handoffFD, installs the filters and execs the agent (with --reap,
+// starts it and stays: superviseAgent). It returns only on failure, with
+// the exit status to use.
 func Init(args []string) int {
 	if err := initAndExec(args); err != nil {
 		fmt.Fprintf(os.Stderr, "gatehouse run: %v\n", err)
