@@ -55,6 +55,9 @@ func (b *Box) Process(c net.Conn) string {
 // members are the sandbox's processes on the host: bubblewrap's
 // descendants, or a container's first process and its descendants.
 func (b *Box) members() ([]int, error) {
+	if b.pidKnown != nil {
+		<-b.pidKnown
+	}
 	if b.agentPID == 0 {
 		return proctree.Descendants(b.PID())
 	}

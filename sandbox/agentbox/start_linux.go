@@ -33,9 +33,11 @@ type Box struct {
 	diagMu  sync.Mutex
 	scratch string
 	// container is the run's container, nil under bubblewrap; agentPID
-	// its first process on the host (which is not bubblewrap's child).
+	// its first process on the host (no child of its CLI), known once
+	// pidKnown is closed.
 	container *Container
 	agentPID  int
+	pidKnown  chan struct{}
 	// watch ends the container's watcher (watchOwner).
 	watch   *os.File
 	done    chan struct{}
@@ -87,7 +89,7 @@ func Start(ctx context.Context, s Spec) (*Box, error) {
 	// The same session and process group as this process: the terminal's
 	// foreground job, so its signals (Ctrl-C, Ctrl-Z, a window change)
 	// reach the agent as they would unconfined. If this process dies, so
-	// does the sandbox.
+	// does the sandbox (a container's, through watchOwner).
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	var watch *os.File
 	if s.Container != nil {
@@ -118,9 +120,14 @@ func Start(ctx context.Context, s Spec) (*Box, error) {
 	}
 	b.Proxy, b.Agent, b.diag = lns[0], lns[1], diag
 	if s.Container != nil {
-		// Without it (an agent that ended at once) connections are
-		// attributed to no process; the run goes on.
-		b.agentPID, _ = containerPID(ctx, s.Container)
+		// Looked up while the agent starts. Without it (an agent that
+		// ended at once) connections are attributed to no process; the
+		// run goes on.
+		b.pidKnown = make(chan struct{})
+		go func() {
+			b.agentPID, _ = containerPID(ctx, s.Container)
+			close(b.pidKnown)
+		}()
 	}
 	return b, nil
 }
