@@ -23,9 +23,17 @@ import (
 // to the scripted model on this machine and names it agent's model API.
 func confinedDaemon(t *testing.T, agent string, env ...string) *clitest.Daemon {
 	t.Helper()
+	return confinedDaemonOn(t, "", agent, env...)
+}
+
+// confinedDaemonOn is confinedDaemon with sandbox (a [sandbox] table, or
+// "") in its config.
+func confinedDaemonOn(t *testing.T, sandbox, agent string, env ...string) *clitest.Daemon {
+	t.Helper()
 	base := t.TempDir()
 	ws := filepath.Join(base, "ws")
-	clitest.WriteConfig(t, ws, "config.toml", fmt.Sprintf(`[network]
+	clitest.WriteConfig(t, ws, "config.toml", sandbox+fmt.Sprintf(`
+[network]
 test_only_hosts = { "model.example.test" = "127.0.0.1" }
 
 [agents.%s]
@@ -98,9 +106,14 @@ func installedAt(t *testing.T, d *clitest.Daemon, name string, newCLI func(home 
 // traffic reaches the scripted model through the run's proxy; a Gatehouse
 // MCP call and its own Bash (through its hooks, in a sandbox of its own)
 // work; its own Read of a canary in the real home finds nothing; every
-// connection is audited with the process that made it.
+// connection is audited with the process that made it. On each backend.
 func TestConfinedClaude(t *testing.T) {
-	d := confinedDaemon(t, "claude")
+	for _, b := range runBackends {
+		t.Run(b.name, func(t *testing.T) { confinedClaude(t, confinedDaemonOn(t, b.config(t), "claude")) })
+	}
+}
+
+func confinedClaude(t *testing.T, d *clitest.Daemon) {
 	home := agentHome(t)
 	canary := filepath.Join(home, "notes-canary.txt")
 	if err := os.WriteFile(canary, []byte("CANARY-9931\n"), 0o600); err != nil {
@@ -242,9 +255,14 @@ func denyNetworkCards(ctx context.Context, d *clitest.Daemon) (stop func()) {
 // `gatehouse run`: its own Bash, unhooked, still cannot read a canary in
 // the real home or write outside the project; and a stdio MCP server it
 // starts is confined just the same (no canary, no network, no write
-// outside).
+// outside). On each backend.
 func TestConfinedClaudeServersAndRepoSettings(t *testing.T) {
-	d := confinedDaemon(t, "claude")
+	for _, b := range runBackends {
+		t.Run(b.name, func(t *testing.T) { confinedClaudeServersAndRepoSettings(t, confinedDaemonOn(t, b.config(t), "claude")) })
+	}
+}
+
+func confinedClaudeServersAndRepoSettings(t *testing.T, d *clitest.Daemon) {
 	home := agentHome(t)
 	canary := filepath.Join(home, "notes-canary.txt")
 	if err := os.WriteFile(canary, []byte("CANARY-4417\n"), 0o600); err != nil {
