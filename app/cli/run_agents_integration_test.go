@@ -258,7 +258,9 @@ func denyNetworkCards(ctx context.Context, d *clitest.Daemon) (stop func()) {
 // outside). On each backend.
 func TestConfinedClaudeServersAndRepoSettings(t *testing.T) {
 	for _, b := range runBackends {
-		t.Run(b.name, func(t *testing.T) { confinedClaudeServersAndRepoSettings(t, confinedDaemonOn(t, b.config(t), "claude")) })
+		t.Run(b.name, func(t *testing.T) {
+			confinedClaudeServersAndRepoSettings(t, confinedDaemonOn(t, b.config(t), "claude"))
+		})
 	}
 }
 
