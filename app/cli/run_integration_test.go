@@ -115,7 +115,7 @@ func runConfinesACommand(t *testing.T, d *clitest.Daemon, fetchURL string, inCon
 
 	// The child, in a session of its own, tries the same, and writes
 	// outside under another name.
-	script := `test -e /run/.containerenv && echo IN-A-CONTAINER; cat "$1" 2>&1; cat .env; echo made > inside.txt && echo WROTE-INSIDE; echo x > "$2" 2>&1;
+	script := `test -e /run/.containerenv && echo IN-A-CONTAINER; ls /sys/class 2>/dev/null | head -1 | sed s/^/SYS-/; cat "$1" 2>&1; cat .env; echo made > inside.txt && echo WROTE-INSIDE; echo x > "$2" 2>&1;
 curl -s -m 3 --noproxy '*' "http://$3/" 2>&1; echo; curl -s -m 10 "$4"; echo;
 setsid sh -c 'cat "$1" 2>&1; echo x > "$2.child" 2>&1; curl -s -m 3 --noproxy "*" "http://$3/" 2>&1; echo; curl -s -m 10 "$4" | sed s/^/CHILD-/; echo' sh "$@"; exit 7`
 	out, errOut, code := runIn(t.Context(), t, d, "--", "sh", "-c", script, "sh", canary, outside, ln.Addr().String(), fetchURL)
@@ -126,7 +126,7 @@ setsid sh -c 'cat "$1" 2>&1; echo x > "$2.child" 2>&1; curl -s -m 3 --noproxy "*
 	if got := strings.Contains(out, "IN-A-CONTAINER"); got != inContainer {
 		t.Fatalf("ran in a container: %v, want %v", got, inContainer)
 	}
-	for _, leak := range []string{"CANARY-5521", "run-secret-7781", "HOST-LISTENER"} {
+	for _, leak := range []string{"CANARY-5521", "run-secret-7781", "HOST-LISTENER", "SYS-"} {
 		if strings.Contains(out, leak) {
 			t.Errorf("the confined command saw %s", leak)
 		}

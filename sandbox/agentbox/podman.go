@@ -48,6 +48,8 @@ func podmanArgs(s Spec, rootfs string, ms []mount, terminal bool) ([]string, err
 	if os.Geteuid() != 0 {
 		a = append(a, "--userns", "keep-id") // rootless: the person's own uid inside
 	}
+	// Podman shows the host's /sys read-only; bubblewrap shows none.
+	a = append(a, "--mount", "type=tmpfs,dst=/sys,ro=true")
 	for _, e := range s.Env {
 		k, _, _ := strings.Cut(e, "=")
 		a = append(a, "--env", k)
