@@ -179,54 +179,77 @@ func confinedClaude(t *testing.T, d *clitest.Daemon) {
 // Gatehouse MCP call and its own shell (through its hooks, in a sandbox
 // of its own) both work from inside.
 func TestConfinedCodexAndGemini(t *testing.T) {
-	cases := []struct {
-		name, baseVar string
-		env           []string
-		api           agenttest.API
-		newCLI        func(home string, m *agenttest.Model) (*agenttest.CLI, error)
-		mcp, shell    agenttest.Step
-		run           func(ctx context.Context, c *agenttest.CLI, dir string) (*agenttest.Result, error)
-	}{
+	cases := []confinedCase{
 		{"codex", "", []string{"AGENTTEST_KEY"}, agenttest.OpenAI, agenttest.NewCodex,
 			agenttest.Call("mcp__gatehouse__run_command", map[string]any{"argv": []string{"echo", "MCP-MARK-1"}}),
 			agenttest.Call("exec_command", map[string]any{"cmd": "echo SHELL-MARK-2"}),
 			func(ctx context.Context, c *agenttest.CLI, dir string) (*agenttest.Result, error) {
 				return c.RunCodex(ctx, dir, "run the checks", "-c", `sandbox_mode="workspace-write"`, "-c", "sandbox_workspace_write.network_access=true")
+			},
+			// Codex's own sandbox (bubblewrap) cannot start in a container
+			// without capabilities (mapping root into a user namespace needs
+			// CAP_SETFCAP); the container confines its commands instead.
+			func(ctx context.Context, c *agenttest.CLI, dir string) (*agenttest.Result, error) {
+				return c.RunCodex(ctx, dir, "run the checks", "-c", `sandbox_mode="danger-full-access"`)
 			}},
 		{"gemini", "GOOGLE_GEMINI_BASE_URL", nil, agenttest.Gemini, agenttest.NewGemini,
 			agenttest.Call("mcp_gatehouse_run_command", map[string]any{"argv": []string{"echo", "MCP-MARK-1"}}),
 			agenttest.Call("run_shell_command", map[string]any{"command": "echo SHELL-MARK-2"}),
 			func(ctx context.Context, c *agenttest.CLI, dir string) (*agenttest.Result, error) {
 				return c.RunGemini(ctx, dir, "run the checks", "--approval-mode", "yolo")
-			}},
+			}, nil},
 	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			d := confinedDaemon(t, c.name, c.env...)
-			model, caPEM := agenttest.StartModelTLS(t, c.api, agenttest.Script{c.mcp, c.shell, agenttest.Say("done")}, "model.example.test")
-			cli, ctx := installedAt(t, d, c.name, c.newCLI, agentHome(t), model)
-			confine(t, d, cli, c.name, c.baseVar, caPEM)
-			// What the agent reaches for besides its model (Codex's update
-			// and plugin checks) raises network cards; the person says no.
-			defer denyNetworkCards(ctx, d)()
-			res, err := c.run(ctx, cli, d.Workspace)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(res.Requests) == 0 {
-				t.Fatalf("the confined %s never reached its model:\n%s\ndaemon log:\n%s", c.name, res, d.Log())
-			}
-			for _, want := range []string{"MCP-MARK-1", "SHELL-MARK-2"} {
-				if !res.ModelSaw(want) {
-					t.Errorf("the model never saw %s:\n%s\n%s\ndaemon log:\n%s", want, strings.Join(res.ToolResults(), "\n---\n"), res, d.Log())
+	for _, b := range runBackends {
+		for _, c := range cases {
+			t.Run(c.name+"/"+b.name, func(t *testing.T) {
+				run := c.run
+				if b.name == "container" && c.runInContainer != nil {
+					run = c.runInContainer
 				}
-			}
-			if started := d.Events("kind=run.started"); len(started) != 1 {
-				t.Errorf("run.started rows: %v", started)
-			}
-		})
+				confinedCodexOrGemini(t, confinedDaemonOn(t, b.config(t), c.name, c.env...), c, run)
+			})
+		}
 	}
 }
+
+// confinedCodexOrGemini is one case of TestConfinedCodexAndGemini.
+func confinedCodexOrGemini(t *testing.T, d *clitest.Daemon, c confinedCase, run agentRun) {
+	model, caPEM := agenttest.StartModelTLS(t, c.api, agenttest.Script{c.mcp, c.shell, agenttest.Say("done")}, "model.example.test")
+	cli, ctx := installedAt(t, d, c.name, c.newCLI, agentHome(t), model)
+	confine(t, d, cli, c.name, c.baseVar, caPEM)
+	// What the agent reaches for besides its model (Codex's update
+	// and plugin checks) raises network cards; the person says no.
+	defer denyNetworkCards(ctx, d)()
+	res, err := run(ctx, cli, d.Workspace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Requests) == 0 {
+		t.Fatalf("the confined %s never reached its model:\n%s\ndaemon log:\n%s", c.name, res, d.Log())
+	}
+	for _, want := range []string{"MCP-MARK-1", "SHELL-MARK-2"} {
+		if !res.ModelSaw(want) {
+			t.Errorf("the model never saw %s:\n%s\n%s\ndaemon log:\n%s", want, strings.Join(res.ToolResults(), "\n---\n"), res, d.Log())
+		}
+	}
+	if started := d.Events("kind=run.started"); len(started) != 1 {
+		t.Errorf("run.started rows: %v", started)
+	}
+}
+
+// confinedCase is an agent of TestConfinedCodexAndGemini.
+type confinedCase struct {
+	name, baseVar string
+	env           []string
+	api           agenttest.API
+	newCLI        func(home string, m *agenttest.Model) (*agenttest.CLI, error)
+	mcp, shell    agenttest.Step
+	// run runs it; runInContainer, if set, instead in a container.
+	run, runInContainer agentRun
+}
+
+// agentRun runs an agent's CLI in dir.
+type agentRun func(ctx context.Context, c *agenttest.CLI, dir string) (*agenttest.Result, error)
 
 // denyNetworkCards denies every network card until the returned stop is
 // called (before the test ends: the daemon must still answer).
