@@ -105,6 +105,26 @@ func visible(ms []mount) []mount {
 	return out
 }
 
+// withSubmounts adds, after each read-only mount, the host's mounts
+// below its source (points, the host's mount points) shown read-only at
+// their places: podman makes only the top of a read-only bind read-only,
+// where bubblewrap makes every mount below it so too.
+func withSubmounts(ms []mount, points []string) []mount {
+	out := make([]mount, 0, len(ms))
+	for _, m := range ms {
+		out = append(out, m)
+		if m.kind != bindRO && m.kind != bindROTry {
+			continue
+		}
+		for _, p := range points {
+			if p != m.src && within(p, m.src) {
+				out = append(out, mount{bindRO, p, m.dst + strings.TrimPrefix(p, strings.TrimSuffix(m.src, "/"))})
+			}
+		}
+	}
+	return out
+}
+
 // within reports whether path is dir or beneath it.
 func within(path, dir string) bool {
 	return path == dir || strings.HasPrefix(path, strings.TrimSuffix(dir, "/")+"/")

@@ -11,12 +11,19 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/gatehouse-dev/gatehouse/sandbox/initproc"
 )
 
 // podmanCommand is the container CLI's command for s: its root made in
 // scratch, its file system the one bubblewrap would show.
 func podmanCommand(s Spec, scratch, empty, info string, covers map[string]string) (*exec.Cmd, error) {
 	ms := mounts(s, empty, info, covers)
+	points, err := initproc.MountPoints()
+	if err != nil {
+		return nil, err
+	}
+	ms = withSubmounts(ms, points)
 	root, err := makeRootfs(scratch, ms)
 	if err != nil {
 		return nil, fmt.Errorf("make the container's root: %w", err)

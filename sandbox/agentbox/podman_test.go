@@ -93,3 +93,30 @@ func TestMakeRootfs(t *testing.T) {
 		t.Errorf("root holds %v", entries)
 	}
 }
+
+// TestWithSubmounts: the host's mounts below a read-only mount are shown
+// read-only at their places, mapped as their parent is; those below a
+// writable one, or beside it, are left as they are.
+func TestWithSubmounts(t *testing.T) {
+	points := []string{"/", "/etc", "/etc/resolv.conf", "/ws/.git/hooks/sub", "/ws/data", "/etcetera/x", "/scratch/empty"}
+	got := withSubmounts([]mount{
+		{bindROTry, "/etc", "/etc"},
+		{bindRW, "/ws", "/ws"},
+		{bindRO, "/ws/.git/hooks", "/ws/.git/hooks"},
+		{bindRO, "/scratch/empty", "/ws/.env"},
+		{bindRO, "/data/agents/home", "/root"},
+	}, append(points, "/data/agents/home/.cache"))
+	want := []mount{
+		{bindROTry, "/etc", "/etc"},
+		{bindRO, "/etc/resolv.conf", "/etc/resolv.conf"},
+		{bindRW, "/ws", "/ws"},
+		{bindRO, "/ws/.git/hooks", "/ws/.git/hooks"},
+		{bindRO, "/ws/.git/hooks/sub", "/ws/.git/hooks/sub"},
+		{bindRO, "/scratch/empty", "/ws/.env"},
+		{bindRO, "/data/agents/home", "/root"},
+		{bindRO, "/data/agents/home/.cache", "/root/.cache"},
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("got  %v\nwant %v", got, want)
+	}
+}
