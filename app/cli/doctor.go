@@ -88,6 +88,8 @@ func runDoctor(cmd *cobra.Command, g *Globals, f *doctorFlags) error {
 	if changed("container-run-arg") {
 		opts.Container.RunArgs = f.runArgs
 	}
+	// Whole-agent mode in a container is tested with the same flags.
+	cfg.Sandbox.ContainerCLI, cfg.Sandbox.ContainerArgs, cfg.Sandbox.ContainerRun = opts.Container.CLI, opts.Container.GlobalArgs, opts.Container.RunArgs
 
 	tc, err := doctorToolchains(cmd, g, cfg, log)
 	if err != nil {
@@ -211,15 +213,15 @@ func printRowTable(w io.Writer, rows []proof.Row, selected string) {
 
 // doctorRunRows are the whole-agent rows: the battery run as `gatehouse
 // run` lays out a plain command (this binary its first process), on each
-// backend whole-agent mode has that is available, and a row saying why
-// not for every other backend.
+// backend whole-agent mode has that is available (bubblewrap, Landlock,
+// the container), and a row saying why not for every other backend.
 func doctorRunRows(ctx context.Context, g *Globals, cfg config.Config, dir string, tc toolchain.Set, statuses []choose.BackendStatus) []proof.Row {
 	var rows []proof.Row
 	for _, st := range statuses {
 		switch {
-		case !slices.Contains(proof.ConfinedBackends, st.Name):
+		case !slices.Contains(proof.ConfinedBackends, st.Name) && st.Name != "container":
 			rows = append(rows, proof.Row{Backend: st.Name, Check: "-", Outcome: proof.Unavailable,
-				Reason: "whole-agent mode is built on bubblewrap and Landlock; `gatehouse run` does not use " + st.Name + " yet"})
+				Reason: "whole-agent mode is built on bubblewrap, Landlock and the container; `gatehouse run` does not use " + st.Name + " yet"})
 		case !st.Available:
 			rows = append(rows, proof.Row{Backend: st.Name, Check: "-", Outcome: proof.Unavailable, Reason: st.Reason})
 		default:
@@ -233,6 +235,9 @@ func doctorRunRows(ctx context.Context, g *Globals, cfg config.Config, dir strin
 // runBackendName is the backend a run confined with the sandbox backend
 // name uses (see runBackend), for the rows that must pass.
 func runBackendName(name string) string {
+	if name == "container" {
+		return name
+	}
 	if _, onLandlock, err := runBackend(name); err == nil && onLandlock {
 		return landlock.Name
 	}
@@ -250,6 +255,7 @@ func doctorRunOptions(cfg config.Config, backend, dir string, tc toolchain.Set) 
 			o.Init = real
 		}
 	}
+	cfg.Sandbox.Backend = backend
 	o.Layout = func(ws string) (agentbox.Spec, error) {
 		return confinedSpec(runLayout{dataDir: dir, cfg: cfg, program: "/bin/sh", argv: []string{"/bin/sh"}, cwd: ws,
 			workspaces: []string{ws}, runID: "doctor", agentPort: 1, toolchains: tc.ReadOnly})

@@ -31,16 +31,18 @@ func confinedDaemonOn(t *testing.T, backend, agent string, env ...string) *clite
 	t.Helper()
 	base := t.TempDir()
 	ws := filepath.Join(base, "ws")
-	clitest.WriteConfig(t, ws, "config.toml", fmt.Sprintf(`[sandbox]
-backend = %q
-
+	sandbox := fmt.Sprintf("[sandbox]\nbackend = %q\n", backend)
+	if backend == "container" {
+		sandbox = containerConfig(t)
+	}
+	clitest.WriteConfig(t, ws, "config.toml", sandbox+fmt.Sprintf(`
 [network]
 test_only_hosts = { "model.example.test" = "127.0.0.1" }
 
 [agents.%s]
 domains = ["model.example.test"]
 env = [%s]
-`, backend, agent, quoteAll(env)))
+`, agent, quoteAll(env)))
 	return clitest.StartWith(t, filepath.Join(base, "data"), ws)
 }
 
@@ -179,7 +181,8 @@ func confinedClaude(t *testing.T, backend string) {
 // TestConfinedCodexAndGemini: the real Codex CLI and Gemini CLI under
 // `gatehouse run`: each reaches its model through the run's proxy, and a
 // Gatehouse MCP call and its own shell (through its hooks, in a sandbox
-// of its own) both work from inside; Gemini on Landlock too.
+// of its own) both work from inside, on bubblewrap and in a container;
+// Gemini on Landlock too.
 func TestConfinedCodexAndGemini(t *testing.T) {
 	cases := []struct {
 		name, baseVar string
@@ -192,21 +195,29 @@ func TestConfinedCodexAndGemini(t *testing.T) {
 		// sandbox keeps a directory at /tmp/codex-daemon-UID, shared with
 		// Codex outside the run, which Landlock mode refuses ("error
 		// building bubblewrap command: Permission denied"), so its shell
-		// is shown on bubblewrap only.
+		// is shown on bubblewrap and the container only.
 		backends []string
+		// runInContainer, if set, runs it in a container instead of run.
+		runInContainer func(ctx context.Context, c *agenttest.CLI, dir string) (*agenttest.Result, error)
 	}{
 		{"codex", "", []string{"AGENTTEST_KEY"}, agenttest.OpenAI, agenttest.NewCodex,
 			agenttest.Call("mcp__gatehouse__run_command", map[string]any{"argv": []string{"echo", "MCP-MARK-1"}}),
 			agenttest.Call("exec_command", map[string]any{"cmd": "echo SHELL-MARK-2"}),
 			func(ctx context.Context, c *agenttest.CLI, dir string) (*agenttest.Result, error) {
 				return c.RunCodex(ctx, dir, "run the checks", "-c", `sandbox_mode="workspace-write"`, "-c", "sandbox_workspace_write.network_access=true")
-			}, []string{"bwrap"}},
+			}, []string{"bwrap", "container"},
+			// Codex's own sandbox (bubblewrap) cannot start in a container
+			// without capabilities (mapping root into a user namespace needs
+			// CAP_SETFCAP); the container confines its commands instead.
+			func(ctx context.Context, c *agenttest.CLI, dir string) (*agenttest.Result, error) {
+				return c.RunCodex(ctx, dir, "run the checks", "-c", `sandbox_mode="danger-full-access"`)
+			}},
 		{"gemini", "GOOGLE_GEMINI_BASE_URL", nil, agenttest.Gemini, agenttest.NewGemini,
 			agenttest.Call("mcp_gatehouse_run_command", map[string]any{"argv": []string{"echo", "MCP-MARK-1"}}),
 			agenttest.Call("run_shell_command", map[string]any{"command": "echo SHELL-MARK-2"}),
 			func(ctx context.Context, c *agenttest.CLI, dir string) (*agenttest.Result, error) {
 				return c.RunGemini(ctx, dir, "run the checks", "--approval-mode", "yolo")
-			}, runBackends},
+			}, runBackends, nil},
 	}
 	for _, c := range cases {
 		for _, backend := range c.backends {
@@ -218,7 +229,11 @@ func TestConfinedCodexAndGemini(t *testing.T) {
 				// What the agent reaches for besides its model (Codex's update
 				// and plugin checks) raises network cards; the person says no.
 				defer denyNetworkCards(ctx, d)()
-				res, err := c.run(ctx, cli, d.Workspace)
+				run := c.run
+				if backend == "container" && c.runInContainer != nil {
+					run = c.runInContainer
+				}
+				res, err := run(ctx, cli, d.Workspace)
 				if err != nil {
 					t.Fatal(err)
 				}

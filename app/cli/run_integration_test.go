@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -17,6 +18,7 @@ import (
 	"time"
 
 	"github.com/gatehouse-dev/gatehouse/app/cli/clitest"
+	"github.com/gatehouse-dev/gatehouse/sandbox/agentbox"
 	"github.com/gatehouse-dev/gatehouse/sandbox/proctree"
 )
 
@@ -27,17 +29,21 @@ func runIn(ctx context.Context, t *testing.T, d *clitest.Daemon, args ...string)
 	return d.CLI(ctx, append([]string{"run", "--workspace", d.Workspace}, args...)...)
 }
 
-// runBackends are what confines a run: bubblewrap, and Landlock where
-// bubblewrap cannot run.
-var runBackends = []string{"bwrap", "landlock"}
+// runBackends are what confines a run: bubblewrap, Landlock where
+// bubblewrap cannot run, and podman (the container backend).
+var runBackends = []string{"bwrap", "landlock", "container"}
 
 // startRunDaemon starts a daemon whose runs are confined by backend, with
 // extra appended to its config.
 func startRunDaemon(t *testing.T, backend, extra string) *clitest.Daemon {
 	t.Helper()
+	sandbox := "[sandbox]\nbackend = \"" + backend + "\"\n"
+	if backend == "container" {
+		sandbox = containerConfig(t)
+	}
 	base := t.TempDir()
 	ws := filepath.Join(base, "ws")
-	clitest.WriteConfig(t, ws, "config.toml", "[sandbox]\nbackend = \""+backend+"\"\n"+extra)
+	clitest.WriteConfig(t, ws, "config.toml", sandbox+extra)
 	return clitest.StartWith(t, filepath.Join(base, "data"), ws)
 }
 
@@ -106,9 +112,10 @@ func runConfinesACommand(t *testing.T, backend string) {
 	}
 
 	// What the command tries, and a child it detaches tries again.
-	probe := `cat "$1" 2>&1; cat .env; echo x > "$2" 2>&1
+	probe := `ls /sys/class 2>/dev/null | head -1 | sed s/^/SYS-/; cat "$1" 2>&1; cat .env; echo x > "$2" 2>&1
 curl -s -m 3 --noproxy '*' "http://$3/" 2>&1; echo; curl -s -m 3 --noproxy '*' "http://$4/" 2>&1; echo`
 	script := probe + `
+test -e /run/.containerenv && echo IN-A-CONTAINER
 echo made > src/inside.txt && echo WROTE-INSIDE
 setsid sh -c "$0" sh "$1" "$2.child" "$3" "$4" & wait $!
 curl -s -m 60 "http://allowed.example.test:$5/"; echo
@@ -118,7 +125,14 @@ exit 7`
 	if code != 7 {
 		t.Fatalf("exit %d, want the command's own 7", code)
 	}
-	for _, leak := range []string{"CANARY-5521", "run-secret-7781", "HOST-LISTENER"} {
+	if got := strings.Contains(out, "IN-A-CONTAINER"); got != (backend == "container") {
+		t.Fatalf("ran in a container: %v, on %s", got, backend)
+	}
+	leaks := []string{"CANARY-5521", "run-secret-7781", "HOST-LISTENER"}
+	if backend != "landlock" {
+		leaks = append(leaks, "SYS-") // Landlock shows /sys as the host has it
+	}
+	for _, leak := range leaks {
 		if strings.Contains(out, leak) {
 			t.Errorf("the confined command or its child saw %s", leak)
 		}
@@ -183,45 +197,44 @@ exit 7`
 }
 
 // TestRunKillSwitchEndsTheTree: the kill switch ends a confined run and
-// every process in it, a daemonised grandchild included, on each backend.
+// every process in it, a daemonised grandchild included, on each
+// backend; a container is removed with its run.
 func TestRunKillSwitchEndsTheTree(t *testing.T) {
 	for _, backend := range runBackends {
-		t.Run(backend, func(t *testing.T) { runKillSwitchEndsTheTree(t, startRunDaemon(t, backend, "")) })
+		t.Run(backend, func(t *testing.T) {
+			runKillSwitchEndsTheTree(t, startRunDaemon(t, backend, ""), backend == "container")
+		})
 	}
 }
 
-func runKillSwitchEndsTheTree(t *testing.T, d *clitest.Daemon) {
-	cmd := exec.Command(d.Bin, "--data", d.Data, "run", "--workspace", d.Workspace, "--", "sh", "-c", `setsid sleep 300 & sleep 300; :`)
+// startSleepers starts `gatehouse run` of a command that daemonises a
+// sleeper and sleeps itself, and returns both sleepers once they run. A
+// length of sleep no other test uses marks them: a container's
+// processes descend from podman's monitor, not from `gatehouse run`.
+func startSleepers(t *testing.T, d *clitest.Daemon) (cmd *exec.Cmd, log *clitest.LockedBuffer, exited chan struct{}, sleepers []int) {
+	mark := fmt.Sprint(300 + time.Now().UnixNano()%1000)
+	cmd = exec.Command(d.Bin, "--data", d.Data, "run", "--workspace", d.Workspace, "--", "sh", "-c", `setsid sleep `+mark+` & sleep `+mark+`; :`)
 	cmd.Env = d.Env()
-	log, exited := clitest.Spawn(t, cmd, "gatehouse run")
-	// Every process of the run descends from `gatehouse run` on the host
-	// (the daemonised sleeper from the sandbox's own init, or from the
-	// supervisor, the run's subreaper, on Landlock).
-	var sleepers []int
-	clitest.WaitFor(t, 30*time.Second, "both sleepers running", func() bool {
-		pids, _ := proctree.Descendants(cmd.Process.Pid)
+	log, exited = clitest.Spawn(t, cmd, "gatehouse run")
+	clitest.WaitFor(t, 60*time.Second, "both sleepers running", func() bool {
+		procs, _ := proctree.List()
 		sleepers = sleepers[:0]
-		for _, pid := range pids {
-			if p, err := proctree.Stat(pid); err == nil && p.Comm == "sleep" {
-				sleepers = append(sleepers, pid)
+		for _, p := range procs {
+			if argv := proctree.Cmdline(p.PID); !p.Zombie && len(argv) == 2 && argv[0] == "sleep" && argv[1] == mark {
+				sleepers = append(sleepers, p.PID)
 			}
 		}
 		return len(sleepers) == 2
 	})
-	kids, _ := proctree.Descendants(cmd.Process.Pid)
-	if out, errOut, code := d.CLI(t.Context(), "kill"); code != 0 {
-		t.Fatalf("gatehouse kill: %d %s%s", code, out, errOut)
-	}
-	select {
-	case <-exited:
-	case <-time.After(20 * time.Second):
-		t.Fatalf("gatehouse run did not end after the kill switch:\n%s", log.String())
-	}
-	if !strings.Contains(log.String(), "the confined run was stopped") {
-		t.Errorf("gatehouse run did not say why it stopped:\n%s", log.String())
-	}
-	clitest.WaitFor(t, 10*time.Second, "every process of the run gone", func() bool {
-		for _, pid := range kids {
+	return cmd, log, exited, sleepers
+}
+
+// waitGone waits until none of pids runs, and, for a container run,
+// until its container is removed.
+func waitGone(t *testing.T, d *clitest.Daemon, pids []int, inContainer bool) {
+	t.Helper()
+	clitest.WaitFor(t, 20*time.Second, "every process of the run gone", func() bool {
+		for _, pid := range pids {
 			if syscall.Kill(pid, 0) == nil {
 				if p, err := proctree.Stat(pid); err == nil && !p.Zombie {
 					return false
@@ -230,6 +243,51 @@ func runKillSwitchEndsTheTree(t *testing.T, d *clitest.Daemon) {
 		}
 		return true
 	})
+	if inContainer {
+		run, _ := d.Events("kind=run.started")[0]["payload"].(map[string]any)["run"].(string)
+		clitest.WaitFor(t, 20*time.Second, "the run's container removed", func() bool {
+			return exec.Command("podman", "container", "exists", agentbox.ContainerName(run)).Run() != nil
+		})
+	}
+}
+
+// TestRunContainerEndsWithItsCLI: a container run whose `gatehouse run`
+// is killed outright (SIGKILL, nothing of it runs after) ends with it,
+// as a bubblewrap run does (--die-with-parent): its processes are not
+// the CLI's children, so a watcher removes the container.
+func TestRunContainerEndsWithItsCLI(t *testing.T) {
+	d := startRunDaemon(t, "container", "")
+	cmd, _, exited, sleepers := startSleepers(t, d)
+	cmd.Process.Kill()
+	<-exited
+	waitGone(t, d, sleepers, true)
+}
+
+func runKillSwitchEndsTheTree(t *testing.T, d *clitest.Daemon, inContainer bool) {
+	cmd, log, exited, sleepers := startSleepers(t, d)
+	if !inContainer {
+		// Every process of the run descends from `gatehouse run` on the
+		// host (the daemonised sleeper from the sandbox's own init, or
+		// from the supervisor, the run's subreaper, on Landlock).
+		kids, _ := proctree.Descendants(cmd.Process.Pid)
+		for _, s := range sleepers {
+			if !slices.Contains(kids, s) {
+				t.Errorf("sleeper %d is not below gatehouse run", s)
+			}
+		}
+	}
+	if out, errOut, code := d.CLI(t.Context(), "kill"); code != 0 {
+		t.Fatalf("gatehouse kill: %d %s%s", code, out, errOut)
+	}
+	select {
+	case <-exited:
+	case <-time.After(30 * time.Second):
+		t.Fatalf("gatehouse run did not end after the kill switch:\n%s", log.String())
+	}
+	if !strings.Contains(log.String(), "the confined run was stopped") {
+		t.Errorf("gatehouse run did not say why it stopped:\n%s", log.String())
+	}
+	waitGone(t, d, sleepers, inContainer)
 }
 
 // TestRunRefusesClearly: what cannot run is said in one sentence, and
@@ -422,4 +480,55 @@ func TestRunRefusesANestedRun(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestRunReapsOrphans: a process the agent's children leave behind is
+// reaped when it exits, even under an agent that reaps nothing itself
+// (here one that became sleep): in a container the run's first process
+// stays PID 1 for it, as bubblewrap's does.
+func TestRunReapsOrphans(t *testing.T) {
+	for _, backend := range runBackends {
+		t.Run(backend, func(t *testing.T) { runReapsOrphans(t, startRunDaemon(t, backend, "")) })
+	}
+}
+
+func runReapsOrphans(t *testing.T, d *clitest.Daemon) {
+	name := "gr" + filepath.Base(t.TempDir())[:3] + fmt.Sprint(time.Now().UnixNano()%100000)
+	// In a directory of the project: Landlock lets nothing new be made in
+	// its root.
+	if err := os.MkdirAll(filepath.Join(d.Workspace, "bin"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(d.Bin, "--data", d.Data, "run", "--workspace", d.Workspace, "--", "sh", "-c",
+		`cp "$(command -v sleep)" "bin/$0" && ("bin/$0" 2 &) && exec "bin/$0" 60`, name)
+	cmd.Env = d.Env()
+	clitest.Spawn(t, cmd, "gatehouse run")
+	// The agent (its argument 60) and its orphan (2) run; then the
+	// orphan is neither running nor a zombie.
+	procs := func() (agent bool, orphan, zombie int) {
+		list, _ := proctree.List()
+		for _, p := range list {
+			if p.Comm != name {
+				continue
+			}
+			argv := proctree.Cmdline(p.PID)
+			switch {
+			case p.Zombie:
+				zombie++
+			case len(argv) == 2 && argv[1] == "60":
+				agent = true
+			case len(argv) == 2 && argv[1] == "2":
+				orphan++
+			}
+		}
+		return agent, orphan, zombie
+	}
+	clitest.WaitFor(t, 60*time.Second, "the agent and its orphan running", func() bool {
+		agent, orphan, _ := procs()
+		return agent && orphan == 1
+	})
+	clitest.WaitFor(t, 20*time.Second, "the orphan reaped", func() bool {
+		agent, orphan, zombie := procs()
+		return agent && orphan == 0 && zombie == 0
+	})
 }

@@ -89,10 +89,17 @@ func exitCode(t *testing.T, err error) int {
 // TestRunTerminalPassesThrough: a confined command has the person's
 // terminal: its size and a change of it, raw mode, Ctrl-C; and it cannot
 // push input into the terminal (TIOCSTI), which the person's shell would
-// read as typed once the agent exits. On each backend.
+// read as typed once the agent exits. On each backend; in a container the
+// terminal is podman's own, inside, with the person's size and raw mode.
 func TestRunTerminalPassesThrough(t *testing.T) {
 	for _, backend := range runBackends {
-		t.Run(backend, func(t *testing.T) { runTerminalPassesThrough(t, startRunDaemon(t, backend, "")) })
+		t.Run(backend, func(t *testing.T) {
+			d := startRunDaemon(t, backend, "")
+			runTerminalPassesThrough(t, d)
+			if backend == "container" {
+				ctrlZContinues(t, d)
+			}
+		})
 	}
 }
 
@@ -119,17 +126,33 @@ trap 'stty size; exit 3' WINCH; echo READY; while :; do sleep 0.1; done`
 		t.Fatalf("the window change did not reach the confined command:\n%s", out.String())
 	}
 
-	master, out, exited = onTerminal(t, d, 24, 80, `echo READY; sleep 100`)
-	clitest.WaitFor(t, 30*time.Second, "the second command ready", func() bool { return strings.Contains(out.String(), "READY") })
-	if _, err := master.Write([]byte{3}); err != nil { // Ctrl-C
+	if code, out := typeKey(t, d, `echo READY; sleep 100`, 3); code != 130 { // Ctrl-C
+		t.Fatalf("Ctrl-C: exit %d, want 130 (the command's SIGINT), output:\n%s", code, out)
+	}
+}
+
+// ctrlZContinues: in a container, Ctrl-Z is no job control (nothing
+// inside would continue the agent): a command it stops goes on.
+func ctrlZContinues(t *testing.T, d *clitest.Daemon) {
+	if code, out := typeKey(t, d, `echo READY; sleep 2; echo AFTER-STOP`, 0x1a); code != 0 || !strings.Contains(out, "AFTER-STOP") {
+		t.Fatalf("after Ctrl-Z: exit %d, output:\n%s", code, out)
+	}
+}
+
+// typeKey starts script on a terminal, types key once it says READY, and
+// returns its exit status and what it wrote.
+func typeKey(t *testing.T, d *clitest.Daemon, script string, key byte) (int, string) {
+	t.Helper()
+	master, out, exited := onTerminal(t, d, 24, 80, script)
+	clitest.WaitFor(t, 30*time.Second, "the command ready", func() bool { return strings.Contains(out.String(), "READY") })
+	if _, err := master.Write([]byte{key}); err != nil {
 		t.Fatal(err)
 	}
 	select {
 	case err := <-exited:
-		if code := exitCode(t, err); code != 130 {
-			t.Fatalf("Ctrl-C: exit %d, want 130 (the command's SIGINT), output:\n%s", code, out.String())
-		}
-	case <-time.After(20 * time.Second):
-		t.Fatalf("Ctrl-C did not reach the confined command:\n%s", out.String())
+		return exitCode(t, err), out.String()
+	case <-time.After(30 * time.Second):
+		t.Fatalf("the command did not end after key %#x:\n%s", key, out.String())
+		return 0, ""
 	}
 }

@@ -44,9 +44,16 @@ type runLayout struct {
 
 // confinedSpec lays out the sandbox for l.
 func confinedSpec(l runLayout) (agentbox.Spec, error) {
-	bw, onLandlock, err := runBackend(l.cfg.Sandbox.Backend)
+	ctr, err := runContainer(l.cfg.Sandbox, l.runID)
 	if err != nil {
 		return agentbox.Spec{}, err
+	}
+	var bw string
+	var onLandlock bool
+	if ctr == nil {
+		if bw, onLandlock, err = runBackend(l.cfg.Sandbox.Backend); err != nil {
+			return agentbox.Spec{}, err
+		}
 	}
 	self, err := os.Executable()
 	if err != nil {
@@ -75,7 +82,7 @@ func confinedSpec(l runLayout) (agentbox.Spec, error) {
 		return agentbox.Spec{}, err
 	}
 	s := agentbox.Spec{
-		Bwrap: bw, Landlock: onLandlock, Init: first, Argv: append([]string{real}, l.argv[1:]...), Dir: l.cwd, Home: home,
+		Bwrap: bw, Landlock: onLandlock, Container: ctr, Init: first, Argv: append([]string{real}, l.argv[1:]...), Dir: l.cwd, Home: home,
 		Workspaces: l.workspaces, AgentPort: l.agentPort, Programs: []string{self},
 		Info:     agentbox.RunInfo{Run: l.runID, AgentAddr: fmt.Sprintf("127.0.0.1:%d", l.agentPort)},
 		Shown:    []string{runRedacted(l.dataDir, l.runID)},

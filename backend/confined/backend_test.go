@@ -2,8 +2,9 @@ package confined
 
 import "testing"
 
-// A run is confined by Landlock when the config names it or, with auto,
-// when the daemon chose it for commands; by bubblewrap otherwise.
+// A run is confined by Landlock or the container when the config names
+// it or, with auto, when the daemon chose it for commands; by bubblewrap
+// otherwise.
 func TestRunBackend(t *testing.T) {
 	for _, tc := range []struct{ configured, daemon, want string }{
 		{"auto", "landlock", "landlock"},
@@ -11,7 +12,10 @@ func TestRunBackend(t *testing.T) {
 		{"auto", "bwrap", "bwrap"},
 		{"landlock", "bwrap", "landlock"},
 		{"bwrap", "landlock", "bwrap"},
-		{"container", "container", "bwrap"},
+		{"container", "container", "container"},
+		{"container", "bwrap", "container"},
+		{"auto", "container", "container"},
+		{"none", "bwrap", "bwrap"},
 		{"auto", "", "bwrap"},
 	} {
 		if got := New(Deps{Backend: tc.daemon}).backend(tc.configured); got != tc.want {

@@ -235,14 +235,15 @@ func (g *Runs) Start(ctx context.Context, req Request) (Started, error) {
 }
 
 // backend is what confines a run asked for with the configured backend
-// name: Landlock when it names Landlock or, with auto, when the daemon
-// chose Landlock for commands; bubblewrap otherwise.
+// name: Landlock or the container when it names one or, with auto, when
+// the daemon chose it for commands; bubblewrap otherwise.
 func (g *Runs) backend(configured string) string {
 	if configured == "" || configured == "auto" {
 		configured = g.deps.Backend
 	}
-	if configured == "landlock" {
-		return "landlock"
+	switch configured {
+	case "landlock", "container":
+		return configured
 	}
 	return "bwrap"
 }

@@ -26,7 +26,7 @@ func (b *Box) Process(c net.Conn) string {
 	if !ok {
 		return "unknown"
 	}
-	pids, err := proctree.Descendants(b.PID())
+	pids, err := b.members()
 	if err != nil || len(pids) == 0 {
 		return "unknown"
 	}
@@ -50,6 +50,19 @@ func (b *Box) Process(c net.Conn) string {
 		}
 	}
 	return "unknown"
+}
+
+// members are the sandbox's processes on the host: bubblewrap's
+// descendants, or a container's first process and its descendants.
+func (b *Box) members() ([]int, error) {
+	if b.pidKnown != nil {
+		<-b.pidKnown
+	}
+	if b.agentPID == 0 {
+		return proctree.Descendants(b.PID())
+	}
+	pids, err := proctree.Descendants(b.agentPID)
+	return append([]int{b.agentPID}, pids...), err
 }
 
 // diagInode is the inode of the socket connected from ra to la in the

@@ -7,11 +7,18 @@
 //
 // One file per mechanism:
 //
-//   - layout.go: bwrap's arguments (system read-only, the workspace
-//     writable with its protected paths read-only and its secrets
-//     hidden, a home of the agent's own, its state writable and its
-//     settings read-only, a network namespace with nothing in it).
-//   - start.go: starting the sandbox with the terminal passed through
+//   - layout.go: the sandbox's file system, one mount list for every
+//     runtime (system read-only, the workspace writable with its
+//     protected paths read-only and its secrets hidden, a home of the
+//     agent's own, its state writable and its settings read-only).
+//   - bwrap.go: that list as bubblewrap's arguments, with a network
+//     namespace with nothing in it.
+//   - podman.go, podman_linux.go: the same list as podman's (the
+//     container backend): an empty root of the run's own, no image,
+//     --network none, no capabilities, the same first process; the
+//     container killed and removed by name, and by a watcher if
+//     `gatehouse run` dies.
+//   - start_linux.go: starting the sandbox with the terminal passed through
 //     (same session and process group, so raw mode, window size changes,
 //     Ctrl-C and Ctrl-Z reach the agent), and killing the whole tree.
 //   - init_linux.go: the first process inside (`__run-init` of the
@@ -19,7 +26,8 @@
 //     network namespace for the proxy and the daemon's agent routes,
 //     hands those listeners out with a socket-diagnostics socket of the
 //     namespace, installs the socket and terminal filters, and execs the
-//     agent.
+//     agent; reap_linux.go: in a container, where nothing else is PID 1,
+//     it starts the agent instead and stays, reaping orphans.
 //   - landlock_linux.go: the same run where bubblewrap cannot make
 //     namespaces: Landlock and seccomp, applied by the sandbox helper's
 //     agent stage and inherited for life, its supervisor deciding each

@@ -20,8 +20,9 @@ import (
 // Init is the first process inside the sandbox (`gatehouse __run-init
 // --agent-port N -- AGENT…`): it opens the proxy's and the agent routes'
 // listeners in the sandbox's network namespace, hands them out on
-// handoffFD, installs the filters and execs the agent. It returns only on
-// failure, with the exit status to use.
+// handoffFD, installs the filters and execs the agent (with --reap,
+// starts it and stays: superviseAgent). It returns only on failure, with
+// the exit status to use.
 func Init(args []string) int {
 	if err := initAndExec(args); err != nil {
 		fmt.Fprintf(os.Stderr, "gatehouse run: %v\n", err)
@@ -32,12 +33,15 @@ func Init(args []string) int {
 func initAndExec(args []string) error {
 	fs := flag.NewFlagSet(InitEntry, flag.ContinueOnError)
 	port := fs.Int("agent-port", 0, "")
+	// --reap: stay PID 1 with the agent as a child (superviseAgent), in a
+	// container; bubblewrap has a PID 1 of its own.
+	reap := fs.Bool("reap", false, "")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	argv := fs.Args()
 	if len(argv) == 0 || *port <= 0 {
-		return errors.New("usage: __run-init --agent-port N -- COMMAND")
+		return errors.New("usage: __run-init --agent-port N [--reap] -- COMMAND")
 	}
 	for _, addr := range []string{ProxyAddr, net.JoinHostPort("127.0.0.1", strconv.Itoa(*port))} {
 		if err := handOut(addr); err != nil {
@@ -59,6 +63,9 @@ func initAndExec(args []string) error {
 	}
 	if err := notify.ApplyTerminal(); err != nil {
 		return err
+	}
+	if *reap {
+		return superviseAgent(path, argv)
 	}
 	return fmt.Errorf("exec %s: %w", path, syscall.Exec(path, argv, os.Environ()))
 }

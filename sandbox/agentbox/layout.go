@@ -3,7 +3,6 @@ package agentbox
 import (
 	"os"
 	"path/filepath"
-	"strconv"
 
 	"github.com/gatehouse-dev/gatehouse/sandbox"
 )
@@ -17,6 +16,9 @@ type Spec struct {
 	// Landlock confines the agent with Landlock and seccomp instead of
 	// bubblewrap, where bubblewrap cannot run (see landlock_linux.go).
 	Landlock bool
+	// Container, if set, runs the sandbox in a container instead of
+	// bubblewrap (see podman_linux.go); Bwrap is then unused.
+	Container *Container
 	// Argv is the agent's command, Argv[0] an absolute path.
 	Argv []string
 	Dir  string
@@ -70,71 +72,86 @@ const InitEntry = "__run-init"
 // listeners back on.
 const handoffFD = 3
 
-// args are bwrap's arguments for s: later mounts cover earlier ones, so
-// the home comes before what is shown in it, the workspace before its
+// mountKind is what one entry of the sandbox's file system is.
+type mountKind int
+
+const (
+	bindROTry mountKind = iota // src shown read-only at dst, if it exists
+	bindRO                     // src shown read-only at dst
+	bindRW                     // src shown read-write at dst
+	tmpfs                      // an empty writable directory
+	tmpfsRO                    // an empty directory, read-only once what is shown in it is mounted
+	symlink                    // dst is a link to src (merged /usr: /bin -> usr/bin)
+	procfs                     // the sandbox's own /proc
+	devfs                      // a minimal /dev
+)
+
+// mount is one entry of the sandbox's file system.
+type mount struct {
+	kind     mountKind
+	src, dst string
+}
+
+// mounts is the sandbox's file system for s, one list for every runtime
+// (each spells it its own way): later mounts cover earlier ones, so the
+// home comes before what is shown in it, the workspace before its
 // protected paths, and hidden paths come last. A hidden file is covered
 // by its stand-in (covers), or by empty, an empty file; info is the run's
 // file for RunInfoPath.
-func args(s Spec, empty, info string, covers map[string]string) []string {
-	// No --new-session: the agent must stay in the terminal's session
-	// and process group (see start.go); the terminal filter refuses the
-	// ioctls that would let it type into the person's shell.
-	a := []string{"--unshare-user", "--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try",
-		"--die-with-parent", "--hostname", "gatehouse"}
+func mounts(s Spec, empty, info string, covers map[string]string) []mount {
+	var m []mount
+	add := func(k mountKind, src, dst string) { m = append(m, mount{k, src, dst}) }
 	for _, d := range sandbox.SystemDirs {
 		if target, err := os.Readlink(d); err == nil {
-			a = append(a, "--symlink", target, d) // merged /usr: /bin -> usr/bin
+			add(symlink, target, d)
 			continue
 		}
-		a = append(a, "--ro-bind-try", d, d)
+		add(bindROTry, d, d)
 	}
-	a = append(a, "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp")
+	add(procfs, "", "/proc")
+	add(devfs, "", "/dev")
+	add(tmpfs, "", "/tmp")
 	if s.HomeDir != "" {
-		a = append(a, "--bind", s.HomeDir, s.Home)
+		add(bindRW, s.HomeDir, s.Home)
 	} else {
-		a = append(a, "--tmpfs", s.Home)
+		add(tmpfs, "", s.Home)
 	}
 	for _, f := range sandbox.HomeAllowlist {
 		p := filepath.Join(s.Home, f)
-		a = append(a, "--ro-bind-try", p, p)
+		add(bindROTry, p, p)
 	}
 	for _, p := range s.ReadOnly {
-		a = append(a, "--ro-bind", p, p)
+		add(bindRO, p, p)
 	}
 	for _, w := range s.Workspaces {
-		a = append(a, "--bind", w, w)
+		add(bindRW, w, w)
 	}
 	for _, p := range s.ReadWrite {
-		a = append(a, "--bind", p, p)
+		add(bindRW, p, p)
 	}
 	for _, p := range append(append([]string(nil), s.Protected...), s.ReadOnlyOver...) {
-		a = append(a, "--ro-bind", p, p)
+		add(bindRO, p, p)
 	}
-	// A hidden directory is made read-only only after what is shown in it
-	// has its mount point.
-	var remount []string
 	for _, h := range s.Hidden {
 		st, err := os.Stat(h)
 		switch {
 		case err != nil:
 			continue // nothing there to see
 		case st.IsDir():
-			a = append(a, "--tmpfs", h)
-			remount = append(remount, "--remount-ro", h)
+			add(tmpfsRO, "", h)
 		case covers[h] != "":
-			a = append(a, "--ro-bind", covers[h], h)
+			add(bindRO, covers[h], h)
 		default:
-			a = append(a, "--ro-bind", empty, h)
+			add(bindRO, empty, h)
 		}
 	}
 	for _, p := range s.Shown {
-		a = append(a, "--ro-bind", p, p)
+		add(bindRO, p, p)
 	}
-	a = append(a, remount...)
 	for _, p := range s.Programs {
-		a = append(a, "--ro-bind", p, p)
+		add(bindRO, p, p)
 	}
-	a = append(a, "--ro-bind", info, RunInfoPath, "--ro-bind", s.Init, s.Init, "--chdir", s.Dir, "--", s.Init, InitEntry,
-		"--agent-port", strconv.Itoa(s.AgentPort), "--")
-	return append(a, s.Argv...)
+	add(bindRO, info, RunInfoPath)
+	add(bindRO, s.Init, s.Init)
+	return m
 }

@@ -39,9 +39,17 @@ type Box struct {
 	// run is gone (on Landlock), saying what it put back.
 	leave      func() []sandbox.Violation
 	violations []sandbox.Violation
-	done       chan struct{}
-	state      *os.ProcessState
-	waitErr    error
+	// container is the run's container, nil under bubblewrap; agentPID
+	// its first process on the host (no child of its CLI), known once
+	// pidKnown is closed.
+	container *Container
+	agentPID  int
+	pidKnown  chan struct{}
+	// watch ends the container's watcher (watchOwner).
+	watch   *os.File
+	done    chan struct{}
+	state   *os.ProcessState
+	waitErr error
 }
 
 // Start starts the agent in its sandbox and waits until the first
@@ -52,7 +60,8 @@ func Start(ctx context.Context, s Spec) (*Box, error) {
 	if s.Landlock {
 		return startLandlock(ctx, s)
 	}
-	for _, p := range []struct{ what, path string }{{"bubblewrap", s.Bwrap}, {"the gatehouse binary", s.Init}} {
+	runtime := runtimeOf(s)
+	for _, p := range []struct{ what, path string }{{runtime.what, runtime.path}, {"the gatehouse binary", s.Init}} {
 		if !filepath.IsAbs(p.path) {
 			return nil, fmt.Errorf("%s must be an absolute path, not %q", p.what, p.path)
 		}
@@ -72,6 +81,11 @@ func Start(ctx context.Context, s Spec) (*Box, error) {
 			return nil, err
 		}
 	}
+	cmd, err := runtime.command(s, scratch, empty, info, standin.Make(scratch, s.Hidden))
+	if err != nil {
+		os.RemoveAll(scratch)
+		return nil, err
+	}
 	pair, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
 		os.RemoveAll(scratch)
@@ -80,30 +94,48 @@ func Start(ctx context.Context, s Spec) (*Box, error) {
 	ours := os.NewFile(uintptr(pair[0]), "handoff")
 	theirs := os.NewFile(uintptr(pair[1]), "handoff-child")
 	defer ours.Close()
-	cmd := exec.Command(s.Bwrap, args(s, empty, info, standin.Make(scratch, s.Hidden))...)
-	cmd.Env = s.Env
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = s.Stdin, s.Stdout, s.Stderr
 	cmd.ExtraFiles = []*os.File{theirs} // fd 3, handoffFD
 	// The same session and process group as this process: the terminal's
 	// foreground job, so its signals (Ctrl-C, Ctrl-Z, a window change)
 	// reach the agent as they would unconfined. If this process dies, so
-	// does the sandbox.
+	// does the sandbox (a container's, through watchOwner).
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	var watch *os.File
+	if s.Container != nil {
+		if watch, err = watchOwner(s.Container); err != nil {
+			theirs.Close()
+			os.RemoveAll(scratch)
+			return nil, err
+		}
+	}
 	if err := cmd.Start(); err != nil {
 		theirs.Close()
+		endWatch(watch)
 		os.RemoveAll(scratch)
-		return nil, fmt.Errorf("start bubblewrap: %w", err)
+		return nil, fmt.Errorf("start %s: %w", runtime.what, err)
 	}
 	theirs.Close()
 	b := started(cmd, scratch, syscall.SIGKILL)
+	b.container, b.watch = s.Container, watch
 	lns, diag, err := receiveListeners(ctx, int(ours.Fd()), b.done)
 	if err != nil {
 		b.Kill()
 		<-b.done
-		os.RemoveAll(scratch)
+		b.cleanup()
 		return nil, err
 	}
 	b.Proxy, b.Agent, b.diag = lns[0], lns[1], diag
+	if s.Container != nil {
+		// Looked up while the agent starts. Without it (an agent that
+		// ended at once) connections are attributed to no process; the
+		// run goes on.
+		b.pidKnown = make(chan struct{})
+		go func() {
+			b.agentPID, _ = containerPID(ctx, s.Container)
+			close(b.pidKnown)
+		}()
+	}
 	return b, nil
 }
 
@@ -116,6 +148,34 @@ func started(cmd *exec.Cmd, scratch string, kill syscall.Signal) *Box {
 		close(b.done)
 	}()
 	return b
+}
+
+// sandboxRuntime is what starts the sandbox: bubblewrap, or a container.
+type sandboxRuntime struct {
+	what, path string
+	command    func(s Spec, scratch, empty, info string, covers map[string]string) (*exec.Cmd, error)
+}
+
+func runtimeOf(s Spec) sandboxRuntime {
+	if s.Container != nil {
+		return sandboxRuntime{"the container CLI", s.Container.CLI, podmanCommand}
+	}
+	return sandboxRuntime{"bubblewrap", s.Bwrap, func(s Spec, _, empty, info string, covers map[string]string) (*exec.Cmd, error) {
+		cmd := exec.Command(s.Bwrap, args(s, empty, info, covers)...)
+		cmd.Env = s.Env
+		return cmd, nil
+	}}
+}
+
+// cleanup removes what the run left on the host once it has ended: its
+// scratch directory and, when its CLI was killed before it could, its
+// container.
+func (b *Box) cleanup() {
+	if b.container != nil && (b.state == nil || !b.state.Exited()) {
+		removeContainer(b.container)
+	}
+	endWatch(b.watch)
+	os.RemoveAll(b.scratch)
 }
 
 // receiveListeners reads the proxy's and the agent routes' listeners
@@ -186,15 +246,22 @@ func handedOut(lns [2]net.Listener, diag int, err error) ([2]net.Listener, int, 
 	return lns, diag, nil
 }
 
-// PID is the process id on the host of bubblewrap, or of the supervisor
-// on Landlock.
+// PID is the process id on the host of bubblewrap (or the container
+// CLI), or of the supervisor on Landlock.
 func (b *Box) PID() int { return b.cmd.Process.Pid }
 
 // Kill ends the agent and everything it started: bubblewrap is killed,
 // and its child, the sandbox's first process, dies with it (and with it
 // the sandbox's PID namespace). On Landlock the supervisor, the run's
-// subreaper, is asked to end the tree (see landlock_linux.go).
-func (b *Box) Kill() { _ = b.cmd.Process.Signal(b.kill) }
+// subreaper, is asked to end the tree (see landlock_linux.go). A
+// container's first process is no child of its CLI: the container is
+// killed by name (see killContainer).
+func (b *Box) Kill() {
+	if b.container != nil && killContainer(b.container) == nil {
+		return // its CLI reports the end and removes it
+	}
+	_ = b.cmd.Process.Signal(b.kill)
+}
 
 // Violations say, once Wait has returned, what the agent changed that
 // stays read-only and was put back (on Landlock, where its settings are
@@ -218,7 +285,7 @@ func (b *Box) Wait() (int, error) {
 		b.diag = -1
 	}
 	b.diagMu.Unlock()
-	os.RemoveAll(b.scratch)
+	b.cleanup()
 	if b.leave != nil {
 		b.violations, b.leave = b.leave(), nil
 	}

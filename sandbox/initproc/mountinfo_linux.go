@@ -25,6 +25,18 @@ func readMountInfo() ([]mountEntry, error) {
 	return parseMountInfo(b)
 }
 
+// MountPoints lists this process's mount points in the order they were
+// made (a container's spelling of a read-only mount needs those below
+// it: see agentbox.withSubmounts).
+func MountPoints() ([]string, error) {
+	ms, err := readMountInfo()
+	out := make([]string, len(ms))
+	for i, m := range ms {
+		out[i] = m.Point
+	}
+	return out, err
+}
+
 func parseMountInfo(b []byte) ([]mountEntry, error) {
 	var out []mountEntry
 	sc := bufio.NewScanner(bytes.NewReader(b))

@@ -30,8 +30,9 @@ import (
 // and the agent routes', are served by a stub that answers every request
 // with 403, so a row can tell the proxy was reached and nothing passed.
 
-// ConfinedBackends are the backends whole-agent mode runs on; the others
-// have none yet.
+// ConfinedBackends are the backends the battery lays a run out on itself,
+// the first its default; the container runs it too, as a Layout that
+// names its Container says (`gatehouse doctor`).
 var ConfinedBackends = []string{"bwrap", "landlock"}
 
 // Whole-agent check names, in battery order.
@@ -54,7 +55,9 @@ var ConfinedChecks = []string{
 
 // ConfinedOptions tune the whole-agent battery.
 type ConfinedOptions struct {
-	// Backend is one of ConfinedBackends; default bwrap.
+	// Backend is one of ConfinedBackends, default the first: the
+	// container is started as Layout's spec says (its Container), and
+	// needs no bubblewrap.
 	Backend string
 	// Init is the gatehouse binary: its TerminalProbeEntry is the
 	// terminal row's probe, and its agentbox.InitEntry starts each probe

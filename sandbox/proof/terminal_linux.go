@@ -84,6 +84,9 @@ func (c *confinedEnv) checkTerminal(ctx context.Context) (Outcome, string) {
 		return Unavailable, fmt.Sprintf("cannot run the terminal probe: %v", err)
 	}
 	control := strings.TrimSpace(string(out))
+	// What the control pushed waits in the terminal's input: a container
+	// run's CLI would read it and type it into the probe's terminal.
+	_ = unix.IoctlSetInt(int(tty.Fd()), unix.TCFLSH, unix.TCIFLUSH)
 	r := c.run(ctx, []string{c.o.Init, TerminalProbeEntry}, tty, nil)
 	inside := strings.TrimSpace(string(r.stdout))
 	switch {
