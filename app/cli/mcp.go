@@ -141,7 +141,6 @@ var runEnv = map[string]string{
 	"claude": "CLAUDE_CODE_SESSION_ID",
 }
 
-
 // bridgeRun names the run this bridge serves: the agent's own run id when
 // the agent provides one, or else a run of the bridge's own, so separate
 // bridges never share a session.
