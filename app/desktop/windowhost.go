@@ -39,8 +39,9 @@ type windowConfig struct {
 	onEnded  func()
 	// spare keeps a spare window process once the window is released (and
 	// from the start when the app starts hidden): started, its libraries
-	// loaded, but with no window and no WebKit until it is shown, so that
-	// showing a released window skips the start of a program.
+	// loaded and its icon drawn, but with no window and no WebKit until it
+	// is shown, so that showing a released window skips the start of a
+	// program.
 	spare bool
 }
 
