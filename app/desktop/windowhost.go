@@ -121,7 +121,9 @@ func (h *windowHost) Show(why string) {
 		return
 	}
 	h.c.logger.Info("showing the window", "why", why)
-	if h.asked.IsZero() && !h.visible {
+	// Timed even when the window seems up: its hide may still be on its
+	// way, and the window answers every show.
+	if h.asked.IsZero() {
 		h.asked = time.Now()
 	}
 	h.stopTimerLocked()

@@ -241,7 +241,11 @@ func (w *win) onPage(data ...any) {
 // report tells the app when what the person can see changed: the window
 // shown or hidden, minimised (the page says it is not visible), or the
 // page's app shell rendered.
-func (w *win) report() {
+func (w *win) report() { w.sendReport(false) }
+
+// sendReport is report; always sends it even when nothing changed, so a
+// show command is always answered (the app times it from its request).
+func (w *win) sendReport(always bool) {
 	// One report at a time, from its reading of the state to its line:
 	// two racing (the show command, the page saying it is visible) could
 	// otherwise leave the app with the older one, a shown window it takes
@@ -256,7 +260,7 @@ func (w *win) report() {
 		w.sentVis, w.sentRdy, w.sentClosed = &vis, ready, closed
 	}
 	w.mu.Unlock()
-	if !same {
+	if !same || always {
 		w.sendLocked(Event{Ev: EvVisible, Visible: vis, Ready: ready, Closed: closed})
 	}
 }
@@ -326,7 +330,7 @@ func (w *win) show() {
 		runtime.WindowSetAlwaysOnTop(wctx, true)
 		runtime.WindowSetAlwaysOnTop(wctx, false)
 	}
-	w.report()
+	w.sendReport(true)
 }
 
 func (w *win) hide() {
