@@ -39,8 +39,9 @@ type windowConfig struct {
 	onEnded  func()
 	// spare keeps a spare window process once the window is released (and
 	// from the start when the app starts hidden): started, its libraries
-	// loaded, but with no window and no WebKit until it is shown, so that
-	// showing a released window skips the start of a program.
+	// loaded and its icon drawn, but with no window and no WebKit until it
+	// is shown, so that showing a released window skips the start of a
+	// program.
 	spare bool
 }
 
@@ -120,7 +121,9 @@ func (h *windowHost) Show(why string) {
 		return
 	}
 	h.c.logger.Info("showing the window", "why", why)
-	if h.asked.IsZero() && !h.visible {
+	// Timed even when the window seems up: its hide may still be on its
+	// way, and the window answers every show.
+	if h.asked.IsZero() {
 		h.asked = time.Now()
 	}
 	h.stopTimerLocked()

@@ -12,9 +12,10 @@ const AppName = "Gatehouse"
 
 // pageReportJS tells the window what the page shows: its title (which
 // carries the pending count), whether the app shell rendered, the number
-// of cards, the live-feed state and whether the page is visible. It runs
-// after every page load and reports only changes. The frontend needs no
-// hook for it.
+// of cards, the live-feed state and whether the page is visible. The page
+// loads it first thing (see pagescript.go), and it runs again after every
+// page load in case it did not; it reports only changes. The frontend
+// needs no hook for it.
 const pageReportJS = `(function () {
   if (window.__gatehouseReport) return;
   window.__gatehouseReport = true;
@@ -33,13 +34,14 @@ const pageReportJS = `(function () {
     last = s;
     window.runtime.EventsEmit('gatehouse:page', r);
   }
-  // At most one report a frame, however busy the page is (frames stop
-  // while hidden; visibilitychange and the interval cover that).
+  // At most one report a frame, however busy the page is, sent once the
+  // frame is painted (frames stop while hidden; visibilitychange and the
+  // interval cover that).
   var queued = false;
   function soon() {
     if (queued) return;
     queued = true;
-    requestAnimationFrame(function () { queued = false; report(); });
+    requestAnimationFrame(function () { setTimeout(function () { queued = false; report(); }, 0); });
   }
   new MutationObserver(soon).observe(document.documentElement, { subtree: true, childList: true, characterData: true });
   document.addEventListener('visibilitychange', report);

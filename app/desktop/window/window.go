@@ -118,7 +118,7 @@ func Run(ctx context.Context, o Options) error {
 			// No Assets: every request goes to the daemon, which serves the
 			// embedded UI and the control API (the same UI a browser gets
 			// from `gatehouse serve`).
-			Handler: Proxy(ctx, client.Socket(o.DataDir), logger),
+			Handler: withPageScript(Proxy(ctx, client.Socket(o.DataDir), logger)),
 		},
 		Menu:               w.menu(),
 		Logger:             wailsLogger{logger},
@@ -152,6 +152,11 @@ func Run(ctx context.Context, o Options) error {
 func (w *win) send(e Event) bool {
 	w.evMu.Lock()
 	defer w.evMu.Unlock()
+	return w.sendLocked(e)
+}
+
+// sendLocked is send for callers holding evMu.
+func (w *win) sendLocked(e Event) bool {
 	if w.events == nil {
 		return false
 	}
@@ -236,7 +241,17 @@ func (w *win) onPage(data ...any) {
 // report tells the app when what the person can see changed: the window
 // shown or hidden, minimised (the page says it is not visible), or the
 // page's app shell rendered.
-func (w *win) report() {
+func (w *win) report() { w.sendReport(false) }
+
+// sendReport is report; always sends it even when nothing changed, so a
+// show command is always answered (the app times it from its request).
+func (w *win) sendReport(always bool) {
+	// One report at a time, from its reading of the state to its line:
+	// two racing (the show command, the page saying it is visible) could
+	// otherwise leave the app with the older one, a shown window it takes
+	// for hidden and releases.
+	w.evMu.Lock()
+	defer w.evMu.Unlock()
 	w.mu.Lock()
 	vis := !w.hidden && (!w.reported || w.page.Visible)
 	ready, closed := w.page.App, w.hidden
@@ -245,8 +260,8 @@ func (w *win) report() {
 		w.sentVis, w.sentRdy, w.sentClosed = &vis, ready, closed
 	}
 	w.mu.Unlock()
-	if !same {
-		w.send(Event{Ev: EvVisible, Visible: vis, Ready: ready, Closed: closed})
+	if !same || always {
+		w.sendLocked(Event{Ev: EvVisible, Visible: vis, Ready: ready, Closed: closed})
 	}
 }
 
@@ -315,7 +330,7 @@ func (w *win) show() {
 		runtime.WindowSetAlwaysOnTop(wctx, true)
 		runtime.WindowSetAlwaysOnTop(wctx, false)
 	}
-	w.report()
+	w.sendReport(true)
 }
 
 func (w *win) hide() {
