@@ -13,6 +13,7 @@ import (
 
 	"github.com/gatehouse-dev/gatehouse/app/cli/agenttest"
 	"github.com/gatehouse-dev/gatehouse/app/cli/clitest"
+	"github.com/gatehouse-dev/gatehouse/sandbox/launch"
 )
 
 // standInHook denies every Bash call and logs that it ran; it stands in
@@ -116,7 +117,8 @@ func swapHookCommand(t *testing.T, path, bin, data, standIn string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := bin + " hook claude --data " + data
+	// The hook is the stand-alone helper installed beside the binary.
+	cmd := filepath.Join(filepath.Dir(bin), launch.HelperName) + " hook claude --data " + data
 	if !strings.Contains(string(b), cmd) {
 		t.Fatalf("%s has no hook %q:\n%s", path, cmd, b)
 	}

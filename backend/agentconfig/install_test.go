@@ -409,6 +409,8 @@ func TestIsOurHook(t *testing.T) {
 		{w.hookCommand(Claude), Claude, true},
 		{w.hookCommand(Claude), Codex, false},
 		{"/usr/local/bin/gatehouse hook codex --data /x", Codex, true},
+		// The stand-alone helper, where it is installed beside gatehouse.
+		{Wiring{Binary: w.Binary, Hook: "/opt/gate house/gatehouse-sandbox-init", DataDir: w.DataDir}.hookCommand(Gemini), Gemini, true},
 		{"/home/me/bin/audit.sh", Claude, false},
 		{"echo gatehouse hook claude", Claude, false},
 		{"/usr/bin/hook claude --data x", Claude, false},
