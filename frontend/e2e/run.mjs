@@ -64,10 +64,18 @@ const cards = () => page.locator('[data-approval-id]');
 // A person who scrolls first sees the card settle before aiming: let the
 // scroll's own event pass (it comes a frame later), then move and click.
 async function clickAimed(locator, p = page) {
-  await locator.scrollIntoViewIfNeeded();
-  await p.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
-  await p.mouse.move(2, 2);
-  await locator.click();
+  const frames = () => p.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+  for (let i = 0; ; i++) {
+    await locator.scrollIntoViewIfNeeded();
+    await frames();
+    await p.mouse.move(2, 2);
+    await locator.click();
+    // A card refuses a click that lands just as it moves under the pointer (something above
+    // it changed), and says so: a person clicks again.
+    await frames();
+    const refused = await locator.locator('xpath=ancestor::*[@data-approval-id][1]//*[contains(@class,"moved-note")]').count().catch(() => 0);
+    if (!refused || i >= 3) return;
+  }
 }
 const pendingIds = async () => (await daemon.api('GET', '/api/v1/approvals')).json.approvals.map((a) => a.id);
 async function waitCard(predicate = '') {
