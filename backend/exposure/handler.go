@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/gatehouse-dev/gatehouse/backend/approval"
+	"github.com/gatehouse-dev/gatehouse/backend/httpgate"
 	"github.com/gatehouse-dev/gatehouse/backend/token"
 )
 
@@ -105,12 +106,7 @@ func (x *exposure) handler() http.Handler {
 // Referer (its first address carries the token), and runs only its own
 // script.
 func securityHeaders(h http.Header) {
-	h.Set("Content-Security-Policy", "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'")
-	h.Set("X-Frame-Options", "DENY")
-	h.Set("X-Content-Type-Options", "nosniff")
-	h.Set("Referrer-Policy", "no-referrer")
-	h.Set("Cache-Control", "no-store")
-	h.Set("Cross-Origin-Resource-Policy", "same-origin")
+	httpgate.SecurityHeaders(h, "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'")
 	h.Set("Cross-Origin-Opener-Policy", "same-origin")
 }
 

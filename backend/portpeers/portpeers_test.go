@@ -27,7 +27,7 @@ func TestParseAddr(t *testing.T) {
 // named as this process.
 func TestFindNamesTheHolder(t *testing.T) {
 	if runtime.GOOS != "linux" {
-		t.Skip("reads /proc")
+		t.Skip("skipped: it reads /proc, which only Linux has")
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

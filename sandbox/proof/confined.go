@@ -27,7 +27,7 @@ import (
 // started through agentbox (bubblewrap, the run's first process, its
 // filters; or Landlock, the supervising helper, its filters) with no
 // daemon. The run's two hand-off listeners, the proxy's
-// and the agent routes', are served by a stub that answers every request
+// and the agent routes', are served by a test server that answers every request
 // with 403, so a row can tell the proxy was reached and nothing passed.
 
 // ConfinedBackends are the backends the battery lays a run out on itself,
