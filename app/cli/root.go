@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -144,7 +145,9 @@ func reportError(w io.Writer, err error) int {
 	var ue *UserError
 	if errors.As(err, &ue) {
 		fmt.Fprintf(w, "gatehouse: %s\n", termsafe.Text(ue.Msg))
-		if ue.Err != nil && os.Getenv("GATEHOUSE_DEBUG") != "" {
+		// The daemon's own sentence often comes back as the cause too:
+		// a detail that says nothing more is not printed again.
+		if ue.Err != nil && os.Getenv("GATEHOUSE_DEBUG") != "" && !strings.Contains(ue.Msg, ue.Err.Error()) {
 			fmt.Fprintf(w, "  detail: %s\n", termsafe.Text(ue.Err.Error()))
 		}
 		return 1
