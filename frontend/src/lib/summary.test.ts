@@ -40,6 +40,7 @@ describe('summarize', () => {
   it.each([
     [ev('run.started', { run: 'r1', agent: 'claude', argv: ['/usr/bin/claude', '--resume', 'fix the tests'], cwd: '/home/u/app', workspaces: ['/home/u/app'] }), 'started confined: /usr/bin/claude --resume "fix the tests" in /home/u/app'],
     [ev('run.started', { run: 'r1', argv: ['make'], workspaces: ['/home/u/app'] }), 'started confined: make in /home/u/app'],
+    [ev('run.started', { run: 'r1', argv: ['make'], cwd: '/home/u/app', backend: 'landlock' }), 'started confined: make in /home/u/app [landlock]'],
     [ev('run.ended', { run: 'r1', exit: 0 }), 'confined agent exited with status 0'],
     [ev('run.ended', { run: 'r1', exit: 7 }), 'confined agent exited with status 7'],
     [ev('run.ended', { run: 'r1', exit: -1 }), 'confined agent ended without a status (gatehouse run went away)'],

@@ -72,7 +72,7 @@ export function summarize(e: AuditEvent): string {
     case 'run.started': {
       // Where it started; the workspaces it was given when the daemon did not say.
       const where = str(p.cwd) || (Array.isArray(p.workspaces) ? str(p.workspaces[0]) : '');
-      return `started confined: ${argvText(p.argv)}${where ? ` in ${where}` : ''}`;
+      return `started confined: ${argvText(p.argv)}${where ? ` in ${where}` : ''}${p.backend ? ` [${str(p.backend)}]` : ''}`;
     }
     case 'run.ended': {
       const exit = num(p.exit);
