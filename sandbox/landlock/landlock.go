@@ -26,6 +26,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"sync"
 
 	"github.com/gatehouse-dev/gatehouse/sandbox"
 	"github.com/gatehouse-dev/gatehouse/sandbox/initproc"
@@ -74,20 +75,61 @@ func (b *Backend) Name() string { return Name }
 // Open implements sandbox.Backend. Each session keeps a sandbox built
 // ahead of its next call (see sandbox.Warmer).
 func (b *Backend) Open(ctx context.Context, s sandbox.SessionSpec) (sandbox.Session, error) {
-	return sandbox.OpenWarmSession(Name, s, sandbox.PrepareOptions{Home: b.opts.Home}, b)
+	return sandbox.OpenWarmSession(Name, s, sandbox.PrepareOptions{Home: b.opts.Home}, &sessionWarmer{b: b})
+}
+
+// sessionWarmer is one session's sandbox.Warmer. It keeps the rules its
+// last layout check computed for the build of the sandbox after that
+// call, which is the same run's, moments later (as bwrap does): the
+// next call checks its layout afresh, so rules gone stale meanwhile
+// only cost that sandbox, never a run under them.
+type sessionWarmer struct {
+	b *Backend
+
+	mu     sync.Mutex
+	lastP  *sandbox.Prepared
+	last   initproc.Landlock
+	layout string
 }
 
 // Layout implements sandbox.Warmer: the rules, which list the
 // workspace's entries as they are now.
-func (b *Backend) Layout(_ sandbox.SessionSpec, p *sandbox.Prepared) (string, error) {
-	if err := b.canConfine(p); err != nil {
-		return "", err
+func (w *sessionWarmer) Layout(_ sandbox.SessionSpec, p *sandbox.Prepared) (string, error) {
+	_, layout, err := w.rules(p, true)
+	return layout, err
+}
+
+// Start implements sandbox.Warmer.
+func (w *sessionWarmer) Start(_ sandbox.SessionSpec, p *sandbox.Prepared) (sandbox.Started, error) {
+	rules, layout, err := w.rules(p, false)
+	if err != nil {
+		return nil, err
+	}
+	return w.b.start(p, rules, layout)
+}
+
+// rules are p's rules and their layout: computed when fresh or for
+// another run than the last one, else the last ones.
+func (w *sessionWarmer) rules(p *sandbox.Prepared, fresh bool) (initproc.Landlock, string, error) {
+	if err := w.b.canConfine(p); err != nil {
+		return initproc.Landlock{}, "", err
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if !fresh && w.lastP == p {
+		return w.last, w.layout, nil
 	}
 	rules, err := Rules(p)
-	if err != nil {
-		return "", err
+	var layout string
+	if err == nil {
+		layout, err = layoutOf(rules)
 	}
-	return layoutOf(rules)
+	if err != nil {
+		w.lastP = nil
+		return rules, "", err
+	}
+	w.lastP, w.last, w.layout = p, rules, layout
+	return rules, layout, nil
 }
 
 func (b *Backend) canConfine(p *sandbox.Prepared) error {
@@ -107,13 +149,10 @@ func layoutOf(rules initproc.Landlock) (string, error) {
 	return string(j), nil
 }
 
-// Start implements sandbox.Warmer. A supervising helper stays as the
-// run's subreaper; its child applies the rules, waits for the call, sets
-// rlimits and execs the target.
-func (b *Backend) Start(_ sandbox.SessionSpec, p *sandbox.Prepared) (sandbox.Started, error) {
-	if err := b.canConfine(p); err != nil {
-		return nil, err
-	}
+// start builds a sandbox for p under rules (its layout's). A supervising
+// helper stays as the run's subreaper; its child applies the rules, waits
+// for the call, sets rlimits and execs the target.
+func (b *Backend) start(p *sandbox.Prepared, rules initproc.Landlock, layout string) (sandbox.Started, error) {
 	scratch, err := os.MkdirTemp("", "gatehouse-run-")
 	if err != nil {
 		return nil, fmt.Errorf("create run directory: %w", err)
@@ -127,16 +166,8 @@ func (b *Backend) Start(_ sandbox.SessionSpec, p *sandbox.Prepared) (sandbox.Sta
 		os.RemoveAll(scratch)
 		return nil, fmt.Errorf("create run directory: %w", err)
 	}
-	rules, err := Rules(p)
-	var layout string
-	if err == nil {
-		layout, err = layoutOf(rules)
-	}
-	if err != nil {
-		os.RemoveAll(scratch)
-		return nil, err
-	}
-	rules.RWDirs = append(rules.RWDirs, home, tmp)
+	// A copy: the session's two builds share the rules they start from.
+	rules.RWDirs = append(rules.RWDirs[:len(rules.RWDirs):len(rules.RWDirs)], home, tmp)
 	// The proxy's port is opened with the sandbox, off the call's path; a
 	// call without a proxy closes it unused.
 	proxyLn, err := listenProxy()
@@ -153,6 +184,9 @@ func (b *Backend) Start(_ sandbox.SessionSpec, p *sandbox.Prepared) (sandbox.Sta
 			Landlock:  &rules,
 			RequestFD: launch.RequestFD,
 		},
+		// The target's environment comes with the call; the helpers serve
+		// one run and start faster with one processor.
+		Env:      []string{"GOMAXPROCS=1"},
 		Dir:      "/",
 		Limits:   p.Limits,
 		Logger:   b.opts.Logger,
