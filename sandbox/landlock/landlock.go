@@ -21,6 +21,7 @@ package landlock
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net"
@@ -84,7 +85,8 @@ func (b *Backend) Open(ctx context.Context, s sandbox.SessionSpec) (sandbox.Sess
 // next call checks its layout afresh, so rules gone stale meanwhile
 // only cost that sandbox, never a run under them.
 type sessionWarmer struct {
-	b *Backend
+	b       *Backend
+	zygotes launch.Zygotes
 
 	mu     sync.Mutex
 	lastP  *sandbox.Prepared
@@ -105,8 +107,12 @@ func (w *sessionWarmer) Start(_ sandbox.SessionSpec, p *sandbox.Prepared) (sandb
 	if err != nil {
 		return nil, err
 	}
-	return w.b.start(p, rules, layout)
+	return w.start(p, rules, layout)
 }
+
+// Close implements io.Closer: the session's zygotes stop once their
+// sandboxes are over.
+func (w *sessionWarmer) Close() error { return w.zygotes.Close() }
 
 // rules are p's rules and their layout: computed when fresh or for
 // another run than the last one, else the last ones.
@@ -149,55 +155,87 @@ func layoutOf(rules initproc.Landlock) (string, error) {
 	return string(j), nil
 }
 
-// start builds a sandbox for p under rules (its layout's). A supervising
-// helper stays as the run's subreaper; its child applies the rules, waits
-// for the call, sets rlimits and execs the target.
-func (b *Backend) start(p *sandbox.Prepared, rules initproc.Landlock, layout string) (sandbox.Started, error) {
+// start builds a sandbox for p under rules (its layout's): a supervisor
+// the session's zygote for the layout starts (see initproc's
+// landlockzygote_linux.go), which applies the rules to a thread of its
+// own, waits for the call there, and forks the target from it; it stays
+// as the run's subreaper. A zygote found gone is replaced once.
+func (w *sessionWarmer) start(p *sandbox.Prepared, rules initproc.Landlock, layout string) (sandbox.Started, error) {
+	grace := p.Limits.GraceOrDefault()
+	key := layout + "\x00" + grace.String()
+	for attempt := 0; ; attempt++ {
+		z, err := w.zygotes.Acquire(key, func() (*launch.Zygote, error) {
+			cfg := initproc.Config{Zygote: &initproc.ZygoteConfig{}, Landlock: &rules, Grace: grace}
+			return launch.StartZygote([]string{w.b.opts.Helper, initproc.Entry}, cfg, key, w.b.opts.Logger)
+		})
+		if err != nil {
+			return nil, err
+		}
+		st, err := w.b.spawn(p, z, func() { w.zygotes.Release(z) })
+		if err == nil || attempt > 0 || !errors.Is(err, launch.ErrZygoteGone) {
+			if st != nil {
+				st.layout = layout
+			}
+			return st, err
+		}
+	}
+}
+
+// spawn has z start a sandbox for p, with a fresh home and temporary
+// directory and the proxy's port, opened with the sandbox, off the call's
+// path (a call without a proxy closes it unused). release runs once the
+// sandbox is over, or at once when it could not start.
+func (b *Backend) spawn(p *sandbox.Prepared, z *launch.Zygote, release func()) (*started, error) {
+	fail := func(err error) (*started, error) {
+		release()
+		return nil, err
+	}
 	scratch, err := os.MkdirTemp("", "gatehouse-run-")
 	if err != nil {
-		return nil, fmt.Errorf("create run directory: %w", err)
+		return fail(fmt.Errorf("create run directory: %w", err))
 	}
 	home, tmp := filepath.Join(scratch, "home"), filepath.Join(scratch, "tmp")
 	if err := sandbox.FreshHome(b.opts.Home, home); err != nil {
 		os.RemoveAll(scratch)
-		return nil, err
+		return fail(err)
 	}
 	if err := os.Mkdir(tmp, 0o700); err != nil {
 		os.RemoveAll(scratch)
-		return nil, fmt.Errorf("create run directory: %w", err)
+		return fail(fmt.Errorf("create run directory: %w", err))
 	}
-	// A copy: the session's two builds share the rules they start from.
-	rules.RWDirs = append(rules.RWDirs[:len(rules.RWDirs):len(rules.RWDirs)], home, tmp)
-	// The proxy's port is opened with the sandbox, off the call's path; a
-	// call without a proxy closes it unused.
 	proxyLn, err := listenProxy()
 	if err != nil {
 		os.RemoveAll(scratch)
-		return nil, err
+		return fail(err)
 	}
-	pend, err := launch.Start(launch.Command{
-		Backend: Name,
-		Helper:  b.opts.Helper,
-		Config: initproc.Config{
-			Supervise: true,
-			Grace:     p.Limits.GraceOrDefault(),
-			Landlock:  &rules,
-			RequestFD: launch.RequestFD,
-		},
-		// The target's environment comes with the call; the helpers serve
-		// one run and start faster with one processor.
-		Env:      []string{"GOMAXPROCS=1"},
-		Dir:      "/",
+	pend, err := launch.StartSpawned(launch.Command{
+		Backend:  Name,
+		Config:   initproc.Config{Supervise: true},
 		Limits:   p.Limits,
 		Logger:   b.opts.Logger,
 		Deferred: true,
-		Cleanup:  func() { os.RemoveAll(scratch) },
-	})
+		Cleanup: func() {
+			os.RemoveAll(scratch)
+			release()
+		},
+	}, spawner{z: z, home: home, tmp: tmp})
 	if err != nil {
 		proxyLn.Close()
 		return nil, err
 	}
-	return &started{pend: pend, home: home, tmp: tmp, proxyLn: proxyLn, layout: layout}, nil
+	return &started{pend: pend, home: home, tmp: tmp, proxyLn: proxyLn}, nil
+}
+
+// spawner is one sandbox's request to a zygote, as launch asks for it.
+type spawner struct {
+	z         *launch.Zygote
+	home, tmp string
+}
+
+func (s spawner) Spawn(f launch.SpawnFiles) (int, error) {
+	return s.z.Spawn(func(cgroup bool) ([]byte, error) {
+		return initproc.EncodeLandlockSpawn(initproc.LandlockSpawn{Home: s.home, Tmp: s.tmp, Cgroup: cgroup})
+	}, f)
 }
 
 type started struct {
