@@ -437,11 +437,25 @@ func watchRun(cfg Config, mainPid int, sigs <-chan os.Signal, hangup <-chan stru
 				mainDone = true
 				final = exitStatus(r.ws)
 				// The run is over when its main process is: like a PID
-				// namespace, take everything it left behind with it.
-				_ = proctree.KillDescendants(self)
+				// namespace, take everything it left behind with it. Most
+				// runs leave nothing, and looking through /proc for what
+				// they left costs more than the run: the kernel flushes
+				// what was looked up there when this process is reaped.
+				if hasChildren() {
+					_ = proctree.KillDescendants(self)
+				}
 			}
 		}
 	}
+}
+
+// hasChildren reports whether this process has a child, running or
+// not: with none, it has no descendant either (an orphan is given to its
+// nearest subreaper, this one, only from below it).
+func hasChildren() bool {
+	var info unix.Siginfo
+	err := unix.Waitid(unix.P_ALL, 0, &info, unix.WEXITED|unix.WNOHANG|unix.WNOWAIT|unix.WALL, nil)
+	return !errors.Is(err, unix.ECHILD)
 }
 
 // reapOne waits for any child, through interruptions; ECHILD says none
