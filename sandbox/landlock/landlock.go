@@ -1,9 +1,12 @@
 // Package landlock confines runs with Linux Landlock, for machines where
 // bubblewrap cannot create namespaces (Ubuntu 24.04's AppArmor userns
-// restriction, Docker, WSL). The rules are applied by the re-exec helper
-// (gatehouse __sandbox-init) just before it execs the target, so the
-// daemon is never restricted; a supervising helper stays behind as
-// subreaper so one kill reaches the whole tree.
+// restriction, Docker, WSL). The daemon is never restricted: one helper
+// per session layout (gatehouse __sandbox-init as the session's zygote,
+// never confined itself) starts each sandbox's supervisor, which applies
+// the rules to a thread of its own, waits there for the call, and forks
+// the target from that thread; it stays as the run's subreaper, so one
+// kill reaches the whole tree (see initproc's landlockzygote_linux.go and
+// forktarget_linux.go).
 //
 // The network is Landlock's TCP rules (a connect to the run's proxy port
 // only, or none) plus a seccomp filter that refuses every other socket:
