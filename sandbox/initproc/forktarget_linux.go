@@ -159,18 +159,7 @@ func confineAndForkLocked(cfg Config, connects *int, status *os.File) (int, erro
 			return 0, fmt.Errorf("tell gatehouse the command starts: %w", err)
 		}
 	}
-	pid, err := syscall.ForkExec(req.Path, req.Argv, &syscall.ProcAttr{
-		Dir:   req.Dir,
-		Env:   req.Env,
-		Files: []uintptr{0, 1, 2},
-	})
-	if err != nil {
-		if req.Dir != "" {
-			if _, serr := os.Stat(req.Dir); serr != nil {
-				return 0, fmt.Errorf("enter working directory: %w", serr)
-			}
-		}
-		return 0, fmt.Errorf("exec %s: %w", req.Path, err)
-	}
-	return pid, nil
+	// In the supervisor's session, as the helper that became the target
+	// was.
+	return forkTarget(req, nil)
 }
