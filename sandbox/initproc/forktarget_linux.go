@@ -1,6 +1,7 @@
 package initproc
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -106,8 +107,13 @@ func superviseForked(cfg Config) int {
 func confineAndFork(cfg Config, connects int, status *os.File) forked {
 	runtime.LockOSThread()
 	if unix.Gettid() == unix.Getpid() {
-		unix.Close(connects)
-		return forked{err: errors.New("the run's thread is the supervisor's first")}
+		// The first thread is what the process's id names: it stays
+		// unconfined, held here so that another thread takes the run.
+		done := make(chan forked, 1)
+		go func() { done <- confineAndFork(cfg, connects, status) }()
+		r := <-done
+		runtime.UnlockOSThread()
+		return r
 	}
 	pid, err := confineAndForkLocked(cfg, &connects, status)
 	if connects >= 0 {
@@ -155,7 +161,11 @@ func confineAndForkLocked(cfg Config, connects *int, status *os.File) (int, erro
 		return 0, err
 	}
 	if status != nil {
-		if _, err := status.Write([]byte("{\"started\":true}\n")); err != nil {
+		msg, err := json.Marshal(Status{Started: true})
+		if err == nil {
+			_, err = status.Write(append(msg, '\n'))
+		}
+		if err != nil {
 			return 0, fmt.Errorf("tell gatehouse the command starts: %w", err)
 		}
 	}
