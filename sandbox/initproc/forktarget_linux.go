@@ -77,7 +77,18 @@ func superviseForked(cfg Config) int {
 
 	done := make(chan forked, 1)
 	go func() { done <- confineAndFork(cfg, pair[1], status) }()
-	r := <-done
+	var r forked
+	select {
+	case r = <-done:
+	case sig := <-sigs:
+		select {
+		case r = <-done:
+			sigs <- sig // the target has started: it is the run's to end
+		default:
+			// Told to stop while waiting (its zygote died): nothing runs.
+			return report(status, Status{Exit: ExitSetupFailed})
+		}
+	}
 	if errors.Is(r.err, errNoRequest) {
 		return report(status, Status{Exit: ExitSetupFailed})
 	}

@@ -181,3 +181,34 @@ func TestSupervisorDeathTakesTheRun(t *testing.T) {
 		return errors.Is(syscall.Kill(bg, 0), syscall.ESRCH)
 	})
 }
+
+// A zygote that dies takes the sandboxes it had ready with it, unused
+// (each supervisor is told to stop while it waits), and the next call
+// gets a new one: it runs, once.
+func TestZygoteDeathRunsNothingTwice(t *testing.T) {
+	ws := t.TempDir()
+	if err := os.Mkdir(filepath.Join(ws, "out"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	s := openZygoteSession(t, ws)
+	r := runScript(t, s, `cut -d' ' -f4 /proc/$PPID/stat`)
+	zygote, err := strconv.Atoi(strings.TrimSpace(string(r.Stdout)))
+	if err != nil || zygote <= 1 {
+		t.Fatalf("no zygote pid in %q (stderr %q)", r.Stdout, r.Stderr)
+	}
+	waitfor.For(t, 30*time.Second, "the session's next sandboxes built", func() bool { return sandbox.Warming(s) == 0 })
+	if err := syscall.Kill(zygote, syscall.SIGKILL); err != nil {
+		t.Fatalf("kill the zygote %d: %v", zygote, err)
+	}
+	waitfor.For(t, 10*time.Second, "the zygote gone", func() bool { return errors.Is(syscall.Kill(zygote, 0), syscall.ESRCH) })
+	r = runScript(t, s, `echo ran >> out/log; cut -d' ' -f4 /proc/$PPID/stat`)
+	if r.ExitCode != 0 {
+		t.Fatalf("the call after the zygote died: exit %d, stderr %q", r.ExitCode, r.Stderr)
+	}
+	if got := strings.TrimSpace(string(r.Stdout)); got == strconv.Itoa(zygote) {
+		t.Errorf("the call came from the dead zygote %s", got)
+	}
+	if b, _ := os.ReadFile(filepath.Join(ws, "out", "log")); string(b) != "ran\n" {
+		t.Errorf("the command ran %q times, want once", b)
+	}
+}
