@@ -198,8 +198,8 @@ func (z *Zygote) goneErr() error {
 }
 
 // Close stops the zygote: closing its socket ends it, and SIGKILL ends it
-// for sure (bwrap's, with every run still in it; Landlock's runs each
-// die with their supervisor).
+// for sure (bwrap's with every run still in it; each of Landlock's
+// supervisors is told to stop then, and ends its run as on a timeout).
 func (z *Zygote) Close() {
 	z.ctl.Close()
 	_ = z.cmd.Process.Kill()
