@@ -107,7 +107,7 @@ func TestLayoutFailureRunsNothing(t *testing.T) {
 	cfg := initproc.Config{Zygote: &initproc.ZygoteConfig{Fresh: []string{"/tmp"}}, Layout: layout}
 	z, err := startZygote(b.opts.Bwrap, Args(p, l), b.opts.Helper, cfg, "bad layout", slog.New(slog.DiscardHandler))
 	must(t, err)
-	defer z.close()
+	defer z.Close()
 	pend, err := launch.StartSpawned(launch.Command{Backend: Name, Config: initproc.Config{Supervise: true}, Limits: p.Limits, Deferred: true},
 		spawner{z, initproc.SpawnRequest{OwnNet: true}})
 	if err == nil {
@@ -117,8 +117,8 @@ func TestLayoutFailureRunsNothing(t *testing.T) {
 	if !errors.Is(err, errZygoteGone) || !strings.Contains(err.Error(), "no-such-toolchain") {
 		t.Errorf("spawn error = %v, want the zygote gone, naming the missing path", err)
 	}
-	<-z.exited
-	if code := z.cmd.ProcessState.ExitCode(); code != initproc.ExitSetupFailed {
+	<-z.Exited()
+	if code := z.ExitCode(); code != initproc.ExitSetupFailed {
 		t.Errorf("zygote exit %d, want %d (setup failed)", code, initproc.ExitSetupFailed)
 	}
 }

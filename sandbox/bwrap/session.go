@@ -3,6 +3,7 @@ package bwrap
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"sync"
 
 	"github.com/gatehouse-dev/gatehouse/sandbox"
@@ -11,17 +12,10 @@ import (
 )
 
 // sessionWarmer builds one session's sandboxes (sandbox.Warmer) from
-// zygotes: one for the layout in use, started the first time a sandbox
-// of that layout is needed. A zygote of a layout the session no longer
-// uses (the workspace gained a hidden path, a call asked for the host's
-// network) stops once its last sandbox is over.
+// its zygotes (launch.Zygotes), one per layout.
 type sessionWarmer struct {
-	b *Backend
-
-	mu      sync.Mutex
-	zygotes map[string]*zygoteUse
-	current string
-	closed  bool
+	b       *Backend
+	zygotes launch.Zygotes
 
 	// last is the spec of the last call's prepared run: the session asks
 	// for its layout, then builds the next sandbox from the same run.
@@ -30,15 +24,7 @@ type sessionWarmer struct {
 	lastSpec zygoteSpec
 }
 
-type zygoteUse struct {
-	z *zygote
-	// sandboxes started from it and not yet over (ready or running).
-	sandboxes int
-}
-
-func newSessionWarmer(b *Backend) *sessionWarmer {
-	return &sessionWarmer{b: b, zygotes: map[string]*zygoteUse{}}
-}
+func newSessionWarmer(b *Backend) *sessionWarmer { return &sessionWarmer{b: b} }
 
 // Layout implements sandbox.Warmer: the zygote's command line and
 // config, which hold every mount decided before the call, and whether
@@ -80,7 +66,7 @@ func (w *sessionWarmer) Start(_ sandbox.SessionSpec, p *sandbox.Prepared) (sandb
 			// The run's first process is its PID 1: when it dies, the
 			// kernel kills everything inside.
 			PIDNamespace: true,
-			Cleanup:      func() { w.release(z) },
+			Cleanup:      func() { w.zygotes.Release(z) },
 		}, spawner{z, req})
 		if err == nil {
 			return &started{pend: pend, home: w.b.opts.Home, layout: spec.layout}, nil
@@ -93,66 +79,40 @@ func (w *sessionWarmer) Start(_ sandbox.SessionSpec, p *sandbox.Prepared) (sandb
 
 // acquire returns the zygote of spec's layout, started if need be, with
 // one more sandbox counted against it.
-func (w *sessionWarmer) acquire(spec zygoteSpec) (*zygote, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.closed {
-		return nil, sandbox.ErrClosed
-	}
-	use := w.zygotes[spec.layout]
-	if use != nil && use.z.gone() {
-		delete(w.zygotes, spec.layout)
-		use = nil
-	}
-	if use == nil {
-		// Started under the lock: a session builds its sandboxes one at
-		// a time in the background, and a second zygote for the same
-		// layout would only be stopped again.
-		z, err := startZygote(w.b.opts.Bwrap, spec.args, w.b.opts.Helper, spec.cfg, spec.layout, w.b.log)
-		if err != nil {
-			return nil, err
-		}
-		use = &zygoteUse{z: z}
-		w.zygotes[spec.layout] = use
-	}
-	w.current = spec.layout
-	use.sandboxes++
-	w.retireLocked()
-	return use.z, nil
-}
-
-// release counts one of z's sandboxes over.
-func (w *sessionWarmer) release(z *zygote) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if use := w.zygotes[z.layout]; use != nil && use.z == z {
-		use.sandboxes--
-		w.retireLocked()
-		return
-	}
-	// Already forgotten (it was gone and replaced): nothing to count.
-}
-
-// retireLocked stops the zygotes no sandbox uses any more, but the
-// current layout's while the session is open.
-func (w *sessionWarmer) retireLocked() {
-	for layout, use := range w.zygotes {
-		if use.sandboxes <= 0 && (w.closed || layout != w.current) {
-			use.z.close()
-			delete(w.zygotes, layout)
-		}
-	}
+func (w *sessionWarmer) acquire(spec zygoteSpec) (*launch.Zygote, error) {
+	return w.zygotes.Acquire(spec.layout, func() (*launch.Zygote, error) {
+		return startZygote(w.b.opts.Bwrap, spec.args, w.b.opts.Helper, spec.cfg, spec.layout, w.b.log)
+	})
 }
 
 // Close stops the session's zygotes: at once those with no sandbox
 // left, the others when their last one is over (a run in progress
 // finishes, as with a bwrap of its own).
-func (w *sessionWarmer) Close() error {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.closed = true
-	w.retireLocked()
-	return nil
+func (w *sessionWarmer) Close() error { return w.zygotes.Close() }
+
+// startZygote starts bwrap with args (its own arguments) and the
+// zygote config cfg.
+func startZygote(bwrapPath string, args []string, helper string, cfg initproc.Config, layout string, log *slog.Logger) (*launch.Zygote, error) {
+	argv := append(append([]string{bwrapPath}, args...), "--", helperPath(helper), initproc.Entry)
+	return launch.StartZygote(argv, cfg, layout, log)
+}
+
+// errZygoteGone: the zygote exited (a failed layout, or killed), and a
+// new one may do better.
+var errZygoteGone = launch.ErrZygoteGone
+
+// spawner is one sandbox's request to a zygote, as launch asks for it.
+type spawner struct {
+	z   *launch.Zygote
+	req initproc.SpawnRequest
+}
+
+func (s spawner) Spawn(f launch.SpawnFiles) (int, error) {
+	return s.z.Spawn(func(cgroup bool) ([]byte, error) {
+		req := s.req
+		req.Cgroup = cgroup
+		return initproc.EncodeSpawn(req)
+	}, f)
 }
 
 // started is a sandbox from a zygote, waiting for its call.

@@ -150,11 +150,18 @@ func startTarget(req Request, f *os.File, empty *emptyTree, threads uint64, star
 	if err := starting(); err != nil {
 		return 0, fmt.Errorf("tell gatehouse the command starts: %w", err)
 	}
+	return forkTarget(req, &syscall.SysProcAttr{Setsid: true})
+}
+
+// forkTarget forks the Request's target from the calling thread, with the
+// run's stdio, in its directory, and says which of the two failed when
+// it could not start.
+func forkTarget(req Request, sys *syscall.SysProcAttr) (int, error) {
 	pid, err := syscall.ForkExec(req.Path, req.Argv, &syscall.ProcAttr{
 		Dir:   req.Dir,
 		Env:   req.Env,
 		Files: []uintptr{0, 1, 2},
-		Sys:   &syscall.SysProcAttr{Setsid: true},
+		Sys:   sys,
 	})
 	if err != nil {
 		if req.Dir != "" {

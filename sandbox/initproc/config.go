@@ -41,10 +41,17 @@ type Config struct {
 	// it runs the rest of the chain as a child and, on SIGTERM or when
 	// the target exits, kills every remaining descendant.
 	Supervise bool `json:"supervise,omitempty"`
+	// ForkTarget, when supervising a Landlock run (Landlock and RequestFD
+	// set), confines a thread of the supervisor and starts the target
+	// from it, rather than through a second helper (forktarget_linux.go).
+	ForkTarget bool `json:"fork_target,omitempty"`
 	// Grace is the SIGTERM-to-SIGKILL wait when supervising.
 	Grace time.Duration `json:"grace,omitempty"`
 	// CgroupProcs is a cgroup.procs file to join first.
 	CgroupProcs string `json:"cgroup,omitempty"`
+	// CgroupFD, when non-zero, is a cgroup.procs the daemon opened, to
+	// join first (a run a zygote started).
+	CgroupFD int `json:"cgroup_fd,omitempty"`
 	// StatusFD, when non-zero, receives a JSON Status when supervising.
 	StatusFD int `json:"status_fd,omitempty"`
 	// RequestFD, when non-zero, is a pipe carrying the Request: the helper
@@ -93,7 +100,9 @@ type Config struct {
 	// through /proc by the runs, and exits on SIGTERM.
 	Idle bool `json:"idle,omitempty"`
 	// Zygote makes the helper a session's zygote (see zygote.go): it
-	// makes Layout, then starts the session's sandboxes.
+	// makes Layout, then starts the session's sandboxes; with Landlock
+	// set, a Landlock session's (landlockzygote_linux.go), whose runs'
+	// supervisors get these rules and Grace.
 	Zygote *ZygoteConfig `json:"zygote,omitempty"`
 	// Path and Argv are the program to exec.
 	Path string   `json:"path"`
@@ -192,6 +201,10 @@ func Decode(s string) (Config, error) {
 	}
 	if c.RequestFD == 0 && c.Connect == "" && !c.Idle && c.Zygote == nil && (c.Path == "" || len(c.Argv) == 0) {
 		return c, fmt.Errorf("sandbox helper config has no program")
+	}
+	if c.ForkTarget && (!c.Supervise || c.Landlock == nil || c.RequestFD == 0) {
+		// Its target's thread would run unconfined.
+		return c, fmt.Errorf("sandbox helper config forks a target it does not confine")
 	}
 	if len(c.Layout) > 0 && c.Zygote == nil {
 		// Only a zygote makes a layout; anything else would run without.

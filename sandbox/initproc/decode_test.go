@@ -69,3 +69,44 @@ func TestWarmRequestDecoderDecodes(t *testing.T) {
 		t.Fatalf("the warm-up request leaves nested types cold: %+v", r)
 	}
 }
+
+// A Landlock supervisor forks only a target it confines, and a Landlock
+// zygote grants only the run directories it is told, as absolute clean
+// paths: anything else is refused before a run starts.
+func TestDecodeLandlockZygoteMessages(t *testing.T) {
+	configs := []struct {
+		name, in, err string
+	}{
+		{"a supervisor forking a confined target", `{"supervise":true,"fork_target":true,"request_fd":3,"landlock":{"ro_dirs":["/usr"]},"path":"","argv":null}`, ""},
+		{"a target forked without rules", `{"supervise":true,"fork_target":true,"request_fd":3,"path":"","argv":null}`, "does not confine"},
+		{"a target forked without a supervisor", `{"fork_target":true,"request_fd":3,"landlock":{},"path":"","argv":null}`, "does not confine"},
+		{"a target forked with no call to wait for", `{"supervise":true,"fork_target":true,"landlock":{},"path":"/bin/true","argv":["true"]}`, "does not confine"},
+		{"a Landlock zygote", `{"zygote":{"control_fd":3},"landlock":{"ro_dirs":["/usr"]},"grace":1000000000,"path":"","argv":null}`, ""},
+	}
+	for _, tt := range configs {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Decode(tt.in)
+			if tt.err == "" && err != nil || tt.err != "" && (err == nil || !strings.Contains(err.Error(), tt.err)) {
+				t.Fatalf("Decode = %v, want %q", err, tt.err)
+			}
+		})
+	}
+	spawns := []struct {
+		name, in, err string
+	}{
+		{"a run's directories", `{"home":"/tmp/r/home","tmp":"/tmp/r/tmp","cgroup":true}`, ""},
+		{"a relative home", `{"home":"r/home","tmp":"/tmp/r/tmp"}`, "run directory"},
+		{"the root as tmp", `{"home":"/tmp/r/home","tmp":"/"}`, "run directory"},
+		{"an unclean path", `{"home":"/tmp/r/../../etc","tmp":"/tmp/r/tmp"}`, "run directory"},
+		{"no tmp", `{"home":"/tmp/r/home"}`, "run directory"},
+		{"a field from a newer daemon", `{"home":"/tmp/r/home","tmp":"/tmp/r/tmp","extra_rw":["/"]}`, "unknown field"},
+	}
+	for _, tt := range spawns {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := DecodeLandlockSpawn([]byte(tt.in))
+			if tt.err == "" && err != nil || tt.err != "" && (err == nil || !strings.Contains(err.Error(), tt.err)) {
+				t.Fatalf("DecodeLandlockSpawn = %v, want %q", err, tt.err)
+			}
+		})
+	}
+}

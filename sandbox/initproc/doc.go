@@ -1,7 +1,7 @@
 // Package initproc is the sandbox helper: the hidden `gatehouse
 // __sandbox-init` entry point (and the static gatehouse-sandbox-init
 // binary), which confines a command so the daemon itself is never
-// restricted. Main picks one of five roles from its arguments.
+// restricted. Main picks one of seven roles from its arguments.
 //
 // A session's zygote (zygote_linux.go), under bwrap. The daemon starts
 // bwrap once per session layout with a Config carrying Zygote and
@@ -45,8 +45,26 @@
 // the target exits it kills every other process of the PID namespace,
 // and writes the target's Status once all are gone.
 //
+// A Landlock session's zygote (landlockzygote_linux.go, Config.Zygote
+// with Landlock), started by the daemon once per session layout with
+// the layout's rules. It reads LandlockSpawns on its control socket (the
+// run's home and temporary directory, with the descriptors a SpawnRequest
+// carries) and starts the helper again for each as the run's supervisor,
+// under the rules with those two directories writable, answering with
+// its pidfd. It is the supervisors' subreaper: whatever comes to it from
+// a supervisor that died, it kills. It is never confined.
+//
+// A Landlock run's supervisor that forks its target (forktarget_linux.go,
+// Config.ForkTarget), which a Landlock zygote starts. It joins the run's
+// cgroup, becomes the run's subreaper, hides itself from the run, and
+// confines one thread of its own: the rules while it waits, then the
+// Request's network layer, rlimits, the capability drop and the socket
+// filter (whose connects its other threads decide). That thread forks the
+// target and exits, so no thread of the supervisor stays in the run's
+// domain; the rest is a supervising helper's (watchRun).
+//
 // A supervising helper (main_linux.go, Config.Supervise), started by
-// the landlock and none backends, or by a container's exec. It
+// the none backend, a whole agent on Landlock, or by a container's exec. It
 // becomes the run's subreaper, reads a call over Config.Connect in a
 // container, starts the helper again as the target's stage with sockets
 // on which that stage hands back the connect filter (a proxy in the

@@ -1,6 +1,7 @@
 package initproc
 
 import (
+	"errors"
 	"fmt"
 
 	"golang.org/x/sys/unix"
@@ -26,11 +27,17 @@ const gitDirAccess = llsys.AccessFSReadFile | llsys.AccessFSReadDir | llsys.Acce
 	llsys.AccessFSTruncate | llsys.AccessFSMakeReg | llsys.AccessFSMakeDir |
 	llsys.AccessFSRemoveFile | llsys.AccessFSRemoveDir
 
-// applyLandlock restricts this process (and so the target it execs) on
-// the filesystem and in scoped IPC. The network is a layer of its own,
+// applyLandlock restricts the calling thread (and so the target it execs)
+// on the filesystem and in scoped IPC. The network is a layer of its own,
 // added when the call arrives (applyLandlockNet), so a sandbox built
 // ahead of time serves any network mode. It fails closed: a kernel
 // without Landlock is an error rather than a silent downgrade.
+//
+// Paths and scopes are one layer, on the calling thread only: the caller
+// holds it with LockOSThread and execs from it, and exec keeps that
+// thread's domain. go-landlock's Restrict* restrict every thread of the
+// runtime, a stop-the-world signal round per layer, while the sandbox
+// is built beside a running call.
 func applyLandlock(l Landlock) error {
 	if ABI() < 1 {
 		return fmt.Errorf("landlock is not supported by this kernel")
@@ -43,12 +50,19 @@ func applyLandlock(l Landlock) error {
 		landlock.RWFiles(l.RWFiles...).IgnoreIfMissing(),
 		landlock.PathAccess(gitDirAccess, l.GitDirs...).WithRefer().IgnoreIfMissing(),
 	}
-	cfg := landlock.V7.BestEffort()
-	err := cfg.RestrictPaths(rules...)
-	if err == nil {
-		err = cfg.RestrictScoped()
+	cfg := landlock.Config{HandledAccessFS: landlock.V7.HandledAccessFS, Scoped: landlock.V7.Scoped}.BestEffort()
+	fd, flags, err := cfg.NewRulesetFD(rules...)
+	if err == nil && fd < 0 {
+		err = errors.New("nothing to restrict")
 	}
 	if err != nil {
+		return fmt.Errorf("apply landlock: %w", err)
+	}
+	defer unix.Close(fd)
+	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+		return fmt.Errorf("set no_new_privs: %w", err)
+	}
+	if err := llsys.LandlockRestrictSelf(fd, flags); err != nil {
 		return fmt.Errorf("apply landlock: %w", err)
 	}
 	return nil

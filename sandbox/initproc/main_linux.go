@@ -37,8 +37,14 @@ func Main(args []string) int {
 	if cfg.Idle {
 		return idle()
 	}
+	if cfg.Zygote != nil && cfg.Landlock != nil {
+		return landlockZygote(cfg)
+	}
 	if cfg.Zygote != nil {
 		return zygote(cfg)
+	}
+	if cfg.Supervise && cfg.ForkTarget {
+		return superviseForked(cfg)
 	}
 	if cfg.CgroupProcs != "" {
 		if err := cgroup.Join(cfg.CgroupProcs); err != nil {
@@ -331,7 +337,6 @@ func supervise(cfg Config) int {
 	} else {
 		signal.Notify(sigs, syscall.SIGINT)
 	}
-	self := os.Getpid()
 	mainPid, err := syscall.ForkExec("/proc/self/exe", []string{os.Args[0], Entry, enc}, &syscall.ProcAttr{
 		Env:   env,
 		Dir:   dir,
@@ -373,6 +378,15 @@ func supervise(cfg Config) int {
 		null.Close()
 	}
 
+	return watchRun(cfg, mainPid, sigs, hangup, status)
+}
+
+// watchRun reaps the run as its subreaper until nobody is left, and
+// reports how mainPid, the target, ended: once it is over everything it
+// left behind is killed, as a PID namespace would; a signal or hangup
+// asks the whole tree to end (SIGTERM, then SIGKILL after the grace).
+func watchRun(cfg Config, mainPid int, sigs <-chan os.Signal, hangup <-chan struct{}, status *os.File) int {
+	self := os.Getpid()
 	reap := make(chan reaped, 64)
 	go func() {
 		defer close(reap)
@@ -423,11 +437,25 @@ func supervise(cfg Config) int {
 				mainDone = true
 				final = exitStatus(r.ws)
 				// The run is over when its main process is: like a PID
-				// namespace, take everything it left behind with it.
-				_ = proctree.KillDescendants(self)
+				// namespace, take everything it left behind with it. Most
+				// runs leave nothing, and looking through /proc for what
+				// they left costs more than the run: the kernel flushes
+				// what was looked up there when this process is reaped.
+				if hasChildren() {
+					_ = proctree.KillDescendants(self)
+				}
 			}
 		}
 	}
+}
+
+// hasChildren reports whether this process has a child, running or
+// not: with none, it has no descendant either (an orphan is given to its
+// nearest subreaper, this one, only from below it).
+func hasChildren() bool {
+	var info unix.Siginfo
+	err := unix.Waitid(unix.P_ALL, 0, &info, unix.WEXITED|unix.WNOHANG|unix.WNOWAIT|unix.WALL, nil)
+	return !errors.Is(err, unix.ECHILD)
 }
 
 // reapOne waits for any child, through interruptions; ECHILD says none

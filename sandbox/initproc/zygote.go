@@ -3,6 +3,7 @@ package initproc
 import (
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 )
 
 // A zygote is one session's sandbox template: bwrap starts it once, it
@@ -88,6 +89,34 @@ type SpawnRequest struct {
 	OwnNet bool `json:"own_net"`
 	// Cgroup says a sixth descriptor comes: the run's cgroup.procs.
 	Cgroup bool `json:"cgroup,omitempty"`
+}
+
+// LandlockSpawn asks a Landlock session's zygote for one sandbox: a
+// supervisor under the zygote's rules and these fresh directories, which
+// the daemon made for the run. The descriptors are a SpawnRequest's.
+type LandlockSpawn struct {
+	Home string `json:"home"`
+	Tmp  string `json:"tmp"`
+	// Cgroup says a sixth descriptor comes: the run's cgroup.procs.
+	Cgroup bool `json:"cgroup,omitempty"`
+}
+
+// EncodeLandlockSpawn is a LandlockSpawn as the zygote reads it.
+func EncodeLandlockSpawn(r LandlockSpawn) ([]byte, error) { return encodeSmall(r) }
+
+// DecodeLandlockSpawn reads a LandlockSpawn, refusing what it does not
+// know, and fresh directories that are not absolute clean paths.
+func DecodeLandlockSpawn(b []byte) (LandlockSpawn, error) {
+	var r LandlockSpawn
+	if err := decodeStrict(b, &r); err != nil {
+		return r, fmt.Errorf("decode spawn request: %w", err)
+	}
+	for _, d := range []string{r.Home, r.Tmp} {
+		if !filepath.IsAbs(d) || filepath.Clean(d) != d || d == "/" {
+			return r, fmt.Errorf("spawn request with run directory %q", d)
+		}
+	}
+	return r, nil
 }
 
 // SpawnFDs is how many descriptors a SpawnRequest carries without a

@@ -37,7 +37,8 @@ func zygote(cfg Config) int {
 	}
 	nets := newNetPool()
 	go reapChildren(nets.reaped)
-	if err := serveSpawns(z.ControlFD, fresh, nets); err != nil {
+	spawn := func(msg []byte, fds []int) (int, error) { return spawnFrom(msg, fds, fresh, nets) }
+	if err := serveSpawns(z.ControlFD, spawn); err != nil {
 		fmt.Fprintf(os.Stderr, "gatehouse sandbox: %v\n", err)
 		return ExitSetupFailed
 	}
@@ -92,8 +93,10 @@ func reapChildren(gone func(pid int)) {
 	}
 }
 
-// serveSpawns answers spawn requests until the daemon closes the socket.
-func serveSpawns(ctl int, fresh []FreshDir, nets *netPool) error {
+// serveSpawns answers spawn requests until the daemon closes the socket:
+// spawn starts one from its message and descriptors (which it must not
+// close) and returns the pidfd of its first process.
+func serveSpawns(ctl int, spawn func(msg []byte, fds []int) (int, error)) error {
 	buf := make([]byte, MaxSpawnMessage+1)
 	oob := make([]byte, unix.CmsgSpace((SpawnFDs+1)*4))
 	for {
@@ -108,7 +111,7 @@ func serveSpawns(ctl int, fresh []FreshDir, nets *netPool) error {
 			return nil // the daemon closed the session's zygote
 		}
 		fds, perr := fdpass.ParseRights(oob[:oobn])
-		pidfd, serr := spawnFrom(buf[:n], fds, flags, perr, fresh, nets)
+		pidfd, serr := spawnChecked(spawn, buf[:n], fds, flags, perr)
 		for _, fd := range fds {
 			_ = unix.Close(fd)
 		}
@@ -122,23 +125,38 @@ func serveSpawns(ctl int, fresh []FreshDir, nets *netPool) error {
 	}
 }
 
-// spawnFrom checks one request and starts its run's first process.
-func spawnFrom(msg []byte, fds []int, flags int, rightsErr error, fresh []FreshDir, nets *netPool) (int, error) {
+// spawnChecked refuses a request the socket cut short, and hands any
+// other to spawn.
+func spawnChecked(spawn func(msg []byte, fds []int) (int, error), msg []byte, fds []int, flags int, rightsErr error) (int, error) {
 	if flags&(unix.MSG_TRUNC|unix.MSG_CTRUNC) != 0 || rightsErr != nil {
 		return -1, errors.New("spawn request cut short")
 	}
+	return spawn(msg, fds)
+}
+
+// spawnFrom checks one request and starts its run's first process.
+func spawnFrom(msg []byte, fds []int, fresh []FreshDir, nets *netPool) (int, error) {
 	req, err := DecodeSpawn(msg)
 	if err != nil {
 		return -1, err
 	}
+	if err := spawnFDs(fds, req.Cgroup); err != nil {
+		return -1, err
+	}
+	return spawnRun(req, fds, fresh, nets)
+}
+
+// spawnFDs checks a request came with its descriptors: SpawnFDs, and
+// the run's cgroup.procs when it says so.
+func spawnFDs(fds []int, cgroup bool) error {
 	want := SpawnFDs
-	if req.Cgroup {
+	if cgroup {
 		want++
 	}
 	if len(fds) != want {
-		return -1, fmt.Errorf("spawn request with %d descriptors, want %d", len(fds), want)
+		return fmt.Errorf("spawn request with %d descriptors, want %d", len(fds), want)
 	}
-	return spawnRun(req, fds, fresh, nets)
+	return nil
 }
 
 // spawnRun starts a run's first process (callInit) in namespaces of its

@@ -94,7 +94,8 @@ func TestSpawnFromRefuses(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			pidfd, err := spawnFrom([]byte(tt.msg), make([]int, tt.fds), tt.flags, nil, nil, nil)
+			spawn := func(msg []byte, fds []int) (int, error) { return spawnFrom(msg, fds, nil, nil) }
+			pidfd, err := spawnChecked(spawn, []byte(tt.msg), make([]int, tt.fds), tt.flags, nil)
 			if pidfd != -1 || err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("spawnFrom = %d, %v; want -1 and %q", pidfd, err, tt.want)
 			}

@@ -42,6 +42,12 @@ func gitDirs(p *sandbox.Prepared) []string {
 // target when that lies inside too).
 func guarded(p *sandbox.Prepared) (out, keep []string) {
 	dirs := gitDirs(p)
+	if len(dirs) == 0 {
+		// Nothing lies inside a git dir: no need to look for what is
+		// protected, which would cost every call a walk of the home's
+		// git settings.
+		return nil, nil
+	}
 	inGit := func(q string) bool {
 		for _, d := range dirs {
 			if q != d && sandbox.Within(q, d) {

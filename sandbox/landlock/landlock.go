@@ -1,9 +1,12 @@
 // Package landlock confines runs with Linux Landlock, for machines where
 // bubblewrap cannot create namespaces (Ubuntu 24.04's AppArmor userns
-// restriction, Docker, WSL). The rules are applied by the re-exec helper
-// (gatehouse __sandbox-init) just before it execs the target, so the
-// daemon is never restricted; a supervising helper stays behind as
-// subreaper so one kill reaches the whole tree.
+// restriction, Docker, WSL). The daemon is never restricted: one helper
+// per session layout (gatehouse __sandbox-init as the session's zygote,
+// never confined itself) starts each sandbox's supervisor, which applies
+// the rules to a thread of its own, waits there for the call, and forks
+// the target from that thread; it stays as the run's subreaper, so one
+// kill reaches the whole tree (see initproc's landlockzygote_linux.go and
+// forktarget_linux.go).
 //
 // The network is Landlock's TCP rules (a connect to the run's proxy port
 // only, or none) plus a seccomp filter that refuses every other socket:
@@ -21,11 +24,13 @@ package landlock
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net"
 	"os"
 	"path/filepath"
+	"sync"
 
 	"github.com/gatehouse-dev/gatehouse/sandbox"
 	"github.com/gatehouse-dev/gatehouse/sandbox/initproc"
@@ -74,20 +79,66 @@ func (b *Backend) Name() string { return Name }
 // Open implements sandbox.Backend. Each session keeps a sandbox built
 // ahead of its next call (see sandbox.Warmer).
 func (b *Backend) Open(ctx context.Context, s sandbox.SessionSpec) (sandbox.Session, error) {
-	return sandbox.OpenWarmSession(Name, s, sandbox.PrepareOptions{Home: b.opts.Home}, b)
+	return sandbox.OpenWarmSession(Name, s, sandbox.PrepareOptions{Home: b.opts.Home}, &sessionWarmer{b: b})
+}
+
+// sessionWarmer is one session's sandbox.Warmer. It keeps the rules its
+// last layout check computed for the build of the sandbox after that
+// call, which is the same run's, moments later (as bwrap does): the
+// next call checks its layout afresh, so rules gone stale meanwhile
+// only cost that sandbox, never a run under them.
+type sessionWarmer struct {
+	b       *Backend
+	zygotes launch.Zygotes
+
+	mu     sync.Mutex
+	lastP  *sandbox.Prepared
+	last   initproc.Landlock
+	layout string
 }
 
 // Layout implements sandbox.Warmer: the rules, which list the
 // workspace's entries as they are now.
-func (b *Backend) Layout(_ sandbox.SessionSpec, p *sandbox.Prepared) (string, error) {
-	if err := b.canConfine(p); err != nil {
-		return "", err
+func (w *sessionWarmer) Layout(_ sandbox.SessionSpec, p *sandbox.Prepared) (string, error) {
+	_, layout, err := w.rules(p, true)
+	return layout, err
+}
+
+// Start implements sandbox.Warmer.
+func (w *sessionWarmer) Start(_ sandbox.SessionSpec, p *sandbox.Prepared) (sandbox.Started, error) {
+	rules, layout, err := w.rules(p, false)
+	if err != nil {
+		return nil, err
+	}
+	return w.start(p, rules, layout)
+}
+
+// Close implements io.Closer: the session's zygotes stop once their
+// sandboxes are over.
+func (w *sessionWarmer) Close() error { return w.zygotes.Close() }
+
+// rules are p's rules and their layout: computed when fresh or for
+// another run than the last one, else the last ones.
+func (w *sessionWarmer) rules(p *sandbox.Prepared, fresh bool) (initproc.Landlock, string, error) {
+	if err := w.b.canConfine(p); err != nil {
+		return initproc.Landlock{}, "", err
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if !fresh && w.lastP == p {
+		return w.last, w.layout, nil
 	}
 	rules, err := Rules(p)
-	if err != nil {
-		return "", err
+	var layout string
+	if err == nil {
+		layout, err = layoutOf(rules)
 	}
-	return layoutOf(rules)
+	if err != nil {
+		w.lastP = nil
+		return rules, "", err
+	}
+	w.lastP, w.last, w.layout = p, rules, layout
+	return rules, layout, nil
 }
 
 func (b *Backend) canConfine(p *sandbox.Prepared) error {
@@ -107,63 +158,87 @@ func layoutOf(rules initproc.Landlock) (string, error) {
 	return string(j), nil
 }
 
-// Start implements sandbox.Warmer. A supervising helper stays as the
-// run's subreaper; its child applies the rules, waits for the call, sets
-// rlimits and execs the target.
-func (b *Backend) Start(_ sandbox.SessionSpec, p *sandbox.Prepared) (sandbox.Started, error) {
-	if err := b.canConfine(p); err != nil {
+// start builds a sandbox for p under rules (its layout's): a supervisor
+// the session's zygote for the layout starts (see initproc's
+// landlockzygote_linux.go), which applies the rules to a thread of its
+// own, waits for the call there, and forks the target from it; it stays
+// as the run's subreaper. A zygote found gone is replaced once.
+func (w *sessionWarmer) start(p *sandbox.Prepared, rules initproc.Landlock, layout string) (sandbox.Started, error) {
+	grace := p.Limits.GraceOrDefault()
+	key := layout + "\x00" + grace.String()
+	for attempt := 0; ; attempt++ {
+		z, err := w.zygotes.Acquire(key, func() (*launch.Zygote, error) {
+			cfg := initproc.Config{Zygote: &initproc.ZygoteConfig{}, Landlock: &rules, Grace: grace}
+			return launch.StartZygote([]string{w.b.opts.Helper, initproc.Entry}, cfg, key, w.b.opts.Logger)
+		})
+		if err != nil {
+			return nil, err
+		}
+		st, err := w.b.spawn(p, z, func() { w.zygotes.Release(z) })
+		if err == nil || attempt > 0 || !errors.Is(err, launch.ErrZygoteGone) {
+			if st != nil {
+				st.layout = layout
+			}
+			return st, err
+		}
+	}
+}
+
+// spawn has z start a sandbox for p, with a fresh home and temporary
+// directory and the proxy's port, opened with the sandbox, off the call's
+// path (a call without a proxy closes it unused). release runs once the
+// sandbox is over, or at once when it could not start.
+func (b *Backend) spawn(p *sandbox.Prepared, z *launch.Zygote, release func()) (*started, error) {
+	fail := func(err error) (*started, error) {
+		release()
 		return nil, err
 	}
 	scratch, err := os.MkdirTemp("", "gatehouse-run-")
 	if err != nil {
-		return nil, fmt.Errorf("create run directory: %w", err)
+		return fail(fmt.Errorf("create run directory: %w", err))
 	}
 	home, tmp := filepath.Join(scratch, "home"), filepath.Join(scratch, "tmp")
 	if err := sandbox.FreshHome(b.opts.Home, home); err != nil {
 		os.RemoveAll(scratch)
-		return nil, err
+		return fail(err)
 	}
 	if err := os.Mkdir(tmp, 0o700); err != nil {
 		os.RemoveAll(scratch)
-		return nil, fmt.Errorf("create run directory: %w", err)
+		return fail(fmt.Errorf("create run directory: %w", err))
 	}
-	rules, err := Rules(p)
-	var layout string
-	if err == nil {
-		layout, err = layoutOf(rules)
-	}
-	if err != nil {
-		os.RemoveAll(scratch)
-		return nil, err
-	}
-	rules.RWDirs = append(rules.RWDirs, home, tmp)
-	// The proxy's port is opened with the sandbox, off the call's path; a
-	// call without a proxy closes it unused.
 	proxyLn, err := listenProxy()
 	if err != nil {
 		os.RemoveAll(scratch)
-		return nil, err
+		return fail(err)
 	}
-	pend, err := launch.Start(launch.Command{
-		Backend: Name,
-		Helper:  b.opts.Helper,
-		Config: initproc.Config{
-			Supervise: true,
-			Grace:     p.Limits.GraceOrDefault(),
-			Landlock:  &rules,
-			RequestFD: launch.RequestFD,
-		},
-		Dir:      "/",
+	pend, err := launch.StartSpawned(launch.Command{
+		Backend:  Name,
+		Config:   initproc.Config{Supervise: true},
 		Limits:   p.Limits,
 		Logger:   b.opts.Logger,
 		Deferred: true,
-		Cleanup:  func() { os.RemoveAll(scratch) },
-	})
+		Cleanup: func() {
+			os.RemoveAll(scratch)
+			release()
+		},
+	}, spawner{z: z, home: home, tmp: tmp})
 	if err != nil {
 		proxyLn.Close()
 		return nil, err
 	}
-	return &started{pend: pend, home: home, tmp: tmp, proxyLn: proxyLn, layout: layout}, nil
+	return &started{pend: pend, home: home, tmp: tmp, proxyLn: proxyLn}, nil
+}
+
+// spawner is one sandbox's request to a zygote, as launch asks for it.
+type spawner struct {
+	z         *launch.Zygote
+	home, tmp string
+}
+
+func (s spawner) Spawn(f launch.SpawnFiles) (int, error) {
+	return s.z.Spawn(func(cgroup bool) ([]byte, error) {
+		return initproc.EncodeLandlockSpawn(initproc.LandlockSpawn{Home: s.home, Tmp: s.tmp, Cgroup: cgroup})
+	}, f)
 }
 
 type started struct {

@@ -1,4 +1,4 @@
-package bwrap
+package launch
 
 import (
 	"bufio"
@@ -14,20 +14,21 @@ import (
 
 	"github.com/gatehouse-dev/gatehouse/sandbox/fdpass"
 	"github.com/gatehouse-dev/gatehouse/sandbox/initproc"
-	"github.com/gatehouse-dev/gatehouse/sandbox/launch"
 	"golang.org/x/sys/unix"
 )
 
-// zygote is one bwrap, started once per session layout, whose helper
-// makes the layout and then starts each of the session's sandboxes (see
-// initproc's zygote.go). A sandbox costs a clone of the zygote's
-// namespaces and one helper start instead of a bwrap and a layout.
-type zygote struct {
+// Zygote is one session layout's long-lived helper, which starts each of
+// the session's sandboxes of that layout on request (see initproc's
+// zygote.go): bwrap's makes the layout and clones its namespaces for
+// each run, Landlock's starts each run's supervisor from a process that
+// takes the orphans of one that died. A sandbox costs one helper start
+// and none of the daemon's forks and reaps.
+type Zygote struct {
 	layout string
 	cmd    *exec.Cmd
 	ctl    *net.UnixConn // SOCK_SEQPACKET: a request and its reply per message
 	mu     sync.Mutex    // one spawn at a time, so replies match requests
-	exited chan struct{} // closed once bwrap has been waited for
+	exited chan struct{} // closed once the zygote has been waited for
 	// lastWords is the zygote's last line on stderr (why it failed),
 	// set before exited is closed.
 	lastWords string
@@ -37,33 +38,37 @@ type zygote struct {
 // millisecond; one that does not within this is stuck and is stopped.
 const spawnTimeout = 30 * time.Second
 
-// errZygoteGone: the zygote exited (a failed layout, or killed), and a
+// ErrZygoteGone: the zygote exited (a failed layout, or killed), and a
 // new one may do better.
-var errZygoteGone = errors.New("the session's sandbox template is gone")
+var ErrZygoteGone = errors.New("the session's sandbox template is gone")
 
-// startZygote starts bwrap with args (its own arguments) and the zygote
-// config; the zygote makes its layout before it reads the first request,
-// so a spawn waits for it.
-func startZygote(bwrapPath string, args []string, helper string, cfg initproc.Config, layout string, log *slog.Logger) (*zygote, error) {
+// StartZygote runs argv (a helper's command line up to its config) with
+// cfg, a zygote's config (cfg.Zygote set), as its last argument; the
+// zygote makes whatever it makes before it reads the first request, so
+// a spawn waits for it.
+func StartZygote(argv []string, cfg initproc.Config, layout string, log *slog.Logger) (*Zygote, error) {
 	fds, err := seqpacketPair()
 	if err != nil {
 		return nil, err
 	}
 	ours, theirs := fds[0], fds[1]
 	defer theirs.Close()
-	cfg.Zygote.ControlFD = 3
+	z := *cfg.Zygote
+	z.ControlFD = 3
+	cfg.Zygote = &z
 	enc, err := cfg.Encode()
 	if err != nil {
 		ours.Close()
 		return nil, err
 	}
-	argv := append(append(args[:len(args):len(args)], "--"), helperPath(helper), initproc.Entry, enc)
-	cmd := exec.Command(bwrapPath, argv...)
+	cmd := exec.Command(argv[0], append(argv[1:len(argv):len(argv)], enc)...)
 	// The zygote serves one request at a time; one processor will do.
 	cmd.Env = []string{"GOMAXPROCS=1"}
 	cmd.Dir = "/"
 	cmd.ExtraFiles = []*os.File{theirs}
-	cmd.SysProcAttr = zygoteAttr()
+	// A session of its own, and it dies with the daemon, and with it
+	// every run of the session.
+	cmd.SysProcAttr = sysProcAttr()
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		ours.Close()
@@ -80,7 +85,7 @@ func startZygote(bwrapPath string, args []string, helper string, cfg initproc.Co
 		_ = cmd.Wait()
 		return nil, fmt.Errorf("start the sandbox template: %w", err)
 	}
-	z := &zygote{layout: layout, cmd: cmd, ctl: c.(*net.UnixConn), exited: make(chan struct{})}
+	zy := &Zygote{layout: layout, cmd: cmd, ctl: c.(*net.UnixConn), exited: make(chan struct{})}
 	// The zygote has nothing to say but why it failed: that goes to the
 	// log, and to the spawn that finds it gone.
 	go func() {
@@ -92,14 +97,23 @@ func startZygote(bwrapPath string, args []string, helper string, cfg initproc.Co
 		}
 		err := cmd.Wait()
 		log.Debug("sandbox template exited", "err", err)
-		z.lastWords = last
-		close(z.exited)
+		zy.lastWords = last
+		close(zy.exited)
 	}()
-	return z, nil
+	return zy, nil
 }
 
-// gone reports whether bwrap has exited.
-func (z *zygote) gone() bool {
+// Layout is the layout z serves.
+func (z *Zygote) Layout() string { return z.layout }
+
+// Exited is closed once the zygote has exited and been waited for.
+func (z *Zygote) Exited() <-chan struct{} { return z.exited }
+
+// ExitCode is the zygote's exit status, once Exited is closed.
+func (z *Zygote) ExitCode() int { return z.cmd.ProcessState.ExitCode() }
+
+// Gone reports whether the zygote has exited.
+func (z *Zygote) Gone() bool {
 	select {
 	case <-z.exited:
 		return true
@@ -108,15 +122,15 @@ func (z *zygote) gone() bool {
 	}
 }
 
-// spawn asks the zygote for one sandbox and returns a pidfd of its
-// first process.
-func (z *zygote) spawn(req initproc.SpawnRequest, f launch.SpawnFiles) (int, error) {
+// Spawn asks the zygote for one sandbox, with the message encode makes
+// (told whether the run's cgroup.procs comes along, as a sixth
+// descriptor), and returns a pidfd of its first process.
+func (z *Zygote) Spawn(encode func(cgroup bool) ([]byte, error), f SpawnFiles) (int, error) {
 	files := []*os.File{f.Stdin, f.Stdout, f.Stderr, f.Request, f.Status}
 	if f.Cgroup != nil {
-		req.Cgroup = true
 		files = append(files, f.Cgroup)
 	}
-	msg, err := initproc.EncodeSpawn(req)
+	msg, err := encode(f.Cgroup != nil)
 	if err != nil {
 		return -1, err
 	}
@@ -126,7 +140,7 @@ func (z *zygote) spawn(req initproc.SpawnRequest, f launch.SpawnFiles) (int, err
 	}
 	z.mu.Lock()
 	defer z.mu.Unlock()
-	if z.gone() {
+	if z.Gone() {
 		return -1, z.goneErr()
 	}
 	_ = z.ctl.SetDeadline(time.Now().Add(spawnTimeout))
@@ -161,14 +175,14 @@ func (z *zygote) spawn(req initproc.SpawnRequest, f launch.SpawnFiles) (int, err
 // failed stops a zygote that broke its protocol or went away, and says
 // which. One that hung up (err nil: end of file) is exiting and is given a
 // moment, so that its last words and exit status are its own.
-func (z *zygote) failed(err error) error {
+func (z *Zygote) failed(err error) error {
 	if err == nil || errors.Is(err, syscall.EPIPE) || errors.Is(err, syscall.ECONNRESET) {
 		select {
 		case <-z.exited:
 		case <-time.After(time.Second):
 		}
 	}
-	z.close()
+	z.Close()
 	<-z.exited
 	if err == nil {
 		err = errors.New("it hung up")
@@ -176,16 +190,17 @@ func (z *zygote) failed(err error) error {
 	return fmt.Errorf("%w: %w", z.goneErr(), err)
 }
 
-func (z *zygote) goneErr() error {
+func (z *Zygote) goneErr() error {
 	if z.lastWords != "" {
-		return fmt.Errorf("%w (%s)", errZygoteGone, z.lastWords)
+		return fmt.Errorf("%w (%s)", ErrZygoteGone, z.lastWords)
 	}
-	return errZygoteGone
+	return ErrZygoteGone
 }
 
-// close stops the zygote: closing its socket ends it, and SIGKILL to
-// bwrap ends it for sure, with every run still in it.
-func (z *zygote) close() {
+// Close stops the zygote: closing its socket ends it, and SIGKILL ends it
+// for sure (bwrap's with every run still in it; each of Landlock's
+// supervisors is told to stop then, and ends its run as on a timeout).
+func (z *Zygote) Close() {
 	z.ctl.Close()
 	_ = z.cmd.Process.Kill()
 }
@@ -195,11 +210,3 @@ func closeAll(fds []int) {
 		unix.Close(fd)
 	}
 }
-
-// spawner is one sandbox's request to a zygote, as launch asks for it.
-type spawner struct {
-	z   *zygote
-	req initproc.SpawnRequest
-}
-
-func (s spawner) Spawn(f launch.SpawnFiles) (int, error) { return s.z.spawn(s.req, f) }

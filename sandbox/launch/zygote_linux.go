@@ -1,4 +1,4 @@
-package bwrap
+package launch
 
 import (
 	"fmt"
@@ -7,12 +7,6 @@ import (
 
 	"golang.org/x/sys/unix"
 )
-
-// zygoteAttr starts bwrap in a session of its own, to die with the
-// daemon: bwrap's init then dies, and with it every run of the session.
-func zygoteAttr() *syscall.SysProcAttr {
-	return &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGKILL}
-}
 
 // seqpacketPair is a connected pair of SOCK_SEQPACKET unix sockets, made
 // under ForkLock so no child started meanwhile inherits them.
