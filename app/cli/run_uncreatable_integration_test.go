@@ -18,7 +18,9 @@ import (
 // sandbox) by any of the usual ways, nor move a directory holding one
 // away to make it anew; the names stay absent on the host. Ordinary new
 // files in the project, a .claude below its root and the agent's own
-// state (~/.claude) are made as asked. On every backend.
+// state (~/.claude) are made as asked. The process that makes the
+// entries (bubblewrap's and the container's first process, Landlock's
+// supervisor) is out of the command's reach. On every backend.
 func TestRunRefusesMissingProtectedNames(t *testing.T) {
 	for _, backend := range runBackends {
 		t.Run(backend, func(t *testing.T) { runRefusesMissingProtectedNames(t, backend) })
@@ -58,7 +60,9 @@ func runRefusesMissingProtectedNames(t *testing.T, backend string) {
 	for _, a := range attempts {
 		script += "try '" + strings.ReplaceAll(a.how, "'", `'\''`) + "'\n"
 	}
-	script += `echo ok > src/new.txt && echo WROTE-SRC
+	// The process that makes the entries is out of the command's reach.
+	script += `{ readlink /proc/$PPID/fd/0 || cat /proc/$PPID/environ; } >/dev/null 2>&1 && echo REACHED-THE-FIRST-PROCESS
+echo ok > src/new.txt && echo WROTE-SRC
 mkdir -p src/.claude && echo {} > src/.claude/settings.json && echo WROTE-NESTED
 echo s > "$HOME/.claude/projects/state.json" && echo WROTE-STATE
 `
@@ -68,6 +72,9 @@ echo s > "$HOME/.claude/projects/state.json" && echo WROTE-STATE
 	}
 	out, errOut, code := runIn(t.Context(), t, d, "--profile", "claude", "--", "sh", "-c", script)
 	t.Logf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	if strings.Contains(out, "REACHED-THE-FIRST-PROCESS") {
+		t.Error("the command could read the descriptors of the process that makes its entries")
+	}
 	if code != 0 {
 		t.Fatalf("exit %d", code)
 	}
