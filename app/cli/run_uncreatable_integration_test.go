@@ -20,7 +20,8 @@ import (
 // files in the project, a .claude below its root and the agent's own
 // state (~/.claude) are made as asked. The process that makes the
 // entries (bubblewrap's and the container's first process, Landlock's
-// supervisor) is out of the command's reach. On every backend.
+// supervisor) is out of the command's reach, and the mounts that keep
+// the names stay. On every backend.
 func TestRunRefusesMissingProtectedNames(t *testing.T) {
 	for _, backend := range runBackends {
 		t.Run(backend, func(t *testing.T) { runRefusesMissingProtectedNames(t, backend) })
@@ -60,8 +61,12 @@ func runRefusesMissingProtectedNames(t *testing.T, backend string) {
 	for _, a := range attempts {
 		script += "try '" + strings.ReplaceAll(a.how, "'", `'\''`) + "'\n"
 	}
-	// The process that makes the entries is out of the command's reach.
+	// The process that makes the entries is out of the command's reach,
+	// and no mount that keeps a name can be taken away (bubblewrap
+	// started by root would leave the command CAP_SYS_ADMIN).
 	script += `{ readlink /proc/$PPID/fd/0 || cat /proc/$PPID/environ; } >/dev/null 2>&1 && echo REACHED-THE-FIRST-PROCESS
+umount .github 2>/dev/null && echo UNMOUNTED-A-PIN
+umount .git/config 2>/dev/null && echo UNMOUNTED-A-PROTECTED-PATH
 echo ok > src/new.txt && echo WROTE-SRC
 mkdir -p src/.claude && echo {} > src/.claude/settings.json && echo WROTE-NESTED
 echo s > "$HOME/.claude/projects/state.json" && echo WROTE-STATE
@@ -74,6 +79,9 @@ echo s > "$HOME/.claude/projects/state.json" && echo WROTE-STATE
 	t.Logf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 	if strings.Contains(out, "REACHED-THE-FIRST-PROCESS") {
 		t.Error("the command could read the descriptors of the process that makes its entries")
+	}
+	if strings.Contains(out, "UNMOUNTED-") {
+		t.Error("the command took away a mount that keeps the project's protected paths")
 	}
 	if code != 0 {
 		t.Fatalf("exit %d", code)

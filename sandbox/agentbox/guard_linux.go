@@ -19,11 +19,14 @@ import (
 // made as asked, one notification each.
 //
 // This process stays as the agent's parent to do so, out of its reach:
-// not dumpable, and the agent cannot hold CAP_SYS_PTRACE (bubblewrap
-// started by root leaves it every other capability in the sandbox's
-// user namespace; the guard's thread holds what it holds, as it must to
-// read its memory), so nothing the agent starts can read this process's
-// memory or take its listener. Killed, it leaves every creating call
+// not dumpable, and the agent cannot hold CAP_SYS_PTRACE, so nothing it
+// starts can read this process's memory or take its listener; nor
+// CAP_SYS_ADMIN, so it cannot unmount what keeps a directory in place
+// (Spec.Pin) or a protected path read-only. Bubblewrap started by root
+// leaves the agent every capability in the sandbox's user namespace;
+// the others stay (an agent's own sandbox, Codex's bubblewrap, needs
+// them), and the guard's thread keeps its own, as it must to read the
+// memory of an agent that holds some. Killed, this process leaves every creating call
 // failing (ENOSYS) rather than going through.
 
 // superviseGuarded starts the guard for the uncreatable paths, installs
@@ -34,7 +37,7 @@ func superviseGuarded(uncreatable []string, path string, argv []string, pid1 boo
 	if err := unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0); err != nil {
 		return fmt.Errorf("hide the run's first process: %w", err)
 	}
-	holds, err := dropPtrace()
+	holds, err := dropReach()
 	if err != nil {
 		return err
 	}
@@ -50,12 +53,11 @@ func superviseGuarded(uncreatable []string, path string, argv []string, pid1 boo
 	return superviseAgent(path, argv, pid1)
 }
 
-// dropPtrace takes CAP_SYS_PTRACE from this thread and from what it
-// starts, and reports whether the thread holds other capabilities (one
-// that holds none may not change its bounding set, and has nothing to
-// take). The others stay: an agent's own sandbox (Codex's bubblewrap)
-// needs them where the run has them.
-func dropPtrace() (holds bool, err error) {
+// dropReach takes CAP_SYS_PTRACE and CAP_SYS_ADMIN from this thread
+// and from what it starts, and reports whether the thread holds other
+// capabilities (one that holds none may not change its bounding set,
+// and has nothing to take).
+func dropReach() (holds bool, err error) {
 	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
 	var data [2]unix.CapUserData
 	if err := unix.Capget(&hdr, &data[0]); err != nil {
@@ -64,13 +66,15 @@ func dropPtrace() (holds bool, err error) {
 	if data[0].Permitted == 0 && data[1].Permitted == 0 {
 		return false, nil
 	}
-	if err := unix.Prctl(unix.PR_CAPBSET_DROP, unix.CAP_SYS_PTRACE, 0, 0, 0); err != nil {
-		return true, fmt.Errorf("drop CAP_SYS_PTRACE from the run's bounding set: %w", err)
+	for _, c := range []uintptr{unix.CAP_SYS_PTRACE, unix.CAP_SYS_ADMIN} {
+		if err := unix.Prctl(unix.PR_CAPBSET_DROP, c, 0, 0, 0); err != nil {
+			return true, fmt.Errorf("drop capability %d from the run's bounding set: %w", c, err)
+		}
 	}
 	if err := unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0); err != nil {
 		return true, fmt.Errorf("clear the run's ambient capabilities: %w", err)
 	}
-	const bit = 1 << unix.CAP_SYS_PTRACE // in the first word
+	const bit = 1<<unix.CAP_SYS_PTRACE | 1<<unix.CAP_SYS_ADMIN // in the first word
 	data[0].Effective &^= bit
 	data[0].Permitted &^= bit
 	data[0].Inheritable &^= bit
