@@ -30,7 +30,9 @@
 //     it starts the agent instead and stays, reaping orphans;
 //     guard_linux.go: where the workspace lacks a protected name, it
 //     stays as the agent's parent either way, serving the creation
-//     guard that refuses to make one.
+//     guard that refuses to make one; reach_linux.go: the capabilities
+//     bubblewrap started by root would leave the agent that reach past
+//     the run's walls are taken first.
 //   - landlock_linux.go: the same run where bubblewrap cannot make
 //     namespaces: Landlock and seccomp, applied by the sandbox helper's
 //     agent stage and inherited for life, its supervisor deciding each

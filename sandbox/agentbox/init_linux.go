@@ -60,6 +60,10 @@ func initAndExec(args []string) error {
 	}
 	// The filters belong to the thread that execs.
 	runtime.LockOSThread()
+	holdsCaps, err := dropReach()
+	if err != nil {
+		return err
+	}
 	if err := notify.ApplySockets(notify.Namespaced); err != nil {
 		return err
 	}
@@ -67,7 +71,7 @@ func initAndExec(args []string) error {
 		return err
 	}
 	if len(uncreatable) > 0 {
-		return superviseGuarded(uncreatable, path, argv, *reap)
+		return superviseGuarded(uncreatable, holdsCaps, path, argv, *reap)
 	}
 	if *reap {
 		return superviseAgent(path, argv, true)
