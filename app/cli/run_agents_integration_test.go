@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -223,6 +224,18 @@ func TestConfinedCodexAndGemini(t *testing.T) {
 		for _, backend := range c.backends {
 			t.Run(c.name+"/"+backend, func(t *testing.T) {
 				d := confinedDaemonOn(t, backend, c.name, c.env...)
+				// Codex's own sandbox binds the project's .git and .codex
+				// read-only, making them first where they are missing: the
+				// run refuses to make those protected names, so the project
+				// has them, as a repository where Codex ran before does.
+				if c.name == "codex" {
+					if out, err := exec.Command("git", "init", "-q", d.Workspace).CombinedOutput(); err != nil {
+						t.Fatalf("git init: %v\n%s", err, out)
+					}
+					if err := os.Mkdir(filepath.Join(d.Workspace, ".codex"), 0o755); err != nil {
+						t.Fatal(err)
+					}
+				}
 				model, caPEM := agenttest.StartModelTLS(t, c.api, agenttest.Script{c.mcp, c.shell, agenttest.Say("done")}, "model.example.test")
 				cli, ctx := installedAt(t, d, c.name, c.newCLI, agentHome(t), model)
 				confine(t, d, cli, c.name, c.baseVar, caPEM)

@@ -103,6 +103,8 @@ func confinedSpec(l runLayout) (agentbox.Spec, error) {
 			return s, userErrorf(err, "Gatehouse could not read what to protect in %s, so nothing was started: %v", ws, err)
 		}
 		s.Protected = append(s.Protected, w.Protected.Existing...)
+		s.Uncreatable = append(s.Uncreatable, w.Protected.Missing...)
+		s.Pin = append(s.Pin, w.ProtectedParents()...)
 		s.Hidden = append(s.Hidden, w.Hidden()...)
 	}
 	if p := l.profile; p != nil {

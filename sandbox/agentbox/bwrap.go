@@ -42,5 +42,8 @@ func args(s Spec, empty, info string, covers map[string]string) []string {
 // which starts the agent, with flags before it.
 func initArgv(s Spec, flags ...string) []string {
 	a := append([]string{s.Init, InitEntry, "--agent-port", strconv.Itoa(s.AgentPort)}, flags...)
+	for _, p := range s.Uncreatable {
+		a = append(a, "--uncreatable", p)
+	}
 	return append(append(a, "--"), s.Argv...)
 }

@@ -27,7 +27,12 @@
 //     hands those listeners out with a socket-diagnostics socket of the
 //     namespace, installs the socket and terminal filters, and execs the
 //     agent; reap_linux.go: in a container, where nothing else is PID 1,
-//     it starts the agent instead and stays, reaping orphans.
+//     it starts the agent instead and stays, reaping orphans;
+//     guard_linux.go: where the workspace lacks a protected name, it
+//     stays as the agent's parent either way, serving the creation
+//     guard that refuses to make one; reach_linux.go: the capabilities
+//     bubblewrap started by root would leave the agent that reach past
+//     the run's walls are taken first.
 //   - landlock_linux.go: the same run where bubblewrap cannot make
 //     namespaces: Landlock and seccomp, applied by the sandbox helper's
 //     agent stage and inherited for life, its supervisor deciding each

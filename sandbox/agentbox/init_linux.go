@@ -36,6 +36,8 @@ func initAndExec(args []string) error {
 	// --reap: stay PID 1 with the agent as a child (superviseAgent), in a
 	// container; bubblewrap has a PID 1 of its own.
 	reap := fs.Bool("reap", false, "")
+	var uncreatable []string
+	fs.Func("uncreatable", "", func(p string) error { uncreatable = append(uncreatable, p); return nil })
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -58,14 +60,21 @@ func initAndExec(args []string) error {
 	}
 	// The filters belong to the thread that execs.
 	runtime.LockOSThread()
+	holdsCaps, err := dropReach()
+	if err != nil {
+		return err
+	}
 	if err := notify.ApplySockets(notify.Namespaced); err != nil {
 		return err
 	}
 	if err := notify.ApplyTerminal(); err != nil {
 		return err
 	}
+	if len(uncreatable) > 0 {
+		return superviseGuarded(uncreatable, holdsCaps, path, argv, *reap)
+	}
 	if *reap {
-		return superviseAgent(path, argv)
+		return superviseAgent(path, argv, true)
 	}
 	return fmt.Errorf("exec %s: %w", path, syscall.Exec(path, argv, os.Environ()))
 }

@@ -115,8 +115,10 @@ func launchLandlock(s Spec, scratch string) (*Box, error) {
 		ReadOnly:   slices.Concat(s.ReadOnly, s.Programs, s.Shown, []string{s.Init}),
 		ReadWrite:  slices.Concat([]string{home, tmp}, s.ReadWrite),
 		Workspaces: s.Workspaces,
-		Protected:  slices.Concat(s.Protected, s.ReadOnlyOver),
-		Hidden:     s.Hidden,
+		// A missing protected name's directory takes no new entries
+		// (Landlock's answer to the creation guard, as for a command).
+		Protected: slices.Concat(s.Protected, s.ReadOnlyOver, s.Uncreatable),
+		Hidden:    s.Hidden,
 	})
 	_, p, _ := net.SplitHostPort(ProxyAddr)
 	seenProxy, _ := strconv.Atoi(p)

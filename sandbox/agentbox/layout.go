@@ -30,6 +30,12 @@ type Spec struct {
 	Workspaces    []string
 	// Protected are existing paths inside the workspaces kept read-only.
 	Protected []string
+	// Uncreatable are the workspaces' protected names that do not exist:
+	// the run refuses to create them (see guard_linux.go).
+	Uncreatable []string
+	// Pin are directories of the workspaces bound onto themselves, so
+	// none holding a protected path can be moved away and made anew.
+	Pin []string
 	// Hidden are covered: files by an empty file, directories by an
 	// empty tmpfs.
 	Hidden []string
@@ -125,6 +131,9 @@ func mounts(s Spec, empty, info string, covers map[string]string) []mount {
 	}
 	for _, w := range s.Workspaces {
 		add(bindRW, w, w)
+	}
+	for _, p := range s.Pin {
+		add(bindRW, p, p)
 	}
 	for _, p := range s.ReadWrite {
 		add(bindRW, p, p)

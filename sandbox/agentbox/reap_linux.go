@@ -16,8 +16,10 @@ import (
 // signal), which ends everything else in the sandbox.
 //
 // The caller has installed the filters on this thread: the agent
-// inherits them.
-func superviseAgent(path string, argv []string) error {
+// inherits them. Under bubblewrap (pid1 false), which has a PID 1 and
+// the terminal's job control, this process stays only to serve the
+// creation guard, and leaves a stopped agent stopped.
+func superviseAgent(path string, argv []string, pid1 bool) error {
 	// The terminal's signals (Ctrl-C, a window change) reach the whole
 	// process group, the agent included: they are dropped here. Those
 	// sent to this process alone are the agent's.
@@ -35,9 +37,13 @@ func superviseAgent(path string, argv []string) error {
 			}
 		}
 	}()
+	opts := 0
+	if pid1 {
+		opts = syscall.WUNTRACED
+	}
 	for {
 		var ws syscall.WaitStatus
-		pid, err := syscall.Wait4(-1, &ws, syscall.WUNTRACED, nil)
+		pid, err := syscall.Wait4(-1, &ws, opts, nil)
 		switch {
 		case err == syscall.EINTR:
 			continue

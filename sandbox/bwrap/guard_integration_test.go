@@ -114,7 +114,8 @@ func TestCreationGuardRefuses(t *testing.T) {
 // The same run does what honest work does: files, directories, links,
 // renames, FIFOs (twenty writers waiting for their readers at once),
 // sockets, temporary files linked in, /dev/stdout,
-// O_EXCL, umask, and git with its lock files.
+// O_EXCL, umask, a program written and run at once (a hundred times),
+// and git with its lock files.
 func TestCreationGuardLetsWorkThrough(t *testing.T) {
 	ws, sh := guardSession(t)
 	script := `set -e
@@ -128,9 +129,10 @@ set -C; (echo again > g) 2>/dev/null || echo noclobber; set +C
 echo x > "$HOME/h"; echo y > /tmp/t; cat "$HOME/h" /tmp/t
 cd d/e && echo rel > ../../rel && cd "$WS" && cat rel
 python3 -c 'import socket,os; s=socket.socket(socket.AF_UNIX); s.bind("sock"); print(os.path.exists("sock"))'
+n=0; for i in $(seq 100); do cp "$(command -v sleep)" t$i; ./t$i 0 2>/dev/null && n=$((n+1)); done; echo "ran $n"
 git init -q -b main repo && cd repo && git -c user.name=a -c user.email=a@b commit -q --allow-empty -m one && git log --format=%s`
 	out := sh(script)
-	want := "640\na\ndangling\nthrough\n20\nto-stdout\nvia-fd\nnoclobber\nx\ny\nrel\nTrue\none\n"
+	want := "640\na\ndangling\nthrough\n20\nto-stdout\nvia-fd\nnoclobber\nx\ny\nrel\nTrue\nran 100\none\n"
 	if out != want {
 		t.Errorf("honest work in a guarded run:\n%s\nwant:\n%s", out, want)
 	}

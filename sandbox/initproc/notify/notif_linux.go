@@ -44,10 +44,7 @@ type seccompNotifAddFD struct {
 	NewFDFlags uint32
 }
 
-const (
-	ioctlNotifAddFD = 0x40182103 // SECCOMP_IOCTL_NOTIF_ADDFD
-	addFDFlagSend   = 1 << 1     // SECCOMP_ADDFD_FLAG_SEND, Linux 5.14
-)
+const ioctlNotifAddFD = 0x40182103 // SECCOMP_IOCTL_NOTIF_ADDFD
 
 // errCallerGone: the task went away before its call was read.
 var errCallerGone = errors.New("the caller went away before its call was read")
@@ -83,18 +80,30 @@ func answerNotif(listener int, id uint64, err error) {
 	_, _, _ = unix.Syscall(unix.SYS_IOCTL, uintptr(listener), unix.SECCOMP_IOCTL_NOTIF_SEND, uintptr(unsafe.Pointer(&resp)))
 }
 
-// answerNotifFD puts fd into the caller, as the result of its open, and
-// closes it here. The caller's descriptor is close-on-exec as its open's
-// flags asked.
+// answerNotifFD puts fd into the caller, as the result of its open,
+// closes it here, and only then answers: the open file is the caller's
+// alone once its call returns, so a file it wrote and closed runs at
+// once. Adding and answering in one step (SECCOMP_ADDFD_FLAG_SEND) let
+// the caller run before this close, and an exec of the file it had just
+// written failed with ETXTBSY while this thread waited for a CPU. The
+// caller's descriptor is close-on-exec as its open's flags asked.
 func answerNotifFD(listener int, id uint64, fd, flags int) {
-	defer unix.Close(fd)
-	add := seccompNotifAddFD{ID: id, Flags: addFDFlagSend, SrcFD: uint32(fd)}
+	add := seccompNotifAddFD{ID: id, SrcFD: uint32(fd)}
 	if flags&unix.O_CLOEXEC != 0 {
 		add.NewFDFlags = unix.O_CLOEXEC
 	}
-	_, _, e := unix.Syscall(unix.SYS_IOCTL, uintptr(listener), ioctlNotifAddFD, uintptr(unsafe.Pointer(&add)))
-	if e != 0 && e != unix.ENOENT {
+	r, _, e := unix.Syscall(unix.SYS_IOCTL, uintptr(listener), ioctlNotifAddFD, uintptr(unsafe.Pointer(&add)))
+	unix.Close(fd)
+	switch {
+	case e == unix.ENOENT:
+		// The caller went away.
+	case e != 0:
 		answerNotif(listener, id, e) // EMFILE: the caller is out of descriptors
+	default:
+		// A caller whose call a signal cuts short now (before Linux
+		// 5.19, see InstallGuardFilter) keeps the descriptor unused.
+		resp := seccompNotifResp{ID: id, Val: int64(r)}
+		_, _, _ = unix.Syscall(unix.SYS_IOCTL, uintptr(listener), unix.SECCOMP_IOCTL_NOTIF_SEND, uintptr(unsafe.Pointer(&resp)))
 	}
 }
 

