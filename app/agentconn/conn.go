@@ -15,7 +15,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/gatehouse-dev/gatehouse/app/client"
 	"github.com/gatehouse-dev/gatehouse/backend/datadir"
 	"github.com/gatehouse-dev/gatehouse/backend/token"
 	"github.com/gatehouse-dev/gatehouse/sandbox/agentbox"
@@ -40,8 +39,9 @@ func errorf(cause error, format string, args ...any) error {
 // otherwise).
 const CodexSandboxSettings = `sandbox_mode = "workspace-write" (at the top, before any table) and network_access = true under [sandbox_workspace_write]`
 
-// Conn reaches the running daemon with the agent capability.
-type Conn struct{ c *client.Agent }
+// Conn reaches the running daemon with the agent capability, over
+// loopback TCP (post).
+type Conn struct{ addr, token string }
 
 // Dial finds the daemon for the data dir and the agent's token: the
 // agent's own (tokens/<agent>.token, written by `gatehouse install`) or the
@@ -50,7 +50,7 @@ func Dial(dir, agent string) (*Conn, error) {
 	if addr, ok := ConfinedAddr(); ok {
 		// Inside a confined run the data dir is out of sight; the run's
 		// own listener is the capability, and needs no token.
-		return &Conn{c: client.NewAgent(addr, "confined-run")}, nil
+		return &Conn{addr: addr, token: "confined-run"}, nil
 	}
 	b, err := os.ReadFile(filepath.Join(dir, datadir.AddrFile))
 	if err != nil {
@@ -65,25 +65,25 @@ func Dial(dir, agent string) (*Conn, error) {
 			return nil, errorf(err, "cannot read the agent token in %s", dir)
 		}
 	}
-	return &Conn{c: client.NewAgent(strings.TrimSpace(string(b)), tok)}, nil
+	return &Conn{addr: strings.TrimSpace(string(b)), token: tok}, nil
 }
 
 // Post sends v as JSON to path and decodes the answer into out, whatever
 // the status (the daemon answers errors in the same shape).
 func (c *Conn) Post(ctx context.Context, path string, v, out any) error {
-	err := c.c.Post(ctx, path, v, out)
-	var ae *client.AgentError
-	if !errors.As(err, &ae) {
+	err := post(ctx, c.addr, c.token, path, v, out)
+	var pe *postError
+	if !errors.As(err, &pe) {
 		return err
 	}
 	switch {
-	case ae.Refused:
+	case pe.refused:
 		// Not the daemon: the sandbox this runs in refused the connect.
-		return errorf(ae.Err, "this command runs inside a sandbox that allows no network connection, so it cannot reach the Gatehouse daemon at %s; Codex's own sandbox does this unless its config.toml has %s (Gatehouse's sandbox still confines the command)", ae.Addr, CodexSandboxSettings)
-	case ae.Status != "":
-		return errorf(ae.Err, "the Gatehouse daemon answered %s, which this gatehouse cannot read (are the daemon and this command the same version)", ae.Status)
+		return errorf(pe.err, "this command runs inside a sandbox that allows no network connection, so it cannot reach the Gatehouse daemon at %s; Codex's own sandbox does this unless its config.toml has %s (Gatehouse's sandbox still confines the command)", pe.addr, CodexSandboxSettings)
+	case pe.status != "":
+		return errorf(pe.err, "the Gatehouse daemon answered %s, which this gatehouse cannot read (are the daemon and this command the same version)", pe.status)
 	}
-	return errorf(ae.Err, "the Gatehouse daemon at %s does not answer; start it with `gatehouse serve`", ae.Addr)
+	return errorf(pe.err, "the Gatehouse daemon at %s does not answer; start it with `gatehouse serve`", pe.addr)
 }
 
 // ConfinedAddr is where, inside a confined run (`gatehouse run`), the

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
@@ -67,34 +66,5 @@ func TestClientWithoutDaemon(t *testing.T) {
 	err := New(t.TempDir()).Get(t.Context(), "/api/v1/status", nil, nil)
 	if !errors.Is(err, ErrNoDaemon) || !strings.Contains(err.Error(), "control.sock") {
 		t.Fatalf("got %v, want ErrNoDaemon naming the socket", err)
-	}
-}
-
-func TestAgentPost(t *testing.T) {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/garbled" {
-			w.WriteHeader(http.StatusBadGateway)
-			fmt.Fprint(w, "<html>")
-			return
-		}
-		// Errors come in the answer's own shape, whatever the status.
-		w.WriteHeader(http.StatusForbidden)
-		json.NewEncoder(w).Encode(map[string]string{"auth": r.Header.Get("Authorization"), "type": r.Header.Get("Content-Type")})
-	}))
-	defer srv.Close()
-	addr := strings.TrimPrefix(srv.URL, "http://")
-	a := NewAgent(addr, "tok")
-
-	var got map[string]string
-	if err := a.Post(t.Context(), "/hook", map[string]string{}, &got); err != nil || got["auth"] != "Bearer tok" || got["type"] != "application/json" {
-		t.Errorf("post: %v %v", err, got)
-	}
-	var ae *AgentError
-	if err := a.Post(t.Context(), "/garbled", map[string]string{}, &got); !errors.As(err, &ae) || ae.Status != "502 Bad Gateway" || ae.Refused {
-		t.Errorf("garbled answer: %v", err)
-	}
-	srv.Close()
-	if err := a.Post(t.Context(), "/hook", map[string]string{}, &got); !errors.As(err, &ae) || ae.Status != "" || ae.Refused || ae.Addr != addr {
-		t.Errorf("no answer: %v", err)
 	}
 }

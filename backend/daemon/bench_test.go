@@ -18,7 +18,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/gatehouse-dev/gatehouse/backend/datadir"
-	"github.com/gatehouse-dev/gatehouse/backend/token"
+	"github.com/gatehouse-dev/gatehouse/backend/httpgate"
 	"github.com/gatehouse-dev/gatehouse/sandbox"
 )
 
@@ -116,7 +116,7 @@ func benchClient(b *testing.B, d *Daemon, tok string, rt http.RoundTripper) *mcp
 	c := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1.0"}, nil)
 	s, err := c.Connect(b.Context(), &mcp.StreamableClientTransport{
 		Endpoint:   "http://" + d.Addr().String() + "/mcp",
-		HTTPClient: &http.Client{Transport: token.Transport(tok, rt)},
+		HTTPClient: &http.Client{Transport: httpgate.BearerTransport(tok, rt)},
 		MaxRetries: -1,
 	}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
 	if err != nil {

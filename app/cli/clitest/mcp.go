@@ -7,7 +7,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/gatehouse-dev/gatehouse/backend/token"
+	"github.com/gatehouse-dev/gatehouse/backend/httpgate"
 	"github.com/gatehouse-dev/gatehouse/backend/transport/mcpserver"
 )
 
@@ -53,7 +53,7 @@ func (d *Daemon) MCPTransport() *mcp.StreamableClientTransport { return d.mcpTra
 func (d *Daemon) mcpTransport(base http.RoundTripper) *mcp.StreamableClientTransport {
 	return &mcp.StreamableClientTransport{
 		Endpoint:   "http://" + d.Addr + "/mcp",
-		HTTPClient: &http.Client{Transport: token.Transport(d.Token("agent"), base)},
+		HTTPClient: &http.Client{Transport: httpgate.BearerTransport(d.Token("agent"), base)},
 		MaxRetries: -1,
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"log/slog"
 	"net/http"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -123,9 +124,19 @@ func decode(r *http.Request, v any) error {
 }
 
 func writeJSON(w http.ResponseWriter, code int, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		http.Error(w, "Gatehouse could not encode its answer; see the daemon log.", http.StatusInternalServerError)
+		return
+	}
+	b = append(b, '\n')
 	w.Header().Set("Content-Type", "application/json")
+	// With its length, the answer is whole the moment it is sent; chunked,
+	// the hook and exec would wait for the last chunk, which follows only
+	// once the daemon's middleware is done with the request.
+	w.Header().Set("Content-Length", strconv.Itoa(len(b)))
 	w.WriteHeader(code)
-	_ = json.NewEncoder(w).Encode(v)
+	_, _ = w.Write(b)
 }
 
 func deny(format string, a ...any) hookwire.Answer {

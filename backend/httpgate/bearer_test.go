@@ -1,4 +1,4 @@
-package token
+package httpgate
 
 import (
 	"net/http"
@@ -14,7 +14,7 @@ func TestTransportSendsTheToken(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	resp, err := (&http.Client{Transport: Transport("tok", nil)}).Do(req)
+	resp, err := (&http.Client{Transport: BearerTransport("tok", nil)}).Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,204 @@
+package agentconn
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// The hook and `gatehouse exec` each make one request per process, so
+// they speak the little HTTP/1.1 it takes themselves: net/http (and the
+// TLS and certificate code it links) made every start of the helper,
+// and every sandbox it starts as, load and initialise a client it used
+// once, and its transport's goroutines added hand-offs to each request.
+
+// maxAnswer bounds what the daemon's answer may hold (a command's output).
+const maxAnswer = 64 << 20
+
+// postError is why a request got no answer this helper could read.
+type postError struct {
+	addr string
+	// refused: the connect was refused before it reached the daemon (a
+	// sandbox around this process allows no network connection).
+	refused bool
+	// status is the daemon's HTTP status when it answered in a shape this
+	// helper cannot decode; empty when it did not answer at all.
+	status string
+	err    error
+}
+
+func (e *postError) Error() string {
+	switch {
+	case e.refused:
+		return fmt.Sprintf("connect to the Gatehouse daemon at %s refused: %v", e.addr, e.err)
+	case e.status != "":
+		return fmt.Sprintf("the Gatehouse daemon at %s answered %s in a shape this client cannot read: %v", e.addr, e.status, e.err)
+	}
+	return fmt.Sprintf("the Gatehouse daemon at %s does not answer: %v", e.addr, e.err)
+}
+
+func (e *postError) Unwrap() error { return e.err }
+
+// post sends in as JSON to path on the daemon at addr (host:port) with
+// tok, on a connection of its own, and decodes the answer into out,
+// whatever the status (the daemon answers errors in the same shape).
+func post(ctx context.Context, addr, tok, path string, in, out any) error {
+	body, err := json.Marshal(in)
+	if err != nil {
+		return err
+	}
+	var d net.Dialer
+	conn, err := d.DialContext(ctx, "tcp", addr)
+	if err != nil {
+		refused := errors.Is(err, syscall.EPERM) || errors.Is(err, syscall.EACCES)
+		return &postError{addr: addr, refused: refused, err: err}
+	}
+	defer conn.Close()
+	// A cancelled request (the agent's interrupt, the hook's timeout)
+	// unblocks the read below; closing the connection then tells the
+	// daemon, which stops the command.
+	stop := context.AfterFunc(ctx, func() { _ = conn.SetDeadline(time.Unix(1, 0)) })
+	defer stop()
+	fail := func(err error) error {
+		if ctx.Err() != nil {
+			err = ctx.Err()
+		}
+		return &postError{addr: addr, err: err}
+	}
+	req := make([]byte, 0, 256+len(body))
+	req = fmt.Appendf(req, "POST %s HTTP/1.1\r\nHost: %s\r\nAuthorization: Bearer %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\nConnection: close\r\n\r\n",
+		path, addr, tok, len(body))
+	if _, err := conn.Write(append(req, body...)); err != nil {
+		return fail(err)
+	}
+	status, raw, err := readAnswer(bufio.NewReader(conn))
+	if err != nil {
+		if status == "" {
+			return fail(err)
+		}
+		return fmt.Errorf("read the daemon's answer: %w", err)
+	}
+	if err := json.Unmarshal(raw, out); err != nil {
+		return &postError{addr: addr, status: status, err: err}
+	}
+	return nil
+}
+
+// readAnswer reads an HTTP/1.1 response: its status ("200 OK") and its
+// body, sent with a length, chunked, or up to the connection's close.
+func readAnswer(r *bufio.Reader) (string, []byte, error) {
+	line, err := readLine(r)
+	if err != nil {
+		return "", nil, err
+	}
+	proto, status, ok := strings.Cut(line, " ")
+	if !ok || !strings.HasPrefix(proto, "HTTP/1.") {
+		return "", nil, fmt.Errorf("not an HTTP answer: %q", truncate(line))
+	}
+	length, chunked := int64(-1), false
+	for {
+		h, err := readLine(r)
+		if err != nil {
+			return "", nil, err
+		}
+		if h == "" {
+			break
+		}
+		name, value, _ := strings.Cut(h, ":")
+		value = strings.TrimSpace(value)
+		switch strings.ToLower(strings.TrimSpace(name)) {
+		case "content-length":
+			if length, err = strconv.ParseInt(value, 10, 64); err != nil || length < 0 {
+				return "", nil, fmt.Errorf("bad Content-Length %q", truncate(value))
+			}
+		case "transfer-encoding":
+			chunked = strings.EqualFold(value, "chunked")
+		}
+	}
+	switch {
+	case chunked:
+		b, err := readChunked(r)
+		return status, b, err
+	case length > maxAnswer:
+		return status, nil, fmt.Errorf("the answer of %d bytes is too large", length)
+	case length >= 0:
+		b := make([]byte, length)
+		_, err := io.ReadFull(r, b)
+		return status, b, err
+	}
+	b, err := io.ReadAll(io.LimitReader(r, maxAnswer))
+	return status, b, err
+}
+
+// readChunked reads a chunked body (RFC 9112, 7.1), trailers ignored.
+func readChunked(r *bufio.Reader) ([]byte, error) {
+	var out []byte
+	for {
+		line, err := readLine(r)
+		if err != nil {
+			return nil, err
+		}
+		size, _, _ := strings.Cut(line, ";")
+		n, err := strconv.ParseInt(strings.TrimSpace(size), 16, 64)
+		if err != nil || n < 0 {
+			return nil, fmt.Errorf("bad chunk size %q", truncate(line))
+		}
+		if n == 0 {
+			for {
+				if t, err := readLine(r); err != nil || t == "" {
+					return out, err
+				}
+			}
+		}
+		if int64(len(out))+n > maxAnswer {
+			return nil, fmt.Errorf("the answer is larger than %d bytes", maxAnswer)
+		}
+		start := len(out)
+		out = append(out, make([]byte, n)...)
+		if _, err := io.ReadFull(r, out[start:]); err != nil {
+			return nil, err
+		}
+		if end, err := readLine(r); err != nil || end != "" {
+			return nil, errors.Join(err, errors.New("a chunk does not end where its size says"))
+		}
+	}
+}
+
+// maxLine bounds a status or header line.
+const maxLine = 64 << 10
+
+// readLine reads one CRLF (or LF) terminated line, without it.
+func readLine(r *bufio.Reader) (string, error) {
+	var b []byte
+	for {
+		part, more, err := r.ReadLine()
+		if err != nil {
+			if err == io.EOF {
+				err = io.ErrUnexpectedEOF
+			}
+			return "", err
+		}
+		b = append(b, part...)
+		if len(b) > maxLine {
+			return "", errors.New("a header line is too long")
+		}
+		if !more {
+			return string(b), nil
+		}
+	}
+}
+
+func truncate(s string) string {
+	if len(s) > 80 {
+		return s[:80] + "…"
+	}
+	return s
+}
