@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -14,15 +15,20 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/gatehouse-dev/gatehouse/sandbox/fdpass"
+	"github.com/gatehouse-dev/gatehouse/sandbox/initproc"
+	"github.com/gatehouse-dev/gatehouse/sandbox/initproc/caps"
 	"github.com/gatehouse-dev/gatehouse/sandbox/initproc/notify"
 )
 
 // Init is the first process inside the sandbox (`gatehouse __run-init
-// --agent-port N -- AGENT…`): it opens the proxy's and the agent routes'
-// listeners in the sandbox's network namespace, hands them out on
-// handoffFD, installs the filters and execs the agent (with --reap,
-// starts it and stays: superviseAgent). It returns only on failure, with
-// the exit status to use.
+// --agent-port N -- AGENT…`): with --root-fd, started in namespaces of
+// its own, it first makes the sandbox's whole file system (the Root read
+// from that descriptor: see rootSteps and initproc.MakeRoot); then it
+// opens the proxy's and the agent routes' listeners in the sandbox's
+// network namespace, hands them out on handoffFD, installs the filters
+// and execs the agent (with --reap or --root-fd, starts it and stays its
+// PID 1: superviseAgent). It returns only on failure, with the exit
+// status to use.
 func Init(args []string) int {
 	if err := initAndExec(args); err != nil {
 		fmt.Fprintf(os.Stderr, "gatehouse run: %v\n", err)
@@ -36,12 +42,20 @@ func initAndExec(args []string) error {
 	// --reap: stay PID 1 with the agent as a child (superviseAgent), in a
 	// container; bubblewrap has a PID 1 of its own.
 	reap := fs.Bool("reap", false, "")
+	// --root-fd N: the sandbox's Root, to make before anything else (the
+	// namespaces are new and empty, and this process is their PID 1).
+	rootFD := fs.Int("root-fd", 0, "")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	argv := fs.Args()
-	if len(argv) == 0 || *port <= 0 {
-		return errors.New("usage: __run-init --agent-port N [--reap] -- COMMAND")
+	if len(argv) == 0 || *port <= 0 || *rootFD != 0 && (*rootFD <= handoffFD || *reap) {
+		return errors.New("usage: __run-init --agent-port N [--reap | --root-fd FD] -- COMMAND")
+	}
+	if *rootFD > 0 {
+		if err := makeRoot(*rootFD); err != nil {
+			return err
+		}
 	}
 	for _, addr := range []string{ProxyAddr, net.JoinHostPort("127.0.0.1", strconv.Itoa(*port))} {
 		if err := handOut(addr); err != nil {
@@ -56,8 +70,16 @@ func initAndExec(args []string) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", argv[0], err)
 	}
-	// The filters belong to the thread that execs.
+	// The filters and capabilities belong to the thread that execs (or
+	// starts the agent).
 	runtime.LockOSThread()
+	if *rootFD > 0 {
+		// The mounts are made: the agent gets no capability, not even
+		// where its user is root in the sandbox's user namespace.
+		if err := caps.DropAll(); err != nil {
+			return err
+		}
+	}
 	if err := notify.ApplySockets(notify.Namespaced); err != nil {
 		return err
 	}
@@ -65,9 +87,38 @@ func initAndExec(args []string) error {
 		return err
 	}
 	if *reap {
-		return superviseAgent(path, argv)
+		return superviseAgent(path, argv, true)
+	}
+	if *rootFD > 0 {
+		return superviseAgent(path, argv, false)
 	}
 	return fmt.Errorf("exec %s: %w", path, syscall.Exec(path, argv, os.Environ()))
+}
+
+// makeRoot reads the sandbox's Root from fd and makes it; this process
+// then stays the sandbox's PID 1, its other threads holding capabilities
+// in the sandbox's user namespace, so it makes itself undumpable: only a
+// process with CAP_SYS_PTRACE there (none, once the agent runs) may look
+// into it or trace it.
+func makeRoot(fd int) error {
+	f := os.NewFile(uintptr(fd), "root")
+	b, err := io.ReadAll(f)
+	f.Close()
+	if err != nil {
+		return fmt.Errorf("read the sandbox's root: %w", err)
+	}
+	root, err := initproc.DecodeRoot(b)
+	if err != nil {
+		return err
+	}
+	if err := initproc.MakeRoot(root); err != nil {
+		return err
+	}
+	if err := unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0); err != nil {
+		return fmt.Errorf("hide the sandbox's first process from the agent: %w", err)
+	}
+	// As bwrap's --chdir says.
+	return os.Setenv("PWD", root.Dir)
 }
 
 // handOut listens on addr and passes the listener out.

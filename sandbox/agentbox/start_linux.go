@@ -60,11 +60,8 @@ func Start(ctx context.Context, s Spec) (*Box, error) {
 	if s.Landlock {
 		return startLandlock(ctx, s)
 	}
-	runtime := runtimeOf(s)
-	for _, p := range []struct{ what, path string }{{runtime.what, runtime.path}, {"the gatehouse binary", s.Init}} {
-		if !filepath.IsAbs(p.path) {
-			return nil, fmt.Errorf("%s must be an absolute path, not %q", p.what, p.path)
-		}
+	if !filepath.IsAbs(s.Init) {
+		return nil, fmt.Errorf("the gatehouse binary must be an absolute path, not %q", s.Init)
 	}
 	scratch, err := makeScratch()
 	if err != nil {
@@ -81,41 +78,20 @@ func Start(ctx context.Context, s Spec) (*Box, error) {
 			return nil, err
 		}
 	}
-	cmd, err := runtime.command(s, scratch, empty, info, standin.Make(scratch, s.Hidden))
+	covers := standin.Make(scratch, s.Hidden)
+	rt := runtimeOf(s)
+	cmd, ours, watch, err := launch(rt, s, scratch, empty, info, covers)
+	if err != nil && rt.fallback != nil {
+		// The kernel refused the namespaces (nothing ran): bubblewrap
+		// may still make them.
+		rt = *rt.fallback
+		cmd, ours, watch, err = launch(rt, s, scratch, empty, info, covers)
+	}
 	if err != nil {
 		os.RemoveAll(scratch)
 		return nil, err
 	}
-	pair, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC, 0)
-	if err != nil {
-		os.RemoveAll(scratch)
-		return nil, fmt.Errorf("hand-off socket: %w", err)
-	}
-	ours := os.NewFile(uintptr(pair[0]), "handoff")
-	theirs := os.NewFile(uintptr(pair[1]), "handoff-child")
 	defer ours.Close()
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = s.Stdin, s.Stdout, s.Stderr
-	cmd.ExtraFiles = []*os.File{theirs} // fd 3, handoffFD
-	// The same session and process group as this process: the terminal's
-	// foreground job, so its signals (Ctrl-C, Ctrl-Z, a window change)
-	// reach the agent as they would unconfined. If this process dies, so
-	// does the sandbox (a container's, through watchOwner).
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	var watch *os.File
-	if s.Container != nil {
-		if watch, err = watchOwner(s.Container); err != nil {
-			theirs.Close()
-			os.RemoveAll(scratch)
-			return nil, err
-		}
-	}
-	if err := cmd.Start(); err != nil {
-		theirs.Close()
-		endWatch(watch)
-		os.RemoveAll(scratch)
-		return nil, fmt.Errorf("start %s: %w", runtime.what, err)
-	}
-	theirs.Close()
 	b := started(cmd, scratch, syscall.SIGKILL)
 	b.container, b.watch = s.Container, watch
 	lns, diag, err := receiveListeners(ctx, int(ours.Fd()), b.done)
@@ -139,6 +115,55 @@ func Start(ctx context.Context, s Spec) (*Box, error) {
 	return b, nil
 }
 
+// launch starts the sandbox's runtime with the hand-off socket as the
+// first process's handoffFD, and returns our end of it (and, for a
+// container, its watcher). An error means nothing started.
+func launch(rt sandboxRuntime, s Spec, scratch, empty, info string, covers map[string]string) (*exec.Cmd, *os.File, *os.File, error) {
+	if !filepath.IsAbs(rt.path) {
+		return nil, nil, nil, fmt.Errorf("%s must be an absolute path, not %q", rt.what, rt.path)
+	}
+	cmd, extra, err := rt.command(s, scratch, empty, info, covers)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if extra != nil {
+		defer extra.Close()
+	}
+	pair, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("hand-off socket: %w", err)
+	}
+	ours := os.NewFile(uintptr(pair[0]), "handoff")
+	theirs := os.NewFile(uintptr(pair[1]), "handoff-child")
+	defer theirs.Close()
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = s.Stdin, s.Stdout, s.Stderr
+	cmd.ExtraFiles = []*os.File{theirs} // fd 3, handoffFD
+	if extra != nil {
+		cmd.ExtraFiles = append(cmd.ExtraFiles, extra) // rootFD
+	}
+	// The same session and process group as this process: the terminal's
+	// foreground job, so its signals (Ctrl-C, Ctrl-Z, a window change)
+	// reach the agent as they would unconfined. If this process dies, so
+	// does the sandbox (a container's, through watchOwner).
+	if cmd.SysProcAttr == nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{}
+	}
+	cmd.SysProcAttr.Pdeathsig = syscall.SIGKILL
+	var watch *os.File
+	if s.Container != nil {
+		if watch, err = watchOwner(s.Container); err != nil {
+			ours.Close()
+			return nil, nil, nil, err
+		}
+	}
+	if err := cmd.Start(); err != nil {
+		ours.Close()
+		endWatch(watch)
+		return nil, nil, nil, fmt.Errorf("start %s: %w", rt.what, err)
+	}
+	return cmd, ours, watch, nil
+}
+
 // started is the Box of a started cmd, waited for in the background;
 // Kill sends it kill.
 func started(cmd *exec.Cmd, scratch string, kill syscall.Signal) *Box {
@@ -150,22 +175,37 @@ func started(cmd *exec.Cmd, scratch string, kill syscall.Signal) *Box {
 	return b
 }
 
-// sandboxRuntime is what starts the sandbox: bubblewrap, or a container.
+// sandboxRuntime is what starts the sandbox: its first process in
+// namespaces of its own, bubblewrap, or a container. command may return
+// a file for the first process's rootFD.
 type sandboxRuntime struct {
 	what, path string
-	command    func(s Spec, scratch, empty, info string, covers map[string]string) (*exec.Cmd, error)
+	command    func(s Spec, scratch, empty, info string, covers map[string]string) (*exec.Cmd, *os.File, error)
+	// fallback starts the sandbox when this runtime cannot.
+	fallback *sandboxRuntime
 }
 
 func runtimeOf(s Spec) sandboxRuntime {
 	if s.Container != nil {
-		return sandboxRuntime{"the container CLI", s.Container.CLI, podmanCommand}
+		return sandboxRuntime{what: "the container CLI", path: s.Container.CLI, command: func(s Spec, scratch, empty, info string, covers map[string]string) (*exec.Cmd, *os.File, error) {
+			cmd, err := podmanCommand(s, scratch, empty, info, covers)
+			return cmd, nil, err
+		}}
 	}
-	return sandboxRuntime{"bubblewrap", s.Bwrap, func(s Spec, _, empty, info string, covers map[string]string) (*exec.Cmd, error) {
+	bw := sandboxRuntime{what: "bubblewrap", path: s.Bwrap, command: func(s Spec, _, empty, info string, covers map[string]string) (*exec.Cmd, *os.File, error) {
 		cmd := exec.Command(s.Bwrap, args(s, empty, info, covers)...)
 		cmd.Env = s.Env
-		return cmd, nil
+		return cmd, nil, nil
 	}}
+	if !useBwrap && ownNamespaces() {
+		return sandboxRuntime{what: "the sandbox", path: s.Init, command: nsCommand, fallback: &bw}
+	}
+	return bw
 }
+
+// useBwrap makes bubblewrap start every sandbox (the tests compare the
+// two).
+var useBwrap = false
 
 // cleanup removes what the run left on the host once it has ended: its
 // scratch directory and, when its CLI was killed before it could, its
@@ -246,13 +286,14 @@ func handedOut(lns [2]net.Listener, diag int, err error) ([2]net.Listener, int, 
 	return lns, diag, nil
 }
 
-// PID is the process id on the host of bubblewrap (or the container
-// CLI), or of the supervisor on Landlock.
+// PID is the process id on the host of the sandbox's first process (its
+// PID 1) or of bubblewrap, of the container CLI, or of the supervisor on
+// Landlock.
 func (b *Box) PID() int { return b.cmd.Process.Pid }
 
-// Kill ends the agent and everything it started: bubblewrap is killed,
-// and its child, the sandbox's first process, dies with it (and with it
-// the sandbox's PID namespace). On Landlock the supervisor, the run's
+// Kill ends the agent and everything it started: the sandbox's first
+// process, its PID 1, is killed, and its PID namespace with it (or
+// bubblewrap, and its child dies with it). On Landlock the supervisor, the run's
 // subreaper, is asked to end the tree (see landlock_linux.go). A
 // container's first process is no child of its CLI: the container is
 // killed by name (see killContainer).
