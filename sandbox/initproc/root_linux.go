@@ -146,6 +146,11 @@ func makeRootStep(root int, s RootStep, console string) error {
 // what it leads to. A path that does not exist yet is made where it
 // resolves (mountPoint).
 func followed(dst string) string {
+	// Links on the way are followed by every call that takes the path;
+	// only the last needs resolving here, and is seldom a link.
+	if st, err := os.Lstat(dst); err != nil || st.Mode()&os.ModeSymlink == 0 {
+		return dst
+	}
 	if p, err := filepath.EvalSymlinks(dst); err == nil {
 		return p
 	}
