@@ -8,8 +8,10 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"os/signal"
 	"runtime"
 	"strconv"
+	"strings"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -30,7 +32,7 @@ import (
 // PID 1: superviseAgent). It returns only on failure, with the exit
 // status to use.
 func Init(args []string) int {
-	if err := initAndExec(args); err != nil {
+	if err := initAndExec(args); err != nil && !errors.Is(err, errNoRoot) {
 		fmt.Fprintf(os.Stderr, "gatehouse run: %v\n", err)
 	}
 	return 126
@@ -49,11 +51,12 @@ func initAndExec(args []string) error {
 		return err
 	}
 	argv := fs.Args()
-	if len(argv) == 0 || *port <= 0 || *rootFD != 0 && (*rootFD <= handoffFD || *reap) {
-		return errors.New("usage: __run-init --agent-port N [--reap | --root-fd FD] -- COMMAND")
+	if len(argv) == 0 && *rootFD == 0 || *port <= 0 || *rootFD != 0 && (*rootFD <= handoffFD || *reap) {
+		return errors.New("usage: __run-init --agent-port N [--reap] -- COMMAND, or __run-init --agent-port N --root-fd FD")
 	}
 	if *rootFD > 0 {
-		if err := makeRoot(*rootFD); err != nil {
+		var err error
+		if argv, err = makeRoot(*rootFD); err != nil {
 			return err
 		}
 	}
@@ -95,31 +98,53 @@ func initAndExec(args []string) error {
 	return fmt.Errorf("exec %s: %w", path, syscall.Exec(path, argv, os.Environ()))
 }
 
-// makeRoot reads the sandbox's Root from fd and makes it; this process
-// then stays the sandbox's PID 1, its other threads holding capabilities
-// in the sandbox's user namespace, so it makes itself undumpable: only a
-// process with CAP_SYS_PTRACE there (none, once the agent runs) may look
-// into it or trace it.
-func makeRoot(fd int) error {
+// makeRoot readies this process's new namespaces, then reads the
+// sandbox's Root from fd (written once `gatehouse run` knows it: it may
+// start this process while the daemon opens the run), makes it, and
+// takes on the agent's command and environment. It returns the command.
+// This process then stays the sandbox's PID 1, its other threads holding
+// capabilities in the sandbox's user namespace, so it makes itself
+// undumpable: only a process with CAP_SYS_PTRACE there (none, once the
+// agent runs) may look into it or trace it.
+func makeRoot(fd int) ([]string, error) {
+	// Until the agent's own supervision (superviseAgent), the terminal's
+	// signals are not this process's end: the runtime would exit on them.
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGINT, syscall.SIGQUIT, syscall.SIGTERM, syscall.SIGHUP)
+	if err := initproc.EnterRoot(hostname); err != nil {
+		return nil, err
+	}
 	f := os.NewFile(uintptr(fd), "root")
 	b, err := io.ReadAll(f)
 	f.Close()
 	if err != nil {
-		return fmt.Errorf("read the sandbox's root: %w", err)
+		return nil, fmt.Errorf("read the sandbox's root: %w", err)
+	}
+	if len(b) == 0 {
+		return nil, errNoRoot
 	}
 	root, err := initproc.DecodeRoot(b)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if err := initproc.MakeRoot(root); err != nil {
-		return err
+		return nil, err
 	}
 	if err := unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0); err != nil {
-		return fmt.Errorf("hide the sandbox's first process from the agent: %w", err)
+		return nil, fmt.Errorf("hide the sandbox's first process from the agent: %w", err)
+	}
+	os.Clearenv()
+	for _, kv := range root.Env {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			_ = os.Setenv(k, v)
+		}
 	}
 	// As bwrap's --chdir says.
-	return os.Setenv("PWD", root.Dir)
+	return root.Argv, os.Setenv("PWD", root.Dir)
 }
+
+// errNoRoot: `gatehouse run` started this process ahead of the daemon's
+// answer, and did not start the run after all.
+var errNoRoot = errors.New("no sandbox root came")
 
 // handOut listens on addr and passes the listener out.
 func handOut(addr string) error {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -57,7 +58,11 @@ func rootOf(s Spec, empty, info string, covers map[string]string) initproc.Root 
 			add(initproc.RootDev, "", m.dst, false)
 		}
 	}
-	return initproc.Root{Steps: append(steps, remount...), Hostname: "gatehouse", Dir: s.Dir, Console: terminalName(s.Stdout)}
+	env := s.Env
+	if env == nil {
+		env = []string{}
+	}
+	return initproc.Root{Steps: append(steps, remount...), Dir: s.Dir, Argv: s.Argv, Env: env, Console: terminalName(s.Stdout)}
 }
 
 // terminalName is the terminal device f is, "" if it is none: bubblewrap
@@ -76,43 +81,109 @@ func terminalName(f *os.File) string {
 	return name
 }
 
-// nsCommand starts s's first process in namespaces of its own, with its
-// Root on rootFD (the returned file, which the caller closes once the
-// process has started). The user namespace maps the person's uid and gid
+// Early is a sandbox started before its layout is known: its first
+// process, in namespaces of its own (nsCommand), readies them and waits
+// for its Root, while `gatehouse run` waits for the daemon to open the
+// run. Start gives it the Root; Discard ends it, when the run is not
+// started after all. Nothing of the agent's runs in it before Start.
+type Early struct {
+	cmd  *exec.Cmd
+	init string
+	port int
+	// ours is our end of the hand-off socket, root the pipe its Root
+	// is written to.
+	ours, root *os.File
+	used       bool
+}
+
+// Prepare starts s's sandbox early, ahead of its layout: only s.Init,
+// s.AgentPort and the terminal (Stdin, Stdout, Stderr) count. It returns
+// nil where the sandbox is not one the first process makes itself (a
+// container, Landlock, bubblewrap's), or the kernel refused the
+// namespaces: Start then starts the sandbox as it would have.
+func Prepare(s Spec) *Early {
+	if s.Landlock || s.Container != nil || useBwrap || !ownNamespaces() || !filepath.IsAbs(s.Init) {
+		return nil
+	}
+	e, err := nsStart(s)
+	if err != nil {
+		return nil
+	}
+	return e
+}
+
+// Discard ends an Early that Start did not take.
+func (e *Early) Discard() {
+	if e == nil || e.used {
+		return
+	}
+	e.used = true
+	_ = e.cmd.Process.Kill()
+	_ = e.cmd.Wait()
+	e.root.Close()
+	e.ours.Close()
+}
+
+// nsStart starts the first process in namespaces of its own, its Root
+// to come on rootFD. The user namespace maps the person's uid and gid
 // onto themselves, as bubblewrap's did; the process holds every
 // capability there (ambient, so they outlast exec for a user that is not
-// root in it) until it starts the agent.
-func nsCommand(s Spec, _, empty, info string, covers map[string]string) (*exec.Cmd, *os.File, error) {
-	b, err := json.Marshal(rootOf(s, empty, info, covers))
+// root in it) until it starts the agent. Its environment is empty until
+// its Root says the agent's. If this process dies, so does the sandbox.
+func nsStart(s Spec) (*Early, error) {
+	r, w, err := os.Pipe()
 	if err != nil {
-		return nil, nil, err
+		return nil, fmt.Errorf("pass the sandbox's root: %w", err)
 	}
-	fd, err := unix.MemfdCreate("gatehouse-root", unix.MFD_CLOEXEC)
+	defer r.Close()
+	pair, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
-		return nil, nil, fmt.Errorf("pass the sandbox's root: %w", err)
+		w.Close()
+		return nil, fmt.Errorf("hand-off socket: %w", err)
 	}
-	f := os.NewFile(uintptr(fd), "root")
-	if _, err := f.Write(b); err != nil {
-		f.Close()
-		return nil, nil, fmt.Errorf("pass the sandbox's root: %w", err)
-	}
-	if _, err := f.Seek(0, 0); err != nil {
-		f.Close()
-		return nil, nil, fmt.Errorf("pass the sandbox's root: %w", err)
-	}
-	argv := initArgv(s, "--root-fd", strconv.Itoa(rootFD))
-	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Env = s.Env
+	ours := os.NewFile(uintptr(pair[0]), "handoff")
+	theirs := os.NewFile(uintptr(pair[1]), "handoff-child")
+	defer theirs.Close()
+	cmd := exec.Command(s.Init, InitEntry, "--agent-port", strconv.Itoa(s.AgentPort), "--root-fd", strconv.Itoa(rootFD))
+	cmd.Env = []string{}
 	cmd.Dir = "/"
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = s.Stdin, s.Stdout, s.Stderr
+	cmd.ExtraFiles = []*os.File{theirs, r} // handoffFD, rootFD
 	uid, gid := os.Getuid(), os.Getgid()
+	// The same session and process group as this process: see launch.
 	cmd.SysProcAttr = &syscall.SysProcAttr{
 		Cloneflags: unix.CLONE_NEWUSER | unix.CLONE_NEWNS | unix.CLONE_NEWPID | unix.CLONE_NEWNET |
 			unix.CLONE_NEWIPC | unix.CLONE_NEWUTS | unix.CLONE_NEWCGROUP,
 		UidMappings: []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}},
 		GidMappings: []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}},
 		AmbientCaps: allCaps(),
+		Pdeathsig:   syscall.SIGKILL,
 	}
-	return cmd, f, nil
+	if err := cmd.Start(); err != nil {
+		ours.Close()
+		w.Close()
+		return nil, fmt.Errorf("start the sandbox: %w", err)
+	}
+	return &Early{cmd: cmd, init: s.Init, port: s.AgentPort, ours: ours, root: w}, nil
+}
+
+// give hands e its Root for s and returns the started sandbox's command
+// and our end of its hand-off socket. A first process that died
+// meanwhile is found so by Start, which reads no listeners from it.
+func (e *Early) give(s Spec, empty, info string, covers map[string]string) (*exec.Cmd, *os.File, error) {
+	e.used = true
+	b, err := json.Marshal(rootOf(s, empty, info, covers))
+	if err == nil {
+		_, err = e.root.Write(b)
+	}
+	e.root.Close()
+	if err != nil {
+		_ = e.cmd.Process.Kill()
+		_ = e.cmd.Wait()
+		e.ours.Close()
+		return nil, nil, fmt.Errorf("pass the sandbox's root: %w", err)
+	}
+	return e.cmd, e.ours, nil
 }
 
 // allCaps lists every capability this kernel knows.

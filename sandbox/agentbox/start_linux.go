@@ -79,13 +79,22 @@ func Start(ctx context.Context, s Spec) (*Box, error) {
 		}
 	}
 	covers := standin.Make(scratch, s.Hidden)
-	rt := runtimeOf(s)
-	cmd, ours, watch, err := launch(rt, s, scratch, empty, info, covers)
-	if err != nil && rt.fallback != nil {
-		// The kernel refused the namespaces (nothing ran): bubblewrap
-		// may still make them.
-		rt = *rt.fallback
-		cmd, ours, watch, err = launch(rt, s, scratch, empty, info, covers)
+	early := s.Early
+	if early != nil && (early.used || early.init != s.Init || early.port != s.AgentPort) {
+		early.Discard()
+		early = nil
+	}
+	if early == nil {
+		early = Prepare(s)
+	}
+	var cmd *exec.Cmd
+	var ours, watch *os.File
+	if early != nil {
+		cmd, ours, err = early.give(s, empty, info, covers)
+	} else {
+		// bubblewrap where the kernel refused this process the
+		// namespaces (nothing ran), or a container.
+		cmd, ours, watch, err = launch(runtimeOf(s), s, scratch, empty, info, covers)
 	}
 	if err != nil {
 		os.RemoveAll(scratch)
@@ -122,12 +131,9 @@ func launch(rt sandboxRuntime, s Spec, scratch, empty, info string, covers map[s
 	if !filepath.IsAbs(rt.path) {
 		return nil, nil, nil, fmt.Errorf("%s must be an absolute path, not %q", rt.what, rt.path)
 	}
-	cmd, extra, err := rt.command(s, scratch, empty, info, covers)
+	cmd, err := rt.command(s, scratch, empty, info, covers)
 	if err != nil {
 		return nil, nil, nil, err
-	}
-	if extra != nil {
-		defer extra.Close()
 	}
 	pair, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
@@ -138,17 +144,11 @@ func launch(rt sandboxRuntime, s Spec, scratch, empty, info string, covers map[s
 	defer theirs.Close()
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = s.Stdin, s.Stdout, s.Stderr
 	cmd.ExtraFiles = []*os.File{theirs} // fd 3, handoffFD
-	if extra != nil {
-		cmd.ExtraFiles = append(cmd.ExtraFiles, extra) // rootFD
-	}
 	// The same session and process group as this process: the terminal's
 	// foreground job, so its signals (Ctrl-C, Ctrl-Z, a window change)
 	// reach the agent as they would unconfined. If this process dies, so
 	// does the sandbox (a container's, through watchOwner).
-	if cmd.SysProcAttr == nil {
-		cmd.SysProcAttr = &syscall.SysProcAttr{}
-	}
-	cmd.SysProcAttr.Pdeathsig = syscall.SIGKILL
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	var watch *os.File
 	if s.Container != nil {
 		if watch, err = watchOwner(s.Container); err != nil {
@@ -175,32 +175,22 @@ func started(cmd *exec.Cmd, scratch string, kill syscall.Signal) *Box {
 	return b
 }
 
-// sandboxRuntime is what starts the sandbox: its first process in
-// namespaces of its own, bubblewrap, or a container. command may return
-// a file for the first process's rootFD.
+// sandboxRuntime is what starts the sandbox when its first process does
+// not make it itself (Early): bubblewrap, or a container.
 type sandboxRuntime struct {
 	what, path string
-	command    func(s Spec, scratch, empty, info string, covers map[string]string) (*exec.Cmd, *os.File, error)
-	// fallback starts the sandbox when this runtime cannot.
-	fallback *sandboxRuntime
+	command    func(s Spec, scratch, empty, info string, covers map[string]string) (*exec.Cmd, error)
 }
 
 func runtimeOf(s Spec) sandboxRuntime {
 	if s.Container != nil {
-		return sandboxRuntime{what: "the container CLI", path: s.Container.CLI, command: func(s Spec, scratch, empty, info string, covers map[string]string) (*exec.Cmd, *os.File, error) {
-			cmd, err := podmanCommand(s, scratch, empty, info, covers)
-			return cmd, nil, err
-		}}
+		return sandboxRuntime{"the container CLI", s.Container.CLI, podmanCommand}
 	}
-	bw := sandboxRuntime{what: "bubblewrap", path: s.Bwrap, command: func(s Spec, _, empty, info string, covers map[string]string) (*exec.Cmd, *os.File, error) {
+	return sandboxRuntime{"bubblewrap", s.Bwrap, func(s Spec, _, empty, info string, covers map[string]string) (*exec.Cmd, error) {
 		cmd := exec.Command(s.Bwrap, args(s, empty, info, covers)...)
 		cmd.Env = s.Env
-		return cmd, nil, nil
+		return cmd, nil
 	}}
-	if !useBwrap && ownNamespaces() {
-		return sandboxRuntime{what: "the sandbox", path: s.Init, command: nsCommand, fallback: &bw}
-	}
-	return bw
 }
 
 // useBwrap makes bubblewrap start every sandbox (the tests compare the

@@ -6,7 +6,7 @@ import "fmt"
 // own (a confined agent's, `gatehouse run`): where bwrap would make each
 // mount with mount(2) and read the whole mount table again after each,
 // the first process makes the same list with the new mount API from the
-// host's root, then detaches that root (MakeRoot).
+// host's root, then detaches that root (EnterRoot, then MakeRoot).
 
 // RootKind is one kind of step in a Root.
 type RootKind string
@@ -63,10 +63,13 @@ type RootStep struct {
 // sets up in its new namespaces before it starts the command.
 type Root struct {
 	Steps []RootStep `json:"steps"`
-	// Hostname is the UTS namespace's host name.
-	Hostname string `json:"hostname"`
 	// Dir is the working directory inside, entered once all is mounted.
 	Dir string `json:"dir"`
+	// Argv and Env are the command the first process starts, and its
+	// environment: a first process started before they were known
+	// (ahead of the daemon's answer) learns them here.
+	Argv []string `json:"argv"`
+	Env  []string `json:"env"`
 	// Console, if set, is the host's terminal device shown at
 	// /dev/console, as bwrap's --dev shows the terminal on stdout.
 	Console string `json:"console,omitempty"`
@@ -78,8 +81,8 @@ func DecodeRoot(b []byte) (Root, error) {
 	if err := decodeStrict(b, &r); err != nil {
 		return r, fmt.Errorf("decode the sandbox's root: %w", err)
 	}
-	if r.Dir == "" {
-		return r, fmt.Errorf("the sandbox's root has no working directory")
+	if r.Dir == "" || len(r.Argv) == 0 {
+		return r, fmt.Errorf("the sandbox's root has no working directory or no command")
 	}
 	return r, nil
 }

@@ -9,41 +9,37 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// MakeRoot makes r in the namespaces this process was started in: a
-// user namespace of its own, where it holds every capability, and new
-// mount, PID, network, IPC, UTS and cgroup namespaces. What bwrap did
-// for a sandbox, one mount(2) and one read of the whole mount table per
-// bind, is done here with the new mount API, three system calls a bind:
-//
-//  1. the mounts copied from the host become slaves (the host's changes
-//     still reach the sandbox, none of the sandbox's reach the host), the
-//     host name is set and the loopback brought up;
-//  2. a fresh tmpfs becomes the root, with the host's root below it at
-//     HostRoot (pivot_root);
-//  3. r's steps are made in order, each bind cloned from the host's root
-//     (bindFromHost: its source resolved as on the host, flags only ever
-//     added);
-//  4. the host's root is detached and its directory removed (rmdir
-//     fails on a mount point, so its success shows the detach took);
-//  5. it enters r.Dir.
-//
-// Nothing but this process runs until it returns; a step that fails
-// stops it, and the caller runs nothing.
-func MakeRoot(r Root) error {
+// EnterRoot readies the namespaces this process was started in (a user
+// namespace of its own, where it holds every capability, and new mount,
+// PID, network, IPC, UTS and cgroup namespaces) for a Root, before the
+// Root is known: the mounts copied from the host become slaves (the
+// host's changes still reach the sandbox, none of the sandbox's reach
+// the host), the host name is set, the loopback brought up, and a fresh
+// tmpfs becomes the root, with the host's root below it at HostRoot
+// (pivot_root).
+func EnterRoot(hostname string) error {
 	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_SLAVE, ""); err != nil {
 		return fmt.Errorf("make the sandbox's mounts its own: %w", err)
 	}
-	if r.Hostname != "" {
-		if err := unix.Sethostname([]byte(r.Hostname)); err != nil {
-			return fmt.Errorf("set the sandbox's host name: %w", err)
-		}
+	if err := unix.Sethostname([]byte(hostname)); err != nil {
+		return fmt.Errorf("set the sandbox's host name: %w", err)
 	}
 	if err := loopbackUp(); err != nil {
 		return err
 	}
-	if err := pivotToTmpfs(); err != nil {
-		return err
-	}
+	return pivotToTmpfs()
+}
+
+// MakeRoot makes r once EnterRoot has: what bwrap did for a sandbox, one
+// mount(2) and one read of the whole mount table per bind, is done here
+// with the new mount API, three system calls a bind. r's steps are made
+// in order, each bind cloned from the host's root (bindFromHost: its
+// source resolved as on the host, flags only ever added); then the
+// host's root is detached and its directory removed (rmdir fails on a
+// mount point, so its success shows the detach took), and it enters
+// r.Dir. Nothing but this process runs until it returns; a step that
+// fails stops it, and the caller runs nothing.
+func MakeRoot(r Root) error {
 	if err := withHostRoot(func(root int) error { return makeRootSteps(root, r) }); err != nil {
 		return err
 	}
