@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -158,8 +159,10 @@ func runConfined(ctx context.Context, g *Globals, name, workspace string, argv [
 	// So is the sandbox started, where its first process makes it: its
 	// namespaces and root wait for the layout (nothing of the agent's
 	// runs before it). A run that does not start ends it.
-	early := prepareSandbox(cfg.Sandbox, port)
-	defer early.Discard()
+	prepared := make(chan *agentbox.Early, 1)
+	go func() { prepared <- prepareSandbox(cfg.Sandbox, port) }()
+	takeEarly := sync.OnceValue(func() *agentbox.Early { return <-prepared })
+	defer func() { takeEarly().Discard() }()
 	started, err := startRun(ctx, g, c, req)
 	if err != nil {
 		return err
@@ -175,7 +178,7 @@ func runConfined(ctx context.Context, g *Globals, name, workspace string, argv [
 	}
 	spec, err := confinedSpec(runLayout{
 		dataDir: dir, cfg: cfg, profile: profile, program: program, argv: argv, cwd: cwd,
-		workspaces: started.Workspaces, runID: started.ID, agentPort: port, toolchains: tc.ReadOnly, early: early,
+		workspaces: started.Workspaces, runID: started.ID, agentPort: port, toolchains: tc.ReadOnly, early: takeEarly(),
 	})
 	if err != nil {
 		endRun(c, started.ID, -1)
