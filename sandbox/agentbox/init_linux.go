@@ -55,17 +55,22 @@ func initAndExec(args []string) error {
 		return errors.New("usage: __run-init --agent-port N [--reap] -- COMMAND, or __run-init --agent-port N --root-fd FD")
 	}
 	if *rootFD > 0 {
-		var err error
+		if err := enterRoot(); err != nil {
+			return err
+		}
+	}
+	// Opened while the Root may still be on its way; handed out once it
+	// is made, as the agent is about to start.
+	out, err := openHandOut(*port)
+	if err != nil {
+		return err
+	}
+	if *rootFD > 0 {
 		if argv, err = makeRoot(*rootFD); err != nil {
 			return err
 		}
 	}
-	for _, addr := range []string{ProxyAddr, net.JoinHostPort("127.0.0.1", strconv.Itoa(*port))} {
-		if err := handOut(addr); err != nil {
-			return err
-		}
-	}
-	if err := handOutDiag(); err != nil {
+	if err := handOut(out); err != nil {
 		return err
 	}
 	syscall.Close(handoffFD)
@@ -107,12 +112,6 @@ func initAndExec(args []string) error {
 // undumpable: only a process with CAP_SYS_PTRACE there (none, once the
 // agent runs) may look into it or trace it.
 func makeRoot(fd int) ([]string, error) {
-	// Until the agent's own supervision (superviseAgent), the terminal's
-	// signals are not this process's end: the runtime would exit on them.
-	signal.Notify(make(chan os.Signal, 1), syscall.SIGINT, syscall.SIGQUIT, syscall.SIGTERM, syscall.SIGHUP)
-	if err := initproc.EnterRoot(hostname); err != nil {
-		return nil, err
-	}
 	f := os.NewFile(uintptr(fd), "root")
 	b, err := io.ReadAll(f)
 	f.Close()
@@ -142,41 +141,70 @@ func makeRoot(fd int) ([]string, error) {
 	return root.Argv, os.Setenv("PWD", root.Dir)
 }
 
+// enterRoot readies this process's new namespaces for the Root
+// (initproc.EnterRoot), and makes now what would otherwise wait for it:
+// the socket filter's program, the capability count.
+func enterRoot() error {
+	// Until the agent's own supervision (superviseAgent), the terminal's
+	// signals are not this process's end: the runtime would exit on them.
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGINT, syscall.SIGQUIT, syscall.SIGTERM, syscall.SIGHUP)
+	if err := initproc.EnterRoot(hostname); err != nil {
+		return err
+	}
+	notify.Warm()
+	caps.LastCap()
+	return nil
+}
+
 // errNoRoot: `gatehouse run` started this process ahead of the daemon's
 // answer, and did not start the run after all.
 var errNoRoot = errors.New("no sandbox root came")
 
-// handOut listens on addr and passes the listener out.
-func handOut(addr string) error {
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return fmt.Errorf("listen on %s in the sandbox: %w", addr, err)
+// openHandOut opens what this process hands out, in that order: the
+// proxy's and the agent routes' listeners in the sandbox's network
+// namespace, and a socket-diagnostics netlink socket of the namespace,
+// with which `gatehouse run` finds the socket behind a connection to the
+// proxy by its addresses (Box.Process) instead of reading the
+// namespace's whole TCP table (it answers queries only; nothing inside
+// can use it).
+func openHandOut(port int) ([]*os.File, error) {
+	var out []*os.File
+	fail := func(err error) ([]*os.File, error) {
+		for _, f := range out {
+			f.Close()
+		}
+		return nil, err
 	}
-	defer ln.Close()
-	f, err := ln.(*net.TCPListener).File()
-	if err != nil {
-		return err
+	for _, addr := range []string{ProxyAddr, net.JoinHostPort("127.0.0.1", strconv.Itoa(port))} {
+		ln, err := net.Listen("tcp", addr)
+		if err != nil {
+			return fail(fmt.Errorf("listen on %s in the sandbox: %w", addr, err))
+		}
+		f, err := ln.(*net.TCPListener).File()
+		ln.Close()
+		if err != nil {
+			return fail(err)
+		}
+		out = append(out, f)
 	}
-	defer f.Close()
-	if err := fdpass.Send(handoffFD, []byte{0}, int(f.Fd())); err != nil {
-		return fmt.Errorf("hand out the listener on %s: %w", addr, err)
-	}
-	return nil
-}
-
-// handOutDiag passes out a socket-diagnostics netlink socket of the
-// sandbox's network namespace, with which `gatehouse run` finds the
-// socket behind a connection to the proxy by its addresses (Box.Process)
-// instead of reading the namespace's whole TCP table. It answers queries
-// only; nothing inside can use it.
-func handOutDiag() error {
 	fd, err := unix.Socket(unix.AF_NETLINK, unix.SOCK_RAW|unix.SOCK_CLOEXEC, unix.NETLINK_SOCK_DIAG)
 	if err != nil {
-		return fmt.Errorf("open a socket-diagnostics socket in the sandbox: %w", err)
+		return fail(fmt.Errorf("open a socket-diagnostics socket in the sandbox: %w", err))
 	}
-	defer unix.Close(fd)
-	if err := fdpass.Send(handoffFD, []byte{0}, fd); err != nil {
-		return fmt.Errorf("hand out the socket-diagnostics socket: %w", err)
+	return append(out, os.NewFile(uintptr(fd), "sock-diag")), nil
+}
+
+// handOut passes out what openHandOut opened, and closes it here.
+func handOut(out []*os.File) error {
+	defer func() {
+		for _, f := range out {
+			f.Close()
+		}
+	}()
+	for _, f := range out {
+		if err := fdpass.Send(handoffFD, []byte{0}, int(f.Fd())); err != nil {
+			return fmt.Errorf("hand out the sandbox's sockets: %w", err)
+		}
 	}
 	return nil
 }

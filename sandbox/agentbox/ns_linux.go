@@ -156,7 +156,7 @@ func nsStart(s Spec) (*Early, error) {
 			unix.CLONE_NEWIPC | unix.CLONE_NEWUTS | unix.CLONE_NEWCGROUP,
 		UidMappings: []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}},
 		GidMappings: []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}},
-		AmbientCaps: allCaps(),
+		AmbientCaps: caps.All(),
 		Pdeathsig:   syscall.SIGKILL,
 	}
 	if err := cmd.Start(); err != nil {
@@ -185,15 +185,6 @@ func (e *Early) give(s Spec, empty, info string, covers map[string]string) (*exe
 	}
 	return e.cmd, e.ours, nil
 }
-
-// allCaps lists every capability this kernel knows.
-var allCaps = sync.OnceValue(func() []uintptr {
-	all := make([]uintptr, caps.LastCap()+1)
-	for i := range all {
-		all[i] = uintptr(i)
-	}
-	return all
-})
 
 // ownNamespaces says whether this process may start the sandbox's first
 // process in a user namespace of its own, with capabilities there to
