@@ -13,14 +13,14 @@ type RootKind string
 
 const (
 	// RootBind, RootROBind and RootDevBind bind a host path (read-write,
-	// read-only, with its devices), as MountBind, MountROBind and
-	// MountDevBind. The destination is followed if it is a link inside
-	// the sandbox, as bwrap follows it.
-	RootBind    RootKind = "bind"
-	RootROBind  RootKind = "ro-bind"
-	RootDevBind RootKind = "dev-bind"
+	// read-only, with its devices), as the layout's kinds of the same
+	// names do. The destination is followed if it is a link inside the
+	// sandbox, as bwrap follows it.
+	RootBind    = RootKind(MountBind)
+	RootROBind  = RootKind(MountROBind)
+	RootDevBind = RootKind(MountDevBind)
 	// RootTmpfs mounts an empty tmpfs (mode 0755, nosuid, nodev).
-	RootTmpfs RootKind = "tmpfs"
+	RootTmpfs = RootKind(MountTmpfs)
 	// RootRemountRO makes the mount at Dst, and every mount below it,
 	// read-only (bwrap's --remount-ro).
 	RootRemountRO RootKind = "remount-ro"

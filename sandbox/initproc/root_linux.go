@@ -109,8 +109,7 @@ func makeRootSteps(root int, r Root) error {
 func makeRootStep(root int, s RootStep, console string) error {
 	switch s.Kind {
 	case RootBind, RootROBind, RootDevBind:
-		kind := map[RootKind]MountKind{RootBind: MountBind, RootROBind: MountROBind, RootDevBind: MountDevBind}[s.Kind]
-		return bindWith(root, LayoutMount{Kind: kind, Src: s.Src, Dst: followed(s.Dst), Try: s.Try}, bwrapMountPoint)
+		return bindWith(root, LayoutMount{Kind: MountKind(s.Kind), Src: s.Src, Dst: followed(s.Dst), Try: s.Try}, bwrapMountPoint)
 	case RootTmpfs:
 		dst := followed(s.Dst)
 		if err := bwrapMountPoint(dst, true); err != nil {
