@@ -128,8 +128,8 @@ func (e *Early) Discard() {
 // to come on rootFD. The user namespace maps the person's uid and gid
 // onto themselves, as bubblewrap's did; the process holds every
 // capability there (ambient, so they outlast exec for a user that is not
-// root in it) until it starts the agent. Its environment is empty until
-// its Root says the agent's. If this process dies, so does the sandbox.
+// root in it) until it starts the agent. Its environment is the agent's
+// once its Root says it. If this process dies, so does the sandbox.
 func nsStart(s Spec) (*Early, error) {
 	r, w, err := os.Pipe()
 	if err != nil {
@@ -145,7 +145,10 @@ func nsStart(s Spec) (*Early, error) {
 	theirs := os.NewFile(uintptr(pair[1]), "handoff-child")
 	defer theirs.Close()
 	cmd := exec.Command(s.Init, InitEntry, "--agent-port", strconv.Itoa(s.AgentPort), "--root-fd", strconv.Itoa(rootFD))
-	cmd.Env = []string{}
+	// One processor will do, as for a zygote's run: the runtime's idle
+	// threads would otherwise look for work beside the agent it starts
+	// (and the agent's environment comes with the Root).
+	cmd.Env = []string{"GOMAXPROCS=1"}
 	cmd.Dir = "/"
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = s.Stdin, s.Stdout, s.Stderr
 	cmd.ExtraFiles = []*os.File{theirs, r} // handoffFD, rootFD
