@@ -82,9 +82,7 @@ func initAndExec(args []string) error {
 	// starts the agent).
 	runtime.LockOSThread()
 	if *rootFD > 0 {
-		// The mounts are made: the agent gets no capability, not even
-		// where its user is root in the sandbox's user namespace.
-		if err := caps.DropAll(); err != nil {
+		if err := agentCaps(); err != nil {
 			return err
 		}
 	}
@@ -153,6 +151,40 @@ func enterRoot() error {
 	}
 	notify.Warm()
 	caps.LastCap()
+	return nil
+}
+
+// agentCaps leaves the agent, once the mounts are made, the
+// capabilities bubblewrap left it: none for a person who is not root;
+// for root, root's own in the sandbox's user namespace but
+// CAP_SYS_RESOURCE, as bwrap keeps them for uid 0 (an agent's own
+// sandbox, Codex's bubblewrap, starts from them), with nothing ambient.
+// no_new_privs is set either way.
+func agentCaps() error {
+	if os.Getuid() != 0 {
+		return caps.DropAll()
+	}
+	if err := unix.Prctl(unix.PR_CAPBSET_DROP, unix.CAP_SYS_RESOURCE, 0, 0, 0); err != nil {
+		return fmt.Errorf("drop CAP_SYS_RESOURCE: %w", err)
+	}
+	// Root's inheritable set would bring it back on exec.
+	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
+	var data [2]unix.CapUserData
+	if err := unix.Capget(&hdr, &data[0]); err != nil {
+		return fmt.Errorf("read capabilities: %w", err)
+	}
+	for i := range data {
+		data[i].Inheritable = 0
+	}
+	if err := unix.Capset(&hdr, &data[0]); err != nil {
+		return fmt.Errorf("clear inheritable capabilities: %w", err)
+	}
+	if err := unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0); err != nil {
+		return fmt.Errorf("clear ambient capabilities: %w", err)
+	}
+	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+		return fmt.Errorf("set no_new_privs: %w", err)
+	}
 	return nil
 }
 
