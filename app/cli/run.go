@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -18,6 +19,7 @@ import (
 
 	"github.com/gatehouse-dev/gatehouse/app/client"
 	"github.com/gatehouse-dev/gatehouse/backend/agentprofile"
+	"github.com/gatehouse-dev/gatehouse/backend/config"
 	"github.com/gatehouse-dev/gatehouse/backend/confined"
 	"github.com/gatehouse-dev/gatehouse/backend/datadir"
 	"github.com/gatehouse-dev/gatehouse/backend/launcher"
@@ -154,6 +156,13 @@ func runConfined(ctx context.Context, g *Globals, name, workspace string, argv [
 		tc, err := findToolchains(g, cfg.Sandbox, log)
 		toolchains <- found{tc, err}
 	}()
+	// So is the sandbox started, where its first process makes it: its
+	// namespaces and root wait for the layout (nothing of the agent's
+	// runs before it). A run that does not start ends it.
+	prepared := make(chan *agentbox.Early, 1)
+	go func() { prepared <- prepareSandbox(cfg.Sandbox, port) }()
+	takeEarly := sync.OnceValue(func() *agentbox.Early { return <-prepared })
+	defer func() { takeEarly().Discard() }()
 	started, err := startRun(ctx, g, c, req)
 	if err != nil {
 		return err
@@ -169,7 +178,7 @@ func runConfined(ctx context.Context, g *Globals, name, workspace string, argv [
 	}
 	spec, err := confinedSpec(runLayout{
 		dataDir: dir, cfg: cfg, profile: profile, program: program, argv: argv, cwd: cwd,
-		workspaces: started.Workspaces, runID: started.ID, agentPort: port, toolchains: tc.ReadOnly,
+		workspaces: started.Workspaces, runID: started.ID, agentPort: port, toolchains: tc.ReadOnly, early: takeEarly(),
 	})
 	if err != nil {
 		endRun(c, started.ID, -1)
@@ -292,6 +301,23 @@ func startRun(ctx context.Context, g *Globals, c *client.Client, req confined.Re
 		return started, apiErr(err)
 	}
 	return started, nil
+}
+
+// prepareSandbox starts the run's sandbox ahead of its layout when it
+// will be one whose first process makes it (bubblewrap's backend, not a
+// container's or Landlock's), nil otherwise or when it cannot.
+func prepareSandbox(sb config.Sandbox, port int) *agentbox.Early {
+	if sb.Backend == "container" {
+		return nil
+	}
+	if _, onLandlock, err := runBackend(sb.Backend); err != nil || onLandlock {
+		return nil
+	}
+	first, err := firstProcess()
+	if err != nil {
+		return nil
+	}
+	return agentbox.Prepare(agentbox.Spec{Init: first, AgentPort: port, Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr})
 }
 
 // endRun tells the daemon how the agent ended; a daemon that is gone

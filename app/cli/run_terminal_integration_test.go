@@ -126,8 +126,15 @@ trap 'stty size; exit 3' WINCH; echo READY; while :; do sleep 0.1; done`
 		t.Fatalf("the window change did not reach the confined command:\n%s", out.String())
 	}
 
-	if code, out := typeKey(t, d, `echo READY; sleep 100`, 3); code != 130 { // Ctrl-C
+	// exec: a shell that forks after saying READY could take the Ctrl-C
+	// before its child exists and wait for that child, as it does bare.
+	if code, out := typeKey(t, d, `echo READY; exec sleep 100`, 3); code != 130 { // Ctrl-C
 		t.Fatalf("Ctrl-C: exit %d, want 130 (the command's SIGINT), output:\n%s", code, out)
+	}
+	// A command that handles Ctrl-C (an agent interrupting its turn)
+	// goes on, as it would unconfined: the sandbox does not end with it.
+	if code, out := typeKey(t, d, `trap 'echo GOT-INT; exit 5' INT; echo READY; while :; do sleep 0.1; done`, 3); code != 5 || !strings.Contains(out, "GOT-INT") {
+		t.Fatalf("Ctrl-C to a command that handles it: exit %d, want its own 5, output:\n%s", code, out)
 	}
 }
 

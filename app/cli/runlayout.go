@@ -40,6 +40,25 @@ type runLayout struct {
 	runID      string
 	agentPort  int
 	toolchains []string
+	// early is the sandbox started while the daemon opened the run, if
+	// any (agentbox.Prepare).
+	early *agentbox.Early
+}
+
+// firstProcess is the sandbox's first process: the small stand-alone
+// helper when it is installed beside this binary (a start of this one
+// costs several milliseconds more, about 100 for the desktop build).
+// This binary is shown all the same, for the agent's hooks and
+// `gatehouse exec`.
+func firstProcess() (string, error) {
+	first, err := launch.DefaultHelper()
+	if err != nil {
+		return "", err
+	}
+	if real, err := filepath.EvalSymlinks(first); err == nil {
+		first = real
+	}
+	return first, nil
 }
 
 // confinedSpec lays out the sandbox for l.
@@ -62,16 +81,9 @@ func confinedSpec(l runLayout) (agentbox.Spec, error) {
 	if real, err := filepath.EvalSymlinks(self); err == nil {
 		self = real
 	}
-	// The first process inside is the small stand-alone helper when it is
-	// installed beside this binary: a start of this one costs several
-	// milliseconds more (about 100 for the desktop build). This binary is
-	// shown all the same, for the agent's hooks and `gatehouse exec`.
-	first, err := launch.DefaultHelper()
+	first, err := firstProcess()
 	if err != nil {
 		return agentbox.Spec{}, err
-	}
-	if real, err := filepath.EvalSymlinks(first); err == nil {
-		first = real
 	}
 	home, err := os.UserHomeDir()
 	if err != nil {
@@ -82,7 +94,7 @@ func confinedSpec(l runLayout) (agentbox.Spec, error) {
 		return agentbox.Spec{}, err
 	}
 	s := agentbox.Spec{
-		Bwrap: bw, Landlock: onLandlock, Container: ctr, Init: first, Argv: append([]string{real}, l.argv[1:]...), Dir: l.cwd, Home: home,
+		Bwrap: bw, Landlock: onLandlock, Container: ctr, Init: first, Early: l.early, Argv: append([]string{real}, l.argv[1:]...), Dir: l.cwd, Home: home,
 		Workspaces: l.workspaces, AgentPort: l.agentPort, Programs: []string{self},
 		Info:     agentbox.RunInfo{Run: l.runID, AgentAddr: fmt.Sprintf("127.0.0.1:%d", l.agentPort)},
 		Shown:    []string{runRedacted(l.dataDir, l.runID)},

@@ -52,8 +52,9 @@ func (b *Box) Process(c net.Conn) string {
 	return "unknown"
 }
 
-// members are the sandbox's processes on the host: bubblewrap's
-// descendants, or a container's first process and its descendants.
+// members are the sandbox's processes on the host: its first process's
+// (or bubblewrap's) descendants, or a container's first process and its
+// descendants.
 func (b *Box) members() ([]int, error) {
 	if b.pidKnown != nil {
 		<-b.pidKnown

@@ -8,7 +8,7 @@ func args(s Spec, empty, info string, covers map[string]string) []string {
 	// and process group (see start.go); the terminal filter refuses the
 	// ioctls that would let it type into the person's shell.
 	a := []string{"--unshare-user", "--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try",
-		"--die-with-parent", "--hostname", "gatehouse"}
+		"--die-with-parent", "--hostname", hostname}
 	// A hidden directory is made read-only only after what is shown in it
 	// has its mount point.
 	var remount []string

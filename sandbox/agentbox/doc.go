@@ -11,8 +11,11 @@
 //     runtime (system read-only, the workspace writable with its
 //     protected paths read-only and its secrets hidden, a home of the
 //     agent's own, its state writable and its settings read-only).
-//   - bwrap.go: that list as bubblewrap's arguments, with a network
-//     namespace with nothing in it.
+//   - ns_linux.go: that list as the Root the first process makes itself
+//     (initproc.MakeRoot, the new mount API) in namespaces it is started
+//     in, a network namespace with nothing in it among them; bwrap.go:
+//     the same list as bubblewrap's arguments, where this process may
+//     not make a user namespace (Ubuntu's AppArmor restriction).
 //   - podman.go, podman_linux.go: the same list as podman's (the
 //     container backend): an empty root of the run's own, no image,
 //     --network none, no capabilities, the same first process; the
@@ -22,17 +25,18 @@
 //     (same session and process group, so raw mode, window size changes,
 //     Ctrl-C and Ctrl-Z reach the agent), and killing the whole tree.
 //   - init_linux.go: the first process inside (`__run-init` of the
-//     stand-alone helper, or of gatehouse): it listens in the sandbox's
-//     network namespace for the proxy and the daemon's agent routes,
-//     hands those listeners out with a socket-diagnostics socket of the
-//     namespace, installs the socket and terminal filters, and execs the
-//     agent; reap_linux.go: in a container, where nothing else is PID 1,
-//     it starts the agent instead and stays, reaping orphans;
-//     guard_linux.go: where the workspace lacks a protected name, it
-//     stays as the agent's parent either way, serving the creation
-//     guard that refuses to make one; reach_linux.go: the capabilities
-//     bubblewrap started by root would leave the agent that reach past
-//     the run's walls are taken first.
+//     stand-alone helper, or of gatehouse): it makes the Root it is
+//     given, listens in the sandbox's network namespace for the proxy
+//     and the daemon's agent routes, hands those listeners out with a
+//     socket-diagnostics socket of the namespace, installs the socket
+//     and terminal filters, gives up its capabilities, and execs the
+//     agent; reap_linux.go: where nothing else is PID 1 (namespaces of
+//     its own, a container) it starts the agent instead and stays,
+//     reaping orphans; guard_linux.go: where the workspace lacks a
+//     protected name, it stays as the agent's parent either way,
+//     serving the creation guard that refuses to make one;
+//     reach_linux.go: the capabilities that reach past the run's walls
+//     (root's CAP_SYS_PTRACE and CAP_SYS_ADMIN) are taken first.
 //   - landlock_linux.go: the same run where bubblewrap cannot make
 //     namespaces: Landlock and seccomp, applied by the sandbox helper's
 //     agent stage and inherited for life, its supervisor deciding each

@@ -29,8 +29,8 @@ import (
 // superviseGuarded starts the guard for the uncreatable paths, installs
 // its filter last on this thread (locked, the other filters on it, and
 // dropReach done), and starts the agent under it (superviseAgent; as
-// PID 1 of a container when pid1). holdsCaps is dropReach's answer.
-func superviseGuarded(uncreatable []string, holdsCaps bool, path string, argv []string, pid1 bool) error {
+// inContainer as there). holdsCaps is dropReach's answer.
+func superviseGuarded(uncreatable []string, holdsCaps bool, path string, argv []string, inContainer bool) error {
 	if err := unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0); err != nil {
 		return fmt.Errorf("hide the run's first process: %w", err)
 	}
@@ -43,5 +43,5 @@ func superviseGuarded(uncreatable []string, holdsCaps bool, path string, argv []
 		return err
 	}
 	guard.Serve(l)
-	return superviseAgent(path, argv, pid1)
+	return superviseAgent(path, argv, inContainer)
 }

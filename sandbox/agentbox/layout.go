@@ -65,6 +65,9 @@ type Spec struct {
 	Info RunInfo
 	// Stdin, Stdout and Stderr are passed to the agent as they are.
 	Stdin, Stdout, Stderr *os.File
+	// Early, if set, is the sandbox Prepare started for this Spec ahead
+	// of its layout, which Start completes.
+	Early *Early
 }
 
 // ProxyAddr is where the agent finds its proxy inside.
@@ -73,6 +76,9 @@ const ProxyAddr = sandbox.ProxyAddr
 // InitEntry is the hidden command of the gatehouse binary, and of the
 // stand-alone sandbox helper, that is the sandbox's first process (Init).
 const InitEntry = "__run-init"
+
+// hostname is the sandbox's host name.
+const hostname = "gatehouse"
 
 // handoffFD is the descriptor the first process inside hands its
 // listeners back on.

@@ -39,7 +39,7 @@ func podmanArgs(s Spec, rootfs string, ms []mount, terminal bool) ([]string, err
 	a := append(append([]string(nil), c.GlobalArgs...), "run", "--rm", "--name", c.Name)
 	// Podman reads no flag after the root's path: its own come first.
 	a = append(a, c.RunArgs...)
-	a = append(a, "--network", "none", "--hostname", "gatehouse", "--no-hosts",
+	a = append(a, "--network", "none", "--hostname", hostname, "--no-hosts",
 		"--read-only", "--read-only-tmpfs=false", "--cap-drop", "all", "--security-opt", "no-new-privileges",
 		"--http-proxy=false", "--log-driver", "none", "--preserve-fds", "1", "-i", "--workdir", s.Dir)
 	if terminal {

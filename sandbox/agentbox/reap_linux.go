@@ -8,21 +8,26 @@ import (
 )
 
 // superviseAgent starts the agent as this process's child and stays the
-// sandbox's PID 1, as bubblewrap's own first process does; a container
-// has no other (podman's --init needs catatonit). An agent that were PID
-// 1 itself would ignore every signal it has no handler for (Ctrl-C for a
-// plain shell) and leave the orphans its children make as zombies. This
-// process reaps them, and exits with the agent's status (128+N for a
-// signal), which ends everything else in the sandbox.
+// sandbox's PID 1, as bubblewrap's own first process did: a container
+// has no other (podman's --init needs catatonit), and a sandbox whose
+// namespaces this process was started in neither. An agent that were
+// PID 1 itself would ignore every signal it has no handler for (Ctrl-C
+// for a plain shell) and leave the orphans its children make as zombies.
+// This process reaps them, and exits with the agent's status (128+N for
+// a signal), which ends everything else in the sandbox.
+//
+// In a container (inContainer), podman passes the signals it gets to
+// this process, which sends them on, and no shell's job control reaches
+// inside: a stopped agent is continued. Otherwise the person's shell
+// stops and continues the agent with `gatehouse run` (the same process
+// group), as it did under bubblewrap, and a signal to this process alone
+// comes only from the agent's tree: it is dropped.
 //
 // The caller has installed the filters on this thread: the agent
-// inherits them. Under bubblewrap (pid1 false), which has a PID 1 and
-// the terminal's job control, this process stays only to serve the
-// creation guard, and leaves a stopped agent stopped.
-func superviseAgent(path string, argv []string, pid1 bool) error {
+// inherits them.
+func superviseAgent(path string, argv []string, inContainer bool) error {
 	// The terminal's signals (Ctrl-C, a window change) reach the whole
-	// process group, the agent included: they are dropped here. Those
-	// sent to this process alone are the agent's.
+	// process group, the agent included: they are dropped here.
 	sigs := make(chan os.Signal, 8)
 	signal.Notify(sigs)
 	p, err := os.StartProcess(path, argv, &os.ProcAttr{Env: os.Environ(), Files: []*os.File{os.Stdin, os.Stdout, os.Stderr}})
@@ -33,17 +38,19 @@ func superviseAgent(path string, argv []string, pid1 bool) error {
 		for s := range sigs {
 			switch s {
 			case syscall.SIGTERM, syscall.SIGHUP, syscall.SIGUSR1, syscall.SIGUSR2:
-				_ = p.Signal(s)
+				if inContainer {
+					_ = p.Signal(s)
+				}
 			}
 		}
 	}()
-	opts := 0
-	if pid1 {
-		opts = syscall.WUNTRACED
+	options := 0
+	if inContainer {
+		options = syscall.WUNTRACED
 	}
 	for {
 		var ws syscall.WaitStatus
-		pid, err := syscall.Wait4(-1, &ws, opts, nil)
+		pid, err := syscall.Wait4(-1, &ws, options, nil)
 		switch {
 		case err == syscall.EINTR:
 			continue

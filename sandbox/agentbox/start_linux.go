@@ -60,11 +60,8 @@ func Start(ctx context.Context, s Spec) (*Box, error) {
 	if s.Landlock {
 		return startLandlock(ctx, s)
 	}
-	runtime := runtimeOf(s)
-	for _, p := range []struct{ what, path string }{{runtime.what, runtime.path}, {"the gatehouse binary", s.Init}} {
-		if !filepath.IsAbs(p.path) {
-			return nil, fmt.Errorf("%s must be an absolute path, not %q", p.what, p.path)
-		}
+	if !filepath.IsAbs(s.Init) {
+		return nil, fmt.Errorf("the gatehouse binary must be an absolute path, not %q", s.Init)
 	}
 	scratch, err := makeScratch()
 	if err != nil {
@@ -81,41 +78,29 @@ func Start(ctx context.Context, s Spec) (*Box, error) {
 			return nil, err
 		}
 	}
-	cmd, err := runtime.command(s, scratch, empty, info, standin.Make(scratch, s.Hidden))
+	covers := standin.Make(scratch, s.Hidden)
+	early := s.Early
+	if early != nil && (early.used || early.init != s.Init || early.port != s.AgentPort) {
+		early.Discard()
+		early = nil
+	}
+	if early == nil {
+		early = Prepare(s)
+	}
+	var cmd *exec.Cmd
+	var ours, watch *os.File
+	if early != nil {
+		cmd, ours, err = early.give(s, empty, info, covers)
+	} else {
+		// bubblewrap where the kernel refused this process the
+		// namespaces (nothing ran), or a container.
+		cmd, ours, watch, err = launch(runtimeOf(s), s, scratch, empty, info, covers)
+	}
 	if err != nil {
 		os.RemoveAll(scratch)
 		return nil, err
 	}
-	pair, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC, 0)
-	if err != nil {
-		os.RemoveAll(scratch)
-		return nil, fmt.Errorf("hand-off socket: %w", err)
-	}
-	ours := os.NewFile(uintptr(pair[0]), "handoff")
-	theirs := os.NewFile(uintptr(pair[1]), "handoff-child")
 	defer ours.Close()
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = s.Stdin, s.Stdout, s.Stderr
-	cmd.ExtraFiles = []*os.File{theirs} // fd 3, handoffFD
-	// The same session and process group as this process: the terminal's
-	// foreground job, so its signals (Ctrl-C, Ctrl-Z, a window change)
-	// reach the agent as they would unconfined. If this process dies, so
-	// does the sandbox (a container's, through watchOwner).
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	var watch *os.File
-	if s.Container != nil {
-		if watch, err = watchOwner(s.Container); err != nil {
-			theirs.Close()
-			os.RemoveAll(scratch)
-			return nil, err
-		}
-	}
-	if err := cmd.Start(); err != nil {
-		theirs.Close()
-		endWatch(watch)
-		os.RemoveAll(scratch)
-		return nil, fmt.Errorf("start %s: %w", runtime.what, err)
-	}
-	theirs.Close()
 	b := started(cmd, scratch, syscall.SIGKILL)
 	b.container, b.watch = s.Container, watch
 	lns, diag, err := receiveListeners(ctx, int(ours.Fd()), b.done)
@@ -139,6 +124,46 @@ func Start(ctx context.Context, s Spec) (*Box, error) {
 	return b, nil
 }
 
+// launch starts the sandbox's runtime with the hand-off socket as the
+// first process's handoffFD, and returns our end of it (and, for a
+// container, its watcher). An error means nothing started.
+func launch(rt sandboxRuntime, s Spec, scratch, empty, info string, covers map[string]string) (*exec.Cmd, *os.File, *os.File, error) {
+	if !filepath.IsAbs(rt.path) {
+		return nil, nil, nil, fmt.Errorf("%s must be an absolute path, not %q", rt.what, rt.path)
+	}
+	cmd, err := rt.command(s, scratch, empty, info, covers)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	pair, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("hand-off socket: %w", err)
+	}
+	ours := os.NewFile(uintptr(pair[0]), "handoff")
+	theirs := os.NewFile(uintptr(pair[1]), "handoff-child")
+	defer theirs.Close()
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = s.Stdin, s.Stdout, s.Stderr
+	cmd.ExtraFiles = []*os.File{theirs} // fd 3, handoffFD
+	// The same session and process group as this process: the terminal's
+	// foreground job, so its signals (Ctrl-C, Ctrl-Z, a window change)
+	// reach the agent as they would unconfined. If this process dies, so
+	// does the sandbox (a container's, through watchOwner).
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	var watch *os.File
+	if s.Container != nil {
+		if watch, err = watchOwner(s.Container); err != nil {
+			ours.Close()
+			return nil, nil, nil, err
+		}
+	}
+	if err := cmd.Start(); err != nil {
+		ours.Close()
+		endWatch(watch)
+		return nil, nil, nil, fmt.Errorf("start %s: %w", rt.what, err)
+	}
+	return cmd, ours, watch, nil
+}
+
 // started is the Box of a started cmd, waited for in the background;
 // Kill sends it kill.
 func started(cmd *exec.Cmd, scratch string, kill syscall.Signal) *Box {
@@ -150,7 +175,8 @@ func started(cmd *exec.Cmd, scratch string, kill syscall.Signal) *Box {
 	return b
 }
 
-// sandboxRuntime is what starts the sandbox: bubblewrap, or a container.
+// sandboxRuntime is what starts the sandbox when its first process does
+// not make it itself (Early): bubblewrap, or a container.
 type sandboxRuntime struct {
 	what, path string
 	command    func(s Spec, scratch, empty, info string, covers map[string]string) (*exec.Cmd, error)
@@ -166,6 +192,10 @@ func runtimeOf(s Spec) sandboxRuntime {
 		return cmd, nil
 	}}
 }
+
+// useBwrap makes bubblewrap start every sandbox (the tests compare the
+// two).
+var useBwrap = false
 
 // cleanup removes what the run left on the host once it has ended: its
 // scratch directory and, when its CLI was killed before it could, its
@@ -246,13 +276,14 @@ func handedOut(lns [2]net.Listener, diag int, err error) ([2]net.Listener, int, 
 	return lns, diag, nil
 }
 
-// PID is the process id on the host of bubblewrap (or the container
-// CLI), or of the supervisor on Landlock.
+// PID is the process id on the host of the sandbox's first process (its
+// PID 1) or of bubblewrap, of the container CLI, or of the supervisor on
+// Landlock.
 func (b *Box) PID() int { return b.cmd.Process.Pid }
 
-// Kill ends the agent and everything it started: bubblewrap is killed,
-// and its child, the sandbox's first process, dies with it (and with it
-// the sandbox's PID namespace). On Landlock the supervisor, the run's
+// Kill ends the agent and everything it started: the sandbox's first
+// process, its PID 1, is killed, and its PID namespace with it (or
+// bubblewrap, and its child dies with it). On Landlock the supervisor, the run's
 // subreaper, is asked to end the tree (see landlock_linux.go). A
 // container's first process is no child of its CLI: the container is
 // killed by name (see killContainer).

@@ -21,6 +21,15 @@ func Start(context.Context, Spec) (*Box, error) {
 	return nil, errors.New("confining a whole agent needs Linux with bubblewrap")
 }
 
+// Early is Linux's (see Prepare).
+type Early struct{}
+
+// Prepare starts nothing here.
+func Prepare(Spec) *Early { return nil }
+
+// Discard: nothing to end.
+func (e *Early) Discard() {}
+
 func (b *Box) PID() int              { return 0 }
 func (b *Box) Kill()                 {}
 func (b *Box) Done() <-chan struct{} { return nil }

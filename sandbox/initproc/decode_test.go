@@ -110,3 +110,26 @@ func TestDecodeLandlockZygoteMessages(t *testing.T) {
 		})
 	}
 }
+
+// A first process refuses a Root with a step or a field it does not know
+// (it could be one that hides something), or with no command to start.
+func TestDecodeRoot(t *testing.T) {
+	tests := []struct {
+		name, in, err string
+	}{
+		{"a root", `{"steps":[{"kind":"ro-bind","src":"/usr","dst":"/usr","try":true},{"kind":"proc","dst":"/proc"},{"kind":"dev","dst":"/dev"},{"kind":"symlink","src":"usr/bin","dst":"/bin"},{"kind":"remount-ro","dst":"/d"}],"dir":"/w","argv":["/bin/true"],"env":[]}`, ""},
+		{"a step kind from a newer gatehouse", `{"steps":[{"kind":"overlay","dst":"/w"}],"dir":"/w","argv":["/bin/true"]}`, "unknown root step kind"},
+		{"the zygote's file cover, which a root spells as a bind", `{"steps":[{"kind":"hide-file","dst":"/w/.env"}],"dir":"/w","argv":["/bin/true"]}`, "unknown root step kind"},
+		{"a field from a newer gatehouse", `{"steps":[],"dir":"/w","argv":["/bin/true"],"seal":true}`, "unknown field"},
+		{"no command", `{"steps":[],"dir":"/w"}`, "no command"},
+		{"no working directory", `{"steps":[],"argv":["/bin/true"]}`, "no working directory"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := DecodeRoot([]byte(tt.in))
+			if tt.err == "" && err != nil || tt.err != "" && (err == nil || !strings.Contains(err.Error(), tt.err)) {
+				t.Fatalf("DecodeRoot = %v, want %q", err, tt.err)
+			}
+		})
+	}
+}

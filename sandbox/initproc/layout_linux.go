@@ -22,14 +22,20 @@ func makeLayout(ms []LayoutMount) error {
 	if len(ms) == 0 {
 		return nil
 	}
+	return withHostRoot(func(root int) error { return makeSteps(root, ms) })
+}
+
+// withHostRoot runs steps with the host's root (HostRoot) open, then
+// detaches that root and removes its directory. It is detached even
+// after steps failed: the helper exits then, but nothing may find the
+// host's root meanwhile.
+func withHostRoot(steps func(root int) error) error {
 	root, err := unix.Open(HostRoot, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return fmt.Errorf("open the host's root at %s: %w", HostRoot, err)
 	}
-	err = makeSteps(root, ms)
+	err = steps(root)
 	unix.Close(root)
-	// Detached even after a failed step: the helper exits then, but
-	// nothing may find the host's root meanwhile.
 	if uerr := unix.Unmount(HostRoot, unix.MNT_DETACH); uerr != nil {
 		return errors.Join(err, fmt.Errorf("detach the host's root: %w", uerr))
 	}
@@ -73,6 +79,11 @@ func makeSteps(root int, ms []LayoutMount) error {
 // Flags are only ever added, as bwrap does: a read-only or nodev host
 // mount stays so.
 func bindFromHost(root int, m LayoutMount) error {
+	return bindWith(root, m, mountPoint)
+}
+
+// bindWith is bindFromHost making the mount point with point.
+func bindWith(root int, m LayoutMount, point func(dst string, dir bool) error) error {
 	rel := strings.TrimPrefix(filepath.Clean(m.Src), "/")
 	if rel == "" {
 		rel = "."
@@ -92,7 +103,7 @@ func bindFromHost(root int, m LayoutMount) error {
 	if err := unix.Fstat(src, &st); err != nil {
 		return err
 	}
-	if err := mountPoint(m.Dst, st.Mode&unix.S_IFMT == unix.S_IFDIR); err != nil {
+	if err := point(m.Dst, st.Mode&unix.S_IFMT == unix.S_IFDIR); err != nil {
 		return err
 	}
 	tree, err := unix.OpenTree(src, "", unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC|unix.AT_EMPTY_PATH|unix.AT_RECURSIVE)
@@ -121,18 +132,7 @@ func mountTmpfs(dst string) error {
 	if err := mountPoint(dst, true); err != nil {
 		return err
 	}
-	fs, err := unix.Fsopen("tmpfs", unix.FSOPEN_CLOEXEC)
-	if err != nil {
-		return err
-	}
-	defer unix.Close(fs)
-	if err := unix.FsconfigSetString(fs, "mode", "0755"); err != nil {
-		return err
-	}
-	if err := unix.FsconfigCreate(fs); err != nil {
-		return err
-	}
-	mnt, err := unix.Fsmount(fs, unix.FSMOUNT_CLOEXEC, unix.MOUNT_ATTR_NOSUID|unix.MOUNT_ATTR_NODEV)
+	mnt, err := freshTmpfs("0755")
 	if err != nil {
 		return err
 	}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
-	"sync"
 	"syscall"
 
 	"github.com/gatehouse-dev/gatehouse/sandbox/fdpass"
@@ -197,7 +196,7 @@ func spawnRun(req SpawnRequest, fds []int, fresh []FreshDir, nets *netPool) (int
 			// namespace (as bwrap's --cap-add does): the run's first process
 			// needs them for its mounts, and drops them all before the
 			// target starts.
-			AmbientCaps: allCaps(),
+			AmbientCaps: caps.All(),
 			PidFD:       &pidfd,
 			Setsid:      true,
 		},
@@ -207,15 +206,6 @@ func spawnRun(req SpawnRequest, fds []int, fresh []FreshDir, nets *netPool) (int
 	}
 	return pidfd, nil
 }
-
-// allCaps lists every capability this kernel knows.
-var allCaps = sync.OnceValue(func() []uintptr {
-	all := make([]uintptr, caps.LastCap()+1)
-	for i := range all {
-		all[i] = uintptr(i)
-	}
-	return all
-})
 
 // reply answers a spawn request with the pidfd, or the error.
 func reply(ctl, pidfd int, spawnErr error) error {

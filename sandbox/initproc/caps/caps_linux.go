@@ -25,6 +25,18 @@ var LastCap = sync.OnceValue(func() int {
 	return 63
 })
 
+// All lists every capability this kernel knows: a process started into
+// a user namespace of its own with them all ambient keeps them across
+// exec there, as bwrap's --cap-add ALL gives them, even for a user that
+// is not root in it.
+var All = sync.OnceValue(func() []uintptr {
+	all := make([]uintptr, LastCap()+1)
+	for i := range all {
+		all[i] = uintptr(i)
+	}
+	return all
+})
+
 // DropAll leaves the calling thread, and what it execs, with no
 // capabilities: not even uid 0 inside the sandbox's user namespace gets
 // them back on exec, because the bounding set is empty too.
