@@ -68,9 +68,11 @@ func initAndExec(args []string) error {
 		return err
 	}
 	if *rootFD > 0 {
-		if argv, err = makeRoot(*rootFD); err != nil {
+		var root initproc.Root
+		if root, err = makeRoot(*rootFD); err != nil {
 			return err
 		}
+		argv, uncreatable = root.Argv, root.Uncreatable
 	}
 	if err := handOut(out); err != nil {
 		return err
@@ -113,30 +115,31 @@ func initAndExec(args []string) error {
 // makeRoot readies this process's new namespaces, then reads the
 // sandbox's Root from fd (written once `gatehouse run` knows it: it may
 // start this process while the daemon opens the run), makes it, and
-// takes on the agent's command and environment. It returns the command.
+// takes on the agent's command and environment. It returns the Root:
+// the command, and the names its creation guard keeps from being made.
 // This process then stays the sandbox's PID 1, its other threads holding
 // capabilities in the sandbox's user namespace, so it makes itself
 // undumpable: only a process with CAP_SYS_PTRACE there (none, once the
 // agent runs) may look into it or trace it.
-func makeRoot(fd int) ([]string, error) {
+func makeRoot(fd int) (initproc.Root, error) {
 	f := os.NewFile(uintptr(fd), "root")
 	b, err := io.ReadAll(f)
 	f.Close()
 	if err != nil {
-		return nil, fmt.Errorf("read the sandbox's root: %w", err)
+		return initproc.Root{}, fmt.Errorf("read the sandbox's root: %w", err)
 	}
 	if len(b) == 0 {
-		return nil, errNoRoot
+		return initproc.Root{}, errNoRoot
 	}
 	root, err := initproc.DecodeRoot(b)
 	if err != nil {
-		return nil, err
+		return root, err
 	}
 	if err := initproc.MakeRoot(root); err != nil {
-		return nil, err
+		return initproc.Root{}, err
 	}
 	if err := unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0); err != nil {
-		return nil, fmt.Errorf("hide the sandbox's first process from the agent: %w", err)
+		return initproc.Root{}, fmt.Errorf("hide the sandbox's first process from the agent: %w", err)
 	}
 	os.Clearenv()
 	for _, kv := range root.Env {
@@ -145,7 +148,7 @@ func makeRoot(fd int) ([]string, error) {
 		}
 	}
 	// As bwrap's --chdir says.
-	return root.Argv, os.Setenv("PWD", root.Dir)
+	return root, os.Setenv("PWD", root.Dir)
 }
 
 // enterRoot readies this process's new namespaces for the Root

@@ -73,6 +73,11 @@ type Root struct {
 	// Console, if set, is the host's terminal device shown at
 	// /dev/console, as bwrap's --dev shows the terminal on stdout.
 	Console string `json:"console,omitempty"`
+	// Uncreatable are the workspaces' protected names that do not exist,
+	// which the first process's creation guard keeps from being made (a
+	// first process started ahead of the daemon's answer learns them
+	// here, as bubblewrap's gets them as --uncreatable).
+	Uncreatable []string `json:"uncreatable,omitempty"`
 }
 
 // DecodeRoot reads a Root, refusing what it does not know.
