@@ -110,6 +110,21 @@ func confinedSpec(l runLayout) (agentbox.Spec, error) {
 		return s, err
 	}
 	for _, ws := range l.workspaces {
+		if p := l.profile; p != nil {
+			// Not made, the agent's own sandbox fails as it did before
+			// they were: the run goes on.
+			made, err := makeProjectDirs(ws, p.ProjectDirs)
+			if err != nil {
+				fmt.Fprintf(s.Stderr, "gatehouse: %s's own sandbox may not start: could not %v\n", p.Name, err)
+			}
+			if len(made) > 0 {
+				stays := "it stays"
+				if len(made) > 1 {
+					stays = "they stay"
+				}
+				fmt.Fprintf(s.Stderr, "gatehouse: made an empty %s in %s, as %s does, so %s read-only in the run\n", strings.Join(made, " and an empty "), ws, p.Name, stays)
+			}
+		}
 		w, err := protect.Scan(ws, exposure)
 		if err != nil {
 			return s, userErrorf(err, "Gatehouse could not read what to protect in %s, so nothing was started: %v", ws, err)

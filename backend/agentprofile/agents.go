@@ -49,6 +49,11 @@ var codex = Profile{
 	Domains:      []string{"api.openai.com", "chatgpt.com", "auth.openai.com"},
 	Env:          []string{"OPENAI_API_KEY", "CODEX_API_KEY"},
 	EnvPrefixes:  []string{"OPENAI_", "CODEX_"},
+
+	// Its workspace-write sandbox (bubblewrap) binds both read-only in
+	// the project, even one that is not a repository (an empty .git is
+	// not one to git either).
+	ProjectDirs: []string{".git", ".codex"},
 }
 
 // Gemini CLI: ~/.gemini (GEMINI_CLI_HOME replaces the home) holds tmp/

@@ -35,6 +35,11 @@ type Profile struct {
 	// it at once), they are guarded instead: changed, they stop the run
 	// and are put back.
 	MakesInState bool
+	// ProjectDirs are names the agent's own sandbox binds read-only in
+	// the project, making them first where missing, which the run
+	// refuses: missing ones are made empty before the run, so they are
+	// found, and bound read-only in the run too.
+	ProjectDirs []string
 	// Domains are its model API, reached through the proxy without a card.
 	Domains []string
 	// Env are variables passed in although their names look secret (the
