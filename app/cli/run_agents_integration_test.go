@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -224,18 +223,6 @@ func TestConfinedCodexAndGemini(t *testing.T) {
 		for _, backend := range c.backends {
 			t.Run(c.name+"/"+backend, func(t *testing.T) {
 				d := confinedDaemonOn(t, backend, c.name, c.env...)
-				// Codex's own sandbox binds the project's .git and .codex
-				// read-only, making them first where they are missing: the
-				// run refuses to make those protected names, so the project
-				// has them, as a repository where Codex ran before does.
-				if c.name == "codex" {
-					if out, err := exec.Command("git", "init", "-q", d.Workspace).CombinedOutput(); err != nil {
-						t.Fatalf("git init: %v\n%s", err, out)
-					}
-					if err := os.Mkdir(filepath.Join(d.Workspace, ".codex"), 0o755); err != nil {
-						t.Fatal(err)
-					}
-				}
 				model, caPEM := agenttest.StartModelTLS(t, c.api, agenttest.Script{c.mcp, c.shell, agenttest.Say("done")}, "model.example.test")
 				cli, ctx := installedAt(t, d, c.name, c.newCLI, agentHome(t), model)
 				confine(t, d, cli, c.name, c.baseVar, caPEM)
@@ -260,6 +247,18 @@ func TestConfinedCodexAndGemini(t *testing.T) {
 				}
 				if started := d.Events("kind=run.started"); len(started) != 1 {
 					t.Errorf("run.started rows: %v", started)
+				}
+				// The project had neither: Codex's own sandbox binds both
+				// read-only, so the run made them empty, and said so.
+				if c.name == "codex" {
+					for _, n := range []string{".git", ".codex"} {
+						if des, err := os.ReadDir(filepath.Join(d.Workspace, n)); err != nil || len(des) != 0 {
+							t.Errorf("%s in the project, want an empty directory: %v %v", n, des, err)
+						}
+					}
+					if !strings.Contains(res.Stderr, "gatehouse: made an empty .git and an empty .codex in ") {
+						t.Errorf("the run never said what it made:\n%s", res)
+					}
 				}
 			})
 		}
