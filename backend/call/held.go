@@ -21,10 +21,6 @@ type held struct {
 	// run the kill switch stopped still reads its layers after the end.
 	stageRoot string
 	staging   int
-	// discarding counts staged runs whose layers are being removed
-	// after their answer (discardLater); discarded wakes Close.
-	discarding int
-	discarded  *sync.Cond
 	// trackedDirs remembers which pass-through candidates git tracks.
 	trackedDirs map[string]bool
 
@@ -46,7 +42,6 @@ func (h *held) Idle(ctx context.Context) { h.release(ctx, false) }
 // that to the last staged run still in it; no sandbox opens after it.
 func (h *held) Close(ctx context.Context) {
 	if h.release(ctx, true) {
-		h.waitDiscards()
 		h.removeStageRoot()
 	}
 }
@@ -89,39 +84,6 @@ func (h *held) leaveStage() {
 	h.staging--
 	h.mu.Unlock()
 	h.removeStageRoot()
-}
-
-// discardLater removes a staged run's layers and counts it out, in the
-// background: nothing of the answer is in them any more, and removing
-// overlayfs's work directory costs a call 1-2 ms it need not wait for.
-// A daemon that stops meanwhile leaves them to effect.Recover.
-func (h *held) discardLater(discard func()) {
-	h.mu.Lock()
-	h.discarding++
-	h.mu.Unlock()
-	go func() {
-		discard()
-		h.mu.Lock()
-		h.discarding--
-		if h.discarding == 0 && h.discarded != nil {
-			h.discarded.Broadcast()
-		}
-		h.mu.Unlock()
-		h.leaveStage()
-	}()
-}
-
-// waitDiscards waits for the layers being removed, so that the session's
-// end leaves no staging directory behind when no run is left in it.
-func (h *held) waitDiscards() {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.discarded == nil {
-		h.discarded = sync.NewCond(&h.mu)
-	}
-	for h.discarding > 0 {
-		h.discarded.Wait()
-	}
 }
 
 // removeStageRoot removes the staging directory once the session has

@@ -54,8 +54,8 @@ func (r *Runner) newStagedRun(c *InFlight) (*effect.Run, error) {
 
 // runStaged is run for a staged call: the command, then its effect.
 func (r *Runner) runStaged(ctx context.Context, c *InFlight, sr *effect.Run) Result {
-	// Its layers go once the answer is out (discardLater).
-	defer heldBy(c.State).discardLater(sr.Discard)
+	defer heldBy(c.State).leaveStage()
+	defer sr.Discard()
 	c.stage = sr
 	out, err := c.plan.Run(ctx, c)
 	if errors.Is(err, effect.ErrNotStaged) {
