@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/tls"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -361,14 +362,19 @@ func TestTunnelExitClosesTheExposure(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitfor.For(t, 10*time.Second, "the exposure to close with its tunnel", func() bool { return len(m.List()) == 0 })
-	rec.mu.Lock()
-	defer rec.mu.Unlock()
-	for i, k := range rec.kinds {
-		if k == "exposure.closed" && rec.rows[i]["exposure"] == o.ID && rec.rows[i]["reason"] == "the tunnel program exited" {
-			return
+	// The row is written as the exposure is taken off the list, not
+	// necessarily before it.
+	closed := func() (bool, string) {
+		rec.mu.Lock()
+		defer rec.mu.Unlock()
+		for i, k := range rec.kinds {
+			if k == "exposure.closed" && rec.rows[i]["exposure"] == o.ID && rec.rows[i]["reason"] == "the tunnel program exited" {
+				return true, ""
+			}
 		}
+		return false, fmt.Sprintf("%v %v", rec.kinds, rec.rows)
 	}
-	t.Fatalf("no exposure.closed row saying the tunnel exited: %v %v", rec.kinds, rec.rows)
+	waitfor.ForState(t, 10*time.Second, "an exposure.closed row saying the tunnel exited", closed)
 }
 
 // Off loopback an exposure serves TLS with Gatehouse's own certificate,
