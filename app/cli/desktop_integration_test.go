@@ -144,7 +144,15 @@ func deskStartProgram(t *testing.T, prog string, extra ...string) *deskApp {
 		a.baseEnvForSecond = append(a.baseEnvForSecond, kv)
 	}
 	a.baseEnvForSecond = append(a.baseEnvForSecond, "XDG_CONFIG_HOME="+a.cfg, "XDG_DATA_HOME="+a.xdgData, "XDG_CACHE_HOME="+a.xdgCache, "GATEHOUSE_DEBUG=1")
-	args := []string{"--", "xvfb-run", "-a", "-s", "-screen 0 1280x800x24", prog}
+	// Xvfb's own messages, shown when the test fails: twice a window
+	// process here failed to init GTK on this display, cause unknown.
+	xvfbErr := filepath.Join(base, "xvfb.err")
+	t.Cleanup(func() {
+		if b, _ := os.ReadFile(xvfbErr); t.Failed() && len(b) > 0 {
+			t.Logf("Xvfb said:\n%s", b)
+		}
+	})
+	args := []string{"--", "xvfb-run", "-a", "-e", xvfbErr, "-s", "-screen 0 1280x800x24", prog}
 	args = append(args, extra...)
 	// Ask mode: the tests raise cards with interpreter commands.
 	args = append(args, "--listen", "127.0.0.1:0", "--data", a.data, "--workspace", a.ws, "--mode", "ask", "--log-level", "debug")
