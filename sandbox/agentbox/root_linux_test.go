@@ -153,8 +153,10 @@ func runProbe(t *testing.T, dir, bw string, bwrap bool) string {
 // secrets read as stand-ins, a hidden directory and the data dir empty
 // and closed, the protected paths (a link's target too) and the
 // settings read-only, the host's root it cloned from gone, no capability
-// left but root's (as bwrap leaves them); and the workspace, the agent's state and the fresh
-// /tmp writable. bubblewrap, given the same list, gives the same file
+// left but root's (as bwrap leaves them); and the workspace, the agent's
+// state and the fresh /tmp writable. (The capabilities that reach past
+// the run's walls are taken later, in the run's first process:
+// reach_linux.go.) bubblewrap, given the same list, gives the same file
 // system, the same mounts and the same answers.
 func TestRootRefuses(t *testing.T) {
 	if !ownNamespaces() {
