@@ -172,6 +172,9 @@ func (r *Runner) applyStaged(ctx context.Context, c *InFlight, sr *effect.Run, c
 			Journal: effect.JournalPath(r.deps.StageDir, c.ID, i), Step: r.applyStep(c, cs.Total()),
 		})
 		applied += len(a.Paths)
+		if err == nil {
+			sr.Unshare(i, a.Paths)
+		}
 		for _, cf := range append(a.Conflicts, a.Skipped...) {
 			if !chosen[cf.Path] {
 				res.Conflicts = append(res.Conflicts, effect.CardPath(cs.Workspaces[i], cf.Path, len(cs.Workspaces) > 1))

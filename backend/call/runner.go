@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"path/filepath"
 	"runtime/debug"
 	"sync/atomic"
 
@@ -14,6 +15,7 @@ import (
 	"github.com/gatehouse-dev/gatehouse/backend/approval"
 	"github.com/gatehouse-dev/gatehouse/backend/call/effect"
 	"github.com/gatehouse-dev/gatehouse/backend/policy"
+	"github.com/gatehouse-dev/gatehouse/backend/rmtree"
 	"github.com/gatehouse-dev/gatehouse/backend/session"
 	"github.com/gatehouse-dev/gatehouse/backend/snapshot"
 	"github.com/gatehouse-dev/gatehouse/backend/workspace"
@@ -72,6 +74,8 @@ type Runner struct {
 	// stallApply, when set, stops applies after that many steps (a fault
 	// for tests; see StallApplyAfter).
 	stallApply atomic.Int64
+	// discards removes staged runs' layers after their answers (staged.go).
+	discards *rmtree.Later
 }
 
 // Tool is one MCP tool.
@@ -111,7 +115,11 @@ func New(deps Deps) *Runner {
 	if deps.Logger == nil {
 		deps.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &Runner{deps: deps, tools: map[string]*Tool{}}
+	r := &Runner{deps: deps, tools: map[string]*Tool{}}
+	if deps.StageDir != "" {
+		r.discards = rmtree.NewLater(filepath.Join(deps.StageDir, discardedDir))
+	}
+	return r
 }
 
 // Register adds tools, in the order tools/list shows them. It is called

@@ -55,7 +55,9 @@ func (r *Runner) newStagedRun(c *InFlight) (*effect.Run, error) {
 // runStaged is run for a staged call: the command, then its effect.
 func (r *Runner) runStaged(ctx context.Context, c *InFlight, sr *effect.Run) Result {
 	defer heldBy(c.State).leaveStage()
-	defer sr.Discard()
+	// The layers leave the stage root before the session can count the
+	// run out, and are unlinked after the answer.
+	defer func() { _ = r.discards.Remove(sr.Root, sr.Dir) }()
 	c.stage = sr
 	out, err := c.plan.Run(ctx, c)
 	if errors.Is(err, effect.ErrNotStaged) {
@@ -75,6 +77,11 @@ func (r *Runner) runStaged(ctx context.Context, c *InFlight, sr *effect.Run) Res
 	// may be deciding its card.
 	return r.finishOrWiden(ctx, c, r.land(context.WithoutCancel(ctx), c, sr, out))
 }
+
+// discardedDir, in the stage dir, holds layers being removed after their
+// runs' answers (rmtree.Later); a daemon that stops meanwhile leaves
+// them to effect.RecoverStaged, like any other layer.
+const discardedDir = ".discarded"
 
 // stageBudget caps one run's staged bytes: the checkpoint budget, since
 // what a run stages is what its checkpoint would keep.

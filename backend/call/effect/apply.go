@@ -345,8 +345,8 @@ func moveDir(src, dst string) error {
 }
 
 // linkOrCopy makes dst the staged file src: a hard link when both are on
-// one filesystem (no bytes copied; the upper layer is discarded after),
-// a copy otherwise.
+// one filesystem (no bytes copied; Run.Unshare takes the upper layer's
+// name off before the answer), a copy otherwise.
 func linkOrCopy(src, dst string, perm fs.FileMode) error {
 	if err := os.Link(src, dst); err == nil {
 		stripOverlayXattrs(dst)

@@ -59,6 +59,25 @@ func (r *Run) Uppers() []string {
 // whatever the command made unreadable) os.RemoveAll cannot get into.
 func (r *Run) Discard() { _ = rmtree.Under(r.Root, r.Dir) }
 
+// Unshare removes from upper layer i the names of the files Apply linked
+// into workspace i (paths, as Applied lists them). Unlinking one moves
+// the change time of the inode the workspace now names, which a later
+// run's conflict check reads (changedSince): it must happen before this
+// run's answer, so that the rest of the layers can go after it. Through
+// os.Root, as the command wrote the layer.
+func (r *Run) Unshare(i int, paths []string) {
+	root, err := os.OpenRoot(r.Upper(i))
+	if err != nil {
+		return
+	}
+	defer root.Close()
+	for _, p := range paths {
+		if fi, err := root.Lstat(p); err == nil && fi.Mode().IsRegular() {
+			_ = root.Remove(p)
+		}
+	}
+}
+
 // Sets reads each workspace's change set from its upper layer.
 func (r *Run) Sets() ([]Set, error) {
 	sets := make([]Set, len(r.Workspaces))

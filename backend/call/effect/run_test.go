@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/gatehouse-dev/gatehouse/sandbox/waitfor"
 )
 
@@ -47,6 +49,38 @@ func TestRunLayers(t *testing.T) {
 	r.Discard()
 	if _, err := os.Stat(filepath.Join(root, "c_1")); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("layers left after Discard: %v", err)
+	}
+}
+
+// TestUnshareLeavesTheWorkspaceItsFiles: after Apply and Unshare, every
+// file the run landed has the workspace's name alone, so removing the
+// layers later changes nothing a later run's conflict check reads (a
+// file's change time moves when a link to it goes).
+func TestUnshareLeavesTheWorkspaceItsFiles(t *testing.T) {
+	ws := workspace(t)
+	r, err := NewRun(t.TempDir(), "c_1", []string{ws}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for p, body := range map[string]string{"new.txt": "new\n", "mod.txt": "changed\n"} {
+		if err := os.WriteFile(filepath.Join(r.Upper(0), p), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sets, err := r.Sets()
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := Apply(t.Context(), ApplyRequest{Set: sets[0], Upper: r.Upper(0), Workspace: ws, Since: r.Since})
+	if err != nil || len(a.Paths) != 2 {
+		t.Fatalf("applied %+v: %v", a, err)
+	}
+	r.Unshare(0, a.Paths)
+	for _, p := range a.Paths {
+		var st unix.Stat_t
+		if err := unix.Lstat(filepath.Join(ws, p), &st); err != nil || st.Nlink != 1 {
+			t.Errorf("%s: %d links after Unshare (%v), want 1", p, st.Nlink, err)
+		}
 	}
 }
 
