@@ -67,6 +67,10 @@ type Clearance struct {
 	asked bool
 	// pre is the checkpoint before an agent's own edit (RunsNatively).
 	pre string
+	// readOnly: policy found the call only reads; its run keeps that
+	// (the workspaces read-only, no stage, no checkpoint), as the same
+	// command through MCP does.
+	readOnly bool
 }
 
 // Run runs the cleared call in the sandbox under its id: policy and the

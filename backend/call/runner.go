@@ -207,7 +207,7 @@ func (r *Runner) Decide(ctx context.Context, req Request) (cl *Clearance, res Re
 		cleared["outcome"] = r.ended(c, session.End{Outcome: session.OutcomeCleared})
 	}
 	r.record(ctx, c, "tool.cleared", "system", cleared)
-	return &Clearance{CallID: c.ID, Plan: c.plan, runner: r, asked: c.asked.Load(), pre: pre}, Result{CallID: c.ID}
+	return &Clearance{CallID: c.ID, Plan: c.plan, runner: r, asked: c.asked.Load(), pre: pre, readOnly: c.readOnly}, Result{CallID: c.ID}
 }
 
 // finishNative records the end of a call its agent ran itself after
@@ -251,6 +251,7 @@ func (r *Runner) begin(ctx context.Context, req Request) (context.Context, *InFl
 	if req.Continues != nil {
 		c.ID = req.Continues.CallID
 		c.asked.Store(req.Continues.asked)
+		c.readOnly = req.Continues.readOnly
 	}
 	return ctx, c, func() { stop(); cancel(nil) }
 }
