@@ -250,10 +250,12 @@ func runConfined(ctx context.Context, g *Globals, name, workspace string, argv [
 	for _, v := range box.Violations() {
 		fmt.Fprintf(g.Stderr, "\r\ngatehouse: the confined run was stopped: %s\r\n", v.Detail)
 	}
-	_ = os.RemoveAll(runRedacted(dir, started.ID))
 	// Said before the wait is dropped, which alone would end the run as
-	// gone without a status.
-	endRun(c, started.ID, code)
+	// gone without a status. The daemon then removes the run's redacted
+	// copies, after its answer; when it cannot be told, this process does.
+	if err := endRun(c, started.ID, code); err != nil {
+		_ = os.RemoveAll(runRedacted(dir, started.ID))
+	}
 	stopWait()
 	if err != nil {
 		return userErrorf(err, "the confined run failed: %v", err)
@@ -321,11 +323,11 @@ func prepareSandbox(sb config.Sandbox, port int) *agentbox.Early {
 }
 
 // endRun tells the daemon how the agent ended; a daemon that is gone
-// needs no telling.
-func endRun(c *client.Client, id string, code int) {
+// needs no telling, and the error says it was not told.
+func endRun(c *client.Client, id string, code int) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	_ = c.Post(ctx, "/api/v1/runs/"+id+"/end", map[string]int{"exit": code}, nil)
+	return c.Post(ctx, "/api/v1/runs/"+id+"/end", map[string]int{"exit": code}, nil)
 }
 
 // daemonPort is the running daemon's TCP port, where the agent's
