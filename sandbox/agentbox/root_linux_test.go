@@ -5,8 +5,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+
+	"golang.org/x/sys/unix"
 )
 
 // rootProbe prints, for each path it is given, what a process in the
@@ -36,6 +39,17 @@ awk '{ s = 0; for (i = 7; i <= NF; i++) if ($i == "-") { s = i; break }; split($
 echo ROOT
 stat -c '%n %F %a' /* /dev/* | sort
 hostname; echo "PWD=$PWD"; pwd`
+
+// capEff is the effective capability set the probe printed.
+func capEff(out string) (uint64, bool) {
+	for l := range strings.Lines(out) {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(l), "CapEff:"); ok {
+			n, err := strconv.ParseUint(strings.TrimSpace(v), 16, 64)
+			return n, err == nil
+		}
+	}
+	return 0, false
+}
 
 // rootFixture lays out a workspace, a home and an agent's state in dir,
 // and returns the Spec of a run over them with the probe as its agent,
@@ -215,6 +229,13 @@ func TestRootRefuses(t *testing.T) {
 		if !strings.Contains(got, want) {
 			t.Errorf("the probe's output lacks %q", want)
 		}
+	}
+	// Whoever started the run, the agent holds neither capability that
+	// reaches past the run's walls (reach_linux.go), here where no
+	// protected name is missing and no creation guard runs (the run
+	// tests cover the guarded start).
+	if eff, ok := capEff(got); !ok || eff&(1<<unix.CAP_SYS_ADMIN|1<<unix.CAP_SYS_PTRACE) != 0 {
+		t.Errorf("the agent holds CAP_SYS_ADMIN or CAP_SYS_PTRACE: CapEff %x (read: %v)", eff, ok)
 	}
 	_, table, _ := strings.Cut(got, "\nMOUNTS\n")
 	if strings.Contains(table, "\n/.gatehouse-host ") {
