@@ -48,6 +48,9 @@ func (l *Later) Remove(root, name string) error {
 		err = os.Rename(filepath.Join(root, name), filepath.Join(l.bin, binned))
 	}
 	if err != nil {
+		if !l.running {
+			_ = os.Remove(l.bin) // made just now, and empty
+		}
 		l.mu.Unlock()
 		return Under(root, name)
 	}
