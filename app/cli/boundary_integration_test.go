@@ -16,7 +16,8 @@ import (
 
 // TestBoundaryExplainsItself: a write outside the workspace and a read of
 // a home file the sandbox hides reach the model with a Gatehouse sentence
-// beside the bare errno, on both backends.
+// beside the bare errno, on both backends; and on Landlock a new file at
+// the project's root, which it refuses (landlocknotes.go).
 func TestBoundaryExplainsItself(t *testing.T) {
 	home, err := os.UserHomeDir()
 	if err != nil {
@@ -37,7 +38,7 @@ func TestBoundaryExplainsItself(t *testing.T) {
 		t.Run(backend, func(t *testing.T) {
 			d := clitest.StartBackend(t, backend)
 			s := d.MCP(t.Context(), "boundary")
-			r := call(t, s, "run_command", map[string]any{"argv": []string{"sh", "-c", "touch /etc/gatehouse-probe; cat " + canary}})
+			r := call(t, s, "run_command", map[string]any{"argv": []string{"sh", "-c", "touch /etc/gatehouse-probe; cat " + canary + "; echo x > new-at-root.txt"}})
 			text := clitest.Text(t, r)
 			if strings.Contains(text, "CANARY-5521") {
 				t.Fatalf("the sandbox showed the home file: %s", text)
@@ -46,7 +47,10 @@ func TestBoundaryExplainsItself(t *testing.T) {
 			// refuses both with EACCES.
 			wants := map[string][]string{
 				"bwrap":    {"Gatehouse's sandbox kept /etc/gatehouse-probe read-only", "Gatehouse's sandbox hides " + canary},
-				"landlock": {"Gatehouse's sandbox refused /etc/gatehouse-probe", "Gatehouse's sandbox refused " + canary},
+				// Landlock keeps the root's missing steering names from being
+				// made by letting no command add anything there.
+				"landlock": {"Gatehouse's sandbox refused /etc/gatehouse-probe", "Gatehouse's sandbox refused " + canary,
+					"Gatehouse's Landlock sandbox refused making " + filepath.Join(d.Workspace, "new-at-root.txt")},
 			}[backend]
 			for _, want := range wants {
 				if !strings.Contains(text, want) {

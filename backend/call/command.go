@@ -86,6 +86,9 @@ func (r *Runner) RunCommand(ctx context.Context, c *InFlight, cmd Command) (sand
 	release() // the proxy's last connections are recorded before the notes
 	notes := append(runNotes(res, r.cacheDir()), net.notes()...)
 	notes = append(notes, steeringNotes(res.Stderr)...)
+	if res.Backend == "landlock" { // landlock.Name
+		notes = append(notes, landlockEntryNotes(res.Stderr, c.plan.Action.Cwd, c.State.Workspaces, missingProtected)...)
+	}
 	for _, rf := range boundaryRefusals(res.Stderr, c.State.Workspaces, r.home(), r.hiddenFromCommands) {
 		notes = append(notes, rf.note)
 		if rf.hid && c.proposal == "" && r.mayShow(rf.path) {
