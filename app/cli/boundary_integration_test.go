@@ -46,7 +46,7 @@ func TestBoundaryExplainsItself(t *testing.T) {
 			// bwrap mounts the system read-only and shows no home; Landlock
 			// refuses both with EACCES.
 			wants := map[string][]string{
-				"bwrap":    {"Gatehouse's sandbox kept /etc/gatehouse-probe read-only", "Gatehouse's sandbox hides " + canary},
+				"bwrap": {"Gatehouse's sandbox kept /etc/gatehouse-probe read-only", "Gatehouse's sandbox hides " + canary},
 				// Landlock keeps the root's missing steering names from being
 				// made by letting no command add anything there.
 				"landlock": {"Gatehouse's sandbox refused /etc/gatehouse-probe", "Gatehouse's sandbox refused " + canary,
