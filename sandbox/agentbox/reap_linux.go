@@ -7,6 +7,16 @@ import (
 	"syscall"
 )
 
+// caught are the signals superviseAgent catches: every one the runtime
+// would exit or dump its stacks on (the terminal's, SIGPIPE on a closed
+// stdout, one sent by kill), those that would stop this process (a
+// shell's job control), and those it passes on. The runtime already
+// catches and drops the rest (SIGWINCH, SIGALRM, real-time signals, …).
+var caught = []os.Signal{syscall.SIGHUP, syscall.SIGINT, syscall.SIGQUIT, syscall.SIGTERM, syscall.SIGPIPE,
+	syscall.SIGABRT, syscall.SIGILL, syscall.SIGTRAP, syscall.SIGBUS, syscall.SIGFPE, syscall.SIGSEGV,
+	syscall.SIGSTKFLT, syscall.SIGSYS, syscall.SIGTSTP, syscall.SIGTTIN, syscall.SIGTTOU,
+	syscall.SIGUSR1, syscall.SIGUSR2}
+
 // superviseAgent starts the agent as this process's child and stays the
 // sandbox's PID 1, as bubblewrap's own first process did: a container
 // has no other (podman's --init needs catatonit), and a sandbox whose
@@ -25,18 +35,12 @@ import (
 //
 // The caller has installed the filters on this thread: the agent
 // inherits them.
-// caught are the signals superviseAgent catches: those the runtime exits
-// on (SIGHUP, SIGINT, SIGQUIT, SIGTERM), those that would stop this
-// process (a shell's job control), and those it passes on.
-var caught = []os.Signal{syscall.SIGHUP, syscall.SIGINT, syscall.SIGQUIT, syscall.SIGTERM,
-	syscall.SIGTSTP, syscall.SIGTTIN, syscall.SIGTTOU, syscall.SIGUSR1, syscall.SIGUSR2}
-
 func superviseAgent(path string, argv []string, inContainer bool) error {
 	// The terminal's signals (Ctrl-C, Ctrl-Z) reach the whole process
-	// group, the agent included: they are dropped here, as are those the
-	// runtime would exit on. The runtime already catches and drops the
-	// rest; asking for each of them too cost a round trip with its signal
-	// thread apiece, some 4 ms before the agent could start.
+	// group, the agent included: they are dropped here, as is any other
+	// the runtime would act on. Asking for every signal instead cost a
+	// round trip with the runtime's signal thread for each of 65, some
+	// 4 ms before the agent could start.
 	sigs := make(chan os.Signal, 8)
 	signal.Notify(sigs, caught...)
 	p, err := os.StartProcess(path, argv, &os.ProcAttr{Env: os.Environ(), Files: []*os.File{os.Stdin, os.Stdout, os.Stderr}})
