@@ -17,6 +17,11 @@ type listeners struct {
 	agent, proxy, hand net.Listener
 }
 
+// maxSocketPath is the longest path a Unix socket binds to: sun_path
+// holds 108 bytes on Linux, the last a NUL (104 on macOS, which has no
+// confined runs). Longer, bind fails with a bare "invalid argument".
+const maxSocketPath = 107
+
 // makeListeners makes a directory under dir and listens in it.
 func makeListeners(dir string) (*listeners, error) {
 	l := &listeners{dir: filepath.Join(dir, randid.New("", 8))}
@@ -32,7 +37,12 @@ func makeListeners(dir string) (*listeners, error) {
 		{&l.proxy, "unix", "proxy.sock", "the run's proxy"},
 		{&l.hand, "unixpacket", "hand.sock", "the run's proxy connections"},
 	} {
-		ln, err := net.Listen(s.net, filepath.Join(l.dir, s.file))
+		p := filepath.Join(l.dir, s.file)
+		if len(p) > maxSocketPath {
+			l.close()
+			return nil, fmt.Errorf("the run's sockets would be at %s, %d bytes, and a Unix socket's path may have no more than %d: give the data directory a shorter path (--data)", p, len(p), maxSocketPath)
+		}
+		ln, err := net.Listen(s.net, p)
 		if err != nil {
 			l.close()
 			return nil, fmt.Errorf("listen for %s: %w", s.what, err)
