@@ -173,7 +173,7 @@ func (r *Runner) applyStaged(ctx context.Context, c *InFlight, sr *effect.Run, c
 		})
 		applied += len(a.Paths)
 		if err == nil {
-			sr.Unshare(i, a.Paths)
+			sr.Unshare(i)
 		}
 		for _, cf := range append(a.Conflicts, a.Skipped...) {
 			if !chosen[cf.Path] {

@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"syscall"
 	"time"
 
 	"github.com/gatehouse-dev/gatehouse/backend/rmtree"
@@ -59,23 +61,31 @@ func (r *Run) Uppers() []string {
 // whatever the command made unreadable) os.RemoveAll cannot get into.
 func (r *Run) Discard() { _ = rmtree.Under(r.Root, r.Dir) }
 
-// Unshare removes from upper layer i the names of the files Apply linked
-// into workspace i (paths, as Applied lists them). Unlinking one moves
-// the change time of the inode the workspace now names, which a later
-// run's conflict check reads (changedSince): it must happen before this
-// run's answer, so that the rest of the layers can go after it. Through
+// Unshare removes from upper layer i every file that has another name.
+// Apply links the staged files into the workspace, and unlinking the
+// layer's name moves the change time of the inode the workspace now
+// names, which a later run's conflict check reads (changedSince): it must
+// happen before this run's answer, so that the rest of the layers can go
+// after it. Every such file, not only the applied ones: a conflict the
+// apply skipped may be a second name of a file it linked. Through
 // os.Root, as the command wrote the layer.
-func (r *Run) Unshare(i int, paths []string) {
+func (r *Run) Unshare(i int) {
 	root, err := os.OpenRoot(r.Upper(i))
 	if err != nil {
 		return
 	}
 	defer root.Close()
-	for _, p := range paths {
-		if fi, err := root.Lstat(p); err == nil && fi.Mode().IsRegular() {
-			_ = root.Remove(p)
+	_ = fs.WalkDir(root.FS(), ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || !d.Type().IsRegular() {
+			return nil
 		}
-	}
+		if fi, err := d.Info(); err == nil {
+			if st, ok := fi.Sys().(*syscall.Stat_t); ok && st.Nlink > 1 {
+				_ = root.Remove(p)
+			}
+		}
+		return nil
+	})
 }
 
 // Sets reads each workspace's change set from its upper layer.
