@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 )
 
 // benchWorkspace builds n small files, 20 per directory.
@@ -41,6 +42,26 @@ func BenchmarkCheckpointNoChange(b *testing.B) {
 	for b.Loop() {
 		if _, err := s.Checkpoint(ctx, req); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkNewSessionBase: a new session's first checkpoint finding its
+// base among the 50,000 of a daemon's history (weeks of calls).
+func BenchmarkNewSessionBase(b *testing.B) {
+	ix := &index{byID: map[string]*Checkpoint{}, bySession: map[string][]*Checkpoint{},
+		newest: map[string]*Checkpoint{}, stale: map[string]bool{}}
+	start := time.Now()
+	for i := range 50000 {
+		ix.apply(logLine{Checkpoint: &Checkpoint{
+			ID: fmt.Sprintf("cp%d", i), Session: fmt.Sprintf("s%d", i/10), Time: start.Add(time.Duration(i)),
+			Roots: []RootTree{{Root: fmt.Sprintf("/home/me/p%d", i%7)}},
+		}})
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		if _, ok := ix.latestTree("new", "/home/me/p3"); !ok {
+			b.Fatal("no base")
 		}
 	}
 }

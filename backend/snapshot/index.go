@@ -28,6 +28,11 @@ type index struct {
 	byID      map[string]*Checkpoint
 	bySession map[string][]*Checkpoint // append order
 	files     map[string]*os.File
+	// newest is each root's newest checkpoint, so a session's first
+	// checkpoint finds its base without reading every one ever made. A
+	// root whose newest was pruned is missing until it is asked for.
+	newest map[string]*Checkpoint
+	stale  map[string]bool
 }
 
 type logLine struct {
@@ -36,7 +41,8 @@ type logLine struct {
 }
 
 func openIndex(dir string, log *slog.Logger) (*index, error) {
-	ix := &index{dir: dir, log: log, byID: map[string]*Checkpoint{}, bySession: map[string][]*Checkpoint{}, files: map[string]*os.File{}}
+	ix := &index{dir: dir, log: log, byID: map[string]*Checkpoint{}, bySession: map[string][]*Checkpoint{},
+		files: map[string]*os.File{}, newest: map[string]*Checkpoint{}, stale: map[string]bool{}}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, pack.ClassifyIO("create snapshot index", err)
 	}
@@ -89,6 +95,11 @@ func (ix *index) apply(ll logLine) {
 		if _, dup := ix.byID[c.ID]; !dup {
 			ix.byID[c.ID] = c
 			ix.bySession[c.Session] = append(ix.bySession[c.Session], c)
+			for _, r := range c.Roots {
+				if n := ix.newest[r.Root]; n == nil && !ix.stale[r.Root] || n != nil && c.Time.After(n.Time) {
+					ix.newest[r.Root] = c
+				}
+			}
 		}
 	}
 	if ll.Drop != "" {
@@ -97,6 +108,12 @@ func (ix *index) apply(ll logLine) {
 			return
 		}
 		delete(ix.byID, ll.Drop)
+		for _, r := range c.Roots {
+			if ix.newest[r.Root] == c {
+				delete(ix.newest, r.Root)
+				ix.stale[r.Root] = true
+			}
+		}
 		list := ix.bySession[c.Session]
 		for i, x := range list {
 			if x == c {
@@ -203,21 +220,43 @@ func (ix *index) all() []*Checkpoint {
 // latestTree is the newest tree of root, preferring the given session.
 func (ix *index) latestTree(session, root string) (Hash, bool) {
 	ix.mu.RLock()
-	defer ix.mu.RUnlock()
 	list := ix.bySession[session]
 	for i := len(list) - 1; i >= 0; i-- {
 		if h, ok := list[i].tree(root); ok {
+			ix.mu.RUnlock()
 			return h, true
 		}
 	}
+	c, stale := ix.newest[root], ix.stale[root]
+	ix.mu.RUnlock()
+	if stale {
+		c = ix.renewNewest(root)
+	}
+	if c == nil {
+		return Hash{}, false
+	}
+	return c.tree(root)
+}
+
+// renewNewest finds root's newest checkpoint again, after a prune
+// dropped the one the index held.
+func (ix *index) renewNewest(root string) *Checkpoint {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	if !ix.stale[root] {
+		return ix.newest[root]
+	}
 	var best *Checkpoint
-	var bestTree Hash
 	for _, c := range ix.byID {
-		if h, ok := c.tree(root); ok && (best == nil || c.Time.After(best.Time)) {
-			best, bestTree = c, h
+		if _, ok := c.tree(root); ok && (best == nil || c.Time.After(best.Time)) {
+			best = c
 		}
 	}
-	return bestTree, best != nil
+	delete(ix.stale, root)
+	if best != nil {
+		ix.newest[root] = best
+	}
+	return best
 }
 
 func (ix *index) close() {
