@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/http/httptrace"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -142,11 +143,15 @@ func runConfined(ctx context.Context, g *Globals, name, workspace string, argv [
 			req.Domains = a.Domains
 		}
 	}
-	// The toolchains are found while the daemon opens the run.
 	log := g.Logger()
 	if !verbose {
 		log = slog.New(slog.NewTextHandler(g.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	}
+	// The daemon's answer is the long pole: the request leaves before this
+	// process spends its two processors finding the toolchains and starting
+	// the sandbox, both done while the daemon opens the run.
+	answered, wrote := startRunAsync(ctx, g, c, req)
+	<-wrote
 	type found struct {
 		tc  toolchain.Set
 		err error
@@ -156,14 +161,15 @@ func runConfined(ctx context.Context, g *Globals, name, workspace string, argv [
 		tc, err := findToolchains(g, cfg.Sandbox, log)
 		toolchains <- found{tc, err}
 	}()
-	// So is the sandbox started, where its first process makes it: its
+	// The sandbox is started where its first process makes it: its
 	// namespaces and root wait for the layout (nothing of the agent's
 	// runs before it). A run that does not start ends it.
 	prepared := make(chan *agentbox.Early, 1)
 	go func() { prepared <- prepareSandbox(cfg.Sandbox, port) }()
 	takeEarly := sync.OnceValue(func() *agentbox.Early { return <-prepared })
 	defer func() { takeEarly().Discard() }()
-	started, err := startRun(ctx, g, c, req)
+	a := <-answered
+	started, err := a.started, a.err
 	if err != nil {
 		return err
 	}
@@ -280,6 +286,30 @@ func execInRun(argv []string) error {
 		return userErrorf(err, "%s did not start: %v", program, err)
 	}
 	return nil
+}
+
+// runAnswer is the daemon's answer to a run's opening.
+type runAnswer struct {
+	started confined.Started
+	err     error
+}
+
+// startRunAsync asks the daemon for the run in the background. wrote is
+// closed once the request has left (or failed), answered then carries the
+// answer.
+func startRunAsync(ctx context.Context, g *Globals, c *client.Client, req confined.Request) (answered <-chan runAnswer, wrote <-chan struct{}) {
+	out := make(chan runAnswer, 1)
+	sent := make(chan struct{})
+	var once sync.Once
+	done := func() { once.Do(func() { close(sent) }) }
+	// The client's transport says when the request is written.
+	traced := httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{WroteRequest: func(httptrace.WroteRequestInfo) { done() }})
+	go func() {
+		s, err := startRun(traced, g, c, req)
+		done()
+		out <- runAnswer{s, err}
+	}()
+	return out, sent
 }
 
 // startRun asks the daemon for the run, saying so when the person must
