@@ -2,6 +2,7 @@ package snapshot
 
 import (
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"testing"
@@ -63,5 +64,33 @@ func BenchmarkNewSessionBase(b *testing.B) {
 		if _, ok := ix.latestTree("new", "/home/me/p3"); !ok {
 			b.Fatal("no base")
 		}
+	}
+}
+
+// BenchmarkOpenIndex: a daemon's start reading the checkpoint logs of
+// 2,000 sessions.
+func BenchmarkOpenIndex(b *testing.B) {
+	dir := b.TempDir()
+	ix, err := openIndex(dir, slog.New(slog.DiscardHandler))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for i := range 2000 {
+		s := fmt.Sprintf("s%d", i)
+		for phase, p := range []Phase{Pre, Post} {
+			cp := &Checkpoint{ID: fmt.Sprintf("cp%d-%d", i, phase), Session: s, Phase: p, Time: time.Now(),
+				Roots: []RootTree{{Root: "/home/me/project"}}}
+			if err := ix.append(s, logLine{Checkpoint: cp}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	ix.close()
+	for b.Loop() {
+		ix, err := openIndex(dir, slog.New(slog.DiscardHandler))
+		if err != nil {
+			b.Fatal(err)
+		}
+		ix.close()
 	}
 }

@@ -50,9 +50,12 @@ func openIndex(dir string, log *slog.Logger) (*index, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read snapshot index: %w", err)
 	}
+	// One buffer serves every log: a daemon of some weeks has thousands,
+	// and a fresh one each was most of its start.
+	buf := make([]byte, 64<<10)
 	for _, e := range ents {
 		if strings.HasSuffix(e.Name(), ".log") {
-			if err := ix.load(filepath.Join(dir, e.Name())); err != nil {
+			if err := ix.load(filepath.Join(dir, e.Name()), buf); err != nil {
 				return nil, err
 			}
 		}
@@ -60,14 +63,14 @@ func openIndex(dir string, log *slog.Logger) (*index, error) {
 	return ix, nil
 }
 
-func (ix *index) load(path string) error {
+func (ix *index) load(path string, buf []byte) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return fmt.Errorf("read snapshot index: %w", err)
 	}
 	defer f.Close()
 	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 64<<10), 64<<20)
+	sc.Buffer(buf, 64<<20)
 	for n := 1; sc.Scan(); n++ {
 		line := sc.Bytes()
 		sp := bytes.IndexByte(line, ' ')
