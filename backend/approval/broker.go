@@ -317,14 +317,25 @@ func (b *Broker) Ask(ctx context.Context, req Request) (Decision, error) {
 			Message: fmt.Sprintf("nobody answered within %s, so the call was denied", b.timeout)})
 	case <-ctx.Done():
 		by, msg := "system:withdrawn", "the agent cancelled the call before anyone answered"
+		var w Withdrawal
 		switch cause := context.Cause(ctx); {
 		case errors.Is(cause, session.ErrKilled):
 			by, msg = "system:kill", session.KilledMessage
 		case errors.Is(cause, session.ErrNotActive):
 			by, msg = "system:session-ended", "the session ended before anyone answered"
+		case errors.As(cause, &w):
+			msg = w.WithdrawalReason()
 		}
 		return b.resolve(context.WithoutCancel(ctx), req.ID, Decision{Allow: false, Scope: ScopeOnce, By: by, Message: msg})
 	}
+}
+
+// Withdrawal is a cause, on the context a question was asked with, that
+// says in one sentence why no answer is needed any more (the command that
+// asked has ended).
+type Withdrawal interface {
+	error
+	WithdrawalReason() string
 }
 
 // resolve settles a pending request exactly once. If someone else settled

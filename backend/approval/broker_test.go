@@ -146,6 +146,37 @@ func TestKillAndSessionEnd(t *testing.T) {
 	}
 }
 
+// askerGone is the cause a run's proxy ends its questions with.
+type askerGone struct{}
+
+func (askerGone) Error() string            { return "gone" }
+func (askerGone) WithdrawalReason() string { return "the command ended before anyone answered" }
+
+// A question whose asker has gone is withdrawn with the reason the
+// asker's cause gives; a bare cancel keeps the generic one.
+func TestWithdrawnSaysWhy(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		cause error
+		want  string
+	}{
+		{"asker gone", askerGone{}, "the command ended before anyone answered"},
+		{"cancelled", context.Canceled, "the agent cancelled the call before anyone answered"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b, _ := newBroker(t, time.Minute)
+			ctx, cancel := context.WithCancelCause(t.Context())
+			got := make(chan Decision, 1)
+			go func() { d, _ := b.Ask(ctx, Request{Session: "s"}); got <- d }()
+			waitPending(t, b)
+			cancel(tc.cause)
+			if d := <-got; d.Allow || d.By != "system:withdrawn" || d.Message != tc.want {
+				t.Fatalf("withdrawn as %+v, want the message %q", d, tc.want)
+			}
+		})
+	}
+}
+
 func TestExpireStaleOnRestart(t *testing.T) {
 	b, ev := newBroker(t, time.Minute)
 	go b.Ask(t.Context(), Request{Session: "s", CallID: "c1"})

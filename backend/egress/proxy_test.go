@@ -423,3 +423,56 @@ func TestTestHostsAreChecked(t *testing.T) {
 		}
 	}
 }
+
+// waitingDecider asks a person who never answers: it returns only when
+// its context ends, and says so on withdrawn.
+type waitingDecider struct {
+	asked     chan struct{}
+	withdrawn chan error
+}
+
+func (d *waitingDecider) Decide(ctx context.Context, q Question) (Answer, error) {
+	close(d.asked)
+	<-ctx.Done()
+	d.withdrawn <- ctx.Err()
+	return Answer{}, ctx.Err()
+}
+
+// A run that ends while one of its connections waits for the person
+// withdraws the question and closes at once, rather than holding the
+// run's end until the card times out.
+func TestCloseWithdrawsPendingQuestions(t *testing.T) {
+	p, err := New(Options{Resolver: &resolver{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp4", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	dec := &waitingDecider{asked: make(chan struct{}), withdrawn: make(chan error, 1)}
+	run := p.Open(t.Context(), RunInfo{Session: "s1", Call: "c1", Argv: []string{"curl"}, Decider: dec})
+	go run.Serve(ln)
+	c, err := net.Dial("tcp4", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	fmt.Fprintf(c, "CONNECT nowhere.example.test:443 HTTP/1.1\r\nHost: nowhere.example.test:443\r\n\r\n")
+	select {
+	case <-dec.asked:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the proxy never asked")
+	}
+	closed := make(chan struct{})
+	go func() { run.Close(); close(closed) }()
+	select {
+	case <-closed:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Close waited for the person's answer")
+	}
+	if err := <-dec.withdrawn; !errors.Is(err, context.Canceled) {
+		t.Errorf("the question ended with %v, want it withdrawn (context canceled)", err)
+	}
+}

@@ -90,8 +90,11 @@ type RunInfo struct {
 type Run struct {
 	p    *Proxy
 	info RunInfo
-	ctx  context.Context
-	pins pins
+	// ctx ends with the call, or with Close: a question still waiting for
+	// the person when the run ends has no one left to answer.
+	ctx    context.Context
+	cancel context.CancelCauseFunc
+	pins   pins
 
 	mu      sync.Mutex
 	answers map[string]*answer // "domain:port"
@@ -108,9 +111,11 @@ type answer struct {
 }
 
 // Open starts a run's proxy. ctx is the call's: when it ends (the call
-// is cancelled or the session killed) pending questions are denied.
+// is cancelled or the session killed) pending questions are denied, as
+// they are when the run's proxy is closed.
 func (p *Proxy) Open(ctx context.Context, info RunInfo) *Run {
-	return &Run{p: p, info: info, ctx: ctx, pins: pins{m: map[string][]netip.Addr{}},
+	ctx, cancel := context.WithCancelCause(ctx)
+	return &Run{p: p, info: info, ctx: ctx, cancel: cancel, pins: pins{m: map[string][]netip.Addr{}},
 		answers: map[string]*answer{}, conns: map[net.Conn]struct{}{}}
 }
 
@@ -134,7 +139,9 @@ func (r *Run) Serve(ln net.Listener) {
 	}
 }
 
-// Close ends the run's connections and waits for their records.
+// Close ends the run's connections, withdraws the questions they still
+// wait on (the run that would use the answer is over) and waits for their
+// records.
 func (r *Run) Close() {
 	r.mu.Lock()
 	r.closed = true
@@ -142,7 +149,18 @@ func (r *Run) Close() {
 		c.Close()
 	}
 	r.mu.Unlock()
+	r.cancel(errRunEnded{})
 	r.wg.Wait()
+}
+
+// errRunEnded ends the questions of a run that is over. Its reason is what
+// the person's card says (approval.Withdrawal).
+type errRunEnded struct{}
+
+func (errRunEnded) Error() string { return "the run's proxy closed" }
+
+func (errRunEnded) WithdrawalReason() string {
+	return "the command ended before anyone answered"
 }
 
 func (r *Run) track(c net.Conn) bool {
@@ -403,7 +421,10 @@ func (r *Run) decide(name string, port int, process string) Answer {
 		return a.a
 	}
 	ans, err := r.info.Decider.Decide(r.ctx, Question{Domain: name, Port: port, Session: r.info.Session, Call: r.info.Call, Argv: r.info.Argv, Process: process})
-	if err != nil {
+	switch {
+	case err != nil && r.ctx.Err() != nil:
+		ans = Answer{Reason: "the command's call ended"}
+	case err != nil:
 		r.p.log.Warn("egress: decider failed", "domain", name, "port", port, "err", err)
 		ans = Answer{Reason: "Gatehouse could not ask for approval"}
 	}
