@@ -135,6 +135,12 @@ func runConfined(ctx context.Context, g *Globals, name, workspace string, argv [
 	if cwd, err = filepath.Abs(cwd); err != nil {
 		return err
 	}
+	// The sandbox shows the project at its real path, as getcwd names it:
+	// a link on the way (a shell in ~/src, a link to /data/src) is
+	// followed here.
+	if real, err := filepath.EvalSymlinks(cwd); err == nil {
+		cwd = real
+	}
 	c := client.New(dir)
 	req := confined.Request{Argv: argv, Cwd: cwd, Backend: cfg.Sandbox.Backend}
 	if profile != nil {

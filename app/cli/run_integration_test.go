@@ -532,3 +532,34 @@ func runReapsOrphans(t *testing.T, d *clitest.Daemon) {
 		return agent && orphan == 0 && zombie == 0
 	})
 }
+
+// TestRunFromALinkedDirectory: a run started through a symbolic link to
+// the project (a shell in ~/src where ~/src links to /data/src) works
+// there, at the project's real path, on each backend.
+func TestRunFromALinkedDirectory(t *testing.T) {
+	for _, backend := range runBackends {
+		t.Run(backend, func(t *testing.T) {
+			d := startRunDaemon(t, backend, "")
+			link := filepath.Join(t.TempDir(), "project-link")
+			if err := os.Symlink(d.Workspace, link); err != nil {
+				t.Fatal(err)
+			}
+			// In a directory of its own: Landlock lets nothing new at the
+			// project's root (see landlocknotes.go).
+			if err := os.Mkdir(filepath.Join(d.Workspace, "src"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			out, errOut, code := d.CLI(t.Context(), "run", "--workspace", link, "--", "sh", "-c", `pwd; echo made > src/through-link.txt`)
+			if code != 0 {
+				t.Fatalf("exit %d: %s%s", code, out, errOut)
+			}
+			real, _ := filepath.EvalSymlinks(d.Workspace)
+			if strings.TrimSpace(out) != real {
+				t.Errorf("the run worked in %q, want the project's real path %q", strings.TrimSpace(out), real)
+			}
+			if b, err := os.ReadFile(filepath.Join(d.Workspace, "src", "through-link.txt")); err != nil || string(b) != "made\n" {
+				t.Errorf("the run's file in the project: %q %v", b, err)
+			}
+		})
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -270,6 +271,10 @@ func receiveListeners(ctx context.Context, sock int, exited <-chan struct{}) ([2
 
 // handedOut is what receiveListeners returns for what was received.
 func handedOut(lns [2]net.Listener, diag int, err error) ([2]net.Listener, int, error) {
+	if errors.Is(err, io.EOF) {
+		// Its first process said why on stderr, and closed its end.
+		return lns, -1, errors.New("the sandbox did not start (see the message above)")
+	}
 	if err != nil {
 		return lns, -1, fmt.Errorf("the sandbox did not start (see the message above): %w", err)
 	}

@@ -5,6 +5,7 @@ package fdpass
 
 import (
 	"fmt"
+	"io"
 
 	"golang.org/x/sys/unix"
 )
@@ -41,6 +42,9 @@ func ReceiveOne(sock int, b []byte) (fd, n int, err error) {
 		return -1, 0, err
 	}
 	fds, err := ParseRights(oob[:oobn])
+	if err == nil && n == 0 && len(fds) == 0 {
+		return -1, 0, io.EOF // the sender closed its end without sending
+	}
 	if err != nil || len(fds) != 1 {
 		for _, fd := range fds {
 			unix.Close(fd)
