@@ -226,8 +226,24 @@ type Result struct {
 	Stderr          []byte
 	StdoutTruncated bool
 	StderrTruncated bool
-	Duration        time.Duration
-	Killed          bool
-	KillReason      KillReason
-	Violations      []Violation
+	// StdoutBytes and StderrBytes are what the command wrote, kept or not.
+	StdoutBytes int64
+	StderrBytes int64
+	Duration    time.Duration
+	Killed      bool
+	KillReason  KillReason
+	Violations  []Violation
+}
+
+// Written is how many bytes the command wrote to stdout and stderr: the
+// counts of a backend that made them, else what was kept.
+func (r Result) Written() (stdout, stderr int64) {
+	stdout, stderr = r.StdoutBytes, r.StderrBytes
+	if stdout == 0 {
+		stdout = int64(len(r.Stdout))
+	}
+	if stderr == 0 {
+		stderr = int64(len(r.Stderr))
+	}
+	return stdout, stderr
 }

@@ -74,9 +74,10 @@ func (r *Runner) RunCommand(ctx context.Context, c *InFlight, cmd Command) (sand
 	if err != nil {
 		return sandbox.Result{}, nil, err
 	}
+	outBytes, errBytes := res.Written()
 	fin := map[string]any{
 		"exit_code": res.ExitCode, "signal": res.Signal, "duration_ms": res.Duration.Milliseconds(),
-		"stdout_bytes": len(res.Stdout), "stderr_bytes": len(res.Stderr), "killed": res.Killed, "kill_reason": string(res.KillReason),
+		"stdout_bytes": outBytes, "stderr_bytes": errBytes, "killed": res.Killed, "kill_reason": string(res.KillReason),
 		"backend": res.Backend,
 	}
 	if len(res.Violations) > 0 {

@@ -426,8 +426,8 @@ func (s *session) runExec(ctx context.Context, p *sandbox.Prepared, env []string
 		s.terminate(ctx, cmd, limits.GraceOrDefault(), done)
 	}
 	res.Duration = time.Since(start)
-	res.Stdout, res.StdoutTruncated = stdout.Bytes(), stdout.Truncated()
-	res.Stderr, res.StderrTruncated = stderr.Bytes(), stderr.Truncated()
+	res.Stdout, res.StdoutTruncated, res.StdoutBytes = stdout.Bytes(), stdout.Truncated(), stdout.Total()
+	res.Stderr, res.StderrTruncated, res.StderrBytes = stderr.Bytes(), stderr.Truncated(), stderr.Total()
 	res.ExitCode = -1
 	if ps := cmd.ProcessState; ps != nil {
 		res.ExitCode = ps.ExitCode()

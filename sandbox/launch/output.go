@@ -50,8 +50,8 @@ func (o *Output) Finish(res *sandbox.Result, nothingWrites bool) {
 		o.stderrR.Close()
 		<-copied
 	}
-	res.Stdout, res.StdoutTruncated = o.stdout.Bytes(), o.stdout.Truncated()
-	res.Stderr, res.StderrTruncated = o.stderr.Bytes(), o.stderr.Truncated()
+	res.Stdout, res.StdoutTruncated, res.StdoutBytes = o.stdout.Bytes(), o.stdout.Truncated(), o.stdout.Total()
+	res.Stderr, res.StderrTruncated, res.StderrBytes = o.stderr.Bytes(), o.stderr.Truncated(), o.stderr.Total()
 }
 
 // copyOutput copies a run's output until EOF, or until the deadline set

@@ -131,7 +131,8 @@ func countSleepers(marks []string) int {
 	}, 0)
 }
 
-// Output beyond the cap is dropped with a marker, not buffered.
+// Output beyond the cap is dropped with a marker, not buffered, and
+// counted.
 func TestOutputCapped(t *testing.T) {
 	for _, b := range nativeBackends(t) {
 		t.Run(b.Name(), func(t *testing.T) {
@@ -144,6 +145,10 @@ func TestOutputCapped(t *testing.T) {
 			}
 			if !r.StdoutTruncated || len(r.Stdout) > 4096+100 || !strings.Contains(string(r.Stdout), "output truncated") {
 				t.Fatalf("stdout %d bytes, truncated=%v", len(r.Stdout), r.StdoutTruncated)
+			}
+			// What it wrote is counted all the same.
+			if r.StdoutBytes != 10000000 {
+				t.Errorf("the command wrote 10000000 bytes, the result says %d", r.StdoutBytes)
 			}
 		})
 	}

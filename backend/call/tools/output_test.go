@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -69,7 +70,7 @@ func TestHeadTailKeepsBothEnds(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, cut := headTail(tt.in, tt.n)
+			got, cut := headTail(tt.in, tt.n, int64(len(tt.in)))
 			if cut != tt.cut {
 				t.Fatalf("cut = %v, want %v", cut, tt.cut)
 			}
@@ -86,5 +87,35 @@ func TestHeadTailKeepsBothEnds(t *testing.T) {
 				t.Fatalf("cut off a UTF-8 boundary: %q", got)
 			}
 		})
+	}
+}
+
+// TestCutOutputSaysHowMuch: a stream the sandbox already cut (its head,
+// its marker, its tail) and run_command cuts again tells the model how
+// much of what the command wrote it does not see, and the structured
+// part counts every byte written.
+func TestCutOutputSaysHowMuch(t *testing.T) {
+	const written = 50_000_000
+	half := strings.Repeat("y\n", 256<<10)
+	captured := half + sandbox.TruncationMarker(written-2*int64(len(half))) + half
+	out := commandOutput(sandbox.Result{Stdout: []byte(captured), StdoutTruncated: true, StdoutBytes: written}, func(s string) string { return s })
+	got, err := call.CommandResultOf(call.Result{Structured: out.Structured})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.StdoutBytes != written || !got.StdoutTruncated {
+		t.Errorf("stdout_bytes %d truncated %v, want %d and true", got.StdoutBytes, got.StdoutTruncated, written)
+	}
+	var left int
+	i := strings.Index(got.Stdout, "[gatehouse: ")
+	if i < 0 {
+		t.Fatalf("no count of what was left out in %d bytes of stdout", len(got.Stdout))
+	}
+	if _, err := fmt.Sscanf(got.Stdout[i:], "[gatehouse: %d bytes left out here]", &left); err != nil {
+		t.Fatal(err)
+	}
+	marker := fmt.Sprintf("\n[gatehouse: %d bytes left out here]\n", left)
+	if shown := len(got.Stdout) - len(marker); left+shown != written {
+		t.Errorf("the model sees %d bytes and is told %d were left out: %d, want the %d written", shown, left, left+shown, written)
 	}
 }

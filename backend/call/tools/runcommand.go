@@ -140,8 +140,9 @@ const streamKeep = 96 << 10
 // commandOutput is run_command's result: the whole of it in the structured
 // part, and the same rendered as text.
 func commandOutput(res sandbox.Result, redact func(string) string) call.Output {
-	stdout, outCut := headTail(redact(string(res.Stdout)), streamKeep)
-	stderr, errCut := headTail(redact(string(res.Stderr)), streamKeep)
+	outTotal, errTotal := res.Written()
+	stdout, outCut := headTail(redact(string(res.Stdout)), streamKeep, outTotal)
+	stderr, errCut := headTail(redact(string(res.Stderr)), streamKeep, errTotal)
 	var b strings.Builder
 	switch {
 	case res.Killed:
@@ -167,7 +168,7 @@ func commandOutput(res sandbox.Result, redact func(string) string) call.Output {
 			ExitCode: res.ExitCode, Signal: res.Signal, Killed: res.Killed, KillReason: string(res.KillReason),
 			Stdout: stdout, Stderr: stderr,
 			StdoutTruncated: res.StdoutTruncated || outCut, StderrTruncated: res.StderrTruncated || errCut,
-			StdoutBytes: len(res.Stdout), StderrBytes: len(res.Stderr),
+			StdoutBytes: int(outTotal), StderrBytes: int(errTotal),
 			DurationMS: res.Duration.Milliseconds(),
 		}.Structured(),
 		OutputBytes: int64(len(res.Stdout) + len(res.Stderr)),
@@ -177,8 +178,10 @@ func commandOutput(res sandbox.Result, redact func(string) string) call.Output {
 }
 
 // headTail keeps the first and last n/2 bytes of s (on UTF-8 boundaries)
-// and says how much it left out between them.
-func headTail(s string, n int) (string, bool) {
+// and says how much it left out between them, of the total bytes the
+// stream had: s may already be a capture's head and tail, its own note
+// on what it dropped in the middle this cuts.
+func headTail(s string, n int, total int64) (string, bool) {
 	if len(s) <= n {
 		return s, false
 	}
@@ -189,7 +192,8 @@ func headTail(s string, n int) (string, bool) {
 	for t < len(s) && (s[t]&0xC0) == 0x80 {
 		t++
 	}
-	return s[:h] + fmt.Sprintf("\n[gatehouse: %d bytes left out here]\n", t-h) + s[t:], true
+	left := max(total-int64(h+len(s)-t), int64(t-h))
+	return s[:h] + fmt.Sprintf("\n[gatehouse: %d bytes left out here]\n", left) + s[t:], true
 }
 
 // withNotes adds notes to a command's result, in the text and in the
