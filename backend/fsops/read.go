@@ -62,6 +62,9 @@ func ReadFile(ctx context.Context, roots *workspace.Roots, req ReadRequest) (Rea
 	unit := req.Unit
 	if unit == "" {
 		unit = UnitLines
+		if req.Base64 {
+			unit = UnitBytes // base64 is of bytes, never of lines
+		}
 	}
 	if unit != UnitLines && unit != UnitBytes {
 		return ReadResult{}, errorf(ErrBadRequest, "unit %q is not known; use %q or %q", req.Unit, UnitLines, UnitBytes)

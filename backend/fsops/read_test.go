@@ -96,6 +96,12 @@ func TestReadFileBytesAndBinary(t *testing.T) {
 	if got, _ := base64.StdEncoding.DecodeString(r.Base64); string(got) != string(bin[2:6]) || !r.Truncated || r.NextOffset != 6 {
 		t.Fatalf("binary bytes: %+v", r)
 	}
+	// base64 alone asks for bytes.
+	r, err = ReadFile(ctx, f.roots, ReadRequest{Path: f.path("bin"), Base64: true, Limit: 3})
+	must(t, err)
+	if got, _ := base64.StdEncoding.DecodeString(r.Base64); string(got) != string(bin[:3]) || r.Unit != UnitBytes {
+		t.Fatalf("binary, base64 without a unit: %+v", r)
+	}
 	r, err = ReadFile(ctx, f.roots, ReadRequest{Path: f.path("latin1.txt")})
 	must(t, err)
 	if !r.Binary {

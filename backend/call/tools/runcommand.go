@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -107,6 +108,9 @@ func planRunCommand(d Deps, c *call.InFlight) (*call.Plan, error) {
 		}
 		if !workspace.InsideAny(real, st.Workspaces) {
 			return nil, call.Errorf("cwd %s is outside the workspace %s", a.Cwd, strings.Join(st.Workspaces, ", "))
+		}
+		if fi, err := os.Stat(real); err == nil && !fi.IsDir() {
+			return nil, call.Errorf("cwd %s is a file, not a directory; name a directory (or leave cwd out to run in %s)", a.Cwd, st.Workspaces[0])
 		}
 		cwd = real
 	}

@@ -1,6 +1,8 @@
 package tools_test
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -47,11 +49,16 @@ func TestRunCommandThroughTheSandbox(t *testing.T) {
 }
 
 // TestRunCommandRefusesBeforeTheSandbox: a cwd outside the workspace or
-// a missing binary never reaches the sandbox, and says why.
+// not a directory, or a missing binary, never reaches the sandbox, and
+// says why.
 func TestRunCommandRefusesBeforeTheSandbox(t *testing.T) {
 	fake := &calltest.Sandbox{}
 	f := calltest.New(t, func(d *call.Deps) { d.Sandbox = fake })
+	if err := os.WriteFile(filepath.Join(f.State.Workspaces[0], "notes.txt"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct{ args, want string }{
+		{`{"argv":["true"],"cwd":"notes.txt"}`, "is a file, not a directory"},
 		{`{"argv":["true"],"cwd":"/"}`, "outside the workspace"},
 		{`{"argv":["true"],"cwd":"nowhere"}`, "does not exist"},
 		{`{"argv":["no-such-binary-here"]}`, "no-such-binary-here"},
