@@ -101,7 +101,7 @@ func TestDirectReadPath(t *testing.T) {
 
 	// Bad arguments: a tool error naming the problem, and an audit row.
 	bad := postMCP(t, d, s.ID(), agent, `{"jsonrpc":"2.0","id":13,"method":"tools/call","params":{"name":"read_file","arguments":{"path":"notes.txt","bogus":1}}}`, nil)
-	if bad.status != 200 || !bad.result.IsError || !strings.Contains(bad.result.Content[0].Text, "invalid arguments") {
+	if bad.status != 200 || !bad.result.IsError || !strings.Contains(bad.result.Content[0].Text, `read_file has no argument "bogus"`) {
 		t.Fatalf("bad arguments: %s", bad.body)
 	}
 	badID, _ := bad.result.Meta["gatehouse/call_id"].(string)

@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"maps"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"sync/atomic"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -403,7 +405,7 @@ func (t *Tool) Validate(raw json.RawMessage) error {
 		return Errorf("arguments are not valid JSON: %v", err)
 	}
 	if err := t.resolved.Validate(inst); err != nil {
-		return Errorf("invalid arguments for %s: %v", t.Name, err)
+		return Errorf("%s", schemaSentence(t.Name, slices.Collect(maps.Keys(t.resolved.Schema().Properties)), err))
 	}
 	return nil
 }
