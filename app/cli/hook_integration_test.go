@@ -89,6 +89,14 @@ func TestHookFailsClosed(t *testing.T) {
 			t.Fatalf("exit %d, %q", code, out)
 		}
 	})
+	t.Run("command longer than a command line holds", func(t *testing.T) {
+		d := clitest.Start(t)
+		long := "echo " + strings.Repeat("a", 200<<10) + " > notes.txt"
+		out, _, _ := hookRun(t, bin, d.Data, "claude", preToolUse("s3", "Bash", map[string]any{"command": long}, d.Workspace))
+		if dec, reason, _ := claudeDecision(t, out); dec != "deny" || !strings.Contains(reason, "more than the 131072 one command line can hold") || len(reason) > 1024 {
+			t.Fatalf("decision %q, reason %.300q", dec, reason)
+		}
+	})
 	t.Run("daemon slower than the hook's timeout", func(t *testing.T) {
 		d := clitest.StartAsk(t)
 		// An interpreter asks, and nobody answers.

@@ -253,6 +253,11 @@ func (s *Server) pre(ctx context.Context, key session.RunKey, start session.RunS
 	return allow
 }
 
+// maxArgBytes is the most one argument of a program can hold on Linux
+// (MAX_ARG_STRLEN): the agent's own shell could not run a longer command
+// either.
+const maxArgBytes = 128 << 10
+
 // preShell clears a shell command and rewrites it to run through
 // `gatehouse exec`, in the session's sandbox.
 func (s *Server) preShell(ctx context.Context, req call.Request, key session.RunKey, token string, ev hookwire.Event, n native, exe []string) hookwire.Answer {
@@ -262,6 +267,11 @@ func (s *Server) preShell(ctx context.Context, req call.Request, key session.Run
 	argv, ok := simpleWords(n.command)
 	if !ok {
 		argv = []string{"bash", "-c", n.command}
+	}
+	for _, w := range argv {
+		if len(w) > maxArgBytes {
+			return deny("This command is %d bytes long, more than the %d one command line can hold, so it cannot run as it is; write the long text to a file with your file tool and have a short command read it.", len(w), maxArgBytes)
+		}
 	}
 	timeout := n.timeout
 	if timeout <= 0 {
