@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/gatehouse-dev/gatehouse/sandbox/waitfor"
 )
 
 // A connection handed over a run's unixpacket listener, with its
@@ -63,7 +65,7 @@ func TestHandedConnection(t *testing.T) {
 	if err != nil || code != 200 || body != "hello from pkgs.example.test" {
 		t.Fatalf("https through a handed connection: %d %q %v", code, body, err)
 	}
-	time.Sleep(50 * time.Millisecond)
+	waitfor.For(t, 10*time.Second, "the connection's record", func() bool { return len(f.rec.all()) > 0 })
 	f.run.Close()
 	recs := f.rec.all()
 	if len(recs) != 1 || recs[0].Process != "pid 7: curl x" || recs[0].Domain != "pkgs.example.test" || recs[0].BytesDown == 0 {

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/gatehouse-dev/gatehouse/backend/audit"
+	"github.com/gatehouse-dev/gatehouse/sandbox/waitfor"
 )
 
 // countingCollector is an OTLP endpoint that only counts records, so the
@@ -49,9 +50,7 @@ func BenchmarkDrainBacklog(b *testing.B) {
 		b.StartTimer()
 		start := time.Now()
 		go func() { r.Run(ctx); close(done) }()
-		for n.Load() < backlog {
-			time.Sleep(time.Millisecond)
-		}
+		waitfor.For(b, 5*time.Minute, "the backlog at the collector", func() bool { return n.Load() >= backlog })
 		elapsed := time.Since(start)
 		b.StopTimer()
 		cancel()
