@@ -27,6 +27,9 @@ out); 124 when it timed out; 128+N when signal N ended it; 126 when
 Gatehouse did not run it (the reason is on stderr).`,
 			Args: cobra.ExactArgs(1),
 			RunE: func(cmd *cobra.Command, args []string) error {
+				if ticket == "" {
+					return userErrorf(nil, "gatehouse exec runs only a command an agent's hook has cleared (the hook gives it a --ticket); to run a command confined yourself, use: gatehouse run -- COMMAND")
+				}
 				dir, err := dataDir(g, "")
 				if err != nil {
 					return err
@@ -43,7 +46,6 @@ Gatehouse did not run it (the reason is on stderr).`,
 		}
 		cmd.Flags().StringVar(&ticket, "ticket", "", "the ticket the hook gave this command")
 		cmd.Flags().StringVar(&agent, "agent", "", "the agent whose hook cleared the command")
-		_ = cmd.MarkFlagRequired("ticket")
 		return cmd
 	})
 }

@@ -24,6 +24,9 @@ type Globals struct {
 
 	Stdout io.Writer
 	Stderr io.Writer
+
+	// parsed: the command line was understood and a command began.
+	parsed bool
 }
 
 // Logger returns the process logger, writing text to stderr. The level was
@@ -45,7 +48,10 @@ func parseLogLevel(s string) (slog.Level, error) {
 }
 
 // checkGlobals refuses bad global flags before any command does work.
+// Cobra calls it once the command line parsed: an error before it is the
+// command line's (see usageError).
 func (g *Globals) checkGlobals(*cobra.Command, []string) error {
+	g.parsed = true
 	_, err := parseLogLevel(g.LogLevel)
 	return err
 }
@@ -124,13 +130,33 @@ func Main(args []string) int {
 			return f(args[1:])
 		}
 	}
-	g := &Globals{Stdout: os.Stdout, Stderr: os.Stderr}
-	root := newRoot(g)
-	root.SetArgs(args)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	err := root.ExecuteContext(ctx)
-	return reportError(g.Stderr, err)
+	return execute(ctx, &Globals{Stdout: os.Stdout, Stderr: os.Stderr}, args)
+}
+
+// execute runs the command args name and reports how it went on
+// g.Stderr, returning the exit code.
+func execute(ctx context.Context, g *Globals, args []string) int {
+	root := newRoot(g)
+	root.SetArgs(args)
+	cmd, err := root.ExecuteContextC(ctx)
+	return reportError(g.Stderr, usageError(g, cmd, err))
+}
+
+// usageError adds how a command is used to what cobra found wrong with its
+// command line (an argument too many or missing, an unknown or missing
+// flag), which alone does not say what to type.
+func usageError(g *Globals, cmd *cobra.Command, err error) error {
+	var ue *UserError
+	var ec exitCodeError
+	if err == nil || g.parsed || cmd == nil || errors.As(err, &ue) || errors.As(err, &ec) {
+		return err
+	}
+	if !cmd.HasParent() {
+		return userErrorf(err, "%v; `gatehouse --help` lists the commands", err)
+	}
+	return userErrorf(err, "%v; usage: %s (more in `%s --help`)", err, cmd.UseLine(), cmd.CommandPath())
 }
 
 func reportError(w io.Writer, err error) int {

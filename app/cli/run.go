@@ -52,7 +52,12 @@ the agent's. The kill switch ends the whole tree.
   gatehouse run -- make test      any command, no profile
 
 The daemon must be running: nothing starts without it.`,
-			Args: cobra.MinimumNArgs(1),
+			Args: func(_ *cobra.Command, args []string) error {
+				if len(args) == 0 {
+					return userErrorf(nil, "name what to run: gatehouse run claude (or codex, gemini) for an agent with its profile, or gatehouse run -- COMMAND for any command")
+				}
+				return nil
+			},
 			RunE: func(cmd *cobra.Command, args []string) error {
 				name := profileName
 				if name == "" && cmd.ArgsLenAtDash() != 0 {
