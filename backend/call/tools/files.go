@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 
 	"github.com/gatehouse-dev/gatehouse/backend/call"
@@ -103,9 +104,9 @@ var (
 // fileTools are the workspace file tools. Paths resolve against the
 // session's roots with .. and symlinks resolved before the policy sees them,
 // and every open is confined to the root by the kernel.
-func fileTools() []*call.Tool {
+func fileTools(d Deps) []*call.Tool {
 	return []*call.Tool{
-		{Name: "read_file", OutputSchema: outReadFile, Title: "Read a file", ReadOnly: true, LocalRead: true, Schema: schemaReadFile, MakePlan: planRead,
+		{Name: "read_file", OutputSchema: outReadFile, Title: "Read a file", ReadOnly: true, LocalRead: true, Schema: schemaReadFile, MakePlan: reading(d.Redact),
 			Description: "Read a text file by lines (offset is the first line, from 1), or bytes with unit=bytes; binary files report their size and can be read as base64. Reports the total size. Files outside the workspace need approval and come back inside <external_document kind=\"file\">."},
 		{Name: "write_file", OutputSchema: outWriteFile, Title: "Write a file", Schema: schemaWriteFile, MakePlan: planWrite,
 			Description: "Create or replace a file in the workspace with the given content (atomic; keeps the file's mode). Checkpointed first, so it can be undone."},
@@ -140,7 +141,13 @@ func jsonOutput(v any, err error) (call.Output, error) {
 	return call.Output{Text: string(b), Structured: call.StructuredOf(v)}, nil
 }
 
-func planRead(ctx context.Context, c *call.InFlight) (*call.Plan, error) {
+// reading plans read_file calls. redact also reaches the bytes a base64
+// read returns, which the pipeline's redaction of text cannot see into.
+func reading(redact func(string) string) func(context.Context, *call.InFlight) (*call.Plan, error) {
+	return func(ctx context.Context, c *call.InFlight) (*call.Plan, error) { return planRead(ctx, c, redact) }
+}
+
+func planRead(ctx context.Context, c *call.InFlight, redact func(string) string) (*call.Plan, error) {
 	st, raw := c.State, c.Req.Args
 	var a struct {
 		Path   string `json:"path"`
@@ -163,6 +170,7 @@ func planRead(ctx context.Context, c *call.InFlight) (*call.Plan, error) {
 		if err != nil {
 			return call.Output{}, call.Errorf("%v", err)
 		}
+		redactBase64(&res, redact)
 		out := call.Output{Text: readText(res), Structured: readResult(res), OutputBytes: res.Bytes, ContentKey: "content"}
 		if !p.Inside {
 			out.External, out.Source = "file", p.Abs
@@ -170,6 +178,29 @@ func planRead(ctx context.Context, c *call.InFlight) (*call.Plan, error) {
 		return out, nil
 	}
 	return plan, nil
+}
+
+// redactBase64 takes out of a base64 read's bytes what Gatehouse redacts
+// from text (a private key in a keystore, a Latin-1 file, an archive),
+// and says so: those bytes then differ from the file's.
+func redactBase64(res *fsops.ReadResult, redact func(string) string) {
+	if res.Base64 == "" {
+		return
+	}
+	raw, err := base64.StdEncoding.DecodeString(res.Base64)
+	if err != nil {
+		return
+	}
+	red := redact(string(raw))
+	if red == string(raw) {
+		return
+	}
+	res.Base64 = base64.StdEncoding.EncodeToString([]byte(red))
+	note := "Gatehouse replaced secrets in these bytes (private keys, tokens) with [REDACTED:…] markers, so they differ from the file's there"
+	if res.Note != "" {
+		note = res.Note + "; " + note
+	}
+	res.Note = note
 }
 
 // readResult is the whole read: its content (text, or base64 when asked)

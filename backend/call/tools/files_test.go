@@ -1,10 +1,15 @@
 package tools_test
 
 import (
+	"encoding/base64"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/gatehouse-dev/gatehouse/backend/call"
+	"github.com/gatehouse-dev/gatehouse/backend/call/calltest"
+	"github.com/gatehouse-dev/gatehouse/backend/secrets"
 )
 
 // TestFileToolsStayInTheWorkspace: writes and edits change the workspace
@@ -41,5 +46,38 @@ func TestFileToolsStayInTheWorkspace(t *testing.T) {
 	res = f.Call(t, "search_files", `{"pattern":"thr+ee"}`)
 	if res.IsError || !strings.Contains(res.Text, "new.txt") {
 		t.Fatalf("search_files: %s", res.Text)
+	}
+}
+
+// TestBase64ReadIsRedacted: a private key in a file read as base64 (a
+// Latin-1 file, which read_file calls binary, or an archive) reaches the
+// model redacted, as it would as text; the read says its bytes differ.
+func TestBase64ReadIsRedacted(t *testing.T) {
+	r := secrets.NewRedactor()
+	f := calltest.New(t, func(d *call.Deps) { d.Redact = r.String })
+	key := "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW\n-----END OPENSSH PRIVATE KEY-----\n"
+	files := map[string]string{"latin1.txt": "caf\xe9\n" + key, "archive.bin": "\x00\x01tar\x00" + key + "\x00\xff"}
+	for name, content := range files {
+		if err := os.WriteFile(filepath.Join(f.Workspace(), name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		res := f.Call(t, "read_file", `{"path":"`+name+`","unit":"bytes","base64":true}`)
+		if res.IsError {
+			t.Fatalf("%s: %s", name, res.Text)
+		}
+		raw, err := base64.StdEncoding.DecodeString(res.Structured["content"].(string))
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if strings.Contains(string(raw), "b3BlbnNzaC1rZXkt") || !strings.Contains(string(raw), "[REDACTED:") {
+			t.Errorf("%s: the model got the key's bytes: %q", name, raw)
+		}
+		if note, _ := res.Structured["note"].(string); !strings.Contains(note, "differ from the file's") {
+			t.Errorf("%s: the read does not say its bytes were changed: %v", name, res.Structured)
+		}
+		// What the file holds around the key comes through as it is.
+		if !strings.HasPrefix(string(raw), content[:5]) {
+			t.Errorf("%s: starts %q, want %q", name, raw[:5], content[:5])
+		}
 	}
 }

@@ -64,7 +64,7 @@ func Builtin(d Deps) []*call.Tool {
 		d.Logger = slog.New(slog.DiscardHandler)
 	}
 	tools := []*call.Tool{runCommand(d)}
-	tools = append(tools, fileTools()...)
+	tools = append(tools, fileTools(d)...)
 	return append(tools, fetchURL(d), askHuman(d))
 }
 

@@ -3,21 +3,26 @@ package hookserver
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-	"unicode/utf8"
 
 	"github.com/gatehouse-dev/gatehouse/backend/session"
 	"github.com/gatehouse-dev/gatehouse/backend/transport/hookwire"
 	"github.com/gatehouse-dev/gatehouse/backend/workspace"
 )
 
-// maxRedactRead bounds the file an agent's own read is checked in full;
-// a larger one is read by the agent as it is only when nothing in its
-// first part needs redacting (the agent's Read pages large files).
+// maxRedactRead bounds the file an agent's own read is given a redacted
+// copy of; a larger one is read as it is when nothing in it needs
+// redacting, and not at all otherwise (the agent's Read pages large
+// files; read_file redacts each page).
 const maxRedactRead = 8 << 20
+
+// redactOverlap is how much of one window of a large file the next one
+// repeats, so that a secret across the cut is seen whole in one of them.
+const redactOverlap = 64 << 10
 
 // readAnswer allows an agent's own read of one file. When the file holds
 // something Gatehouse redacts (a private key, a token), the read is
@@ -42,6 +47,9 @@ func (s *Server) readAnswer(ev hookwire.Event, n native, st *session.State, key 
 		dir = ConfinedRedacted(s.cfg.Redacted, key.ID)
 	}
 	copyPath, changed, err := s.redactedCopy(n.paths[0], dir)
+	if errors.Is(err, errTooLargeToRedact) {
+		return deny("%s is larger than %d MiB and holds secrets Gatehouse redacts (private keys, tokens), so the agent's own read of it was blocked; read it with Gatehouse's read_file tool, which redacts each page it returns.", n.paths[0], maxRedactRead>>20)
+	}
 	if err != nil {
 		s.cfg.Logger.Warn("redact a file for an agent's read", "path", n.paths[0], "err", err)
 		return deny("Gatehouse could not check %s for secrets before the agent reads it, so it blocked the read; read it with Gatehouse's read_file tool instead.", n.paths[0])
@@ -57,17 +65,27 @@ func (s *Server) readAnswer(ev hookwire.Event, n native, st *session.State, key 
 		Reason: "Gatehouse hands the agent a copy of " + n.paths[0] + " with its secrets (private keys, tokens) redacted, as its own read_file would."}
 }
 
-// redactedCopy writes path's redacted text to a private copy and says
-// whether it differs from the file. A missing or binary file is left to
-// the agent's tool, which says so itself.
+// errTooLargeToRedact: a file over maxRedactRead holds a secret.
+var errTooLargeToRedact = errors.New("too large to redact")
+
+// redactedCopy writes path's redacted content to a private copy and says
+// whether it differs from the file. Every file is checked, text or not
+// (a key in a Latin-1 file or an archive is still a key); a missing one
+// is left to the agent's tool, which says so itself.
 func (s *Server) redactedCopy(path, dir string) (string, bool, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return "", false, nil
 	}
 	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, maxRedactRead))
-	if err != nil || !utf8.Valid(b) {
+	b, err := io.ReadAll(io.LimitReader(f, maxRedactRead+1))
+	if err != nil {
+		return "", false, nil
+	}
+	if len(b) > maxRedactRead {
+		if s.holdsSecret(f, b) {
+			return "", false, errTooLargeToRedact
+		}
 		return "", false, nil
 	}
 	text := string(b)
@@ -84,6 +102,28 @@ func (s *Server) redactedCopy(path, dir string) (string, bool, error) {
 		return "", false, fmt.Errorf("write the redacted copy: %w", err)
 	}
 	return out, true, nil
+}
+
+// holdsSecret reads the rest of f, whose first bytes are first, window
+// by window, and says whether any window holds something to redact.
+func (s *Server) holdsSecret(f io.Reader, first []byte) bool {
+	win := first
+	for {
+		if text := string(win); s.cfg.Redact(text) != text {
+			return true
+		}
+		next := make([]byte, maxRedactRead)
+		keep := copy(next, win[len(win)-redactOverlap:])
+		n, err := io.ReadFull(f, next[keep:])
+		if n == 0 || err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
+			return false
+		}
+		win = next[:keep+n]
+		if errors.Is(err, io.ErrUnexpectedEOF) {
+			text := string(win)
+			return s.cfg.Redact(text) != text
+		}
+	}
 }
 
 // ConfinedRedacted is where a confined run's redacted copies go: a
