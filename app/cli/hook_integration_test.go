@@ -323,3 +323,34 @@ func TestNativeReadOfAKeyIsRedacted(t *testing.T) {
 		t.Fatalf("a plain file was redirected: %v", in)
 	}
 }
+
+// TestNativeWriteKeepsSecrets: the model saw a file's token as a marker;
+// its agent's own Write of the file with the marker in place of the
+// token, or an Edit whose old text holds the marker, is refused with what
+// to do instead, and an Edit around the token goes ahead.
+func TestNativeWriteKeepsSecrets(t *testing.T) {
+	d := clitest.Start(t)
+	file := filepath.Join(d.Workspace, "config.yaml")
+	if err := os.WriteFile(file, []byte("name: app\ntoken: ghp_abcdefghijklmnopqrstuvwxyz0123456789\nport: 8080\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	const marker = "[REDACTED:github_token]"
+	tests := []struct {
+		name, tool string
+		input      map[string]any
+		want       string // the decision
+	}{
+		{"write over the token", "Write", map[string]any{"file_path": file, "content": "name: app\ntoken: " + marker + "\nport: 9090\n"}, "deny"},
+		{"edit through the marker", "Edit", map[string]any{"file_path": file, "old_string": "token: " + marker, "new_string": "token: " + marker + "\nextra: 1"}, "deny"},
+		{"edit around the token", "Edit", map[string]any{"file_path": file, "old_string": "port: 8080", "new_string": "port: 9090"}, "allow"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, _, _ := hookRun(t, d.Bin, d.Data, "claude", preToolUse("keep-"+tt.tool, tt.tool, tt.input, d.Workspace))
+			dec, reason, _ := claudeDecision(t, out)
+			if dec != tt.want || dec == "deny" && !strings.Contains(reason, "stands for a secret in "+file) {
+				t.Fatalf("decision %q (%s), want %q", dec, reason, tt.want)
+			}
+		})
+	}
+}

@@ -17,6 +17,9 @@ type Preview struct {
 	Mode         string          `json:"mode"`
 	Replacements int             `json:"replacements,omitempty"`
 	Diff         textdiff.Result `json:"diff"`
+	// Current is what the file holds now (nil when it is new or too
+	// large to read whole).
+	Current []byte `json:"-"`
 }
 
 // PreviewWrite shows the diff WriteFile(p, content) would make. It fails
@@ -37,7 +40,7 @@ func PreviewWrite(ctx context.Context, roots *workspace.Roots, p workspace.Path,
 		pv.Diff = textdiff.Result{TooLarge: true, Text: "existing file is too large to diff\n"}
 		return pv, nil
 	}
-	pv.Diff = diffFor(roots, p, cur.data, content, !cur.exists)
+	pv.Diff, pv.Current = diffFor(roots, p, cur.data, content, !cur.exists), cur.data
 	return pv, nil
 }
 
@@ -54,6 +57,7 @@ func PreviewEdit(ctx context.Context, roots *workspace.Roots, p workspace.Path, 
 		Mode:         modeString(plan.cur.mode),
 		Replacements: plan.count,
 		Diff:         diffFor(roots, p, plan.cur.data, plan.after, false),
+		Current:      plan.cur.data,
 	}, nil
 }
 

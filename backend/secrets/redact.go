@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"slices"
 	"sort"
+	"strings"
 )
 
 // MinSecretLen is the shortest configured value redacted exactly; anything
@@ -60,7 +61,28 @@ func NewRedactor(values ...[]Value) *Redactor {
 	return r
 }
 
-func marker(name string) []byte { return []byte("[REDACTED:" + name + "]") }
+// MarkerPrefix begins every marker that stands in for a redacted value:
+// "[REDACTED:github_token]", "[REDACTED:.env:API_KEY]".
+const MarkerPrefix = "[REDACTED:"
+
+func marker(name string) []byte { return []byte(MarkerPrefix + name + "]") }
+
+// Markers are the redaction markers in s, in order.
+func Markers(s string) []string {
+	var out []string
+	for {
+		i := strings.Index(s, MarkerPrefix)
+		if i < 0 {
+			return out
+		}
+		j := strings.IndexByte(s[i:], ']')
+		if j < 0 {
+			return out
+		}
+		out = append(out, s[i:i+j+1])
+		s = s[i+j+1:]
+	}
+}
 
 // span is one stretch of input to replace.
 type span struct {

@@ -108,7 +108,7 @@ func fileTools(d Deps) []*call.Tool {
 	return []*call.Tool{
 		{Name: "read_file", OutputSchema: outReadFile, Title: "Read a file", ReadOnly: true, LocalRead: true, Schema: schemaReadFile, MakePlan: reading(d.Redact),
 			Description: "Read a text file by lines (offset is the first line, from 1), or bytes with unit=bytes; binary files report their size and can be read as base64. Reports the total size. Files outside the workspace need approval and come back inside <external_document kind=\"file\">."},
-		{Name: "write_file", OutputSchema: outWriteFile, Title: "Write a file", Schema: schemaWriteFile, MakePlan: planWrite,
+		{Name: "write_file", OutputSchema: outWriteFile, Title: "Write a file", Schema: schemaWriteFile, MakePlan: writing(d.Redact),
 			Description: "Create or replace a file in the workspace with the given content (atomic; keeps the file's mode). Checkpointed first, so it can be undone."},
 		{Name: "edit_file", OutputSchema: outEditFile, Title: "Edit a file", Schema: schemaEditFile, MakePlan: planEdit,
 			Description: "Replace exact text in a workspace file. old must match exactly once unless replace_all is true. Returns the diff."},
@@ -240,7 +240,13 @@ func readText(res fsops.ReadResult) string {
 	return ""
 }
 
-func planWrite(ctx context.Context, c *call.InFlight) (*call.Plan, error) {
+// writing plans write_file calls; redact says which of the file's secrets
+// the model saw only as markers.
+func writing(redact func(string) string) func(context.Context, *call.InFlight) (*call.Plan, error) {
+	return func(ctx context.Context, c *call.InFlight) (*call.Plan, error) { return planWrite(ctx, c, redact) }
+}
+
+func planWrite(ctx context.Context, c *call.InFlight, redact func(string) string) (*call.Plan, error) {
 	st, raw := c.State, c.Req.Args
 	var a struct {
 		Path    string `json:"path"`
@@ -257,6 +263,9 @@ func planWrite(ctx context.Context, c *call.InFlight) (*call.Plan, error) {
 	if err != nil {
 		return nil, call.Errorf("%v", err)
 	}
+	if err := writeKeepsSecrets(pv.Path, pv.Current, a.Content, redact); err != nil {
+		return nil, err
+	}
 	plan := &call.Plan{Action: policy.Action{Tool: policy.ToolWriteFile, Paths: []string{p.Abs}}, Diff: pv.Diff.Text,
 		Summary: map[string]any{"created": pv.Created, "bytes": pv.NewBytes}}
 	plan.Mutates = []workspace.Path{p}
@@ -269,7 +278,11 @@ func planWrite(ctx context.Context, c *call.InFlight) (*call.Plan, error) {
 		if res.Created {
 			verb = "created"
 		}
-		return call.Output{Text: "wrote " + res.Path + " (" + verb + ")", Structured: call.StructuredOf(res)}, nil
+		out := call.Output{Text: "wrote " + res.Path + " (" + verb + ")", Structured: call.StructuredOf(res)}
+		if note := markerNote(a.Content); note != "" {
+			out = withNotes(out, []string{note})
+		}
+		return out, nil
 	}
 	return plan, nil
 }
@@ -290,8 +303,8 @@ func planEdit(ctx context.Context, c *call.InFlight) (*call.Plan, error) {
 		return nil, call.Errorf("%v", err)
 	}
 	pv, err := fsops.PreviewEdit(ctx, st.Roots, p, a.Old, a.New, a.ReplaceAll)
-	if err != nil {
-		return nil, call.Errorf("%v", err)
+	if err := editKeepsSecrets(a.Path, err, pv.Current, a.Old, a.New); err != nil {
+		return nil, err
 	}
 	plan := &call.Plan{Action: policy.Action{Tool: policy.ToolEditFile, Paths: []string{p.Abs}}, Diff: pv.Diff.Text,
 		Summary: map[string]any{"replacements": pv.Replacements}}

@@ -2,6 +2,7 @@ package tools_test
 
 import (
 	"encoding/base64"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -79,5 +80,51 @@ func TestBase64ReadIsRedacted(t *testing.T) {
 		if !strings.HasPrefix(string(raw), content[:5]) {
 			t.Errorf("%s: starts %q, want %q", name, raw[:5], content[:5])
 		}
+	}
+}
+
+// TestMarkersNeverReplaceSecrets: the model sees a file's token as a
+// marker. Writing the file back with the marker, or an edit whose old or
+// new text holds it, is refused with what to do instead; an edit around
+// the secret works and keeps it; a marker written into a new file is
+// said to be text there.
+func TestMarkersNeverReplaceSecrets(t *testing.T) {
+	r := secrets.NewRedactor()
+	f := autoWithSandbox(t, func(d *call.Deps) { d.Redact = r.String })
+	const token = "ghp_abcdefghijklmnopqrstuvwxyz0123456789"
+	file := filepath.Join(f.Workspace(), "config.yaml")
+	if err := os.WriteFile(file, []byte("name: app\ntoken: "+token+"\nport: 8080\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res := f.Call(t, "read_file", `{"path":"config.yaml"}`)
+	marker := ""
+	if ms := secrets.Markers(res.Text); len(ms) == 1 {
+		marker = ms[0]
+	} else {
+		t.Fatalf("the read shows %q", res.Text)
+	}
+	q := func(s string) string { b, _ := json.Marshal(s); return string(b) }
+	tests := []struct {
+		name, tool, args, want string
+	}{
+		{"edit through the marker", "edit_file", `{"path":"config.yaml","old":` + q("token: "+marker+"\nport: 8080") + `,"new":` + q("token: "+marker+"\nport: 9090") + `}`, "stands for a secret in config.yaml"},
+		{"edit that writes the marker", "edit_file", `{"path":"config.yaml","old":"name: app","new":` + q("name: app\nbackup: "+marker) + `}`, "the file would get the marker's text"},
+		{"write over the secret", "write_file", `{"path":"config.yaml","content":` + q("name: app\ntoken: "+marker+"\nport: 9090\n") + `}`, "writing it would replace the secret"},
+	}
+	for _, tt := range tests {
+		res := f.Call(t, tt.tool, tt.args)
+		if !res.IsError || !strings.Contains(res.Text, tt.want) {
+			t.Errorf("%s: %q, want an error saying %q", tt.name, res.Text, tt.want)
+		}
+	}
+	if res := f.Call(t, "edit_file", `{"path":"config.yaml","old":"port: 8080","new":"port: 9090"}`); res.IsError {
+		t.Fatalf("an edit around the secret: %s", res.Text)
+	}
+	if b, _ := os.ReadFile(file); string(b) != "name: app\ntoken: "+token+"\nport: 9090\n" {
+		t.Errorf("the file holds %q", b)
+	}
+	res = f.Call(t, "write_file", `{"path":"copy.yaml","content":`+q("token: "+marker+"\n")+`}`)
+	if res.IsError || !strings.Contains(res.Text, "is in the file as text") {
+		t.Errorf("a marker written into a new file: %q", res.Text)
 	}
 }

@@ -220,6 +220,9 @@ func (s *Server) pre(ctx context.Context, key session.RunKey, start session.RunS
 		if err != nil {
 			return deny("Gatehouse blocked this edit: %v.", err)
 		}
+		if reason := s.markerEdit(ev.Input, plan.Action.Paths); reason != "" {
+			return deny("%s", reason)
+		}
 		req.Tool, req.Plan, req.RunsNatively = policy.ToolWriteFile, plan, true
 		cl, res := s.cfg.Runner.Decide(ctx, req)
 		if cl == nil {
