@@ -133,7 +133,7 @@ func (r *Runner) redact(s string) string {
 	if r.deps.Redact == nil {
 		return s
 	}
-	return r.deps.Redact(s)
+	return r.deps.Redact.String(s)
 }
 
 // redactMap redacts the string values of a tool's structured result, which

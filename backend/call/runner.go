@@ -34,7 +34,7 @@ type Deps struct {
 	Policy    *PolicyHolder
 	Audit     Audit
 	// Redact removes secrets from text before it leaves the daemon.
-	Redact func(string) string
+	Redact Redactor
 	// EnvFor returns configured secrets to inject for a binary.
 	EnvFor  func(binary string) map[string]string
 	Sandbox sandbox.Backend

@@ -20,11 +20,11 @@ func (d *Daemon) startRunner(ctx context.Context) error {
 	d.runner = call.New(call.Deps{
 		Sessions: d.sessions, Approvals: d.approvals, Policy: d.policy, Audit: auditSink{d},
 		Sandbox: opts.Sandbox, Hidden: []string{opts.DataDir}, Logger: d.logger, Egress: egressDep(opts.Egress),
-		Redact: d.redactor.String, EnvFor: d.secrets.EnvFor, Snapshots: d.snapshots, RunEnv: opts.RunEnv,
+		Redact: d.redactor, EnvFor: d.secrets.EnvFor, Snapshots: d.snapshots, RunEnv: opts.RunEnv,
 		ExposeSecrets: opts.ExposeSecrets, StageDir: d.stageDir(), KeepReadOnly: d.readOnlyKeeper(),
 		Usage: d.usage.ForRun,
 	})
-	if err := d.runner.Register(tools.Builtin(tools.For(d.runner, d.redactor.String, d.logger))...); err != nil {
+	if err := d.runner.Register(tools.Builtin(tools.For(d.runner, d.redactor, d.logger))...); err != nil {
 		return err
 	}
 	return d.injectFaults()

@@ -34,6 +34,10 @@ type ReadRequest struct {
 	// AllowOutside permits a Path outside the workspace, for a read a
 	// human approved; without it such a Path is refused.
 	AllowOutside bool
+	// Margin, when set, has a read that returns part of the file also
+	// return up to Margin bytes of the file on each side of it (Around),
+	// so a secret the part cuts through can be recognised whole.
+	Margin int
 }
 
 // ReadResult is the content plus where it sits in the file.
@@ -51,6 +55,11 @@ type ReadResult struct {
 	Truncated  bool   `json:"truncated"`             // more of the file follows
 	NextOffset int64  `json:"next_offset,omitempty"` // Offset to pass to continue, in Unit
 	Note       string `json:"note,omitempty"`
+	// Around is the returned part with the file's bytes on each side of
+	// it (ReadRequest.Margin), the part at AroundAt; nil when the read
+	// returned the whole file or no margin was asked for.
+	Around   []byte `json:"-"`
+	AroundAt int    `json:"-"`
 }
 
 // ReadFile reads part of a regular file; see ReadRequest.
@@ -105,10 +114,34 @@ func ReadFile(ctx context.Context, roots *workspace.Roots, req ReadRequest) (Rea
 		res.Note = fmt.Sprintf("binary file, %d bytes; read it with unit=bytes and base64=true to get the bytes", res.Size)
 		return res, nil
 	}
+	var start int64 // where the returned part begins in the file
 	if unit == UnitBytes {
-		return readBytes(f, req, res)
+		res, err = readBytes(f, req, res)
+		start = req.Offset
+	} else {
+		res, start, err = readLines(ctx, f, req, res)
 	}
-	return readLines(ctx, f, req, res)
+	if err != nil || req.Margin <= 0 || res.Bytes == 0 || res.Bytes == res.Size {
+		return res, err
+	}
+	return withMargin(f, res, start, int64(req.Margin))
+}
+
+// withMargin reads the bytes around the returned part, which starts at
+// start in f.
+func withMargin(f *os.File, res ReadResult, start, margin int64) (ReadResult, error) {
+	from := max(start-margin, 0)
+	to := min(start+res.Bytes+margin, res.Size)
+	buf := make([]byte, to-from)
+	n, err := f.ReadAt(buf, from)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return ReadResult{}, fmt.Errorf("cannot read %s: %w", res.Path, err)
+	}
+	if int64(n) < start-from+res.Bytes {
+		return res, nil // the file shrank meanwhile: no context to give
+	}
+	res.Around, res.AroundAt = buf[:n], int(start-from)
+	return res, nil
 }
 
 func readBytes(f *os.File, req ReadRequest, res ReadResult) (ReadResult, error) {
@@ -152,7 +185,9 @@ func readBytes(f *os.File, req ReadRequest, res ReadResult) (ReadResult, error) 
 // a small read_file's cost.
 var readers = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 64<<10) }}
 
-func readLines(ctx context.Context, f *os.File, req ReadRequest, res ReadResult) (ReadResult, error) {
+// readLines returns the lines asked for and the byte offset of the
+// first of them.
+func readLines(ctx context.Context, f *os.File, req ReadRequest, res ReadResult) (ReadResult, int64, error) {
 	first := max(req.Offset, 1)
 	limit := req.Limit
 	if limit == 0 {
@@ -170,10 +205,11 @@ func readLines(ctx context.Context, f *os.File, req ReadRequest, res ReadResult)
 	var out bytes.Buffer
 	var line int64 // lines fully read so far
 	var pos int64  // byte offset of the next line
+	start := int64(-1)
 	for {
 		if line%4096 == 0 {
 			if err := ctx.Err(); err != nil {
-				return ReadResult{}, err
+				return ReadResult{}, 0, err
 			}
 		}
 		inWindow := line+1 >= first
@@ -184,11 +220,14 @@ func readLines(ctx context.Context, f *os.File, req ReadRequest, res ReadResult)
 		keep := 0
 		if inWindow {
 			keep = DefaultReadBytes - out.Len()
+			if start < 0 {
+				start = pos
+			}
 		}
 		before := out.Len()
 		n, full, eof, err := readLine(br, &out, keep)
 		if err != nil {
-			return ReadResult{}, fmt.Errorf("cannot read %s: %w", res.Path, err)
+			return ReadResult{}, 0, fmt.Errorf("cannot read %s: %w", res.Path, err)
 		}
 		if n == 0 && eof {
 			break
@@ -225,7 +264,7 @@ func readLines(ctx context.Context, f *os.File, req ReadRequest, res ReadResult)
 	if res.Truncated && res.Size <= maxCountBytes {
 		total, err := countLines(ctx, f)
 		if err != nil {
-			return ReadResult{}, err
+			return ReadResult{}, 0, err
 		}
 		res.TotalLines = total
 	} else if !res.Truncated {
@@ -237,7 +276,7 @@ func readLines(ctx context.Context, f *os.File, req ReadRequest, res ReadResult)
 	if res.Truncated && res.TotalLines > 0 && res.NextOffset > res.TotalLines {
 		res.Truncated, res.NextOffset = false, 0
 	}
-	return res, nil
+	return res, start, nil
 }
 
 // readLine consumes one line (with its newline) from br, appending at

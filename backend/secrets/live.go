@@ -60,6 +60,9 @@ func (l *Live) Current() *Redactor {
 // String is Current().String.
 func (l *Live) String(s string) string { return l.Current().String(s) }
 
+// Window is Current().Window.
+func (l *Live) Window(b []byte, start, end int) []byte { return l.Current().Window(b, start, end) }
+
 // Bytes is Current().Bytes.
 func (l *Live) Bytes(b []byte) []byte { return l.Current().Bytes(b) }
 

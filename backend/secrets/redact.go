@@ -189,6 +189,30 @@ func (r *Redactor) Bytes(b []byte) []byte {
 	return apply(make([]byte, 0, len(b)), b, spans)
 }
 
+// Window returns b[start:end] redacted as it reads within all of b: a
+// secret that the rest of b shows to begin before start or end after end
+// (a private key's body on a page of its own) is still replaced where the
+// window holds part of it.
+func (r *Redactor) Window(b []byte, start, end int) []byte {
+	spans, _ := r.find(b, -1, true)
+	out := make([]byte, 0, end-start)
+	at := start
+	for _, s := range spans {
+		if s.end <= start || s.start >= end {
+			continue
+		}
+		if s.start > at {
+			out = append(out, b[at:s.start]...)
+		}
+		out = append(out, s.label...)
+		at = s.end
+	}
+	if at < end {
+		out = append(out, b[at:end]...)
+	}
+	return out
+}
+
 // String returns s redacted.
 func (r *Redactor) String(s string) string {
 	spans, _ := r.find([]byte(s), -1, true)

@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -106,7 +107,7 @@ var (
 // and every open is confined to the root by the kernel.
 func fileTools(d Deps) []*call.Tool {
 	return []*call.Tool{
-		{Name: "read_file", OutputSchema: outReadFile, Title: "Read a file", ReadOnly: true, LocalRead: true, Schema: schemaReadFile, MakePlan: reading(d.Redact),
+		{Name: "read_file", OutputSchema: outReadFile, Title: "Read a file", ReadOnly: true, LocalRead: true, Schema: schemaReadFile, MakePlan: reading(d.Window),
 			Description: "Read a text file by lines (offset is the first line, from 1), or bytes with unit=bytes; binary files report their size and can be read as base64. Reports the total size. Files outside the workspace need approval and come back inside <external_document kind=\"file\">."},
 		{Name: "write_file", OutputSchema: outWriteFile, Title: "Write a file", Schema: schemaWriteFile, MakePlan: writing(d.Redact),
 			Description: "Create or replace a file in the workspace with the given content (atomic; keeps the file's mode). Checkpointed first, so it can be undone."},
@@ -141,13 +142,17 @@ func jsonOutput(v any, err error) (call.Output, error) {
 	return call.Output{Text: string(b), Structured: call.StructuredOf(v)}, nil
 }
 
-// reading plans read_file calls. redact also reaches the bytes a base64
-// read returns, which the pipeline's redaction of text cannot see into.
-func reading(redact func(string) string) func(context.Context, *call.InFlight) (*call.Plan, error) {
-	return func(ctx context.Context, c *call.InFlight) (*call.Plan, error) { return planRead(ctx, c, redact) }
+// reading plans read_file calls; window redacts what they return (see
+// redactPart).
+func reading(window func([]byte, int, int) []byte) func(context.Context, *call.InFlight) (*call.Plan, error) {
+	return func(ctx context.Context, c *call.InFlight) (*call.Plan, error) { return planRead(ctx, c, window) }
 }
 
-func planRead(ctx context.Context, c *call.InFlight, redact func(string) string) (*call.Plan, error) {
+// redactMargin is how much of the file on each side of a part read is
+// redacted with it: more than a private key or a token spans.
+const redactMargin = 64 << 10
+
+func planRead(ctx context.Context, c *call.InFlight, window func([]byte, int, int) []byte) (*call.Plan, error) {
 	st, raw := c.State, c.Req.Args
 	var a struct {
 		Path   string `json:"path"`
@@ -166,11 +171,11 @@ func planRead(ctx context.Context, c *call.InFlight, redact func(string) string)
 	plan := &call.Plan{Action: policy.Action{Tool: policy.ToolReadFile, Paths: []string{p.Abs}}}
 	plan.Run = func(ctx context.Context, _ *call.InFlight) (call.Output, error) {
 		// Policy (and the person, for outside paths) has cleared this path.
-		res, err := fsops.ReadFile(ctx, st.Roots, fsops.ReadRequest{Path: p, Unit: a.Unit, Offset: a.Offset, Limit: a.Limit, Base64: a.Base64, AllowOutside: !p.Inside})
+		res, err := fsops.ReadFile(ctx, st.Roots, fsops.ReadRequest{Path: p, Unit: a.Unit, Offset: a.Offset, Limit: a.Limit, Base64: a.Base64, AllowOutside: !p.Inside, Margin: redactMargin})
 		if err != nil {
 			return call.Output{}, call.Errorf("%v", err)
 		}
-		redactBase64(&res, redact)
+		redactPart(&res, window)
 		out := call.Output{Text: readText(res), Structured: readResult(res), OutputBytes: res.Bytes, ContentKey: "content"}
 		if !p.Inside {
 			out.External, out.Source = "file", p.Abs
@@ -180,27 +185,35 @@ func planRead(ctx context.Context, c *call.InFlight, redact func(string) string)
 	return plan, nil
 }
 
-// redactBase64 takes out of a base64 read's bytes what Gatehouse redacts
-// from text (a private key in a keystore, a Latin-1 file, an archive),
-// and says so: those bytes then differ from the file's.
-func redactBase64(res *fsops.ReadResult, redact func(string) string) {
-	if res.Base64 == "" {
-		return
+// redactPart redacts a read within the file around it, so that a secret
+// the read's edges cut (a private key's body on a page of its own) is
+// still replaced; and the bytes of a base64 read, which the pipeline's
+// redaction of text cannot see into, saying then that they differ from
+// the file's.
+func redactPart(res *fsops.ReadResult, window func([]byte, int, int) []byte) {
+	switch {
+	case res.Base64 != "":
+		raw, err := base64.StdEncoding.DecodeString(res.Base64)
+		if err != nil {
+			return
+		}
+		around, at := res.Around, res.AroundAt
+		if around == nil {
+			around, at = raw, 0
+		}
+		red := window(around, at, at+len(raw))
+		if bytes.Equal(red, raw) {
+			return
+		}
+		res.Base64 = base64.StdEncoding.EncodeToString(red)
+		note := "Gatehouse replaced secrets in these bytes (private keys, tokens) with [REDACTED:…] markers, so they differ from the file's there"
+		if res.Note != "" {
+			note = res.Note + "; " + note
+		}
+		res.Note = note
+	case res.Content != "" && res.Around != nil:
+		res.Content = string(window(res.Around, res.AroundAt, res.AroundAt+len(res.Content)))
 	}
-	raw, err := base64.StdEncoding.DecodeString(res.Base64)
-	if err != nil {
-		return
-	}
-	red := redact(string(raw))
-	if red == string(raw) {
-		return
-	}
-	res.Base64 = base64.StdEncoding.EncodeToString([]byte(red))
-	note := "Gatehouse replaced secrets in these bytes (private keys, tokens) with [REDACTED:…] markers, so they differ from the file's there"
-	if res.Note != "" {
-		note = res.Note + "; " + note
-	}
-	res.Note = note
 }
 
 // readResult is the whole read: its content (text, or base64 when asked)

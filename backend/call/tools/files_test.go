@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -55,7 +56,7 @@ func TestFileToolsStayInTheWorkspace(t *testing.T) {
 // model redacted, as it would as text; the read says its bytes differ.
 func TestBase64ReadIsRedacted(t *testing.T) {
 	r := secrets.NewRedactor()
-	f := calltest.New(t, func(d *call.Deps) { d.Redact = r.String })
+	f := calltest.New(t, func(d *call.Deps) { d.Redact = r })
 	key := "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW\n-----END OPENSSH PRIVATE KEY-----\n"
 	files := map[string]string{"latin1.txt": "caf\xe9\n" + key, "archive.bin": "\x00\x01tar\x00" + key + "\x00\xff"}
 	for name, content := range files {
@@ -90,7 +91,7 @@ func TestBase64ReadIsRedacted(t *testing.T) {
 // said to be text there.
 func TestMarkersNeverReplaceSecrets(t *testing.T) {
 	r := secrets.NewRedactor()
-	f := autoWithSandbox(t, func(d *call.Deps) { d.Redact = r.String })
+	f := autoWithSandbox(t, func(d *call.Deps) { d.Redact = r })
 	const token = "ghp_abcdefghijklmnopqrstuvwxyz0123456789"
 	file := filepath.Join(f.Workspace(), "config.yaml")
 	if err := os.WriteFile(file, []byte("name: app\ntoken: "+token+"\nport: 8080\n"), 0o644); err != nil {
@@ -128,3 +129,40 @@ func TestMarkersNeverReplaceSecrets(t *testing.T) {
 		t.Errorf("a marker written into a new file: %q", res.Text)
 	}
 }
+
+// TestPagedReadIsRedacted: a page of a paged read that starts inside a
+// private key, or cuts a token in two, shows none of it: the page is
+// redacted within the file around it.
+func TestPagedReadIsRedacted(t *testing.T) {
+	f := calltest.New(t, func(d *call.Deps) { d.Redact = secrets.NewRedactor() })
+	const body1, body2 = "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW", "QyNTUxOQAAACDxZ0X6bUE9oU3+T6ryqbFyG7mXf7cLkC9pTgqz5O8cNQAAAJjJ0m6NydJu"
+	const token = "ghp_abcdefghijklmnopqrstuvwxyz0123456789"
+	content := "notes\n-----BEGIN OPENSSH PRIVATE KEY-----\n" + body1 + "\n" + body2 + "\n-----END OPENSSH PRIVATE KEY-----\ntoken " + token + "\nend\n"
+	if err := os.WriteFile(filepath.Join(f.Workspace(), "mixed.txt"), []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cut := strings.Index(content, token) + 10
+	for _, args := range []string{
+		`{"path":"mixed.txt","offset":4,"limit":2}`,                                   // the key's second body line and its END
+		`{"path":"mixed.txt","offset":3,"limit":1}`,                                   // its first body line alone
+		`{"path":"mixed.txt","unit":"bytes","offset":0,"limit":` + itoa(cut) + `}`,    // the token's head
+		`{"path":"mixed.txt","unit":"bytes","offset":` + itoa(cut) + `,"limit":4096}`, // its tail
+	} {
+		res := f.Call(t, "read_file", args)
+		if res.IsError {
+			t.Fatalf("%s: %s", args, res.Text)
+		}
+		got, _ := res.Structured["content"].(string)
+		for _, secret := range []string{body1[:20], body2[:20], token[:12], token[len(token)-12:]} {
+			if strings.Contains(got, secret) || strings.Contains(res.Text, secret) {
+				t.Errorf("%s: the page shows %q: %q", args, secret, got)
+			}
+		}
+	}
+	// What is not secret on such a page comes through.
+	if res := f.Call(t, "read_file", `{"path":"mixed.txt","offset":6,"limit":2}`); !strings.Contains(res.Text, "token [REDACTED:") || !strings.Contains(res.Text, "end") {
+		t.Errorf("the page after the key: %q", res.Text)
+	}
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }

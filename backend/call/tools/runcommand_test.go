@@ -18,7 +18,7 @@ func TestRunCommandThroughTheSandbox(t *testing.T) {
 	fake := &calltest.Sandbox{Result: sandbox.Result{ExitCode: 2, Stdout: []byte("out secret-value\n"), Stderr: []byte("err\n")}}
 	f := calltest.New(t, func(d *call.Deps) {
 		d.Sandbox = fake
-		d.Redact = func(s string) string { return strings.ReplaceAll(s, "secret-value", "[REDACTED]") }
+		d.Redact = call.TextRedactor(func(s string) string { return strings.ReplaceAll(s, "secret-value", "[REDACTED]") })
 	})
 	st := f.State
 	res := f.Call(t, "run_command", `{"argv":["true","a b"]}`)

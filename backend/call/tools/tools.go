@@ -52,6 +52,9 @@ type Deps struct {
 	// Redact removes secrets from text; a command's streams are redacted
 	// before they are cut, so no secret is split across the cut.
 	Redact func(string) string
+	// Window redacts part of a file read within the bytes around it
+	// (call.Redactor); without it, the part alone.
+	Window func(b []byte, start, end int) []byte
 	Logger *slog.Logger
 }
 
@@ -59,6 +62,9 @@ type Deps struct {
 func Builtin(d Deps) []*call.Tool {
 	if d.Redact == nil {
 		d.Redact = func(s string) string { return s }
+	}
+	if d.Window == nil {
+		d.Window = call.TextRedactor(d.Redact).Window
 	}
 	if d.Logger == nil {
 		d.Logger = slog.New(slog.DiscardHandler)
@@ -70,8 +76,12 @@ func Builtin(d Deps) []*call.Tool {
 
 // For is the Deps of tools that a runner runs itself, as the daemon
 // wires them.
-func For(r *call.Runner, redact func(string) string, logger *slog.Logger) Deps {
-	return Deps{Commands: r, Person: r, Redirects: r, Redact: redact, Logger: logger}
+func For(r *call.Runner, red call.Redactor, logger *slog.Logger) Deps {
+	d := Deps{Commands: r, Person: r, Redirects: r, Logger: logger}
+	if red != nil {
+		d.Redact, d.Window = red.String, red.Window
+	}
+	return d
 }
 
 func decode(raw json.RawMessage, v any) error {
