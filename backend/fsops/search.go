@@ -22,6 +22,9 @@ type SearchRequest struct {
 	Path       workspace.Path
 	Glob       string
 	MaxMatches int // 0: DefaultSearchMatches; at most MaxSearchMatches
+	// Redact, when set, redacts a matching line (b[start:end]) within its
+	// whole file b, so a line of a private key's body is recognised.
+	Redact func(b []byte, start, end int) []byte
 }
 
 // Match is one matching line.
@@ -65,7 +68,7 @@ func SearchFiles(ctx context.Context, roots *workspace.Roots, req SearchRequest)
 	if !req.Path.Inside {
 		return SearchResult{}, errorf(workspace.ErrOutside, "path %s is outside the workspace (%s); search_files only searches the workspace", req.Path.Abs, joinRoots(roots))
 	}
-	s := &searcher{ctx: ctx, roots: roots, re: re, max: req.MaxMatches}
+	s := &searcher{ctx: ctx, roots: roots, re: re, max: req.MaxMatches, redact: req.Redact}
 	if s.max <= 0 {
 		s.max = DefaultSearchMatches
 	}
@@ -116,11 +119,12 @@ func SearchFiles(ctx context.Context, roots *workspace.Roots, req SearchRequest)
 }
 
 type searcher struct {
-	ctx   context.Context
-	roots *workspace.Roots
-	re    *regexp.Regexp
-	max   int
-	res   SearchResult
+	ctx    context.Context
+	roots  *workspace.Roots
+	re     *regexp.Regexp
+	max    int
+	redact func([]byte, int, int) []byte
+	res    SearchResult
 }
 
 // file searches one open file; errStop once the match cap is reached.
@@ -138,13 +142,14 @@ func (s *searcher) file(f *os.File, p workspace.Path) error {
 	}
 	s.res.FilesSearched++
 	name := agentPath(s.roots, p)
+	whole := data
 	for lineNo := 1; len(data) > 0; lineNo++ {
 		if lineNo%4096 == 0 {
 			if err := s.ctx.Err(); err != nil {
 				return err
 			}
 		}
-		line := data
+		line, start := data, len(whole)-len(data)
 		if i := bytes.IndexByte(data, '\n'); i >= 0 {
 			line, data = data[:i], data[i+1:]
 		} else {
@@ -159,7 +164,14 @@ func (s *searcher) file(f *os.File, p workspace.Path) error {
 			s.res.Truncated = true
 			return errStop
 		}
-		s.res.Matches = append(s.res.Matches, Match{Path: name, Line: lineNo, Column: loc[0] + 1, Text: excerpt(line, loc[0])})
+		at := loc[0]
+		if s.redact != nil {
+			shown := s.redact(whole, start, start+len(line))
+			if !bytes.Equal(shown, line) {
+				line, at = shown, 0 // the match may sit in what was replaced
+			}
+		}
+		s.res.Matches = append(s.res.Matches, Match{Path: name, Line: lineNo, Column: loc[0] + 1, Text: excerpt(line, at)})
 	}
 	return nil
 }

@@ -115,7 +115,7 @@ func fileTools(d Deps) []*call.Tool {
 			Description: "Replace exact text in a workspace file. old must match exactly once unless replace_all is true. Returns the diff."},
 		{Name: "list_dir", OutputSchema: outListDir, Title: "List a directory", ReadOnly: true, LocalRead: true, Schema: schemaListDir, MakePlan: planList,
 			Description: "List a workspace directory (depth 1 to 5), skipping what .gitignore hides."},
-		{Name: "search_files", OutputSchema: outSearchFiles, Title: "Search files", ReadOnly: true, LocalRead: true, Schema: schemaSearchFiles, MakePlan: planSearch,
+		{Name: "search_files", OutputSchema: outSearchFiles, Title: "Search files", ReadOnly: true, LocalRead: true, Schema: schemaSearchFiles, MakePlan: searching(d.Window),
 			Description: "Search workspace files for an RE2 regular expression, optionally only files matching a glob such as **/*.go; skips ignored and binary files. Results are capped."},
 	}
 }
@@ -353,7 +353,13 @@ func planList(ctx context.Context, c *call.InFlight) (*call.Plan, error) {
 	return plan, nil
 }
 
-func planSearch(ctx context.Context, c *call.InFlight) (*call.Plan, error) {
+// searching plans search_files calls; window redacts each matching line
+// within its file, as read_file's pages are.
+func searching(window func([]byte, int, int) []byte) func(context.Context, *call.InFlight) (*call.Plan, error) {
+	return func(ctx context.Context, c *call.InFlight) (*call.Plan, error) { return planSearch(ctx, c, window) }
+}
+
+func planSearch(ctx context.Context, c *call.InFlight, window func([]byte, int, int) []byte) (*call.Plan, error) {
 	st, raw := c.State, c.Req.Args
 	var a struct {
 		Pattern string `json:"pattern"`
@@ -369,7 +375,7 @@ func planSearch(ctx context.Context, c *call.InFlight) (*call.Plan, error) {
 	}
 	plan := &call.Plan{Action: policy.Action{Tool: policy.ToolSearchFiles, Paths: []string{p.Abs}}}
 	plan.Run = func(ctx context.Context, _ *call.InFlight) (call.Output, error) {
-		res, err := fsops.SearchFiles(ctx, st.Roots, fsops.SearchRequest{Pattern: a.Pattern, Path: p, Glob: a.Glob})
+		res, err := fsops.SearchFiles(ctx, st.Roots, fsops.SearchRequest{Pattern: a.Pattern, Path: p, Glob: a.Glob, Redact: window})
 		return jsonOutput(res, err)
 	}
 	return plan, nil

@@ -159,6 +159,11 @@ func TestPagedReadIsRedacted(t *testing.T) {
 			}
 		}
 	}
+	// A search that matches a line of the key's body shows it redacted.
+	res := f.Call(t, "search_files", `{"pattern":"`+body2[:12]+`"}`)
+	if res.IsError || strings.Contains(res.Text, body2[:20]) || !strings.Contains(res.Text, "[REDACTED:") {
+		t.Errorf("search_files: %s", res.Text)
+	}
 	// What is not secret on such a page comes through.
 	if res := f.Call(t, "read_file", `{"path":"mixed.txt","offset":6,"limit":2}`); !strings.Contains(res.Text, "token [REDACTED:") || !strings.Contains(res.Text, "end") {
 		t.Errorf("the page after the key: %q", res.Text)
