@@ -57,7 +57,8 @@ func Hook(ctx context.Context, dir string, agent hookwire.Agent, in io.Reader, s
 	if err != nil {
 		why := plainError(err)
 		if errors.Is(err, context.DeadlineExceeded) {
-			why = fmt.Sprintf("the Gatehouse daemon did not answer within %s", timeout)
+			// Most often a card that the person has not decided yet.
+			why = fmt.Sprintf("Gatehouse did not answer within %s (a card may have been waiting for the person's decision; the hook's --timeout sets how long it waits)", timeout)
 		}
 		if ev.Kind != hookwire.PreTool {
 			// Nothing to block: the tool has run, or no tool is involved.
