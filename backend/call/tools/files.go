@@ -102,20 +102,29 @@ var (
     "truncated": {"type": "boolean"}`)
 )
 
+// files plans the file tools' calls with the daemon's redactor: what the
+// model reads is redacted within the file around it (window), and what
+// it writes must not put a secret's marker in place of the secret.
+type files struct {
+	redact func(string) string
+	window func([]byte, int, int) []byte
+}
+
 // fileTools are the workspace file tools. Paths resolve against the
 // session's roots with .. and symlinks resolved before the policy sees them,
 // and every open is confined to the root by the kernel.
 func fileTools(d Deps) []*call.Tool {
+	f := files{redact: d.Redact, window: d.Window}
 	return []*call.Tool{
-		{Name: "read_file", OutputSchema: outReadFile, Title: "Read a file", ReadOnly: true, LocalRead: true, Schema: schemaReadFile, MakePlan: reading(d.Window),
+		{Name: "read_file", OutputSchema: outReadFile, Title: "Read a file", ReadOnly: true, LocalRead: true, Schema: schemaReadFile, MakePlan: f.planRead,
 			Description: "Read a text file by lines (offset is the first line, from 1), or bytes with unit=bytes; binary files report their size and can be read as base64. Reports the total size. Files outside the workspace need approval and come back inside <external_document kind=\"file\">."},
-		{Name: "write_file", OutputSchema: outWriteFile, Title: "Write a file", Schema: schemaWriteFile, MakePlan: writing(d.Redact),
+		{Name: "write_file", OutputSchema: outWriteFile, Title: "Write a file", Schema: schemaWriteFile, MakePlan: f.planWrite,
 			Description: "Create or replace a file in the workspace with the given content (atomic; keeps the file's mode). Checkpointed first, so it can be undone."},
 		{Name: "edit_file", OutputSchema: outEditFile, Title: "Edit a file", Schema: schemaEditFile, MakePlan: planEdit,
 			Description: "Replace exact text in a workspace file. old must match exactly once unless replace_all is true. Returns the diff."},
 		{Name: "list_dir", OutputSchema: outListDir, Title: "List a directory", ReadOnly: true, LocalRead: true, Schema: schemaListDir, MakePlan: planList,
 			Description: "List a workspace directory (depth 1 to 5), skipping what .gitignore hides."},
-		{Name: "search_files", OutputSchema: outSearchFiles, Title: "Search files", ReadOnly: true, LocalRead: true, Schema: schemaSearchFiles, MakePlan: searching(d.Window),
+		{Name: "search_files", OutputSchema: outSearchFiles, Title: "Search files", ReadOnly: true, LocalRead: true, Schema: schemaSearchFiles, MakePlan: f.planSearch,
 			Description: "Search workspace files for an RE2 regular expression, optionally only files matching a glob such as **/*.go; skips ignored and binary files. Results are capped."},
 	}
 }
@@ -142,17 +151,11 @@ func jsonOutput(v any, err error) (call.Output, error) {
 	return call.Output{Text: string(b), Structured: call.StructuredOf(v)}, nil
 }
 
-// reading plans read_file calls; window redacts what they return (see
-// redactPart).
-func reading(window func([]byte, int, int) []byte) func(context.Context, *call.InFlight) (*call.Plan, error) {
-	return func(ctx context.Context, c *call.InFlight) (*call.Plan, error) { return planRead(ctx, c, window) }
-}
-
 // redactMargin is how much of the file on each side of a part read is
 // redacted with it: more than a private key or a token spans.
 const redactMargin = 64 << 10
 
-func planRead(ctx context.Context, c *call.InFlight, window func([]byte, int, int) []byte) (*call.Plan, error) {
+func (f files) planRead(ctx context.Context, c *call.InFlight) (*call.Plan, error) {
 	st, raw := c.State, c.Req.Args
 	var a struct {
 		Path   string `json:"path"`
@@ -175,7 +178,7 @@ func planRead(ctx context.Context, c *call.InFlight, window func([]byte, int, in
 		if err != nil {
 			return call.Output{}, call.Errorf("%v", err)
 		}
-		redactPart(&res, window)
+		redactPart(&res, f.window)
 		out := call.Output{Text: readText(res), Structured: readResult(res), OutputBytes: res.Bytes, ContentKey: "content"}
 		if !p.Inside {
 			out.External, out.Source = "file", p.Abs
@@ -253,13 +256,7 @@ func readText(res fsops.ReadResult) string {
 	return ""
 }
 
-// writing plans write_file calls; redact says which of the file's secrets
-// the model saw only as markers.
-func writing(redact func(string) string) func(context.Context, *call.InFlight) (*call.Plan, error) {
-	return func(ctx context.Context, c *call.InFlight) (*call.Plan, error) { return planWrite(ctx, c, redact) }
-}
-
-func planWrite(ctx context.Context, c *call.InFlight, redact func(string) string) (*call.Plan, error) {
+func (f files) planWrite(ctx context.Context, c *call.InFlight) (*call.Plan, error) {
 	st, raw := c.State, c.Req.Args
 	var a struct {
 		Path    string `json:"path"`
@@ -276,7 +273,7 @@ func planWrite(ctx context.Context, c *call.InFlight, redact func(string) string
 	if err != nil {
 		return nil, call.Errorf("%v", err)
 	}
-	if err := writeKeepsSecrets(pv.Path, pv.Current, a.Content, redact); err != nil {
+	if err := writeKeepsSecrets(pv.Path, pv.Current, a.Content, f.redact); err != nil {
 		return nil, err
 	}
 	plan := &call.Plan{Action: policy.Action{Tool: policy.ToolWriteFile, Paths: []string{p.Abs}}, Diff: pv.Diff.Text,
@@ -353,13 +350,7 @@ func planList(ctx context.Context, c *call.InFlight) (*call.Plan, error) {
 	return plan, nil
 }
 
-// searching plans search_files calls; window redacts each matching line
-// within its file, as read_file's pages are.
-func searching(window func([]byte, int, int) []byte) func(context.Context, *call.InFlight) (*call.Plan, error) {
-	return func(ctx context.Context, c *call.InFlight) (*call.Plan, error) { return planSearch(ctx, c, window) }
-}
-
-func planSearch(ctx context.Context, c *call.InFlight, window func([]byte, int, int) []byte) (*call.Plan, error) {
+func (f files) planSearch(ctx context.Context, c *call.InFlight) (*call.Plan, error) {
 	st, raw := c.State, c.Req.Args
 	var a struct {
 		Pattern string `json:"pattern"`
@@ -375,7 +366,7 @@ func planSearch(ctx context.Context, c *call.InFlight, window func([]byte, int, 
 	}
 	plan := &call.Plan{Action: policy.Action{Tool: policy.ToolSearchFiles, Paths: []string{p.Abs}}}
 	plan.Run = func(ctx context.Context, _ *call.InFlight) (call.Output, error) {
-		res, err := fsops.SearchFiles(ctx, st.Roots, fsops.SearchRequest{Pattern: a.Pattern, Path: p, Glob: a.Glob, Redact: window})
+		res, err := fsops.SearchFiles(ctx, st.Roots, fsops.SearchRequest{Pattern: a.Pattern, Path: p, Glob: a.Glob, Redact: f.window})
 		return jsonOutput(res, err)
 	}
 	return plan, nil
