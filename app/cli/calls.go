@@ -157,6 +157,14 @@ func callsSummary(s session.Info) string {
 	}
 	line += "."
 	switch {
+	case s.Asked > s.Calls:
+		// Cards that are not calls' own (a confined run's network access):
+		// "of them" would not add up.
+		if s.Asked == 1 {
+			line += " Gatehouse asked you once."
+		} else {
+			line += fmt.Sprintf(" Gatehouse asked you %d times.", s.Asked)
+		}
 	case s.Asked == 1 && s.Calls == 1:
 		line += " It asked you first."
 	case s.Asked == 1:

@@ -121,6 +121,9 @@ func TestCallsSummaryAddsUp(t *testing.T) {
 			"1 call: 1 rolled back. It asked you first."},
 		{"recorded before outcomes", session.Info{Status: session.Ended, Counters: session.Counters{Calls: 4, Allowed: 3, Denied: 1}}, "4 calls."},
 		{"no calls", session.Info{Status: session.Active}, "0 calls."},
+		{"a confined run's network card", session.Info{Status: session.Ended, Counters: session.Counters{Asked: 1}}, "0 calls. Gatehouse asked you once."},
+		{"more cards than calls", session.Info{Status: session.Ended, Counters: session.Counters{Calls: 1, Asked: 3, Outcomes: session.Tally{OK: 1}}},
+			"1 call: 1 ok. Gatehouse asked you 3 times."},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -46,6 +46,8 @@ describe('session summaries add up', () => {
     [{ calls: 2, asked: 0, status: 'active', outcomes: { ok: 1 } }, '1 ok, 1 running or waiting', '2 calls: 1 ok, 1 running or waiting.'],
     [{ calls: 3, asked: 1, status: 'ended', outcomes: { denied: 1, stopped: 1 } }, '1 denied, 1 stopped by the kill switch, 1 never finished', '3 calls: 1 denied, 1 stopped by the kill switch, 1 never finished. 1 of them asked you first.'],
     [{ calls: 1, asked: 1, status: 'ended', outcomes: { rolled_back: 1 } }, '1 rolled back', '1 call: 1 rolled back. It asked you first.'],
+    [{ calls: 0, asked: 1, status: 'ended', outcomes: {} }, '', '0 calls. Gatehouse asked you once.'],
+    [{ calls: 1, asked: 3, status: 'ended', outcomes: { ok: 1 } }, '1 ok', '1 call: 1 ok. Gatehouse asked you 3 times.'],
     // A session recorded before outcomes were counted, or by an older daemon.
     [{ calls: 4, asked: 0, status: 'ended' }, '', '4 calls.'],
   ];

@@ -120,7 +120,9 @@ export function tallyText(s: Pick<Session, 'calls' | 'status' | 'outcomes'>): st
 export function callsSummary(s: Pick<Session, 'calls' | 'status' | 'outcomes' | 'asked'>): string {
   const tally = tallyText(s);
   let line = `${plural(s.calls, 'call')}${tally ? ': ' + tally : ''}.`;
-  if (s.asked === 1 && s.calls === 1) line += ' It asked you first.';
+  // Cards that are not calls' own (a confined run's network access): "of them" would not add up.
+  if (s.asked > s.calls) line += s.asked === 1 ? ' Gatehouse asked you once.' : ` Gatehouse asked you ${s.asked} times.`;
+  else if (s.asked === 1 && s.calls === 1) line += ' It asked you first.';
   else if (s.asked === 1) line += ' 1 of them asked you first.';
   else if (s.asked > 1) line += ` ${s.asked} of them asked you first.`;
   return line;
