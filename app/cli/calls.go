@@ -160,11 +160,11 @@ func callsSummary(s session.Info) string {
 	case s.Asked > s.Calls:
 		// Cards that are not calls' own (a confined run's network access):
 		// "of them" would not add up.
-		if s.Asked == 1 {
-			line += " Gatehouse asked you once."
-		} else {
-			line += fmt.Sprintf(" Gatehouse asked you %d times.", s.Asked)
+		times := "once"
+		if s.Asked > 1 {
+			times = plural.Count(s.Asked, "time", "times")
 		}
+		line += " Gatehouse asked you " + times + "."
 	case s.Asked == 1 && s.Calls == 1:
 		line += " It asked you first."
 	case s.Asked == 1:
