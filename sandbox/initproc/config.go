@@ -45,6 +45,11 @@ type Config struct {
 	// set), confines a thread of the supervisor and starts the target
 	// from it, rather than through a second helper (forktarget_linux.go).
 	ForkTarget bool `json:"fork_target,omitempty"`
+	// ZygotePID is the pid of the zygote that started this supervisor:
+	// once it is no longer the parent, the zygote is gone and the
+	// supervisor must start nothing (its stop signal may not be handled
+	// yet).
+	ZygotePID int `json:"zygote_pid,omitempty"`
 	// Grace is the SIGTERM-to-SIGKILL wait when supervising.
 	Grace time.Duration `json:"grace,omitempty"`
 	// CgroupProcs is a cgroup.procs file to join first.
@@ -182,6 +187,9 @@ type Status struct {
 	// stopped from outside, and without this one, before anything of the
 	// call ran.
 	Started bool `json:"started,omitempty"`
+	// Unused: the sandbox was stopped (its zygote died) before its call
+	// started; nothing of it ran, and another sandbox may run it.
+	Unused bool `json:"unused,omitempty"`
 }
 
 // Encode turns c into the helper's single argument.

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/gatehouse-dev/gatehouse/sandbox/initproc/caps"
@@ -43,6 +44,37 @@ type forked struct {
 	err error
 }
 
+// startGate decides, once, whether a supervisor's call starts or the
+// supervisor stops unused: a stop races the thread that takes the call,
+// and exactly one wins, so a call is never both started and reported
+// unused. The stop is a signal (Pdeathsig, when the zygote dies) that may
+// not be handled yet when the call arrives, so taking the call also
+// checks that the zygote is still the parent.
+type startGate struct {
+	state  atomic.Int32
+	zygote int // the zygote's pid; 0 when no zygote started this one
+}
+
+const (
+	waiting  int32 = iota
+	starting       // the thread took the call: the target starts
+	stopping       // the supervisor was told to stop first: nothing runs
+)
+
+// errStopped: the confining thread lost to a stop.
+var errStopped = errors.New("stopped before the call started")
+
+// orphaned reports whether the zygote is gone (even before this started).
+func (g *startGate) orphaned() bool { return g.zygote != 0 && os.Getppid() != g.zygote }
+
+// start reports whether the call may start; no stop wins after it.
+func (g *startGate) start() bool {
+	return !g.orphaned() && g.state.CompareAndSwap(waiting, starting)
+}
+
+// stop reports whether the supervisor stops with nothing started.
+func (g *startGate) stop() bool { return g.state.CompareAndSwap(waiting, stopping) }
+
 // superviseForked is supervise for a Landlock run with ForkTarget.
 func superviseForked(cfg Config) int {
 	// The first thread never takes the run's confinement: it is the one
@@ -75,22 +107,25 @@ func superviseForked(cfg Config) int {
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGINT)
 
+	gate := &startGate{zygote: cfg.ZygotePID}
 	done := make(chan forked, 1)
-	go func() { done <- confineAndFork(cfg, pair[1], status) }()
+	go func() { done <- confineAndFork(cfg, pair[1], status, gate) }()
 	var r forked
 	select {
 	case r = <-done:
 	case sig := <-sigs:
-		select {
-		case r = <-done:
-			sigs <- sig // the target has started: it is the run's to end
-		default:
-			// Told to stop while waiting (its zygote died): nothing runs.
-			return report(status, Status{Exit: ExitSetupFailed})
+		if gate.stop() {
+			// Told to stop while waiting (its zygote died): nothing runs,
+			// and the daemon may give the call to another sandbox.
+			return report(status, Status{Exit: ExitSetupFailed, Unused: true})
 		}
+		r = <-done
+		sigs <- sig // the target has started: it is the run's to end
 	}
-	if errors.Is(r.err, errNoRequest) {
-		return report(status, Status{Exit: ExitSetupFailed})
+	if errors.Is(r.err, errNoRequest) || errors.Is(r.err, errStopped) || r.err != nil && gate.orphaned() {
+		// Nothing started (a thread that failed sent no Started): another
+		// sandbox may take the call.
+		return report(status, Status{Exit: ExitSetupFailed, Unused: true})
 	}
 	if r.err != nil {
 		// As a helper that failed to confine itself said it: on the run's
@@ -115,25 +150,25 @@ func superviseForked(cfg Config) int {
 // confineAndExec confines a helper (network layer, rlimits, capabilities,
 // socket filter, handing connects on connects) and forks the target from
 // it, telling the daemon on status first that the command starts.
-func confineAndFork(cfg Config, connects int, status *os.File) forked {
+func confineAndFork(cfg Config, connects int, status *os.File, gate *startGate) forked {
 	runtime.LockOSThread()
 	if unix.Gettid() == unix.Getpid() {
 		// The first thread is what the process's id names: it stays
 		// unconfined, held here so that another thread takes the run.
 		done := make(chan forked, 1)
-		go func() { done <- confineAndFork(cfg, connects, status) }()
+		go func() { done <- confineAndFork(cfg, connects, status, gate) }()
 		r := <-done
 		runtime.UnlockOSThread()
 		return r
 	}
-	pid, err := confineAndForkLocked(cfg, &connects, status)
+	pid, err := confineAndForkLocked(cfg, &connects, status, gate)
 	if connects >= 0 {
 		unix.Close(connects)
 	}
 	return forked{pid: pid, err: err}
 }
 
-func confineAndForkLocked(cfg Config, connects *int, status *os.File) (int, error) {
+func confineAndForkLocked(cfg Config, connects *int, status *os.File, gate *startGate) (int, error) {
 	if err := applyLandlock(*cfg.Landlock); err != nil {
 		return 0, err
 	}
@@ -170,6 +205,9 @@ func confineAndForkLocked(cfg Config, connects *int, status *os.File) (int, erro
 	}
 	if err != nil {
 		return 0, err
+	}
+	if !gate.start() {
+		return 0, errStopped
 	}
 	if status != nil {
 		msg, err := json.Marshal(Status{Started: true})

@@ -72,7 +72,7 @@ func (z *landlockSpawner) spawn(msg []byte, fds []int) (int, error) {
 	}
 	rules := *z.cfg.Landlock
 	rules.RWDirs = append(rules.RWDirs[:len(rules.RWDirs):len(rules.RWDirs)], req.Home, req.Tmp)
-	sup := Config{Supervise: true, ForkTarget: true, Grace: z.cfg.Grace, Landlock: &rules, RequestFD: 3, StatusFD: 4}
+	sup := Config{Supervise: true, ForkTarget: true, ZygotePID: os.Getpid(), Grace: z.cfg.Grace, Landlock: &rules, RequestFD: 3, StatusFD: 4}
 	if req.Cgroup {
 		sup.CgroupFD = SpawnFDs
 	}

@@ -367,6 +367,10 @@ func (p *Pending) Exec(ctx context.Context, call Invocation) (res sandbox.Result
 	// the cgroup is emptied for good measure once the helper is gone, off
 	// the call's path (finish).
 	out.Finish(&res, status != nil || p.c.PIDNamespace)
+	if status != nil && status.Unused && !started && !res.Killed {
+		// Its supervisor was stopped before the call started.
+		return res, sandbox.ErrNotReady
+	}
 	if status == nil && !res.Killed && p.spawned {
 		// Stopped from outside (its zygote died): before the command
 		// started, another sandbox may take the call.
