@@ -204,11 +204,20 @@ func withInitTasks(rs []Rlimit, n uint64) []Rlimit {
 	out := append([]Rlimit(nil), rs...)
 	for i := range out {
 		if out[i].Resource == unix.RLIMIT_NPROC {
-			out[i].Cur += n
-			out[i].Max += n
+			out[i].Cur = addLimit(out[i].Cur, n)
+			out[i].Max = addLimit(out[i].Max, n)
 		}
 	}
 	return out
+}
+
+// addLimit adds n to an rlimit value; unlimited stays unlimited rather
+// than wrapping to a handful.
+func addLimit(v, n uint64) uint64 {
+	if v > unix.RLIM_INFINITY-n {
+		return unix.RLIM_INFINITY
+	}
+	return v + n
 }
 
 // ownThreads is how many threads this process has: they count against

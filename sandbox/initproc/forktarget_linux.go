@@ -33,9 +33,19 @@ import (
 // that thread either.
 
 // supervisorThreads is room in the run's RLIMIT_NPROC for threads the
-// supervisor starts after the limit is set (one per connect it makes
-// while another waits): the limit is set on its whole process.
+// supervisor starts between the daemon's count of the user's tasks and
+// the fork: the count is the user's, the supervisor's threads in it.
 const supervisorThreads = 4
+
+// supervisorReserve is room in RLIMIT_NPROC that only the supervisor
+// uses: the target's hard process limit is this far above its soft one,
+// and once the target is forked the supervisor raises its own soft limit
+// to it. Room within the run's limit was room a fork bomb took first,
+// and the Go runtime, finding none for a thread it needed, ended the
+// supervisor and failed the call. A run may raise its own soft limit
+// into the reserve; one that does can starve the supervisor, whose death
+// still ends the whole run (landlockZygote).
+const supervisorReserve = 16
 
 // forked is what the confining thread reports: the target's pid, or why
 // there is none.
@@ -89,7 +99,8 @@ func superviseForked(cfg Config) int {
 		fmt.Fprintf(os.Stderr, "gatehouse sandbox: %v\n", err)
 		return report(status, Status{Exit: ExitSetupFailed, Error: err.Error()})
 	}
-	if err := joinCgroupFD(cfg.CgroupFD); err != nil {
+	home, err := joinRunCgroup(cfg.CgroupFD)
+	if err != nil {
 		return fail(err)
 	}
 	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
@@ -109,7 +120,7 @@ func superviseForked(cfg Config) int {
 
 	gate := &startGate{zygote: cfg.ZygotePID}
 	done := make(chan forked, 1)
-	go func() { done <- confineAndFork(cfg, pair[1], status, gate) }()
+	go func() { done <- confineAndFork(cfg, pair[1], status, gate, home) }()
 	var r forked
 	select {
 	case r = <-done:
@@ -150,25 +161,25 @@ func superviseForked(cfg Config) int {
 // confineAndExec confines a helper (network layer, rlimits, capabilities,
 // socket filter, handing connects on connects) and forks the target from
 // it, telling the daemon on status first that the command starts.
-func confineAndFork(cfg Config, connects int, status *os.File, gate *startGate) forked {
+func confineAndFork(cfg Config, connects int, status *os.File, gate *startGate, home homeCgroup) forked {
 	runtime.LockOSThread()
 	if unix.Gettid() == unix.Getpid() {
 		// The first thread is what the process's id names: it stays
 		// unconfined, held here so that another thread takes the run.
 		done := make(chan forked, 1)
-		go func() { done <- confineAndFork(cfg, connects, status, gate) }()
+		go func() { done <- confineAndFork(cfg, connects, status, gate, home) }()
 		r := <-done
 		runtime.UnlockOSThread()
 		return r
 	}
-	pid, err := confineAndForkLocked(cfg, &connects, status, gate)
+	pid, err := confineAndForkLocked(cfg, &connects, status, gate, home)
 	if connects >= 0 {
 		unix.Close(connects)
 	}
 	return forked{pid: pid, err: err}
 }
 
-func confineAndForkLocked(cfg Config, connects *int, status *os.File, gate *startGate) (int, error) {
+func confineAndForkLocked(cfg Config, connects *int, status *os.File, gate *startGate, home homeCgroup) (int, error) {
 	if err := applyLandlock(*cfg.Landlock); err != nil {
 		return 0, err
 	}
@@ -184,7 +195,7 @@ func confineAndForkLocked(cfg Config, connects *int, status *os.File, gate *star
 	if err := confineNetEarly(req.Net, nil); err != nil {
 		return 0, err
 	}
-	for _, r := range withInitTasks(req.Rlimits, supervisorThreads) {
+	for _, r := range targetRlimits(req.Rlimits) {
 		lim := unix.Rlimit{Cur: r.Cur, Max: r.Max}
 		if err := unix.Setrlimit(r.Resource, &lim); err != nil {
 			return 0, fmt.Errorf("set rlimit %d: %w", r.Resource, err)
@@ -220,5 +231,40 @@ func confineAndForkLocked(cfg Config, connects *int, status *os.File, gate *star
 	}
 	// In the supervisor's session, as the helper that became the target
 	// was.
-	return forkTarget(req, nil)
+	pid, err := forkTarget(req, nil)
+	// Born inside the run's cgroup (if it has one), the target keeps it;
+	// the supervisor goes, before the run can fill it.
+	home.leave()
+	if err != nil {
+		return 0, err
+	}
+	// The target has its limit; the rest of the reserve is the
+	// supervisor's alone. A failure leaves it the run's limit, as before.
+	_ = raiseOwnProcessLimit()
+	return pid, nil
+}
+
+// targetRlimits are the rlimits the target inherits: the run's, with
+// room for the supervisor's threads, and a hard process limit
+// supervisorReserve above the soft one.
+func targetRlimits(rs []Rlimit) []Rlimit {
+	out := withInitTasks(rs, supervisorThreads)
+	for i := range out {
+		if out[i].Resource == unix.RLIMIT_NPROC {
+			out[i].Max = addLimit(out[i].Max, supervisorReserve)
+		}
+	}
+	return out
+}
+
+// raiseOwnProcessLimit lifts this process's soft RLIMIT_NPROC to its
+// hard one: rlimits belong to the whole process, and the target, forked
+// already, keeps the soft limit it inherited.
+func raiseOwnProcessLimit() error {
+	var lim unix.Rlimit
+	if err := unix.Getrlimit(unix.RLIMIT_NPROC, &lim); err != nil {
+		return err
+	}
+	lim.Cur = lim.Max
+	return unix.Setrlimit(unix.RLIMIT_NPROC, &lim)
 }

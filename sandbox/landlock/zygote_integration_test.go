@@ -212,3 +212,100 @@ func TestZygoteDeathRunsNothingTwice(t *testing.T) {
 		t.Errorf("the command ran %q times, want once", b)
 	}
 }
+
+// A run that fills its process limit leaves its supervisor room for the
+// threads the Go runtime starts: as root the supervisor is outside the
+// run's pids cgroup, and as a user its process limit is above the run's.
+// Inside either, a fork bomb that filled the limit left the runtime no
+// thread, and the supervisor died, failing the call.
+func TestFullRunLeavesItsSupervisorRoom(t *testing.T) {
+	ws := t.TempDir()
+	if err := os.Mkdir(filepath.Join(ws, "out"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(ws, "out", "go"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s := openZygoteSession(t, ws)
+	waitfor.For(t, 30*time.Second, "the session's next sandboxes built", func() bool { return sandbox.Warming(s) == 0 })
+	limits := sandbox.DefaultLimits()
+	limits.Processes = 16
+	limits.Wall = time.Minute
+	type result struct {
+		r   sandbox.Result
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		// The subshell ends at the fork refused (the shell's way); only
+		// builtins after it, since the run is full.
+		r, err := s.Run(t.Context(), sandbox.Spec{Argv: []string{"sh", "-c",
+			`(for i in $(seq 64); do sleep 300 & done); echo "$PPID $$" > out/pids; read x < out/go; exit 0`},
+			Limits: limits})
+		done <- result{r, err}
+	}()
+	var sup, shell int
+	waitfor.For(t, 30*time.Second, "the run to fill its process limit", func() bool {
+		select {
+		case res := <-done:
+			t.Fatalf("the run ended before it filled its limit: %v, %+v", res.err, res.r)
+		default:
+		}
+		b, err := os.ReadFile(filepath.Join(ws, "out", "pids"))
+		if err != nil {
+			return false
+		}
+		_, err = fmt.Sscan(string(b), &sup, &shell)
+		return err == nil
+	})
+	if os.Geteuid() == 0 {
+		supGroup, runGroup := procFile(t, sup, "cgroup"), procFile(t, shell, "cgroup")
+		if supGroup == runGroup {
+			t.Errorf("the supervisor shares the run's pids cgroup %q", runGroup)
+		}
+	} else {
+		supLimit, runLimit := softProcessLimit(t, sup), softProcessLimit(t, shell)
+		if supLimit < runLimit+16 {
+			t.Errorf("the supervisor's process limit is %d, the run's %d: a full run leaves it no room", supLimit, runLimit)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(ws, "out", "go"), []byte("\n"), 0); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case res := <-done:
+		if res.err != nil {
+			t.Fatalf("a run that filled its process limit failed: %v", res.err)
+		}
+		if res.r.ExitCode != 0 || !strings.Contains(strings.ToLower(string(res.r.Stderr)), "fork") {
+			t.Errorf("want exit 0 after refused forks; got exit %d, stderr %q", res.r.ExitCode, res.r.Stderr)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("the full run did not return")
+	}
+}
+
+func procFile(t *testing.T, pid int, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/%s", pid, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// softProcessLimit reads the soft "Max processes" of /proc/pid/limits.
+func softProcessLimit(t *testing.T, pid int) int {
+	t.Helper()
+	for _, line := range strings.Split(procFile(t, pid, "limits"), "\n") {
+		if f := strings.Fields(strings.TrimPrefix(line, "Max processes")); strings.HasPrefix(line, "Max processes") && len(f) > 0 {
+			n, err := strconv.Atoi(f[0])
+			if err != nil {
+				return 1 << 30 // unlimited
+			}
+			return n
+		}
+	}
+	t.Fatalf("no process limit for %d", pid)
+	return 0
+}

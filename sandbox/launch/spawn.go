@@ -29,7 +29,8 @@ type SpawnFiles struct {
 // Go program with one processor, which runs four threads (five in a run
 // that writes the workspace itself: the creation guard's), and room for
 // threads the runtime adds while they wait. The target's processes get
-// the run's limit on top.
+// the run's limit on top. (A Landlock run's supervisor leaves the cgroup
+// once its target is born there, and hands its room to the run.)
 const SpawnedInitTasks = 8
 
 // StartSpawned is Start for a run sp starts: c must be Deferred and
