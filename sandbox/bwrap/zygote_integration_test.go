@@ -335,3 +335,47 @@ func listening(port int) bool {
 	}
 	return false
 }
+
+// A run that fills its process limit leaves the process that forked it,
+// its PID 1, room for the threads the Go runtime starts: PID 1's own
+// process limit stays above the run's. (Sharing it, a fork bomb that
+// filled the limit left the runtime no thread, and PID 1 died with the
+// run.) Only builtins run once the limit is full.
+func TestFullRunLeavesItsFirstProcessRoom(t *testing.T) {
+	ctx := t.Context()
+	b, err := New(ctx, Options{})
+	if err != nil {
+		t.Fatalf("bwrap backend unavailable: %v", err)
+	}
+	s, err := b.Open(ctx, sandbox.SessionSpec{ID: "full", Workspaces: []string{t.TempDir()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close(ctx)
+	limits := sandbox.DefaultLimits()
+	limits.Processes = 16
+	script := `(for i in $(seq 64); do sleep 300 & done)
+for p in 1 self; do while read -r l; do case $l in "Max processes"*) echo "$p $l";; esac; done < /proc/$p/limits; done`
+	r, err := s.Run(ctx, sandbox.Spec{Argv: []string{"sh", "-c", script}, Env: []string{"PATH=/usr/bin:/bin"}, Limits: limits})
+	if err != nil || r.ExitCode != 0 {
+		t.Fatalf("a run that filled its process limit: exit %d, %v\n%s%s", r.ExitCode, err, r.Stdout, r.Stderr)
+	}
+	if !strings.Contains(strings.ToLower(string(r.Stderr)), "fork") {
+		t.Errorf("no fork was refused in a run allowed %d processes: %s", limits.Processes, r.Stderr)
+	}
+	soft := map[string]int{}
+	for _, line := range strings.Split(strings.TrimSpace(string(r.Stdout)), "\n") {
+		f := strings.Fields(line)
+		if len(f) < 4 {
+			t.Fatalf("limits: %q", r.Stdout)
+		}
+		n, err := strconv.Atoi(f[3])
+		if err != nil {
+			t.Fatalf("limits: %q", r.Stdout)
+		}
+		soft[f[0]] = n
+	}
+	if soft["1"] < soft["self"]+16 {
+		t.Errorf("PID 1's process limit is %d, the run's %d: a full run leaves it no room", soft["1"], soft["self"])
+	}
+}

@@ -125,7 +125,7 @@ func startTarget(req Request, f *os.File, empty *emptyTree, threads uint64, star
 		}
 		threads = ownThreads() + notify.GuardSlack
 	}
-	for _, r := range withInitTasks(req.Rlimits, threads) {
+	for _, r := range targetRlimits(req.Rlimits, threads) {
 		lim := unix.Rlimit{Cur: r.Cur, Max: r.Max}
 		if err := unix.Setrlimit(r.Resource, &lim); err != nil {
 			return 0, fmt.Errorf("set rlimit %d: %w", r.Resource, err)
@@ -150,7 +150,13 @@ func startTarget(req Request, f *os.File, empty *emptyTree, threads uint64, star
 	if err := starting(); err != nil {
 		return 0, fmt.Errorf("tell gatehouse the command starts: %w", err)
 	}
-	return forkTarget(req, &syscall.SysProcAttr{Setsid: true})
+	pid, err := forkTarget(req, &syscall.SysProcAttr{Setsid: true})
+	if err == nil {
+		// The reserve above the target's process limit is this process's
+		// alone now.
+		_ = raiseOwnProcessLimit()
+	}
+	return pid, err
 }
 
 // forkTarget forks the Request's target from the calling thread, with the
@@ -195,37 +201,4 @@ func reapRun(target int) Status {
 			_ = syscall.Kill(-1, syscall.SIGKILL)
 		}
 	}
-}
-
-// withInitTasks raises the run's RLIMIT_NPROC by n, the threads of the
-// run's first process: the limit counts every task of the user in the
-// user namespace, and those are not the target's to spend.
-func withInitTasks(rs []Rlimit, n uint64) []Rlimit {
-	out := append([]Rlimit(nil), rs...)
-	for i := range out {
-		if out[i].Resource == unix.RLIMIT_NPROC {
-			out[i].Cur = addLimit(out[i].Cur, n)
-			out[i].Max = addLimit(out[i].Max, n)
-		}
-	}
-	return out
-}
-
-// addLimit adds n to an rlimit value; unlimited stays unlimited rather
-// than wrapping to a handful.
-func addLimit(v, n uint64) uint64 {
-	if v > unix.RLIM_INFINITY-n {
-		return unix.RLIM_INFINITY
-	}
-	return v + n
-}
-
-// ownThreads is how many threads this process has: they count against
-// the RLIMIT_NPROC it sets for the target (see withInitTasks).
-func ownThreads() uint64 {
-	ents, err := os.ReadDir("/proc/self/task")
-	if err != nil {
-		return 0
-	}
-	return uint64(len(ents))
 }

@@ -37,16 +37,6 @@ import (
 // the fork: the count is the user's, the supervisor's threads in it.
 const supervisorThreads = 4
 
-// supervisorReserve is room in RLIMIT_NPROC that only the supervisor
-// uses: the target's hard process limit is this far above its soft one,
-// and once the target is forked the supervisor raises its own soft limit
-// to it. Room within the run's limit was room a fork bomb took first,
-// and the Go runtime, finding none for a thread it needed, ended the
-// supervisor and failed the call. A run may raise its own soft limit
-// into the reserve; one that does can starve the supervisor, whose death
-// still ends the whole run (landlockZygote).
-const supervisorReserve = 16
-
 // forked is what the confining thread reports: the target's pid, or why
 // there is none.
 type forked struct {
@@ -195,7 +185,7 @@ func confineAndForkLocked(cfg Config, connects *int, status *os.File, gate *star
 	if err := confineNetEarly(req.Net, nil); err != nil {
 		return 0, err
 	}
-	for _, r := range targetRlimits(req.Rlimits) {
+	for _, r := range targetRlimits(req.Rlimits, supervisorThreads) {
 		lim := unix.Rlimit{Cur: r.Cur, Max: r.Max}
 		if err := unix.Setrlimit(r.Resource, &lim); err != nil {
 			return 0, fmt.Errorf("set rlimit %d: %w", r.Resource, err)
@@ -242,29 +232,4 @@ func confineAndForkLocked(cfg Config, connects *int, status *os.File, gate *star
 	// supervisor's alone. A failure leaves it the run's limit, as before.
 	_ = raiseOwnProcessLimit()
 	return pid, nil
-}
-
-// targetRlimits are the rlimits the target inherits: the run's, with
-// room for the supervisor's threads, and a hard process limit
-// supervisorReserve above the soft one.
-func targetRlimits(rs []Rlimit) []Rlimit {
-	out := withInitTasks(rs, supervisorThreads)
-	for i := range out {
-		if out[i].Resource == unix.RLIMIT_NPROC {
-			out[i].Max = addLimit(out[i].Max, supervisorReserve)
-		}
-	}
-	return out
-}
-
-// raiseOwnProcessLimit lifts this process's soft RLIMIT_NPROC to its
-// hard one: rlimits belong to the whole process, and the target, forked
-// already, keeps the soft limit it inherited.
-func raiseOwnProcessLimit() error {
-	var lim unix.Rlimit
-	if err := unix.Getrlimit(unix.RLIMIT_NPROC, &lim); err != nil {
-		return err
-	}
-	lim.Cur = lim.Max
-	return unix.Setrlimit(unix.RLIMIT_NPROC, &lim)
 }

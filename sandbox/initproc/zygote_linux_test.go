@@ -64,19 +64,6 @@ func TestUnescapeMount(t *testing.T) {
 	}
 }
 
-// The run's first process raises only RLIMIT_NPROC by its own threads.
-func TestWithInitTasks(t *testing.T) {
-	in := []Rlimit{{Resource: unix.RLIMIT_NPROC, Cur: 16, Max: 16}, {Resource: unix.RLIMIT_NOFILE, Cur: 64, Max: 64}}
-	got := withInitTasks(in, 4)
-	want := []Rlimit{{Resource: unix.RLIMIT_NPROC, Cur: 20, Max: 20}, {Resource: unix.RLIMIT_NOFILE, Cur: 64, Max: 64}}
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("withInitTasks = %+v, want %+v", got, want)
-	}
-	if in[0].Cur != 16 {
-		t.Error("withInitTasks changed the request's own limits")
-	}
-}
-
 // A spawn request the zygote cannot take starts nothing and says why.
 func TestSpawnFromRefuses(t *testing.T) {
 	tests := []struct {
