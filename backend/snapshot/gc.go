@@ -16,10 +16,18 @@ type PruneResult struct {
 }
 
 // maybePrune starts a background prune when the store may be over budget.
-// Cheap test first: no root can exceed the budget while the whole store is
-// under it.
+// Cheap tests first: no root can exceed the budget while the whole store
+// is under it, and none can be over it by more than the store grew since
+// the last prune. A prune walks every checkpoint, so one waits for a
+// tenth of the budget's growth: several workspaces together over the
+// budget, or one whose newest checkpoint alone is, would otherwise walk
+// them all after every call.
 func (s *Store) maybePrune() {
-	if s.opts.BudgetBytes < 0 || s.objs.TotalBytes() <= s.opts.BudgetBytes {
+	total := s.objs.TotalBytes()
+	if s.opts.BudgetBytes < 0 || total <= s.opts.BudgetBytes {
+		return
+	}
+	if last := s.prunedSize.Load(); last > 0 && total < last+s.opts.BudgetBytes/10 {
 		return
 	}
 	if !s.pruneRun.CompareAndSwap(false, true) {
@@ -32,9 +40,13 @@ func (s *Store) maybePrune() {
 		if s.closed.Load() {
 			return
 		}
-		if res, err := s.Prune(context.Background()); err != nil {
+		res, err := s.Prune(context.Background())
+		if err != nil {
 			s.log.Warn("snapshot prune failed", "err", err)
-		} else if len(res.Dropped) > 0 {
+			return
+		}
+		s.prunedSize.Store(max(res.LiveBytes, 1))
+		if len(res.Dropped) > 0 {
 			s.log.Info("pruned old checkpoints", "dropped", len(res.Dropped), "freed", res.FreedBytes)
 		}
 	}()
@@ -50,6 +62,7 @@ func (s *Store) Prune(ctx context.Context) (PruneResult, error) {
 	if s.closed.Load() {
 		return res, ErrClosed
 	}
+	s.prunes.Add(1)
 	all := s.ix.all() // oldest first
 	drop := map[string]*Checkpoint{}
 	if s.opts.BudgetBytes >= 0 {

@@ -80,7 +80,11 @@ type Store struct {
 	selfIno  uint64
 	closed   atomic.Bool
 	pruneRun atomic.Bool
-	listed   atomic.Int64 // directories listed with getdents, for tests
+	// prunedSize is the store's size after the last background prune (0
+	// before one): maybePrune waits for growth past it.
+	prunedSize atomic.Int64
+	prunes     atomic.Int64 // prunes started, for tests
+	listed     atomic.Int64 // directories listed with getdents, for tests
 	// sharedFS reports a filesystem whose directories' stat cannot vouch
 	// for their listing (see package sharedfs); a field so tests can say so.
 	sharedFS func(fd int) bool

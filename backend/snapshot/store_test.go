@@ -487,6 +487,53 @@ func TestPruneKeepsNewestAndFreesSpace(t *testing.T) {
 	}
 }
 
+// Workspaces together over the budget, each under it, are not walked
+// after every checkpoint: a background prune waits for the store to grow
+// by a tenth of the budget since the last, and then drops what is over.
+func TestPruneWaitsForGrowth(t *testing.T) {
+	a, b, data := t.TempDir(), t.TempDir(), t.TempDir()
+	s := openStore(t, data, Options{BudgetBytes: 300_000})
+	rnd := uint32(7)
+	noise := func(n int) string {
+		out := make([]byte, n)
+		for i := range out {
+			rnd = rnd*1664525 + 1013904223
+			out[i] = byte(rnd >> 24)
+		}
+		return string(out)
+	}
+	settled := func() {
+		waitfor.For(t, 10*time.Second, "the background prune to end", func() bool { return !s.pruneRun.Load() })
+	}
+	writeFile(t, a, "data.bin", noise(200_000), 0o644)
+	writeFile(t, b, "data.bin", noise(200_000), 0o644)
+	mustCheckpoint(t, s, Request{Session: "s", CallID: "a0", Phase: Pre, Roots: []string{a}})
+	mustCheckpoint(t, s, Request{Session: "s", CallID: "b0", Phase: Pre, Roots: []string{b}})
+	settled()
+	if n := s.prunes.Load(); n != 1 {
+		t.Fatalf("%d prunes once the store passed its budget, want 1", n)
+	}
+	for i := range 5 {
+		writeFile(t, a, "small.txt", fmt.Sprint("change ", i), 0o644)
+		mustCheckpoint(t, s, Request{Session: "s", CallID: fmt.Sprint("a-small-", i), Phase: Pre, Roots: []string{a}})
+		settled()
+	}
+	if n := s.prunes.Load(); n != 1 {
+		t.Errorf("%d prunes after five small checkpoints, want still 1", n)
+	}
+	writeFile(t, a, "data.bin", noise(200_000), 0o644)
+	mustCheckpoint(t, s, Request{Session: "s", CallID: "a-big", Phase: Pre, Roots: []string{a}})
+	settled()
+	if n := s.prunes.Load(); n != 2 {
+		t.Errorf("%d prunes after the store grew by most of the budget, want 2", n)
+	}
+	list, err := s.List("s")
+	must(t, err)
+	if len(list) != 2 {
+		t.Errorf("%d checkpoints left, want the newest of each workspace", len(list))
+	}
+}
+
 // A rollback that fails part way puts the workspace back as it was.
 func TestApplyFailureRevertsWorkspace(t *testing.T) {
 	ws, data := t.TempDir(), t.TempDir()
