@@ -107,18 +107,18 @@ func (s *Server) redactedCopy(path, dir string) (string, bool, error) {
 // holdsSecret reads the rest of f, whose first bytes are first, window
 // by window, and says whether any window holds something to redact.
 func (s *Server) holdsSecret(f io.Reader, first []byte) bool {
-	win := first
+	// Two buffers take turns: a window's tail starts the next one.
+	win, spare := first, make([]byte, maxRedactRead)
 	for {
 		if text := string(win); s.cfg.Redact(text) != text {
 			return true
 		}
-		next := make([]byte, maxRedactRead)
-		keep := copy(next, win[len(win)-redactOverlap:])
-		n, err := io.ReadFull(f, next[keep:])
+		keep := copy(spare, win[len(win)-redactOverlap:])
+		n, err := io.ReadFull(f, spare[keep:])
 		if n == 0 || err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
 			return false
 		}
-		win = next[:keep+n]
+		win, spare = spare[:keep+n], win[:maxRedactRead]
 		if errors.Is(err, io.ErrUnexpectedEOF) {
 			text := string(win)
 			return s.cfg.Redact(text) != text

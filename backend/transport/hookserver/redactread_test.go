@@ -33,6 +33,8 @@ func TestRedactedCopy(t *testing.T) {
 		{"large, nothing secret", filler(big), false, false},
 		{"large, key past the first window", append(filler(big), key...), false, true},
 		{"large, key across the first cut", append(append(filler(maxRedactRead-40), key...), filler(big)...), false, true},
+		{"large, key in the third window", append(filler(2*maxRedactRead+redactOverlap), key...), false, true},
+		{"larger, nothing secret", filler(3*maxRedactRead + 7), false, false},
 	}
 	s := &Server{cfg: Config{Redact: secrets.NewRedactor().String}}
 	for _, tt := range tests {
