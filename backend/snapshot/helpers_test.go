@@ -158,3 +158,17 @@ func seedWorkspace(t testing.TB, root string) {
 		t.Fatal(err)
 	}
 }
+
+// noiseFrom returns a maker of incompressible content, the same for a
+// seed on every run: a checkpoint stores it at its full size.
+func noiseFrom(seed uint32) func(n int) string {
+	rnd := seed
+	return func(n int) string {
+		b := make([]byte, n)
+		for i := range b {
+			rnd = rnd*1664525 + 1013904223
+			b[i] = byte(rnd >> 24)
+		}
+		return string(b)
+	}
+}

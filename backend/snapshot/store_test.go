@@ -446,15 +446,7 @@ func TestExcludedPathsNeverTouched(t *testing.T) {
 func TestPruneKeepsNewestAndFreesSpace(t *testing.T) {
 	ws, data := t.TempDir(), t.TempDir()
 	s := openStore(t, data, Options{BudgetBytes: -1})
-	rnd := uint32(1)
-	noise := func(n int) string {
-		b := make([]byte, n)
-		for i := range b {
-			rnd = rnd*1664525 + 1013904223
-			b[i] = byte(rnd >> 24)
-		}
-		return string(b)
-	}
+	noise := noiseFrom(1)
 	var cps []Checkpoint
 	for i := range 5 {
 		writeFile(t, ws, "data.bin", noise(200_000), 0o644)
@@ -493,15 +485,7 @@ func TestPruneKeepsNewestAndFreesSpace(t *testing.T) {
 func TestPruneWaitsForGrowth(t *testing.T) {
 	a, b, data := t.TempDir(), t.TempDir(), t.TempDir()
 	s := openStore(t, data, Options{BudgetBytes: 300_000})
-	rnd := uint32(7)
-	noise := func(n int) string {
-		out := make([]byte, n)
-		for i := range out {
-			rnd = rnd*1664525 + 1013904223
-			out[i] = byte(rnd >> 24)
-		}
-		return string(out)
-	}
+	noise := noiseFrom(7)
 	settled := func() {
 		waitfor.For(t, 10*time.Second, "the background prune to end", func() bool { return !s.pruneRun.Load() })
 	}

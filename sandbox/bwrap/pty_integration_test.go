@@ -18,15 +18,7 @@ func TestPseudoTerminals(t *testing.T) {
 		t.Fatalf("script (util-linux) is required for this test: %v", err)
 	}
 	ctx := t.Context()
-	b, err := New(ctx, Options{})
-	if err != nil {
-		t.Fatalf("bwrap backend unavailable: %v", err)
-	}
-	s, err := b.Open(ctx, sandbox.SessionSpec{ID: "pty", Workspaces: []string{t.TempDir()}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close(ctx)
+	s := openSession(t, sandbox.SessionSpec{ID: "pty", Workspaces: []string{t.TempDir()}})
 	run := func(argv ...string) string {
 		t.Helper()
 		r, err := s.Run(ctx, sandbox.Spec{Argv: argv, Env: []string{"PATH=/usr/bin:/bin"}, Limits: sandbox.DefaultLimits()})

@@ -235,15 +235,7 @@ func errString(err error) string {
 // the zygote's pool.
 func TestCallInitConfinesTheTarget(t *testing.T) {
 	ctx := t.Context()
-	b, err := New(ctx, Options{})
-	if err != nil {
-		t.Fatalf("bwrap backend unavailable: %v", err)
-	}
-	s, err := b.Open(ctx, sandbox.SessionSpec{ID: "confined", Workspaces: []string{t.TempDir()}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close(ctx)
+	s := openSession(t, sandbox.SessionSpec{ID: "confined", Workspaces: []string{t.TempDir()}})
 	run := func(script string) string {
 		t.Helper()
 		r, err := s.Run(ctx, sandbox.Spec{Argv: []string{"sh", "-c", script}, Env: []string{"PATH=/usr/bin:/bin"}, Limits: sandbox.DefaultLimits()})
@@ -343,15 +335,7 @@ func listening(port int) bool {
 // run.) Only builtins run once the limit is full.
 func TestFullRunLeavesItsFirstProcessRoom(t *testing.T) {
 	ctx := t.Context()
-	b, err := New(ctx, Options{})
-	if err != nil {
-		t.Fatalf("bwrap backend unavailable: %v", err)
-	}
-	s, err := b.Open(ctx, sandbox.SessionSpec{ID: "full", Workspaces: []string{t.TempDir()}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close(ctx)
+	s := openSession(t, sandbox.SessionSpec{ID: "full", Workspaces: []string{t.TempDir()}})
 	limits := sandbox.DefaultLimits()
 	limits.Processes = 16
 	script := `(for i in $(seq 64); do sleep 300 & done)
