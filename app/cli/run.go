@@ -202,14 +202,16 @@ func runConfined(ctx context.Context, g *Globals, name, workspace string, argv [
 		return err
 	}
 	// The terminal's signals go to the agent (it is in this process group);
-	// this process outlives them to report its status. They are caught and
-	// dropped, not ignored: an ignored signal stays ignored across exec,
-	// and the agent would never see its Ctrl-C.
-	drop := make(chan os.Signal, 4)
-	signal.Notify(drop, syscall.SIGINT, syscall.SIGQUIT)
-	defer signal.Stop(drop)
+	// this process outlives them to report its status, and passes on one
+	// sent to it alone (relayInterrupt). They are caught, not ignored: an
+	// ignored signal stays ignored across exec, and the agent would never
+	// see its Ctrl-C.
+	interrupts := make(chan os.Signal, 4)
+	signal.Notify(interrupts, syscall.SIGINT, syscall.SIGQUIT)
+	defer signal.Stop(interrupts)
 	go func() {
-		for range drop {
+		for s := range interrupts {
+			relayInterrupt(s.(syscall.Signal))
 		}
 	}()
 	stop := make(chan os.Signal, 1)
