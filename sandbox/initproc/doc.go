@@ -41,7 +41,10 @@
 // thread's capabilities are dropped with no_new_privs set, the socket
 // filter and then the guard's filter are installed on the forking
 // thread, the daemon is told the target starts, and the target is forked
-// in a session of its own. The first process then stays to reap: when
+// in a session of its own; the first process then raises its own soft
+// process limit into the reserve the target's hard one leaves it
+// (nproc_linux.go), so a run that fills its limit leaves it room for a
+// thread. The first process then stays to reap: when
 // the target exits it kills every other process of the PID namespace,
 // and writes the target's Status once all are gone.
 //
@@ -60,8 +63,11 @@
 // confines one thread of its own: the rules while it waits, then the
 // Request's network layer, rlimits, the capability drop and the socket
 // filter (whose connects its other threads decide). That thread forks the
-// target and exits, so no thread of the supervisor stays in the run's
-// domain; the rest is a supervising helper's (watchRun).
+// target, takes the supervisor out of the run's cgroup back to the one it
+// came from (runcgroup_linux.go) and into the process limit's reserve, and
+// exits, so no thread of the supervisor stays in the run's domain and
+// none counts against the run's limits; the rest is a supervising
+// helper's (watchRun).
 //
 // A supervising helper (main_linux.go, Config.Supervise), started by
 // the none backend, a whole agent on Landlock, or by a container's exec. It
