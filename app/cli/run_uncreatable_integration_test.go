@@ -86,6 +86,12 @@ echo s > "$HOME/.claude/projects/state.json" && echo WROTE-STATE
 	if code != 0 {
 		t.Fatalf("exit %d", code)
 	}
+	// On Landlock the person is told before the run which directories
+	// take nothing new; elsewhere each name is guarded and nothing is said.
+	notice := "nothing new can be made directly in " + ws + ", .git and .github ("
+	if got := strings.Contains(errOut, notice); got != (backend == "landlock") {
+		t.Errorf("the Landlock notice %q in stderr: %v", notice, got)
+	}
 	for _, a := range attempts {
 		if !strings.Contains(out, "REFUSED: "+a.how) {
 			t.Errorf("not refused: %s", a.how)
