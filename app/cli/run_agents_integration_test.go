@@ -397,3 +397,37 @@ func TestConfinedClaudeReadOfAKeyIsRedacted(t *testing.T) {
 		t.Fatalf("the model saw no redacted copy:\n%s\n%s\ndaemon log:\n%s", strings.Join(res.ToolResults(), "\n---\n"), res, d.Log())
 	}
 }
+
+// TestLandlockClaudeRootWrite: the real Claude
+// Code confined whole on Landlock writes a new file at the project's
+// root, which Landlock cannot allow (the root lacks names that steer the
+// next session): its hook refuses the write with Gatehouse's reason, so
+// the model reads what works instead of a bare EACCES; a new file in a
+// subdirectory is written.
+func TestLandlockClaudeRootWrite(t *testing.T) {
+	d := confinedDaemonOn(t, "landlock", "claude")
+	if err := os.Mkdir(filepath.Join(d.Workspace, "docs"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	root, sub := filepath.Join(d.Workspace, "NOTES.md"), filepath.Join(d.Workspace, "docs", "notes.md")
+	model, caPEM := agenttest.StartModelTLS(t, agenttest.Anthropic, agenttest.Script{
+		agenttest.Call("Write", map[string]any{"file_path": root, "content": "at the root\n"}),
+		agenttest.Call("Write", map[string]any{"file_path": sub, "content": "below it\n"}),
+		agenttest.Say("done"),
+	}, "model.example.test")
+	cli, ctx := installedAt(t, d, "claude", agenttest.NewClaude, agentHome(t), model)
+	confine(t, d, cli, "claude", "ANTHROPIC_BASE_URL", caPEM)
+	res, err := cli.RunClaude(ctx, d.Workspace, "write the notes", []string{"Write"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.ModelSaw("Landlock sandbox refused making " + root) {
+		t.Errorf("the model was not told why the root write failed:\n%s\n%s\ndaemon log:\n%s", strings.Join(res.ToolResults(), "\n---\n"), res, d.Log())
+	}
+	if _, err := os.Stat(root); err == nil {
+		t.Error("a new file was made at the project's root on Landlock")
+	}
+	if b, err := os.ReadFile(sub); err != nil || string(b) != "below it\n" {
+		t.Errorf("the write below the root: %q, %v\n%s", b, err, strings.Join(res.ToolResults(), "\n---\n"))
+	}
+}

@@ -191,8 +191,9 @@ func (g *Runs) Start(ctx context.Context, req Request) (Started, error) {
 	tokID := "run-" + id
 	r := &run{id: id}
 	r.dropTok = g.deps.Tokens.Hold(token.Entry{ID: tokID, Kind: token.Agent, Name: name, Hash: token.Hash(tok)})
+	backend := g.backend(req.Backend)
 	st, release, err := g.deps.Sessions.Attach(ctx, session.ConfinedRun(id), session.RunStart{
-		Token: tokID, Client: name, ClientName: name, Transport: "confined", Cwd: req.Cwd, Confined: true,
+		Token: tokID, Client: name, ClientName: name, Transport: "confined", Cwd: req.Cwd, Confined: true, Backend: backend,
 	})
 	if err != nil {
 		r.dropTok()
@@ -223,7 +224,6 @@ func (g *Runs) Start(ctx context.Context, req Request) (Started, error) {
 	// listeners at once; `gatehouse run` sees its wait end and stops the
 	// sandbox.
 	context.AfterFunc(st.Live.Context(), func() { g.close(r, "") })
-	backend := g.backend(req.Backend)
 	// Before the agent starts, as a call's row is before it runs; the
 	// disk's wait comes with the run's end.
 	g.deps.Written(ctx, "run.started", st.Live.Actor(), st.Live.ID(), map[string]any{

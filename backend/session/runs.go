@@ -29,6 +29,8 @@ type RunStart struct {
 	Cwd string
 	// Confined: the run is a whole agent in a sandbox (`gatehouse run`).
 	Confined bool
+	// Backend confines a Confined run (landlock, bwrap, container).
+	Backend string
 }
 
 // Workspaces decide where a new run works. *projects.Projects is one.
@@ -261,6 +263,7 @@ func (g *Runs) start(ctx context.Context, key RunKey, s RunStart) (*run, error) 
 	st := NewState(live, ws, roots, g.cfg.Limits)
 	st.NoSessionGrants = s.NoSessionGrants
 	st.Elicit = s.Elicit
+	st.Backend = s.Backend
 	id := live.ID()
 	st.OnWake(func() { g.cfg.Sessions.SetIdle(context.Background(), id, false) })
 	return &run{key: key, token: s.Token, st: st}, nil

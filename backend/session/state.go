@@ -24,6 +24,10 @@ type State struct {
 	// "allow for this session" would reach those runs too, so it is
 	// offered as "once" instead.
 	NoSessionGrants bool
+	// Backend confines the agent process itself in a whole-agent run
+	// (landlock, bwrap, container); "" when the agent runs unconfined.
+	// Its own tools meet that sandbox's limits.
+	Backend string
 
 	mu     sync.Mutex
 	last   time.Time // the last call's start

@@ -223,6 +223,9 @@ func (s *Server) pre(ctx context.Context, key session.RunKey, start session.RunS
 		if reason := s.markerEdit(ev.Input, plan.Action.Paths); reason != "" {
 			return deny("%s", reason)
 		}
+		if reason := confinedNewEntry(st, plan.Action.Paths); reason != "" {
+			return deny("%s", reason)
+		}
 		req.Tool, req.Plan, req.RunsNatively = policy.ToolWriteFile, plan, true
 		cl, res := s.cfg.Runner.Decide(ctx, req)
 		if cl == nil {

@@ -1,0 +1,46 @@
+package hookserver
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gatehouse-dev/gatehouse/backend/session"
+)
+
+// An agent confined whole on Landlock is told why its own write of a new
+// file at the project's root cannot work (the root lacks .envrc and
+// friends), and nothing else is refused.
+func TestConfinedNewEntry(t *testing.T) {
+	ws := t.TempDir()
+	if err := os.Mkdir(filepath.Join(ws, "src"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(ws, "README.md"), []byte("x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name, backend, path string
+		refused             bool
+	}{
+		{"new file at the root, on Landlock", "landlock", filepath.Join(ws, "notes.md"), true},
+		{"a file there already", "landlock", filepath.Join(ws, "README.md"), false},
+		{"new file in a subdirectory", "landlock", filepath.Join(ws, "src", "new.go"), false},
+		{"outside the workspace", "landlock", filepath.Join(t.TempDir(), "x"), false},
+		{"on bubblewrap, which guards each name", "bwrap", filepath.Join(ws, "notes.md"), false},
+		{"an agent not confined", "", filepath.Join(ws, "notes.md"), false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			st := &session.State{Workspaces: []string{ws}, Backend: tt.backend}
+			got := confinedNewEntry(st, []string{tt.path})
+			if (got != "") != tt.refused {
+				t.Fatalf("confinedNewEntry(%s) = %q, want refused %v", tt.path, got, tt.refused)
+			}
+			if tt.refused && (!strings.Contains(got, tt.path) || !strings.Contains(got, "write_file")) {
+				t.Errorf("the reason does not name the file and what works: %q", got)
+			}
+		})
+	}
+}
