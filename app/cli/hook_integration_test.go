@@ -353,4 +353,8 @@ func TestNativeWriteKeepsSecrets(t *testing.T) {
 			}
 		})
 	}
+	// The refusals are in the audit, with why.
+	if out, _, _ := d.CLI(t.Context(), "log", "--json", "--kind", "tool.refused"); strings.Count(out, "stands for a secret in") != 2 {
+		t.Errorf("want both refused edits in the audit with their reason, got:\n%s", out)
+	}
 }

@@ -427,6 +427,9 @@ func TestLandlockClaudeRootWrite(t *testing.T) {
 	if _, err := os.Stat(root); err == nil {
 		t.Error("a new file was made at the project's root on Landlock")
 	}
+	if out, _, _ := d.CLI(t.Context(), "log", "--json", "--kind", "tool.refused"); !strings.Contains(out, "Landlock sandbox refused making") {
+		t.Errorf("the refused write is not in the audit with its reason:\n%s", out)
+	}
 	if b, err := os.ReadFile(sub); err != nil || string(b) != "below it\n" {
 		t.Errorf("the write below the root: %q, %v\n%s", b, err, strings.Join(res.ToolResults(), "\n---\n"))
 	}

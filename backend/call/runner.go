@@ -109,6 +109,11 @@ type Plan struct {
 	Mutates    []workspace.Path
 	MutatesAll bool
 	Run        func(ctx context.Context, c *InFlight) (Output, error)
+	// Refused is why the call cannot work whatever policy says (an agent's
+	// own write its sandbox would refuse, or one that would put a
+	// redaction marker over a secret): the gate records the call and
+	// refuses it with this sentence before policy or the person is asked.
+	Refused string
 }
 
 // New builds a runner with no tools; Register adds them (package
@@ -305,6 +310,9 @@ func (r *Runner) gate(ctx context.Context, c *InFlight) (res Result, ok bool) {
 	}
 	if err := r.makePlan(ctx, c); err != nil {
 		return r.fail(ctx, c, "tool.invalid", err), false
+	}
+	if c.plan.Refused != "" {
+		return r.fail(ctx, c, "tool.refused", Errorf("%s", c.plan.Refused)), false
 	}
 	if err := r.authorize(ctx, c); err != nil {
 		return r.fail(ctx, c, "tool.denied", err), false

@@ -220,11 +220,11 @@ func (s *Server) pre(ctx context.Context, key session.RunKey, start session.RunS
 		if err != nil {
 			return deny("Gatehouse blocked this edit: %v.", err)
 		}
-		if reason := s.markerEdit(ev.Input, plan.Action.Paths); reason != "" {
-			return deny("%s", reason)
-		}
-		if reason := confinedNewEntry(st, plan.Action.Paths); reason != "" {
-			return deny("%s", reason)
+		// Refused at the gate, after the call's audit row and before any
+		// card: an edit that cannot work spares the person the question.
+		plan.Refused = s.markerEdit(ev.Input, plan.Action.Paths)
+		if plan.Refused == "" {
+			plan.Refused = confinedNewEntry(st, plan.Action.Paths)
 		}
 		req.Tool, req.Plan, req.RunsNatively = policy.ToolWriteFile, plan, true
 		cl, res := s.cfg.Runner.Decide(ctx, req)
