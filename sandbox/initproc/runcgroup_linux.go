@@ -77,13 +77,14 @@ func homeProcsPath(runProcs, before, after string) (string, bool) {
 }
 
 // cutCgroupLine splits a /proc/self/cgroup line, "id:controllers:path",
-// into its hierarchy (id and controllers) and path.
+// into its hierarchy (id and controllers) and path; the path may hold
+// colons itself, the first two fields never do.
 func cutCgroupLine(line string) (hierarchy, path string, ok bool) {
-	i := strings.LastIndex(line, ":/")
-	if i < 0 {
+	f := strings.SplitN(line, ":", 3)
+	if len(f) != 3 || !strings.HasPrefix(f[2], "/") {
 		return "", "", false
 	}
-	return line[:i], line[i+1:], true
+	return f[0] + ":" + f[1], f[2], true
 }
 
 // leave takes this whole process back to the cgroup it came from, once
