@@ -217,11 +217,6 @@ func runConfined(ctx context.Context, g *Globals, name, workspace string, argv [
 	stop := make(chan os.Signal, 1)
 	signal.Notify(stop, syscall.SIGTERM, syscall.SIGHUP)
 	defer signal.Stop(stop)
-	if spec.Landlock {
-		if n := landlockNotice(spec.Uncreatable); n != "" {
-			fmt.Fprintln(g.Stderr, n)
-		}
-	}
 	box, err := agentbox.Start(ctx, spec)
 	if err != nil {
 		endRun(c, started.ID, -1)

@@ -40,6 +40,14 @@ func runRefusesMissingProtectedNames(t *testing.T, backend string) {
 			t.Fatal(err)
 		}
 	}
+	// A directory holding a secret, which Landlock hides by letting it take
+	// no new entry either.
+	if err := os.MkdirAll(filepath.Join(ws, "cfg"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(ws, "cfg", ".env"), []byte("API_KEY=abcdefghijklmnop1234\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	if out, err := exec.Command("git", "init", "-q", ws).CombinedOutput(); err != nil {
 		t.Fatalf("git init: %v\n%s", err, out)
 	}
@@ -88,7 +96,8 @@ echo s > "$HOME/.claude/projects/state.json" && echo WROTE-STATE
 	}
 	// On Landlock the person is told before the run which directories
 	// take nothing new; elsewhere each name is guarded and nothing is said.
-	notice := "nothing new can be made directly in " + ws + ", .git and .github ("
+	notice := "nothing new can be made directly in " + ws + ", .git and .github (each lacks names that steer the next session, " +
+		"which Landlock can keep from being made only by refusing every new entry there), nor in cfg (it holds a secret Gatehouse hides"
 	if got := strings.Contains(errOut, notice); got != (backend == "landlock") {
 		t.Errorf("the Landlock notice %q in stderr: %v", notice, got)
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -109,6 +110,7 @@ func confinedSpec(l runLayout) (agentbox.Spec, error) {
 	if err != nil {
 		return s, err
 	}
+	locked := map[string]landlock.Lock{}
 	for _, ws := range l.workspaces {
 		if p := l.profile; p != nil {
 			// Not made, the agent's own sandbox fails as it did before
@@ -133,6 +135,12 @@ func confinedSpec(l runLayout) (agentbox.Spec, error) {
 		s.Uncreatable = append(s.Uncreatable, w.Protected.Missing...)
 		s.Pin = append(s.Pin, w.ProtectedParents()...)
 		s.Hidden = append(s.Hidden, w.Hidden()...)
+		if onLandlock {
+			maps.Copy(locked, landlock.LockedDirs(w))
+		}
+	}
+	if n := landlockNotice(l.workspaces, locked); n != "" {
+		fmt.Fprintln(s.Stderr, n)
 	}
 	if p := l.profile; p != nil {
 		if err := agentHome(l.dataDir, home, p, &s); err != nil {

@@ -4,37 +4,73 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/gatehouse-dev/gatehouse/sandbox/landlock"
 )
 
 // landlockNotice is what the person is told before a confined run starts
-// on Landlock: which directories take no new entry. Each lacks a name
-// that steers the next session, and Landlock grants or refuses making
-// entries in a directory, not one name in it, so the agent there sees
-// only "Permission denied" (a command through Gatehouse is told why; a
-// whole agent's own tools are not). Empty when no directory is locked.
-func landlockNotice(uncreatable []string) string {
-	var dirs []string
-	for _, u := range uncreatable {
-		if d := filepath.Dir(u); !slices.Contains(dirs, d) {
-			dirs = append(dirs, d)
-		}
-	}
-	if len(dirs) == 0 {
+// on Landlock: which directories of the workspaces (roots first) take no
+// new entry, and why. Landlock grants or refuses making entries in a
+// directory, not one name in it, so a directory that lacks a name that
+// steers the next session, or holds a secret or a read-only entry, takes
+// none; the agent there sees only "Permission denied" (a command through
+// Gatehouse is told why; a whole agent's own tools are told by its
+// hook). Empty when no directory is locked.
+func landlockNotice(roots []string, locked map[string]landlock.Lock) string {
+	if len(locked) == 0 {
 		return ""
 	}
-	// Below the first (the project's root), a directory is named from it.
-	names := make([]string, len(dirs))
-	for i, d := range dirs {
-		names[i] = d
-		if rel, err := filepath.Rel(dirs[0], d); i > 0 && err == nil && filepath.IsLocal(rel) {
-			names[i] = rel
+	dirs := make([]string, 0, len(locked))
+	for d := range locked {
+		dirs = append(dirs, d)
+	}
+	slices.SortFunc(dirs, func(a, b string) int {
+		ra, rb := slices.Index(roots, a), slices.Index(roots, b)
+		switch {
+		case ra >= 0 && rb >= 0:
+			return ra - rb
+		case ra >= 0:
+			return -1
+		case rb >= 0:
+			return 1
 		}
+		return strings.Compare(a, b)
+	})
+	// Below the first (the project's root), a directory is named from it.
+	groups := map[landlock.LockReason][]string{}
+	for _, d := range dirs {
+		name := d
+		if rel, err := filepath.Rel(dirs[0], d); d != dirs[0] && err == nil && filepath.IsLocal(rel) {
+			name = rel
+		}
+		r := locked[d].Reason
+		if locked[d].Path == "" {
+			r = landlock.LockSteering // a root with nothing special: kept as if it lacked one
+		}
+		groups[r] = append(groups[r], name)
 	}
-	where, lacks := names[0], "it lacks"
-	if len(names) > 1 {
-		where = strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
-		lacks = "each lacks"
+	why := []struct {
+		reason     landlock.LockReason
+		it, each   string
+		onlyByThat string
+	}{
+		{landlock.LockSteering, "it lacks", "each lacks", " names that steer the next session, which Landlock can keep from being made only by refusing every new entry there"},
+		{landlock.LockSecret, "it holds", "each holds", " a secret Gatehouse hides, which Landlock can hide only the same way"},
+		{landlock.LockProtected, "it holds", "each holds", " an entry Gatehouse keeps read-only, which Landlock can keep so only the same way"},
 	}
-	return "gatehouse: on Landlock nothing new can be made directly in " + where + " (" + lacks +
-		" names that steer the next session, which Landlock can keep from being made only by refusing every new entry there); what is there already, and subdirectories, work as usual"
+	var parts []string
+	for _, w := range why {
+		names := groups[w.reason]
+		if len(names) == 0 {
+			continue
+		}
+		where, verb := names[0], w.it
+		if len(names) > 1 {
+			where = strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+			verb = w.each
+		}
+		parts = append(parts, where+" ("+verb+w.onlyByThat+")")
+	}
+	return "gatehouse: on Landlock nothing new can be made directly in " + strings.Join(parts, ", nor in ") +
+		"; what is there already, and other subdirectories, work as usual"
 }

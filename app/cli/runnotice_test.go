@@ -3,25 +3,33 @@ package cli
 import (
 	"strings"
 	"testing"
+
+	"github.com/gatehouse-dev/gatehouse/sandbox/landlock"
 )
 
-// The notice names each directory once, and only when one is locked.
+// The notice names each locked directory once, roots first, grouped by
+// why, and only when one is locked.
 func TestLandlockNotice(t *testing.T) {
+	steering := landlock.Lock{Reason: landlock.LockSteering, Path: "/p/.envrc"}
 	tests := []struct {
-		name        string
-		uncreatable []string
-		want        string // a part of the notice; "" for none
+		name   string
+		roots  []string
+		locked map[string]landlock.Lock
+		want   string // a part of the notice; "" for none
 	}{
-		{"nothing locked", nil, ""},
-		{"the project's root", []string{"/p/.envrc", "/p/.mcp.json"}, "made directly in /p (it lacks"},
-		{"outside the root", []string{"/p/.envrc", "/q/.envrc"}, "made directly in /p and /q ("},
-		{"two directories", []string{"/p/.envrc", "/p/.github/copilot-instructions.md", "/p/.mcp.json"}, "made directly in /p and .github (each lacks"},
+		{"nothing locked", []string{"/p"}, nil, ""},
+		{"the project's root", []string{"/p"}, map[string]landlock.Lock{"/p": steering}, "made directly in /p (it lacks names"},
+		{"two roots", []string{"/q", "/p"}, map[string]landlock.Lock{"/p": steering, "/q": steering}, "made directly in /q and /p ("},
+		{"two directories", []string{"/p"}, map[string]landlock.Lock{"/p": steering, "/p/.github": steering}, "made directly in /p and .github (each lacks"},
+		{"beside a secret", []string{"/p"}, map[string]landlock.Lock{
+			"/p": steering, "/p/cfg": {Reason: landlock.LockSecret, Path: "/p/cfg/.env"},
+		}, "in /p (it lacks names that steer the next session, which Landlock can keep from being made only by refusing every new entry there), nor in cfg (it holds a secret Gatehouse hides"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := landlockNotice(tt.uncreatable)
+			got := landlockNotice(tt.roots, tt.locked)
 			if tt.want == "" && got != "" || !strings.Contains(got, tt.want) {
-				t.Errorf("landlockNotice(%q) = %q, want it to hold %q", tt.uncreatable, got, tt.want)
+				t.Errorf("landlockNotice = %q, want it to hold %q", got, tt.want)
 			}
 		})
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/gatehouse-dev/gatehouse/backend/call/effect"
 
 	"github.com/gatehouse-dev/gatehouse/sandbox"
+	"github.com/gatehouse-dev/gatehouse/sandbox/landlock"
 )
 
 // Command is a command a tool asks the pipeline to run: the program and
@@ -87,8 +88,8 @@ func (r *Runner) RunCommand(ctx context.Context, c *InFlight, cmd Command) (sand
 	release() // the proxy's last connections are recorded before the notes
 	notes := append(runNotes(res, r.cacheDir()), net.notes()...)
 	notes = append(notes, steeringNotes(res.Stderr)...)
-	if res.Backend == "landlock" { // landlock.Name
-		notes = append(notes, landlockEntryNotes(res.Stderr, c.plan.Action.Cwd, c.State.Workspaces, missingProtected)...)
+	if res.Backend == landlock.Name {
+		notes = append(notes, landlockEntryNotes(res.Stderr, c.plan.Action.Cwd, c.State.Workspaces, func(ws string) map[string]landlock.Lock { return LandlockLocks(ws, r.Exposure()) })...)
 	}
 	for _, rf := range boundaryRefusals(res.Stderr, c.State.Workspaces, r.home(), r.hiddenFromCommands) {
 		notes = append(notes, rf.note)

@@ -28,7 +28,7 @@ func (r *Runner) judgeEffect(ctx context.Context, c *InFlight, cs effect.ChangeS
 		res.Outcome = effect.OutcomeUnchanged
 		return dec, false
 	}
-	cs.Expose = r.exposure()
+	cs.Expose = r.Exposure()
 	dec = r.deps.Policy.Get().DecideEffect(effect.PolicyEffect(ctx, cs))
 	row := map[string]any{
 		"verdict": dec.Verdict.String(), "rule": dec.Rule, "reason": dec.Reason, "findings": dec.Findings,

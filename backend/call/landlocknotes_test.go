@@ -5,14 +5,17 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/gatehouse-dev/gatehouse/sandbox/landlock"
+	"github.com/gatehouse-dev/gatehouse/sandbox/protect"
 )
 
 // TestLandlockEntryNotes: a Landlock command refused a new entry in a
-// directory that lacks a protected name gets a note saying so; a refusal
-// of anything else gets none.
+// directory that takes none (it lacks a protected name, or holds a
+// secret) gets a note saying so; a refusal of anything else gets none.
 func TestLandlockEntryNotes(t *testing.T) {
 	ws := t.TempDir()
-	for _, d := range []string{"src", "docs"} {
+	for _, d := range []string{"src", "cfg"} {
 		if err := os.Mkdir(filepath.Join(ws, d), 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -20,10 +23,11 @@ func TestLandlockEntryNotes(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(ws, "old.txt"), nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	// The root lacks .envrc, and docs lacks a name of its own.
-	missing := func(string) []string {
-		return []string{filepath.Join(ws, ".envrc"), filepath.Join(ws, "docs", ".mcp.json")}
+	if err := os.WriteFile(filepath.Join(ws, "cfg", ".env"), []byte("API_KEY=abcdefghijklmnop1234\n"), 0o644); err != nil {
+		t.Fatal(err)
 	}
+	// The root lacks .envrc and friends, and cfg holds a secret.
+	locks := func(ws string) map[string]landlock.Lock { return LandlockLocks(ws, protect.Exposure{}) }
 	tests := []struct {
 		name, cwd, stderr string
 		want              string // a part of the one note; "" for none
@@ -32,7 +36,8 @@ func TestLandlockEntryNotes(t *testing.T) {
 		{"dash redirect at the root", ws, "sh: 1: cannot create new.txt: Permission denied\n", filepath.Join(ws, "new.txt")},
 		{"mkdir at the root", ws, "mkdir: cannot create directory ‘newdir’: Permission denied\n", filepath.Join(ws, "newdir")},
 		{"touch from a subdirectory", filepath.Join(ws, "src"), "touch: cannot touch '../x.go': Permission denied\n", filepath.Join(ws, "x.go")},
-		{"python, absolute", "/", "PermissionError: [Errno 13] Permission denied: '" + filepath.Join(ws, "docs", "n.md") + "'\n", "lacks .mcp.json"},
+		{"bash redirect at the root, its reason", ws, "bash: line 1: new.txt: Permission denied\n", "and other names that steer the next session"},
+		{"python, absolute, beside a secret", "/", "PermissionError: [Errno 13] Permission denied: '" + filepath.Join(ws, "cfg", "n.md") + "'\n", "cfg holds .env, a secret Gatehouse hides"},
 		{"a directory that lacks nothing", ws, "touch: cannot touch 'src/new.go': Permission denied\n", ""},
 		{"an existing file", ws, "bash: old.txt: Permission denied\n", ""},
 		{"outside the workspace", ws, "touch: cannot touch '/etc/new': Permission denied\n", ""},
@@ -40,7 +45,7 @@ func TestLandlockEntryNotes(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			notes := landlockEntryNotes([]byte(tt.stderr), tt.cwd, []string{ws}, missing)
+			notes := landlockEntryNotes([]byte(tt.stderr), tt.cwd, []string{ws}, locks)
 			if tt.want == "" {
 				if len(notes) != 0 {
 					t.Fatalf("notes %q, want none", notes)

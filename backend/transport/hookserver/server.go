@@ -224,7 +224,7 @@ func (s *Server) pre(ctx context.Context, key session.RunKey, start session.RunS
 		// card: an edit that cannot work spares the person the question.
 		plan.Refused = s.markerEdit(ev.Input, plan.Action.Paths)
 		if plan.Refused == "" {
-			plan.Refused = confinedNewEntry(st, plan.Action.Paths)
+			plan.Refused = confinedNewEntry(st, plan.Action.Paths, s.cfg.Runner.Exposure())
 		}
 		req.Tool, req.Plan, req.RunsNatively = policy.ToolWriteFile, plan, true
 		cl, res := s.cfg.Runner.Decide(ctx, req)
