@@ -176,7 +176,10 @@ func runConfined(ctx context.Context, g *Globals, name, workspace string, argv [
 	// namespaces and root wait for the layout (nothing of the agent's
 	// runs before it). A run that does not start ends it.
 	prepared := make(chan *agentbox.Early, 1)
-	go func() { prepared <- prepareSandbox(cfg.Sandbox, port) }()
+	// Without a terminal the sandbox leads a process group of its own
+	// (interrupt.go).
+	ownGroup := !hasTerminal()
+	go func() { prepared <- prepareSandbox(cfg.Sandbox, port, ownGroup) }()
 	takeEarly := sync.OnceValue(func() *agentbox.Early { return <-prepared })
 	defer func() { takeEarly().Discard() }()
 	a := <-answered
@@ -201,19 +204,15 @@ func runConfined(ctx context.Context, g *Globals, name, workspace string, argv [
 		endRun(c, started.ID, -1)
 		return err
 	}
+	spec.OwnGroup = ownGroup
 	// The terminal's signals go to the agent (it is in this process group);
 	// this process outlives them to report its status, and passes on one
-	// sent to it alone (relayInterrupt). They are caught, not ignored: an
-	// ignored signal stays ignored across exec, and the agent would never
-	// see its Ctrl-C.
+	// sent to it alone (passOn). They are caught, not ignored: an ignored
+	// signal stays ignored across exec, and the agent would never see its
+	// Ctrl-C.
 	interrupts := make(chan os.Signal, 4)
 	signal.Notify(interrupts, syscall.SIGINT, syscall.SIGQUIT)
 	defer signal.Stop(interrupts)
-	go func() {
-		for s := range interrupts {
-			relayInterrupt(s.(syscall.Signal))
-		}
-	}()
 	stop := make(chan os.Signal, 1)
 	signal.Notify(stop, syscall.SIGTERM, syscall.SIGHUP)
 	defer signal.Stop(stop)
@@ -222,6 +221,11 @@ func runConfined(ctx context.Context, g *Globals, name, workspace string, argv [
 		endRun(c, started.ID, -1)
 		return userErrorf(err, "the confined run did not start: %v", err)
 	}
+	go func() {
+		for s := range interrupts {
+			passOn(s.(syscall.Signal), box.Group())
+		}
+	}()
 	dialer := func(sock string) func() (net.Conn, error) {
 		return func() (net.Conn, error) { return net.Dial("unix", sock) }
 	}
@@ -351,7 +355,7 @@ func startRun(ctx context.Context, g *Globals, c *client.Client, req confined.Re
 // prepareSandbox starts the run's sandbox ahead of its layout when it
 // will be one whose first process makes it (bubblewrap's backend, not a
 // container's or Landlock's), nil otherwise or when it cannot.
-func prepareSandbox(sb config.Sandbox, port int) *agentbox.Early {
+func prepareSandbox(sb config.Sandbox, port int, ownGroup bool) *agentbox.Early {
 	if sb.Backend == "container" {
 		return nil
 	}
@@ -362,7 +366,7 @@ func prepareSandbox(sb config.Sandbox, port int) *agentbox.Early {
 	if err != nil {
 		return nil
 	}
-	return agentbox.Prepare(agentbox.Spec{Init: first, AgentPort: port, Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr})
+	return agentbox.Prepare(agentbox.Spec{Init: first, AgentPort: port, Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, OwnGroup: ownGroup})
 }
 
 // endRun tells the daemon how the agent ended; a daemon that is gone

@@ -5,6 +5,7 @@ package cli_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gatehouse-dev/gatehouse/app/cli/clitest"
 	"github.com/gatehouse-dev/gatehouse/sandbox/waitfor"
 )
 
@@ -41,48 +43,91 @@ sleep 0.3; echo STILL-RUNNING; exit 5`
 	}
 }
 
-// TestRunPassesOnAnInterruptSentToItAlone: a SIGINT sent to `gatehouse
-// run`'s pid alone, as an IDE or a process manager that started it as a
-// plain child stops it, reaches the agent, as a terminal's Ctrl-C does;
-// the run ends with the agent's own status. Here `gatehouse run` is in a
-// process group it does not lead, with no terminal.
-func TestRunPassesOnAnInterruptSentToItAlone(t *testing.T) {
+// TestRunPassesOnAnInterruptOnce: a SIGINT for `gatehouse run` started
+// without a terminal (by an IDE, a process manager or an SDK) reaches the
+// agent exactly once, however it was started and whether the signal
+// went to its pid alone or to its whole process group, as a terminal's
+// Ctrl-C does; the run ends with the agent's own status. Before, a
+// signal to the pid of a run leading its group never reached the agent,
+// and one to the group of a run that did not lead it reached it twice
+// (an agent takes a second Ctrl-C as "quit now").
+func TestRunPassesOnAnInterruptOnce(t *testing.T) {
+	if tty, err := os.Open("/dev/tty"); err == nil {
+		tty.Close()
+		t.Skip("this test runs `gatehouse run` without a terminal, and these processes have one (run it as make test runs in CI, without a terminal)")
+	}
+	cases := []struct {
+		name string
+		// ownSession starts `gatehouse run` leading a session and group of
+		// its own (Node's detached, setsid); otherwise it joins the group
+		// of another process, as a plain child.
+		ownSession bool
+		// group signals the whole process group it is in.
+		group bool
+	}{
+		{"a plain child, to its pid", false, false},
+		{"a plain child, to its group", false, true},
+		{"detached, to its pid", true, false},
+		{"detached, to its group", true, true},
+	}
 	for _, backend := range []string{"bwrap", "landlock"} {
 		t.Run(backend, func(t *testing.T) {
 			d := startRunDaemon(t, backend, "")
-			leader := exec.Command("sleep", "120")
-			leader.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-			if err := leader.Start(); err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { leader.Process.Kill(); leader.Wait() })
-			ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
-			defer cancel()
-			// Into a directory: Landlock makes nothing new at a project's root.
-			if err := os.MkdirAll(filepath.Join(d.Workspace, "out"), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			script := `trap 'echo GOT-INT; exit 9' INT; echo up > out/ready; while :; do sleep 0.1; done`
-			cmd := exec.CommandContext(ctx, d.Bin, "--data", d.Data, "run", "--workspace", d.Workspace, "--", "sh", "-c", script)
-			cmd.Env = d.Env()
-			cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pgid: leader.Process.Pid}
-			var out, errb bytes.Buffer
-			cmd.Stdout, cmd.Stderr = &out, &errb
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			waitfor.For(t, 30*time.Second, "the agent to start", func() bool {
-				_, err := os.Stat(filepath.Join(d.Workspace, "out", "ready"))
-				return err == nil
-			})
-			if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
-				t.Fatal(err)
-			}
-			err := cmd.Wait()
-			code := cmd.ProcessState.ExitCode()
-			if ctx.Err() != nil || code != 9 || !strings.Contains(out.String(), "GOT-INT") {
-				t.Fatalf("after SIGINT to gatehouse run: exit %d (%v), want the agent's 9 from its trap\nstdout:\n%s\nstderr:\n%s", code, err, out.String(), errb.String())
+			for i, tc := range cases {
+				t.Run(tc.name, func(t *testing.T) { interruptOnce(t, d, fmt.Sprintf("out%d", i), tc.ownSession, tc.group) })
 			}
 		})
+	}
+}
+
+func interruptOnce(t *testing.T, d *clitest.Daemon, dir string, ownSession, group bool) {
+	attr := &syscall.SysProcAttr{Setsid: true}
+	pgid := 0
+	if !ownSession {
+		leader := exec.Command("sleep", "120")
+		leader.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		if err := leader.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { leader.Process.Kill(); leader.Wait() })
+		pgid = leader.Process.Pid
+		attr = &syscall.SysProcAttr{Setpgid: true, Pgid: pgid}
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	// Into a directory: Landlock makes nothing new at a project's root.
+	if err := os.MkdirAll(filepath.Join(d.Workspace, dir), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// perl counts every SIGINT delivered (its handler runs per signal), where
+	// a shell's trap would fold two close together into one.
+	script := `$n = 0; $SIG{INT} = sub { $n++ }; open(F, ">", "` + dir + `/ready") or die; close F;
+select(undef, undef, undef, 0.05) until $n; select(undef, undef, undef, 0.5); print "INTS=$n\n"; exit 9;`
+	cmd := exec.CommandContext(ctx, d.Bin, "--data", d.Data, "run", "--workspace", d.Workspace, "--", "perl", "-e", script)
+	cmd.Env = d.Env()
+	cmd.SysProcAttr = attr
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if pgid == 0 {
+		pgid = cmd.Process.Pid
+	}
+	waitfor.For(t, 30*time.Second, "the agent to start", func() bool {
+		_, err := os.Stat(filepath.Join(d.Workspace, dir, "ready"))
+		return err == nil
+	})
+	target := cmd.Process.Pid
+	if group {
+		target = -pgid
+	}
+	if err := syscall.Kill(target, syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	err := cmd.Wait()
+	code := cmd.ProcessState.ExitCode()
+	if ctx.Err() != nil || code != 9 || !strings.Contains(out.String(), "INTS=1\n") {
+		t.Fatalf("after SIGINT to %d: exit %d (%v), want the agent's 9 after one SIGINT\nstdout:\n%s\nstderr:\n%s", target, code, err, out.String(), errb.String())
 	}
 }

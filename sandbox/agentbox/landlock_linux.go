@@ -137,14 +137,16 @@ func launchLandlock(s Spec, scratch string) (*Box, error) {
 	cmd.Env = withEnv(s.Env, "HOME="+home, "TMPDIR="+tmp)
 	cmd.Dir = s.Dir
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = s.Stdin, s.Stdout, s.Stderr
-	// The terminal's session and process group, as on bubblewrap. If
-	// this process dies, the supervisor ends the run.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGTERM}
+	// The terminal's session and process group, as on bubblewrap (a group
+	// of its own without a terminal). If this process dies, the
+	// supervisor ends the run.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGTERM, Setpgid: s.OwnGroup}
 	if err := cmd.Start(); err != nil {
 		closeBoth()
 		return nil, fmt.Errorf("start the sandbox helper: %w", err)
 	}
 	b := started(cmd, scratch, syscall.SIGTERM)
+	b.ownGroup = s.OwnGroup
 	b.Proxy, b.Agent = proxyLn, agentLn
 	return b, nil
 }

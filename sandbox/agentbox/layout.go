@@ -65,6 +65,11 @@ type Spec struct {
 	Info RunInfo
 	// Stdin, Stdout and Stderr are passed to the agent as they are.
 	Stdin, Stdout, Stderr *os.File
+	// OwnGroup starts the sandbox in a process group of its own, for a
+	// caller with no terminal: a signal for the agent then reaches the
+	// caller alone, whether sent to its pid or to its group, and the
+	// caller passes it on once (Box.Group).
+	OwnGroup bool
 	// Early, if set, is the sandbox Prepare started for this Spec ahead
 	// of its layout, which Start completes.
 	Early *Early

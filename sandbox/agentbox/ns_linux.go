@@ -161,6 +161,7 @@ func nsStart(s Spec) (*Early, error) {
 		GidMappings: []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}},
 		AmbientCaps: caps.All(),
 		Pdeathsig:   syscall.SIGKILL,
+		Setpgid:     s.OwnGroup,
 	}
 	if err := cmd.Start(); err != nil {
 		ours.Close()

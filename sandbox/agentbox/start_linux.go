@@ -46,6 +46,8 @@ type Box struct {
 	container *Container
 	agentPID  int
 	pidKnown  chan struct{}
+	// ownGroup: the sandbox leads a process group of its own (Group).
+	ownGroup bool
 	// watch ends the container's watcher (watchOwner).
 	watch   *os.File
 	done    chan struct{}
@@ -103,6 +105,7 @@ func Start(ctx context.Context, s Spec) (*Box, error) {
 	}
 	defer ours.Close()
 	b := started(cmd, scratch, syscall.SIGKILL)
+	b.ownGroup = s.OwnGroup
 	b.container, b.watch = s.Container, watch
 	lns, diag, err := receiveListeners(ctx, int(ours.Fd()), b.done)
 	if err != nil {
@@ -147,9 +150,10 @@ func launch(rt sandboxRuntime, s Spec, scratch, empty, info string, covers map[s
 	cmd.ExtraFiles = []*os.File{theirs} // fd 3, handoffFD
 	// The same session and process group as this process: the terminal's
 	// foreground job, so its signals (Ctrl-C, Ctrl-Z, a window change)
-	// reach the agent as they would unconfined. If this process dies, so
-	// does the sandbox (a container's, through watchOwner).
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	// reach the agent as they would unconfined; a group of its own when
+	// there is no terminal (Spec.OwnGroup). If this process dies, so does
+	// the sandbox (a container's, through watchOwner).
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: s.OwnGroup}
 	var watch *os.File
 	if s.Container != nil {
 		if watch, err = watchOwner(s.Container); err != nil {
@@ -297,6 +301,22 @@ func (b *Box) Kill() {
 		return // its CLI reports the end and removes it
 	}
 	_ = b.cmd.Process.Signal(b.kill)
+}
+
+// Group is the process group the sandbox was started in when it has one
+// of its own (Spec.OwnGroup), 0 otherwise or once it has exited: a
+// signal for the agent goes there, as a terminal's goes to its
+// foreground group.
+func (b *Box) Group() int {
+	select {
+	case <-b.done:
+		return 0
+	default:
+	}
+	if !b.ownGroup {
+		return 0
+	}
+	return b.cmd.Process.Pid // Setpgid made it the group's leader
 }
 
 // Violations say, once Wait has returned, what the agent changed that
