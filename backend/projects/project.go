@@ -3,6 +3,7 @@ package projects
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 
@@ -20,15 +21,14 @@ func Of(dir, home string) (string, error) {
 		return "", err
 	}
 	real, err := filepath.EvalSymlinks(abs)
-	if err != nil {
-		return "", fmt.Errorf("the agent's directory %s does not exist: %w", dir, err)
+	if err == nil {
+		var fi os.FileInfo
+		if fi, err = os.Stat(real); err == nil && !fi.IsDir() {
+			return "", fmt.Errorf("the agent's directory %s is not a directory", dir)
+		}
 	}
-	fi, err := os.Stat(real)
 	if err != nil {
-		return "", err
-	}
-	if !fi.IsDir() {
-		return "", fmt.Errorf("the agent's directory %s is not a directory", dir)
+		return "", dirError(dir, err)
 	}
 	for d := real; ; d = filepath.Dir(d) {
 		if d == home || d == filepath.Dir(d) {
@@ -38,6 +38,30 @@ func Of(dir, home string) (string, error) {
 			return d, nil
 		}
 	}
+}
+
+// sentenceError is a plain sentence for the person, the error behind it
+// kept for errors.Is and the logs.
+type sentenceError struct {
+	sentence string
+	err      error
+}
+
+func (e *sentenceError) Error() string { return e.sentence }
+func (e *sentenceError) Unwrap() error { return e.err }
+
+// dirError says why the agent's directory dir cannot be found, as a
+// sentence without the system call's words.
+func dirError(dir string, err error) error {
+	if errors.Is(err, fs.ErrNotExist) {
+		return &sentenceError{fmt.Sprintf("the agent's directory %s does not exist", dir), err}
+	}
+	why := err
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		why = pe.Err
+	}
+	return &sentenceError{fmt.Sprintf("Gatehouse cannot reach the agent's directory %s: %v", dir, why), err}
 }
 
 // ErrTooBroad refuses a project no card may allow.

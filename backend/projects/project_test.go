@@ -42,6 +42,11 @@ func TestOf(t *testing.T) {
 			t.Errorf("Of(%s) = %q, %v; want %q (error %v)", tt.dir, got, err, tt.want, tt.bad)
 		}
 	}
+	// One plain sentence, the system call's words kept for the logs.
+	_, err := Of(filepath.Join(base, "missing"), home)
+	if want := "the agent's directory " + filepath.Join(base, "missing") + " does not exist"; err == nil || err.Error() != want || !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a missing directory: %v, want %q wrapping ErrNotExist", err, want)
+	}
 }
 
 // TestRefuse: no card may allow the system, the home directory or what
