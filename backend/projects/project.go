@@ -28,7 +28,7 @@ func Of(dir, home string) (string, error) {
 		}
 	}
 	if err != nil {
-		return "", dirError(dir, err)
+		return "", dirError("the agent's directory", dir, err)
 	}
 	for d := real; ; d = filepath.Dir(d) {
 		if d == home || d == filepath.Dir(d) {
@@ -50,18 +50,18 @@ type sentenceError struct {
 func (e *sentenceError) Error() string { return e.sentence }
 func (e *sentenceError) Unwrap() error { return e.err }
 
-// dirError says why the agent's directory dir cannot be found, as a
-// sentence without the system call's words.
-func dirError(dir string, err error) error {
+// dirError says why dir (named as what: "the agent's directory") cannot
+// be found, as a sentence without the system call's words.
+func dirError(what, dir string, err error) error {
 	if errors.Is(err, fs.ErrNotExist) {
-		return &sentenceError{fmt.Sprintf("the agent's directory %s does not exist", dir), err}
+		return &sentenceError{fmt.Sprintf("%s %s does not exist", what, dir), err}
 	}
 	why := err
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
 		why = pe.Err
 	}
-	return &sentenceError{fmt.Sprintf("Gatehouse cannot reach the agent's directory %s: %v", dir, why), err}
+	return &sentenceError{fmt.Sprintf("Gatehouse cannot reach %s %s: %v", what, dir, why), err}
 }
 
 // ErrTooBroad refuses a project no card may allow.

@@ -88,7 +88,7 @@ func (p *Projects) Add(root string, forever bool) error {
 	}
 	real, err := filepath.EvalSymlinks(abs)
 	if err != nil {
-		return fmt.Errorf("the workspace %s does not exist: %w", root, err)
+		return dirError("the workspace", root, err)
 	}
 	if fi, err := os.Stat(real); err != nil || !fi.IsDir() {
 		return fmt.Errorf("the workspace %s is not a directory", root)
