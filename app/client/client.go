@@ -120,6 +120,10 @@ func (c *Client) dialError(err error) error {
 	if errors.Is(err, syscall.ENOENT) || errors.Is(err, syscall.ECONNREFUSED) {
 		return fmt.Errorf("%w (no answer on %s)", ErrNoDaemon, c.sock)
 	}
+	if errors.Is(err, syscall.ENOTDIR) {
+		// --data names a file: no daemon keeps its data there.
+		return fmt.Errorf("%w (%s is not a directory)", ErrNoDaemon, filepath.Dir(c.sock))
+	}
 	if errors.Is(err, syscall.EACCES) {
 		return fmt.Errorf("cannot open %s: it belongs to another user; run the CLI as the user who runs the daemon: %w", c.sock, err)
 	}

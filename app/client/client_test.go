@@ -7,6 +7,8 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -66,5 +68,14 @@ func TestClientWithoutDaemon(t *testing.T) {
 	err := New(t.TempDir()).Get(t.Context(), "/api/v1/status", nil, nil)
 	if !errors.Is(err, ErrNoDaemon) || !strings.Contains(err.Error(), "control.sock") {
 		t.Fatalf("got %v, want ErrNoDaemon naming the socket", err)
+	}
+	// A data dir that is a file holds no daemon either.
+	file := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(file, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	err = New(file).Get(t.Context(), "/api/v1/status", nil, nil)
+	if !errors.Is(err, ErrNoDaemon) || !strings.Contains(err.Error(), file+" is not a directory") || strings.Contains(err.Error(), "dial") {
+		t.Fatalf("got %v, want ErrNoDaemon saying %s is not a directory", err, file)
 	}
 }
