@@ -17,8 +17,8 @@ import (
 // TestBoundaryExplainsItself: a write outside the workspace and a read of
 // a home file the sandbox hides reach the model with a Gatehouse sentence
 // beside the bare errno, on both backends; and on Landlock a new file at
-// the project's root or beside a secret, which it refuses
-// (landlocknotes.go).
+// the project's root or beside a secret, and a removal at the root, which
+// it refuses (landlocknotes.go).
 func TestBoundaryExplainsItself(t *testing.T) {
 	home, err := os.UserHomeDir()
 	if err != nil {
@@ -46,8 +46,11 @@ func TestBoundaryExplainsItself(t *testing.T) {
 			if err := os.WriteFile(filepath.Join(d.Workspace, "cfg", ".env"), []byte("API_KEY=abcdefghijklmnop1234\n"), 0o600); err != nil {
 				t.Fatal(err)
 			}
+			if err := os.WriteFile(filepath.Join(d.Workspace, "old-at-root.txt"), nil, 0o644); err != nil {
+				t.Fatal(err)
+			}
 			s := d.MCP(t.Context(), "boundary")
-			r := call(t, s, "run_command", map[string]any{"argv": []string{"sh", "-c", "touch /etc/gatehouse-probe; cat " + canary + "; echo x > new-at-root.txt; echo x > cfg/new.txt"}})
+			r := call(t, s, "run_command", map[string]any{"argv": []string{"sh", "-c", "touch /etc/gatehouse-probe; cat " + canary + "; echo x > new-at-root.txt; echo x > cfg/new.txt; rm old-at-root.txt"}})
 			text := clitest.Text(t, r)
 			if strings.Contains(text, "CANARY-5521") {
 				t.Fatalf("the sandbox showed the home file: %s", text)
@@ -60,7 +63,8 @@ func TestBoundaryExplainsItself(t *testing.T) {
 				// made by letting no command add anything there.
 				"landlock": {"Gatehouse's sandbox refused /etc/gatehouse-probe", "Gatehouse's sandbox refused " + canary,
 					"Gatehouse's Landlock sandbox refused making " + filepath.Join(d.Workspace, "new-at-root.txt"),
-					"refused making " + filepath.Join(d.Workspace, "cfg", "new.txt") + ": " + filepath.Join(d.Workspace, "cfg") + " holds .env, a secret Gatehouse hides"},
+					"refused making " + filepath.Join(d.Workspace, "cfg", "new.txt") + ": " + filepath.Join(d.Workspace, "cfg") + " holds .env, a secret Gatehouse hides",
+					"refused removing or renaming " + filepath.Join(d.Workspace, "old-at-root.txt")},
 			}[backend]
 			for _, want := range wants {
 				if !strings.Contains(text, want) {

@@ -31,9 +31,9 @@ func LandlockLocks(ws string, e protect.Exposure) map[string]landlock.Lock {
 }
 
 // deniedEntry finds the path of a "Permission denied" line: quoted
-// ('x', ‘x’, "x"), after dash's "cannot create", or just before the
-// errno ("bash: x: Permission denied").
-var deniedEntry = regexp.MustCompile(`['"‘\x60]([^'"’\x60\s]+)['"’\x60]|cannot create (\S+): |(?:^|: )([^\s:'"‘’\x60]+): [Pp]ermission denied`)
+// ('x', ‘x’, "x"), after dash's "cannot create" or sed's "temporary file",
+// or just before the errno ("bash: x: Permission denied").
+var deniedEntry = regexp.MustCompile(`['"‘\x60]([^'"’\x60\s]+)['"’\x60]|(?:cannot create|temporary file) (\S+): |(?:^|: )([^\s:'"‘’\x60]+): [Pp]ermission denied`)
 
 // lockedDirs are the workspaces' directories that take no new entry.
 func lockedDirs(workspaces []string, locks func(ws string) map[string]landlock.Lock) map[string]landlock.Lock {
@@ -50,6 +50,20 @@ func lockedDirs(workspaces []string, locks func(ws string) map[string]landlock.L
 // refused, and what works instead.
 func lockedEntrySentence(p string, l landlock.Lock, instead string) string {
 	return "Gatehouse's Landlock sandbox refused making " + p + ": " + l.Why(filepath.Dir(p)) + ". " + instead
+}
+
+// removal finds a line about taking an entry away (rm, rmdir, mv, a
+// program's unlink or rename).
+var removal = regexp.MustCompile(`cannot remove|failed to remove|cannot move|cannot rename|\bunlink|\brmdir\b|\brename`)
+
+// lockedRemovalSentence says why removing or renaming p, in a directory
+// that takes no new entry, was refused: Landlock grants removing down a
+// whole tree too, so carving left the directory none.
+func lockedRemovalSentence(p string, l landlock.Lock) string {
+	dir := filepath.Dir(p)
+	return "Gatehouse's Landlock sandbox refused removing or renaming " + p + ": " + l.Why(dir) +
+		"; for the same reason nothing directly in " + dir + " can be removed or renamed under Landlock (in its subdirectories it can). " +
+		"Empty or rewrite the file instead, or leave its removal to the person."
 }
 
 // LandlockLockedEntry is why a Landlock sandbox refuses making the new
@@ -73,7 +87,8 @@ func LandlockLockedEntry(p string, workspaces []string, e protect.Exposure) stri
 }
 
 // landlockEntryNotes reads a Landlock command's error output for new
-// entries refused in a directory that takes none. cwd
+// entries refused in a directory that takes none, and for existing ones
+// that could not be removed or renamed there. cwd
 // resolves relative paths; locks gives a workspace's locked directories
 // (read once, and only when a line needs them).
 func landlockEntryNotes(stderr []byte, cwd string, workspaces []string, locks func(ws string) map[string]landlock.Lock) []string {
@@ -92,8 +107,10 @@ func landlockEntryNotes(stderr []byte, cwd string, workspaces []string, locks fu
 			if seen[p] || !workspace.InsideAny(p, workspaces) {
 				continue
 			}
-			if _, err := os.Lstat(p); err == nil {
-				continue // there already: not a new entry
+			_, err := os.Lstat(p)
+			exists := err == nil
+			if exists && !removal.MatchString(lower) {
+				continue // there already, and not taken away: not this refusal
 			}
 			if locked == nil {
 				locked = lockedDirs(workspaces, locks)
@@ -103,6 +120,9 @@ func landlockEntryNotes(stderr []byte, cwd string, workspaces []string, locks fu
 				continue
 			}
 			seen[p] = true
+			if exists {
+				return lockedRemovalSentence(p, l), true
+			}
 			return lockedEntrySentence(p, l, "Make the file with your own file tool (or Gatehouse's write_file), or in a subdirectory."), true
 		}
 		return "", false

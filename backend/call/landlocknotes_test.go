@@ -20,8 +20,10 @@ func TestLandlockEntryNotes(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := os.WriteFile(filepath.Join(ws, "old.txt"), nil, 0o644); err != nil {
-		t.Fatal(err)
+	for _, f := range []string{"old.txt", "src/main.go"} {
+		if err := os.WriteFile(filepath.Join(ws, f), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if err := os.WriteFile(filepath.Join(ws, "cfg", ".env"), []byte("API_KEY=abcdefghijklmnop1234\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -40,6 +42,10 @@ func TestLandlockEntryNotes(t *testing.T) {
 		{"python, absolute, beside a secret", "/", "PermissionError: [Errno 13] Permission denied: '" + filepath.Join(ws, "cfg", "n.md") + "'\n", "cfg holds .env, a secret Gatehouse hides"},
 		{"a directory that lacks nothing", ws, "touch: cannot touch 'src/new.go': Permission denied\n", ""},
 		{"an existing file", ws, "bash: old.txt: Permission denied\n", ""},
+		{"removing an existing file at the root", ws, "rm: cannot remove 'old.txt': Permission denied\n", "refused removing or renaming " + filepath.Join(ws, "old.txt")},
+		{"renaming it", ws, "mv: cannot move 'old.txt' to 'new.txt': Permission denied\n", "refused removing or renaming " + filepath.Join(ws, "old.txt")},
+		{"an editor's save through a temporary file", ws, "sed: couldn't open temporary file ./sedX1b2c3: Permission denied\n", "refused making " + filepath.Join(ws, "sedX1b2c3")},
+		{"removing in a directory that takes entries", ws, "rm: cannot remove 'src/main.go': Permission denied\n", ""},
 		{"outside the workspace", ws, "touch: cannot touch '/etc/new': Permission denied\n", ""},
 		{"another errno", ws, "bash: new.txt: Read-only file system\n", ""},
 	}
