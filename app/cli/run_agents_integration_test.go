@@ -434,3 +434,34 @@ func TestLandlockClaudeRootWrite(t *testing.T) {
 		t.Errorf("the write below the root: %q, %v\n%s", b, err, strings.Join(res.ToolResults(), "\n---\n"))
 	}
 }
+
+// TestLandlockClaudeRootEdit: the real Claude Code confined whole on
+// Landlock rewrites and edits files that exist at the project's root,
+// which Landlock leaves writable one by one.
+func TestLandlockClaudeRootEdit(t *testing.T) {
+	d := confinedDaemonOn(t, "landlock", "claude")
+	readme, notes := filepath.Join(d.Workspace, "README.md"), filepath.Join(d.Workspace, "NOTES.md")
+	for _, f := range []string{readme, notes} {
+		if err := os.WriteFile(f, []byte("old line\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	model, caPEM := agenttest.StartModelTLS(t, agenttest.Anthropic, agenttest.Script{
+		agenttest.Call("Read", map[string]any{"file_path": readme}),
+		agenttest.Call("Write", map[string]any{"file_path": readme, "content": "new readme\n"}),
+		agenttest.Call("Read", map[string]any{"file_path": notes}),
+		agenttest.Call("Edit", map[string]any{"file_path": notes, "old_string": "old line", "new_string": "edited line"}),
+		agenttest.Say("done"),
+	}, "model.example.test")
+	cli, ctx := installedAt(t, d, "claude", agenttest.NewClaude, agentHome(t), model)
+	confine(t, d, cli, "claude", "ANTHROPIC_BASE_URL", caPEM)
+	res, err := cli.RunClaude(ctx, d.Workspace, "update the files", []string{"Read", "Write", "Edit"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for f, want := range map[string]string{readme: "new readme\n", notes: "edited line\n"} {
+		if b, err := os.ReadFile(f); err != nil || string(b) != want {
+			t.Errorf("%s: %q, %v; want %q\n%s\n%s", f, b, err, want, strings.Join(res.ToolResults(), "\n---\n"), res)
+		}
+	}
+}
