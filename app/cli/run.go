@@ -205,11 +205,11 @@ func runConfined(ctx context.Context, g *Globals, name, workspace string, argv [
 		return err
 	}
 	spec.OwnGroup = ownGroup
-	// The terminal's signals go to the agent (it is in this process group);
+	// A terminal's signals go to the agent (it is in this process group);
 	// this process outlives them to report its status, and passes on one
-	// sent to it alone (passOn). They are caught, not ignored: an ignored
-	// signal stays ignored across exec, and the agent would never see its
-	// Ctrl-C.
+	// sent to it alone, or any without a terminal (passOn). They are
+	// caught, not ignored: an ignored signal stays ignored across exec,
+	// and the agent would never see its Ctrl-C.
 	interrupts := make(chan os.Signal, 4)
 	signal.Notify(interrupts, syscall.SIGINT, syscall.SIGQUIT)
 	defer signal.Stop(interrupts)
