@@ -5,8 +5,12 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/gatehouse-dev/gatehouse/backend/plural"
 	"github.com/gatehouse-dev/gatehouse/sandbox/landlock"
 )
+
+// maxNamed is how many directories of one kind the notice names.
+const maxNamed = 5
 
 // landlockNotice is what the person is told before a confined run starts
 // on Landlock: which directories of the workspaces (roots first) take no
@@ -66,8 +70,12 @@ func landlockNotice(roots []string, locked map[string]landlock.Lock) string {
 		}
 		where, verb := names[0], w.it
 		if len(names) > 1 {
-			where = strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
 			verb = w.each
+			if len(names) > maxNamed {
+				// A monorepo may hold dozens: the first few say it.
+				names = append(names[:maxNamed:maxNamed], plural.Count(len(names)-maxNamed, "other directory", "other directories"))
+			}
+			where = strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
 		}
 		parts = append(parts, where+" ("+verb+w.onlyByThat+")")
 	}
