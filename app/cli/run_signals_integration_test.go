@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -52,15 +53,11 @@ sleep 0.3; echo STILL-RUNNING; exit 5`
 // and one to the group of a run that did not lead it reached it twice
 // (an agent takes a second Ctrl-C as "quit now").
 func TestRunPassesOnAnInterruptOnce(t *testing.T) {
-	if tty, err := os.Open("/dev/tty"); err == nil {
-		tty.Close()
-		t.Skip("this test runs `gatehouse run` without a terminal, and these processes have one (run it as make test runs in CI, without a terminal)")
-	}
 	cases := []struct {
 		name string
 		// ownSession starts `gatehouse run` leading a session and group of
-		// its own (Node's detached, setsid); otherwise it joins the group
-		// of another process, as a plain child.
+		// its own (Node's detached, setsid); otherwise it is a plain child
+		// in its parent's group.
 		ownSession bool
 		// group signals the whole process group it is in.
 		group bool
@@ -80,19 +77,16 @@ func TestRunPassesOnAnInterruptOnce(t *testing.T) {
 	}
 }
 
+// plainParent runs its arguments as a child in its own process group, in
+// a session of its own (no terminal, whatever this test has), writes the
+// child's pid to $PIDFILE, takes no SIGINT itself, and exits with the
+// child's status.
+const plainParent = `my $p = fork; die "fork: $!" unless defined $p;
+if (!$p) { exec @ARGV or die "exec: $!" }
+$SIG{INT} = "IGNORE"; open(F, ">", $ENV{PIDFILE}) or die; print F $p; close F;
+waitpid($p, 0); exit($? >> 8);`
+
 func interruptOnce(t *testing.T, d *clitest.Daemon, dir string, ownSession, group bool) {
-	attr := &syscall.SysProcAttr{Setsid: true}
-	pgid := 0
-	if !ownSession {
-		leader := exec.Command("sleep", "120")
-		leader.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-		if err := leader.Start(); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { leader.Process.Kill(); leader.Wait() })
-		pgid = leader.Process.Pid
-		attr = &syscall.SysProcAttr{Setpgid: true, Pgid: pgid}
-	}
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	defer cancel()
 	// Into a directory: Landlock makes nothing new at a project's root.
@@ -103,22 +97,34 @@ func interruptOnce(t *testing.T, d *clitest.Daemon, dir string, ownSession, grou
 	// a shell's trap would fold two close together into one.
 	script := `$n = 0; $SIG{INT} = sub { $n++ }; open(F, ">", "` + dir + `/ready") or die; close F;
 select(undef, undef, undef, 0.05) until $n; select(undef, undef, undef, 0.5); print "INTS=$n\n"; exit 9;`
-	cmd := exec.CommandContext(ctx, d.Bin, "--data", d.Data, "run", "--workspace", d.Workspace, "--", "perl", "-e", script)
-	cmd.Env = d.Env()
-	cmd.SysProcAttr = attr
+	run := []string{d.Bin, "--data", d.Data, "run", "--workspace", d.Workspace, "--", "perl", "-e", script}
+	pidFile := filepath.Join(t.TempDir(), "pid")
+	if !ownSession {
+		run = append([]string{"perl", "-e", plainParent}, run...)
+	}
+	// A session of its own either way: no terminal reaches it.
+	cmd := exec.CommandContext(ctx, run[0], run[1:]...)
+	cmd.Env = append(d.Env(), "PIDFILE="+pidFile)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	if pgid == 0 {
-		pgid = cmd.Process.Pid
-	}
 	waitfor.For(t, 30*time.Second, "the agent to start", func() bool {
 		_, err := os.Stat(filepath.Join(d.Workspace, dir, "ready"))
 		return err == nil
 	})
-	target := cmd.Process.Pid
+	pgid, target := cmd.Process.Pid, cmd.Process.Pid
+	if !ownSession {
+		b, err := os.ReadFile(pidFile)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if target, err = strconv.Atoi(string(b)); err != nil {
+			t.Fatal(err)
+		}
+	}
 	if group {
 		target = -pgid
 	}
