@@ -139,15 +139,16 @@ func confinedSpec(l runLayout) (agentbox.Spec, error) {
 			maps.Copy(locked, landlock.LockedDirs(w))
 		}
 	}
-	if n := landlockNotice(l.workspaces, locked); n != "" {
-		fmt.Fprintln(s.Stderr, n)
-	}
 	if p := l.profile; p != nil {
 		if err := agentHome(l.dataDir, home, p, &s); err != nil {
 			return s, err
 		}
 	}
 	s.Env = confinedEnv(os.Environ(), home, l)
+	// Once the layout stands: a run that cannot start says only why.
+	if n := landlockNotice(l.workspaces, locked); n != "" {
+		fmt.Fprintln(s.Stderr, n)
+	}
 	return s, nil
 }
 
