@@ -122,3 +122,47 @@ echo s > "$HOME/.claude/projects/state.json" && echo WROTE-STATE
 		t.Errorf("the agent's state was not written: %q %v", b, err)
 	}
 }
+
+// TestRunKeepsAProtectedLinksTarget: a protected name that is a link
+// (.claude -> cfg/claude, a settings directory kept elsewhere in the
+// project) is kept where it leads too: the agent can write its settings
+// neither through the link nor at the target's own path, and the rest of
+// that directory stays writable. On Landlock a whole agent's rules left
+// the target writable (the link itself gets no rule) until this test.
+func TestRunKeepsAProtectedLinksTarget(t *testing.T) {
+	for _, backend := range runBackends {
+		t.Run(backend, func(t *testing.T) {
+			d := startRunDaemon(t, backend, "")
+			settings := filepath.Join(d.Workspace, "cfg", "claude", "settings.json")
+			if err := os.MkdirAll(filepath.Dir(settings), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(settings, []byte("{}\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(d.Workspace, "cfg", "other.txt"), nil, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink("cfg/claude", filepath.Join(d.Workspace, ".claude")); err != nil {
+				t.Fatal(err)
+			}
+			script := `echo '{"hooks":1}' >> cfg/claude/settings.json && echo WROTE-TARGET
+echo '{"hooks":1}' >> .claude/settings.json && echo WROTE-THROUGH-LINK
+echo ok > cfg/other.txt && echo WROTE-OTHER
+true`
+			out, errOut, code := runIn(t.Context(), t, d, "--", "sh", "-c", script)
+			if code != 0 {
+				t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+			}
+			if strings.Contains(out, "WROTE-T") || strings.Contains(out, "WROTE-THROUGH") {
+				t.Errorf("the agent wrote the settings a protected link leads to:\n%s", out)
+			}
+			if b, err := os.ReadFile(settings); err != nil || string(b) != "{}\n" {
+				t.Errorf("the settings are %q (%v), want them untouched", b, err)
+			}
+			if !strings.Contains(out, "WROTE-OTHER") {
+				t.Errorf("the rest of cfg was not writable:\nstdout:\n%s\nstderr:\n%s", out, errOut)
+			}
+		})
+	}
+}

@@ -33,9 +33,7 @@ func AgentRules(a Agent) initproc.Landlock {
 		special[h] = denied
 	}
 	for _, p := range a.Protected {
-		if _, hidden := special[p]; !hidden {
-			special[p] = readOnly
-		}
+		markReadOnly(p, special)
 	}
 	systemRules(special, &l)
 	readOnlyRules(a.ReadOnly, special, &l)

@@ -8,13 +8,13 @@ import (
 )
 
 // A whole agent's rules: its project writable but for protected and
-// hidden paths, its state writable but for its settings, its home and
+// hidden paths (and what a protected link leads to), its state writable but for its settings, its home and
 // what is hidden granted nothing, each path carved to the one rule it
 // needs.
 func TestAgentRules(t *testing.T) {
 	root := t.TempDir()
 	p := func(rel string) string { return filepath.Join(root, rel) }
-	for _, d := range []string{"ws/.git/hooks", "ws/src", "state/sessions", "home/.ssh", "runhome"} {
+	for _, d := range []string{"ws/.git/hooks", "ws/src", "ws/cfg/claude", "state/sessions", "home/.ssh", "runhome"} {
 		if err := os.MkdirAll(p(d), 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -24,10 +24,14 @@ func TestAgentRules(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// A protected name that is a link: what it leads to is kept too.
+	if err := os.Symlink("cfg/claude", p("ws/.claude")); err != nil {
+		t.Fatal(err)
+	}
 	l := AgentRules(Agent{
 		ReadWrite:  []string{p("runhome"), p("state")},
 		Workspaces: []string{p("ws")},
-		Protected:  []string{p("ws/.git/hooks"), p("state/settings.json")},
+		Protected:  []string{p("ws/.git/hooks"), p("ws/.claude"), p("state/settings.json")},
 		Hidden:     []string{p("ws/.env")},
 	})
 	ruleOf := func(path string) string {
@@ -46,6 +50,9 @@ func TestAgentRules(t *testing.T) {
 		{"ws/.env", "none"},
 		{"ws/.git/hooks", "ro-dir"},
 		{"ws/src", "rw-dir"},
+		{"ws/cfg", "list"},
+		{"ws/cfg/claude", "ro-dir"},
+		{"ws/.claude", "none"}, // a link gets no rule: its target's holds
 		{"ws/README", "rw-file"},
 		{"state", "list"},
 		{"state/settings.json", "ro-file"},

@@ -42,14 +42,7 @@ func addSpecials(ws protect.Workspace, special map[string]access) {
 		special[h] = denied
 	}
 	for _, pr := range ws.Protected.Existing {
-		set(pr, readOnly)
-		// A protected link's target (.claude -> cfg/claude) is
-		// read-only too: a write through the link lands there, and a
-		// rule on the link alone would not cover it under a writable
-		// cfg. The link itself sits in a carved directory.
-		if t, err := filepath.EvalSymlinks(pr); err == nil && t != pr {
-			set(t, readOnly)
-		}
+		markReadOnly(pr, special)
 	}
 	for _, m := range ws.Protected.Missing {
 		set(m, readOnly)
@@ -57,4 +50,26 @@ func addSpecials(ws protect.Workspace, special map[string]access) {
 	for _, d := range ws.Protected.Writable {
 		set(d, readWrite)
 	}
+}
+
+// markReadOnly marks protected path p read-only, and a protected link's
+// target (.claude -> cfg/claude) too: a write through the link lands
+// there, and a rule on the link alone would not cover it under a
+// writable cfg (carving gives a link no rule at all). The link itself
+// sits in a carved directory. A hidden path keeps winning.
+func markReadOnly(p string, special map[string]access) {
+	for _, q := range []string{p, linkTarget(p)} {
+		if _, hidden := special[q]; q != "" && !hidden {
+			special[q] = readOnly
+		}
+	}
+}
+
+// linkTarget is where the link p leads, "" when p is no link (or leads
+// nowhere).
+func linkTarget(p string) string {
+	if t, err := filepath.EvalSymlinks(p); err == nil && t != p {
+		return t
+	}
+	return ""
 }
