@@ -126,9 +126,11 @@ echo s > "$HOME/.claude/projects/state.json" && echo WROTE-STATE
 // TestRunKeepsAProtectedLinksTarget: a protected name that is a link
 // (.claude -> cfg/claude, a settings directory kept elsewhere in the
 // project) is kept where it leads too: the agent can write its settings
-// neither through the link nor at the target's own path, and the rest of
-// that directory stays writable. On Landlock a whole agent's rules left
-// the target writable (the link itself gets no rule) until this test.
+// neither through the link nor at the target's own path, nor remove the
+// link and make a .claude of its own, and the rest of that directory
+// stays writable. On Landlock a whole agent's rules left the target
+// writable (the link itself gets no rule), and under bubblewrap the link
+// could be replaced, until this test.
 func TestRunKeepsAProtectedLinksTarget(t *testing.T) {
 	for _, backend := range runBackends {
 		t.Run(backend, func(t *testing.T) {
@@ -149,6 +151,7 @@ func TestRunKeepsAProtectedLinksTarget(t *testing.T) {
 			script := `echo '{"hooks":1}' >> cfg/claude/settings.json && echo WROTE-TARGET
 echo '{"hooks":1}' >> .claude/settings.json && echo WROTE-THROUGH-LINK
 echo ok > cfg/other.txt && echo WROTE-OTHER
+rm .claude 2>/dev/null; { mkdir .claude && echo '{"hooks":1}' > .claude/settings.json; } 2>/dev/null && echo REPLACED-THE-LINK
 true`
 			out, errOut, code := runIn(t.Context(), t, d, "--", "sh", "-c", script)
 			if code != 0 {
@@ -162,6 +165,42 @@ true`
 			}
 			if !strings.Contains(out, "WROTE-OTHER") {
 				t.Errorf("the rest of cfg was not writable:\nstdout:\n%s\nstderr:\n%s", out, errOut)
+			}
+			// The link may go (bubblewrap and the container cannot pin it
+			// for a whole agent), but nothing of the agent's takes its name.
+			if strings.Contains(out, "REPLACED-THE-LINK") {
+				t.Errorf("the agent put settings of its own where the protected link was:\n%s", out)
+			}
+			if st, err := os.Lstat(filepath.Join(d.Workspace, ".claude")); err == nil && st.Mode()&os.ModeSymlink == 0 {
+				t.Errorf(".claude is a %v now, not the person's link", st.Mode())
+			}
+		})
+	}
+}
+
+// TestProtectedLinkOutsideShowsNothing: a project may hold a protected
+// name that is a link to a file outside it (.envrc -> a file in the
+// person's home, planted by a hostile repository); keeping the name
+// read-only must not show the agent what it leads to, neither a whole
+// confined agent nor a command, on any backend.
+func TestProtectedLinkOutsideShowsNothing(t *testing.T) {
+	for _, backend := range runBackends {
+		t.Run(backend, func(t *testing.T) {
+			d := startRunDaemon(t, backend, "")
+			canary := filepath.Join(t.TempDir(), "notes")
+			if err := os.WriteFile(canary, []byte("CANARY-4417\n"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(canary, filepath.Join(d.Workspace, ".envrc")); err != nil {
+				t.Fatal(err)
+			}
+			out, errOut, _ := runIn(t.Context(), t, d, "--", "cat", ".envrc")
+			if strings.Contains(out+errOut, "CANARY-4417") {
+				t.Errorf("a whole agent read what a protected link outside the project leads to:\n%s%s", out, errOut)
+			}
+			s := d.MCP(t.Context(), "links")
+			if text := clitest.Text(t, call(t, s, "run_command", map[string]any{"argv": []string{"cat", ".envrc"}})); strings.Contains(text, "CANARY-4417") {
+				t.Errorf("a command read what a protected link outside the project leads to:\n%s", text)
 			}
 		})
 	}

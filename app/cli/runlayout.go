@@ -145,6 +145,7 @@ func confinedSpec(l runLayout) (agentbox.Spec, error) {
 		}
 	}
 	s.Env = confinedEnv(os.Environ(), home, l)
+	keepLinks(&s)
 	// Once the layout stands: a run that cannot start says only why.
 	if n := landlockNotice(l.workspaces, locked); n != "" {
 		fmt.Fprintln(s.Stderr, n)
@@ -342,4 +343,29 @@ func copyFile(src, dst string) error {
 func dedupe(in []string) []string {
 	slices.Sort(in)
 	return slices.Compact(in)
+}
+
+// keepLinks keeps each protected name that is a symbolic link (.claude ->
+// cfg/claude, .envrc -> somewhere) as a command's sandbox keeps it: the
+// name is made uncreatable, so once the agent removes the link it cannot
+// put a file or directory of its own there, and what the link leads to
+// stays read-only only where the run shows it anyway (a workspace, the
+// agent's state, a read-only tree). Elsewhere nothing of it is shown:
+// keeping it read-only would bind it into the sandbox, showing the agent
+// a file of the person's that the project merely points at (a hostile
+// repository's .envrc -> ~/.ssh/id_ed25519).
+func keepLinks(s *agentbox.Spec) {
+	shown := slices.Concat(s.Workspaces, s.ReadWrite, s.ReadOnly)
+	kept := s.Protected[:0:0]
+	for _, p := range s.Protected {
+		if st, err := os.Lstat(p); err != nil || st.Mode()&os.ModeSymlink == 0 {
+			kept = append(kept, p)
+			continue
+		}
+		s.Uncreatable = append(s.Uncreatable, p)
+		if t, err := filepath.EvalSymlinks(p); err == nil && slices.ContainsFunc(shown, func(root string) bool { return within(t, root) }) {
+			kept = append(kept, p)
+		}
+	}
+	s.Protected = kept
 }

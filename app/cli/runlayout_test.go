@@ -1,0 +1,42 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/gatehouse-dev/gatehouse/sandbox/agentbox"
+)
+
+// A protected link keeps its name uncreatable, and what it leads to
+// read-only only where the run shows that anyway.
+func TestKeepLinks(t *testing.T) {
+	base := t.TempDir()
+	ws, state, outside := filepath.Join(base, "ws"), filepath.Join(base, "state"), filepath.Join(base, "home")
+	for _, d := range []string{filepath.Join(ws, "cfg", "claude"), state, outside} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, f := range []string{filepath.Join(ws, "CLAUDE.md"), filepath.Join(outside, "key"), filepath.Join(state, "notes")} {
+		if err := os.WriteFile(f, nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	links := map[string]string{".claude": "cfg/claude", ".envrc": filepath.Join(outside, "key"), "AGENTS.md": filepath.Join(state, "notes")}
+	for name, to := range links {
+		if err := os.Symlink(to, filepath.Join(ws, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p := func(n string) string { return filepath.Join(ws, n) }
+	s := agentbox.Spec{Workspaces: []string{ws}, ReadWrite: []string{state}, Protected: []string{p("CLAUDE.md"), p(".claude"), p(".envrc"), p("AGENTS.md")}}
+	keepLinks(&s)
+	if want := []string{p("CLAUDE.md"), p(".claude"), p("AGENTS.md")}; !slices.Equal(s.Protected, want) {
+		t.Errorf("protected %q, want %q (nothing of the home's key bound in)", s.Protected, want)
+	}
+	if want := []string{p(".claude"), p(".envrc"), p("AGENTS.md")}; !slices.Equal(s.Uncreatable, want) {
+		t.Errorf("uncreatable %q, want every link's name %q", s.Uncreatable, want)
+	}
+}
