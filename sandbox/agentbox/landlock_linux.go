@@ -117,7 +117,8 @@ func launchLandlock(s Spec, scratch string) (*Box, error) {
 		Workspaces: s.Workspaces,
 		// A missing protected name's directory takes no new entries
 		// (Landlock's answer to the creation guard, as for a command).
-		Protected: slices.Concat(s.Protected, s.ReadOnlyOver, s.Uncreatable),
+		Protected: slices.Concat(s.Protected, s.Uncreatable),
+		Settings:  s.ReadOnlyOver,
 		Hidden:    s.Hidden,
 	})
 	_, p, _ := net.SplitHostPort(ProxyAddr)

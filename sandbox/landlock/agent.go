@@ -1,6 +1,9 @@
 package landlock
 
 import (
+	"path/filepath"
+	"slices"
+
 	"github.com/gatehouse-dev/gatehouse/sandbox"
 	"github.com/gatehouse-dev/gatehouse/sandbox/initproc"
 )
@@ -23,6 +26,25 @@ type Agent struct {
 	// Hidden get no access at all (the workspace's secrets, the data
 	// dir), though a tree above them is granted.
 	Hidden []string
+	// Settings are the agent's own settings in its state directory: read-
+	// only, and where one is a link (into a dotfiles directory, as GNU
+	// stow makes them) what it leads to is shown read-only too, as
+	// bubblewrap's bind shows it. The person made those links: the agent
+	// can make no entry at a settings name. A project's protected links
+	// (Protected) show nothing the run does not show already.
+	Settings []string
+}
+
+// hiddenAt reports whether p or a directory above it gets no access.
+func hiddenAt(p string, special map[string]access) bool {
+	for q := p; ; q = filepath.Dir(q) {
+		if a, ok := special[q]; ok && a == denied {
+			return true
+		}
+		if q == filepath.Dir(q) {
+			return false
+		}
+	}
 }
 
 // AgentRules are the Landlock rules for a.
@@ -32,11 +54,18 @@ func AgentRules(a Agent) initproc.Landlock {
 	for _, h := range append(append([]string(nil), a.Hidden...), sandbox.SensitiveSystemFiles()...) {
 		special[h] = denied
 	}
-	for _, p := range a.Protected {
+	var targets []string
+	for _, p := range slices.Concat(a.Protected, a.Settings) {
 		markReadOnly(p, special)
+	}
+	for _, p := range a.Settings {
+		if t := linkTarget(p); t != "" && !hiddenAt(t, special) {
+			targets = append(targets, t)
+		}
 	}
 	systemRules(special, &l)
 	readOnlyRules(a.ReadOnly, special, &l)
+	readOnlyRules(targets, special, &l)
 	workspaceRules(a.Workspaces, special, &l)
 	for _, r := range a.ReadWrite {
 		carve(r, readWrite, special, &l)

@@ -14,25 +14,32 @@ import (
 func TestAgentRules(t *testing.T) {
 	root := t.TempDir()
 	p := func(rel string) string { return filepath.Join(root, rel) }
-	for _, d := range []string{"ws/.git/hooks", "ws/src", "ws/cfg/claude", "state/sessions", "home/.ssh", "runhome"} {
+	for _, d := range []string{"ws/.git/hooks", "ws/src", "ws/cfg/claude", "state/sessions", "home/.ssh", "runhome", "dotfiles"} {
 		if err := os.MkdirAll(p(d), 0o755); err != nil {
 			t.Fatal(err)
 		}
 	}
-	for _, f := range []string{"ws/.env", "ws/README", "state/settings.json", "home/.ssh/id"} {
+	for _, f := range []string{"ws/.env", "ws/README", "state/settings.json", "home/.ssh/id", "dotfiles/CLAUDE.md", "home/.ssh/config"} {
 		if err := os.WriteFile(p(f), []byte("x"), 0o600); err != nil {
 			t.Fatal(err)
 		}
 	}
-	// A protected name that is a link: what it leads to is kept too.
-	if err := os.Symlink("cfg/claude", p("ws/.claude")); err != nil {
-		t.Fatal(err)
+	// A protected name that is a link: what it leads to is kept too. The
+	// agent's own settings kept in a dotfiles directory are shown
+	// read-only there; one that leads to a hidden file is not.
+	for link, to := range map[string]string{
+		"ws/.claude": "cfg/claude", "state/CLAUDE.md": p("dotfiles/CLAUDE.md"), "state/ssh.json": p("home/.ssh/config"),
+	} {
+		if err := os.Symlink(to, p(link)); err != nil {
+			t.Fatal(err)
+		}
 	}
 	l := AgentRules(Agent{
 		ReadWrite:  []string{p("runhome"), p("state")},
 		Workspaces: []string{p("ws")},
-		Protected:  []string{p("ws/.git/hooks"), p("ws/.claude"), p("state/settings.json")},
-		Hidden:     []string{p("ws/.env")},
+		Protected:  []string{p("ws/.git/hooks"), p("ws/.claude")},
+		Settings:   []string{p("state/settings.json"), p("state/CLAUDE.md"), p("state/ssh.json")},
+		Hidden:     []string{p("ws/.env"), p("home/.ssh")},
 	})
 	ruleOf := func(path string) string {
 		for name, list := range map[string][]string{
@@ -58,6 +65,9 @@ func TestAgentRules(t *testing.T) {
 		{"state/settings.json", "ro-file"},
 		{"state/sessions", "rw-dir"},
 		{"runhome", "rw-dir"},
+		{"dotfiles/CLAUDE.md", "ro-file"},
+		{"dotfiles", "none"},
+		{"home/.ssh/config", "none"},
 		{"home", "none"},
 		{"home/.ssh", "none"},
 		{"home/.ssh/id", "none"},
