@@ -208,39 +208,46 @@ func TestProtectedLinkOutsideShowsNothing(t *testing.T) {
 
 // TestRunShowsLinkedSettings: an agent's own settings kept as links into
 // a dotfiles directory (as GNU stow makes them) are read as they are and
-// stay read-only, on every backend; on Landlock the link's target lay in
-// no granted tree, and the agent could not read them.
+// stay unchanged, on every backend, for an agent whose settings are kept
+// read-only (Claude Code) and one whose settings Landlock guards (Gemini
+// CLI); on Landlock the link's target lay in no granted tree, and the
+// agent could not read them.
 func TestRunShowsLinkedSettings(t *testing.T) {
 	for _, backend := range runBackends {
-		t.Run(backend, func(t *testing.T) {
-			config := "[sandbox]\nbackend = \"" + backend + "\"\n"
-			if backend == "container" {
-				config = containerConfig(t)
-			}
-			base := t.TempDir()
-			home, ws := filepath.Join(base, "home"), filepath.Join(base, "ws")
-			mine := filepath.Join(home, "dotfiles", "CLAUDE.md")
-			for _, d := range []string{filepath.Join(home, ".claude"), filepath.Dir(mine), ws} {
-				if err := os.MkdirAll(d, 0o755); err != nil {
-					t.Fatal(err)
-				}
-			}
-			if err := os.WriteFile(mine, []byte("MY-INSTRUCTIONS-5150\n"), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.Symlink("../dotfiles/CLAUDE.md", filepath.Join(home, ".claude", "CLAUDE.md")); err != nil {
-				t.Fatal(err)
-			}
-			clitest.WriteConfig(t, ws, "config.toml", config)
-			d := clitest.StartWithEnv(t, filepath.Join(base, "data"), ws, []string{"HOME=" + home})
-			out, errOut, code := runIn(t.Context(), t, d, "--profile", "claude", "--", "sh", "-c",
-				`cat "$HOME/.claude/CLAUDE.md"; { echo obey >> "$HOME/.claude/CLAUDE.md"; } 2>/dev/null && echo WROTE; true`)
-			if code != 0 || !strings.Contains(out, "MY-INSTRUCTIONS-5150") {
-				t.Errorf("the agent could not read its linked settings: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
-			}
-			if b, _ := os.ReadFile(mine); strings.Contains(out, "WROTE") || string(b) != "MY-INSTRUCTIONS-5150\n" {
-				t.Errorf("the agent wrote its linked settings: %q\n%s", b, out)
-			}
-		})
+		for _, a := range []struct{ profile, link string }{{"claude", ".claude/CLAUDE.md"}, {"gemini", ".gemini/settings.json"}} {
+			t.Run(backend+"/"+a.profile, func(t *testing.T) { showsLinkedSettings(t, backend, a.profile, a.link) })
+		}
+	}
+}
+
+func showsLinkedSettings(t *testing.T, backend, profile, link string) {
+	config := "[sandbox]\nbackend = \"" + backend + "\"\n"
+	if backend == "container" {
+		config = containerConfig(t)
+	}
+	base := t.TempDir()
+	home, ws := filepath.Join(base, "home"), filepath.Join(base, "ws")
+	mine := filepath.Join(home, "dotfiles", filepath.Base(link))
+	for _, d := range []string{filepath.Join(home, filepath.Dir(link)), filepath.Dir(mine), ws} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const content = `{"note": "MY-SETTINGS-5150"}` + "\n"
+	if err := os.WriteFile(mine, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join("..", "dotfiles", filepath.Base(link)), filepath.Join(home, link)); err != nil {
+		t.Fatal(err)
+	}
+	clitest.WriteConfig(t, ws, "config.toml", config)
+	d := clitest.StartWithEnv(t, filepath.Join(base, "data"), ws, []string{"HOME=" + home})
+	out, errOut, code := runIn(t.Context(), t, d, "--profile", profile, "--", "sh", "-c",
+		`cat "$HOME/`+link+`"; { echo obey >> "$HOME/`+link+`"; } 2>/dev/null && echo WROTE; true`)
+	if code != 0 || !strings.Contains(out, "MY-SETTINGS-5150") {
+		t.Errorf("the agent could not read its linked settings: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+	if b, _ := os.ReadFile(mine); string(b) != content {
+		t.Errorf("the agent changed its linked settings: %q\n%s", b, out)
 	}
 }

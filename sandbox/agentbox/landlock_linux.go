@@ -119,6 +119,7 @@ func launchLandlock(s Spec, scratch string) (*Box, error) {
 		// (Landlock's answer to the creation guard, as for a command).
 		Protected: slices.Concat(s.Protected, s.Uncreatable),
 		Settings:  s.ReadOnlyOver,
+		Guarded:   s.Guarded,
 		Hidden:    s.Hidden,
 	})
 	_, p, _ := net.SplitHostPort(ProxyAddr)

@@ -33,6 +33,10 @@ type Agent struct {
 	// can make no entry at a settings name. A project's protected links
 	// (Protected) show nothing the run does not show already.
 	Settings []string
+	// Guarded are settings the run guards rather than keeps read-only
+	// (their state directory stays writable whole, see agentbox): where
+	// one is a link, what it leads to is shown read-only, as for Settings.
+	Guarded []string
 }
 
 // hiddenAt reports whether p or a directory above it gets no access.
@@ -58,7 +62,7 @@ func AgentRules(a Agent) initproc.Landlock {
 	for _, p := range slices.Concat(a.Protected, a.Settings) {
 		markReadOnly(p, special)
 	}
-	for _, p := range a.Settings {
+	for _, p := range slices.Concat(a.Settings, a.Guarded) {
 		if t := linkTarget(p); t != "" && !hiddenAt(t, special) {
 			targets = append(targets, t)
 		}
