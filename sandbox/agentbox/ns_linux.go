@@ -58,6 +58,14 @@ func rootOf(s Spec, empty, info string, covers map[string]string) initproc.Root 
 			add(initproc.RootDev, "", m.dst, false)
 		}
 	}
+	// A protected name that is a link (on the creation guard's list, see
+	// app/cli's keepLinks) is pinned, as a command's first process pins
+	// it: the agent can neither remove nor replace it.
+	for _, p := range s.Uncreatable {
+		if st, err := os.Lstat(p); err == nil && st.Mode()&os.ModeSymlink != 0 {
+			add(initproc.RootPinLink, "", p, false)
+		}
+	}
 	env := s.Env
 	if env == nil {
 		env = []string{}

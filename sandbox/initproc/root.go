@@ -33,13 +33,18 @@ const (
 	// the host's null, zero, full, random, urandom and tty, the standard
 	// links, an empty shm and a devpts of the sandbox's own.
 	RootDev RootKind = "dev"
+	// RootPinLink mounts the symbolic link at Dst on itself (not
+	// followed), so it cannot be removed, renamed or replaced: a
+	// protected name that is a link, kept as a command's first process
+	// keeps it (protectPath).
+	RootPinLink RootKind = "pin-link"
 )
 
 // UnmarshalText refuses a kind this helper does not know: a step it
 // skipped could leave a path visible that was meant to be hidden.
 func (k *RootKind) UnmarshalText(b []byte) error {
 	switch v := RootKind(b); v {
-	case RootBind, RootROBind, RootDevBind, RootTmpfs, RootRemountRO, RootSymlink, RootProc, RootDev:
+	case RootBind, RootROBind, RootDevBind, RootTmpfs, RootRemountRO, RootSymlink, RootProc, RootDev, RootPinLink:
 		*k = v
 		return nil
 	}

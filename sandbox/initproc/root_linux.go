@@ -131,6 +131,11 @@ func makeRootStep(root int, s RootStep, console string) error {
 		return mountProc()
 	case RootDev:
 		return makeDev(root, s.Dst, console)
+	case RootPinLink:
+		if st, err := os.Lstat(s.Dst); err != nil || st.Mode()&os.ModeSymlink == 0 {
+			return nil // gone, or no longer a link: nothing to pin
+		}
+		return pinLink(s.Dst)
 	}
 	return fmt.Errorf("unknown root step kind %q", s.Kind) // DecodeRoot refuses these
 }
