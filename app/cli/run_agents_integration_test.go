@@ -31,11 +31,7 @@ func confinedDaemonOn(t *testing.T, backend, agent string, env ...string) *clite
 	t.Helper()
 	base := t.TempDir()
 	ws := filepath.Join(base, "ws")
-	sandbox := fmt.Sprintf("[sandbox]\nbackend = %q\n", backend)
-	if backend == "container" {
-		sandbox = containerConfig(t)
-	}
-	clitest.WriteConfig(t, ws, "config.toml", sandbox+fmt.Sprintf(`
+	clitest.WriteConfig(t, ws, "config.toml", backendConfig(t, backend)+fmt.Sprintf(`
 [network]
 test_only_hosts = { "model.example.test" = "127.0.0.1" }
 

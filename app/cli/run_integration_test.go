@@ -35,16 +35,21 @@ var runBackends = []string{"bwrap", "landlock", "container"}
 
 // startRunDaemon starts a daemon whose runs are confined by backend, with
 // extra appended to its config.
-func startRunDaemon(t *testing.T, backend, extra string) *clitest.Daemon {
+func startRunDaemon(t *testing.T, backend, extra string, env ...string) *clitest.Daemon {
 	t.Helper()
-	sandbox := "[sandbox]\nbackend = \"" + backend + "\"\n"
-	if backend == "container" {
-		sandbox = containerConfig(t)
-	}
 	base := t.TempDir()
 	ws := filepath.Join(base, "ws")
-	clitest.WriteConfig(t, ws, "config.toml", sandbox+extra)
-	return clitest.StartWith(t, filepath.Join(base, "data"), ws)
+	clitest.WriteConfig(t, ws, "config.toml", backendConfig(t, backend)+extra)
+	return clitest.StartWithEnv(t, filepath.Join(base, "data"), ws, env)
+}
+
+// backendConfig is the config that confines runs and commands with
+// backend (the container's on the test image).
+func backendConfig(t *testing.T, backend string) string {
+	if backend == "container" {
+		return containerConfig(t)
+	}
+	return "[sandbox]\nbackend = \"" + backend + "\"\n"
 }
 
 // serveText serves body on a new listener at addr until the test ends.

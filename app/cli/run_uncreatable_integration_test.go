@@ -29,14 +29,11 @@ func TestRunRefusesMissingProtectedNames(t *testing.T) {
 }
 
 func runRefusesMissingProtectedNames(t *testing.T, backend string) {
-	config := "[sandbox]\nbackend = \"" + backend + "\"\n"
-	if backend == "container" {
-		config = containerConfig(t)
-	}
-	base := t.TempDir()
-	home, ws := filepath.Join(base, "home"), filepath.Join(base, "ws")
-	for _, d := range []string{filepath.Join(home, ".claude", "projects"), filepath.Join(ws, "src"), filepath.Join(ws, ".github")} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
+	home := t.TempDir()
+	d := startRunDaemon(t, backend, "", "HOME="+home)
+	ws := d.Workspace
+	for _, dir := range []string{filepath.Join(home, ".claude", "projects"), filepath.Join(ws, "src"), filepath.Join(ws, ".github")} {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -51,8 +48,6 @@ func runRefusesMissingProtectedNames(t *testing.T, backend string) {
 	if out, err := exec.Command("git", "init", "-q", ws).CombinedOutput(); err != nil {
 		t.Fatalf("git init: %v\n%s", err, out)
 	}
-	clitest.WriteConfig(t, ws, "config.toml", config)
-	d := clitest.StartWithEnv(t, filepath.Join(base, "data"), ws, []string{"HOME=" + home})
 
 	attempts := []struct{ how, made string }{
 		{`sh -c ": > .envrc"`, ".envrc"},
@@ -225,14 +220,9 @@ func TestRunShowsLinkedSettings(t *testing.T) {
 }
 
 func showsLinkedSettings(t *testing.T, backend, profile, link string) {
-	config := "[sandbox]\nbackend = \"" + backend + "\"\n"
-	if backend == "container" {
-		config = containerConfig(t)
-	}
-	base := t.TempDir()
-	home, ws := filepath.Join(base, "home"), filepath.Join(base, "ws")
+	home := t.TempDir()
 	mine := filepath.Join(home, "dotfiles", filepath.Base(link))
-	for _, d := range []string{filepath.Join(home, filepath.Dir(link)), filepath.Dir(mine), ws} {
+	for _, d := range []string{filepath.Join(home, filepath.Dir(link)), filepath.Dir(mine)} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -244,8 +234,7 @@ func showsLinkedSettings(t *testing.T, backend, profile, link string) {
 	if err := os.Symlink(filepath.Join("..", "dotfiles", filepath.Base(link)), filepath.Join(home, link)); err != nil {
 		t.Fatal(err)
 	}
-	clitest.WriteConfig(t, ws, "config.toml", config)
-	d := clitest.StartWithEnv(t, filepath.Join(base, "data"), ws, []string{"HOME=" + home})
+	d := startRunDaemon(t, backend, "", "HOME="+home)
 	out, errOut, code := runIn(t.Context(), t, d, "--profile", profile, "--", "sh", "-c",
 		`cat "$HOME/`+link+`"; { echo obey >> "$HOME/`+link+`"; } 2>/dev/null && echo WROTE; true`)
 	if code != 0 || !strings.Contains(out, "MY-SETTINGS-5150") {
