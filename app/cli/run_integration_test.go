@@ -568,3 +568,35 @@ func TestRunFromALinkedDirectory(t *testing.T) {
 		})
 	}
 }
+
+// TestRunSaysEachToolchainNoteOnce: the terminal is the agent's, so what
+// Gatehouse says about the person's PATH is said once, and only when the
+// sandbox loses something the person's shell has: an entry that leads
+// nowhere goes unmentioned, one refused is named once.
+func TestRunSaysEachToolchainNoteOnce(t *testing.T) {
+	d := clitest.Start(t)
+	shared := filepath.Join(t.TempDir(), "shared-bin")
+	if err := os.Mkdir(shared, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(shared, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "no-such-bin") + ":" + shared + ":" + os.Getenv("PATH")
+	var env []string
+	for _, e := range d.Env() {
+		if !strings.HasPrefix(e, "PATH=") && !strings.HasPrefix(e, "GATEHOUSE_DEBUG=") {
+			env = append(env, e)
+		}
+	}
+	_, errOut, code := clitest.Run(t.Context(), t, d.Bin, append(env, "PATH="+path), "--data", d.Data, "run", "--workspace", d.Workspace, "--", "true")
+	if code != 0 {
+		t.Fatalf("exit %d, stderr %q", code, errOut)
+	}
+	if strings.Contains(errOut, "no-such-bin") {
+		t.Errorf("stderr names an entry that leads nowhere:\n%s", errOut)
+	}
+	if n := strings.Count(errOut, shared); n != 1 {
+		t.Errorf("stderr names the refused entry %d times, want once:\n%s", n, errOut)
+	}
+}

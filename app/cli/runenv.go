@@ -53,9 +53,13 @@ func findToolchains(g *Globals, sb config.Sandbox, log *slog.Logger) (toolchain.
 	if err != nil {
 		return tc, userErrorf(err, "%v (in %s)", err, configPath(g))
 	}
+	// Said once, to the person: the log of a daemon or a run is this
+	// same stream.
 	for _, n := range tc.Notes {
 		fmt.Fprintf(g.Stderr, "gatehouse: %s\n", n)
-		log.Warn("sandbox toolchains", "note", n)
+	}
+	for _, n := range tc.Skipped {
+		log.Info("sandbox toolchains", "note", n)
 	}
 	if len(tc.ReadOnly) > 0 {
 		log.Info("sandboxes see these toolchains read-only", "dirs", strings.Join(tc.ReadOnly, ", "))

@@ -23,8 +23,14 @@ type Set struct {
 	// Env are KEY=VALUE settings the exposed toolchains need to find
 	// themselves when $HOME is not the real one (RUSTUP_HOME, PYENV_ROOT…).
 	Env []string `json:"env,omitempty"`
-	// Notes say, one sentence each, which entries were skipped or refused.
+	// Notes say, one sentence each, which entries sandboxes lose that the
+	// person's own shell has: refused, relative, or a read_only entry the
+	// config names that is not there.
 	Notes []string `json:"notes,omitempty"`
+	// Skipped say which PATH entries lead nowhere (missing, not a
+	// directory): the person's shell finds nothing there either, so they
+	// are worth a log line, not a warning on every run.
+	Skipped []string `json:"skipped,omitempty"`
 }
 
 // PathString is Path joined for a PATH variable.
@@ -118,16 +124,20 @@ func Find(o Options) (Set, error) {
 		real, err := filepath.EvalSymlinks(e)
 		if err != nil {
 			if !slices.Contains(filepath.SplitList(sandbox.DefaultPath), e) {
-				t.Notes = append(t.Notes, fmt.Sprintf("PATH entry %s does not exist; skipped", e))
+				t.Skipped = append(t.Skipped, fmt.Sprintf("PATH entry %s does not exist; skipped", e))
 			}
 			continue
 		}
 		if st, err := os.Stat(real); err != nil || !st.IsDir() {
-			t.Notes = append(t.Notes, fmt.Sprintf("PATH entry %s is not a directory; skipped", e))
+			t.Skipped = append(t.Skipped, fmt.Sprintf("PATH entry %s is not a directory; skipped", e))
 			continue
 		}
 		if w := worldWritable(real); w != "" {
-			t.Notes = append(t.Notes, fmt.Sprintf("PATH entry %s is not shown to sandboxes: %s is writable by every user, so anyone could plant a program there; remove its o+w permission (chmod o-w)", e, w))
+			what := w
+			if w == real {
+				what = "it"
+			}
+			t.Notes = append(t.Notes, fmt.Sprintf("PATH entry %s is not shown to sandboxes: %s is writable by every user, so anyone could plant a program there; remove its o+w permission (chmod o-w)", e, what))
 			continue
 		}
 		if s := sandbox.SecretInside(real, home); s != "" && !isSystemDir(real) {

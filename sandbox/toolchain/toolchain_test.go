@@ -66,7 +66,7 @@ func TestFindToolchainsRoots(t *testing.T) {
 		{"~/bin alone, never $HOME", []string{h("bin")}, []string{h("bin")}, nil, ""},
 		{"~/.local/bin alone, plus where its links point", []string{h(".local/bin")}, []string{h(".local/bin"), h(".local/share/pipx/venvs/black")}, nil, ""},
 		{"system dirs need nothing", []string{"/usr/bin", "/usr/local/bin"}, nil, nil, ""},
-		{"missing entry skipped", []string{h("nope/bin")}, nil, nil, "does not exist"},
+		{"missing entry skipped quietly", []string{h("nope/bin")}, nil, nil, ""},
 		{"relative entry skipped", []string{"bin"}, nil, nil, "relative"},
 		{"world-writable entry refused", []string{h("shared/bin")}, nil, nil, "writable by every user"},
 		{"home itself refused", []string{home}, nil, nil, "would reveal"},
@@ -94,6 +94,23 @@ func TestFindToolchainsRoots(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A PATH entry that leads nowhere is a log line, not a note: the
+// person's own shell finds nothing there either.
+func TestFindToolchainsSkipsQuietly(t *testing.T) {
+	home := fakeHome(t)
+	file := filepath.Join(home, "afile")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, err := Find(Options{Path: []string{filepath.Join(home, "nope/bin"), file}, Home: home, Getenv: func(string) string { return "" }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Notes) != 0 || len(got.Skipped) != 2 {
+		t.Errorf("notes %q, skipped %q; want no notes, two skipped", got.Notes, got.Skipped)
 	}
 }
 
