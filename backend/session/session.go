@@ -155,7 +155,9 @@ type Manager struct {
 }
 
 // NewManager returns a manager whose sessions all derive from root, so
-// daemon shutdown cancels every session.
+// daemon shutdown cancels every session. emit must commit durably: a
+// session's row reaches the disk with its start and end events
+// (execBeforeEvent).
 func NewManager(root context.Context, db *sql.DB, emit Emitter, logger *slog.Logger) *Manager {
 	return &Manager{db: db, emit: emit, logger: logger, root: root, live: map[string]*Live{}, resumed: make(chan struct{})}
 }
@@ -209,7 +211,8 @@ func (m *Manager) Start(ctx context.Context, req StartRequest) (*Live, error) {
 		StartedAt: time.Now().UTC(), Status: Active, Run: req.Run, Confined: req.Confined,
 	}
 	ws, _ := json.Marshal(info.Workspaces)
-	if _, err := m.db.ExecContext(ctx, `INSERT INTO sessions (id, client, client_name, client_version, transport, workspaces, mode, started_ns, status, run, confined) VALUES (?,?,?,?,?,?,?,?, 'active', ?, ?)`,
+	// On disk with session.start, below.
+	if err := execBeforeEvent(ctx, m.db, `INSERT INTO sessions (id, client, client_name, client_version, transport, workspaces, mode, started_ns, status, run, confined) VALUES (?,?,?,?,?,?,?,?, 'active', ?, ?)`,
 		info.ID, info.Client, info.ClientName, info.ClientVersion, info.Transport, string(ws), info.Mode, info.StartedAt.UnixNano(), info.Run, info.Confined); err != nil {
 		return nil, fmt.Errorf("record session: %w", err)
 	}
@@ -358,7 +361,8 @@ func (m *Manager) finish(ctx context.Context, id string, st Status, reason, acto
 	// The caller's context may be the one being torn down; the record must
 	// still be written.
 	wctx := context.WithoutCancel(ctx)
-	if _, err := m.db.ExecContext(wctx, `UPDATE sessions SET status=?, ended_ns=?, end_reason=?, calls=?, allowed=?, asked=?, denied=?, errors=?, output_bytes=?, cpu_ms=?, outcomes=? WHERE id=?`,
+	// On disk with the event that says it ended, below.
+	if err := execBeforeEvent(wctx, m.db, `UPDATE sessions SET status=?, ended_ns=?, end_reason=?, calls=?, allowed=?, asked=?, denied=?, errors=?, output_bytes=?, cpu_ms=?, outcomes=? WHERE id=?`,
 		string(st), now.UnixNano(), reason, c.Calls, c.Allowed, c.Asked, c.Denied, c.Errors, c.OutputBytes, c.CPUMillis, tallyJSON(c.Outcomes), id); err != nil {
 		m.logger.Error("record session end", "session", id, "err", err)
 	}
