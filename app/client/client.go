@@ -72,7 +72,7 @@ func (c *Client) do(ctx context.Context, method, path string, in, out any) error
 	if err != nil {
 		return err
 	}
-	defer resp.Body.Close()
+	defer closeBody(resp.Body)
 	if out == nil {
 		return nil
 	}
@@ -80,6 +80,14 @@ func (c *Client) do(ctx context.Context, method, path string, in, out any) error
 		return fmt.Errorf("decode %s reply: %w", path, err)
 	}
 	return nil
+}
+
+// closeBody reads what is left of a reply (its last newline) and closes
+// it, so the connection serves the next request: `gatehouse run` says
+// how its agent ended on the one it opened the run with.
+func closeBody(b io.ReadCloser) {
+	_, _ = io.Copy(io.Discard, io.LimitReader(b, 4<<10))
+	b.Close()
 }
 
 // newRequest is a request with in as its JSON body (none when in is nil).

@@ -10,7 +10,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
+
+	"github.com/gatehouse-dev/gatehouse/backend/httpgate"
 )
 
 // serveSocket answers h on DIR/control.sock, as the daemon does.
@@ -77,5 +80,40 @@ func TestClientWithoutDaemon(t *testing.T) {
 	err = New(file).Get(t.Context(), "/api/v1/status", nil, nil)
 	if !errors.Is(err, ErrNoDaemon) || !strings.Contains(err.Error(), file+" is not a directory") || strings.Contains(err.Error(), "dial") {
 		t.Fatalf("got %v, want ErrNoDaemon saying %s is not a directory", err, file)
+	}
+}
+
+// One connection serves request after request: `gatehouse run` ends its
+// run on the connection it opened the run with, answered as the daemon
+// answers (with a length, flushed by its middleware).
+func TestClientReusesItsConnection(t *testing.T) {
+	dir := t.TempDir()
+	l, err := net.Listen("unix", Socket(dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var opened atomic.Int32
+	srv := &http.Server{
+		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			httpgate.JSON(w, http.StatusOK, map[string]bool{"ok": true})
+			_ = http.NewResponseController(w).Flush()
+		}),
+		ConnState: func(_ net.Conn, s http.ConnState) {
+			if s == http.StateNew {
+				opened.Add(1)
+			}
+		},
+	}
+	go srv.Serve(l)
+	t.Cleanup(func() { srv.Close() })
+	c := New(dir)
+	for range 3 {
+		var got map[string]bool
+		if err := c.Post(t.Context(), "/api/v1/runs", map[string]string{}, &got); err != nil || !got["ok"] {
+			t.Fatalf("post: %v %v", err, got)
+		}
+	}
+	if n := opened.Load(); n != 1 {
+		t.Fatalf("%d connections for three requests, want one", n)
 	}
 }

@@ -93,13 +93,7 @@ func (s *Server) Register(mux *http.ServeMux) {
 	})
 }
 
-func writeJSON(w http.ResponseWriter, code int, v any) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(code)
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(v)
-}
+func writeJSON(w http.ResponseWriter, code int, v any) { httpgate.JSON(w, code, v) }
 
 // decodeBody reads an optional JSON body strictly. An empty body leaves dst
 // untouched.

@@ -314,8 +314,4 @@ func userAgent(r *http.Request) string {
 	return ua
 }
 
-func writeJSON(w http.ResponseWriter, code int, v any) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(code)
-	_ = json.NewEncoder(w).Encode(v)
-}
+func writeJSON(w http.ResponseWriter, code int, v any) { httpgate.JSON(w, code, v) }

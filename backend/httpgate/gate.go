@@ -7,7 +7,6 @@ package httpgate
 
 import (
 	"context"
-	"encoding/json"
 	"log/slog"
 	"net"
 	"net/http"
@@ -280,9 +279,7 @@ func Error(w http.ResponseWriter, code int, msg string) {
 		// an OAuth dance against a local daemon.
 		w.Header().Set("WWW-Authenticate", `Bearer realm="gatehouse"`)
 	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(code)
-	_ = json.NewEncoder(w).Encode(map[string]string{"error": msg})
+	JSON(w, code, map[string]string{"error": msg})
 }
 
 type statusWriter struct {

@@ -15,7 +15,6 @@ import (
 	"log/slog"
 	"net/http"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 
@@ -123,21 +122,7 @@ func decode(r *http.Request, v any) error {
 	return nil
 }
 
-func writeJSON(w http.ResponseWriter, code int, v any) {
-	b, err := json.Marshal(v)
-	if err != nil {
-		http.Error(w, "Gatehouse could not encode its answer; see the daemon log.", http.StatusInternalServerError)
-		return
-	}
-	b = append(b, '\n')
-	w.Header().Set("Content-Type", "application/json")
-	// With its length, the answer is whole the moment it is sent; chunked,
-	// the hook and exec would wait for the last chunk, which follows only
-	// once the daemon's middleware is done with the request.
-	w.Header().Set("Content-Length", strconv.Itoa(len(b)))
-	w.WriteHeader(code)
-	_, _ = w.Write(b)
-}
+func writeJSON(w http.ResponseWriter, code int, v any) { httpgate.JSON(w, code, v) }
 
 func deny(format string, a ...any) hookwire.Answer {
 	return hookwire.Answer{Verdict: hookwire.Deny, Reason: fmt.Sprintf(format, a...)}
