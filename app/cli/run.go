@@ -269,19 +269,23 @@ func runConfined(ctx context.Context, g *Globals, name, workspace string, argv [
 		case <-box.Done():
 		}
 	}()
-	code, err := box.Wait()
+	code, waitErr := box.Wait()
 	for _, v := range box.Violations() {
 		fmt.Fprintf(g.Stderr, "\r\ngatehouse: the confined run was stopped: %s\r\n", v.Detail)
 	}
 	// Said before the wait is dropped, which alone would end the run as
 	// gone without a status. The daemon then removes the run's redacted
 	// copies, after its answer; when it cannot be told, this process does.
-	if err := endRun(c, started.ID, code); err != nil {
+	closed, err := endRun(c, started.ID, code)
+	if err != nil {
 		_ = os.RemoveAll(runRedacted(dir, started.ID))
 	}
+	if closed.Warning != "" {
+		fmt.Fprintf(g.Stderr, "\r\ngatehouse: %s\r\n", closed.Warning)
+	}
 	stopWait()
-	if err != nil {
-		return userErrorf(err, "the confined run failed: %v", err)
+	if waitErr != nil {
+		return userErrorf(waitErr, "the confined run failed: %v", waitErr)
 	}
 	if code != 0 {
 		return exitCodeError{code}
@@ -371,10 +375,12 @@ func prepareSandbox(sb config.Sandbox, port int, ownGroup bool) *agentbox.Early 
 
 // endRun tells the daemon how the agent ended; a daemon that is gone
 // needs no telling, and the error says it was not told.
-func endRun(c *client.Client, id string, code int) error {
+func endRun(c *client.Client, id string, code int) (confined.Closed, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	return c.Post(ctx, "/api/v1/runs/"+id+"/end", map[string]int{"exit": code}, nil)
+	var closed confined.Closed
+	err := c.Post(ctx, "/api/v1/runs/"+id+"/end", map[string]int{"exit": code}, &closed)
+	return closed, err
 }
 
 // daemonPort is the running daemon's TCP port, where the agent's

@@ -13,7 +13,7 @@ import (
 type ConfinedRuns interface {
 	Start(ctx context.Context, req confined.Request) (confined.Started, error)
 	Wait(ctx context.Context, id string) (confined.Ended, error)
-	End(ctx context.Context, id string, exit int) error
+	End(ctx context.Context, id string, exit int) (confined.Closed, error)
 }
 
 func (s *Server) registerRuns(mux *http.ServeMux) {
@@ -50,7 +50,7 @@ func (s *Server) waitRun(w http.ResponseWriter, r *http.Request) {
 		return
 	case err != nil:
 		// `gatehouse run` went away without saying how the agent ended.
-		_ = s.Runs.End(context.WithoutCancel(r.Context()), id, -1)
+		_, _ = s.Runs.End(context.WithoutCancel(r.Context()), id, -1)
 		return
 	}
 	writeJSON(w, http.StatusOK, ended)
@@ -65,9 +65,10 @@ func (s *Server) endRun(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	if err := s.Runs.End(r.Context(), r.PathValue("id"), b.Exit); err != nil {
+	closed, err := s.Runs.End(r.Context(), r.PathValue("id"), b.Exit)
+	if err != nil {
 		s.fail(w, r, &httpError{http.StatusNotFound, err.Error()})
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"ended": true})
+	writeJSON(w, http.StatusOK, closed)
 }

@@ -8,7 +8,6 @@ import (
 	"github.com/gatehouse-dev/gatehouse/backend/approval"
 	"github.com/gatehouse-dev/gatehouse/backend/db"
 	"github.com/gatehouse-dev/gatehouse/backend/session"
-	"github.com/gatehouse-dev/gatehouse/backend/snapshot"
 	"github.com/gatehouse-dev/gatehouse/sandbox"
 )
 
@@ -88,17 +87,6 @@ type panicError struct {
 }
 
 func (e *panicError) Error() string { return fmt.Sprintf("panic: %v", e.value) }
-
-// checkpointProblem says in a few words why a checkpoint failed.
-func checkpointProblem(err error) string {
-	switch {
-	case errors.Is(err, snapshot.ErrNoSpace):
-		return "the disk holding Gatehouse's checkpoints is full; free space there, or lower [snapshots] budget_mib in the config"
-	case errors.Is(err, snapshot.ErrWorkspaceMissing):
-		return err.Error()
-	}
-	return "see Gatehouse's log for the detail"
-}
 
 // storageMessage is the plain sentence of a storage fault.
 func storageMessage(err error) string {

@@ -26,14 +26,14 @@ func (r *Runner) runChecked(ctx context.Context, c *InFlight) Result {
 	}
 	pre, err := r.checkpoint(ctx, c, snapshot.Pre)
 	if err != nil {
-		return r.fail(ctx, c, "tool.refused", toolErrorf(err, "Gatehouse could not checkpoint the workspace before this call, so it did not run it (reads still run): %s", checkpointProblem(err)))
+		return r.fail(ctx, c, "tool.refused", toolErrorf(err, "Gatehouse could not checkpoint the workspace before this call, so it did not run it (reads still run): %s", snapshot.Problem(err)))
 	}
 	out, err := c.plan.Run(ctx, c)
 	// After, whatever happened: a failed command may have changed files.
 	post, cerr := r.checkpoint(context.WithoutCancel(ctx), c, snapshot.Post)
 	if cerr != nil {
 		r.deps.Logger.Warn("post-call checkpoint", "call", c.ID, "err", cerr)
-		out.Warning = "the checkpoint after this call failed (" + checkpointProblem(cerr) + "), so it cannot be undone from Gatehouse"
+		out.Warning = "the checkpoint after this call failed (" + snapshot.Problem(cerr) + "), so it cannot be undone from Gatehouse"
 	}
 	noteStopped(ctx, &out)
 	c.stopped = errors.Is(context.Cause(ctx), session.ErrKilled)

@@ -92,7 +92,7 @@ func (h *checkpointHealth) note(err error) {
 	if h.problem == "" {
 		h.since = time.Now().UTC()
 	}
-	h.problem = checkpointProblem(err)
+	h.problem = snapshot.Problem(err)
 }
 
 // CheckpointProblem is what is wrong with checkpoints now ("" when the

@@ -156,7 +156,7 @@ func (r *Runner) applyStaged(ctx context.Context, c *InFlight, sr *effect.Run, c
 	paths := cs.Paths()
 	if _, err := r.scopedCheckpoint(ctx, c, snapshot.Pre, paths); err != nil {
 		res.Outcome, res.By = effect.OutcomeDiscarded, session.ByGatehouse
-		res.Add("Gatehouse could not checkpoint the workspace before applying this command's changes, so it kept none of them: " + checkpointProblem(err))
+		res.Add("Gatehouse could not checkpoint the workspace before applying this command's changes, so it kept none of them: " + snapshot.Problem(err))
 		return res
 	}
 	start := time.Now()
@@ -191,7 +191,7 @@ func (r *Runner) applyStaged(ctx context.Context, c *InFlight, sr *effect.Run, c
 	}
 	if _, err := r.scopedCheckpoint(context.WithoutCancel(ctx), c, snapshot.Post, paths); err != nil {
 		r.deps.Logger.Warn("post-apply checkpoint", "call", c.ID, "err", err)
-		res.Warning = "the checkpoint after this call failed (" + checkpointProblem(err) + "), so it cannot be undone from Gatehouse"
+		res.Warning = "the checkpoint after this call failed (" + snapshot.Problem(err) + "), so it cannot be undone from Gatehouse"
 	}
 	r.record(ctx, c, "stage.applied", "system", map[string]any{
 		"applied": applied, "conflicts": res.Conflicts, "problems": problems, "duration_ms": time.Since(start).Milliseconds(),

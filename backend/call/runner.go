@@ -203,7 +203,7 @@ func (r *Runner) Decide(ctx context.Context, req Request) (cl *Clearance, res Re
 	if req.RunsNatively {
 		var err error
 		if pre, err = r.checkpoint(ctx, c, snapshot.Pre); err != nil {
-			return nil, r.fail(ctx, c, "tool.refused", toolErrorf(err, "Gatehouse could not checkpoint the workspace before this call, so it blocked it: %s", checkpointProblem(err)))
+			return nil, r.fail(ctx, c, "tool.refused", toolErrorf(err, "Gatehouse could not checkpoint the workspace before this call, so it blocked it: %s", snapshot.Problem(err)))
 		}
 	}
 	cleared := map[string]any{"tool": req.Tool, "native": req.Native}
@@ -227,7 +227,7 @@ func (r *Runner) finishNative(ctx context.Context, req Request, out Output) (res
 	post, cerr := r.checkpoint(context.WithoutCancel(ctx), c, snapshot.Post)
 	if cerr != nil {
 		r.deps.Logger.Warn("post-call checkpoint", "call", c.ID, "err", cerr)
-		out.Warning = "the checkpoint after this call failed (" + checkpointProblem(cerr) + "), so it cannot be undone from Gatehouse"
+		out.Warning = "the checkpoint after this call failed (" + snapshot.Problem(cerr) + "), so it cannot be undone from Gatehouse"
 	}
 	if pre := req.Continues.pre; pre != "" && post != "" {
 		// What the agent's own tool changed, so its outcome says whether

@@ -28,6 +28,7 @@ import (
 	"time"
 
 	"github.com/gatehouse-dev/gatehouse/backend/call"
+	"github.com/gatehouse-dev/gatehouse/backend/db"
 	"github.com/gatehouse-dev/gatehouse/backend/egress"
 	"github.com/gatehouse-dev/gatehouse/backend/httpgate"
 	"github.com/gatehouse-dev/gatehouse/backend/randid"
@@ -151,6 +152,11 @@ type run struct {
 	proxy   *egress.Run
 	dir     string
 	once    sync.Once
+	// began: the agent was let start (Start answered), so its end has a
+	// checkpoint to take.
+	began bool
+	// postErr is why the checkpoint after the run failed, set by release.
+	postErr error
 }
 
 // New returns the registry.
@@ -197,15 +203,20 @@ func (g *Runs) Start(ctx context.Context, req Request) (Started, error) {
 	})
 	if err != nil {
 		r.dropTok()
+		var se *db.StorageError
+		if errors.As(err, &se) {
+			return Started{}, fmt.Errorf("%w (nothing was started)", se)
+		}
 		return Started{}, err
 	}
 	r.st, r.release = st, release
 	// The checkpoint waits for the disk while the listeners are made;
 	// its row is committed with run.started, before the agent starts.
 	pre := make(chan struct{})
+	var preErr error
 	go func() {
 		defer close(pre)
-		g.checkpoint(ctx, r, snapshot.Pre, g.deps.Queue)
+		preErr = g.checkpoint(ctx, r, snapshot.Pre, g.deps.Queue)
 	}()
 	if g.deps.Redacted != nil {
 		// `gatehouse run` makes it too, and says why when it cannot.
@@ -213,10 +224,16 @@ func (g *Runs) Start(ctx context.Context, req Request) (Started, error) {
 	}
 	err = g.listen(r, req, tok, name)
 	<-pre
+	if err == nil && preErr != nil {
+		// As a command that would change files is refused without one:
+		// what the agent did could not be undone.
+		err = fmt.Errorf("your project could not be checkpointed before the run, so nothing was started: %s", snapshot.Problem(preErr))
+	}
 	if err != nil {
 		g.close(r, "the run could not start: "+err.Error())
 		return Started{}, err
 	}
+	r.began = true
 	g.mu.Lock()
 	g.live[id] = r
 	g.mu.Unlock()
@@ -321,13 +338,21 @@ func (g *Runs) Wait(ctx context.Context, id string) (Ended, error) {
 	}
 }
 
+// Closed is what the person is told when a run ends.
+type Closed struct {
+	Ended bool `json:"ended"`
+	// Warning says what went wrong at the end (the checkpoint after the
+	// run failed), "" when nothing did.
+	Warning string `json:"warning,omitempty"`
+}
+
 // End ends a run whose agent exited with status exit.
-func (g *Runs) End(ctx context.Context, id string, exit int) error {
+func (g *Runs) End(ctx context.Context, id string, exit int) (Closed, error) {
 	g.mu.Lock()
 	r, ok := g.live[id]
 	g.mu.Unlock()
 	if !ok {
-		return ErrNoRun
+		return Closed{}, ErrNoRun
 	}
 	reason := fmt.Sprintf("the confined agent exited (status %d)", exit)
 	if exit < 0 {
@@ -342,7 +367,11 @@ func (g *Runs) End(ctx context.Context, id string, exit int) error {
 		emit(ctx, "run.ended", r.st.Live.Actor(), r.st.Live.ID(), map[string]any{"run": id, "exit": exit})
 		g.release(r, reason)
 	})
-	return nil
+	c := Closed{Ended: true}
+	if r.postErr != nil {
+		c.Warning = "the checkpoint after the run failed (" + snapshot.Problem(r.postErr) + "), so what the agent changed cannot be undone from Gatehouse"
+	}
+	return c, nil
 }
 
 // close releases the run once.
@@ -371,8 +400,8 @@ func (g *Runs) release(r *run, reason string) {
 		r.proxy.Close()
 	}
 	r.dropTok()
-	if r.st != nil {
-		g.checkpoint(context.Background(), r, snapshot.Post, g.deps.Emit)
+	if r.began {
+		r.postErr = g.checkpoint(context.Background(), r, snapshot.Post, g.deps.Emit)
 	}
 	if r.release != nil {
 		// The run's client has gone: the session ends after its grace
@@ -414,19 +443,21 @@ func (g *Runs) Close() {
 
 // checkpoint records the run's workspace under the call id "run-ID", so
 // `gatehouse rollback SESSION --call run-ID` undoes what the run did that
-// no call of its own recorded. emit records how it went.
-func (g *Runs) checkpoint(ctx context.Context, r *run, phase snapshot.Phase, emit Emitter) {
+// no call of its own recorded. emit records how it went; the error says
+// why it could not (nil with checkpoints off).
+func (g *Runs) checkpoint(ctx context.Context, r *run, phase snapshot.Phase, emit Emitter) error {
 	if g.deps.Checkpoints == nil {
-		return
+		return nil
 	}
 	call := "run-" + r.id
 	cp, err := g.deps.Checkpoints.Checkpoint(ctx, snapshot.Request{Session: r.st.Live.ID(), CallID: call, Phase: phase, Roots: r.st.Workspaces})
 	if err != nil {
 		g.deps.Logger.Warn("checkpoint a confined run", "run", r.id, "phase", phase, "err", err)
 		emit(ctx, "checkpoint.failed", "system", r.st.Live.ID(), map[string]any{"call": call, "phase": phase, "error": err.Error()})
-		return
+		return err
 	}
 	emit(ctx, "checkpoint.created", "system", r.st.Live.ID(), map[string]any{
 		"call": call, "checkpoint": cp.ID, "phase": cp.Phase, "files": cp.Stats.Files,
 	})
+	return nil
 }

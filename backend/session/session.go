@@ -13,6 +13,8 @@ import (
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/gatehouse-dev/gatehouse/backend/db"
 )
 
 // Status of a session.
@@ -214,7 +216,7 @@ func (m *Manager) Start(ctx context.Context, req StartRequest) (*Live, error) {
 	// On disk with session.start, below.
 	if err := execBeforeEvent(ctx, m.db, `INSERT INTO sessions (id, client, client_name, client_version, transport, workspaces, mode, started_ns, status, run, confined) VALUES (?,?,?,?,?,?,?,?, 'active', ?, ?)`,
 		info.ID, info.Client, info.ClientName, info.ClientVersion, info.Transport, string(ws), info.Mode, info.StartedAt.UnixNano(), info.Run, info.Confined); err != nil {
-		return nil, fmt.Errorf("record session: %w", err)
+		return nil, fmt.Errorf("record session: %w", db.Classify(err))
 	}
 	sctx, cancel := context.WithCancelCause(m.root)
 	l := &Live{info: info, ctx: sctx, cancel: cancel}

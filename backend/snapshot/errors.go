@@ -23,6 +23,18 @@ var (
 	ErrClosed           = errors.New("snapshot store is closed")
 )
 
+// Problem says in a few words why a checkpoint failed, for the person
+// or the model; the log keeps the detail.
+func Problem(err error) string {
+	switch {
+	case errors.Is(err, ErrNoSpace):
+		return "the disk holding Gatehouse's checkpoints is full; free space there, or lower [snapshots] budget_mib in the config"
+	case errors.Is(err, ErrWorkspaceMissing):
+		return err.Error()
+	}
+	return "see Gatehouse's log for the detail"
+}
+
 // WorkspaceMissingError says a checkpointed root no longer exists where it was.
 type WorkspaceMissingError struct{ Root string }
 
