@@ -158,9 +158,17 @@ func runConfined(ctx context.Context, g *Globals, name, workspace string, argv [
 	if !verbose {
 		log = slog.New(slog.NewTextHandler(g.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	}
-	// The daemon's answer is the long pole: the request leaves before this
-	// process spends its two processors finding the toolchains and starting
-	// the sandbox, both done while the daemon opens the run.
+	// The sandbox's first process is the long pole: it starts first, in
+	// namespaces of its own where its runtime readies itself while the
+	// daemon opens the run and this process finds the toolchains; its
+	// root waits for the layout (nothing of the agent's runs before it).
+	// A run that does not start ends it. Without a terminal the sandbox
+	// leads a process group of its own (interrupt.go).
+	ownGroup := !hasTerminal()
+	prepared := make(chan *agentbox.Early, 1)
+	go func() { prepared <- prepareSandbox(cfg.Sandbox, port, ownGroup) }()
+	takeEarly := sync.OnceValue(func() *agentbox.Early { return <-prepared })
+	defer func() { takeEarly().Discard() }()
 	answered, wrote := startRunAsync(ctx, g, c, req)
 	<-wrote
 	type found struct {
@@ -172,16 +180,6 @@ func runConfined(ctx context.Context, g *Globals, name, workspace string, argv [
 		tc, err := findToolchains(g, cfg.Sandbox, log)
 		toolchains <- found{tc, err}
 	}()
-	// The sandbox is started where its first process makes it: its
-	// namespaces and root wait for the layout (nothing of the agent's
-	// runs before it). A run that does not start ends it.
-	prepared := make(chan *agentbox.Early, 1)
-	// Without a terminal the sandbox leads a process group of its own
-	// (interrupt.go).
-	ownGroup := !hasTerminal()
-	go func() { prepared <- prepareSandbox(cfg.Sandbox, port, ownGroup) }()
-	takeEarly := sync.OnceValue(func() *agentbox.Early { return <-prepared })
-	defer func() { takeEarly().Discard() }()
 	a := <-answered
 	started, err := a.started, a.err
 	if err != nil {
