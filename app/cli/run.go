@@ -331,20 +331,14 @@ func startRunAsync(ctx context.Context, g *Globals, c *client.Client, req confin
 	return out, sent
 }
 
-// startRun asks the daemon for the run, saying so when the person must
-// answer a workspace card first.
+// startRun asks the daemon for the run, saying what it waits for when it
+// takes a while: the person's answer to a workspace card, or the
+// project's first checkpoint.
 func startRun(ctx context.Context, g *Globals, c *client.Client, req confined.Request) (confined.Started, error) {
 	var started confined.Started
-	done := make(chan struct{})
-	go func() {
-		select {
-		case <-done:
-		case <-time.After(time.Second):
-			fmt.Fprintf(g.Stderr, "gatehouse: waiting for you in the Gatehouse app (a card about working in %s)…\n", req.Cwd)
-		}
-	}()
+	stop := sayWhatTheRunWaitsFor(ctx, g, c, req.Cwd)
 	err := c.Post(ctx, "/api/v1/runs", req, &started)
-	close(done)
+	stop()
 	if errors.Is(err, client.ErrNoDaemon) {
 		return started, userErrorf(err, "the Gatehouse daemon is not running, so nothing was started; start it with `gatehouse serve` (or open the Gatehouse app)")
 	}

@@ -600,3 +600,29 @@ func TestRunSaysEachToolchainNoteOnce(t *testing.T) {
 		t.Errorf("stderr names the refused entry %d times, want once:\n%s", n, errOut)
 	}
 }
+
+// TestRunSaysItWaitsForACard: a run held by the person's workspace card
+// says so on its terminal while the card waits, and nothing about a
+// checkpoint it is not waiting for; answered, it runs.
+func TestRunSaysItWaitsForACard(t *testing.T) {
+	d := clitest.Start(t)
+	cmd := exec.Command(d.Bin, "--data", d.Data, "run", "--workspace", t.TempDir(), "--", "true")
+	cmd.Env = d.Env()
+	log, exited := clitest.Spawn(t, cmd, "gatehouse run")
+	a := d.WaitApproval(clitest.CardWait)
+	clitest.WaitFor(t, 30*time.Second, "the run saying it waits for the card", func() bool {
+		return strings.Contains(log.String(), "waiting for you in the Gatehouse app (a card about working in")
+	})
+	d.Decide(a.ID, "allow", "once", "")
+	select {
+	case <-exited:
+	case <-time.After(60 * time.Second):
+		t.Fatal("the run did not end once the card was answered")
+	}
+	if code := cmd.ProcessState.ExitCode(); code != 0 {
+		t.Fatalf("exit %d:\n%s", code, log.String())
+	}
+	if strings.Contains(log.String(), "checkpointing") {
+		t.Fatalf("the run said it waited for a checkpoint:\n%s", log.String())
+	}
+}
