@@ -626,3 +626,37 @@ func TestRunSaysItWaitsForACard(t *testing.T) {
 		t.Fatalf("the run said it waited for a checkpoint:\n%s", log.String())
 	}
 }
+
+// TestLandlockRunSaysWhatGitCannotDo: on Landlock a repository's .git
+// takes no new entry in a confined run (it lacks names that steer git,
+// config.worktree and commondir), so git in the run itself cannot
+// commit; the person is told so in git's terms before the agent starts,
+// and the repository is as it was.
+func TestLandlockRunSaysWhatGitCannotDo(t *testing.T) {
+	d := startRunDaemon(t, "landlock", "")
+	git := func(args ...string) string {
+		t.Helper()
+		cmd := exec.Command("git", append([]string{"-C", d.Workspace, "-c", "user.email=t@example.test", "-c", "user.name=t"}, args...)...)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+		return string(out)
+	}
+	git("init", "-q")
+	if err := os.WriteFile(filepath.Join(d.Workspace, "a.txt"), []byte("a\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	git("add", "a.txt")
+	git("commit", "-qm", "first")
+	_, errOut, code := runIn(t.Context(), t, d, "--", "sh", "-c", "echo b >> a.txt && git -c user.email=t@example.test -c user.name=t commit -qam second")
+	if code == 0 {
+		t.Fatalf("git committed in the run on Landlock; stderr:\n%s", errOut)
+	}
+	if !strings.Contains(errOut, "git run by the agent itself can read the repository but not stage, commit or switch branches") {
+		t.Fatalf("the run did not say what git cannot do; stderr:\n%s", errOut)
+	}
+	if n := strings.Count(git("log", "--oneline"), "\n"); n != 1 {
+		t.Fatalf("%d commits after the run, want the one before", n)
+	}
+}

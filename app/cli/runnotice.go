@@ -79,6 +79,15 @@ func landlockNotice(roots []string, locked map[string]landlock.Lock) string {
 		}
 		parts = append(parts, where+" ("+verb+w.onlyByThat+")")
 	}
-	return "gatehouse: on Landlock nothing new can be made directly in " + strings.Join(parts, ", nor in ") +
+	notice := "gatehouse: on Landlock nothing new can be made directly in " + strings.Join(parts, ", nor in ") +
 		"; what is there already, and other subdirectories, work as usual"
+	for _, d := range dirs {
+		if filepath.Base(d) == ".git" {
+			// What the person would not guess from the above: git makes
+			// its lock files (index.lock, HEAD.lock) directly in .git.
+			notice += ". So git run by the agent itself can read the repository but not stage, commit or switch branches; the shell commands it hands Gatehouse (through its hooks) run in sandboxes of their own, where git works"
+			break
+		}
+	}
+	return notice
 }

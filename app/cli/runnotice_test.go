@@ -30,6 +30,8 @@ func TestLandlockNotice(t *testing.T) {
 		{"two directories", []string{"/p"}, map[string]landlock.Lock{"/p": steering, "/p/.github": steering}, "made directly in /p and .github (each lacks"},
 		{"beside a secret", []string{"/p"}, map[string]landlock.Lock{"/p": steering, "/p/cfg": secret("/p/cfg")},
 			"in /p (it lacks names that steer the next session, which Landlock can keep from being made only by refusing every new entry there), nor in cfg (it holds a secret Gatehouse hides"},
+		{"a repository's git dir", []string{"/p"}, map[string]landlock.Lock{"/p": steering, "/p/.git": steering},
+			"made directly in /p and .git (each lacks names that steer the next session, which Landlock can keep from being made only by refusing every new entry there); what is there already, and other subdirectories, work as usual. So git run by the agent itself can read the repository but not stage, commit"},
 		{"a monorepo of secrets", []string{"/p"}, monorepo, "nor in svc00, svc01, svc02, svc03, svc04 and 35 other directories (each holds a secret"},
 	}
 	for _, tt := range tests {
