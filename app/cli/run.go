@@ -342,6 +342,11 @@ func startRun(ctx context.Context, g *Globals, c *client.Client, req confined.Re
 	if errors.Is(err, client.ErrNoDaemon) {
 		return started, userErrorf(err, "the Gatehouse daemon is not running, so nothing was started; start it with `gatehouse serve` (or open the Gatehouse app)")
 	}
+	if err != nil && ctx.Err() != nil {
+		// Interrupted while the daemon opened the run (a card, the
+		// first checkpoint): the daemon ends the half-opened run.
+		return started, userErrorf(err, "stopped before the run started, so nothing was started")
+	}
 	if err != nil {
 		return started, apiErr(err)
 	}

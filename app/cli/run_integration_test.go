@@ -660,3 +660,30 @@ func TestLandlockRunSaysWhatGitCannotDo(t *testing.T) {
 		t.Fatalf("%d commits after the run, want the one before", n)
 	}
 }
+
+// TestRunRefusesAHomeSecretsPlace: an agent started in one of home's
+// places for credentials or history (~/.ssh), or in a directory holding
+// one (~/.config, which holds ~/.config/gh), is refused at once with a
+// sentence, with no card the person might allow: as for home itself.
+func TestRunRefusesAHomeSecretsPlace(t *testing.T) {
+	home := t.TempDir()
+	d := startRunDaemon(t, "bwrap", "", "HOME="+home)
+	for _, dir := range []string{".ssh/keys", ".config"} {
+		t.Run(dir, func(t *testing.T) {
+			ws := filepath.Join(home, dir)
+			if err := os.MkdirAll(ws, 0o700); err != nil {
+				t.Fatal(err)
+			}
+			marker := filepath.Join(ws, "ran")
+			ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+			defer cancel()
+			_, errOut, code := clitest.Run(ctx, t, d.Bin, append(d.Env(), "HOME="+home), "--data", d.Data, "run", "--workspace", ws, "--", "touch", marker)
+			if code == 0 || !strings.Contains(errOut, "where credentials or history live") {
+				t.Fatalf("exit %d, stderr %q; want the refusal", code, errOut)
+			}
+			if _, err := os.Stat(marker); err == nil {
+				t.Fatal("the command ran")
+			}
+		})
+	}
+}

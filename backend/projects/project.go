@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/gatehouse-dev/gatehouse/backend/workspace"
+	"github.com/gatehouse-dev/gatehouse/sandbox"
 )
 
 // Of is the project an agent working in dir works in: the top of its git
@@ -76,12 +77,16 @@ var systemDirs = map[string]bool{
 
 // Refuse says why a project may not be a workspace at all (nil when it
 // may): the system's directories, the home directory or one holding it
-// (HOME's secrets would be the agent's to change), or one that holds or
-// sits in Gatehouse's data directory (its tokens).
+// (HOME's secrets would be the agent's to change), one of those secrets'
+// places or one holding or inside one (~/.ssh, ~/.config holding
+// ~/.config/gh), or one that holds or sits in Gatehouse's data directory
+// (its tokens).
 func Refuse(project, home, dataDir string) error {
 	switch {
 	case home != "" && workspace.InsideAny(home, []string{project}):
 		return fmt.Errorf("%w: %s holds your home directory and its secrets (~/.ssh, cloud credentials); start the agent in a project directory", ErrTooBroad, project)
+	case sandbox.SecretInside(project, home) != "":
+		return fmt.Errorf("%w: working in %s would hand the agent %s, where credentials or history live; start the agent in a project directory", ErrTooBroad, project, sandbox.SecretInside(project, home))
 	case systemDirs[project]:
 		return fmt.Errorf("%w: %s is a system directory; start the agent in a project directory", ErrTooBroad, project)
 	case dataDir != "" && (workspace.InsideAny(dataDir, []string{project}) || workspace.InsideAny(project, []string{dataDir})):

@@ -64,6 +64,12 @@ func TestRefuse(t *testing.T) {
 		{"/home/me/.local/share/gatehouse", true},
 		{"/home/me/.local", true},
 		{"/srv/app", false},
+		{"/home/me/.ssh", true},
+		{"/home/me/.ssh/keys", true},
+		{"/home/me/.aws", true},
+		{"/home/me/.config", true}, // holds ~/.config/gh
+		{"/home/me/.config/myapp", false},
+		{"/home/me/.mozilla/firefox", true},
 	}
 	for _, tt := range tests {
 		err := Refuse(tt.project, "/home/me", "/home/me/.local/share/gatehouse")
