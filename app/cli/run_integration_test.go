@@ -317,6 +317,20 @@ func TestRunRefusesClearly(t *testing.T) {
 			}
 		})
 	}
+	t.Run("kill switch on", func(t *testing.T) {
+		marker := filepath.Join(t.TempDir(), "ran")
+		if _, errOut, code := d.CLI(t.Context(), "kill"); code != 0 {
+			t.Fatalf("kill: %s", errOut)
+		}
+		defer d.CLI(t.Context(), "resume")
+		_, errOut, code := runIn(t.Context(), t, d, "--", "touch", marker)
+		if code == 0 || !strings.Contains(errOut, "the kill switch is on, so nothing was started; lift it with `gatehouse resume`") || strings.Contains(errOut, "do not retry") {
+			t.Fatalf("exit %d, stderr %q; want the person told what to do", code, errOut)
+		}
+		if _, err := os.Stat(marker); err == nil {
+			t.Fatal("the command ran with the kill switch on")
+		}
+	})
 	t.Run("daemon down", func(t *testing.T) {
 		marker := filepath.Join(t.TempDir(), "ran")
 		d.Stop()

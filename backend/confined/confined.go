@@ -204,8 +204,12 @@ func (g *Runs) Start(ctx context.Context, req Request) (Started, error) {
 	if err != nil {
 		r.dropTok()
 		var se *db.StorageError
-		if errors.As(err, &se) {
+		switch {
+		case errors.As(err, &se):
 			return Started{}, fmt.Errorf("%w (nothing was started)", se)
+		case errors.Is(err, session.ErrKilled):
+			// Said to the person at their terminal, not to a model.
+			return Started{}, &personError{"the kill switch is on, so nothing was started; lift it with `gatehouse resume` (or in the app) first", err}
 		}
 		return Started{}, err
 	}
@@ -337,6 +341,16 @@ func (g *Runs) Wait(ctx context.Context, id string) (Ended, error) {
 		return Ended{Status: info.Status, Reason: info.EndReason}, nil
 	}
 }
+
+// personError is one sentence for the person at their terminal, in place
+// of what the error it wraps says to a model.
+type personError struct {
+	sentence string
+	err      error
+}
+
+func (e *personError) Error() string { return e.sentence }
+func (e *personError) Unwrap() error { return e.err }
 
 // Closed is what the person is told when a run ends.
 type Closed struct {
