@@ -134,7 +134,7 @@ func runConfined(ctx context.Context, g *Globals, name, workspace string, argv [
 	cwd := workspace
 	if cwd == "" {
 		if cwd, err = os.Getwd(); err != nil {
-			return err
+			return userErrorf(err, "the current directory cannot be read (was it removed?), so nothing was started; cd into your project and run it again")
 		}
 	}
 	if cwd, err = filepath.Abs(cwd); err != nil {

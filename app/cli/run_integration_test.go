@@ -317,6 +317,14 @@ func TestRunRefusesClearly(t *testing.T) {
 			}
 		})
 	}
+	t.Run("current directory removed", func(t *testing.T) {
+		gone := filepath.Join(t.TempDir(), "gone")
+		script := `mkdir "$1" && cd "$1" && rmdir "$1" && exec "$2" --data "$3" run -- true`
+		_, errOut, code := clitest.Run(t.Context(), t, "sh", d.Env(), "-c", script, "sh", gone, d.Bin, d.Data)
+		if code == 0 || !strings.Contains(errOut, "the current directory cannot be read (was it removed?)") {
+			t.Fatalf("exit %d, stderr %q", code, errOut)
+		}
+	})
 	t.Run("kill switch on", func(t *testing.T) {
 		marker := filepath.Join(t.TempDir(), "ran")
 		if _, errOut, code := d.CLI(t.Context(), "kill"); code != 0 {
