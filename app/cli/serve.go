@@ -39,7 +39,7 @@ type serveFlags struct {
 
 func (f *serveFlags) add(fs *pflag.FlagSet) {
 	fs.StringVar(&f.listen, "listen", config.DefaultListen, "address to listen on (loopback only unless --public); port 0 picks a free port and writes it to DATA/addr")
-	fs.StringArrayVar(&f.workspaces, "workspace", nil, "workspace root agents may work in (repeatable; default: the current directory)")
+	fs.StringArrayVar(&f.workspaces, "workspace", nil, "workspace root: projects below it are served without a card (repeatable; with none, each new project is asked about once)")
 	fs.BoolVar(&f.public, "public", false, "allow binding a non-loopback address (tokens are still required)")
 	fs.StringArrayVar(&f.origins, "allow-origin", nil, "extra web origin allowed to call the daemon (repeatable)")
 	fs.IntVar(&f.maxConns, "max-connections", 256, "cap on concurrent TCP connections")
