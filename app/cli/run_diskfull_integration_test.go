@@ -44,16 +44,17 @@ func TestRunOnAFullDisk(t *testing.T) {
 		refused(t, "the disk holding the Gatehouse database is full")
 	})
 	t.Run("no room for the checkpoint before", func(t *testing.T) {
-		writeRandom(t, filepath.Join(ws, "big.bin"), 4<<20)
+		// Room for the session's rows, not for the project's new file.
+		writeRandom(t, filepath.Join(ws, "big.bin"), 8<<20)
 		defer os.Remove(filepath.Join(ws, "big.bin"))
-		leaveFree(t, filler, 256<<10)
+		leaveFree(t, filler, 1<<20)
 		defer os.Remove(filler)
 		refused(t, "could not be checkpointed before the run")
 	})
 	t.Run("no room for the checkpoint after", func(t *testing.T) {
 		leaveFree(t, filler, 2<<20)
 		defer os.Remove(filler)
-		_, errOut, code := runIn(t.Context(), t, d, "--", "sh", "-c", "head -c 4000000 /dev/urandom > after.bin")
+		_, errOut, code := runIn(t.Context(), t, d, "--", "sh", "-c", "head -c 8000000 /dev/urandom > after.bin")
 		if code != 0 || !strings.Contains(errOut, "the checkpoint after the run failed") || !strings.Contains(errOut, "cannot be undone") {
 			t.Fatalf("exit %d, stderr %q; want the run's status and the warning", code, errOut)
 		}
