@@ -709,3 +709,45 @@ func TestRunRefusesAHomeSecretsPlace(t *testing.T) {
 		})
 	}
 }
+
+// TestRunWriteOutsideFails: a write outside every path the run is given
+// (beside the project, at the root) fails where it is made, rather than
+// landing in the sandbox's own root, seeming to work and vanishing with
+// the run; on each backend, with the project outside /tmp (whose
+// private copy in the sandbox is scratch space by design).
+func TestRunWriteOutsideFails(t *testing.T) {
+	for _, backend := range runBackends {
+		t.Run(backend, func(t *testing.T) {
+			d := startRunDaemon(t, backend, "")
+			base, err := os.MkdirTemp("/var/tmp", "gatehouse-outside-")
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { os.RemoveAll(base) })
+			proj := filepath.Join(base, "proj")
+			// Below the root: Landlock lets nothing new be made at it.
+			if err := os.MkdirAll(filepath.Join(proj, "src"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if _, errOut, code := d.CLI(t.Context(), "workspaces", "add", proj); code != 0 {
+				t.Fatalf("workspaces add: %s", errOut)
+			}
+			out, errOut, code := d.CLI(t.Context(), "run", "--workspace", proj, "--", "sh", "-c",
+				`for p in ../sibling.txt /new-at-root; do if echo x > "$p"; then echo "$p written"; else echo "$p refused"; fi; done; echo in > src/inside.txt`)
+			if code != 0 {
+				t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+			}
+			for _, p := range []string{"../sibling.txt", "/new-at-root"} {
+				if !strings.Contains(out, p+" refused") {
+					t.Errorf("the run was not refused %s:\n%s%s", p, out, errOut)
+				}
+			}
+			if _, err := os.Stat(filepath.Join(base, "sibling.txt")); err == nil {
+				t.Error("the write beside the project reached the host")
+			}
+			if b, err := os.ReadFile(filepath.Join(proj, "src", "inside.txt")); err != nil || string(b) != "in\n" {
+				t.Errorf("the write inside the project: %q %v", b, err)
+			}
+		})
+	}
+}

@@ -33,7 +33,9 @@ func args(s Spec, empty, info string, covers map[string]string) []string {
 			a = append(a, "--dev", m.dst)
 		}
 	}
-	a = append(a, remount...)
+	// Last, the root's own tmpfs, as the first process makes it
+	// (initproc.MakeRoot): a write outside every mount fails, not vanishes.
+	a = append(append(a, remount...), "--remount-ro", "/")
 	a = append(a, "--chdir", s.Dir, "--")
 	return append(a, initArgv(s)...)
 }

@@ -210,7 +210,9 @@ func TestRootRefuses(t *testing.T) {
 		"/tmp/new":                                "none - made",
 		"/etc/new":                                "none - not-made",
 		"/proc/sys/kernel/hostname":               "file gatehouse_ read-only",
-		"/.gatehouse-host":                        "none - made",
+		"/":                                       "dir lists nothing-made",
+		"/new-at-root":                            "none - not-made",
+		"/.gatehouse-host":                        "none - not-made",
 	} {
 		if l := line(p); l != p+" "+want {
 			t.Errorf("%s\n\twant %s", l, want)
