@@ -50,7 +50,10 @@ func TestBoundaryExplainsItself(t *testing.T) {
 				t.Fatal(err)
 			}
 			s := d.MCP(t.Context(), "boundary")
-			r := call(t, s, "run_command", map[string]any{"argv": []string{"sh", "-c", "touch /etc/gatehouse-probe; cat " + canary + "; echo x > new-at-root.txt; echo x > cfg/new.txt; rm old-at-root.txt"}})
+			// A write at / lands on no mount of the sandbox's: refused too,
+			// not made in the sandbox's own root and lost with it.
+			t.Cleanup(func() { os.Remove("/gatehouse-root-probe") })
+			r := call(t, s, "run_command", map[string]any{"argv": []string{"sh", "-c", "touch /etc/gatehouse-probe; touch /gatehouse-root-probe; cat " + canary + "; echo x > new-at-root.txt; echo x > cfg/new.txt; rm old-at-root.txt"}})
 			text := clitest.Text(t, r)
 			if strings.Contains(text, "CANARY-5521") {
 				t.Fatalf("the sandbox showed the home file: %s", text)
@@ -58,10 +61,10 @@ func TestBoundaryExplainsItself(t *testing.T) {
 			// bwrap mounts the system read-only and shows no home; Landlock
 			// refuses both with EACCES.
 			wants := map[string][]string{
-				"bwrap": {"Gatehouse's sandbox kept /etc/gatehouse-probe read-only", "Gatehouse's sandbox hides " + canary},
+				"bwrap": {"Gatehouse's sandbox kept /etc/gatehouse-probe read-only", "Gatehouse's sandbox kept /gatehouse-root-probe read-only", "Gatehouse's sandbox hides " + canary},
 				// Landlock keeps the root's missing steering names from being
 				// made by letting no command add anything there.
-				"landlock": {"Gatehouse's sandbox refused /etc/gatehouse-probe", "Gatehouse's sandbox refused " + canary,
+				"landlock": {"Gatehouse's sandbox refused /etc/gatehouse-probe", "Gatehouse's sandbox refused /gatehouse-root-probe", "Gatehouse's sandbox refused " + canary,
 					"Gatehouse's Landlock sandbox refused making " + filepath.Join(d.Workspace, "new-at-root.txt"),
 					"refused making " + filepath.Join(d.Workspace, "cfg", "new.txt") + ": " + filepath.Join(d.Workspace, "cfg") + " holds .env, a secret Gatehouse hides",
 					"refused removing or renaming " + filepath.Join(d.Workspace, "old-at-root.txt")},

@@ -117,6 +117,10 @@ func startTarget(req Request, f *os.File, empty *emptyTree, threads uint64, star
 	if err := mountRequestWith(req, empty); err != nil {
 		return 0, err
 	}
+	// The run's mount namespace is its own copy of the zygote's (spawnRun).
+	if err := sealRoot(); err != nil {
+		return 0, err
+	}
 	var guard *notify.Guard
 	if len(req.Uncreatable) > 0 {
 		var err error

@@ -43,14 +43,23 @@ func MakeRoot(r Root) error {
 	if err := withHostRoot(func(root int) error { return makeRootSteps(root, r) }); err != nil {
 		return err
 	}
-	// Made, the root's own tmpfs takes nothing more: a write outside every
-	// mount (a sibling project, /srv/x) would otherwise land there, seem
-	// to work and vanish with the run. Its mounts keep their own modes.
-	if err := unix.MountSetattr(unix.AT_FDCWD, "/", 0, &unix.MountAttr{Attr_set: unix.MOUNT_ATTR_RDONLY}); err != nil {
-		return fmt.Errorf("make the sandbox's root read-only: %w", err)
+	if err := sealRoot(); err != nil {
+		return err
 	}
 	if err := os.Chdir(r.Dir); err != nil {
 		return fmt.Errorf("enter the working directory: %w", err)
+	}
+	return nil
+}
+
+// sealRoot makes the sandbox's root mount, its own tmpfs, read-only once
+// its mounts are made: a write outside every mount (beside the project,
+// /srv/x) would otherwise land there, seem to work and vanish with the
+// sandbox. Its mounts keep their own modes (no AT_RECURSIVE). Called
+// only in a mount namespace of the sandbox's own.
+func sealRoot() error {
+	if err := unix.MountSetattr(unix.AT_FDCWD, "/", 0, &unix.MountAttr{Attr_set: unix.MOUNT_ATTR_RDONLY}); err != nil {
+		return fmt.Errorf("make the sandbox's root read-only: %w", err)
 	}
 	return nil
 }
