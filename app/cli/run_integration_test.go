@@ -187,6 +187,10 @@ exit 7`
 	if out, _, _ := d.CLI(t.Context(), "sessions", sess); !strings.Contains(out, "Confined: the agent and everything it started ran in a sandbox") {
 		t.Errorf("gatehouse sessions %s does not say it was confined:\n%s", sess, out)
 	}
+	// And what the agent wrote itself, with how to undo it.
+	if out, _, _ := d.CLI(t.Context(), "sessions", sess); !strings.Contains(out, "added     src/inside.txt") || !strings.Contains(out, "Undo them with: gatehouse rollback "+sess+" --call run-") {
+		t.Errorf("gatehouse sessions %s does not say what the run changed:\n%s", sess, out)
+	}
 	if ended := d.Events("kind=run.ended"); len(ended) != 1 || ended[0]["payload"].(map[string]any)["exit"] != float64(7) {
 		t.Errorf("run.ended rows: %v", ended)
 	}

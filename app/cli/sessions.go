@@ -154,8 +154,15 @@ func showSession(ctx context.Context, g *Globals, c *client.Client, id string, a
 			fmt.Fprintf(g.Stdout, "Tokens: unknown (%s)\n", termsafe.String(t.Why))
 		}
 	}
+	if s.Confined {
+		printRunChanges(ctx, g.Stdout, c, s.ID)
+	}
 	fmt.Fprintln(g.Stdout)
-	return printList(g.Stdout, false, calls, "No tool calls yet.", "TIME\tCALL\tTOOL\tVERDICT\tARGS\tRESULT", func(r callRow) string {
+	none := "No tool calls yet."
+	if s.EndedAt != nil {
+		none = "No tool calls."
+	}
+	return printList(g.Stdout, false, calls, none, "TIME\tCALL\tTOOL\tVERDICT\tARGS\tRESULT", func(r callRow) string {
 		return fmt.Sprintf("%s\t%s\t%s\t%s\t%s\t%s", stamp(r.Time), termsafe.String(r.ID), termsafe.String(r.Tool), r.verdict(), r.args(), r.result())
 	})
 }
