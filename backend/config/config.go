@@ -17,6 +17,7 @@ import (
 	"github.com/gatehouse-dev/gatehouse/backend/agentprofile"
 	"github.com/gatehouse-dev/gatehouse/backend/policy"
 	"github.com/gatehouse-dev/gatehouse/backend/secrets"
+	"github.com/gatehouse-dev/gatehouse/backend/sentence"
 	"github.com/gatehouse-dev/gatehouse/sandbox/protect"
 )
 
@@ -148,7 +149,7 @@ type Snapshots struct {
 func DefaultPath() (string, error) {
 	dir, err := os.UserConfigDir()
 	if err != nil {
-		return "", fmt.Errorf("find config dir: %w", err)
+		return "", sentence.New("Gatehouse finds its config through $HOME (or $XDG_CONFIG_HOME), and neither is set; set HOME, or name the file with --config", err)
 	}
 	return filepath.Join(dir, "gatehouse", "config.toml"), nil
 }

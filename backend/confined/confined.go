@@ -32,6 +32,7 @@ import (
 	"github.com/gatehouse-dev/gatehouse/backend/egress"
 	"github.com/gatehouse-dev/gatehouse/backend/httpgate"
 	"github.com/gatehouse-dev/gatehouse/backend/randid"
+	"github.com/gatehouse-dev/gatehouse/backend/sentence"
 	"github.com/gatehouse-dev/gatehouse/backend/session"
 	"github.com/gatehouse-dev/gatehouse/backend/snapshot"
 	"github.com/gatehouse-dev/gatehouse/backend/token"
@@ -209,7 +210,7 @@ func (g *Runs) Start(ctx context.Context, req Request) (Started, error) {
 			return Started{}, fmt.Errorf("%w (nothing was started)", se)
 		case errors.Is(err, session.ErrKilled):
 			// Said to the person at their terminal, not to a model.
-			return Started{}, &personError{"the kill switch is on, so nothing was started; lift it with `gatehouse resume` (or in the app) first", err}
+			return Started{}, sentence.New("the kill switch is on, so nothing was started; lift it with `gatehouse resume` (or in the app) first", err)
 		}
 		return Started{}, err
 	}
@@ -341,16 +342,6 @@ func (g *Runs) Wait(ctx context.Context, id string) (Ended, error) {
 		return Ended{Status: info.Status, Reason: info.EndReason}, nil
 	}
 }
-
-// personError is one sentence for the person at their terminal, in place
-// of what the error it wraps says to a model.
-type personError struct {
-	sentence string
-	err      error
-}
-
-func (e *personError) Error() string { return e.sentence }
-func (e *personError) Unwrap() error { return e.err }
 
 // Closed is what the person is told when a run ends.
 type Closed struct {

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/gatehouse-dev/gatehouse/backend/sentence"
 	"github.com/gatehouse-dev/gatehouse/backend/workspace"
 	"github.com/gatehouse-dev/gatehouse/sandbox"
 )
@@ -41,28 +42,18 @@ func Of(dir, home string) (string, error) {
 	}
 }
 
-// sentenceError is a plain sentence for the person, the error behind it
-// kept for errors.Is and the logs.
-type sentenceError struct {
-	sentence string
-	err      error
-}
-
-func (e *sentenceError) Error() string { return e.sentence }
-func (e *sentenceError) Unwrap() error { return e.err }
-
 // dirError says why dir (named as what: "the agent's directory") cannot
 // be found, as a sentence without the system call's words.
 func dirError(what, dir string, err error) error {
 	if errors.Is(err, fs.ErrNotExist) {
-		return &sentenceError{fmt.Sprintf("%s %s does not exist", what, dir), err}
+		return sentence.New(fmt.Sprintf("%s %s does not exist", what, dir), err)
 	}
 	why := err
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
 		why = pe.Err
 	}
-	return &sentenceError{fmt.Sprintf("Gatehouse cannot reach %s %s: %v", what, dir, why), err}
+	return sentence.New(fmt.Sprintf("Gatehouse cannot reach %s %s: %v", what, dir, why), err)
 }
 
 // ErrTooBroad refuses a project no card may allow.
