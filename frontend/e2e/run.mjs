@@ -7,6 +7,7 @@
 // "N passed, N failed, N skipped". Screenshots go to <repo>/test-results/.
 
 import { mkdirSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
 import { createServer } from 'node:http';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -843,6 +844,26 @@ try {
     await panel.getByRole('button', { name: 'Confirm rollback' }).click();
     await page.waitForSelector('[data-rollback-phase="done"]');
     assert(readFileSync(join(daemon.workspace, 'rollback-me.txt'), 'utf8') === 'temporary\n', 'undoing the rollback did not bring the file back');
+  });
+
+  await t.step("a confined run's own changes: a row in its session with their diff and their undo", async () => {
+    // `gatehouse run` as the person types it, in the served project: what
+    // the command writes there no call records.
+    const out = join(daemon.workspace, 'run-out');
+    mkdirSync(out, { recursive: true });
+    execFileSync(bin, ['--data', daemon.data, 'run', '--workspace', daemon.workspace, '--', 'sh', '-c', 'echo made-by-the-agent > run-out/made.txt'], {
+      env: { ...process.env, XDG_CONFIG_HOME: join(dirname(daemon.data), 'config') },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const sessions = (await daemon.api('GET', '/api/v1/sessions')).json.sessions;
+    const run = sessions.filter((s) => s.confined).sort((a, b) => b.started_at.localeCompare(a.started_at))[0];
+    assert(run, `no confined session among ${sessions.length}`);
+    await page.goto(`${daemon.base}/#/sessions/${encodeURIComponent(run.id)}`);
+    const row = page.locator('.call[data-tool="run"]');
+    await row.getByRole('button', { name: 'Diff' }).click();
+    await row.locator('text=made-by-the-agent').first().waitFor({ timeout: 5000 });
+    assert((await row.getByRole('button', { name: 'Undo these changes' }).count()) === 1, 'no undo for the run');
+    await shot(page, '08b-run-changes');
   });
 
   await t.step('going public: the window opens an exposure with a QR code; a phone-sized page decides a card through it and the agent resumes', async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Checkpoint } from '../api/types';
-import { agentsQuiet, callTools, confinedHelp, sessionState, transportLabel } from './sessionview';
+import { agentsQuiet, callTools, confinedHelp, runCalls, sessionState, transportLabel } from './sessionview';
 
 const cp = (phase: 'pre' | 'post'): Checkpoint => ({ id: `cp_${phase}`, session: 's', call_id: 'c', phase, time: '2026-01-01T00:00:00Z' });
 
@@ -67,5 +67,26 @@ describe('agentsQuiet', () => {
   it('says nothing until it knows', () => {
     expect(agentsQuiet(undefined, true)).toBe('unknown');
     expect(agentsQuiet(0, null)).toBe('unknown');
+  });
+});
+
+describe('runCalls', () => {
+  const at = (call: string, phase: 'pre' | 'post', time: string): Checkpoint => ({ id: `${call}-${phase}`, session: 's', call_id: call, phase, time });
+  it('makes one row per confined run, at its checkpoint before, and none for calls', () => {
+    const rows = runCalls([
+      at('c_1', 'pre', '2026-01-01T00:00:01Z'),
+      at('run-b', 'post', '2026-01-01T00:00:09Z'),
+      at('run-b', 'pre', '2026-01-01T00:00:05Z'),
+      at('run-a', 'pre', '2026-01-01T00:00:02Z'),
+    ]);
+    expect(rows.map((r) => [r.id, r.tool, r.time])).toEqual([
+      ['run-a', 'run', '2026-01-01T00:00:02Z'],
+      ['run-b', 'run', '2026-01-01T00:00:05Z'],
+    ]);
+  });
+  it('offers the diff and the undo once the run has both checkpoints', () => {
+    const cps = [at('run-a', 'pre', '2026-01-01T00:00:02Z'), at('run-a', 'post', '2026-01-01T00:00:03Z')];
+    const [row] = runCalls(cps);
+    expect(callTools(row!.tool, cps)).toMatchObject({ diff: true, undo: true });
   });
 });

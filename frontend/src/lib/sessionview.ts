@@ -2,6 +2,7 @@
 // which checkpoint tools a call gets.
 
 import type { Checkpoint, Mode, Session } from '../api/types';
+import type { CallSummary } from './calls';
 
 export type SessionState = 'active' | 'idle' | 'ended' | 'killed';
 
@@ -84,4 +85,37 @@ export function agentsQuiet(active: number | undefined, ever: boolean | null): A
   if ((active ?? 0) > 0) return 'working';
   if (ever === null || active === undefined) return 'unknown';
   return ever ? 'none-now' : 'none-yet';
+}
+
+/** The call id a confined run's own checkpoints go under ("run-ID"). */
+export const RUN_CALL_PREFIX = 'run-';
+
+/**
+ * A confined run's own changes as rows beside its calls: what the agent
+ * wrote itself, which no call recorded, between the run's checkpoint
+ * before and the one after (tool "run", so its row offers the diff and
+ * its undo as a call's does).
+ */
+export function runCalls(checkpoints: readonly Checkpoint[]): CallSummary[] {
+  const runs = new Map<string, CallSummary>();
+  for (const c of checkpoints) {
+    if (!c.call_id.startsWith(RUN_CALL_PREFIX)) continue;
+    const r = runs.get(c.call_id);
+    if (r && (c.phase !== 'pre' || r.time <= c.time)) continue;
+    runs.set(c.call_id, {
+      id: c.call_id,
+      tool: 'run',
+      target: 'what the agent changed itself, outside any call',
+      time: c.time,
+      verdict: '',
+      approval: '',
+      card: '',
+      outcome: 'ok',
+      exitCode: null,
+      firstSeq: 0,
+      end: null,
+      label: '',
+    });
+  }
+  return [...runs.values()].sort((a, b) => a.time.localeCompare(b.time));
 }

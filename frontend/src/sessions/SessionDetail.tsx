@@ -7,7 +7,7 @@ import { MODES, type AuditEvent, type Checkpoint, type EventPage, type Mode, typ
 import { binaryChanges, type BinaryNote } from '../lib/binary';
 import { approvalText, callOutcome, groupCalls, type CallSummary } from '../lib/calls';
 import { callsSummary } from '../lib/outcome';
-import { callTools, confinedHelp, MODE_HELP, sessionState, STATE_HELP, transportLabel } from '../lib/sessionview';
+import { callTools, confinedHelp, MODE_HELP, runCalls, sessionState, STATE_HELP, transportLabel } from '../lib/sessionview';
 import { clock, duration, when, bytes, plural } from '../lib/format';
 import { api, liveEvents, reportError } from '../state/app';
 import { Diff } from '../ui/Diff';
@@ -80,6 +80,8 @@ export function SessionDetail({ id }: { id: string }) {
     for (const c of cps.data?.checkpoints ?? []) m.set(c.call_id, [...(m.get(c.call_id) ?? []), c]);
     return m;
   }, [cps.data]);
+  // A confined run's own changes, which no call recorded.
+  const runs = useMemo(() => runCalls(cps.data?.checkpoints ?? []), [cps.data]);
 
   const setMode = async (mode: Mode) => {
     setModeBusy(true);
@@ -211,13 +213,13 @@ export function SessionDetail({ id }: { id: string }) {
       {capped && <p class="notice info">Showing the first {plural(MAX_EVENTS, 'event')} of this session; the timeline has the rest.</p>}
       {cpUnavailable && <p class="notice info">Checkpoints and rollback are not available from this daemon yet.</p>}
       {cps.error && !cpUnavailable && <ErrorLine message={cps.error.message} />}
-      {calls.length === 0 ? (
+      {calls.length === 0 && runs.length === 0 ? (
         <Empty title="No calls in this session yet" />
       ) : (
         <>
           <CallsLegend />
           <ol class="calls" aria-describedby="calls-legend">
-            {calls.map((c) => (
+            {[...runs, ...calls].map((c) => (
               <CallRow key={c.id} session={id} call={c} checkpoints={byCall.get(c.id) ?? []} rollbackAvailable={!cpUnavailable} onRolledBack={cps.reload} />
             ))}
           </ol>
@@ -304,8 +306,8 @@ function CallRow({ session, call, checkpoints, rollbackAvailable, onRolledBack }
             </button>
           )}
           {rollbackAvailable && tools.undo && (
-            <button type="button" class="btn small" onClick={() => setRollback({ call: call.id, title: 'Undo only this call' })}>
-              Undo this call
+            <button type="button" class="btn small" onClick={() => setRollback({ call: call.id, title: call.tool === 'run' ? 'Undo what the agent changed itself' : 'Undo only this call' })}>
+              {call.tool === 'run' ? 'Undo these changes' : 'Undo this call'}
             </button>
           )}
         </div>
