@@ -10,6 +10,7 @@ import (
 
 	"github.com/gatehouse-dev/gatehouse/app/cli/termsafe"
 	"github.com/gatehouse-dev/gatehouse/app/client"
+	"github.com/gatehouse-dev/gatehouse/backend/confined"
 	"github.com/gatehouse-dev/gatehouse/backend/plural"
 	"github.com/gatehouse-dev/gatehouse/backend/snapshot"
 )
@@ -31,7 +32,7 @@ func printRunChanges(ctx context.Context, w io.Writer, c *client.Client, session
 	}
 	seen := map[string]bool{}
 	for _, cp := range list.Checkpoints {
-		if !strings.HasPrefix(cp.CallID, "run-") || seen[cp.CallID] {
+		if !strings.HasPrefix(cp.CallID, confined.CallPrefix) || seen[cp.CallID] {
 			continue
 		}
 		seen[cp.CallID] = true

@@ -446,6 +446,11 @@ func (g *Runs) Close() {
 	}
 }
 
+// CallPrefix starts the call id a run's own checkpoints go under
+// ("run-ID"): what the agent changed itself, outside any call, is undone
+// as that call.
+const CallPrefix = "run-"
+
 // checkpoint records the run's workspace under the call id "run-ID", so
 // `gatehouse rollback SESSION --call run-ID` undoes what the run did that
 // no call of its own recorded. emit records how it went; the error says
@@ -454,7 +459,7 @@ func (g *Runs) checkpoint(ctx context.Context, r *run, phase snapshot.Phase, emi
 	if g.deps.Checkpoints == nil {
 		return nil
 	}
-	call := "run-" + r.id
+	call := CallPrefix + r.id
 	cp, err := g.deps.Checkpoints.Checkpoint(ctx, snapshot.Request{Session: r.st.Live.ID(), CallID: call, Phase: phase, Roots: r.st.Workspaces})
 	if err != nil {
 		g.deps.Logger.Warn("checkpoint a confined run", "run", r.id, "phase", phase, "err", err)
