@@ -321,23 +321,24 @@ func startRunAsync(ctx context.Context, g *Globals, c *client.Client, req confin
 	sent := make(chan struct{})
 	var once sync.Once
 	done := func() { once.Do(func() { close(sent) }) }
-	// The client's transport says when the request is written.
-	traced := httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{WroteRequest: func(httptrace.WroteRequestInfo) { done() }})
 	go func() {
-		s, err := startRun(traced, g, c, req)
+		s, err := startRun(ctx, g, c, req, done)
 		done()
 		out <- runAnswer{s, err}
 	}()
 	return out, sent
 }
 
-// startRun asks the daemon for the run, saying what it waits for when it
-// takes a while: the person's answer to a workspace card, or the
-// project's first checkpoint.
-func startRun(ctx context.Context, g *Globals, c *client.Client, req confined.Request) (confined.Started, error) {
+// startRun asks the daemon for the run, calling wrote once the request
+// has left, and saying what it waits for when it takes a while: the
+// person's answer to a workspace card, or the project's first checkpoint.
+func startRun(ctx context.Context, g *Globals, c *client.Client, req confined.Request, wrote func()) (confined.Started, error) {
 	var started confined.Started
 	stop := sayWhatTheRunWaitsFor(ctx, g, c, req.Cwd)
-	err := c.Post(ctx, "/api/v1/runs", req, &started)
+	// The client's transport says when this request, and no other, is
+	// written.
+	traced := httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{WroteRequest: func(httptrace.WroteRequestInfo) { wrote() }})
+	err := c.Post(traced, "/api/v1/runs", req, &started)
 	stop()
 	if errors.Is(err, client.ErrNoDaemon) {
 		return started, userErrorf(err, "the Gatehouse daemon is not running, so nothing was started; start it with `gatehouse serve` (or open the Gatehouse app)")
