@@ -73,11 +73,13 @@ var systemDirs = map[string]bool{
 // ~/.config/gh), or one that holds or sits in Gatehouse's data directory
 // (its tokens).
 func Refuse(project, home, dataDir string) error {
-	switch {
-	case home != "" && workspace.InsideAny(home, []string{project}):
+	if home != "" && workspace.InsideAny(home, []string{project}) {
 		return fmt.Errorf("%w: %s holds your home directory and its secrets (~/.ssh, cloud credentials); start the agent in a project directory", ErrTooBroad, project)
-	case sandbox.SecretInside(project, home) != "":
-		return fmt.Errorf("%w: working in %s would hand the agent %s, where credentials or history live; start the agent in a project directory", ErrTooBroad, project, sandbox.SecretInside(project, home))
+	}
+	if s := sandbox.SecretInside(project, home); s != "" {
+		return fmt.Errorf("%w: working in %s would hand the agent %s, where credentials or history live; start the agent in a project directory", ErrTooBroad, project, s)
+	}
+	switch {
 	case systemDirs[project]:
 		return fmt.Errorf("%w: %s is a system directory; start the agent in a project directory", ErrTooBroad, project)
 	case dataDir != "" && (workspace.InsideAny(dataDir, []string{project}) || workspace.InsideAny(project, []string{dataDir})):
