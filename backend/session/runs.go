@@ -102,6 +102,8 @@ type Runs struct {
 type startingRun struct {
 	done chan struct{}
 	err  error
+	// waiters are the callers sharing this start (and its card), under mu.
+	waiters int
 }
 
 type run struct {
@@ -192,6 +194,7 @@ func (g *Runs) lookupLocked(ctx context.Context, key RunKey, s RunStart) (*run, 
 			return r, nil
 		}
 		if w, ok := g.starting[key]; ok {
+			w.waiters++
 			g.mu.Unlock()
 			select {
 			case <-w.done:

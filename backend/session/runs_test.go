@@ -153,7 +153,14 @@ func TestNewProjectAsksOnce(t *testing.T) {
 					states[i], errs[i] = g.Use(t.Context(), key, RunStart{Token: "tok", Transport: "hook", Cwd: project})
 				}()
 			}
-			waitfor.For(t, 10*time.Second, "the workspace card", func() bool { return ws.asked.Load() == 1 })
+			// Every call shares the one card before the person answers it: a
+			// call that came after a refusal would rightly ask again.
+			waitfor.For(t, 10*time.Second, "the workspace card, shared by every call", func() bool {
+				g.mu.Lock()
+				defer g.mu.Unlock()
+				w := g.starting[key]
+				return ws.asked.Load() == 1 && w != nil && w.waiters == calls-1
+			})
 			if allow {
 				ws.answer <- nil
 			} else {
