@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/gatehouse-dev/gatehouse/backend/agentprofile"
 	"github.com/gatehouse-dev/gatehouse/backend/launcher"
@@ -80,7 +81,7 @@ func pathLines(dir string) string {
 		fmt.Sprintf("  fish (~/.config/fish/config.fish):  set -gx PATH %s $PATH\n", shWord(dir))
 }
 
-var shPlain = regexp.MustCompile(`^[A-Za-z0-9_@%+=:,./-]+$`)
+var shPlain = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_@%+=:,./-]+$`) })
 
 // shPathValue is DIR:$PATH as one shell word, double quotes where the
 // directory allows (the form people know), single quotes around it
@@ -94,7 +95,7 @@ func shPathValue(dir string) string {
 
 // shWord quotes s as one word for sh and fish when it needs quoting.
 func shWord(s string) string {
-	if shPlain.MatchString(s) {
+	if shPlain().MatchString(s) {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"path/filepath"
-	"regexp"
 	"strings"
 
 	"github.com/gatehouse-dev/gatehouse/backend/workspace"
@@ -16,7 +15,7 @@ import (
 
 // pathInError finds the path an error line names: quoted, or after the
 // program's own "name: " prefix, absolute or home-relative.
-var pathInError = regexp.MustCompile(`(?:'|"|‘|\x60|: |^)((?:/|~/)[^'"’\x60:\s]+)`)
+var pathInError = lazyRegexp(`(?:'|"|‘|\x60|: |^)((?:/|~/)[^'"’\x60:\s]+)`)
 
 // sandboxRefusal is one path the sandbox refused a command.
 type sandboxRefusal struct {
@@ -69,7 +68,7 @@ func boundaryRefusals(stderr []byte, workspaces []string, home string, hidden fu
 			if !strings.Contains(lower, r.errno) {
 				continue
 			}
-			for _, m := range pathInError.FindAllStringSubmatch(line, -1) {
+			for _, m := range pathInError().FindAllStringSubmatch(line, -1) {
 				p := m[1]
 				if strings.HasPrefix(p, "~/") && home != "" {
 					p = filepath.Join(home, p[2:])

@@ -3,7 +3,6 @@ package call
 import (
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 
 	"github.com/gatehouse-dev/gatehouse/backend/workspace"
@@ -33,7 +32,7 @@ func LandlockLocks(ws string, e protect.Exposure) map[string]landlock.Lock {
 // deniedEntry finds the path of a "Permission denied" line: quoted
 // ('x', ‘x’, "x"), after dash's "cannot create" or sed's "temporary file",
 // or just before the errno ("bash: x: Permission denied").
-var deniedEntry = regexp.MustCompile(`['"‘\x60]([^'"’\x60\s]+)['"’\x60]|(?:cannot create|temporary file) (\S+): |(?:^|: )([^\s:'"‘’\x60]+): [Pp]ermission denied`)
+var deniedEntry = lazyRegexp(`['"‘\x60]([^'"’\x60\s]+)['"’\x60]|(?:cannot create|temporary file) (\S+): |(?:^|: )([^\s:'"‘’\x60]+): [Pp]ermission denied`)
 
 // lockedDirs are the workspaces' directories that take no new entry.
 func lockedDirs(workspaces []string, locks func(ws string) map[string]landlock.Lock) map[string]landlock.Lock {
@@ -54,7 +53,7 @@ func lockedEntrySentence(p string, l landlock.Lock, instead string) string {
 
 // removal finds a line about taking an entry away (rm, rmdir, mv, a
 // program's unlink or rename).
-var removal = regexp.MustCompile(`cannot remove|failed to remove|cannot move|cannot rename|\bunlink|\brmdir\b|\brename`)
+var removal = lazyRegexp(`cannot remove|failed to remove|cannot move|cannot rename|\bunlink|\brmdir\b|\brename`)
 
 // lockedRemovalSentence says why removing or renaming p, in a directory
 // that takes no new entry, was refused: Landlock grants removing down a
@@ -98,7 +97,7 @@ func landlockEntryNotes(stderr []byte, cwd string, workspaces []string, locks fu
 		if !strings.Contains(lower, "permission denied") {
 			return "", false
 		}
-		for _, m := range deniedEntry.FindAllStringSubmatch(line, -1) {
+		for _, m := range deniedEntry().FindAllStringSubmatch(line, -1) {
 			p := m[1] + m[2] + m[3]
 			if !filepath.IsAbs(p) {
 				p = filepath.Join(cwd, p)
@@ -109,7 +108,7 @@ func landlockEntryNotes(stderr []byte, cwd string, workspaces []string, locks fu
 			}
 			_, err := os.Lstat(p)
 			exists := err == nil
-			if exists && !removal.MatchString(lower) {
+			if exists && !removal().MatchString(lower) {
 				continue // there already, and not taken away: not this refusal
 			}
 			if locked == nil {

@@ -2,7 +2,6 @@ package call
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 )
@@ -10,15 +9,15 @@ import (
 // Rules of the schema validator's messages that a sentence is made of;
 // anything else is passed on with only the validator's path cleaned.
 var (
-	schemaWhere      = regexp.MustCompile(`validating (/properties/[^:]*|root): `)
-	schemaExtra      = regexp.MustCompile(`^unexpected additional properties \[(.*)\]$`)
-	schemaRequired   = regexp.MustCompile(`^required: missing properties: \[(.*)\]$`)
-	schemaBound      = regexp.MustCompile(`^(minimum|maximum): (\S+) is (?:less|greater) than (\S+)$`)
-	schemaMinItems   = regexp.MustCompile(`^minItems: array length \d+ is less than (\d+)$`)
-	schemaLength     = regexp.MustCompile(`(?s)^(minLength|maxLength): .* contains (\d+) Unicode code points, (?:fewer|more) than (\d+)$`)
-	schemaType       = regexp.MustCompile(`^type: .* has type "(\w+)", want "(\w+)"$`)
-	schemaEnum       = regexp.MustCompile(`^enum: (.*) does not equal any of: \[(.*)\]$`)
-	schemaRationalIs = regexp.MustCompile(`^(-?\d+)/1$`)
+	schemaWhere      = lazyRegexp(`validating (/properties/[^:]*|root): `)
+	schemaExtra      = lazyRegexp(`^unexpected additional properties \[(.*)\]$`)
+	schemaRequired   = lazyRegexp(`^required: missing properties: \[(.*)\]$`)
+	schemaBound      = lazyRegexp(`^(minimum|maximum): (\S+) is (?:less|greater) than (\S+)$`)
+	schemaMinItems   = lazyRegexp(`^minItems: array length \d+ is less than (\d+)$`)
+	schemaLength     = lazyRegexp(`(?s)^(minLength|maxLength): .* contains (\d+) Unicode code points, (?:fewer|more) than (\d+)$`)
+	schemaType       = lazyRegexp(`^type: .* has type "(\w+)", want "(\w+)"$`)
+	schemaEnum       = lazyRegexp(`^enum: (.*) does not equal any of: \[(.*)\]$`)
+	schemaRationalIs = lazyRegexp(`^(-?\d+)/1$`)
 )
 
 // schemaSentence says what is wrong with a call's arguments in one
@@ -28,44 +27,44 @@ var (
 func schemaSentence(tool string, props []string, err error) string {
 	msg := err.Error()
 	subject := schemaSubject(tool, msg)
-	rule := schemaWhere.ReplaceAllString(msg, "")
+	rule := schemaWhere().ReplaceAllString(msg, "")
 	takes := ""
 	if len(props) > 0 {
 		takes = fmt.Sprintf("; it takes %s", strings.Join(slices.Sorted(slices.Values(props)), ", "))
 	}
 	switch {
-	case schemaExtra.MatchString(rule):
-		return fmt.Sprintf("%s has no argument %s%s", tool, schemaExtra.FindStringSubmatch(rule)[1], takes)
-	case schemaRequired.MatchString(rule):
-		return fmt.Sprintf("%s needs the argument %s", tool, schemaRequired.FindStringSubmatch(rule)[1])
+	case schemaExtra().MatchString(rule):
+		return fmt.Sprintf("%s has no argument %s%s", tool, schemaExtra().FindStringSubmatch(rule)[1], takes)
+	case schemaRequired().MatchString(rule):
+		return fmt.Sprintf("%s needs the argument %s", tool, schemaRequired().FindStringSubmatch(rule)[1])
 	case subject == tool:
 		return fmt.Sprintf("invalid arguments for %s: %s", tool, rule)
-	case schemaBound.MatchString(rule):
-		m := schemaBound.FindStringSubmatch(rule)
+	case schemaBound().MatchString(rule):
+		m := schemaBound().FindStringSubmatch(rule)
 		bound := "at least"
 		if m[1] == "maximum" {
 			bound = "at most"
 		}
 		return fmt.Sprintf("%s must be %s %s (it was %s)", subject, bound, plainNumber(m[3]), plainNumber(m[2]))
-	case schemaMinItems.MatchString(rule):
-		n, items := schemaMinItems.FindStringSubmatch(rule)[1], "items"
+	case schemaMinItems().MatchString(rule):
+		n, items := schemaMinItems().FindStringSubmatch(rule)[1], "items"
 		if n == "1" {
 			items = "item"
 		}
 		return fmt.Sprintf("%s needs at least %s %s", subject, n, items)
-	case schemaLength.MatchString(rule):
+	case schemaLength().MatchString(rule):
 		// Never the string itself: it may be megabytes.
-		m := schemaLength.FindStringSubmatch(rule)
+		m := schemaLength().FindStringSubmatch(rule)
 		bound := "at least"
 		if m[1] == "maxLength" {
 			bound = "at most"
 		}
 		return fmt.Sprintf("%s must be %s %s characters long (it was %s)", subject, bound, m[3], m[2])
-	case schemaType.MatchString(rule):
-		m := schemaType.FindStringSubmatch(rule)
+	case schemaType().MatchString(rule):
+		m := schemaType().FindStringSubmatch(rule)
 		return fmt.Sprintf("%s must be %s %s, not %s %s", subject, article(m[2]), m[2], article(m[1]), m[1])
-	case schemaEnum.MatchString(rule):
-		m := schemaEnum.FindStringSubmatch(rule)
+	case schemaEnum().MatchString(rule):
+		m := schemaEnum().FindStringSubmatch(rule)
 		return fmt.Sprintf("%s must be one of %s (it was %s)", subject, strings.Join(strings.Fields(m[2]), ", "), m[1])
 	}
 	return fmt.Sprintf("invalid arguments: %s: %s", subject, rule)
@@ -75,7 +74,7 @@ func schemaSentence(tool string, props []string, err error) string {
 // "run_command's timeout_s", "each item of run_command's argv", or the
 // tool alone for the arguments as a whole.
 func schemaSubject(tool, msg string) string {
-	m := schemaWhere.FindAllStringSubmatch(msg, -1)
+	m := schemaWhere().FindAllStringSubmatch(msg, -1)
 	if len(m) == 0 || m[len(m)-1][1] == "root" {
 		return tool
 	}
@@ -97,7 +96,7 @@ func schemaSubject(tool, msg string) string {
 // plainNumber writes the validator's numbers ("-5/1", "1.000000") as a
 // person would.
 func plainNumber(s string) string {
-	if m := schemaRationalIs.FindStringSubmatch(s); m != nil {
+	if m := schemaRationalIs().FindStringSubmatch(s); m != nil {
 		return m[1]
 	}
 	if strings.Contains(s, ".") {

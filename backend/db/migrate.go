@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"sort"
 	"strconv"
+	"sync"
 	"time"
 )
 
@@ -30,7 +31,7 @@ type Migration struct {
 	SQL     string
 }
 
-var migrationName = regexp.MustCompile(`^([0-9]{4})_([a-z0-9_]+)\.sql$`)
+var migrationName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^([0-9]{4})_([a-z0-9_]+)\.sql$`) })
 
 // Migrations returns the embedded migrations in version order.
 func Migrations() ([]Migration, error) {
@@ -48,7 +49,7 @@ func loadMigrations(fsys fs.FS, dir string) ([]Migration, error) {
 		if e.IsDir() {
 			continue
 		}
-		m := migrationName.FindStringSubmatch(e.Name())
+		m := migrationName().FindStringSubmatch(e.Name())
 		if m == nil {
 			return nil, fmt.Errorf("migration file %q is not named NNNN_name.sql", e.Name())
 		}

@@ -40,7 +40,7 @@ type TunnelInfo struct {
 	Note string `json:"note,omitempty"`
 }
 
-var urlPattern = regexp.MustCompile(`https?://[^\s"'<>]+`)
+var urlPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`https?://[^\s"'<>]+`) })
 
 // tunnel is a running tunnel program.
 type tunnel struct {
@@ -129,7 +129,7 @@ func scanURL(r io.Reader, found chan<- string, last *lastLine) {
 		line := s.Text()
 		last.set(line)
 		if !sent {
-			if u := urlPattern.FindString(line); u != "" {
+			if u := urlPattern().FindString(line); u != "" {
 				found <- u
 				sent = true
 			}

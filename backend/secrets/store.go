@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // Config is the [[secret]] part of Gatehouse's configuration.
@@ -49,7 +50,7 @@ type entry struct {
 // String keeps values out of accidental %v formatting.
 func (s *Store) String() string { return fmt.Sprintf("secrets.Store(%d secrets)", len(s.entries)) }
 
-var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+var envName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`) })
 
 // Open resolves each configured secret. lookupEnv is usually os.LookupEnv.
 // Secrets that cannot be resolved are left out and reported together in the
@@ -76,7 +77,7 @@ func Open(cfg Config, lookupEnv func(string) (string, bool)) (*Store, error) {
 
 func resolve(sec Secret, lookupEnv func(string) (string, bool)) (entry, error) {
 	e := entry{name: sec.Name, binaries: map[string]bool{}}
-	if !envName.MatchString(sec.Name) {
+	if !envName().MatchString(sec.Name) {
 		return e, fmt.Errorf("secret name %q must be an environment variable name such as GH_TOKEN", sec.Name)
 	}
 	if len(sec.Binaries) == 0 {

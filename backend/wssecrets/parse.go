@@ -6,6 +6,7 @@ import (
 	"path"
 	"regexp"
 	"strings"
+	"sync"
 	"unicode"
 
 	"github.com/gatehouse-dev/gatehouse/backend/secrets"
@@ -67,12 +68,12 @@ func startsJSON(b []byte) bool {
 
 // jsonPair finds "key": "value" with the value as written (escapes and
 // all): that is how it appears when the file itself is printed.
-var jsonPair = regexp.MustCompile(`"((?:[^"\\]|\\.)*)"\s*:\s*"((?:[^"\\]|\\.)*)"`)
+var jsonPair = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`"((?:[^"\\]|\\.)*)"\s*:\s*"((?:[^"\\]|\\.)*)"`) })
 
 // jsonValues adds string values that are secret by their key or look
 // random; a value holding an escaped private key adds its lines too.
 func jsonValues(b []byte, add func(key, v string)) {
-	for _, m := range jsonPair.FindAllSubmatch(b, -1) {
+	for _, m := range jsonPair().FindAllSubmatch(b, -1) {
 		key, v := string(m[1]), string(m[2])
 		if !secretKey(key) && !looksRandom(v) {
 			continue
@@ -212,11 +213,11 @@ func looksRandom(v string) bool {
 }
 
 // urlPattern finds scheme://user:password@ in a line.
-var urlPattern = regexp.MustCompile(`[a-zA-Z][a-zA-Z0-9+.-]*://[^\s/@:]*:([^\s/@]+)@`)
+var urlPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[a-zA-Z][a-zA-Z0-9+.-]*://[^\s/@:]*:([^\s/@]+)@`) })
 
 func urlPasswords(l string) []string {
 	var out []string
-	for _, m := range urlPattern.FindAllStringSubmatch(l, -1) {
+	for _, m := range urlPattern().FindAllStringSubmatch(l, -1) {
 		out = append(out, m[1])
 		if p, err := url.PathUnescape(m[1]); err == nil && p != m[1] {
 			out = append(out, p)

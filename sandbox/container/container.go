@@ -139,7 +139,7 @@ func (b *Backend) command(ctx context.Context, args ...string) *exec.Cmd {
 
 func (b *Backend) isPodman() bool { return strings.Contains(filepath.Base(b.cli), "podman") }
 
-var unsafeName = regexp.MustCompile(`[^a-zA-Z0-9_.-]`)
+var unsafeName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[^a-zA-Z0-9_.-]`) })
 
 // Open implements sandbox.Backend: it starts the session's container.
 func (b *Backend) Open(ctx context.Context, s sandbox.SessionSpec) (sandbox.Session, error) {
@@ -169,7 +169,7 @@ func (s *session) start(ctx context.Context) error {
 	b, ss := s.b, s.ss
 	var rnd [4]byte
 	_, _ = rand.Read(rnd[:])
-	name := "gatehouse-" + unsafeName.ReplaceAllString(ss.ID, "_") + "-" + hex.EncodeToString(rnd[:])
+	name := "gatehouse-" + unsafeName().ReplaceAllString(ss.ID, "_") + "-" + hex.EncodeToString(rnd[:])
 	var runDir string
 	if b.opts.Helper != "" {
 		d, err := os.MkdirTemp("", "gatehouse-ctr-")

@@ -106,8 +106,5 @@ func outputSchema(props string) json.RawMessage {
   },
   "additionalProperties": false
 }`, strings.TrimRight(props, "\n"))
-	if !json.Valid([]byte(s)) {
-		panic("tools: invalid output schema: " + s)
-	}
-	return json.RawMessage(s)
+	return json.RawMessage(s) // valid JSON: TestSchemasValidate, not every start
 }

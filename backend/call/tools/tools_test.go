@@ -53,5 +53,8 @@ func TestSchemasValidate(t *testing.T) {
 		if !strings.Contains(string(tool.Schema), `"additionalProperties": false`) {
 			t.Errorf("%s schema is open", tool.Name)
 		}
+		if !json.Valid(tool.OutputSchema) {
+			t.Errorf("%s output schema is not JSON: %s", tool.Name, tool.OutputSchema)
+		}
 	}
 }

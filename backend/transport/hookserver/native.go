@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/gatehouse-dev/gatehouse/backend/transport/hookwire"
@@ -261,7 +262,9 @@ func listFrom(cls class, cwd string, in map[string]json.RawMessage, key string) 
 }
 
 // patchFile matches the file headers of Codex's apply_patch format.
-var patchFile = regexp.MustCompile(`(?m)^\*\*\* (?:Add|Update|Delete) File: (.+)$|^\*\*\* Move to: (.+)$`)
+var patchFile = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?m)^\*\*\* (?:Add|Update|Delete) File: (.+)$|^\*\*\* Move to: (.+)$`)
+})
 
 func patchPaths(cwd string, in map[string]json.RawMessage) (native, error) {
 	var patch string
@@ -272,7 +275,7 @@ func patchPaths(cwd string, in map[string]json.RawMessage) (native, error) {
 		}
 	}
 	n := native{cls: classEdit}
-	for _, m := range patchFile.FindAllStringSubmatch(patch, -1) {
+	for _, m := range patchFile().FindAllStringSubmatch(patch, -1) {
 		p := strings.TrimSpace(m[1] + m[2])
 		n.paths = append(n.paths, abs(cwd, p))
 	}
@@ -282,9 +285,9 @@ func patchPaths(cwd string, in map[string]json.RawMessage) (native, error) {
 	return n, nil
 }
 
-var urlPattern = regexp.MustCompile(`https?://[^\s"'<>]+`)
+var urlPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`https?://[^\s"'<>]+`) })
 
-func firstURL(s string) string { return urlPattern.FindString(s) }
+func firstURL(s string) string { return urlPattern().FindString(s) }
 
 func member(in map[string]json.RawMessage, key string) (string, error) {
 	raw, ok := in[key]
