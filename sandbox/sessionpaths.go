@@ -35,19 +35,31 @@ func prepareSessionPaths(in SessionSpec, out *SessionSpec, home string) error {
 		}
 		out.Cache = real
 	}
-	out.GitDirs = nil
-	for _, w := range out.Workspaces {
+	out.GitDirs = LinkedGitDirs(out.Workspaces, out.Hidden, home)
+	return nil
+}
+
+// LinkedGitDirs are the common git directories of those workspaces that
+// are linked worktrees (`git worktree add`): each holds the objects, refs
+// and the worktree's own git dir, outside the workspace, and git can do
+// nothing there without it. Shown writable to a command or a confined
+// agent (their config and hooks stay read-only: protect.Scan lists them),
+// except one that is a system path, holds or lies in one of home's
+// secret places, or lies in a workspace or a hidden path already.
+func LinkedGitDirs(workspaces, hidden []string, home string) []string {
+	var out []string
+	for _, w := range workspaces {
 		l, err := protect.FindLinked(w)
 		if err != nil {
 			continue // not a linked worktree, or not one we may open: git says so inside
 		}
 		cd := l.CommonDir
-		if IsSystemPath(cd) || SecretInside(cd, home) != "" || insideAny(cd, out.Workspaces) || insideAny(cd, out.Hidden) {
+		if IsSystemPath(cd) || SecretInside(cd, home) != "" || insideAny(cd, workspaces) || insideAny(cd, hidden) {
 			continue
 		}
-		out.GitDirs = append(out.GitDirs, cd)
+		out = append(out, cd)
 	}
-	return nil
+	return out
 }
 
 func insideAny(p string, roots []string) bool {

@@ -755,3 +755,59 @@ func TestRunWriteOutsideFails(t *testing.T) {
 		})
 	}
 }
+
+// TestRunInALinkedWorktree: an agent started in a linked worktree (`git
+// worktree add`, as agents make for parallel work) finds its repository,
+// whose history lives beside the worktree, and commits to it, while the
+// repository's config and hooks stay out of its reach; on each backend.
+func TestRunInALinkedWorktree(t *testing.T) {
+	for _, backend := range runBackends {
+		t.Run(backend, func(t *testing.T) {
+			d := startRunDaemon(t, backend, "")
+			base := t.TempDir()
+			main, wt := filepath.Join(base, "main"), filepath.Join(base, "wt")
+			git := func(dir string, args ...string) string {
+				t.Helper()
+				out, err := exec.Command("git", append([]string{"-C", dir, "-c", "user.email=t@example.test", "-c", "user.name=t"}, args...)...).CombinedOutput()
+				if err != nil {
+					t.Fatalf("git %v: %v\n%s", args, err, out)
+				}
+				return string(out)
+			}
+			if err := os.MkdirAll(main, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			git(main, "init", "-q")
+			if err := os.WriteFile(filepath.Join(main, "a.txt"), []byte("a\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			git(main, "add", "a.txt")
+			git(main, "commit", "-qm", "first")
+			git(main, "worktree", "add", "-q", wt, "-b", "feature")
+			config := git(main, "config", "--local", "--list")
+			if _, errOut, code := d.CLI(t.Context(), "workspaces", "add", wt); code != 0 {
+				t.Fatalf("workspaces add: %s", errOut)
+			}
+			common := filepath.Join(main, ".git")
+			out, errOut, code := d.CLI(t.Context(), "run", "--workspace", wt, "--", "sh", "-c",
+				`git log --oneline && echo b >> a.txt && git -c user.email=t@example.test -c user.name=t commit -qam second && echo committed
+if echo x >> `+common+`/config; then echo "config written"; fi
+if touch `+common+`/hooks/pre-commit; then echo "hook written"; fi`)
+			if code != 0 || !strings.Contains(out, "first") || !strings.Contains(out, "committed") {
+				t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+			}
+			if strings.Contains(out, "written") {
+				t.Errorf("the run changed the repository's settings:\n%s", out)
+			}
+			if log := git(wt, "log", "--oneline"); !strings.Contains(log, "second") {
+				t.Errorf("the run's commit did not land:\n%s", log)
+			}
+			if got := git(main, "config", "--local", "--list"); got != config {
+				t.Errorf("config changed:\n%s\nwas\n%s", got, config)
+			}
+			if _, err := os.Stat(filepath.Join(common, "hooks", "pre-commit")); err == nil {
+				t.Error("a hook was made")
+			}
+		})
+	}
+}

@@ -139,6 +139,9 @@ func confinedSpec(l runLayout) (agentbox.Spec, error) {
 			maps.Copy(locked, landlock.LockedDirs(w))
 		}
 	}
+	// A linked worktree's history lives beside it: without it, the agent's
+	// git finds no repository at all.
+	s.ReadWrite = append(s.ReadWrite, sandbox.LinkedGitDirs(l.workspaces, s.Hidden, home)...)
 	if p := l.profile; p != nil {
 		if err := agentHome(l.dataDir, home, p, &s); err != nil {
 			return s, err
