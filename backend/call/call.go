@@ -119,6 +119,9 @@ type InFlight struct {
 	proposal     string
 	showReadOnly []string
 	again        bool
+	// gitDirs are the linked worktree's common git dirs a checked run's
+	// checkpoints hold beside the workspaces (see linkedGitDirs).
+	gitDirs []string
 }
 
 // Session is the call's Gatehouse session id.

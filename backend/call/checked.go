@@ -24,6 +24,7 @@ func (r *Runner) runChecked(ctx context.Context, c *InFlight) Result {
 	if c.held != nil {
 		defer c.held.expect.Settle()
 	}
+	c.gitDirs = r.linkedGitDirs(c.State)
 	pre, err := r.checkpoint(ctx, c, snapshot.Pre)
 	if err != nil {
 		return r.fail(ctx, c, "tool.refused", toolErrorf(err, "Gatehouse could not checkpoint the workspace before this call, so it did not run it (reads still run): %s", snapshot.Problem(err)))
@@ -62,12 +63,10 @@ func (r *Runner) checkEffect(ctx context.Context, c *InFlight, pre, post string,
 		r.deps.Logger.Warn("read a checked run's changes", "call", c.ID, "err", err)
 		return out
 	}
-	cs := effect.FromCheckpoints(c.State.Workspaces, changes)
+	cs := effect.FromCheckpoints(c.State.Workspaces, c.gitDirs, changes)
 	// What the run changed in place, git's files included, is read as it
 	// was from the checkpoint before (the workspace holds only the after).
-	for _, ws := range cs.Workspaces {
-		cs.Priors = append(cs.Priors, func(rel string) ([]byte, error) { return r.deps.Snapshots.ReadFile(pre, ws, rel) })
-	}
+	cs.ReadPriors(func(root, rel string) ([]byte, error) { return r.deps.Snapshots.ReadFile(pre, root, rel) })
 	res := effect.Result{}
 	dec, changed := r.judgeEffect(ctx, c, cs, &res, func() map[string]any { return map[string]any{"staged": false} })
 	if !changed {

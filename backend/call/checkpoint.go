@@ -3,6 +3,7 @@ package call
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -26,7 +27,9 @@ func (r *Runner) checkpoint(ctx context.Context, c *InFlight, phase snapshot.Pha
 		return "", nil
 	}
 	req := snapshot.Request{Session: c.Session(), CallID: c.ID, Phase: phase, Roots: c.State.Workspaces}
-	if !plan.MutatesAll {
+	if plan.MutatesAll && len(c.gitDirs) > 0 {
+		req.Roots = append(slices.Clip(req.Roots), c.gitDirs...)
+	} else if !plan.MutatesAll {
 		for _, p := range plan.Mutates {
 			req.Paths = append(req.Paths, p.Abs)
 		}

@@ -237,7 +237,7 @@ func (r *Runner) finishNative(ctx context.Context, req Request, out Output) (res
 			r.deps.Logger.Warn("read what a native edit changed", "call", c.ID, "err", err)
 		} else {
 			e := effect.Result{Outcome: effect.OutcomeUnchanged}
-			e.Created, e.Modified, e.Deleted = effect.FromCheckpoints(c.State.Workspaces, changes).Counts()
+			e.Created, e.Modified, e.Deleted = effect.FromCheckpoints(c.State.Workspaces, nil, changes).Counts()
 			if e.Created+e.Modified+e.Deleted > 0 {
 				e.Outcome = effect.OutcomeApplied
 			}

@@ -3,6 +3,7 @@ package call
 import (
 	"context"
 	"errors"
+	"os"
 	"path/filepath"
 
 	"github.com/gatehouse-dev/gatehouse/backend/call/effect"
@@ -24,7 +25,20 @@ func (r *Runner) stageRoot(st *session.State) string {
 	if s, ok := r.deps.Sandbox.(sandbox.Stager); !ok || !s.CanStage() {
 		return ""
 	}
+	if len(r.linkedGitDirs(st)) > 0 {
+		// Its commands write the repository's common git dir in place,
+		// beside any overlay: they run checked, between checkpoints that
+		// hold that dir too, so a change to it is judged and undone.
+		return ""
+	}
 	return filepath.Join(r.deps.StageDir, st.Live.ID())
+}
+
+// linkedGitDirs are the common git dirs the session's sandbox shows
+// writable beside its workspaces, when one is a linked worktree.
+func (r *Runner) linkedGitDirs(st *session.State) []string {
+	home, _ := os.UserHomeDir()
+	return sandbox.LinkedGitDirs(st.Workspaces, r.deps.Hidden, home)
 }
 
 // canStage: a mutating command on a backend that stages, in a session

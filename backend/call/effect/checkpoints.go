@@ -4,18 +4,38 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/gatehouse-dev/gatehouse/backend/snapshot"
 )
 
 // FromCheckpoints turns the difference of two checkpoints (a checked run,
 // which could not be staged) into change sets, one per workspace, so the
-// same effect rules judge it.
-func FromCheckpoints(workspaces []string, changes []snapshot.Change) ChangeSets {
-	cs := ChangeSets{Workspaces: workspaces, Sets: make([]Set, len(workspaces)), Uppers: make([]string, len(workspaces))}
+// same effect rules judge it. gitDirs are linked worktrees' common git
+// dirs, checkpointed beside the workspaces because commands write them
+// in place (sandbox.LinkedGitDirs): one named .git gets a set of its own
+// as the .git of the main worktree holding it, so git's rules judge its
+// refs, objects and history as they judge a workspace's own repository;
+// one named otherwise (a bare repository's) is judged as plain files.
+func FromCheckpoints(workspaces, gitDirs []string, changes []snapshot.Change) ChangeSets {
+	n := len(workspaces) + len(gitDirs)
+	cs := ChangeSets{Sets: make([]Set, n), Uppers: make([]string, n), stored: make([]storedAt, n)}
 	index := map[string]int{}
 	for i, w := range workspaces {
 		index[w] = i
+		cs.Workspaces = append(cs.Workspaces, w)
+		cs.stored[i] = storedAt{root: w}
+	}
+	for j, g := range gitDirs {
+		i := len(workspaces) + j
+		index[g] = i
+		if filepath.Base(g) == ".git" {
+			cs.Workspaces = append(cs.Workspaces, filepath.Dir(g))
+			cs.stored[i] = storedAt{root: g, prefix: ".git/"}
+		} else {
+			cs.Workspaces = append(cs.Workspaces, g)
+			cs.stored[i] = storedAt{root: g}
+		}
 	}
 	for _, ch := range changes {
 		i, ok := index[ch.Root]
@@ -23,8 +43,9 @@ func FromCheckpoints(workspaces []string, changes []snapshot.Change) ChangeSets 
 			continue
 		}
 		s := &cs.Sets[i]
+		path := cs.stored[i].prefix + ch.Path
 		add := func(op Op, k snapshot.Kind, perm uint32, size int64) {
-			s.Changes = append(s.Changes, Change{Path: ch.Path, Op: op, Kind: snapshotKind(k), Mode: fs.FileMode(perm), Size: size})
+			s.Changes = append(s.Changes, Change{Path: path, Op: op, Kind: snapshotKind(k), Mode: fs.FileMode(perm), Size: size})
 		}
 		switch ch.Kind {
 		case snapshot.Added:
@@ -47,6 +68,29 @@ func FromCheckpoints(workspaces []string, changes []snapshot.Change) ChangeSets 
 		}
 	}
 	return cs
+}
+
+// storedAt is where a set's changes were checkpointed: the root, and the
+// prefix its paths carry in the set (".git/" for a common git dir).
+type storedAt struct{ root, prefix string }
+
+// ReadPriors sets each set's Prior to read from the checkpoint before
+// the run, with read(root, rel) in the checkpoint's own terms.
+func (cs *ChangeSets) ReadPriors(read func(root, rel string) ([]byte, error)) {
+	cs.Priors = make([]Prior, len(cs.Sets))
+	for i := range cs.Sets {
+		at := storedAt{root: cs.Workspaces[i]}
+		if i < len(cs.stored) {
+			at = cs.stored[i]
+		}
+		cs.Priors[i] = func(rel string) ([]byte, error) {
+			r, ok := strings.CutPrefix(rel, at.prefix)
+			if !ok {
+				return nil, fs.ErrNotExist // outside the git dir this set stands for
+			}
+			return read(at.root, r)
+		}
+	}
 }
 
 func snapshotKind(k snapshot.Kind) Kind {

@@ -3,6 +3,7 @@ package effect
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/gatehouse-dev/gatehouse/backend/snapshot"
@@ -24,7 +25,7 @@ func TestFromCheckpoints(t *testing.T) {
 		{Root: b, Path: "link", Kind: snapshot.TypeChanged, OldKind: snapshot.KindDir, NewKind: snapshot.KindSymlink},
 		{Root: "/elsewhere", Path: "x", Kind: snapshot.Added, NewKind: snapshot.KindFile},
 	}
-	cs := FromCheckpoints([]string{a, b}, changes)
+	cs := FromCheckpoints([]string{a, b}, nil, changes)
 	if len(cs.Sets) != 2 || len(cs.Uppers) != 2 || cs.Uppers[0] != "" {
 		t.Fatalf("sets %+v", cs)
 	}
@@ -50,5 +51,44 @@ func TestFromCheckpoints(t *testing.T) {
 	}
 	if paths := cs.Paths(); len(paths) != 6 || paths[0] != filepath.Join(a, "new.txt") || paths[5] != filepath.Join(b, "link") {
 		t.Errorf("paths %v", paths)
+	}
+}
+
+// TestFromCheckpointsGitDirs: a linked worktree's common git dir named
+// .git stands as the .git of its main worktree (paths under .git/, read
+// back from the checkpoint without it); one named otherwise (a bare
+// repository's) stands as itself.
+func TestFromCheckpointsGitDirs(t *testing.T) {
+	ws, base := t.TempDir(), t.TempDir()
+	common, bare := filepath.Join(base, "main", ".git"), filepath.Join(base, "repo.git")
+	changes := []snapshot.Change{
+		{Root: common, Path: "refs/heads/main", Kind: snapshot.Deleted, OldKind: snapshot.KindFile},
+		{Root: bare, Path: "refs/heads/x", Kind: snapshot.Added, NewKind: snapshot.KindFile},
+		{Root: ws, Path: "a.txt", Kind: snapshot.Added, NewKind: snapshot.KindFile},
+	}
+	cs := FromCheckpoints([]string{ws}, []string{common, bare}, changes)
+	want := []string{ws, filepath.Join(base, "main"), bare}
+	if len(cs.Workspaces) != 3 || cs.Workspaces[0] != want[0] || cs.Workspaces[1] != want[1] || cs.Workspaces[2] != want[2] {
+		t.Fatalf("workspaces %v, want %v", cs.Workspaces, want)
+	}
+	for i, p := range []string{"a.txt", ".git/refs/heads/main", "refs/heads/x"} {
+		if len(cs.Sets[i].Changes) != 1 || cs.Sets[i].Changes[0].Path != p {
+			t.Errorf("set %d: %+v, want %s", i, cs.Sets[i].Changes, p)
+		}
+	}
+	var read []string
+	cs.ReadPriors(func(root, rel string) ([]byte, error) {
+		read = append(read, root+" "+rel)
+		return nil, nil
+	})
+	cs.Priors[0]("a.txt")
+	cs.Priors[1](".git/refs/heads/main")
+	if _, err := cs.Priors[1]("a.txt"); err == nil {
+		t.Error("a path outside the git dir was read")
+	}
+	cs.Priors[2]("refs/heads/x")
+	wantRead := []string{ws + " a.txt", common + " refs/heads/main", bare + " refs/heads/x"}
+	if strings.Join(read, "\n") != strings.Join(wantRead, "\n") {
+		t.Errorf("read %q, want %q", read, wantRead)
 	}
 }

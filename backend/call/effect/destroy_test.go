@@ -34,7 +34,7 @@ func checkedRun(t *testing.T, ws, script string) ChangeSets {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cs := FromCheckpoints([]string{ws}, changes)
+	cs := FromCheckpoints([]string{ws}, nil, changes)
 	cs.Priors = []Prior{func(rel string) ([]byte, error) { return st.ReadFile(pre.ID, ws, rel) }}
 	return cs
 }

@@ -29,6 +29,9 @@ type ChangeSets struct {
 	// checkpoint); nil for a staged run, or when there is no checkpoint:
 	// then its git history and tracked files cannot be judged.
 	Priors []Prior
+	// stored says where a checked run's sets were checkpointed (see
+	// FromCheckpoints); nil for a staged run.
+	stored []storedAt
 }
 
 // Layers is workspace i of the change sets, before and after.
