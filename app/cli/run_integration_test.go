@@ -808,6 +808,21 @@ if touch `+common+`/hooks/pre-commit; then echo "hook written"; fi`)
 			if _, err := os.Stat(filepath.Join(common, "hooks", "pre-commit")); err == nil {
 				t.Error("a hook was made")
 			}
+			// The run's checkpoints hold the common dir: the undo its
+			// session names takes the commit back.
+			sess := listSessions(t, d)[0].ID
+			shown, _, _ := d.CLI(t.Context(), "sessions", sess)
+			_, undo, ok := strings.Cut(shown, "Undo them with: gatehouse ")
+			if !ok {
+				t.Fatalf("no undo named:\n%s", shown)
+			}
+			undo, _, _ = strings.Cut(undo, "\n")
+			if o, e, code := d.CLI(t.Context(), strings.Fields(undo)...); code != 0 {
+				t.Fatalf("%s: %s%s", undo, o, e)
+			}
+			if log := git(wt, "log", "--oneline"); strings.Contains(log, "second") {
+				t.Errorf("the run's commit is still there after its undo:\n%s", log)
+			}
 		})
 	}
 }

@@ -24,6 +24,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"time"
 
@@ -36,6 +37,7 @@ import (
 	"github.com/gatehouse-dev/gatehouse/backend/session"
 	"github.com/gatehouse-dev/gatehouse/backend/snapshot"
 	"github.com/gatehouse-dev/gatehouse/backend/token"
+	"github.com/gatehouse-dev/gatehouse/sandbox"
 )
 
 // Sessions opens and finds a run's session; *session.Runs is one.
@@ -85,6 +87,8 @@ type Deps struct {
 	Backend string
 	// Dir holds each run's listeners (in the data dir, 0700).
 	Dir string
+	// Hidden are host paths no run sees (the data dir).
+	Hidden []string
 	// Redacted, if set, is the directory of a run's redacted copies
 	// (which `gatehouse run` shows inside): made while the run opens,
 	// removed when it ends.
@@ -158,6 +162,10 @@ type run struct {
 	began bool
 	// postErr is why the checkpoint after the run failed, set by release.
 	postErr error
+	// gitDirs are the common git dirs of a project that is a linked
+	// worktree, which the agent writes in place: its checkpoints hold
+	// them beside the project, the same before and after.
+	gitDirs []string
 }
 
 // New returns the registry.
@@ -219,6 +227,8 @@ func (g *Runs) Start(ctx context.Context, req Request) (Started, error) {
 	// its row is committed with run.started, before the agent starts.
 	pre := make(chan struct{})
 	var preErr error
+	home, _ := os.UserHomeDir()
+	r.gitDirs = sandbox.LinkedGitDirs(st.Workspaces, g.deps.Hidden, home)
 	go func() {
 		defer close(pre)
 		preErr = g.checkpoint(ctx, r, snapshot.Pre, g.deps.Queue)
@@ -460,7 +470,7 @@ func (g *Runs) checkpoint(ctx context.Context, r *run, phase snapshot.Phase, emi
 		return nil
 	}
 	call := CallPrefix + r.id
-	cp, err := g.deps.Checkpoints.Checkpoint(ctx, snapshot.Request{Session: r.st.Live.ID(), CallID: call, Phase: phase, Roots: r.st.Workspaces})
+	cp, err := g.deps.Checkpoints.Checkpoint(ctx, snapshot.Request{Session: r.st.Live.ID(), CallID: call, Phase: phase, Roots: slices.Concat(r.st.Workspaces, r.gitDirs)})
 	if err != nil {
 		g.deps.Logger.Warn("checkpoint a confined run", "run", r.id, "phase", phase, "err", err)
 		emit(ctx, "checkpoint.failed", "system", r.st.Live.ID(), map[string]any{"call": call, "phase": phase, "error": err.Error()})

@@ -29,7 +29,7 @@ func (d *Daemon) openConfined() *confined.Runs {
 	return confined.New(confined.Deps{
 		Sessions: d.runs, Tokens: d.tokens, Network: d.runner, Proxy: proxy, Checkpoints: cps,
 		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { d.handler.ServeHTTP(w, r) }),
-		Backend: backend, Dir: filepath.Join(d.opts.DataDir, "runs"), Emit: d.Emit, Logger: d.logger,
+		Backend: backend, Dir: filepath.Join(d.opts.DataDir, "runs"), Hidden: []string{d.opts.DataDir}, Emit: d.Emit, Logger: d.logger,
 		Redacted: func(run string) string {
 			return hookserver.ConfinedRedacted(filepath.Join(d.opts.DataDir, datadir.RedactedDir), run)
 		},
