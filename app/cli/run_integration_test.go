@@ -188,7 +188,7 @@ exit 7`
 		t.Errorf("gatehouse sessions %s does not say it was confined:\n%s", sess, out)
 	}
 	// And what the agent wrote itself, with how to undo it.
-	if out, _, _ := d.CLI(t.Context(), "sessions", sess); !strings.Contains(out, "added     src/inside.txt") || !strings.Contains(out, "Undo them with: gatehouse rollback "+sess+" --call run-") {
+	if out, _, _ := d.CLI(t.Context(), "sessions", sess); !strings.Contains(out, "added     src/inside.txt") || !strings.Contains(out, "Undo all of it with: gatehouse rollback "+sess+" --call run-") {
 		t.Errorf("gatehouse sessions %s does not say what the run changed:\n%s", sess, out)
 	}
 	if ended := d.Events("kind=run.ended"); len(ended) != 1 || ended[0]["payload"].(map[string]any)["exit"] != float64(7) {
@@ -812,11 +812,11 @@ if touch `+common+`/hooks/pre-commit; then echo "hook written"; fi`)
 			// session names takes the commit back.
 			sess := listSessions(t, d)[0].ID
 			shown, _, _ := d.CLI(t.Context(), "sessions", sess)
-			_, undo, ok := strings.Cut(shown, "Undo them with: gatehouse ")
+			_, undo, ok := strings.Cut(shown, "Undo all of it with: gatehouse ")
 			if !ok {
 				t.Fatalf("no undo named:\n%s", shown)
 			}
-			undo, _, _ = strings.Cut(undo, "\n")
+			undo, _, _ = strings.Cut(undo, " (")
 			if o, e, code := d.CLI(t.Context(), strings.Fields(undo)...); code != 0 {
 				t.Fatalf("%s: %s%s", undo, o, e)
 			}

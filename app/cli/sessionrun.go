@@ -18,11 +18,13 @@ import (
 // maxRunChanges is how many paths a confined run's summary names.
 const maxRunChanges = 20
 
-// printRunChanges says what a confined run's agent changed itself (its
-// own writes, which no call recorded: the run's checkpoint before against
-// the one after, as the call "run-ID") and how to undo it. A run whose
-// checkpoints are missing (checkpoints off, a run still going) says
-// nothing.
+// printRunChanges says what changed in the project while a confined run
+// lasted (the run's checkpoint before against the one after, as the call
+// "run-ID") and how to undo it. That is the agent's own writes, which no
+// call recorded, and also its calls' changes and anyone's edits made
+// meanwhile: the checkpoints cannot tell them apart, so the text says
+// so. A run whose checkpoints are missing (checkpoints off, a run still
+// going) says nothing.
 func printRunChanges(ctx context.Context, w io.Writer, c *client.Client, sessionID string) {
 	var list struct {
 		Checkpoints []snapshot.Checkpoint `json:"checkpoints"`
@@ -46,11 +48,11 @@ func printRunChanges(ctx context.Context, w io.Writer, c *client.Client, session
 	}
 }
 
-// runChangesText is the summary of one run's own changes.
+// runChangesText is the summary of what changed while one run lasted.
 func runChangesText(sessionID, call string, changes []snapshot.Change) string {
 	var b strings.Builder
 	if len(changes) == 0 {
-		fmt.Fprintf(&b, "The agent changed no file itself in this run (%s).\n", termsafe.String(call))
+		fmt.Fprintf(&b, "Nothing changed in the project while this run lasted (%s).\n", termsafe.String(call))
 		return b.String()
 	}
 	roots := map[string]bool{}
@@ -62,7 +64,7 @@ func runChangesText(sessionID, call string, changes []snapshot.Change) string {
 		where = append(where, r)
 	}
 	sort.Strings(where)
-	fmt.Fprintf(&b, "The agent's own changes in this run (%s), outside any call: %s in %s\n",
+	fmt.Fprintf(&b, "What changed while this run lasted (%s): %s in %s; the agent's own writes, its calls' changes below and any edit made meanwhile outside Gatehouse alike\n",
 		termsafe.String(call), plural.Count(len(changes), "path", "paths"), strings.Join(termsafe.Strings(where), ", "))
 	for i, ch := range changes {
 		if i == maxRunChanges {
@@ -78,6 +80,6 @@ func runChangesText(sessionID, call string, changes []snapshot.Change) string {
 		}
 		fmt.Fprintf(&b, "  %-9s %s\n", ch.Kind, termsafe.String(p))
 	}
-	fmt.Fprintf(&b, "Undo them with: gatehouse rollback %s --call %s\n", termsafe.String(sessionID), termsafe.String(call))
+	fmt.Fprintf(&b, "Undo all of it with: gatehouse rollback %s --call %s (add --dry-run to see what it would do)\n", termsafe.String(sessionID), termsafe.String(call))
 	return b.String()
 }

@@ -18,16 +18,16 @@ func TestRunChangesText(t *testing.T) {
 		changes []snapshot.Change
 		want    []string
 	}{
-		{"nothing", nil, []string{"changed no file itself in this run (run-1)"}},
+		{"nothing", nil, []string{"Nothing changed in the project while this run lasted (run-1)"}},
 		{"one of each", []snapshot.Change{
 			{Root: "/p", Path: "gen", Kind: snapshot.Added, NewKind: snapshot.KindDir},
 			{Root: "/p", Path: "old", Kind: snapshot.Deleted, OldKind: snapshot.KindFile},
 			{Root: "/p", Path: "notes.txt", Kind: snapshot.Modified, OldKind: snapshot.KindFile, NewKind: snapshot.KindFile},
-		}, []string{"3 paths in /p\n", "  added     gen/\n", "  deleted   old\n", "  modified  notes.txt\n", "Undo them with: gatehouse rollback s_1 --call run-1\n"}},
+		}, []string{"3 paths in /p; the agent's own writes, its calls' changes below and any edit made meanwhile outside Gatehouse alike\n", "  added     gen/\n", "  deleted   old\n", "  modified  notes.txt\n", "Undo all of it with: gatehouse rollback s_1 --call run-1 (add --dry-run"}},
 		{"two projects", []snapshot.Change{
 			{Root: "/p", Path: "a", Kind: snapshot.Added, NewKind: snapshot.KindFile},
 			{Root: "/q", Path: "b", Kind: snapshot.Added, NewKind: snapshot.KindFile},
-		}, []string{"2 paths in /p, /q\n", "  added     /p/a\n", "  added     /q/b\n"}},
+		}, []string{"2 paths in /p, /q;", "  added     /p/a\n", "  added     /q/b\n"}},
 		{"more than named", many, []string{"25 paths", "  added     f19\n", "  … and 5 more\n"}},
 	}
 	for _, tc := range tests {

@@ -91,10 +91,11 @@ export function agentsQuiet(active: number | undefined, ever: boolean | null): A
 export const RUN_CALL_PREFIX = 'run-';
 
 /**
- * A confined run's own changes as rows beside its calls: what the agent
- * wrote itself, which no call recorded, between the run's checkpoint
- * before and the one after (tool "run", so its row offers the diff and
- * its undo as a call's does).
+ * A confined run's changes as rows beside its calls: what changed in the
+ * project between the run's checkpoint before and the one after (tool
+ * "run", so its row offers the diff and its undo as a call's does). That
+ * is the agent's own writes, which no call recorded, and also its calls'
+ * changes and anyone's edits meanwhile, which the row says.
  */
 export function runCalls(checkpoints: readonly Checkpoint[]): CallSummary[] {
   const runs = new Map<string, CallSummary>();
@@ -105,7 +106,7 @@ export function runCalls(checkpoints: readonly Checkpoint[]): CallSummary[] {
     runs.set(c.call_id, {
       id: c.call_id,
       tool: 'run',
-      target: 'what the agent changed itself, outside any call',
+      target: "what changed while the run lasted: the agent's own writes, its calls' changes and others' edits meanwhile",
       time: c.time,
       verdict: '',
       approval: '',

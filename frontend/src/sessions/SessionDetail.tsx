@@ -80,7 +80,7 @@ export function SessionDetail({ id }: { id: string }) {
     for (const c of cps.data?.checkpoints ?? []) m.set(c.call_id, [...(m.get(c.call_id) ?? []), c]);
     return m;
   }, [cps.data]);
-  // A confined run's own changes, which no call recorded.
+  // What changed while a confined run lasted (see runCalls).
   const runs = useMemo(() => runCalls(cps.data?.checkpoints ?? []), [cps.data]);
 
   const setMode = async (mode: Mode) => {
