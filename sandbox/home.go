@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 )
 
 // FreshHome makes the run's $HOME with copies of the allowlisted files
@@ -13,16 +14,21 @@ func FreshHome(realHome, home string) error {
 	if err := os.Mkdir(home, 0o700); err != nil {
 		return fmt.Errorf("create run home: %w", err)
 	}
+	skip := HomeCredentials(realHome)
 	for _, rel := range HomeAllowlist {
 		src := filepath.Join(realHome, rel)
-		if err := copyTree(src, filepath.Join(home, rel)); err != nil {
+		if err := copyTree(src, filepath.Join(home, rel), skip); err != nil {
 			return fmt.Errorf("copy %s into the run's home: %w", rel, err)
 		}
 	}
 	return nil
 }
 
-func copyTree(src, dst string) error {
+// copyTree copies src to dst, but for the paths in skip.
+func copyTree(src, dst string, skip []string) error {
+	if slices.Contains(skip, src) {
+		return nil
+	}
 	st, err := os.Lstat(src)
 	if err != nil {
 		return nil // absent: nothing to show
@@ -37,7 +43,7 @@ func copyTree(src, dst string) error {
 			return err
 		}
 		for _, e := range ents {
-			if err := copyTree(filepath.Join(src, e.Name()), filepath.Join(dst, e.Name())); err != nil {
+			if err := copyTree(filepath.Join(src, e.Name()), filepath.Join(dst, e.Name()), skip); err != nil {
 				return err
 			}
 		}

@@ -15,6 +15,22 @@ var SystemDirs = []string{
 // sandbox's fresh $HOME shows read-only.
 var HomeAllowlist = []string{".gitconfig", ".config/git"}
 
+// homeCredentials are files inside HomeAllowlist that hold credentials in
+// clear (git's credential store, which `git credential-store` uses when
+// $XDG_CONFIG_HOME/git exists): never shown, though the directory holding
+// them is, for its config, ignore rules and hooks.
+var homeCredentials = []string{".config/git/credentials"}
+
+// HomeCredentials are the credential files among the allowlisted ones
+// under home, for a sandbox that shows the real home's files to hide.
+func HomeCredentials(home string) []string {
+	out := make([]string, len(homeCredentials))
+	for i, rel := range homeCredentials {
+		out[i] = filepath.Join(home, rel)
+	}
+	return out
+}
+
 // SensitiveSystemFiles are hidden even though their directory is shared:
 // root's sandbox would otherwise read them. Other users cannot read them
 // anyway, so for them the list is empty (and Landlock needs fewer rules).

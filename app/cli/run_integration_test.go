@@ -17,6 +17,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/gatehouse-dev/gatehouse/app/cli/clitest"
 	"github.com/gatehouse-dev/gatehouse/sandbox/agentbox"
 	"github.com/gatehouse-dev/gatehouse/sandbox/proctree"
@@ -823,6 +825,57 @@ if touch `+common+`/hooks/pre-commit; then echo "hook written"; fi`)
 			if log := git(wt, "log", "--oneline"); strings.Contains(log, "second") {
 				t.Errorf("the run's commit is still there after its undo:\n%s", log)
 			}
+		})
+	}
+}
+
+// TestGitCredentialStoreStaysHidden: git's credential store in the
+// person's ~/.config/git, whose directory every sandbox shows for git's
+// config and hooks, is hidden from a command and from a confined run
+// alike, on each backend, while the config beside it still works.
+func TestGitCredentialStoreStaysHidden(t *testing.T) {
+	const token = "ghp_Zx8Kq2Lm4Np6Rt8Vw0Yb3Cd5Ef7Gh9Jk1Mn3P"
+	reversed := []byte(token)
+	slices.Reverse(reversed)
+	for _, backend := range runBackends {
+		t.Run(backend, func(t *testing.T) {
+			home := t.TempDir()
+			gitDir := filepath.Join(home, ".config", "git")
+			if err := os.MkdirAll(gitDir, 0o700); err != nil {
+				t.Fatal(err)
+			}
+			for name, body := range map[string]string{
+				"credentials": "https://p:" + token + "@forge.example.test\n",
+				"config":      "[user]\n\tname = Person Example\n",
+			} {
+				if err := os.WriteFile(filepath.Join(gitDir, name), []byte(body), 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+			d := startRunDaemon(t, backend, "", "HOME="+home)
+			// rev: what the output's redaction would not recognise. The
+			// CLI's XDG_CONFIG_HOME is the test's, not the home's.
+			script := `rev "$HOME/.config/git/credentials"; env -u XDG_CONFIG_HOME git config user.name`
+			check := func(route, out string) {
+				t.Helper()
+				if strings.Contains(out, string(reversed)) {
+					t.Errorf("%s read the credential store:\n%s", route, out)
+				}
+				// A container's command has a home of its image's, no file of
+				// the person's.
+				if !strings.Contains(out, "Person Example") && (backend != "container" || route != "a command") {
+					t.Errorf("%s lost git's config beside it:\n%s", route, out)
+				}
+			}
+			s := d.MCP(t.Context(), "creds")
+			res, err := s.CallTool(t.Context(), &mcp.CallToolParams{Name: "run_command", Arguments: map[string]any{"argv": []string{"sh", "-c", script}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			out, _ := res.StructuredContent.(map[string]any)["stdout"].(string)
+			check("a command", out)
+			out, errOut, _ := runIn(t.Context(), t, d, "--", "sh", "-c", script)
+			check("a confined run", out+errOut)
 		})
 	}
 }

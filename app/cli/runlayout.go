@@ -100,7 +100,7 @@ func confinedSpec(l runLayout) (agentbox.Spec, error) {
 		Info:     agentbox.RunInfo{Run: l.runID, AgentAddr: fmt.Sprintf("127.0.0.1:%d", l.agentPort)},
 		Shown:    []string{runRedacted(l.dataDir, l.runID)},
 		ReadOnly: dedupe(append(append([]string(nil), l.toolchains...), install...)),
-		Hidden:   append([]string{l.dataDir}, sandbox.SensitiveSystemFiles()...),
+		Hidden:   slices.Concat([]string{l.dataDir}, sandbox.SensitiveSystemFiles(), sandbox.HomeCredentials(home)),
 		Stdin:    os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
 	}
 	if err := os.MkdirAll(runRedacted(l.dataDir, l.runID), 0o700); err != nil {

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 
@@ -146,7 +147,7 @@ type zygoteSpec struct {
 }
 
 func (b *Backend) zygoteSpec(p *sandbox.Prepared) zygoteSpec {
-	l := Layout{Home: b.opts.Home, Hidden: append(p.Hidden, sandbox.SensitiveSystemFiles()...), DynamicHelper: b.dynamicHelper}
+	l := Layout{Home: b.opts.Home, Hidden: slices.Concat(p.Hidden, sandbox.SensitiveSystemFiles(), sandbox.HomeCredentials(b.opts.Home)), DynamicHelper: b.dynamicHelper}
 	fresh := []string{"/tmp"}
 	if l.Home != "" {
 		fresh = append(fresh, l.Home)
