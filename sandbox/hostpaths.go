@@ -21,6 +21,19 @@ var HomeAllowlist = []string{".gitconfig", ".config/git"}
 // them is, for its config, ignore rules and hooks.
 var homeCredentials = []string{".config/git/credentials"}
 
+// homeGitConfigs are the allowlisted files git reads as the person's own
+// config: shown with their credentials taken out (RedactedHomeConfigs).
+var homeGitConfigs = []string{".gitconfig", ".config/git/config"}
+
+// HomeGitConfigs are homeGitConfigs under home.
+func HomeGitConfigs(home string) []string {
+	out := make([]string, len(homeGitConfigs))
+	for i, rel := range homeGitConfigs {
+		out[i] = filepath.Join(home, rel)
+	}
+	return out
+}
+
 // HomeCredentials are the credential files among the allowlisted ones
 // under home, for a sandbox that shows the real home's files to hide.
 func HomeCredentials(home string) []string {

@@ -96,6 +96,11 @@ func runDoctor(cmd *cobra.Command, g *Globals, f *doctorFlags) error {
 		return err
 	}
 	po := proof.Options{Logger: log, Toolchains: tc}
+	// The probes' copies of your git config, gone with them.
+	if shown, err := os.MkdirTemp("", "gatehouse-doctor-"); err == nil {
+		defer os.RemoveAll(shown)
+		opts.Shown = shown
+	}
 	selected, selErr := choose.New(ctx, f.backend, opts, log)
 	selectedName := f.backend
 	if selErr == nil {

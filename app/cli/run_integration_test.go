@@ -832,11 +832,16 @@ if touch `+common+`/hooks/pre-commit; then echo "hook written"; fi`)
 // TestGitCredentialStoreStaysHidden: git's credential store in the
 // person's ~/.config/git, whose directory every sandbox shows for git's
 // config and hooks, is hidden from a command and from a confined run
-// alike, on each backend, while the config beside it still works.
+// alike, on each backend, and so are the credentials people keep in
+// their git config (a token in an insteadOf URL, an extra header),
+// while the rest of that config still works.
 func TestGitCredentialStoreStaysHidden(t *testing.T) {
-	const token = "ghp_Zx8Kq2Lm4Np6Rt8Vw0Yb3Cd5Ef7Gh9Jk1Mn3P"
-	reversed := []byte(token)
-	slices.Reverse(reversed)
+	const token, header = "ghp_Zx8Kq2Lm4Np6Rt8Vw0Yb3Cd5Ef7Gh9Jk1Mn3P", "sk-live-9f8e7d6c5b4a39281706f5e4d3c2b1a0"
+	reverse := func(s string) string {
+		b := []byte(s)
+		slices.Reverse(b)
+		return string(b)
+	}
 	for _, backend := range runBackends {
 		t.Run(backend, func(t *testing.T) {
 			home := t.TempDir()
@@ -845,21 +850,22 @@ func TestGitCredentialStoreStaysHidden(t *testing.T) {
 				t.Fatal(err)
 			}
 			for name, body := range map[string]string{
-				"credentials": "https://p:" + token + "@forge.example.test\n",
-				"config":      "[user]\n\tname = Person Example\n",
+				".config/git/credentials": "https://p:" + token + "@forge.example.test\n",
+				".config/git/config":      "[user]\n\tname = Person Example\n[url \"https://" + token + "@forge.example.test/\"]\n\tinsteadOf = https://forge.example.test/\n",
+				".gitconfig":              "[http]\n\textraHeader = Authorization: Bearer " + header + "\n",
 			} {
-				if err := os.WriteFile(filepath.Join(gitDir, name), []byte(body), 0o600); err != nil {
+				if err := os.WriteFile(filepath.Join(home, name), []byte(body), 0o600); err != nil {
 					t.Fatal(err)
 				}
 			}
 			d := startRunDaemon(t, backend, "", "HOME="+home)
 			// rev: what the output's redaction would not recognise. The
 			// CLI's XDG_CONFIG_HOME is the test's, not the home's.
-			script := `rev "$HOME/.config/git/credentials"; env -u XDG_CONFIG_HOME git config user.name`
+			script := `rev "$HOME/.config/git/credentials" "$HOME/.config/git/config" "$HOME/.gitconfig"; env -u XDG_CONFIG_HOME git config user.name`
 			check := func(route, out string) {
 				t.Helper()
-				if strings.Contains(out, string(reversed)) {
-					t.Errorf("%s read the credential store:\n%s", route, out)
+				if strings.Contains(out, reverse(token)) || strings.Contains(out, reverse(header)) {
+					t.Errorf("%s read a credential:\n%s", route, out)
 				}
 				// A container's command has a home of its image's, no file of
 				// the person's.

@@ -15,6 +15,7 @@ import (
 
 	"github.com/gatehouse-dev/gatehouse/backend/config"
 	"github.com/gatehouse-dev/gatehouse/backend/daemon"
+	"github.com/gatehouse-dev/gatehouse/backend/datadir"
 	"github.com/gatehouse-dev/gatehouse/backend/listen"
 	"github.com/gatehouse-dev/gatehouse/backend/policy"
 	"github.com/gatehouse-dev/gatehouse/backend/secrets"
@@ -215,6 +216,7 @@ func sandboxBackend(ctx context.Context, sb config.Sandbox, dataDir string, logg
 	// Containers carry their daemon's identity so a restart can sweep the
 	// ones a crash left behind, and only those.
 	o.Container.Owner = container.OwnerFor(dataDir)
+	o.Shown = filepath.Join(dataDir, datadir.ShownDir)
 	b, err := choose.New(ctx, sb.Backend, o, logger)
 	if err != nil {
 		return nil, userErrorf(err, "the sandbox is not available: %v (run `gatehouse doctor` to see which backends work here)", err)

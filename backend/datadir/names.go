@@ -16,4 +16,7 @@ const (
 	// so one agent can be revoked alone. The daemon registers every file
 	// in it at start (and when asked to sync), named after the file.
 	TokensDir = "tokens"
+	// ShownDir holds the files sandboxes show in place of the person's:
+	// their git configs without the credentials in them.
+	ShownDir = "shown"
 )

@@ -82,6 +82,19 @@ func Start(ctx context.Context, s Spec) (*Box, error) {
 		}
 	}
 	covers := standin.Make(scratch, s.Hidden)
+	if !s.Landlock {
+		// Landlock's fresh home copies them without their credentials
+		// itself (sandbox.FreshHome).
+		copies, err := sandbox.RedactedHomeConfigs(s.Home, scratch)
+		if err != nil {
+			os.RemoveAll(scratch)
+			return nil, err
+		}
+		for real, cp := range copies {
+			covers[real] = cp
+			s.Hidden = append(s.Hidden, real)
+		}
+	}
 	early := s.Early
 	if early != nil && (early.used || early.init != s.Init || early.port != s.AgentPort) {
 		early.Discard()

@@ -5,6 +5,7 @@ import (
 	"debug/elf"
 	"fmt"
 	"log/slog"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -25,6 +26,10 @@ type Options struct {
 	Bwrap  string // bwrap binary; default: found on PATH
 	Helper string // binary implementing __sandbox-init; default os.Executable
 	Home   string // the real $HOME; default os.UserHomeDir
+	// Shown holds the files a sandbox shows in place of the person's
+	// (their git configs without credentials): a directory of the
+	// daemon's own, made 0700 if missing; "" for a new temporary one.
+	Shown  string
 	Logger *slog.Logger
 }
 
@@ -33,6 +38,29 @@ type Backend struct {
 	opts          Options
 	log           *slog.Logger
 	dynamicHelper bool
+
+	copiesOnce sync.Once
+	copiesDir  string // where homeCopies writes (Options.Shown), made on first use
+	copiesErr  error
+}
+
+// homeCopies are the person's git configs that hold credentials, each
+// with a copy without them to show in its place.
+func (b *Backend) homeCopies() (map[string]string, error) {
+	b.copiesOnce.Do(func() {
+		// Their content is the person's config less its credentials: a
+		// directory of this process's own (0700) keeps it from being
+		// swapped.
+		if b.copiesDir = b.opts.Shown; b.copiesDir != "" {
+			b.copiesErr = os.MkdirAll(b.copiesDir, 0o700)
+		} else {
+			b.copiesDir, b.copiesErr = os.MkdirTemp("", "gatehouse-home-")
+		}
+	})
+	if b.copiesErr != nil {
+		return nil, b.copiesErr
+	}
+	return sandbox.RedactedHomeConfigs(b.opts.Home, b.copiesDir)
 }
 
 // New finds bwrap and checks that it can create its namespaces here
@@ -148,6 +176,15 @@ type zygoteSpec struct {
 
 func (b *Backend) zygoteSpec(p *sandbox.Prepared) zygoteSpec {
 	l := Layout{Home: b.opts.Home, Hidden: slices.Concat(p.Hidden, sandbox.SensitiveSystemFiles(), sandbox.HomeCredentials(b.opts.Home)), DynamicHelper: b.dynamicHelper}
+	if l.Home != "" {
+		copies, err := b.homeCopies()
+		if err != nil {
+			// Hidden whole rather than shown with their credentials.
+			b.log.Warn("copy the git configs without their credentials; hiding them", "err", err)
+			l.Hidden = append(l.Hidden, sandbox.HomeGitConfigs(l.Home)...)
+		}
+		l.HomeCopies = copies
+	}
 	fresh := []string{"/tmp"}
 	if l.Home != "" {
 		fresh = append(fresh, l.Home)
@@ -169,6 +206,9 @@ func (b *Backend) zygoteSpec(p *sandbox.Prepared) zygoteSpec {
 type Layout struct {
 	Home   string   // real home path; a fresh tmpfs is mounted there
 	Hidden []string // paths to cover
+	// HomeCopies are the home's git configs that hold credentials, each
+	// with the copy shown in its place (sandbox.RedactedHomeConfigs).
+	HomeCopies map[string]string
 	// DynamicHelper says the helper needs the system's loader and
 	// libraries when bwrap execs it (the gatehouse binary itself, not
 	// the static gatehouse-sandbox-init), so bwrap binds the system
@@ -256,6 +296,9 @@ func Mounts(p *sandbox.Prepared, l Layout) []initproc.LayoutMount {
 		for _, f := range sandbox.HomeAllowlist {
 			hp := filepath.Join(l.Home, f)
 			add(initproc.MountROBind, hp, hp, true)
+		}
+		for _, hp := range slices.Sorted(maps.Keys(l.HomeCopies)) {
+			add(initproc.MountROBind, l.HomeCopies[hp], hp, false)
 		}
 	}
 	for _, r := range p.ReadOnly {

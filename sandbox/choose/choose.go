@@ -24,9 +24,13 @@ var Names = []string{"auto", bwrap.Name, landlock.Name, seatbelt.Name, container
 
 // Options carry per-backend settings.
 type Options struct {
-	Helper    string // binary implementing __sandbox-init; default os.Executable
-	Home      string // real $HOME; default os.UserHomeDir
-	Bwrap     string
+	Helper string // binary implementing __sandbox-init; default os.Executable
+	Home   string // real $HOME; default os.UserHomeDir
+	Bwrap  string
+	// Shown is a directory of the daemon's own for files a sandbox shows
+	// in place of the person's (bwrap.Options.Shown); "" for a new
+	// temporary one.
+	Shown     string
 	Container container.Options
 }
 
@@ -42,7 +46,7 @@ func New(ctx context.Context, name string, o Options, log *slog.Logger) (sandbox
 	case "", "auto":
 		return auto(ctx, o, log)
 	case bwrap.Name:
-		b, err := bwrap.New(ctx, bwrap.Options{Bwrap: o.Bwrap, Helper: o.Helper, Home: o.Home, Logger: log})
+		b, err := bwrap.New(ctx, bwrap.Options{Bwrap: o.Bwrap, Helper: o.Helper, Home: o.Home, Shown: o.Shown, Logger: log})
 		return fixHint(b, err, "install bubblewrap (apt install bubblewrap) or set the sandbox backend to landlock")
 	case landlock.Name:
 		b, err := landlock.New(landlock.Options{Helper: o.Helper, Home: o.Home, Logger: log})
@@ -75,7 +79,7 @@ func auto(ctx context.Context, o Options, log *slog.Logger) (sandbox.Backend, er
 	var errs []error
 	switch runtime.GOOS {
 	case "linux":
-		b, err := bwrap.New(ctx, bwrap.Options{Bwrap: o.Bwrap, Helper: o.Helper, Home: o.Home, Logger: log})
+		b, err := bwrap.New(ctx, bwrap.Options{Bwrap: o.Bwrap, Helper: o.Helper, Home: o.Home, Shown: o.Shown, Logger: log})
 		if err == nil {
 			return b, nil
 		}
@@ -117,7 +121,7 @@ func Available(ctx context.Context, o Options, log *slog.Logger) []BackendStatus
 		}
 		out = append(out, st)
 	}
-	bw, err := bwrap.New(ctx, bwrap.Options{Bwrap: o.Bwrap, Helper: o.Helper, Home: o.Home, Logger: log})
+	bw, err := bwrap.New(ctx, bwrap.Options{Bwrap: o.Bwrap, Helper: o.Helper, Home: o.Home, Shown: o.Shown, Logger: log})
 	add(bwrap.Name, orNil(bw, err), err, "")
 	ll, err := landlock.New(landlock.Options{Helper: o.Helper, Home: o.Home, Logger: log})
 	detail := ""
