@@ -15,7 +15,7 @@ var HomeSecrets = []string{
 	".vault-token", ".password-store", ".s3cfg", ".boto", ".databrickscfg",
 	".cargo/credentials", ".cargo/credentials.toml", ".gem/credentials",
 	".terraform.d", ".m2/settings.xml", ".gradle/gradle.properties", ".ivy2/.credentials",
-	".config/gh", ".config/hub", ".config/gcloud", ".config/op", ".config/rclone",
+	".config/git/credentials", ".config/gh", ".config/hub", ".config/gcloud", ".config/op", ".config/rclone",
 	".config/doctl", ".config/gatehouse", ".local/share/keyrings",
 	".bash_history", ".zsh_history", ".history", ".sh_history", ".python_history",
 	".node_repl_history", ".psql_history", ".mysql_history", ".sqlite_history",

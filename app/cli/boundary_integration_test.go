@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gatehouse-dev/gatehouse/backend/config"
 
@@ -138,6 +139,51 @@ func TestBoundaryProposesAndReruns(t *testing.T) {
 			cfg, err := config.Load(filepath.Join(clitest.ConfigDir(d.Workspace), "config.toml"), true)
 			if err != nil || !slices.Contains(cfg.Sandbox.ReadOnly, notes) || cfg.Sandbox.Backend != backend {
 				t.Fatalf("config after always: %v read_only %q backend %q", err, cfg.Sandbox.ReadOnly, cfg.Sandbox.Backend)
+			}
+		})
+	}
+}
+
+// TestBoundaryNeverProposesAHomeSecret: a command that fails on a place
+// of the home that holds credentials (cargo's registry token), which the
+// sandbox hides, gets the sentence and no card proposing to show it: its
+// "always" would have written a [sandbox] read_only line that the
+// daemon's next start refuses.
+func TestBoundaryNeverProposesAHomeSecret(t *testing.T) {
+	home := t.TempDir()
+	creds := filepath.Join(home, ".cargo", "credentials.toml")
+	if err := os.MkdirAll(filepath.Dir(creds), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(creds, []byte("[registry]\ntoken = \"CANARY-7730\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, backend := range []string{"bwrap", "landlock"} {
+		t.Run(backend, func(t *testing.T) {
+			base := t.TempDir()
+			ws := filepath.Join(base, "ws")
+			clitest.WriteConfig(t, ws, "config.toml", "[sandbox]\nbackend = \""+backend+"\"\n")
+			d := clitest.StartWithEnv(t, filepath.Join(base, "data"), ws, []string{"HOME=" + home})
+			s := d.MCP(t.Context(), "secret")
+			done := make(chan outcome, 1)
+			go func() {
+				done <- callAsync(t.Context(), s, "run_command", map[string]any{"argv": []string{"cat", creds}})
+			}()
+			var o outcome
+			clitest.WaitFor(t, 60*time.Second, "the call's answer", func() bool {
+				if p := d.Pending(); len(p) > 0 {
+					d.Decide(p[0].ID, "deny", "once", "")
+					t.Fatalf("a card proposed showing %v: %s", p[0].Paths, p[0].Reason)
+				}
+				select {
+				case o = <-done:
+					return true
+				default:
+					return false
+				}
+			})
+			if o.err != nil || !o.res.IsError || strings.Contains(clitest.Text(t, o.res), "CANARY-7730") {
+				t.Fatalf("the call: %v %s", o.err, clitest.Text(t, o.res))
 			}
 		})
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/gatehouse-dev/gatehouse/backend/approval"
 	"github.com/gatehouse-dev/gatehouse/backend/policy"
 	"github.com/gatehouse-dev/gatehouse/backend/workspace"
+	"github.com/gatehouse-dev/gatehouse/sandbox"
 )
 
 // When a command fails on one path the sandbox hides, and showing that
@@ -47,9 +48,13 @@ func (s *shownPaths) list() []string {
 }
 
 // mayShow: p exists on the host, and the person may show it read-only:
-// credentials and Gatehouse's own data are never proposed.
+// credentials and Gatehouse's own data are never proposed, nor a place
+// of the home's that holds credentials or history (~/.cargo's registry
+// token, ~/.config with its gh), which [sandbox] read_only refuses too:
+// an "always" would write a line the daemon's next start refuses.
 func (r *Runner) mayShow(p string) bool {
-	if policy.Credential(p) || workspace.InsideAny(p, r.deps.Hidden) {
+	home, _ := os.UserHomeDir()
+	if policy.Credential(p) || sandbox.SecretInside(p, home) != "" || workspace.InsideAny(p, r.deps.Hidden) {
 		return false
 	}
 	_, err := os.Stat(p)
