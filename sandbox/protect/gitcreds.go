@@ -15,8 +15,9 @@ const Redacted = "REDACTED"
 // ~/.config/git/config) with the credentials people keep there taken
 // out, and whether there were any: a token or password in a URL's user
 // part (`url."https://TOKEN@forge/".insteadOf`, the usual way to fetch
-// private Go modules), and the value of any key that carries one
-// (http.extraHeader, a password, a token, a secret). Every sandbox shows
+// private Go modules), the value of any key that carries one
+// (http.extraHeader, a password, a token, a secret), and one passed
+// inline (a credential helper that echoes password=TOKEN). Every sandbox shows
 // that config for git's identity and settings; the credentials it must
 // not, since a command could print them in any encoding. Everything else
 // is kept byte for byte, so git reads the same settings.
@@ -26,6 +27,7 @@ func RedactGitConfig(b []byte) ([]byte, bool) {
 	for i, line := range lines {
 		s := string(line)
 		out := urlUserinfo().ReplaceAllStringFunc(s, redactUserinfo)
+		out = inlineSecret().ReplaceAllString(out, "${1}="+Redacted)
 		if k, _, ok := strings.Cut(out, "="); ok && !strings.HasPrefix(strings.TrimSpace(out), "[") && secretKey(strings.TrimSpace(k)) {
 			eol := out[len(strings.TrimRight(out, "\r\n")):]
 			out = k + "= " + Redacted + eol
@@ -43,6 +45,13 @@ func RedactGitConfig(b []byte) ([]byte, bool) {
 // urlUserinfo finds a URL's user part: scheme://USERINFO@.
 var urlUserinfo = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`[a-zA-Z][a-zA-Z0-9+.-]*://[^\s/@"']+@`)
+})
+
+// inlineSecret finds a credential passed inline in a value, as a
+// credential helper written as a shell function does (echo
+// password=TOKEN).
+var inlineSecret = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)\b(password|passwd|token|secret)=([^\s;'"]+)`)
 })
 
 // redactUserinfo keeps a URL's user name and takes out its password; a

@@ -14,6 +14,7 @@ func TestRedactGitConfig(t *testing.T) {
 		{"a plain user name", "[url \"ssh://git@forge.example.test/\"]\n\tinsteadOf = https://forge.example.test/\n", "", false},
 		{"extra header", "[http \"https://forge.example.test/\"]\n\textraHeader = Authorization: Bearer sk-live-9f8e\r\n", "[http \"https://forge.example.test/\"]\n\textraHeader = REDACTED\r\n", true},
 		{"keys that hold one", "[sendemail]\n\tsmtpPass = hunter2\n[github]\n\ttoken=abc\n", "[sendemail]\n\tsmtpPass = REDACTED\n[github]\n\ttoken= REDACTED\n", true},
+		{"an inline helper", "[credential]\n\thelper = \"!f() { echo username=p; echo password=ghp_abc123; }; f\"\n", "[credential]\n\thelper = \"!f() { echo username=p; echo password=REDACTED; }; f\"\n", true},
 		{"a section named like a key", "[credential \"https://forge.example.test\"]\n\thelper = store\n", "", false},
 	}
 	for _, tc := range tests {
