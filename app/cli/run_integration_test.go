@@ -885,3 +885,25 @@ func TestGitCredentialStoreStaysHidden(t *testing.T) {
 		})
 	}
 }
+
+// TestRunLeavesCredentialsOutOfItsEnvironment: what the person's shell
+// holds as credentials stays out of a confined run's environment, by its
+// name (GITHUB_TOKEN) or by its value (a database URL with its
+// password), while the rest passes.
+func TestRunLeavesCredentialsOutOfItsEnvironment(t *testing.T) {
+	d := startRunDaemon(t, "bwrap", "")
+	env := append(d.Env(), "GITHUB_TOKEN=ghp_Zx8Kq2Lm4Np6Rt8Vw0Yb3Cd5Ef7Gh9Jk1Mn3P",
+		"DATABASE_URL=postgres://app:pw-4410@db.example.test/app", "APP_MODE=dev-2291")
+	out, errOut, code := clitest.Run(t.Context(), t, d.Bin, env, "--data", d.Data, "run", "--workspace", d.Workspace, "--", "env")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, leaked := range []string{"ghp_Zx8K", "pw-4410"} {
+		if strings.Contains(out, leaked) {
+			t.Errorf("the run's environment holds %s:\n%s", leaked, out)
+		}
+	}
+	if !strings.Contains(out, "APP_MODE=dev-2291") {
+		t.Errorf("the run's environment lost APP_MODE:\n%s", out)
+	}
+}

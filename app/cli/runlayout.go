@@ -300,9 +300,9 @@ func interpreter(path string) string {
 }
 
 // confinedEnv is the agent's environment: the person's, less Gatehouse's own
-// variables and those whose names look secret (unless the profile or
-// [agents.NAME] env names them), with HOME, the proxy and the way to the
-// daemon's agent routes set.
+// variables and those that look secret by name or hold a URL with a
+// password (DATABASE_URL), unless the profile or [agents.NAME] env names
+// them, with HOME, the proxy and the way to the daemon's agent routes set.
 func confinedEnv(environ []string, home string, l runLayout) []string {
 	var keep []string
 	if l.profile != nil {
@@ -310,10 +310,10 @@ func confinedEnv(environ []string, home string, l runLayout) []string {
 	}
 	out := make([]string, 0, len(environ)+8)
 	for _, e := range environ {
-		k, _, _ := strings.Cut(e, "=")
+		k, v, _ := strings.Cut(e, "=")
 		switch {
 		case strings.HasPrefix(k, "GATEHOUSE_"), k == "HOME":
-		case secrets.LooksSecret(k) && !slices.Contains(keep, k) && (l.profile == nil || !l.profile.Passes(k)):
+		case (secrets.LooksSecret(k) || secrets.ValueLooksSecret(v)) && !slices.Contains(keep, k) && (l.profile == nil || !l.profile.Passes(k)):
 		default:
 			out = append(out, e)
 		}

@@ -44,6 +44,28 @@ func LooksSecret(name string) bool {
 	return false
 }
 
+// ValueLooksSecret reports whether an environment variable's value holds
+// a credential whatever its name: a URL with a password in it
+// (DATABASE_URL=postgres://app:PASSWORD@db/app, REDIS_URL, a proxy's).
+func ValueLooksSecret(v string) bool {
+	for {
+		i := strings.Index(v, "://")
+		if i < 0 {
+			return false
+		}
+		v = v[i+3:]
+		end := strings.IndexAny(v, "/?# \t")
+		if end < 0 {
+			end = len(v)
+		}
+		if at := strings.LastIndexByte(v[:end], '@'); at > 0 {
+			if _, pass, ok := strings.Cut(v[:at], ":"); ok && pass != "" {
+				return true
+			}
+		}
+	}
+}
+
 // HostSecrets picks the secret-looking variables out of environ (as from
 // os.Environ) whose values are at least MinHostSecretLen long and not file
 // paths.
