@@ -70,6 +70,10 @@ func RedactedHomeConfigs(home, dir string) (map[string]string, error) {
 		if !changed {
 			continue
 		}
+		// Made only when there is something to copy.
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return nil, fmt.Errorf("copy %s without its credentials: %w", p, err)
+		}
 		sum := sha256.Sum256(red)
 		cp := filepath.Join(dir, "gitconfig-"+hex.EncodeToString(sum[:8]))
 		if _, err := os.Stat(cp); err != nil {

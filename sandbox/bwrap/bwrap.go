@@ -28,7 +28,8 @@ type Options struct {
 	Home   string // the real $HOME; default os.UserHomeDir
 	// Shown holds the files a sandbox shows in place of the person's
 	// (their git configs without credentials): a directory of the
-	// daemon's own, made 0700 if missing; "" for a new temporary one.
+	// daemon's own, made 0700 when first needed; "" for a new temporary
+	// one.
 	Shown  string
 	Logger *slog.Logger
 }
@@ -51,9 +52,7 @@ func (b *Backend) homeCopies() (map[string]string, error) {
 		// Their content is the person's config less its credentials: a
 		// directory of this process's own (0700) keeps it from being
 		// swapped.
-		if b.copiesDir = b.opts.Shown; b.copiesDir != "" {
-			b.copiesErr = os.MkdirAll(b.copiesDir, 0o700)
-		} else {
+		if b.copiesDir = b.opts.Shown; b.copiesDir == "" {
 			b.copiesDir, b.copiesErr = os.MkdirTemp("", "gatehouse-home-")
 		}
 	})
