@@ -105,6 +105,9 @@ func runConfined(ctx context.Context, g *Globals, name, workspace string, argv [
 		if !ok {
 			return userErrorf(nil, "--profile %q: Gatehouse has profiles for %s", name, strings.Join(agentprofile.Names(), ", "))
 		}
+		if why := p.Unconfined(argv[1:]); why != "" && filepath.Base(argv[0]) == p.Binary {
+			return userErrorf(nil, "%s, so nothing was started", why)
+		}
 		r, err := p.Resolve(os.Getenv, home)
 		if err != nil {
 			return userErrorf(err, "%v", err)

@@ -314,6 +314,7 @@ func TestRunRefusesClearly(t *testing.T) {
 		{"not found", nil, []string{"--", "no-such-program-7731"}, "was not found on your PATH"},
 		{"no profile", nil, []string{"vim"}, "no profile for \"vim\""},
 		{"nested", []string{"GATEHOUSE_RUN=r1"}, []string{"--", "true"}, "already inside a confined run"},
+		{"claude's own worktree", nil, []string{"claude", "--worktree=feature", "-p", "hi"}, "make the worktree beside the project instead (git worktree add ../NAME -b NAME)"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

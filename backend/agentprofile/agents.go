@@ -31,6 +31,13 @@ var claude = Profile{
 	Domains:     []string{"api.anthropic.com", "statsig.anthropic.com", "claude.ai", "console.anthropic.com"},
 	Env:         []string{"ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN"},
 	EnvPrefixes: []string{"ANTHROPIC_", "CLAUDE_"},
+	// It makes the worktree in the project's .claude/worktrees, and the
+	// project's .claude steers the next session: read-only in the run.
+	Unconfinable: []Flag{{
+		Names: []string{"-w", "--worktree"},
+		Why: "Claude Code's --worktree makes its worktree inside the project's .claude, which stays read-only in a confined run; " +
+			"make the worktree beside the project instead (git worktree add ../NAME -b NAME), then start gatehouse run claude in it",
+	}},
 }
 
 // Codex CLI: CODEX_HOME (default ~/.codex) holds sessions, logs, history

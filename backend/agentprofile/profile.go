@@ -45,6 +45,35 @@ type Profile struct {
 	// Env are variables passed in although their names look secret (the
 	// agent's own API keys); EnvPrefixes pass every variable they begin.
 	Env, EnvPrefixes []string
+	// Unconfinable are the agent's own flags that cannot work in a
+	// confined run, each with what to do instead.
+	Unconfinable []Flag
+}
+
+// Flag is one of an agent's command-line flags: its spellings, and why
+// a confined run cannot honour it.
+type Flag struct {
+	Names []string
+	Why   string
+}
+
+// Unconfined is why args (the agent's own, after its name) ask for what
+// a confined run cannot do, "" when they do not. A flag matches as
+// written, or with its value after "=".
+func (p Profile) Unconfined(args []string) string {
+	for _, a := range args {
+		if a == "--" {
+			break
+		}
+		for _, f := range p.Unconfinable {
+			for _, n := range f.Names {
+				if a == n || strings.HasPrefix(a, n+"=") {
+					return f.Why
+				}
+			}
+		}
+	}
+	return ""
 }
 
 // Entry is a config name inside the state directory.
