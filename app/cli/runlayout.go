@@ -153,6 +153,9 @@ func confinedSpec(l runLayout) (agentbox.Spec, error) {
 	if n := landlockNotice(l.workspaces, locked); n != "" {
 		fmt.Fprintln(s.Stderr, n)
 	}
+	if n := outsideDirsNotice(l); n != "" {
+		fmt.Fprintln(s.Stderr, n)
+	}
 	return s, nil
 }
 
@@ -371,4 +374,32 @@ func keepLinks(s *agentbox.Spec) {
 		}
 	}
 	s.Protected = kept
+}
+
+// outsideDirsNotice says which directories the agent's own flags name to
+// work in (claude --add-dir, codex -C) that the run does not show, being
+// outside its project: the agent would find them missing or read-only
+// and not know why. Empty when there are none.
+func outsideDirsNotice(l runLayout) string {
+	if l.profile == nil || len(l.argv) == 0 || filepath.Base(l.argv[0]) != l.profile.Binary {
+		return ""
+	}
+	var outside []string
+	for _, d := range l.profile.NamedDirs(l.argv[1:]) {
+		p := d
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(l.cwd, p)
+		}
+		if real, err := filepath.EvalSymlinks(p); err == nil {
+			p = real
+		}
+		if !slices.ContainsFunc(l.workspaces, func(w string) bool { return sandbox.Within(p, w) }) {
+			outside = append(outside, d)
+		}
+	}
+	if len(outside) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("gatehouse: %s will not see %s: a confined run shows only its project, %s; start gatehouse run in a directory that holds them all",
+		l.profile.Name, strings.Join(outside, ", "), strings.Join(l.workspaces, ", "))
 }

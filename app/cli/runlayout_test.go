@@ -4,8 +4,10 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
+	"github.com/gatehouse-dev/gatehouse/backend/agentprofile"
 	"github.com/gatehouse-dev/gatehouse/sandbox/agentbox"
 )
 
@@ -38,5 +40,36 @@ func TestKeepLinks(t *testing.T) {
 	}
 	if want := []string{p(".claude"), p(".envrc"), p("AGENTS.md")}; !slices.Equal(s.Uncreatable, want) {
 		t.Errorf("uncreatable %q, want every link's name %q", s.Uncreatable, want)
+	}
+}
+
+// The directories an agent's flags name outside the run's project are
+// said; those inside it, and another program's flags, are not.
+func TestOutsideDirsNotice(t *testing.T) {
+	base := t.TempDir()
+	proj, other := filepath.Join(base, "proj"), filepath.Join(base, "other")
+	for _, d := range []string{filepath.Join(proj, "sub"), other} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p, _ := agentprofile.Lookup("claude")
+	r, err := p.Resolve(func(string) string { return "" }, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		argv []string
+		want string
+	}{
+		{[]string{"/usr/bin/claude", "--add-dir", "../other", "sub", "-p", "hi"}, "claude will not see ../other: a confined run shows only its project, " + proj},
+		{[]string{"/usr/bin/claude", "--add-dir", "sub"}, ""},
+		{[]string{"/usr/bin/make", "--add-dir", "../other"}, ""},
+	} {
+		l := runLayout{profile: &r, argv: tc.argv, cwd: proj, workspaces: []string{proj}}
+		got := outsideDirsNotice(l)
+		if tc.want == "" && got != "" || !strings.Contains(got, tc.want) {
+			t.Errorf("%q: %q, want %q", tc.argv, got, tc.want)
+		}
 	}
 }

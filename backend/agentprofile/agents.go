@@ -38,6 +38,7 @@ var claude = Profile{
 		Why: "Claude Code's --worktree makes its worktree inside the project's .claude, which stays read-only in a confined run; " +
 			"make the worktree beside the project instead (git worktree add ../NAME -b NAME), then start gatehouse run claude in it",
 	}},
+	DirFlags: []DirFlag{{Names: []string{"--add-dir"}, Many: true}},
 }
 
 // Codex CLI: CODEX_HOME (default ~/.codex) holds sessions, logs, history
@@ -61,6 +62,7 @@ var codex = Profile{
 	// the project, even one that is not a repository (an empty .git is
 	// not one to git either).
 	ProjectDirs: []string{".git", ".codex"},
+	DirFlags:    []DirFlag{{Names: []string{"--add-dir", "-C", "--cd"}}},
 }
 
 // Gemini CLI: ~/.gemini (GEMINI_CLI_HOME replaces the home) holds tmp/
@@ -84,4 +86,5 @@ var gemini = Profile{
 	Domains:      []string{"generativelanguage.googleapis.com", "cloudcode-pa.googleapis.com", "oauth2.googleapis.com", "www.googleapis.com", "play.googleapis.com"},
 	Env:          []string{"GEMINI_API_KEY", "GOOGLE_API_KEY"},
 	EnvPrefixes:  []string{"GEMINI_", "GOOGLE_"},
+	DirFlags:     []DirFlag{{Names: []string{"--include-directories"}, Comma: true}},
 }

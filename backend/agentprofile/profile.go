@@ -48,6 +48,56 @@ type Profile struct {
 	// Unconfinable are the agent's own flags that cannot work in a
 	// confined run, each with what to do instead.
 	Unconfinable []Flag
+	// DirFlags are its flags that name more directories to work in
+	// (claude --add-dir): a confined run shows only its project, so one
+	// outside it is said before the agent starts.
+	DirFlags []DirFlag
+}
+
+// DirFlag is a flag whose value names directories: one after it (or
+// after "="), every word up to the next flag when Many, and each
+// comma-separated one when Comma.
+type DirFlag struct {
+	Names       []string
+	Many, Comma bool
+}
+
+// NamedDirs are the directories args (the agent's own) name with its
+// DirFlags, as written.
+func (p Profile) NamedDirs(args []string) []string {
+	var out []string
+	add := func(f DirFlag, v string) {
+		if f.Comma {
+			out = append(out, strings.Split(v, ",")...)
+			return
+		}
+		out = append(out, v)
+	}
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			break
+		}
+		for _, f := range p.DirFlags {
+			for _, n := range f.Names {
+				if v, ok := strings.CutPrefix(a, n+"="); ok {
+					add(f, v)
+					continue
+				}
+				if a != n {
+					continue
+				}
+				for i+1 < len(args) && !strings.HasPrefix(args[i+1], "-") {
+					i++
+					add(f, args[i])
+					if !f.Many {
+						break
+					}
+				}
+			}
+		}
+	}
+	return slices.DeleteFunc(out, func(d string) bool { return d == "" })
 }
 
 // Flag is one of an agent's command-line flags: its spellings, and why
