@@ -26,7 +26,8 @@ func FreshHome(realHome, home string) error {
 			return fmt.Errorf("copy %s into the run's home: %w", rel, err)
 		}
 	}
-	for _, rel := range homeGitConfigs {
+	for _, real := range HomeGitConfigs(realHome) {
+		rel, _ := filepath.Rel(realHome, real)
 		p := filepath.Join(home, rel)
 		b, err := os.ReadFile(p)
 		if err != nil {
@@ -60,8 +61,7 @@ func rewriteReadOnly(p string, b []byte) error {
 // and a changed config makes a new one.
 func RedactedHomeConfigs(home, dir string) (map[string]string, error) {
 	out := map[string]string{}
-	for _, rel := range homeGitConfigs {
-		p := filepath.Join(home, rel)
+	for _, p := range HomeGitConfigs(home) {
 		b, err := os.ReadFile(p)
 		if err != nil {
 			continue // not there to show

@@ -3,6 +3,7 @@ package sandbox
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -15,6 +16,7 @@ func TestFreshHomeLeavesOutCredentials(t *testing.T) {
 		".config/git/config":         "[core]\n",
 		".config/git/hooks/pre-push": "#!/bin/sh\n",
 		".config/git/credentials":    "https://p:secret@forge.example.test\n",
+		".config/git/work.inc":       "[url \"https://p:secret@forge.example.test/\"]\n",
 		".ssh/id_ed25519":            "key\n",
 	} {
 		p := filepath.Join(real, rel)
@@ -27,6 +29,9 @@ func TestFreshHomeLeavesOutCredentials(t *testing.T) {
 	}
 	if err := FreshHome(real, fresh); err != nil {
 		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(filepath.Join(fresh, ".config/git/work.inc")); err != nil || strings.Contains(string(b), "secret") {
+		t.Errorf("the included config: %q %v", b, err)
 	}
 	for rel, want := range map[string]bool{
 		".gitconfig": true, ".config/git/config": true, ".config/git/hooks/pre-push": true,

@@ -1,8 +1,10 @@
 package sandbox
 
 import (
+	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 )
 
 // SystemDirs are mounted (or allowed) read-only in every sandbox so that
@@ -21,16 +23,26 @@ var HomeAllowlist = []string{".gitconfig", ".config/git"}
 // them is, for its config, ignore rules and hooks.
 var homeCredentials = []string{".config/git/credentials"}
 
-// homeGitConfigs are the allowlisted files git reads as the person's own
-// config: shown with their credentials taken out (RedactedHomeConfigs).
-var homeGitConfigs = []string{".gitconfig", ".config/git/config"}
-
-// HomeGitConfigs are homeGitConfigs under home.
+// HomeGitConfigs are the allowlisted files git may read as the person's
+// own config, shown with their credentials taken out
+// (RedactedHomeConfigs): ~/.gitconfig and every file in ~/.config/git
+// but its hooks (programs) and its credential store (hidden whole), since
+// a config there may include any of the others.
 func HomeGitConfigs(home string) []string {
-	out := make([]string, len(homeGitConfigs))
-	for i, rel := range homeGitConfigs {
-		out[i] = filepath.Join(home, rel)
-	}
+	out := []string{filepath.Join(home, ".gitconfig")}
+	dir := filepath.Join(home, ".config", "git")
+	hidden := HomeCredentials(home)
+	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		switch {
+		case err != nil:
+			return nil // unreadable: not shown either
+		case d.IsDir() && p == filepath.Join(dir, "hooks"):
+			return filepath.SkipDir
+		case d.Type().IsRegular() && !slices.Contains(hidden, p):
+			out = append(out, p)
+		}
+		return nil
+	})
 	return out
 }
 

@@ -853,7 +853,8 @@ func TestGitCredentialStoreStaysHidden(t *testing.T) {
 			for name, body := range map[string]string{
 				".config/git/credentials": "https://p:" + token + "@forge.example.test\n",
 				".config/git/config":      "[user]\n\tname = Person Example\n[url \"https://" + token + "@forge.example.test/\"]\n\tinsteadOf = https://forge.example.test/\n",
-				".gitconfig":              "[http]\n\textraHeader = Authorization: Bearer " + header + "\n",
+				".gitconfig":              "[http]\n\textraHeader = Authorization: Bearer " + header + "\n[include]\n\tpath = ~/.config/git/work.inc\n",
+				".config/git/work.inc":    "[url \"https://x:" + token + "@work.example.test/\"]\n\tinsteadOf = https://work.example.test/\n",
 			} {
 				if err := os.WriteFile(filepath.Join(home, name), []byte(body), 0o600); err != nil {
 					t.Fatal(err)
@@ -862,7 +863,7 @@ func TestGitCredentialStoreStaysHidden(t *testing.T) {
 			d := startRunDaemon(t, backend, "", "HOME="+home)
 			// rev: what the output's redaction would not recognise. The
 			// CLI's XDG_CONFIG_HOME is the test's, not the home's.
-			script := `rev "$HOME/.config/git/credentials" "$HOME/.config/git/config" "$HOME/.gitconfig"; env -u XDG_CONFIG_HOME git config user.name`
+			script := `rev "$HOME/.config/git/credentials" "$HOME/.config/git/config" "$HOME/.config/git/work.inc" "$HOME/.gitconfig"; env -u XDG_CONFIG_HOME git config user.name`
 			check := func(route, out string) {
 				t.Helper()
 				if strings.Contains(out, reverse(token)) || strings.Contains(out, reverse(header)) {
