@@ -153,6 +153,7 @@ func runConfined(ctx context.Context, g *Globals, name, workspace string, argv [
 	req := confined.Request{Argv: argv, Cwd: cwd, Backend: cfg.Sandbox.Backend}
 	if profile != nil {
 		req.Agent, req.Domains = profile.Name, profile.Domains
+		req.Dirs, req.DirsNamedBy = namedDirs(profile.Profile, argv, cwd), "named by "+profile.Name+"'s own flags"
 		if a, ok := cfg.Agents[profile.Name]; ok && a.Domains != nil {
 			req.Domains = a.Domains
 		}

@@ -909,3 +909,51 @@ func TestRunLeavesCredentialsOutOfItsEnvironment(t *testing.T) {
 		t.Errorf("the run's environment lost APP_MODE:\n%s", out)
 	}
 }
+
+// TestRunWorksInTheAgentsOtherDirectories: a directory the agent's own
+// flag names to work in (claude --add-dir) is a workspace of the run too:
+// after the person's card for one no root serves, the agent writes there
+// (a stand-in claude here, on PATH); one the person refuses stays out,
+// and the run says so before the agent starts.
+func TestRunWorksInTheAgentsOtherDirectories(t *testing.T) {
+	d := startRunDaemon(t, "bwrap", "")
+	base := t.TempDir()
+	bin, allowed, refused := filepath.Join(base, "bin"), filepath.Join(base, "allowed"), filepath.Join(base, "refused")
+	for _, dir := range []string{bin, allowed, refused} {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Writes into every directory named after --add-dir.
+	stub := "#!/bin/sh\nfor a; do if [ \"$prev\" = --add-dir ] || [ \"$many\" = 1 ] && [ -d \"$a\" ]; then many=1; echo made > \"$a/by-agent.txt\" && echo \"wrote $a\"; fi; prev=$a; done\nexit 0\n"
+	if err := os.WriteFile(filepath.Join(bin, "claude"), []byte(stub), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		for range 2 {
+			a := d.WaitApproval(clitest.CardWait)
+			if !strings.Contains(a.Reason, "asks to work in") {
+				t.Errorf("card %q", a.Reason)
+			}
+			decide := "allow"
+			if strings.Contains(a.Reason, refused) {
+				decide = "deny"
+			}
+			d.Decide(a.ID, decide, "once", "")
+		}
+	}()
+	env := append(d.Env(), "PATH="+bin+":/usr/bin:/bin", "CLAUDE_CONFIG_DIR="+filepath.Join(base, "claude-state"))
+	out, errOut, code := clitest.Run(t.Context(), t, d.Bin, env, "--data", d.Data, "run", "--workspace", d.Workspace, "claude", "--add-dir", allowed, refused)
+	if code != 0 {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+	if b, err := os.ReadFile(filepath.Join(allowed, "by-agent.txt")); err != nil || string(b) != "made\n" {
+		t.Errorf("the allowed directory: %q %v\nstdout:\n%s\nstderr:\n%s", b, err, out, errOut)
+	}
+	if _, err := os.Stat(filepath.Join(refused, "by-agent.txt")); err == nil {
+		t.Error("the agent wrote in the directory the person refused")
+	}
+	if !strings.Contains(errOut, "claude will not see "+refused) {
+		t.Errorf("the run did not say what it does not show:\n%s", errOut)
+	}
+}

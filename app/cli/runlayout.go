@@ -376,30 +376,46 @@ func keepLinks(s *agentbox.Spec) {
 	s.Protected = kept
 }
 
+// namedDirs are the existing directories argv's own flags name for the
+// agent to work in besides its project (claude --add-dir, codex -C), as
+// absolute real paths: the run asks for them as workspaces too.
+func namedDirs(p agentprofile.Profile, argv []string, cwd string) []string {
+	if len(argv) == 0 || filepath.Base(argv[0]) != p.Binary {
+		return nil
+	}
+	var out []string
+	for _, d := range p.NamedDirs(argv[1:]) {
+		if !filepath.IsAbs(d) {
+			d = filepath.Join(cwd, d)
+		}
+		real, err := filepath.EvalSymlinks(d)
+		if st, serr := os.Stat(real); err != nil || serr != nil || !st.IsDir() {
+			continue // not a directory here: the agent says so itself
+		}
+		if !slices.Contains(out, real) {
+			out = append(out, real)
+		}
+	}
+	return out
+}
+
 // outsideDirsNotice says which directories the agent's own flags name to
-// work in (claude --add-dir, codex -C) that the run does not show, being
-// outside its project: the agent would find them missing or read-only
-// and not know why. Empty when there are none.
+// work in that the run does not show after all (the person refused one,
+// or it cannot be a workspace): the agent would find them missing or
+// read-only and not know why. Empty when there are none.
 func outsideDirsNotice(l runLayout) string {
-	if l.profile == nil || len(l.argv) == 0 || filepath.Base(l.argv[0]) != l.profile.Binary {
+	if l.profile == nil {
 		return ""
 	}
 	var outside []string
-	for _, d := range l.profile.NamedDirs(l.argv[1:]) {
-		p := d
-		if !filepath.IsAbs(p) {
-			p = filepath.Join(l.cwd, p)
-		}
-		if real, err := filepath.EvalSymlinks(p); err == nil {
-			p = real
-		}
-		if !slices.ContainsFunc(l.workspaces, func(w string) bool { return sandbox.Within(p, w) }) {
+	for _, d := range namedDirs(l.profile.Profile, l.argv, l.cwd) {
+		if !slices.ContainsFunc(l.workspaces, func(w string) bool { return sandbox.Within(d, w) }) {
 			outside = append(outside, d)
 		}
 	}
 	if len(outside) == 0 {
 		return ""
 	}
-	return fmt.Sprintf("gatehouse: %s will not see %s: a confined run shows only its project, %s; start gatehouse run in a directory that holds them all",
+	return fmt.Sprintf("gatehouse: %s will not see %s: the run shows only its workspaces, %s (a directory outside them needs your allow, and none may hold another)",
 		l.profile.Name, strings.Join(outside, ", "), strings.Join(l.workspaces, ", "))
 }

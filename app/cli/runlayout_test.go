@@ -43,8 +43,9 @@ func TestKeepLinks(t *testing.T) {
 	}
 }
 
-// The directories an agent's flags name outside the run's project are
-// said; those inside it, and another program's flags, are not.
+// The directories an agent's flags name outside the run's workspaces are
+// said; those inside them, missing ones, and another program's flags,
+// are not.
 func TestOutsideDirsNotice(t *testing.T) {
 	base := t.TempDir()
 	proj, other := filepath.Join(base, "proj"), filepath.Join(base, "other")
@@ -62,7 +63,7 @@ func TestOutsideDirsNotice(t *testing.T) {
 		argv []string
 		want string
 	}{
-		{[]string{"/usr/bin/claude", "--add-dir", "../other", "sub", "-p", "hi"}, "claude will not see ../other: a confined run shows only its project, " + proj},
+		{[]string{"/usr/bin/claude", "--add-dir", "../other", "sub", "../missing", "-p", "hi"}, "claude will not see " + other + ": the run shows only its workspaces, " + proj},
 		{[]string{"/usr/bin/claude", "--add-dir", "sub"}, ""},
 		{[]string{"/usr/bin/make", "--add-dir", "../other"}, ""},
 	} {

@@ -115,6 +115,11 @@ type Request struct {
 	// Backend is the configured sandbox backend (auto, bwrap, landlock,
 	// …); see Started.Backend.
 	Backend string `json:"backend,omitempty"`
+	// Dirs are more directories (absolute) the agent's own flags name to
+	// work in, DirsNamedBy says which ("claude --add-dir"): workspaces of
+	// the run too where the person lets them be.
+	Dirs        []string `json:"dirs,omitempty"`
+	DirsNamedBy string   `json:"dirs_named_by,omitempty"`
 }
 
 // Started is a run as `gatehouse run` needs it.
@@ -182,6 +187,9 @@ func New(d Deps) *Runs {
 	return &Runs{deps: d, live: map[string]*run{}}
 }
 
+// maxDirs bounds a run's other directories (each may ask the person).
+const maxDirs = 16
+
 // ErrNoRun: the run is not (or no longer) live.
 var ErrNoRun = errors.New("no such confined run; it has ended")
 
@@ -193,6 +201,14 @@ func (g *Runs) Start(ctx context.Context, req Request) (Started, error) {
 	}
 	if !filepath.IsAbs(req.Cwd) {
 		return Started{}, errors.New("the run's working directory must be an absolute path")
+	}
+	if len(req.Dirs) > maxDirs {
+		return Started{}, fmt.Errorf("a run works in at most %d directories besides its project", maxDirs)
+	}
+	for _, d := range req.Dirs {
+		if !filepath.IsAbs(d) {
+			return Started{}, fmt.Errorf("the run's other directory %q must be an absolute path", d)
+		}
 	}
 	id := randid.New("", 8)
 	tok, err := token.New()
@@ -209,6 +225,7 @@ func (g *Runs) Start(ctx context.Context, req Request) (Started, error) {
 	backend := g.backend(req.Backend)
 	st, release, err := g.deps.Sessions.Attach(ctx, session.ConfinedRun(id), session.RunStart{
 		Token: tokID, Client: name, ClientName: name, Transport: "confined", Cwd: req.Cwd, Confined: true, Backend: backend,
+		Dirs: req.Dirs, DirsNamedBy: req.DirsNamedBy,
 	})
 	if err != nil {
 		r.dropTok()

@@ -187,9 +187,13 @@ func (p *Projects) Ask(ctx context.Context, run session.WorkspaceAsk) ([]string,
 	if p.opts.Asker == nil {
 		return nil, fmt.Errorf("the project %s is not a workspace root and nobody can be asked; add it with `gatehouse workspaces add %s`", project, project)
 	}
+	how := "an agent started in " + project
+	if run.NamedBy != "" {
+		how = "an agent asks to work in " + project + " too (" + run.NamedBy + ")"
+	}
 	d, err := p.opts.Asker.Ask(ctx, approval.Request{
 		Kind: approval.KindWorkspace, Session: run.Session, Actor: run.Actor, Tool: "workspace", Paths: []string{project}, Cwd: run.Cwd,
-		Reason:         "an agent started in " + project + ", which is not one of Gatehouse's workspaces; allow to let its commands and edits work there (always adds it to your workspace roots)",
+		Reason:         how + ", which is not one of Gatehouse's workspaces; allow to let its commands and edits work there (always adds it to your workspace roots)",
 		NoSessionScope: run.NoSessionScope,
 	})
 	if err != nil {

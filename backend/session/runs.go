@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sync"
 	"time"
 
@@ -31,6 +32,11 @@ type RunStart struct {
 	Confined bool
 	// Backend confines a Confined run (landlock, bwrap, container).
 	Backend string
+	// Dirs are more directories the agent works in besides its project
+	// (named by its own flags, DirsNamedBy: claude --add-dir): each is a
+	// workspace of the run too, served by a root or after its own card.
+	Dirs        []string
+	DirsNamedBy string
 }
 
 // Workspaces decide where a new run works. *projects.Projects is one.
@@ -48,6 +54,9 @@ type WorkspaceAsk struct {
 	// Session is the run's new session, which the card is filed under.
 	Session, Actor string
 	Cwd, Project   string
+	// NamedBy is what named Project besides where the agent started (its
+	// own flags), "" for the project it started in.
+	NamedBy string
 	// NoSessionScope: the run cannot be told apart from its client's
 	// other runs.
 	NoSessionScope bool
@@ -252,6 +261,10 @@ func (g *Runs) start(ctx context.Context, key RunKey, s RunStart) (*run, error) 
 		}
 		g.cfg.Sessions.SetWorkspaces(ctx, live.ID(), ws)
 	}
+	if more := g.moreWorkspaces(ctx, live, ws, s); len(more) > len(ws) {
+		ws = more
+		g.cfg.Sessions.SetWorkspaces(ctx, live.ID(), ws)
+	}
 	if g.cfg.OnWorkspace != nil {
 		if err := g.cfg.OnWorkspace(ws); err != nil {
 			g.cfg.Sessions.End(context.WithoutCancel(ctx), live.ID(), "workspace policy unreadable")
@@ -270,6 +283,32 @@ func (g *Runs) start(ctx context.Context, key RunKey, s RunStart) (*run, error) 
 	id := live.ID()
 	st.OnWake(func() { g.cfg.Sessions.SetIdle(context.Background(), id, false) })
 	return &run{key: key, token: s.Token, st: st}, nil
+}
+
+// moreWorkspaces is ws with the projects of the run's other directories
+// (s.Dirs) that the person lets it work in. One that is refused, cannot
+// be a workspace, or holds one of ws is left out: the run starts
+// without it, and `gatehouse run` says which it does not show.
+func (g *Runs) moreWorkspaces(ctx context.Context, live *Live, ws []string, s RunStart) []string {
+	for _, d := range s.Dirs {
+		if workspace.InsideAny(d, ws) {
+			continue
+		}
+		more, ask, err := g.cfg.Workspaces.Resolve(d)
+		if err == nil && ask != "" {
+			more, err = g.cfg.Workspaces.Ask(ctx, WorkspaceAsk{Session: live.ID(), Actor: live.Actor(), Cwd: d, Project: ask, NamedBy: s.DirsNamedBy, NoSessionScope: s.NoSessionGrants})
+		}
+		if err != nil {
+			g.cfg.Logger.Info("a run's other directory is not one of its workspaces", "dir", d, "err", err)
+			continue
+		}
+		for _, m := range more {
+			if !slices.Contains(ws, m) && !slices.ContainsFunc(ws, func(w string) bool { return workspace.InsideAny(w, []string{m}) }) {
+				ws = append(slices.Clip(ws), m)
+			}
+		}
+	}
+	return ws
 }
 
 // runLabel is the run as sessions record it; transports that are their own
