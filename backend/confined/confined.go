@@ -116,8 +116,9 @@ type Request struct {
 	// …); see Started.Backend.
 	Backend string `json:"backend,omitempty"`
 	// Dirs are more directories (absolute) the agent's own flags name to
-	// work in, DirsNamedBy says which ("claude --add-dir"): workspaces of
-	// the run too where the person lets them be.
+	// work in (claude --add-dir), DirsNamedBy says so on their cards
+	// ("named by claude's own flags"): workspaces of the run too where
+	// the person lets them be.
 	Dirs        []string `json:"dirs,omitempty"`
 	DirsNamedBy string   `json:"dirs_named_by,omitempty"`
 }
