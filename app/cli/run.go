@@ -200,7 +200,7 @@ func runConfined(ctx context.Context, g *Globals, name, workspace string, argv [
 	}
 	spec, err := confinedSpec(runLayout{
 		dataDir: dir, cfg: cfg, profile: profile, program: program, argv: argv, cwd: cwd,
-		workspaces: started.Workspaces, runID: started.ID, agentPort: port, toolchains: tc.ReadOnly, early: takeEarly(),
+		workspaces: started.Workspaces, runID: started.ID, agentPort: port, toolchains: tc.ReadOnly, early: takeEarly(), dirs: req.Dirs,
 	})
 	if err != nil {
 		endRun(c, started.ID, -1)

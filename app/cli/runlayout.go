@@ -44,6 +44,9 @@ type runLayout struct {
 	// early is the sandbox started while the daemon opened the run, if
 	// any (agentbox.Prepare).
 	early *agentbox.Early
+	// dirs are the directories the agent's own flags name besides its
+	// project (namedDirs), asked for as workspaces.
+	dirs []string
 }
 
 // firstProcess is the sandbox's first process: the small stand-alone
@@ -404,11 +407,8 @@ func namedDirs(p agentprofile.Profile, argv []string, cwd string) []string {
 // or it cannot be a workspace): the agent would find them missing or
 // read-only and not know why. Empty when there are none.
 func outsideDirsNotice(l runLayout) string {
-	if l.profile == nil {
-		return ""
-	}
 	var outside []string
-	for _, d := range namedDirs(l.profile.Profile, l.argv, l.cwd) {
+	for _, d := range l.dirs {
 		if !slices.ContainsFunc(l.workspaces, func(w string) bool { return sandbox.Within(d, w) }) {
 			outside = append(outside, d)
 		}
@@ -417,5 +417,5 @@ func outsideDirsNotice(l runLayout) string {
 		return ""
 	}
 	return fmt.Sprintf("gatehouse: %s will not see %s: the run shows only its workspaces, %s (a directory outside them needs your allow, and none may hold another)",
-		l.profile.Name, strings.Join(outside, ", "), strings.Join(l.workspaces, ", "))
+		filepath.Base(l.argv[0]), strings.Join(outside, ", "), strings.Join(l.workspaces, ", "))
 }

@@ -67,7 +67,7 @@ func TestOutsideDirsNotice(t *testing.T) {
 		{[]string{"/usr/bin/claude", "--add-dir", "sub"}, ""},
 		{[]string{"/usr/bin/make", "--add-dir", "../other"}, ""},
 	} {
-		l := runLayout{profile: &r, argv: tc.argv, cwd: proj, workspaces: []string{proj}}
+		l := runLayout{profile: &r, argv: tc.argv, cwd: proj, workspaces: []string{proj}, dirs: namedDirs(r.Profile, tc.argv, proj)}
 		got := outsideDirsNotice(l)
 		if tc.want == "" && got != "" || !strings.Contains(got, tc.want) {
 			t.Errorf("%q: %q, want %q", tc.argv, got, tc.want)
