@@ -151,9 +151,11 @@ func runConfined(ctx context.Context, g *Globals, name, workspace string, argv [
 	}
 	c := client.New(dir)
 	req := confined.Request{Argv: argv, Cwd: cwd, Backend: cfg.Sandbox.Backend}
+	var named []string
 	if profile != nil {
 		req.Agent, req.Domains = profile.Name, profile.Domains
-		req.Dirs, req.DirsNamedBy = namedDirs(profile.Profile, argv, cwd), "named by "+profile.Name+"'s own flags"
+		named = namedDirs(profile.Profile, argv, cwd)
+		req.Dirs, req.DirsNamedBy = askableDirs(named, home, dir), "named by "+profile.Name+"'s own flags"
 		if a, ok := cfg.Agents[profile.Name]; ok && a.Domains != nil {
 			req.Domains = a.Domains
 		}
@@ -200,7 +202,7 @@ func runConfined(ctx context.Context, g *Globals, name, workspace string, argv [
 	}
 	spec, err := confinedSpec(runLayout{
 		dataDir: dir, cfg: cfg, profile: profile, program: program, argv: argv, cwd: cwd,
-		workspaces: started.Workspaces, runID: started.ID, agentPort: port, toolchains: tc.ReadOnly, early: takeEarly(), dirs: req.Dirs,
+		workspaces: started.Workspaces, runID: started.ID, agentPort: port, toolchains: tc.ReadOnly, early: takeEarly(), dirs: named,
 	})
 	if err != nil {
 		endRun(c, started.ID, -1)

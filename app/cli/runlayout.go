@@ -16,6 +16,7 @@ import (
 	"github.com/gatehouse-dev/gatehouse/backend/atomicfile"
 	"github.com/gatehouse-dev/gatehouse/backend/config"
 	"github.com/gatehouse-dev/gatehouse/backend/datadir"
+	"github.com/gatehouse-dev/gatehouse/backend/projects"
 	"github.com/gatehouse-dev/gatehouse/backend/secrets"
 	"github.com/gatehouse-dev/gatehouse/backend/transport/hookserver"
 	"github.com/gatehouse-dev/gatehouse/sandbox"
@@ -45,7 +46,7 @@ type runLayout struct {
 	// any (agentbox.Prepare).
 	early *agentbox.Early
 	// dirs are the directories the agent's own flags name besides its
-	// project (namedDirs), asked for as workspaces.
+	// project (namedDirs); those that may be are asked for as workspaces.
 	dirs []string
 }
 
@@ -397,6 +398,19 @@ func namedDirs(p agentprofile.Profile, argv []string, cwd string) []string {
 		}
 		if !slices.Contains(out, real) {
 			out = append(out, real)
+		}
+	}
+	return out
+}
+
+// askableDirs are those of dirs whose projects may be workspaces at all:
+// never your home or what holds it, nor a place of it that holds
+// credentials (projects.Refuse, as the daemon checks with its own home).
+func askableDirs(dirs []string, home, dataDir string) []string {
+	var out []string
+	for _, d := range dirs {
+		if p, err := projects.Of(d, home); err == nil && projects.Refuse(p, home, dataDir) == nil {
+			out = append(out, d)
 		}
 	}
 	return out
