@@ -11,16 +11,16 @@ import (
 // sandbox.
 const Redacted = "REDACTED"
 
-// RedactGitConfig returns the person's git config (~/.gitconfig,
-// ~/.config/git/config) with the credentials people keep there taken
+// RedactGitConfig returns the person's git config (~/.gitconfig, the
+// files of ~/.config/git) with the credentials people keep there taken
 // out, and whether there were any: a token or password in a URL's user
 // part (`url."https://TOKEN@forge/".insteadOf`, the usual way to fetch
 // private Go modules), the value of any key that carries one
 // (http.extraHeader, a password, a token, a secret), and one passed
-// inline (a credential helper that echoes password=TOKEN). Every sandbox shows
-// that config for git's identity and settings; the credentials it must
-// not, since a command could print them in any encoding. Everything else
-// is kept byte for byte, so git reads the same settings.
+// inline (a credential helper that echoes password=TOKEN). Every sandbox
+// shows that config for git's identity and settings; the credentials it
+// must not, since a command could print them in any encoding. Everything
+// else is kept byte for byte, so git reads the same settings.
 func RedactGitConfig(b []byte) ([]byte, bool) {
 	lines := bytes.SplitAfter(b, []byte("\n"))
 	changed := false
