@@ -925,8 +925,8 @@ func TestRunWorksInTheAgentsOtherDirectories(t *testing.T) {
 		}
 	}
 	// Writes into every directory named after --add-dir.
-	stub := "#!/bin/sh\nfor a; do if [ \"$prev\" = --add-dir ] || [ \"$many\" = 1 ] && [ -d \"$a\" ]; then many=1; echo made > \"$a/by-agent.txt\" && echo \"wrote $a\"; fi; prev=$a; done\nexit 0\n"
-	if err := os.WriteFile(filepath.Join(bin, "claude"), []byte(stub), 0o755); err != nil {
+	script := "#!/bin/sh\nfor a; do if [ \"$prev\" = --add-dir ] || [ \"$many\" = 1 ] && [ -d \"$a\" ]; then many=1; echo made > \"$a/by-agent.txt\" && echo \"wrote $a\"; fi; prev=$a; done\nexit 0\n"
+	if err := os.WriteFile(filepath.Join(bin, "claude"), []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	go func() {
