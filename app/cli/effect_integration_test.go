@@ -643,44 +643,67 @@ func TestForgedStagingFailureIsNotRerun(t *testing.T) {
 // TestEffectInALinkedWorktree: in a linked worktree (`git worktree add`)
 // a command writes the repository's common git dir, which lies beside
 // the workspace, in place; its changes there are checkpointed and judged
-// as a workspace's own .git: a commit lands, while a history rewrite of
-// the worktree's branch and the deletion of the main worktree's branch
-// each hold a card, and a deny puts the repository back.
+// as a workspace's own .git, whether that dir is a main worktree's .git
+// or a bare repository (the layout of parallel agents' worktrees): a
+// commit lands, while a history rewrite of the worktree's branch and the
+// deletion of the other branch each hold a card, and a deny puts the
+// repository back.
 func TestEffectInALinkedWorktree(t *testing.T) {
-	base := t.TempDir()
-	main, ws := filepath.Join(base, "main"), filepath.Join(base, "ws")
-	effectWorkspace(t, main)
-	hostGitIn(t, main, "worktree", "add", "-q", ws, "-b", "feature")
-	d := clitest.StartWith(t, filepath.Join(base, "data"), ws)
-	before := hostGitIn(t, ws, "rev-parse", "HEAD")
-	r := waitResult(t, asyncRun(t, d, map[string]any{"argv": []string{"sh", "-c", gitEnvArgs + "echo more >> notes.txt && git commit -qam more"}}))
-	if e := effectPart(t, r); e["outcome"] != "applied" {
-		t.Fatalf("the commit: %v", e)
-	}
-	committed := hostGitIn(t, ws, "rev-parse", "HEAD")
-	if committed == before {
-		t.Fatal("the commit did not land")
-	}
-	mainHead := hostGitIn(t, main, "rev-parse", "refs/heads/main")
-	for _, tc := range []struct{ name, script, want string }{
-		{"reset --hard HEAD~3", "git reset -q --hard HEAD~3", "losing 3 commits"},
-		{"the main worktree's branch deleted", "rm -f " + filepath.Join(main, ".git", "refs", "heads", "main"), "the checked-out branch main"},
+	for _, layout := range []struct {
+		name string
+		// repo makes the repository in base and returns the directory to
+		// add the worktree from and its common git dir.
+		repo func(t *testing.T, base string) (from, common string)
+	}{
+		{"a main worktree's .git", func(t *testing.T, base string) (string, string) {
+			main := filepath.Join(base, "main")
+			effectWorkspace(t, main)
+			return main, filepath.Join(main, ".git")
+		}},
+		{"a bare repository", func(t *testing.T, base string) (string, string) {
+			src, bare := filepath.Join(base, "src"), filepath.Join(base, "repo.bare")
+			effectWorkspace(t, src)
+			hostGitIn(t, base, "clone", "-q", "--bare", src, bare)
+			return bare, bare
+		}},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			ch := asyncRun(t, d, map[string]any{"argv": []string{"sh", "-c", gitEnvArgs + tc.script}})
-			a := d.WaitApproval(60 * time.Second)
-			if a.Kind != "effect" || !strings.Contains(strings.Join(a.Findings, "\n"), tc.want) {
-				t.Fatalf("card %q %+v", a.Kind, a.Findings)
+		t.Run(layout.name, func(t *testing.T) {
+			base := t.TempDir()
+			from, common := layout.repo(t, base)
+			ws := filepath.Join(base, "ws")
+			hostGitIn(t, from, "worktree", "add", "-q", ws, "-b", "feature")
+			d := clitest.StartWith(t, filepath.Join(base, "data"), ws)
+			before := hostGitIn(t, ws, "rev-parse", "HEAD")
+			r := waitResult(t, asyncRun(t, d, map[string]any{"argv": []string{"sh", "-c", gitEnvArgs + "echo more >> notes.txt && git commit -qam more"}}))
+			if e := effectPart(t, r); e["outcome"] != "applied" {
+				t.Fatalf("the commit: %v", e)
 			}
-			d.Decide(a.ID, "deny", "once", "keep history")
-			if e := effectPart(t, waitResult(t, ch)); e["outcome"] != "rolled_back" {
-				t.Errorf("outcome after deny: %v", e)
+			committed := hostGitIn(t, ws, "rev-parse", "HEAD")
+			if committed == before {
+				t.Fatal("the commit did not land")
 			}
-			if got := hostGitIn(t, ws, "rev-parse", "HEAD"); got != committed {
-				t.Errorf("the worktree's HEAD is %s after deny, want %s", got, committed)
-			}
-			if got := hostGitIn(t, main, "rev-parse", "refs/heads/main"); got != mainHead {
-				t.Errorf("main is %s after deny, want %s", got, mainHead)
+			mainHead := hostGitIn(t, common, "--git-dir="+common, "rev-parse", "refs/heads/main")
+			for _, tc := range []struct{ name, script, want string }{
+				{"reset --hard HEAD~3", "git reset -q --hard HEAD~3", "losing 3 commits"},
+				{"the other branch deleted", "git update-ref -d refs/heads/main", "the checked-out branch main"},
+			} {
+				t.Run(tc.name, func(t *testing.T) {
+					ch := asyncRun(t, d, map[string]any{"argv": []string{"sh", "-c", gitEnvArgs + tc.script}})
+					a := d.WaitApproval(60 * time.Second)
+					if a.Kind != "effect" || !strings.Contains(strings.Join(a.Findings, "\n"), tc.want) {
+						t.Errorf("card %q %+v, want a finding of %q", a.Kind, a.Findings, tc.want)
+					}
+					d.Decide(a.ID, "deny", "once", "keep history")
+					if e := effectPart(t, waitResult(t, ch)); e["outcome"] != "rolled_back" {
+						t.Errorf("outcome after deny: %v", e)
+					}
+					if got := hostGitIn(t, ws, "rev-parse", "HEAD"); got != committed {
+						t.Errorf("the worktree's HEAD is %s after deny, want %s", got, committed)
+					}
+					if got := hostGitIn(t, common, "--git-dir="+common, "rev-parse", "refs/heads/main"); got != mainHead {
+						t.Errorf("main is %s after deny, want %s", got, mainHead)
+					}
+				})
 			}
 		})
 	}

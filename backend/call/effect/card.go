@@ -38,7 +38,7 @@ func Card(req approval.Request, cs ChangeSets, dec policy.EffectDecision, staged
 			if len(req.Changes) == maxCardChanges {
 				break
 			}
-			req.Changes = append(req.Changes, CardChange(CardPath(cs.Workspaces[i], ch.Path, multi), ch))
+			req.Changes = append(req.Changes, CardChange(cs.cardPath(i, ch.Path, multi), ch))
 		}
 		if staged && !since.IsZero() {
 			for _, cf := range Conflicts(s, cs.Workspaces[i], since) {
@@ -85,6 +85,15 @@ func CardPath(ws, rel string, multi bool) string {
 		return filepath.Base(ws) + "/" + p
 	}
 	return p
+}
+
+// cardPath names set i's change rel on a card; a bare git dir's by where
+// it lies, since its set's paths name nothing there.
+func (cs ChangeSets) cardPath(i int, rel string, multi bool) string {
+	if at, ok := cs.gitDirAt(i); ok && at.bare(cs.Workspaces[i]) {
+		return at.real(rel)
+	}
+	return CardPath(cs.Workspaces[i], rel, multi)
 }
 
 // CardChange is one change as a card row.

@@ -13,10 +13,11 @@ import (
 // which could not be staged) into change sets, one per workspace, so the
 // same effect rules judge it. gitDirs are linked worktrees' common git
 // dirs, checkpointed beside the workspaces because commands write them
-// in place (sandbox.LinkedGitDirs): one named .git gets a set of its own
-// as the .git of the main worktree holding it, so git's rules judge its
-// refs, objects and history as they judge a workspace's own repository;
-// one named otherwise (a bare repository's) is judged as plain files.
+// in place (sandbox.LinkedGitDirs). Each gets a set of its own whose paths
+// lie under .git/, so git's rules judge its refs, objects and history as
+// they judge a workspace's own repository: one named .git stands as the
+// .git of the main worktree holding it, one named otherwise (a bare
+// repository's) as the .git of a repository at its own place.
 func FromCheckpoints(workspaces, gitDirs []string, changes []snapshot.Change) ChangeSets {
 	n := len(workspaces) + len(gitDirs)
 	cs := ChangeSets{Sets: make([]Set, n), Uppers: make([]string, n), stored: make([]storedAt, n)}
@@ -29,13 +30,12 @@ func FromCheckpoints(workspaces, gitDirs []string, changes []snapshot.Change) Ch
 	for j, g := range gitDirs {
 		i := len(workspaces) + j
 		index[g] = i
+		ws := g
 		if filepath.Base(g) == ".git" {
-			cs.Workspaces = append(cs.Workspaces, filepath.Dir(g))
-			cs.stored[i] = storedAt{root: g, prefix: ".git/"}
-		} else {
-			cs.Workspaces = append(cs.Workspaces, g)
-			cs.stored[i] = storedAt{root: g}
+			ws = filepath.Dir(g)
 		}
+		cs.Workspaces = append(cs.Workspaces, ws)
+		cs.stored[i] = storedAt{root: g, prefix: ".git/"}
 	}
 	for _, ch := range changes {
 		i, ok := index[ch.Root]
@@ -73,6 +73,32 @@ func FromCheckpoints(workspaces, gitDirs []string, changes []snapshot.Change) Ch
 // storedAt is where a set's changes were checkpointed: the root, and the
 // prefix its paths carry in the set (".git/" for a common git dir).
 type storedAt struct{ root, prefix string }
+
+// real is where rel of the set lies on disk ("" when outside it).
+func (at storedAt) real(rel string) string {
+	rel = filepath.ToSlash(rel)
+	if at.prefix != "" && rel+"/" == at.prefix {
+		return at.root
+	}
+	r, ok := strings.CutPrefix(rel, at.prefix)
+	if !ok {
+		return ""
+	}
+	return filepath.Join(at.root, filepath.FromSlash(r))
+}
+
+// bare: a git dir standing as the .git of a repository at its own place
+// (a bare repository's), whose paths in the set name nothing on disk.
+func (at storedAt) bare(ws string) bool { return at.prefix != "" && at.root == ws }
+
+// gitDirAt is where set i's changes lie on disk, when they were
+// checkpointed in a git dir outside its workspace.
+func (cs ChangeSets) gitDirAt(i int) (storedAt, bool) {
+	if i >= len(cs.stored) || cs.stored[i].prefix == "" {
+		return storedAt{}, false
+	}
+	return cs.stored[i], true
+}
 
 // ReadPriors sets each set's Prior to read from the checkpoint before
 // the run, with read(root, rel) in the checkpoint's own terms.

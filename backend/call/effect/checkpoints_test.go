@@ -54,10 +54,11 @@ func TestFromCheckpoints(t *testing.T) {
 	}
 }
 
-// TestFromCheckpointsGitDirs: a linked worktree's common git dir named
-// .git stands as the .git of its main worktree (paths under .git/, read
-// back from the checkpoint without it); one named otherwise (a bare
-// repository's) stands as itself.
+// TestFromCheckpointsGitDirs: a linked worktree's common git dir stands as
+// a .git (paths under .git/, read back from the checkpoint and from disk
+// without it): one named .git as its main worktree's, one named otherwise
+// (a bare repository's) as the .git of a repository at its own place,
+// named on a card by where it lies.
 func TestFromCheckpointsGitDirs(t *testing.T) {
 	ws, base := t.TempDir(), t.TempDir()
 	common, bare := filepath.Join(base, "main", ".git"), filepath.Join(base, "repo.git")
@@ -71,7 +72,7 @@ func TestFromCheckpointsGitDirs(t *testing.T) {
 	if len(cs.Workspaces) != 3 || cs.Workspaces[0] != want[0] || cs.Workspaces[1] != want[1] || cs.Workspaces[2] != want[2] {
 		t.Fatalf("workspaces %v, want %v", cs.Workspaces, want)
 	}
-	for i, p := range []string{"a.txt", ".git/refs/heads/main", "refs/heads/x"} {
+	for i, p := range []string{"a.txt", ".git/refs/heads/main", ".git/refs/heads/x"} {
 		if len(cs.Sets[i].Changes) != 1 || cs.Sets[i].Changes[0].Path != p {
 			t.Errorf("set %d: %+v, want %s", i, cs.Sets[i].Changes, p)
 		}
@@ -86,9 +87,18 @@ func TestFromCheckpointsGitDirs(t *testing.T) {
 	if _, err := cs.Priors[1]("a.txt"); err == nil {
 		t.Error("a path outside the git dir was read")
 	}
-	cs.Priors[2]("refs/heads/x")
+	cs.Priors[2](".git/refs/heads/x")
 	wantRead := []string{ws + " a.txt", common + " refs/heads/main", bare + " refs/heads/x"}
 	if strings.Join(read, "\n") != strings.Join(wantRead, "\n") {
 		t.Errorf("read %q, want %q", read, wantRead)
+	}
+	if l := cs.Layers(2); l.onDisk(".git/refs/heads/x") != filepath.Join(bare, "refs", "heads", "x") || l.onDisk(".git") != bare {
+		t.Errorf("the bare set reads its after from %s and %s", l.onDisk(".git/refs/heads/x"), l.onDisk(".git"))
+	}
+	if got := cs.cardPath(2, ".git/refs/heads/x", true); got != filepath.Join(bare, "refs", "heads", "x") {
+		t.Errorf("the bare set's card names %s", got)
+	}
+	if got := cs.cardPath(1, ".git/refs/heads/main", true); got != "main/.git/refs/heads/main" {
+		t.Errorf("the main worktree's set's card names %s", got)
 	}
 }

@@ -223,7 +223,7 @@ func (l Layers) inUse(ctx context.Context, gone []string) (int, error) {
 	if !l.Staged() {
 		args = append(args, "--missing=print")
 	}
-	c := (gitEnv{root: l.ws}).cmd(ctx, args...)
+	c := (gitEnv{root: l.ws, gitDir: l.onDisk(".git")}).cmd(ctx, args...)
 	c.Dir = l.ws
 	out, err := c.StdoutPipe()
 	if err != nil {

@@ -70,7 +70,7 @@ func ReadHistory(ctx context.Context, s Set, l Layers) (History, error) {
 			}
 		}
 	}
-	g := gitEnv{root: l.ws, upper: l.upper}
+	g := gitEnv{root: l.ws, upper: l.upper, gitDir: l.onDisk(".git")}
 	for r := range refs {
 		from, to := l.beforeRef(r), l.afterRef(r)
 		if from == "" || from == to || symbolic(from) || symbolic(to) {
@@ -175,16 +175,21 @@ func dropped(c Change, l Layers, rel string) bool {
 }
 
 // gitEnv runs git over both layers' objects, with nothing of the
-// repository's that could run a program.
-type gitEnv struct{ root, upper string }
+// repository's that could run a program. gitDir is root/.git unless set
+// (a git dir outside the workspace, see Layers.gitDir).
+type gitEnv struct{ root, upper, gitDir string }
 
 func (g gitEnv) cmd(ctx context.Context, args ...string) *exec.Cmd {
 	full := append([]string{"-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null", "-c", "core.pager=cat"}, args...)
 	c := exec.CommandContext(ctx, "git", full...)
+	dir := g.gitDir
+	if dir == "" {
+		dir = filepath.Join(g.root, ".git")
+	}
 	env := []string{
-		"GIT_DIR=" + filepath.Join(g.root, ".git"),
+		"GIT_DIR=" + dir,
 		"GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null", "GIT_TERMINAL_PROMPT=0",
-		"GIT_ALTERNATE_OBJECT_DIRECTORIES=" + filepath.Join(g.root, ".git", "objects"),
+		"GIT_ALTERNATE_OBJECT_DIRECTORIES=" + filepath.Join(dir, "objects"),
 		"PATH=" + os.Getenv("PATH"), "HOME=/nonexistent",
 	}
 	if fi, err := os.Stat(filepath.Join(g.upper, ".git", "objects")); err == nil && fi.IsDir() {

@@ -40,7 +40,9 @@ func (cs ChangeSets) Layers(i int) Layers {
 	if i < len(cs.Priors) {
 		prior = cs.Priors[i]
 	}
-	return NewLayers(cs.Workspaces[i], cs.Uppers[i], cs.Sets[i], prior)
+	l := NewLayers(cs.Workspaces[i], cs.Uppers[i], cs.Sets[i], prior)
+	l.gitDir, _ = cs.gitDirAt(i)
+	return l
 }
 
 // Total counts the changes across workspaces.

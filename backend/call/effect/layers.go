@@ -21,7 +21,10 @@ type Layers struct {
 	upper string // a staged run's upper layer; "" for a checked run
 	// prior reads a checked run's files as they were (its checkpoint
 	// before); nil for a staged run, or a checked run with no store.
-	prior   Prior
+	prior Prior
+	// gitDir, when set, is where the set's .git/ paths lie: a checked
+	// run's git dir outside its workspace (see FromCheckpoints).
+	gitDir  storedAt
 	deleted map[string]bool
 	changed map[string]bool
 }
@@ -78,11 +81,21 @@ func (l Layers) AfterPath(rel string) string {
 			return p
 		}
 	}
-	p := filepath.Join(l.ws, filepath.FromSlash(rel))
+	p := l.onDisk(rel)
 	if _, err := os.Lstat(p); err != nil {
 		return ""
 	}
 	return p
+}
+
+// onDisk is where rel lies in the workspace (or its git dir outside it).
+func (l Layers) onDisk(rel string) string {
+	if l.gitDir.prefix != "" {
+		if p := l.gitDir.real(rel); p != "" {
+			return p
+		}
+	}
+	return filepath.Join(l.ws, filepath.FromSlash(rel))
 }
 
 // After reads rel as it is after the run.
@@ -98,11 +111,12 @@ func (l Layers) After(rel string) ([]byte, error) {
 func (l Layers) AfterNames(rel string) []string {
 	seen := map[string]bool{}
 	var out []string
-	for _, root := range []string{l.ws, l.upper} {
-		if root == "" {
-			continue
-		}
-		ents, _ := os.ReadDir(filepath.Join(root, filepath.FromSlash(rel)))
+	dirs := []string{l.onDisk(rel)}
+	if l.upper != "" {
+		dirs = append(dirs, filepath.Join(l.upper, filepath.FromSlash(rel)))
+	}
+	for _, dir := range dirs {
+		ents, _ := os.ReadDir(dir)
 		for _, e := range ents {
 			if n := e.Name(); !seen[n] && l.AfterPath(rel+"/"+n) != "" {
 				seen[n] = true
