@@ -40,9 +40,10 @@ func prepareSessionPaths(in SessionSpec, out *SessionSpec, home string) error {
 }
 
 // LinkedGitDirs are the common git directories of those workspaces that
-// are linked worktrees (`git worktree add`): each holds the objects, refs
-// and the worktree's own git dir, outside the workspace, and git can do
-// nothing there without it. Shown writable to a command or a confined
+// are linked worktrees (`git worktree add`) or submodules' checkouts
+// (protect.FindLinked): each holds the objects, refs and the worktree's
+// own git dir, outside the workspace, and git can do nothing there
+// without it. Shown writable to a command or a confined
 // agent (their config and hooks stay read-only: protect.Scan lists them),
 // except one that is a system path, holds or lies in one of home's
 // secret places, or lies in a workspace or a hidden path already.

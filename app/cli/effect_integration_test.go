@@ -640,38 +640,49 @@ func TestForgedStagingFailureIsNotRerun(t *testing.T) {
 	}
 }
 
-// TestEffectInALinkedWorktree: in a linked worktree (`git worktree add`)
-// a command writes the repository's common git dir, which lies beside
-// the workspace, in place; its changes there are checkpointed and judged
-// as a workspace's own .git, whether that dir is a main worktree's .git
-// or a bare repository (the layout of parallel agents' worktrees): a
-// commit lands, while a history rewrite of the worktree's branch and the
-// deletion of the other branch each hold a card, and a deny puts the
-// repository back.
+// TestEffectInALinkedWorktree: in a workspace whose repository lies
+// beside it, a command writes that git dir in place; its changes there
+// are checkpointed and judged as a workspace's own .git, in each layout
+// git makes: a linked worktree (`git worktree add`) of a main worktree's
+// .git or of a bare repository (the layout of parallel agents'
+// worktrees), and a submodule's checkout (an agent opened in vendor/lib):
+// a commit lands, while a history rewrite of the branch and the deletion
+// of the checked-out one each hold a card, and a deny puts the repository
+// back.
 func TestEffectInALinkedWorktree(t *testing.T) {
 	for _, layout := range []struct {
 		name string
-		// repo makes the repository in base and returns the directory to
-		// add the worktree from and its common git dir.
-		repo func(t *testing.T, base string) (from, common string)
+		// repo makes the repository in base and returns the workspace and
+		// the git dir beside it that holds its history.
+		repo func(t *testing.T, base string) (ws, common string)
 	}{
 		{"a main worktree's .git", func(t *testing.T, base string) (string, string) {
-			main := filepath.Join(base, "main")
+			main, ws := filepath.Join(base, "main"), filepath.Join(base, "ws")
 			effectWorkspace(t, main)
-			return main, filepath.Join(main, ".git")
+			hostGitIn(t, main, "worktree", "add", "-q", ws, "-b", "feature")
+			return ws, filepath.Join(main, ".git")
 		}},
 		{"a bare repository", func(t *testing.T, base string) (string, string) {
-			src, bare := filepath.Join(base, "src"), filepath.Join(base, "repo.bare")
+			src, bare, ws := filepath.Join(base, "src"), filepath.Join(base, "repo.bare"), filepath.Join(base, "ws")
 			effectWorkspace(t, src)
 			hostGitIn(t, base, "clone", "-q", "--bare", src, bare)
-			return bare, bare
+			hostGitIn(t, bare, "worktree", "add", "-q", ws, "-b", "feature")
+			return ws, bare
+		}},
+		{"a submodule's checkout", func(t *testing.T, base string) (string, string) {
+			lib, super := filepath.Join(base, "lib"), filepath.Join(base, "super")
+			effectWorkspace(t, lib)
+			if err := os.MkdirAll(super, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			hostGitIn(t, super, "init", "-q", "-b", "main")
+			hostGitIn(t, super, "-c", "protocol.file.allow=always", "submodule", "add", "-q", lib, "lib")
+			return filepath.Join(super, "lib"), filepath.Join(super, ".git", "modules", "lib")
 		}},
 	} {
 		t.Run(layout.name, func(t *testing.T) {
 			base := t.TempDir()
-			from, common := layout.repo(t, base)
-			ws := filepath.Join(base, "ws")
-			hostGitIn(t, from, "worktree", "add", "-q", ws, "-b", "feature")
+			ws, common := layout.repo(t, base)
 			d := clitest.StartWith(t, filepath.Join(base, "data"), ws)
 			before := hostGitIn(t, ws, "rev-parse", "HEAD")
 			r := waitResult(t, asyncRun(t, d, map[string]any{"argv": []string{"sh", "-c", gitEnvArgs + "echo more >> notes.txt && git commit -qam more"}}))
@@ -685,7 +696,7 @@ func TestEffectInALinkedWorktree(t *testing.T) {
 			mainHead := hostGitIn(t, common, "--git-dir="+common, "rev-parse", "refs/heads/main")
 			for _, tc := range []struct{ name, script, want string }{
 				{"reset --hard HEAD~3", "git reset -q --hard HEAD~3", "losing 3 commits"},
-				{"the other branch deleted", "git update-ref -d refs/heads/main", "the checked-out branch main"},
+				{"main deleted", "git update-ref -d refs/heads/main", "the checked-out branch main"},
 			} {
 				t.Run(tc.name, func(t *testing.T) {
 					ch := asyncRun(t, d, map[string]any{"argv": []string{"sh", "-c", gitEnvArgs + tc.script}})

@@ -6,7 +6,9 @@ import (
 	"strings"
 
 	"github.com/gatehouse-dev/gatehouse/backend/plural"
+	"github.com/gatehouse-dev/gatehouse/sandbox"
 	"github.com/gatehouse-dev/gatehouse/sandbox/landlock"
+	"github.com/gatehouse-dev/gatehouse/sandbox/protect"
 )
 
 // maxNamed is how many directories of one kind the notice names.
@@ -82,7 +84,7 @@ func landlockNotice(roots []string, locked map[string]landlock.Lock) string {
 	notice := "gatehouse: on Landlock nothing new can be made directly in " + strings.Join(parts, ", nor in ") +
 		"; what is there already, and other subdirectories, work as usual"
 	for _, d := range dirs {
-		if filepath.Base(d) == ".git" {
+		if holdsIndex(d, roots) {
 			// What the person would not guess from the above: git makes
 			// its lock files (index.lock, HEAD.lock) directly in .git.
 			notice += ". So git run by the agent itself can read the repository but not stage, commit or switch branches; the shell commands it hands Gatehouse (through its hooks) run in sandboxes of their own, where git works"
@@ -90,4 +92,19 @@ func landlockNotice(roots []string, locked map[string]landlock.Lock) string {
 		}
 	}
 	return notice
+}
+
+// holdsIndex: d is the git dir of a repository in one of the roots, where
+// git keeps its index and HEAD: a .git inside, or a submodule's or linked
+// worktree's own git dir outside (not a common dir it shares).
+func holdsIndex(d string, roots []string) bool {
+	for _, r := range roots {
+		if filepath.Base(d) == ".git" && sandbox.Within(d, r) {
+			return true
+		}
+		if l, err := protect.FindLinked(r); err == nil && d == l.GitDir {
+			return true
+		}
+	}
+	return false
 }

@@ -41,7 +41,8 @@ type Lock struct {
 
 // LockedDirs are the directories of ws that take no new entry under
 // Landlock, each with why: its root always (read-only itself, its entries
-// granted one by one), and every directory below that would be writable
+// granted one by one), and every directory below it, or in its git dirs
+// outside it (a linked worktree's, a submodule's), that would be writable
 // but holds a special path. The same reading as the rules': addSpecials
 // marks the paths, carving locks each writable directory above one.
 func LockedDirs(ws protect.Workspace) map[string]Lock {
@@ -54,7 +55,26 @@ func LockedDirs(ws protect.Workspace) map[string]Lock {
 	for _, h := range ws.Hidden() {
 		why[h] = LockSecret
 	}
-	root := ws.Root
+	locked := map[string]Lock{}
+	lockUnder(ws.Root, special, why, locked)
+	if _, ok := locked[ws.Root]; !ok {
+		locked[ws.Root] = Lock{Reason: LockProtected}
+	}
+	// A linked worktree's or a submodule's git dirs lie outside it, shown
+	// writable and carved the same way around their config and hooks.
+	if l, err := protect.FindLinked(ws.Root); err == nil {
+		lockUnder(l.CommonDir, special, why, locked)
+		if l.GitDir != l.CommonDir {
+			lockUnder(l.GitDir, special, why, locked)
+		}
+	}
+	return locked
+}
+
+// lockUnder adds to locked each directory at or below root that carving
+// keeps from taking new entries: a writable one with a special path in it
+// or below.
+func lockUnder(root string, special map[string]access, why map[string]LockReason, locked map[string]Lock) {
 	var paths []string
 	for p := range special {
 		if strings.HasPrefix(p, root+"/") {
@@ -62,7 +82,6 @@ func LockedDirs(ws protect.Workspace) map[string]Lock {
 		}
 	}
 	slices.Sort(paths)
-	locked := map[string]Lock{}
 	for _, p := range paths {
 		r, ok := why[p]
 		if !ok {
@@ -79,10 +98,6 @@ func LockedDirs(ws protect.Workspace) map[string]Lock {
 			}
 		}
 	}
-	if _, ok := locked[root]; !ok {
-		locked[root] = Lock{Reason: LockProtected}
-	}
-	return locked
 }
 
 // accessAt is what carving grants directory d below root: the nearest

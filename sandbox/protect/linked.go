@@ -8,11 +8,14 @@ import (
 	"strings"
 )
 
-// Linked is the git directories of a workspace that is a linked worktree
-// (`git worktree add`): its .git is a file naming GitDir, which lives in
-// CommonDir/worktrees/NAME, and CommonDir holds the objects, refs, config
-// and hooks it shares with the main worktree. Both lie outside the
-// workspace, and git needs to write them to commit.
+// Linked is the git directories of a workspace whose .git is a file
+// naming a git dir elsewhere. In a linked worktree (`git worktree add`)
+// GitDir lives in CommonDir/worktrees/NAME, and CommonDir holds the
+// objects, refs, config and hooks it shares with the main worktree. In a
+// submodule's checkout (an agent opened in vendor/lib) GitDir is the
+// submodule's repository in the superproject's .git/modules, and is its
+// own CommonDir. Both lie outside the workspace, and git needs to write
+// them to commit.
 type Linked struct {
 	GitDir    string
 	CommonDir string
@@ -25,7 +28,9 @@ var ErrNotLinked = errors.New("not a linked worktree")
 // really this worktree's: a .git file that anyone who could write the
 // workspace may have made must not open some other directory. It holds
 // only if the git dir sits in COMMON/worktrees/, names ws/.git back in its
-// gitdir file, and COMMON is the git directory its commondir file names.
+// gitdir file, and COMMON is the git directory its commondir file names;
+// or, for a submodule, if the git dir names ws back as its core.worktree
+// (see findSubmodule).
 func FindLinked(ws string) (Linked, error) {
 	dotgit := filepath.Join(ws, ".git")
 	st, err := os.Lstat(dotgit)
@@ -49,7 +54,7 @@ func FindLinked(ws string) (Linked, error) {
 		return Linked{}, fmt.Errorf("the git dir %s names: %w", dotgit, err)
 	}
 	if filepath.Base(filepath.Dir(gd)) != "worktrees" {
-		return Linked{}, ErrNotLinked // a submodule or a separate git dir: not ours to open
+		return findSubmodule(ws, gd)
 	}
 	back, err := readSmall(filepath.Join(gd, "gitdir"))
 	if err != nil {
@@ -80,6 +85,42 @@ func FindLinked(ws string) (Linked, error) {
 		}
 	}
 	return Linked{GitDir: gd, CommonDir: cd}, nil
+}
+
+// findSubmodule checks that git dir gd, which ws/.git names, is the
+// repository of a submodule checked out at ws: git wrote core.worktree
+// there when it cloned the submodule, and only the person's git can
+// write a file outside the workspace that names it. A separate git dir
+// (`git init --separate-git-dir`) names no worktree, and is not opened.
+func findSubmodule(ws, gd string) (Linked, error) {
+	if _, err := os.Lstat(filepath.Join(gd, "commondir")); err == nil {
+		return Linked{}, ErrNotLinked // shares another's objects and refs: not ours to open
+	}
+	b, err := readSmall(filepath.Join(gd, "config"))
+	if err != nil {
+		return Linked{}, ErrNotLinked
+	}
+	vars, err := parseGitConfig(b)
+	if err != nil {
+		return Linked{}, fmt.Errorf("%s/config: %w", gd, err)
+	}
+	var wt configVals
+	for _, v := range vars {
+		if v.Name == "core.worktree" {
+			wt.worktrees = append(wt.worktrees, v.Value)
+		}
+	}
+	back := wt.worktree(gd)
+	if back == "" {
+		return Linked{}, ErrNotLinked // a separate git dir
+	}
+	if r, err := filepath.EvalSymlinks(back); err != nil || r != ws {
+		return Linked{}, fmt.Errorf("%s names %s as its worktree, not %s", gd, back, ws)
+	}
+	if !isGitDir(gd) {
+		return Linked{}, fmt.Errorf("%s is not a git directory", gd)
+	}
+	return Linked{GitDir: gd, CommonDir: gd}, nil
 }
 
 // LinkedNames are the protected paths of a linked worktree's git dirs:

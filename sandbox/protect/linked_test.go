@@ -92,3 +92,74 @@ func TestFindLinkedRefusesForgedPointers(t *testing.T) {
 		t.Errorf("a plain dir: %v", err)
 	}
 }
+
+// submoduleLayout writes what `git submodule add` leaves: the
+// submodule's repository in super/.git/modules/lib, naming its checkout
+// back as core.worktree, and a checkout whose .git file points there.
+func submoduleLayout(t *testing.T) (ws, gitDir string) {
+	t.Helper()
+	root, _ := filepath.EvalSymlinks(t.TempDir())
+	gitDir = filepath.Join(root, "super", ".git", "modules", "lib")
+	ws = filepath.Join(root, "super", "lib")
+	for _, d := range []string{filepath.Join(gitDir, "objects"), filepath.Join(gitDir, "refs"), filepath.Join(gitDir, "hooks"), ws} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	files := map[string]string{
+		filepath.Join(gitDir, "HEAD"):   "ref: refs/heads/main\n",
+		filepath.Join(gitDir, "config"): "[core]\n\tbare = false\n\tworktree = ../../../lib\n",
+		filepath.Join(ws, ".git"):       "gitdir: ../.git/modules/lib\n",
+	}
+	for p, s := range files {
+		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return ws, gitDir
+}
+
+// TestFindLinkedSubmodule: a submodule's checkout opens its repository
+// in the superproject's .git/modules, which is its own common dir, only
+// when that repository names the checkout back; its config and hooks are
+// protected.
+func TestFindLinkedSubmodule(t *testing.T) {
+	ws, gitDir := submoduleLayout(t)
+	l, err := FindLinked(ws)
+	if err != nil || l.CommonDir != gitDir || l.GitDir != gitDir {
+		t.Fatalf("got %+v, %v", l, err)
+	}
+	set, err := For(ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{filepath.Join(ws, ".git"), filepath.Join(gitDir, "config"), filepath.Join(gitDir, "hooks")} {
+		if !slices.Contains(set.Existing, want) {
+			t.Errorf("%s not protected: %+v", want, set)
+		}
+	}
+	for _, tc := range []struct {
+		name, config string
+	}{
+		{"names another worktree", "[core]\n\tworktree = ../../../other\n"},
+		{"names none (a separate git dir)", "[core]\n\tbare = false\n"},
+		{"a config git refuses", "[core]\n\tworktree = \"../../../lib\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ws, gitDir := submoduleLayout(t)
+			if err := os.WriteFile(filepath.Join(gitDir, "config"), []byte(tc.config), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if l, err := FindLinked(ws); err == nil {
+				t.Fatalf("accepted: %+v", l)
+			}
+		})
+	}
+	t.Run("not a git dir", func(t *testing.T) {
+		ws, gitDir := submoduleLayout(t)
+		os.RemoveAll(filepath.Join(gitDir, "objects"))
+		if l, err := FindLinked(ws); err == nil {
+			t.Fatalf("accepted: %+v", l)
+		}
+	})
+}
