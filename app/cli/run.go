@@ -202,7 +202,7 @@ func runConfined(ctx context.Context, g *Globals, name, workspace string, argv [
 	}
 	spec, err := confinedSpec(runLayout{
 		dataDir: dir, cfg: cfg, profile: profile, program: program, argv: argv, cwd: cwd,
-		workspaces: started.Workspaces, runID: started.ID, agentPort: port, toolchains: tc.ReadOnly, early: takeEarly(), dirs: named,
+		workspaces: started.Workspaces, gitDirs: started.GitDirs, runID: started.ID, agentPort: port, toolchains: tc.ReadOnly, early: takeEarly(), dirs: named,
 	})
 	if err != nil {
 		endRun(c, started.ID, -1)

@@ -39,6 +39,8 @@ type runLayout struct {
 	argv       []string
 	cwd        string
 	workspaces []string
+	// gitDirs are the git dirs beside the workspaces (Started.GitDirs).
+	gitDirs    []string
 	runID      string
 	agentPort  int
 	toolchains []string
@@ -143,9 +145,10 @@ func confinedSpec(l runLayout) (agentbox.Spec, error) {
 			maps.Copy(locked, landlock.LockedDirs(w))
 		}
 	}
-	// A linked worktree's history lives beside it: without it, the agent's
-	// git finds no repository at all.
-	s.ReadWrite = append(s.ReadWrite, sandbox.LinkedGitDirs(l.workspaces, s.Hidden, home)...)
+	// A linked worktree's or a submodule's history lives beside it:
+	// without it, the agent's git finds no repository at all. The daemon
+	// names them, as its checkpoints hold them.
+	s.ReadWrite = append(s.ReadWrite, l.gitDirs...)
 	if p := l.profile; p != nil {
 		if err := agentHome(l.dataDir, home, p, &s); err != nil {
 			return s, err

@@ -128,6 +128,10 @@ type Started struct {
 	ID         string   `json:"id"`
 	Session    string   `json:"session"`
 	Workspaces []string `json:"workspaces"`
+	// GitDirs are the git dirs beside the workspaces (a linked worktree's
+	// common dir, a submodule's repository) that the run's checkpoints
+	// hold: the run shows them writable, and no others.
+	GitDirs []string `json:"git_dirs,omitempty"`
 	// AgentSocket and ProxySocket are the run's listeners on the host.
 	AgentSocket string `json:"agent_socket"`
 	ProxySocket string `json:"proxy_socket"`
@@ -279,7 +283,7 @@ func (g *Runs) Start(ctx context.Context, req Request) (Started, error) {
 	g.deps.Written(ctx, "run.started", st.Live.Actor(), st.Live.ID(), map[string]any{
 		"run": id, "agent": req.Agent, "argv": req.Argv, "cwd": req.Cwd, "workspaces": st.Workspaces, "backend": backend,
 	})
-	return Started{ID: id, Session: st.Live.ID(), Workspaces: st.Workspaces,
+	return Started{ID: id, Session: st.Live.ID(), Workspaces: st.Workspaces, GitDirs: r.gitDirs,
 		AgentSocket: filepath.Join(r.dir, "agent.sock"), ProxySocket: filepath.Join(r.dir, "proxy.sock"),
 		HandSocket: filepath.Join(r.dir, "hand.sock"), Backend: backend}, nil
 }
