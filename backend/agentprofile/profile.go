@@ -80,11 +80,12 @@ func (p Profile) NamedDirs(args []string) []string {
 		}
 		for _, f := range p.DirFlags {
 			for _, n := range f.Names {
-				if v, ok := strings.CutPrefix(a, n+"="); ok {
-					add(f, v)
+				v, inline, ok := flagIs(a, n)
+				switch {
+				case !ok:
 					continue
-				}
-				if a != n {
+				case inline:
+					add(f, v)
 					continue
 				}
 				for i+1 < len(args) && !strings.HasPrefix(args[i+1], "-") {
@@ -117,13 +118,23 @@ func (p Profile) Unconfined(args []string) string {
 		}
 		for _, f := range p.Unconfinable {
 			for _, n := range f.Names {
-				if a == n || strings.HasPrefix(a, n+"=") {
+				if _, _, ok := flagIs(a, n); ok {
 					return f.Why
 				}
 			}
 		}
 	}
 	return ""
+}
+
+// flagIs reports whether argument a is flag n, as written or as n=VALUE
+// (inline, with its value).
+func flagIs(a, n string) (value string, inline, ok bool) {
+	if a == n {
+		return "", false, true
+	}
+	value, inline = strings.CutPrefix(a, n+"=")
+	return value, inline, inline
 }
 
 // Entry is a config name inside the state directory.
