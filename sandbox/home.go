@@ -1,9 +1,6 @@
 package sandbox
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -51,46 +48,6 @@ func rewriteReadOnly(p string, b []byte) error {
 		return err
 	}
 	return os.Chmod(p, 0o400)
-}
-
-// RedactedHomeConfigs writes into dir a copy of each of home's git config
-// files that holds credentials, with them taken out
-// (protect.RedactGitConfig), and returns each such file's path with its
-// copy's: a sandbox that shows the real home's files shows the copy
-// there instead. A copy is named for its content, so sessions share it
-// and a changed config makes a new one.
-func RedactedHomeConfigs(home, dir string) (map[string]string, error) {
-	out := map[string]string{}
-	for _, p := range HomeGitConfigs(home) {
-		b, err := os.ReadFile(p)
-		if err != nil {
-			continue // not there to show
-		}
-		red, changed := protect.RedactGitConfig(b)
-		if !changed {
-			continue
-		}
-		// Made only when there is something to copy.
-		if err := os.MkdirAll(dir, 0o700); err != nil {
-			return nil, fmt.Errorf("copy %s without its credentials: %w", p, err)
-		}
-		sum := sha256.Sum256(red)
-		cp := filepath.Join(dir, "gitconfig-"+hex.EncodeToString(sum[:8]))
-		if _, err := os.Stat(cp); err != nil {
-			tmp, err := os.CreateTemp(dir, ".gitconfig-*")
-			if err != nil {
-				return nil, fmt.Errorf("copy %s without its credentials: %w", p, err)
-			}
-			_, werr := tmp.Write(red)
-			cerr := tmp.Close()
-			if err := errors.Join(werr, cerr, os.Chmod(tmp.Name(), 0o444), os.Rename(tmp.Name(), cp)); err != nil {
-				os.Remove(tmp.Name())
-				return nil, fmt.Errorf("copy %s without its credentials: %w", p, err)
-			}
-		}
-		out[p] = cp
-	}
-	return out, nil
 }
 
 // copyTree copies src to dst, but for the paths in skip.

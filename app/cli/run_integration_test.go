@@ -887,7 +887,7 @@ func TestGitCredentialStoreStaysHidden(t *testing.T) {
 			}
 			for name, body := range map[string]string{
 				".config/git/credentials": "https://p:" + token + "@forge.example.test\n",
-				".config/git/config":      "[user]\n\tname = Person Example\n[url \"https://" + token + "@forge.example.test/\"]\n\tinsteadOf = https://forge.example.test/\n",
+				".config/git/config":      "[user]\n\tname = Person Example\n\temail = person@example.test\n[url \"https://" + token + "@forge.example.test/\"]\n\tinsteadOf = https://forge.example.test/\n",
 				".gitconfig":              "[http]\n\textraHeader = Authorization: Bearer " + header + "\n[include]\n\tpath = ~/.config/git/work.inc\n",
 				".config/git/work.inc":    "[url \"https://x:" + token + "@work.example.test/\"]\n\tinsteadOf = https://work.example.test/\n",
 			} {
@@ -895,18 +895,25 @@ func TestGitCredentialStoreStaysHidden(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			d := startRunDaemon(t, backend, "", "HOME="+home)
+			config := backendConfig(t, backend)
+			if backend == "container" {
+				config = containerGitConfig(t)
+			}
+			base := t.TempDir()
+			ws := filepath.Join(base, "ws")
+			clitest.WriteConfig(t, ws, "config.toml", config)
+			d := clitest.StartWithEnv(t, filepath.Join(base, "data"), ws, []string{"HOME=" + home})
 			// rev: what the output's redaction would not recognise. The
-			// CLI's XDG_CONFIG_HOME is the test's, not the home's.
-			script := `rev "$HOME/.config/git/credentials" "$HOME/.config/git/config" "$HOME/.config/git/work.inc" "$HOME/.gitconfig"; env -u XDG_CONFIG_HOME git config user.name`
+			// CLI's XDG_CONFIG_HOME is the test's, not the home's. A
+			// container's command has a home of its own, and the person's
+			// config as its GIT_CONFIG_GLOBAL.
+			script := `rev "$HOME/.config/git/credentials" "$HOME/.config/git/config" "$HOME/.config/git/work.inc" "$HOME/.gitconfig" ${GIT_CONFIG_GLOBAL:+"$GIT_CONFIG_GLOBAL"}; env -u XDG_CONFIG_HOME git config user.name`
 			check := func(route, out string) {
 				t.Helper()
 				if strings.Contains(out, reverse(token)) || strings.Contains(out, reverse(header)) {
 					t.Errorf("%s read a credential:\n%s", route, out)
 				}
-				// A container's command has a home of its image's, no file of
-				// the person's.
-				if !strings.Contains(out, "Person Example") && (backend != "container" || route != "a command") {
+				if !strings.Contains(out, "Person Example") {
 					t.Errorf("%s lost git's config beside it:\n%s", route, out)
 				}
 			}
@@ -917,6 +924,16 @@ func TestGitCredentialStoreStaysHidden(t *testing.T) {
 			}
 			out, _ := res.StructuredContent.(map[string]any)["stdout"].(string)
 			check("a command", out)
+			// The agent's own commit carries the person's name, as on the
+			// host (the container's had none).
+			res, err = s.CallTool(t.Context(), &mcp.CallToolParams{Name: "run_command", Arguments: map[string]any{"argv": []string{"sh", "-c",
+				`cd "${TMPDIR:-/tmp}" && git init -q c && cd c && env -u XDG_CONFIG_HOME git commit --allow-empty -qm x && git log -1 --format=%an`}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if out, _ := res.StructuredContent.(map[string]any)["stdout"].(string); strings.TrimSpace(out) != "Person Example" {
+				t.Errorf("a commit in a command: %s", clitest.Text(t, res))
+			}
 			out, errOut, _ := runIn(t.Context(), t, d, "--", "sh", "-c", script)
 			check("a confined run", out+errOut)
 		})

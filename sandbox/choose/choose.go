@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"runtime"
 
 	"github.com/gatehouse-dev/gatehouse/sandbox"
@@ -34,6 +35,23 @@ type Options struct {
 	Container container.Options
 }
 
+// container is the container backend's options, with the person's home
+// and the directory for what a sandbox shows in its place.
+func (o Options) container(log *slog.Logger) container.Options {
+	co := o.Container
+	co.Logger = log
+	if co.Home == "" {
+		co.Home = o.Home
+		if co.Home == "" {
+			co.Home, _ = os.UserHomeDir()
+		}
+	}
+	if co.Shown == "" {
+		co.Shown = o.Shown
+	}
+	return co
+}
+
 // ErrUnknown is an unrecognised backend name.
 var ErrUnknown = errors.New("unknown sandbox backend")
 
@@ -55,9 +73,7 @@ func New(ctx context.Context, name string, o Options, log *slog.Logger) (sandbox
 		b, err := seatbelt.New(seatbelt.Options{Helper: o.Helper, Home: o.Home, Logger: log})
 		return fixHint(b, err, "seatbelt works only on macOS; set the sandbox backend to auto")
 	case container.Name:
-		co := o.Container
-		co.Logger = log
-		b, err := container.New(ctx, co)
+		b, err := container.New(ctx, o.container(log))
 		return fixHint(b, err, "install docker or podman and set a container image, or set the sandbox backend to auto")
 	case unconfined.Name:
 		log.Warn("sandbox: backend \"none\" selected: commands run UNCONFINED with your full rights")
@@ -131,8 +147,7 @@ func Available(ctx context.Context, o Options, log *slog.Logger) []BackendStatus
 	add(landlock.Name, orNil(ll, err), err, detail)
 	sb, err := seatbelt.New(seatbelt.Options{Helper: o.Helper, Home: o.Home, Logger: log})
 	add(seatbelt.Name, orNil(sb, err), err, "")
-	co := o.Container
-	co.Logger = log
+	co := o.container(log)
 	if co.Image == "" {
 		add(container.Name, nil, fmt.Errorf("%w: no container image configured", sandbox.ErrUnavailable), "")
 	} else {

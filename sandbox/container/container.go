@@ -23,6 +23,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -62,7 +63,14 @@ type Options struct {
 	// Owner labels every container this backend starts (the daemon passes
 	// a hash of its data dir), so Sweep can remove the ones a crashed
 	// daemon left behind without touching another daemon's.
-	Owner  string
+	Owner string
+	// Home is the person's home, whose git config (without its
+	// credentials) each container's git reads as its global config, so a
+	// commit there has the person's name; "" for none.
+	Home string
+	// Shown is the daemon's directory for the files a sandbox shows in
+	// place of the person's (sandbox.GlobalGitConfig writes there).
+	Shown  string
 	Logger *slog.Logger
 }
 
@@ -188,7 +196,12 @@ func (s *session) start(ctx context.Context) error {
 		}
 		return err
 	}
-	args := b.runArgs(name, ss, cov.mounts, runDir, nest)
+	mounts := cov.mounts
+	gitConfig := b.gitConfig()
+	if gitConfig != "" {
+		mounts = append(slices.Clip(mounts), "type=bind,source="+gitConfig+",target="+gitConfigMount+",readonly")
+	}
+	args := b.runArgs(name, ss, mounts, runDir, nest)
 	out, err := b.command(ctx, args...).CombinedOutput()
 	if err != nil {
 		cov.release()
@@ -198,11 +211,26 @@ func (s *session) start(ctx context.Context) error {
 		}
 		return fmt.Errorf("start session container: %s: %w", lastLine(out, err), err)
 	}
-	s.name, s.cover, s.runDir, s.nested = name, cov, runDir, nest
+	s.name, s.cover, s.runDir, s.nested, s.gitConfig = name, cov, runDir, nest, gitConfig != ""
 	return nil
 }
 
-func (b *Backend) runArgs(name string, ss sandbox.SessionSpec, covers []string, runDir string, nest bool) []string {
+// gitConfig is the person's global git config without its credentials,
+// written for the container to show; "" when there is none to show.
+func (b *Backend) gitConfig() string {
+	if b.opts.Home == "" || b.opts.Shown == "" {
+		return ""
+	}
+	p, err := sandbox.GlobalGitConfig(b.opts.Home, b.opts.Shown)
+	if err != nil || strings.ContainsAny(p, ",:") {
+		// Commands still run; git there has no name of the person's.
+		b.opts.Logger.Warn("container sandbox: your git config is not shown to commands", "err", err)
+		return ""
+	}
+	return p
+}
+
+func (b *Backend) runArgs(name string, ss sandbox.SessionSpec, mounts []string, runDir string, nest bool) []string {
 	a := []string{"run", "-d", "--name", name, "--label", "gatehouse.session=" + ss.ID, "--label", "gatehouse.owner=" + b.opts.Owner,
 		"--network", "none", "--read-only", "--cap-drop", "ALL",
 		"--security-opt", "no-new-privileges", "--workdir", ss.Workspaces[0]}
@@ -227,7 +255,7 @@ func (b *Backend) runArgs(name string, ss sandbox.SessionSpec, covers []string, 
 		a = append(a, "--mount", "type=bind,source="+w+",target="+w)
 	}
 	a = append(a, sessionMounts(ss)...)
-	for _, m := range covers {
+	for _, m := range mounts {
 		a = append(a, "--mount", m)
 	}
 	for _, h := range ss.Hidden {
@@ -296,7 +324,9 @@ type session struct {
 	// runDir is shared with the container for the ready helper's socket;
 	// empty when calls go through the CLI's exec only.
 	runDir string
-	warm   warm
+	// gitConfig: the person's git config is at gitConfigMount.
+	gitConfig bool
+	warm      warm
 	// nested: this container's runs make their own mounts (nest.go);
 	// unnested: the runtime refused them, and the session stopped trying.
 	nested, unnested bool
@@ -350,6 +380,9 @@ func (s *session) Run(ctx context.Context, spec sandbox.Spec) (sandbox.Result, e
 // none and the run needs no namespaces of its own.
 func (s *session) runOnce(ctx context.Context, p *sandbox.Prepared, spec sandbox.Spec) (sandbox.Result, error) {
 	env := sandbox.RunEnv(p.Env, "/tmp", "/tmp")
+	if s.gitConfig {
+		env = sandbox.WithDefaultEnv(env, "GIT_CONFIG_GLOBAL", gitConfigMount)
+	}
 	if r := s.takeReady(ctx); r != nil {
 		res, err := s.runReady(ctx, r, p, env)
 		if !errors.Is(err, sandbox.ErrNotReady) {

@@ -34,6 +34,9 @@ import (
 const (
 	helperMount = "/.gatehouse-sandbox-init"
 	runDirMount = "/.gatehouse-run"
+	// gitConfigMount is where the person's git config is shown
+	// (Options.Home): the container's home is a run's own /tmp.
+	gitConfigMount = "/.gatehouse-gitconfig"
 )
 
 // staticBinary reports whether path is an executable that needs no

@@ -1,0 +1,54 @@
+package sandbox
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestGlobalGitConfig: the person's two global git configs become one
+// file, in git's order and without their credentials, shared while they
+// stay the same; none when there is neither.
+func TestGlobalGitConfig(t *testing.T) {
+	home, dir := t.TempDir(), filepath.Join(t.TempDir(), "shown")
+	if p, err := GlobalGitConfig(home, dir); p != "" || err != nil {
+		t.Fatalf("no config: %q, %v", p, err)
+	}
+	if _, err := os.Stat(dir); err == nil {
+		t.Error("the directory was made with nothing to show")
+	}
+	const token = "ghp_Zx8Kq2Lm4Np6Rt8Vw0Yb3Cd5Ef7Gh9Jk1Mn3P"
+	if err := os.MkdirAll(filepath.Join(home, ".config", "git"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for name, body := range map[string]string{
+		".config/git/config": "[user]\n\tname = From XDG\n",
+		".gitconfig":         "[user]\n\tname = From Home\n[url \"https://" + token + "@forge.example.test/\"]\n\tinsteadOf = https://forge.example.test/\n",
+	} {
+		if err := os.WriteFile(filepath.Join(home, name), []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p, err := GlobalGitConfig(home, dir)
+	if err != nil || p == "" {
+		t.Fatalf("%q, %v", p, err)
+	}
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := string(b)
+	if strings.Contains(got, token) {
+		t.Errorf("the copy holds the token:\n%s", got)
+	}
+	if x, h := strings.Index(got, "From XDG"), strings.Index(got, "From Home"); x < 0 || h < x {
+		t.Errorf("want ~/.config/git/config, then ~/.gitconfig (which wins):\n%s", got)
+	}
+	if st, err := os.Stat(p); err != nil || st.Mode().Perm()&0o222 != 0 {
+		t.Errorf("the copy is writable: %v %v", st.Mode(), err)
+	}
+	if again, err := GlobalGitConfig(home, dir); again != p || err != nil {
+		t.Errorf("the same config made %q (%v), not %q", again, err, p)
+	}
+}
