@@ -36,20 +36,37 @@ func linkedLayout(t *testing.T) (ws, common, gitDir string) {
 	return ws, common, gitDir
 }
 
+// TestFindLinked: a linked worktree opens its git dir and common dir,
+// and a submodule's checkout its repository in the superproject's
+// .git/modules, which is its own common dir; their config and hooks are
+// protected.
 func TestFindLinked(t *testing.T) {
-	ws, common, gitDir := linkedLayout(t)
-	l, err := FindLinked(ws)
-	if err != nil || l.CommonDir != common || l.GitDir != gitDir {
-		t.Fatalf("got %+v, %v", l, err)
-	}
-	set, err := For(ws)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, want := range []string{filepath.Join(ws, ".git"), filepath.Join(common, "config"), filepath.Join(common, "hooks")} {
-		if !slices.Contains(set.Existing, want) {
-			t.Errorf("%s not protected: %+v", want, set)
-		}
+	for _, tc := range []struct {
+		name   string
+		layout func(t *testing.T) (ws, common, gitDir string)
+	}{
+		{"linked worktree", linkedLayout},
+		{"submodule", func(t *testing.T) (string, string, string) {
+			ws, gitDir := submoduleLayout(t)
+			return ws, gitDir, gitDir
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ws, common, gitDir := tc.layout(t)
+			l, err := FindLinked(ws)
+			if err != nil || l.CommonDir != common || l.GitDir != gitDir {
+				t.Fatalf("got %+v, %v", l, err)
+			}
+			set, err := For(ws)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, want := range []string{filepath.Join(ws, ".git"), filepath.Join(common, "config"), filepath.Join(common, "hooks")} {
+				if !slices.Contains(set.Existing, want) {
+					t.Errorf("%s not protected: %+v", want, set)
+				}
+			}
+		})
 	}
 }
 
@@ -119,25 +136,9 @@ func submoduleLayout(t *testing.T) (ws, gitDir string) {
 	return ws, gitDir
 }
 
-// TestFindLinkedSubmodule: a submodule's checkout opens its repository
-// in the superproject's .git/modules, which is its own common dir, only
-// when that repository names the checkout back; its config and hooks are
-// protected.
-func TestFindLinkedSubmodule(t *testing.T) {
-	ws, gitDir := submoduleLayout(t)
-	l, err := FindLinked(ws)
-	if err != nil || l.CommonDir != gitDir || l.GitDir != gitDir {
-		t.Fatalf("got %+v, %v", l, err)
-	}
-	set, err := For(ws)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, want := range []string{filepath.Join(ws, ".git"), filepath.Join(gitDir, "config"), filepath.Join(gitDir, "hooks")} {
-		if !slices.Contains(set.Existing, want) {
-			t.Errorf("%s not protected: %+v", want, set)
-		}
-	}
+// TestFindLinkedRefusesForeignSubmodules: a submodule's repository is
+// opened only when it names the checkout back as its worktree.
+func TestFindLinkedRefusesForeignSubmodules(t *testing.T) {
 	for _, tc := range []struct {
 		name, config string
 	}{
