@@ -16,24 +16,29 @@ func linkedLayout(t *testing.T) (ws, common, gitDir string) {
 	common = filepath.Join(root, "repo", ".git")
 	gitDir = filepath.Join(common, "worktrees", "wt")
 	ws = filepath.Join(root, "wt")
-	for _, d := range []string{filepath.Join(common, "objects"), filepath.Join(common, "refs"), filepath.Join(common, "hooks"), gitDir, ws} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	files := map[string]string{
+	writeTree(t, []string{filepath.Join(common, "objects"), filepath.Join(common, "refs"), filepath.Join(common, "hooks"), gitDir, ws}, map[string]string{
 		filepath.Join(common, "HEAD"):      "ref: refs/heads/main\n",
 		filepath.Join(common, "config"):    "[core]\n",
 		filepath.Join(gitDir, "commondir"): "../..\n",
 		filepath.Join(gitDir, "gitdir"):    filepath.Join(ws, ".git") + "\n",
 		filepath.Join(ws, ".git"):          "gitdir: " + gitDir + "\n",
+	})
+	return ws, common, gitDir
+}
+
+// writeTree makes dirs, then files with their contents.
+func writeTree(t *testing.T, dirs []string, files map[string]string) {
+	t.Helper()
+	for _, d := range dirs {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
 	}
 	for p, s := range files {
 		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
-	return ws, common, gitDir
 }
 
 // TestFindLinked: a linked worktree opens its git dir and common dir,
@@ -118,21 +123,11 @@ func submoduleLayout(t *testing.T) (ws, gitDir string) {
 	root, _ := filepath.EvalSymlinks(t.TempDir())
 	gitDir = filepath.Join(root, "super", ".git", "modules", "lib")
 	ws = filepath.Join(root, "super", "lib")
-	for _, d := range []string{filepath.Join(gitDir, "objects"), filepath.Join(gitDir, "refs"), filepath.Join(gitDir, "hooks"), ws} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	files := map[string]string{
+	writeTree(t, []string{filepath.Join(gitDir, "objects"), filepath.Join(gitDir, "refs"), filepath.Join(gitDir, "hooks"), ws}, map[string]string{
 		filepath.Join(gitDir, "HEAD"):   "ref: refs/heads/main\n",
 		filepath.Join(gitDir, "config"): "[core]\n\tbare = false\n\tworktree = ../../../lib\n",
 		filepath.Join(ws, ".git"):       "gitdir: ../.git/modules/lib\n",
-	}
-	for p, s := range files {
-		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	})
 	return ws, gitDir
 }
 
