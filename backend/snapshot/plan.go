@@ -261,10 +261,14 @@ func (s *Store) planTo(ctx context.Context, p *Plan, root string, t *Checkpoint,
 	// Paths T did not record because they were excluded then are not
 	// "absent in T": never delete them, even if the excludes changed since.
 	tEx := newExcluder(t.Excludes)
+	objects := s.gitObjectsIn(tTree)
 	var decs []decision
 	err = s.diffTrees(tTree, cur, "", func(pc pathChange) error {
 		if pc.old == nil && tEx.matchesAncestor(pc.path, pc.new.Kind == KindDir) {
 			return nil
+		}
+		if pc.old == nil && objects.has(pc.path) {
+			return nil // see gitobjects.go
 		}
 		d := decision{path: pc.path, cur: pc.new, target: pc.old}
 		lastE, err := s.entryAt(last, pc.path)
@@ -322,8 +326,12 @@ func (s *Store) planUndo(ctx context.Context, p *Plan, root string, pre, post *C
 	if err != nil {
 		return err
 	}
+	objects := s.gitObjectsIn(preTree)
 	var decs []decision
 	for _, c := range chg {
+		if c.old == nil && objects.has(c.path) {
+			continue // see gitobjects.go
+		}
 		curE, err := s.entryAt(cur, c.path)
 		if err != nil {
 			return err
