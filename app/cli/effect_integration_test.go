@@ -686,7 +686,7 @@ func TestEffectInALinkedWorktree(t *testing.T) {
 			d := clitest.StartWith(t, filepath.Join(base, "data"), ws)
 			before := hostGitIn(t, ws, "rev-parse", "HEAD")
 			r := waitResult(t, asyncRun(t, d, map[string]any{"argv": []string{"sh", "-c", gitEnvArgs + "echo more >> notes.txt && git commit -qam more"}}))
-			if e := effectPart(t, r); e["outcome"] != "applied" {
+			if e := effectPart(t, r); e["outcome"] != "applied" || !strings.Contains(fmt.Sprint(e["reason"]), "the workspace and its repository beside it") {
 				t.Fatalf("the commit: %v", e)
 			}
 			committed := hostGitIn(t, ws, "rev-parse", "HEAD")

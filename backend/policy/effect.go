@@ -89,6 +89,9 @@ type Effect struct {
 	// housekeeping (gc, repack, prune, a commit, a merged branch deleted)
 	// is not in it.
 	RepoLost []string
+	// RepoBeside: some changes are in the workspace's repository beside
+	// it (a linked worktree's common dir, a submodule's repository).
+	RepoBeside bool
 }
 
 // EffectDecision is DecideEffect's answer.
@@ -151,7 +154,11 @@ func (p *Policy) DecideEffect(e Effect) EffectDecision {
 		case steeringChange(e) != "":
 			d = hold("steering", "it writes "+steeringChange(e))
 		default:
-			d = EffectDecision{Verdict: Allow, Rule: builtinRef("effect-apply"), Reason: "the change set stays inside the workspace and can be undone"}
+			where := "the workspace"
+			if e.RepoBeside {
+				where = "the workspace and its repository beside it"
+			}
+			d = EffectDecision{Verdict: Allow, Rule: builtinRef("effect-apply"), Reason: "the change set stays inside " + where + " and can be undone"}
 		}
 	}
 	// A secret changed through its stand-in holds whatever the other

@@ -77,6 +77,9 @@ func PolicyEffect(ctx context.Context, cs ChangeSets) policy.Effect {
 	for i, s := range cs.Sets {
 		ws := cs.Workspaces[i]
 		l := cs.Layers(i)
+		if _, beside := cs.gitDirAt(i); beside && len(s.Changes) > 0 {
+			e.RepoBeside = true
+		}
 		var gone []Change
 		var emptied []string
 		for _, c := range s.Changes {
