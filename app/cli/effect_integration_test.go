@@ -495,6 +495,26 @@ func TestSteeringRefusalNoteOnLandlock(t *testing.T) {
 	}
 }
 
+// TestGitConfigRefusalNote: a command that would change the repository's
+// own configuration (git config, git submodule init) is refused by the
+// sandbox, and the result says it was Gatehouse, why, and who can do it,
+// rather than a bare "Device or resource busy".
+func TestGitConfigRefusalNote(t *testing.T) {
+	d := startEffectDaemonWith(t, "[sandbox]\nbackend = \"bwrap\"\n")
+	s := d.MCP(t.Context(), "gitconfig")
+	r, err := s.CallTool(t.Context(), &mcp.CallToolParams{Name: "run_command", Arguments: map[string]any{
+		"argv": []string{"git", "config", "core.editor", "vi"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out := clitest.Text(t, r); !strings.Contains(out, "Gatehouse's sandbox refused the write: .git/config is git's configuration") {
+		t.Fatalf("no note on git's configuration:\n%s", out)
+	}
+	if b, err := os.ReadFile(filepath.Join(d.Workspace, ".git", "config")); err != nil || strings.Contains(string(b), "editor") {
+		t.Fatalf("the config changed (%v):\n%s", err, b)
+	}
+}
+
 // TestEffectBranchSwitchApplies: switching to a branch without src/
 // deletes 30 tracked files, but git took them out of the index itself and
 // they live on in history: it applies without a card.

@@ -27,12 +27,38 @@ func steeringSentence(p string) string {
 	return p + " " + k.Reader + ", so a command may not create or change it; " + how
 }
 
+// gitSentence says what p is when it is git's own configuration or a
+// hook (.git/config, .git/hooks/…, a submodule's or worktree's config),
+// which git reads and runs on the host, and what the person can do; ""
+// otherwise.
+func gitSentence(p string) string {
+	rel := p
+	if i := strings.LastIndex(p, "/.git/"); i >= 0 {
+		rel = p[i+1:]
+	}
+	inGit, _ := strings.CutPrefix(rel, ".git/")
+	if inGit == rel {
+		return ""
+	}
+	var what string
+	switch base := path.Base(inGit); {
+	case base == "config" || base == "config.worktree":
+		what = "git's configuration"
+	case inGit == "hooks" || strings.HasPrefix(inGit, "hooks/") || strings.Contains(inGit, "/hooks/"):
+		what = "one of git's hooks"
+	default:
+		return ""
+	}
+	return p + " is " + what + ", which git reads and runs on the person's machine outside any sandbox, so a command may not change it; ask the person to run the git command that changes it (git config, git remote add, git submodule init) themselves."
+}
+
 // steeringErrnos are the errno texts a refused write shows as: a
-// read-only mount, the creation guard, Landlock.
-var steeringErrnos = []string{"read-only file system", "permission denied", "operation not permitted"}
+// read-only mount (or a rename onto one), the creation guard, Landlock.
+var steeringErrnos = []string{"read-only file system", "device or resource busy", "permission denied", "operation not permitted"}
 
 // steeringNotes reads a command's error output for refused writes of
-// steering files, one note per file, at most maxBoundaryNotes.
+// steering files and git's own configuration, one note per file, at most
+// maxBoundaryNotes.
 func steeringNotes(stderr []byte) []string {
 	seen := map[string]bool{}
 	return stderrNotes(stderr, func(line, lower string) (string, bool) {
@@ -50,7 +76,11 @@ func steeringNotes(stderr []byte) []string {
 			if seen[tok] {
 				continue
 			}
-			if s := steeringSentence(tok); s != "" {
+			s := steeringSentence(tok)
+			if s == "" {
+				s = gitSentence(tok)
+			}
+			if s != "" {
 				seen[tok] = true
 				return "Gatehouse's sandbox refused the write: " + s, true
 			}

@@ -20,6 +20,12 @@ func TestSteeringNotes(t *testing.T) {
 		{"mkdir inside a kind", "mkdir: cannot create directory ‘.zed/tasks’: Operation not permitted\n",
 			[]string{".zed/tasks is Zed's project settings"}},
 		{"mv", "mv: cannot move 't' to 'mise.toml': Read-only file system\n", []string{"mise.toml is mise's configuration"}},
+		{"git's config, renamed onto", "error: could not write config file .git/config: Device or resource busy\n",
+			[]string{".git/config is git's configuration", "git submodule init"}},
+		{"a submodule's config", "error: could not lock config file /p/.git/modules/lib/config: Permission denied\n",
+			[]string{"/p/.git/modules/lib/config is git's configuration"}},
+		{"a hook", "sh: 1: cannot create .git/hooks/pre-commit: Read-only file system\n", []string{".git/hooks/pre-commit is one of git's hooks"}},
+		{"git's index", "fatal: Unable to create '/p/.git/index.lock': Permission denied\n", nil},
 		{"an ordinary file", "sh: 1: cannot create notes.md: Read-only file system\n", nil},
 		{"no errno", "warning: CLAUDE.md is long\n", nil},
 	}
