@@ -11,7 +11,9 @@ import (
 // the person's tools run by themselves (CLAUDE.md, .devcontainer,
 // mise.toml, …) sees only an errno, and would likely try another way;
 // the note says which kind it is, who reads or runs it, and the one way
-// that is open: write_file, which asks the person.
+// that is open: write_file, which asks the person. Git's own config and
+// hooks, which no tool of Gatehouse's writes, get a note that the person
+// can run the git command instead.
 
 // steeringSentence says what p is and how it may still be changed, or
 // "" when p is no steering file.
