@@ -760,7 +760,8 @@ func TestRunWriteOutsideFails(t *testing.T) {
 }
 
 // TestRunInALinkedWorktree: an agent started in a linked worktree (`git
-// worktree add`, as agents make for parallel work) or in a submodule's
+// worktree add`, as agents make for parallel work, of a main worktree's
+// .git or of a bare repository) or in a submodule's
 // checkout finds its repository, whose history lives beside the
 // workspace, and commits to it, while the repository's config and hooks
 // stay out of its reach; on each backend.
@@ -802,6 +803,13 @@ func TestRunInALinkedWorktree(t *testing.T) {
 					repo(main)
 					git(main, "worktree", "add", "-q", wt, "-b", "feature")
 					return wt, filepath.Join(main, ".git")
+				}, false},
+				{"worktree of a bare repository", func(base string) (string, string) {
+					src, bare, wt := filepath.Join(base, "src"), filepath.Join(base, "repo.bare"), filepath.Join(base, "wt")
+					repo(src)
+					git(base, "clone", "-q", "--bare", src, bare)
+					git(bare, "worktree", "add", "-q", wt, "-b", "feature")
+					return wt, bare
 				}, false},
 				{"submodule", func(base string) (string, string) {
 					lib, super := filepath.Join(base, "lib"), filepath.Join(base, "super")

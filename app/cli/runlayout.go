@@ -149,6 +149,16 @@ func confinedSpec(l runLayout) (agentbox.Spec, error) {
 	// without it, the agent's git finds no repository at all. The daemon
 	// names them, as its checkpoints hold them.
 	s.ReadWrite = append(s.ReadWrite, l.gitDirs...)
+	if onLandlock {
+		for _, g := range l.gitDirs {
+			// Nothing new can be made directly in it (its config and hooks
+			// stay read-only), and a bare repository has no logs/ yet,
+			// where a commit's reflog goes: made now, as git would.
+			if made, err := makeProjectDirs(g, []string{"logs"}); err == nil && len(made) > 0 {
+				fmt.Fprintf(s.Stderr, "gatehouse: made an empty logs in %s, where git keeps its reflogs, so that the agent's commits work on Landlock\n", g)
+			}
+		}
+	}
 	if p := l.profile; p != nil {
 		if err := agentHome(l.dataDir, home, p, &s); err != nil {
 			return s, err
