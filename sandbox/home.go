@@ -23,6 +23,12 @@ func FreshHome(realHome, home string) error {
 			return fmt.Errorf("copy %s into the run's home: %w", rel, err)
 		}
 	}
+	for _, real := range HomeGitIncludes(realHome) {
+		rel, _ := filepath.Rel(realHome, real)
+		if err := copyFile(real, filepath.Join(home, rel)); err != nil {
+			return fmt.Errorf("copy %s into the run's home: %w", rel, err)
+		}
+	}
 	for _, real := range HomeGitConfigs(realHome) {
 		rel, _ := filepath.Rel(realHome, real)
 		p := filepath.Join(home, rel)
@@ -75,23 +81,29 @@ func copyTree(src, dst string, skip []string) error {
 		}
 		return os.Chmod(dst, 0o500)
 	case st.Mode().IsRegular():
-		if err := os.MkdirAll(filepath.Dir(dst), 0o700); err != nil {
-			return err
-		}
-		in, err := os.Open(src)
-		if err != nil {
-			return err
-		}
-		defer in.Close()
-		out, err := os.OpenFile(dst, os.O_CREATE|os.O_WRONLY|os.O_EXCL, 0o400)
-		if err != nil {
-			return err
-		}
-		if _, err := io.Copy(out, in); err != nil {
-			out.Close()
-			return err
-		}
-		return out.Close()
+		return copyFile(src, dst)
 	}
 	return nil // symlinks and devices are not copied
+}
+
+// copyFile copies src (through a link) to dst, read-only, making the
+// directories above it.
+func copyFile(src, dst string) error {
+	if err := os.MkdirAll(filepath.Dir(dst), 0o700); err != nil {
+		return err
+	}
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(dst, os.O_CREATE|os.O_WRONLY|os.O_EXCL, 0o400)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
 }

@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+
+	"github.com/gatehouse-dev/gatehouse/sandbox/protect"
 )
 
 // SystemDirs are mounted (or allowed) read-only in every sandbox so that
@@ -27,8 +29,50 @@ var homeCredentials = []string{".config/git/credentials"}
 // own config, shown with their credentials taken out
 // (RedactedHomeConfigs): ~/.gitconfig and every file in ~/.config/git
 // but its hooks (programs) and its credential store (hidden whole), since
-// a config there may include any of the others.
+// a config there may include any of the others, and the files in the
+// home those include (HomeGitIncludes).
 func HomeGitConfigs(home string) []string {
+	base := homeGitBase(home)
+	return append(base, homeGitIncludes(home, base)...)
+}
+
+// HomeGitIncludes are the files in home, beside HomeAllowlist, that the
+// person's git config includes (a ~/.gitconfig.local, or an includeIf's
+// ~/.gitconfig-work with the name and email for work repositories):
+// shown like the config, read-only and without credentials, so a commit
+// in a sandbox has the name it has on the host. Not one in a secret
+// place, nor one that is not a plain file.
+func HomeGitIncludes(home string) []string {
+	return homeGitIncludes(home, homeGitBase(home))
+}
+
+func homeGitIncludes(home string, base []string) []string {
+	var out []string
+	for _, p := range protect.GlobalIncludes(base, home) {
+		if !WithinClean(p, home) || p == home || SecretInside(p, home) != "" || slices.Contains(HomeCredentials(home), p) || underAllowlist(p, home) {
+			continue
+		}
+		if st, err := os.Stat(p); err != nil || !st.Mode().IsRegular() {
+			continue
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// underAllowlist: p is shown already, as one of HomeAllowlist's.
+func underAllowlist(p, home string) bool {
+	for _, rel := range HomeAllowlist {
+		if WithinClean(p, filepath.Join(home, rel)) {
+			return true
+		}
+	}
+	return false
+}
+
+// homeGitBase: ~/.gitconfig and the files of ~/.config/git (see
+// HomeGitConfigs).
+func homeGitBase(home string) []string {
 	out := []string{filepath.Join(home, ".gitconfig")}
 	dir := filepath.Join(home, ".config", "git")
 	hidden := HomeCredentials(home)

@@ -44,28 +44,51 @@ func RedactedHomeConfigs(home, dir string) (map[string]string, error) {
 // file, without its credentials, for a sandbox with a home of its own
 // (the container's) to name as GIT_CONFIG_GLOBAL: ~/.config/git/config,
 // then ~/.gitconfig, in git's own order, so the later wins as it does
-// on the host. It returns "" when there is neither. What they include
-// by a path in the person's home is not there, and git passes over it.
-func GlobalGitConfig(home, dir string) (string, error) {
+// on the host. Their includes name files by absolute path, and includes
+// holds a copy of each such file in the home (HomeGitIncludes), by that
+// path, for the sandbox to show there. It returns "" when there is no
+// config.
+func GlobalGitConfig(home, dir string) (global string, includes map[string]string, err error) {
+	shown := func(p string) ([]byte, error) {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return nil, err
+		}
+		red, _ := protect.RedactGitConfig(b)
+		return protect.AbsoluteIncludes(red, p, home), nil
+	}
 	var all []byte
 	for _, p := range []string{filepath.Join(home, ".config", "git", "config"), filepath.Join(home, ".gitconfig")} {
-		b, err := os.ReadFile(p)
+		b, err := shown(p)
 		if err != nil {
 			continue // not there to show
 		}
-		red, _ := protect.RedactGitConfig(b)
 		all = append(all, "# "+p+", without its credentials\n"...)
-		all = append(all, red...)
+		all = append(all, b...)
 		all = append(all, '\n')
 	}
 	if all == nil {
-		return "", nil
+		return "", nil, nil
 	}
-	cp, err := writeShown(dir, "gitconfig-global-", all)
-	if err != nil {
-		return "", fmt.Errorf("copy your git config without its credentials: %w", err)
+	fail := func(err error) (string, map[string]string, error) {
+		return "", nil, fmt.Errorf("copy your git config without its credentials: %w", err)
 	}
-	return cp, nil
+	includes = map[string]string{}
+	for _, p := range HomeGitIncludes(home) {
+		b, err := shown(p)
+		if err != nil {
+			continue
+		}
+		cp, err := writeShown(dir, "gitconfig-", b)
+		if err != nil {
+			return fail(err)
+		}
+		includes[p] = cp
+	}
+	if global, err = writeShown(dir, "gitconfig-global-", all); err != nil {
+		return fail(err)
+	}
+	return global, includes, nil
 }
 
 // writeShown writes b read-only into dir as prefix and a hash of b,

@@ -948,6 +948,66 @@ func TestGitCredentialStoreStaysHidden(t *testing.T) {
 	}
 }
 
+// TestGitIdentityFromIncludedConfigs: a person who keeps their name and
+// email in a file their git config includes (~/.gitconfig.local, or an
+// includeIf's ~/.gitconfig-work for the repositories under one
+// directory) has the same identity in a command and a confined run as
+// on the host, on each backend, and the credentials in such a file stay
+// out.
+func TestGitIdentityFromIncludedConfigs(t *testing.T) {
+	const token = "ghp_Zx8Kq2Lm4Np6Rt8Vw0Yb3Cd5Ef7Gh9Jk1Mn3P"
+	reversed := []byte(token)
+	slices.Reverse(reversed)
+	for _, backend := range runBackends {
+		t.Run(backend, func(t *testing.T) {
+			home, base := t.TempDir(), t.TempDir()
+			ws := filepath.Join(base, "ws")
+			for name, body := range map[string]string{
+				".gitconfig":       "[user]\n\tname = Person Example\n[include]\n\tpath = ~/.gitconfig.local\n[includeIf \"gitdir:" + ws + "/\"]\n\tpath = ~/.gitconfig-work\n",
+				".gitconfig.local": "[user]\n\temail = person@example.test\n[url \"https://x:" + token + "@forge.example.test/\"]\n\tinsteadOf = https://forge.example.test/\n",
+				".gitconfig-work":  "[user]\n\temail = work@example.test\n",
+			} {
+				if err := os.WriteFile(filepath.Join(home, name), []byte(body), 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+			config := backendConfig(t, backend)
+			if backend == "container" {
+				config = containerGitConfig(t)
+			}
+			clitest.WriteConfig(t, ws, "config.toml", config)
+			if err := os.MkdirAll(ws, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			hostGitIn(t, ws, "init", "-q")
+			d := clitest.StartWithEnv(t, filepath.Join(base, "data"), ws, []string{"HOME=" + home})
+			// In the project (under the includeIf's directory), then in a
+			// repository elsewhere; rev: what redaction would not know.
+			script := `rev "$HOME/.gitconfig.local" ` + filepath.Join(home, ".gitconfig.local") + ` 2>/dev/null
+git config user.email
+cd "${TMPDIR:-/tmp}" && rm -rf c && git init -q c && cd c && git config user.email`
+			check := func(route, out string) {
+				t.Helper()
+				if strings.Contains(out, string(reversed)) {
+					t.Errorf("%s read a credential:\n%s", route, out)
+				}
+				work, local := strings.Index(out, "work@example.test"), strings.Index(out, "person@example.test")
+				if work < 0 || local < work {
+					t.Errorf("%s: want work@example.test in the project, then person@example.test elsewhere:\n%s", route, out)
+				}
+			}
+			s := d.MCP(t.Context(), "identity")
+			res, err := s.CallTool(t.Context(), &mcp.CallToolParams{Name: "run_command", Arguments: map[string]any{"argv": []string{"sh", "-c", "env -u XDG_CONFIG_HOME sh -c '" + script + "'"}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			check("a command", clitest.Text(t, res))
+			out, errOut, _ := runIn(t.Context(), t, d, "--", "env", "-u", "XDG_CONFIG_HOME", "sh", "-c", script)
+			check("a confined run", out+errOut)
+		})
+	}
+}
+
 // TestRunLeavesCredentialsOutOfItsEnvironment: what the person's shell
 // holds as credentials stays out of a confined run's environment, by its
 // name (GITHUB_TOKEN) or by its value (a database URL with its

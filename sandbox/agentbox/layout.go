@@ -137,6 +137,9 @@ func mounts(s Spec, empty, info string, covers map[string]string) []mount {
 		p := filepath.Join(s.Home, f)
 		add(bindROTry, p, p)
 	}
+	for _, p := range sandbox.HomeGitIncludes(s.Home) {
+		add(bindROTry, p, p)
+	}
 	for _, p := range s.ReadOnly {
 		add(bindRO, p, p)
 	}

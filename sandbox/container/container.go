@@ -19,6 +19,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -197,9 +198,12 @@ func (s *session) start(ctx context.Context) error {
 		return err
 	}
 	mounts := cov.mounts
-	gitConfig := b.gitConfig()
+	gitConfig, includes := b.gitConfig()
 	if gitConfig != "" {
 		mounts = append(slices.Clip(mounts), "type=bind,source="+gitConfig+",target="+gitConfigMount+",readonly")
+		for _, p := range slices.Sorted(maps.Keys(includes)) {
+			mounts = append(mounts, "type=bind,source="+includes[p]+",target="+p+",readonly")
+		}
 	}
 	args := b.runArgs(name, ss, mounts, runDir, nest)
 	out, err := b.command(ctx, args...).CombinedOutput()
@@ -216,18 +220,21 @@ func (s *session) start(ctx context.Context) error {
 }
 
 // gitConfig is the person's global git config without its credentials,
-// written for the container to show; "" when there is none to show.
-func (b *Backend) gitConfig() string {
+// written for the container to show, and the files it includes from the
+// home, each with the copy to show at its path; "" when there is none to
+// show.
+func (b *Backend) gitConfig() (string, map[string]string) {
 	if b.opts.Home == "" || b.opts.Shown == "" {
-		return ""
+		return "", nil
 	}
-	p, err := sandbox.GlobalGitConfig(b.opts.Home, b.opts.Shown)
+	p, includes, err := sandbox.GlobalGitConfig(b.opts.Home, b.opts.Shown)
 	if err != nil || strings.ContainsAny(p, ",:") {
 		// Commands still run; git there has no name of the person's.
 		b.opts.Logger.Warn("container sandbox: your git config is not shown to commands", "err", err)
-		return ""
+		return "", nil
 	}
-	return p
+	maps.DeleteFunc(includes, func(p, _ string) bool { return strings.ContainsAny(p, ",:") })
+	return p, includes
 }
 
 func (b *Backend) runArgs(name string, ss sandbox.SessionSpec, mounts []string, runDir string, nest bool) []string {

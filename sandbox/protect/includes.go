@@ -1,0 +1,106 @@
+package protect
+
+import (
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+)
+
+// GlobalIncludes are the files that the git config files named include
+// (include.path, and includeIf.*.path whatever its condition: git may
+// read any of them), and what those include in turn, each as git names
+// it: a leading ~/ is home, a relative path lies beside the including
+// file. A file that is missing or that git could not parse includes
+// nothing; the files named themselves are not listed.
+func GlobalIncludes(files []string, home string) []string {
+	seen := map[string]bool{}
+	for _, f := range files {
+		seen[f] = true
+	}
+	var out []string
+	var read func(f string, depth int)
+	read = func(f string, depth int) {
+		if depth > maxIncludeDepth {
+			return // git refuses the whole config; it shows nothing more
+		}
+		b, err := readSmall(f)
+		if err != nil {
+			return
+		}
+		vars, err := parseGitConfig(b)
+		if err != nil {
+			return
+		}
+		for _, v := range vars {
+			section, key := splitVar(v.Name)
+			if key != "path" || !v.HasValue || (section != "include" && !strings.HasPrefix(section, "includeif.")) {
+				continue
+			}
+			inc := expandHome(v.Value, home)
+			if inc == "" {
+				continue
+			}
+			if !filepath.IsAbs(inc) {
+				inc = filepath.Join(filepath.Dir(f), inc)
+			}
+			inc = filepath.Clean(inc)
+			if seen[inc] {
+				continue
+			}
+			seen[inc] = true
+			out = append(out, inc)
+			read(inc, depth+1)
+		}
+	}
+	for _, f := range files {
+		read(f, 0)
+	}
+	return out
+}
+
+// AbsoluteIncludes returns git config b, read from file, with each
+// include's path made absolute (a leading ~/ as home, a relative one
+// beside file) and each includeIf "gitdir:~/…" condition made absolute,
+// so that git reads the same files under another $HOME (a container's).
+// A line it cannot rewrite alone (a section and its path on one line, a
+// continued value) stays as it is; a config git could not parse is
+// returned unchanged.
+func AbsoluteIncludes(b []byte, file, home string) []byte {
+	vars, err := parseGitConfig(b)
+	if err != nil || home == "" {
+		return b
+	}
+	lines := strings.SplitAfter(string(b), "\n")
+	for _, v := range vars {
+		section, key := splitVar(v.Name)
+		if key != "path" || !v.HasValue || (section != "include" && !strings.HasPrefix(section, "includeif.")) || v.Line < 1 || v.Line > len(lines) {
+			continue
+		}
+		line := lines[v.Line-1]
+		body := strings.TrimRight(line, "\r\n")
+		if strings.HasPrefix(strings.TrimSpace(body), "[") || strings.HasSuffix(body, "\\") {
+			continue
+		}
+		inc := expandHome(v.Value, home)
+		if inc == "" {
+			continue
+		}
+		if !filepath.IsAbs(inc) {
+			inc = filepath.Join(filepath.Dir(file), inc)
+		}
+		lines[v.Line-1] = "\tpath = " + quoteGitValue(filepath.Clean(inc)) + line[len(body):]
+	}
+	out := strings.Join(lines, "")
+	return []byte(homeCondition().ReplaceAllString(out, "${1}"+strings.ReplaceAll(home, "$", "$$")+"/"))
+}
+
+// homeCondition finds an includeIf condition on a path under ~/.
+var homeCondition = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?im)^(\s*\[includeif\s+"gitdir(?:/i)?:)~/`)
+})
+
+// quoteGitValue quotes s as a git config value.
+func quoteGitValue(s string) string {
+	return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(s) + `"`
+}

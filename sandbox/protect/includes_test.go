@@ -1,0 +1,51 @@
+package protect
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+)
+
+// TestGlobalIncludes: every file a global config may include, through
+// ~/, a relative path or an includeIf of any condition, and what those
+// include; each once, a loop ending, and nothing of a file git cannot
+// parse.
+func TestGlobalIncludes(t *testing.T) {
+	home := t.TempDir()
+	files := map[string]string{
+		".gitconfig":             "[include]\n\tpath = ~/.gitconfig.local\n[includeIf \"gitdir:~/work/\"]\n\tpath = .gitconfig-work\n",
+		".gitconfig.local":       "[user]\n\tname = P\n[include]\n\tpath = ~/.gitconfig\n",
+		".gitconfig-work":        "[include]\n\tpath = /etc/team.gitconfig\n",
+		".config/git/config":     "[includeIf \"onbranch:main\"]\n\tpath = broken.inc\n",
+		".config/git/broken.inc": "[user\n\tpath = ~/never\n",
+	}
+	for name, body := range files {
+		p := filepath.Join(home, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := GlobalIncludes([]string{filepath.Join(home, ".gitconfig"), filepath.Join(home, ".config/git/config")}, home)
+	want := []string{filepath.Join(home, ".gitconfig.local"), filepath.Join(home, ".gitconfig-work"), "/etc/team.gitconfig", filepath.Join(home, ".config/git/broken.inc")}
+	if !slices.Equal(got, want) {
+		t.Errorf("got %q\nwant %q", got, want)
+	}
+}
+
+// TestAbsoluteIncludes: include paths and gitdir:~/ conditions become
+// absolute, and nothing else changes.
+func TestAbsoluteIncludes(t *testing.T) {
+	const home = "/home/p"
+	in := "[user]\n\tname = P\n[include]\n\tpath = ~/.gitconfig.local\n[includeIf \"gitdir:~/work/\"]\n\tpath = sub/work.inc\n[includeIf \"onbranch:main\"]\n\tpath=/etc/x\n[include] path = ~/same-line\n"
+	want := "[user]\n\tname = P\n[include]\n\tpath = \"/home/p/.gitconfig.local\"\n[includeIf \"gitdir:/home/p/work/\"]\n\tpath = \"/home/p/.config/git/sub/work.inc\"\n[includeIf \"onbranch:main\"]\n\tpath = \"/etc/x\"\n[include] path = ~/same-line\n"
+	if got := string(AbsoluteIncludes([]byte(in), "/home/p/.config/git/config", home)); got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+	if bad := "[user\n"; string(AbsoluteIncludes([]byte(bad), "/x", home)) != bad {
+		t.Error("a config git cannot parse changed")
+	}
+}
