@@ -3,6 +3,7 @@ package protect
 import (
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -11,26 +12,27 @@ import (
 // (include.path, and includeIf.*.path whatever its condition: git may
 // read any of them), and what those include in turn, each as git names
 // it: a leading ~/ is home, a relative path lies beside the including
-// file. A file that is missing or that git could not parse includes
-// nothing; the files named themselves are not listed.
+// file. Only files there that git can read as config are listed (a file
+// of another kind named by mistake is no config to show); the files
+// named themselves are not.
 func GlobalIncludes(files []string, home string) []string {
 	seen := map[string]bool{}
 	for _, f := range files {
 		seen[f] = true
 	}
 	var out []string
-	var read func(f string, depth int)
-	read = func(f string, depth int) {
+	var read func(f string, depth int) bool
+	read = func(f string, depth int) bool {
 		if depth > maxIncludeDepth {
-			return // git refuses the whole config; it shows nothing more
+			return false // git refuses the whole config
 		}
 		b, err := readSmall(f)
 		if err != nil {
-			return
+			return false
 		}
 		vars, err := parseGitConfig(b)
 		if err != nil {
-			return
+			return false
 		}
 		for _, v := range vars {
 			section, key := splitVar(v.Name)
@@ -49,9 +51,13 @@ func GlobalIncludes(files []string, home string) []string {
 				continue
 			}
 			seen[inc] = true
+			at := len(out)
 			out = append(out, inc)
-			read(inc, depth+1)
+			if !read(inc, depth+1) {
+				out = slices.Delete(out, at, at+1)
+			}
 		}
+		return true
 	}
 	for _, f := range files {
 		read(f, 0)
