@@ -23,7 +23,7 @@ func FreshHome(realHome, home string) error {
 			return fmt.Errorf("copy %s into the run's home: %w", rel, err)
 		}
 	}
-	for _, real := range HomeGitIncludes(realHome) {
+	for _, real := range HomeGitExtras(realHome) {
 		rel, _ := filepath.Rel(realHome, real)
 		if err := copyFile(real, filepath.Join(home, rel)); err != nil {
 			return fmt.Errorf("copy %s into the run's home: %w", rel, err)

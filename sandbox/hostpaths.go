@@ -47,17 +47,31 @@ func HomeGitIncludes(home string) []string {
 }
 
 func homeGitIncludes(home string, base []string) []string {
-	var out []string
-	for _, p := range protect.GlobalIncludes(base, home) {
-		if !WithinClean(p, home) || p == home || SecretInside(p, home) != "" || slices.Contains(HomeCredentials(home), p) || underAllowlist(p, home) {
-			continue
-		}
-		if st, err := os.Stat(p); err != nil || !st.Mode().IsRegular() {
-			continue
-		}
-		out = append(out, p)
+	return slices.DeleteFunc(protect.GlobalIncludes(base, home), func(p string) bool { return !showableHomeFile(p, home) })
+}
+
+// HomeGitExtras are the files in the home, beside HomeAllowlist, that git
+// reads because the person's config names them: the configs it includes
+// (HomeGitIncludes), and the files it names for git to read by itself
+// (core.excludesFile's ignore rules, which `git add -A` obeys, the
+// attributes, a commit template). Shown read-only where they are.
+func HomeGitExtras(home string) []string {
+	base := homeGitBase(home)
+	includes := homeGitIncludes(home, base)
+	named := slices.DeleteFunc(protect.GlobalNamedFiles(append(base, includes...), home), func(p string) bool {
+		return !showableHomeFile(p, home) || slices.Contains(includes, p)
+	})
+	return append(includes, named...)
+}
+
+// showableHomeFile: p is a plain file in home that a sandbox may show,
+// outside every secret place and HomeAllowlist (shown already).
+func showableHomeFile(p, home string) bool {
+	if !WithinClean(p, home) || p == home || SecretInside(p, home) != "" || slices.Contains(HomeCredentials(home), p) || underAllowlist(p, home) {
+		return false
 	}
-	return out
+	st, err := os.Stat(p)
+	return err == nil && st.Mode().IsRegular()
 }
 
 // underAllowlist: p is shown already, as one of HomeAllowlist's.

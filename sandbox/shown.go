@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/gatehouse-dev/gatehouse/sandbox/protect"
 )
@@ -44,10 +45,10 @@ func RedactedHomeConfigs(home, dir string) (map[string]string, error) {
 // file, without its credentials, for a sandbox with a home of its own
 // (the container's) to name as GIT_CONFIG_GLOBAL: ~/.config/git/config,
 // then ~/.gitconfig, in git's own order, so the later wins as it does
-// on the host. Their includes name files by absolute path, and includes
-// holds a copy of each such file in the home (HomeGitIncludes), by that
-// path, for the sandbox to show there. It returns "" when there is no
-// config.
+// on the host. The files they include or name are named by absolute
+// path, and includes holds what to show at each such path in the home
+// (HomeGitExtras): a config's copy without its credentials, or the file
+// itself. It returns "" when there is no config.
 func GlobalGitConfig(home, dir string) (global string, includes map[string]string, err error) {
 	shown := func(p string) ([]byte, error) {
 		b, err := os.ReadFile(p)
@@ -74,7 +75,12 @@ func GlobalGitConfig(home, dir string) (global string, includes map[string]strin
 		return "", nil, fmt.Errorf("copy your git config without its credentials: %w", err)
 	}
 	includes = map[string]string{}
-	for _, p := range HomeGitIncludes(home) {
+	configs := HomeGitIncludes(home)
+	for _, p := range HomeGitExtras(home) {
+		if !slices.Contains(configs, p) {
+			includes[p] = p // ignore rules, attributes: shown as they are
+			continue
+		}
 		b, err := shown(p)
 		if err != nil {
 			continue

@@ -948,13 +948,14 @@ func TestGitCredentialStoreStaysHidden(t *testing.T) {
 	}
 }
 
-// TestGitIdentityFromIncludedConfigs: a person who keeps their name and
+// TestGitReadsWhatTheConfigNames: a person who keeps their name and
 // email in a file their git config includes (~/.gitconfig.local, or an
 // includeIf's ~/.gitconfig-work for the repositories under one
 // directory) has the same identity in a command and a confined run as
 // on the host, on each backend, and the credentials in such a file stay
-// out.
-func TestGitIdentityFromIncludedConfigs(t *testing.T) {
+// out; their global ignore rules (core.excludesFile) hold there too, so
+// `git add -A` leaves out what it leaves out on the host.
+func TestGitReadsWhatTheConfigNames(t *testing.T) {
 	const token = "ghp_Zx8Kq2Lm4Np6Rt8Vw0Yb3Cd5Ef7Gh9Jk1Mn3P"
 	reversed := []byte(token)
 	slices.Reverse(reversed)
@@ -963,9 +964,10 @@ func TestGitIdentityFromIncludedConfigs(t *testing.T) {
 			home, base := t.TempDir(), t.TempDir()
 			ws := filepath.Join(base, "ws")
 			for name, body := range map[string]string{
-				".gitconfig":       "[user]\n\tname = Person Example\n[include]\n\tpath = ~/.gitconfig.local\n[includeIf \"gitdir:" + ws + "/\"]\n\tpath = ~/.gitconfig-work\n",
-				".gitconfig.local": "[user]\n\temail = person@example.test\n[url \"https://x:" + token + "@forge.example.test/\"]\n\tinsteadOf = https://forge.example.test/\n",
-				".gitconfig-work":  "[user]\n\temail = work@example.test\n",
+				".gitignore_global": "*.swp\n",
+				".gitconfig":        "[core]\n\texcludesFile = ~/.gitignore_global\n[user]\n\tname = Person Example\n[include]\n\tpath = ~/.gitconfig.local\n[includeIf \"gitdir:" + ws + "/\"]\n\tpath = ~/.gitconfig-work\n",
+				".gitconfig.local":  "[user]\n\temail = person@example.test\n[url \"https://x:" + token + "@forge.example.test/\"]\n\tinsteadOf = https://forge.example.test/\n",
+				".gitconfig-work":   "[user]\n\temail = work@example.test\n",
 			} {
 				if err := os.WriteFile(filepath.Join(home, name), []byte(body), 0o600); err != nil {
 					t.Fatal(err)
@@ -985,6 +987,7 @@ func TestGitIdentityFromIncludedConfigs(t *testing.T) {
 			// repository elsewhere; rev: what redaction would not know.
 			script := `rev "$HOME/.gitconfig.local" ` + filepath.Join(home, ".gitconfig.local") + ` 2>/dev/null
 git config user.email
+git check-ignore -q notes.swp && echo "swp ignored"
 cd "${TMPDIR:-/tmp}" && rm -rf c && git init -q c && cd c && git config user.email`
 			check := func(route, out string) {
 				t.Helper()
@@ -994,6 +997,9 @@ cd "${TMPDIR:-/tmp}" && rm -rf c && git init -q c && cd c && git config user.ema
 				work, local := strings.Index(out, "work@example.test"), strings.Index(out, "person@example.test")
 				if work < 0 || local < work {
 					t.Errorf("%s: want work@example.test in the project, then person@example.test elsewhere:\n%s", route, out)
+				}
+				if !strings.Contains(out, "swp ignored") {
+					t.Errorf("%s: the global ignore rules do not hold:\n%s", route, out)
 				}
 			}
 			s := d.MCP(t.Context(), "identity")

@@ -137,7 +137,7 @@ func mounts(s Spec, empty, info string, covers map[string]string) []mount {
 		p := filepath.Join(s.Home, f)
 		add(bindROTry, p, p)
 	}
-	for _, p := range sandbox.HomeGitIncludes(s.Home) {
+	for _, p := range sandbox.HomeGitExtras(s.Home) {
 		add(bindROTry, p, p)
 	}
 	for _, p := range s.ReadOnly {

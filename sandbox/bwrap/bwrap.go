@@ -183,7 +183,7 @@ func (b *Backend) zygoteSpec(p *sandbox.Prepared) zygoteSpec {
 			l.Hidden = append(l.Hidden, sandbox.HomeGitConfigs(l.Home)...)
 		}
 		l.HomeCopies = copies
-		l.HomeIncludes = sandbox.HomeGitIncludes(l.Home)
+		l.HomeExtras = sandbox.HomeGitExtras(l.Home)
 	}
 	fresh := []string{"/tmp"}
 	if l.Home != "" {
@@ -209,9 +209,9 @@ type Layout struct {
 	// HomeCopies are the home's git configs that hold credentials, each
 	// with the copy shown in its place (sandbox.RedactedHomeConfigs).
 	HomeCopies map[string]string
-	// HomeIncludes are the files in the home the git config includes
-	// (sandbox.HomeGitIncludes), shown beside HomeAllowlist.
-	HomeIncludes []string
+	// HomeExtras are the files in the home the git config includes or
+	// names (sandbox.HomeGitExtras), shown beside HomeAllowlist.
+	HomeExtras []string
 	// DynamicHelper says the helper needs the system's loader and
 	// libraries when bwrap execs it (the gatehouse binary itself, not
 	// the static gatehouse-sandbox-init), so bwrap binds the system
@@ -300,7 +300,7 @@ func Mounts(p *sandbox.Prepared, l Layout) []initproc.LayoutMount {
 			hp := filepath.Join(l.Home, f)
 			add(initproc.MountROBind, hp, hp, true)
 		}
-		for _, hp := range l.HomeIncludes {
+		for _, hp := range l.HomeExtras {
 			add(initproc.MountROBind, hp, hp, true)
 		}
 		for _, hp := range slices.Sorted(maps.Keys(l.HomeCopies)) {

@@ -65,10 +65,41 @@ func GlobalIncludes(files []string, home string) []string {
 	return out
 }
 
+// namedFileKeys are the settings that name a file git reads by itself:
+// ignore rules, attributes, the commit message template.
+var namedFileKeys = []string{"core.excludesfile", "core.attributesfile", "commit.template"}
+
+// GlobalNamedFiles are the files the git config files named (the
+// person's global ones, with their includes) name in namedFileKeys,
+// absolute or under ~/.
+func GlobalNamedFiles(files []string, home string) []string {
+	var out []string
+	for _, f := range files {
+		b, err := readSmall(f)
+		if err != nil {
+			continue
+		}
+		vars, err := parseGitConfig(b)
+		if err != nil {
+			continue
+		}
+		for _, v := range vars {
+			if !v.HasValue || !slices.Contains(namedFileKeys, v.Name) {
+				continue
+			}
+			if p := expandHome(v.Value, home); filepath.IsAbs(p) && !slices.Contains(out, filepath.Clean(p)) {
+				out = append(out, filepath.Clean(p))
+			}
+		}
+	}
+	return out
+}
+
 // AbsoluteIncludes returns git config b, read from file, with each
 // include's path made absolute (a leading ~/ as home, a relative one
-// beside file) and each includeIf "gitdir:~/…" condition made absolute,
-// so that git reads the same files under another $HOME (a container's).
+// beside file), each file namedFileKeys name under ~/ too, and each
+// includeIf "gitdir:~/…" condition made absolute, so that git reads the
+// same files under another $HOME (a container's).
 // A line it cannot rewrite alone (a section and its path on one line, a
 // continued value) stays as it is; a config git could not parse is
 // returned unchanged.
@@ -80,7 +111,9 @@ func AbsoluteIncludes(b []byte, file, home string) []byte {
 	lines := strings.SplitAfter(string(b), "\n")
 	for _, v := range vars {
 		section, key := splitVar(v.Name)
-		if key != "path" || !v.HasValue || (section != "include" && !strings.HasPrefix(section, "includeif.")) || v.Line < 1 || v.Line > len(lines) {
+		include := key == "path" && (section == "include" || strings.HasPrefix(section, "includeif."))
+		named := slices.Contains(namedFileKeys, v.Name) && strings.HasPrefix(v.Value, "~/")
+		if !v.HasValue || (!include && !named) || v.Line < 1 || v.Line > len(lines) {
 			continue
 		}
 		line := lines[v.Line-1]
@@ -88,14 +121,15 @@ func AbsoluteIncludes(b []byte, file, home string) []byte {
 		if strings.HasPrefix(strings.TrimSpace(body), "[") || strings.HasSuffix(body, "\\") {
 			continue
 		}
-		inc := expandHome(v.Value, home)
-		if inc == "" {
+		p := expandHome(v.Value, home)
+		if p == "" {
 			continue
 		}
-		if !filepath.IsAbs(inc) {
-			inc = filepath.Join(filepath.Dir(file), inc)
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(filepath.Dir(file), p)
 		}
-		lines[v.Line-1] = "\tpath = " + quoteGitValue(filepath.Clean(inc)) + line[len(body):]
+		name, _, _ := strings.Cut(strings.TrimSpace(body), "=")
+		lines[v.Line-1] = "\t" + strings.TrimSpace(name) + " = " + quoteGitValue(filepath.Clean(p)) + line[len(body):]
 	}
 	out := strings.Join(lines, "")
 	return []byte(homeCondition().ReplaceAllString(out, "${1}"+strings.ReplaceAll(home, "$", "$$")+"/"))

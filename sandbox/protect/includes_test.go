@@ -36,16 +36,30 @@ func TestGlobalIncludes(t *testing.T) {
 	}
 }
 
-// TestAbsoluteIncludes: include paths and gitdir:~/ conditions become
-// absolute, and nothing else changes.
+// TestAbsoluteIncludes: include paths, files named under ~/ and
+// gitdir:~/ conditions become absolute, and nothing else changes.
 func TestAbsoluteIncludes(t *testing.T) {
 	const home = "/home/p"
-	in := "[user]\n\tname = P\n[include]\n\tpath = ~/.gitconfig.local\n[includeIf \"gitdir:~/work/\"]\n\tpath = sub/work.inc\n[includeIf \"onbranch:main\"]\n\tpath=/etc/x\n[include] path = ~/same-line\n"
-	want := "[user]\n\tname = P\n[include]\n\tpath = \"/home/p/.gitconfig.local\"\n[includeIf \"gitdir:/home/p/work/\"]\n\tpath = \"/home/p/.config/git/sub/work.inc\"\n[includeIf \"onbranch:main\"]\n\tpath = \"/etc/x\"\n[include] path = ~/same-line\n"
+	in := "[core]\n\texcludesFile = ~/.gitignore_global\n\tattributesFile = /etc/attrs\n[user]\n\tname = P\n[include]\n\tpath = ~/.gitconfig.local\n[includeIf \"gitdir:~/work/\"]\n\tpath = sub/work.inc\n[includeIf \"onbranch:main\"]\n\tpath=/etc/x\n[include] path = ~/same-line\n"
+	want := "[core]\n\texcludesFile = \"/home/p/.gitignore_global\"\n\tattributesFile = /etc/attrs\n[user]\n\tname = P\n[include]\n\tpath = \"/home/p/.gitconfig.local\"\n[includeIf \"gitdir:/home/p/work/\"]\n\tpath = \"/home/p/.config/git/sub/work.inc\"\n[includeIf \"onbranch:main\"]\n\tpath = \"/etc/x\"\n[include] path = ~/same-line\n"
 	if got := string(AbsoluteIncludes([]byte(in), "/home/p/.config/git/config", home)); got != want {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
 	if bad := "[user\n"; string(AbsoluteIncludes([]byte(bad), "/x", home)) != bad {
 		t.Error("a config git cannot parse changed")
+	}
+}
+
+// TestGlobalNamedFiles: the files a global config names for git to read
+// (ignore rules, attributes, a commit template), each once.
+func TestGlobalNamedFiles(t *testing.T) {
+	home := t.TempDir()
+	a, b := filepath.Join(home, "a"), filepath.Join(home, "b")
+	os.WriteFile(a, []byte("[core]\n\texcludesFile = ~/.gitignore_global\n\tattributesFile = relative\n[commit]\n\ttemplate = ~/.gitmessage\n"), 0o644)
+	os.WriteFile(b, []byte("[core]\n\texcludesfile = ~/.gitignore_global\n"), 0o644)
+	got := GlobalNamedFiles([]string{a, b}, home)
+	want := []string{filepath.Join(home, ".gitignore_global"), filepath.Join(home, ".gitmessage")}
+	if !slices.Equal(got, want) {
+		t.Errorf("got %q, want %q", got, want)
 	}
 }
