@@ -25,7 +25,11 @@ func FreshHome(realHome, home string) error {
 	}
 	for _, real := range HomeGitExtras(realHome) {
 		rel, _ := filepath.Rel(realHome, real)
-		if err := copyFile(real, filepath.Join(home, rel)); err != nil {
+		src, err := filepath.EvalSymlinks(real) // a dotfiles manager's link
+		if err == nil {
+			err = copyTree(src, filepath.Join(home, rel), skip)
+		}
+		if err != nil {
 			return fmt.Errorf("copy %s into the run's home: %w", rel, err)
 		}
 	}
@@ -86,8 +90,8 @@ func copyTree(src, dst string, skip []string) error {
 	return nil // symlinks and devices are not copied
 }
 
-// copyFile copies src (through a link) to dst, read-only, making the
-// directories above it.
+// copyFile copies src (through a link) to dst, read-only (and runnable
+// if it was: a hook), making the directories above it.
 func copyFile(src, dst string) error {
 	if err := os.MkdirAll(filepath.Dir(dst), 0o700); err != nil {
 		return err
@@ -97,7 +101,11 @@ func copyFile(src, dst string) error {
 		return err
 	}
 	defer in.Close()
-	out, err := os.OpenFile(dst, os.O_CREATE|os.O_WRONLY|os.O_EXCL, 0o400)
+	mode := os.FileMode(0o400)
+	if st, err := in.Stat(); err == nil && st.Mode()&0o100 != 0 {
+		mode = 0o500
+	}
+	out, err := os.OpenFile(dst, os.O_CREATE|os.O_WRONLY|os.O_EXCL, mode)
 	if err != nil {
 		return err
 	}

@@ -54,7 +54,8 @@ func homeGitIncludes(home string, base []string) []string {
 // reads because the person's config names them: the configs it includes
 // (HomeGitIncludes), and the files it names for git to read by itself
 // (core.excludesFile's ignore rules, which `git add -A` obeys, the
-// attributes, a commit template). Shown read-only where they are.
+// attributes, a commit template, and core.hooksPath's hooks, which then
+// run inside the sandbox as on the host). Shown read-only where they are.
 func HomeGitExtras(home string) []string {
 	base := homeGitBase(home)
 	includes := homeGitIncludes(home, base)
@@ -64,14 +65,15 @@ func HomeGitExtras(home string) []string {
 	return append(includes, named...)
 }
 
-// showableHomeFile: p is a plain file in home that a sandbox may show,
-// outside every secret place and HomeAllowlist (shown already).
+// showableHomeFile: p is a file or directory in home that a sandbox may
+// show, neither holding nor inside a secret place, outside HomeAllowlist
+// (shown already).
 func showableHomeFile(p, home string) bool {
 	if !WithinClean(p, home) || p == home || SecretInside(p, home) != "" || slices.Contains(HomeCredentials(home), p) || underAllowlist(p, home) {
 		return false
 	}
 	st, err := os.Stat(p)
-	return err == nil && st.Mode().IsRegular()
+	return err == nil && (st.Mode().IsRegular() || st.IsDir())
 }
 
 // underAllowlist: p is shown already, as one of HomeAllowlist's.

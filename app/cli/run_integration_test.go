@@ -954,7 +954,8 @@ func TestGitCredentialStoreStaysHidden(t *testing.T) {
 // directory) has the same identity in a command and a confined run as
 // on the host, on each backend, and the credentials in such a file stay
 // out; their global ignore rules (core.excludesFile) hold there too, so
-// `git add -A` leaves out what it leaves out on the host.
+// `git add -A` leaves out what it leaves out on the host, and their own
+// hooks (core.hooksPath) run before the agent's commits, inside.
 func TestGitReadsWhatTheConfigNames(t *testing.T) {
 	const token = "ghp_Zx8Kq2Lm4Np6Rt8Vw0Yb3Cd5Ef7Gh9Jk1Mn3P"
 	reversed := []byte(token)
@@ -965,13 +966,20 @@ func TestGitReadsWhatTheConfigNames(t *testing.T) {
 			ws := filepath.Join(base, "ws")
 			for name, body := range map[string]string{
 				".gitignore_global": "*.swp\n",
-				".gitconfig":        "[core]\n\texcludesFile = ~/.gitignore_global\n[user]\n\tname = Person Example\n[include]\n\tpath = ~/.gitconfig.local\n[includeIf \"gitdir:" + ws + "/\"]\n\tpath = ~/.gitconfig-work\n",
+				".gitconfig":        "[core]\n\texcludesFile = ~/.gitignore_global\n\thooksPath = ~/.githooks\n[user]\n\tname = Person Example\n[include]\n\tpath = ~/.gitconfig.local\n[includeIf \"gitdir:" + ws + "/\"]\n\tpath = ~/.gitconfig-work\n",
 				".gitconfig.local":  "[user]\n\temail = person@example.test\n[url \"https://x:" + token + "@forge.example.test/\"]\n\tinsteadOf = https://forge.example.test/\n",
 				".gitconfig-work":   "[user]\n\temail = work@example.test\n",
 			} {
 				if err := os.WriteFile(filepath.Join(home, name), []byte(body), 0o600); err != nil {
 					t.Fatal(err)
 				}
+			}
+			// The person's own guard before every commit, in the sandbox too.
+			if err := os.MkdirAll(filepath.Join(home, ".githooks"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(home, ".githooks", "pre-commit"), []byte("#!/bin/sh\necho the global pre-commit hook ran\n"), 0o755); err != nil {
+				t.Fatal(err)
 			}
 			config := backendConfig(t, backend)
 			if backend == "container" {
@@ -988,7 +996,7 @@ func TestGitReadsWhatTheConfigNames(t *testing.T) {
 			script := `rev "$HOME/.gitconfig.local" ` + filepath.Join(home, ".gitconfig.local") + ` 2>/dev/null
 git config user.email
 git check-ignore -q notes.swp && echo "swp ignored"
-cd "${TMPDIR:-/tmp}" && rm -rf c && git init -q c && cd c && git config user.email`
+cd "${TMPDIR:-/tmp}" && rm -rf c && git init -q c && cd c && git config user.email && git commit -q --allow-empty -m x 2>&1`
 			check := func(route, out string) {
 				t.Helper()
 				if strings.Contains(out, string(reversed)) {
@@ -1000,6 +1008,9 @@ cd "${TMPDIR:-/tmp}" && rm -rf c && git init -q c && cd c && git config user.ema
 				}
 				if !strings.Contains(out, "swp ignored") {
 					t.Errorf("%s: the global ignore rules do not hold:\n%s", route, out)
+				}
+				if !strings.Contains(out, "the global pre-commit hook ran") {
+					t.Errorf("%s: the person's global hook did not run:\n%s", route, out)
 				}
 			}
 			s := d.MCP(t.Context(), "identity")

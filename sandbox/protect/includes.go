@@ -66,8 +66,11 @@ func GlobalIncludes(files []string, home string) []string {
 }
 
 // namedFileKeys are the settings that name a file git reads by itself:
-// ignore rules, attributes, the commit message template.
-var namedFileKeys = []string{"core.excludesfile", "core.attributesfile", "commit.template"}
+// ignore rules, attributes, the commit message template, and the
+// directory of the person's own hooks (a secret scanner run before each
+// commit, say), which a sandbox's git runs inside it as the host's git
+// would.
+var namedFileKeys = []string{"core.excludesfile", "core.attributesfile", "commit.template", "core.hookspath"}
 
 // GlobalNamedFiles are the files the git config files named (the
 // person's global ones, with their includes) name in namedFileKeys,
