@@ -515,6 +515,39 @@ func TestGitConfigRefusalNote(t *testing.T) {
 	}
 }
 
+// TestUnsignableCommitSaysWhy: a person whose git config signs every
+// commit keeps the key where the sandbox hides it (~/.ssh), so the
+// agent's commit fails; the result says why, and leaves an unsigned
+// commit to the person, rather than git's error alone.
+func TestUnsignableCommitSaysWhy(t *testing.T) {
+	home := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(home, ".ssh"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for name, body := range map[string]string{
+		".ssh/id_ed25519.pub": "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIHbVjjJ4eWIZFgWUBnHEWuhT3vnHyb0vFvPHPkzVwS9z person@example.test\n",
+		".gitconfig":          "[user]\n\tname = Person Example\n\temail = person@example.test\n\tsigningkey = ~/.ssh/id_ed25519.pub\n[gpg]\n\tformat = ssh\n[commit]\n\tgpgsign = true\n",
+	} {
+		if err := os.WriteFile(filepath.Join(home, name), []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	base := t.TempDir()
+	ws := filepath.Join(base, "ws")
+	clitest.WriteConfig(t, ws, "config.toml", "[sandbox]\nbackend = \"bwrap\"\n")
+	d := clitest.StartWithEnv(t, filepath.Join(base, "data"), ws, []string{"HOME=" + home})
+	s := d.MCP(t.Context(), "signing")
+	// Whether ssh-keygen is installed or not, git cannot sign.
+	r, err := s.CallTool(t.Context(), &mcp.CallToolParams{Name: "run_command", Arguments: map[string]any{
+		"argv": []string{"sh", "-c", `cd "${TMPDIR:-/tmp}" && git init -q c && cd c && env -u XDG_CONFIG_HOME git commit -q --allow-empty -m x`}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out := clitest.Text(t, r); !strings.Contains(out, "signs commits and tags with a key Gatehouse's sandbox hides") {
+		t.Fatalf("no note on signing:\n%s", out)
+	}
+}
+
 // TestEffectBranchSwitchApplies: switching to a branch without src/
 // deletes 30 tracked files, but git took them out of the index itself and
 // they live on in history: it applies without a card.

@@ -88,6 +88,9 @@ func (r *Runner) RunCommand(ctx context.Context, c *InFlight, cmd Command) (sand
 	release() // the proxy's last connections are recorded before the notes
 	notes := append(runNotes(res, r.cacheDir()), net.notes()...)
 	notes = append(notes, steeringNotes(res.Stderr)...)
+	if n := signingNote(res.Stderr); n != "" {
+		notes = append(notes, n)
+	}
 	if res.Backend == landlock.Name {
 		notes = append(notes, landlockEntryNotes(res.Stderr, c.plan.Action.Cwd, c.State.Workspaces, func(ws string) map[string]landlock.Lock { return LandlockLocks(ws, r.Exposure()) })...)
 	}
