@@ -518,7 +518,8 @@ func TestGitConfigRefusalNote(t *testing.T) {
 // TestUnsignableCommitSaysWhy: a person whose git config signs every
 // commit keeps the key where the sandbox hides it (~/.ssh), so the
 // agent's commit fails; the result says why, and leaves an unsigned
-// commit to the person, rather than git's error alone.
+// commit to the person, rather than git's error alone, and a confined
+// run says so before it starts.
 func TestUnsignableCommitSaysWhy(t *testing.T) {
 	home := t.TempDir()
 	if err := os.MkdirAll(filepath.Join(home, ".ssh"), 0o700); err != nil {
@@ -545,6 +546,11 @@ func TestUnsignableCommitSaysWhy(t *testing.T) {
 	}
 	if out := clitest.Text(t, r); !strings.Contains(out, "signs commits and tags with a key Gatehouse's sandbox hides") {
 		t.Fatalf("no note on signing:\n%s", out)
+	}
+	// A whole agent's own commits are no call of Gatehouse's: the run
+	// says so before it starts.
+	if _, errOut, code := d.CLI(t.Context(), "run", "--workspace", d.Workspace, "--", "true"); code != 0 || !strings.Contains(errOut, "signs every commit (commit.gpgsign)") {
+		t.Errorf("run: exit %d\n%s", code, errOut)
 	}
 }
 

@@ -147,3 +147,34 @@ var homeCondition = sync.OnceValue(func() *regexp.Regexp {
 func quoteGitValue(s string) string {
 	return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(s) + `"`
 }
+
+// GlobalBool is boolean setting key (lower-case, as "commit.gpgsign") as
+// the config files named, read in order, leave it: the last one wins,
+// as in git. A value git reads as false, or none at all, is false.
+func GlobalBool(files []string, key string) bool {
+	on := false
+	for _, f := range files {
+		b, err := readSmall(f)
+		if err != nil {
+			continue
+		}
+		vars, err := parseGitConfig(b)
+		if err != nil {
+			continue
+		}
+		for _, v := range vars {
+			if v.Name != key {
+				continue
+			}
+			switch strings.ToLower(strings.TrimSpace(v.Value)) {
+			case "true", "yes", "on", "1":
+				on = true
+			case "":
+				on = !v.HasValue // "key" alone is true; "key =" is false
+			default:
+				on = false
+			}
+		}
+	}
+	return on
+}

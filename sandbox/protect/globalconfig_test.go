@@ -63,3 +63,28 @@ func TestGlobalNamedFiles(t *testing.T) {
 		t.Errorf("got %q, want %q", got, want)
 	}
 }
+
+// TestGlobalBool: git's spellings of true and false, the last file's
+// word winning.
+func TestGlobalBool(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	on, off, bare, empty := write("on", "[commit]\n\tgpgSign = Yes\n"), write("off", "[commit]\n\tgpgsign = off\n"), write("bare", "[commit]\n\tgpgsign\n"), write("empty", "[commit]\n\tgpgsign =\n")
+	for _, tc := range []struct {
+		files []string
+		want  bool
+	}{
+		{[]string{on}, true}, {[]string{on, off}, false}, {[]string{off, on}, true},
+		{[]string{bare}, true}, {[]string{on, empty}, false}, {nil, false},
+	} {
+		if got := GlobalBool(tc.files, "commit.gpgsign"); got != tc.want {
+			t.Errorf("%v: %v, want %v", tc.files, got, tc.want)
+		}
+	}
+}
