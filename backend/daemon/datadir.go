@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/gatehouse-dev/gatehouse/backend/datadir"
 	"golang.org/x/sys/unix"
 )
 
@@ -47,5 +48,8 @@ func prepareDataDir(dir string) (*os.File, error) {
 		}
 		return nil, fmt.Errorf("lock data directory: %w", err)
 	}
+	// No sandbox is open yet, and each makes again the copies it needs;
+	// those of configs changed since would only pile up.
+	_ = os.RemoveAll(filepath.Join(dir, datadir.ShownDir))
 	return f, nil
 }
