@@ -83,8 +83,9 @@ func landlockNotice(roots []string, locked map[string]landlock.Lock) string {
 	}
 	notice := "gatehouse: on Landlock nothing new can be made directly in " + strings.Join(parts, ", nor in ") +
 		"; what is there already, and other subdirectories, work as usual"
+	own := linkedGitDirs(roots)
 	for _, d := range dirs {
-		if holdsIndex(d, roots) {
+		if holdsIndex(d, roots, own) {
 			// What the person would not guess from the above: git makes
 			// its lock files (index.lock, HEAD.lock) directly in .git.
 			notice += ". So git run by the agent itself can read the repository but not stage, commit or switch branches; the shell commands it hands Gatehouse (through its hooks) run in sandboxes of their own, where git works"
@@ -96,15 +97,22 @@ func landlockNotice(roots []string, locked map[string]landlock.Lock) string {
 
 // holdsIndex: d is the git dir of a repository in one of the roots, where
 // git keeps its index and HEAD: a .git inside, or a submodule's or linked
-// worktree's own git dir outside (not a common dir it shares).
-func holdsIndex(d string, roots []string) bool {
+// worktree's own git dir outside (one of own; not a common dir it shares).
+func holdsIndex(d string, roots, own []string) bool {
+	if slices.Contains(own, d) {
+		return true
+	}
+	return filepath.Base(d) == ".git" && slices.ContainsFunc(roots, func(r string) bool { return sandbox.Within(d, r) })
+}
+
+// linkedGitDirs are the own git dirs of the roots that are linked
+// worktrees or submodules' checkouts (protect.FindLinked).
+func linkedGitDirs(roots []string) []string {
+	var out []string
 	for _, r := range roots {
-		if filepath.Base(d) == ".git" && sandbox.Within(d, r) {
-			return true
-		}
-		if l, err := protect.FindLinked(r); err == nil && d == l.GitDir {
-			return true
+		if l, err := protect.FindLinked(r); err == nil {
+			out = append(out, l.GitDir)
 		}
 	}
-	return false
+	return out
 }
