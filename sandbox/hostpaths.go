@@ -40,8 +40,8 @@ func HomeGitConfigs(home string) []string {
 // person's git config includes (a ~/.gitconfig.local, or an includeIf's
 // ~/.gitconfig-work with the name and email for work repositories):
 // shown like the config, read-only and without credentials, so a commit
-// in a sandbox has the name it has on the host. Not one in a secret
-// place, nor one that is not a plain file.
+// in a sandbox has the name it has on the host. Not one holding or in a
+// secret place.
 func HomeGitIncludes(home string) []string {
 	return homeGitIncludes(home, homeGitBase(home))
 }

@@ -46,10 +46,10 @@ func RedactedHomeConfigs(home, dir string) (map[string]string, error) {
 // (the container's) to name as GIT_CONFIG_GLOBAL: ~/.config/git/config,
 // then ~/.gitconfig, in git's own order, so the later wins as it does
 // on the host. The files they include or name are named by absolute
-// path, and includes holds what to show at each such path in the home
+// path, and extras holds what to show at each such path in the home
 // (HomeGitExtras): a config's copy without its credentials, or the file
 // itself. It returns "" when there is no config.
-func GlobalGitConfig(home, dir string) (global string, includes map[string]string, err error) {
+func GlobalGitConfig(home, dir string) (global string, extras map[string]string, err error) {
 	shown := func(p string) ([]byte, error) {
 		b, err := os.ReadFile(p)
 		if err != nil {
@@ -74,11 +74,11 @@ func GlobalGitConfig(home, dir string) (global string, includes map[string]strin
 	fail := func(err error) (string, map[string]string, error) {
 		return "", nil, fmt.Errorf("copy your git config without its credentials: %w", err)
 	}
-	includes = map[string]string{}
+	extras = map[string]string{}
 	configs := HomeGitIncludes(home)
 	for _, p := range HomeGitExtras(home) {
 		if !slices.Contains(configs, p) {
-			includes[p] = p // ignore rules, attributes: shown as they are
+			extras[p] = p // ignore rules, attributes, hooks: shown as they are
 			continue
 		}
 		b, err := shown(p)
@@ -89,12 +89,12 @@ func GlobalGitConfig(home, dir string) (global string, includes map[string]strin
 		if err != nil {
 			return fail(err)
 		}
-		includes[p] = cp
+		extras[p] = cp
 	}
 	if global, err = writeShown(dir, "gitconfig-global-", all); err != nil {
 		return fail(err)
 	}
-	return global, includes, nil
+	return global, extras, nil
 }
 
 // writeShown writes b read-only into dir as prefix and a hash of b,

@@ -198,11 +198,11 @@ func (s *session) start(ctx context.Context) error {
 		return err
 	}
 	mounts := cov.mounts
-	gitConfig, includes := b.gitConfig()
+	gitConfig, extras := b.gitConfig()
 	if gitConfig != "" {
 		mounts = append(slices.Clip(mounts), "type=bind,source="+gitConfig+",target="+gitConfigMount+",readonly")
-		for _, p := range slices.Sorted(maps.Keys(includes)) {
-			mounts = append(mounts, "type=bind,source="+includes[p]+",target="+p+",readonly")
+		for _, p := range slices.Sorted(maps.Keys(extras)) {
+			mounts = append(mounts, "type=bind,source="+extras[p]+",target="+p+",readonly")
 		}
 	}
 	args := b.runArgs(name, ss, mounts, runDir, nest)
@@ -220,21 +220,21 @@ func (s *session) start(ctx context.Context) error {
 }
 
 // gitConfig is the person's global git config without its credentials,
-// written for the container to show, and the files it includes from the
-// home, each with the copy to show at its path; "" when there is none to
-// show.
+// written for the container to show, and the files it includes or names
+// from the home, each with what to show at its path; "" when there is
+// none to show.
 func (b *Backend) gitConfig() (string, map[string]string) {
 	if b.opts.Home == "" || b.opts.Shown == "" {
 		return "", nil
 	}
-	p, includes, err := sandbox.GlobalGitConfig(b.opts.Home, b.opts.Shown)
+	p, extras, err := sandbox.GlobalGitConfig(b.opts.Home, b.opts.Shown)
 	if err != nil || strings.ContainsAny(p, ",:") {
 		// Commands still run; git there has no name of the person's.
 		b.opts.Logger.Warn("container sandbox: your git config is not shown to commands", "err", err)
 		return "", nil
 	}
-	maps.DeleteFunc(includes, func(p, _ string) bool { return strings.ContainsAny(p, ",:") })
-	return p, includes
+	maps.DeleteFunc(extras, func(p, _ string) bool { return strings.ContainsAny(p, ",:") })
+	return p, extras
 }
 
 func (b *Backend) runArgs(name string, ss sandbox.SessionSpec, mounts []string, runDir string, nest bool) []string {
