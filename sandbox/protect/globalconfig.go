@@ -26,12 +26,8 @@ func GlobalIncludes(files []string, home string) []string {
 		if depth > maxIncludeDepth {
 			return false // git refuses the whole config
 		}
-		b, err := readSmall(f)
-		if err != nil {
-			return false
-		}
-		vars, err := parseGitConfig(b)
-		if err != nil {
+		vars, ok := readConfig(f)
+		if !ok {
 			return false
 		}
 		for _, v := range vars {
@@ -78,14 +74,7 @@ var namedFileKeys = []string{"core.excludesfile", "core.attributesfile", "commit
 func GlobalNamedFiles(files []string, home string) []string {
 	var out []string
 	for _, f := range files {
-		b, err := readSmall(f)
-		if err != nil {
-			continue
-		}
-		vars, err := parseGitConfig(b)
-		if err != nil {
-			continue
-		}
+		vars, _ := readConfig(f)
 		for _, v := range vars {
 			if !v.HasValue || !slices.Contains(namedFileKeys, v.Name) {
 				continue
@@ -154,14 +143,7 @@ func quoteGitValue(s string) string {
 func GlobalBool(files []string, key string) bool {
 	on := false
 	for _, f := range files {
-		b, err := readSmall(f)
-		if err != nil {
-			continue
-		}
-		vars, err := parseGitConfig(b)
-		if err != nil {
-			continue
-		}
+		vars, _ := readConfig(f)
 		for _, v := range vars {
 			if v.Name != key {
 				continue
@@ -177,4 +159,15 @@ func GlobalBool(files []string, key string) bool {
 		}
 	}
 	return on
+}
+
+// readConfig is config file f's assignments; false when it is missing or
+// git could not parse it (git refuses such a file whole).
+func readConfig(f string) ([]gitVar, bool) {
+	b, err := readSmall(f)
+	if err != nil {
+		return nil, false
+	}
+	vars, err := parseGitConfig(b)
+	return vars, err == nil
 }
