@@ -32,8 +32,7 @@ var homeCredentials = []string{".config/git/credentials"}
 // a config there may include any of the others, and the files in the
 // home those include (HomeGitIncludes).
 func HomeGitConfigs(home string) []string {
-	base := homeGitBase(home)
-	return append(base, homeGitIncludes(home, base)...)
+	return readHomeGit(home).configs
 }
 
 // HomeGitIncludes are the files in home, beside HomeAllowlist, that the
@@ -43,11 +42,7 @@ func HomeGitConfigs(home string) []string {
 // in a sandbox has the name it has on the host. Not one holding or in a
 // secret place.
 func HomeGitIncludes(home string) []string {
-	return homeGitIncludes(home, homeGitBase(home))
-}
-
-func homeGitIncludes(home string, base []string) []string {
-	return slices.DeleteFunc(protect.GlobalIncludes(base, home), func(p string) bool { return !showableHomeFile(p, home) })
+	return readHomeGit(home).includes
 }
 
 // HomeGitExtras are the files in the home, beside HomeAllowlist, that git
@@ -57,12 +52,34 @@ func homeGitIncludes(home string, base []string) []string {
 // attributes, a commit template, and core.hooksPath's hooks, which then
 // run inside the sandbox as on the host). Shown read-only where they are.
 func HomeGitExtras(home string) []string {
+	return readHomeGit(home).extras
+}
+
+// HomeGitBool is the person's global git setting key (lower-case, as
+// "commit.gpgsign"), read as git reads a boolean.
+func HomeGitBool(home, key string) bool {
+	return readHomeGit(home).read.Bool(key)
+}
+
+// homeGit is what a sandbox's home shows of the person's git, each of
+// their files read once.
+type homeGit struct {
+	// configs are HomeGitConfigs; includes and extras, HomeGitIncludes
+	// and HomeGitExtras.
+	configs, includes, extras []string
+	read                      protect.GlobalConfig
+}
+
+func readHomeGit(home string) homeGit {
 	base := homeGitBase(home)
-	includes := homeGitIncludes(home, base)
-	named := slices.DeleteFunc(protect.GlobalNamedFiles(append(base, includes...), home), func(p string) bool {
-		return !showableHomeFile(p, home) || slices.Contains(includes, p)
+	g := homeGit{read: protect.ReadGlobalConfig(base, home)}
+	g.includes = slices.DeleteFunc(g.read.Includes(), func(p string) bool { return !showableHomeFile(p, home) })
+	g.configs = append(base, g.includes...)
+	named := slices.DeleteFunc(g.read.NamedFiles(), func(p string) bool {
+		return !showableHomeFile(p, home) || slices.Contains(g.includes, p)
 	})
-	return append(includes, named...)
+	g.extras = append(slices.Clip(g.includes), named...)
+	return g
 }
 
 // showableHomeFile: p is a file or directory in home that a sandbox may

@@ -3,6 +3,7 @@ package sandbox
 import (
 	"os"
 	"path/filepath"
+	"sync/atomic"
 )
 
 // HomeSecrets are the places under $HOME (relative) where credentials,
@@ -36,8 +37,7 @@ func SecretInside(dir, home string) string {
 	// Secrets that do not exist yet count too (they may appear later);
 	// one that exists makes the clearer example.
 	first := ""
-	for _, rel := range HomeSecrets {
-		s := filepath.Join(home, rel)
+	for _, s := range homeSecretPaths(home) {
 		if !WithinClean(s, dir) && !WithinClean(dir, s) {
 			continue
 		}
@@ -52,4 +52,26 @@ func SecretInside(dir, home string) string {
 		return home
 	}
 	return first
+}
+
+// lastHomeSecrets is HomeSecrets joined to the home asked last: a
+// command's layout asks for the same home several times.
+var lastHomeSecrets atomic.Pointer[homeSecretSet]
+
+type homeSecretSet struct {
+	home  string
+	paths []string
+}
+
+// homeSecretPaths are HomeSecrets under home, absolute.
+func homeSecretPaths(home string) []string {
+	if c := lastHomeSecrets.Load(); c != nil && c.home == home {
+		return c.paths
+	}
+	c := &homeSecretSet{home: home, paths: make([]string, len(HomeSecrets))}
+	for i, rel := range HomeSecrets {
+		c.paths[i] = filepath.Join(home, rel)
+	}
+	lastHomeSecrets.Store(c)
+	return c.paths
 }

@@ -22,11 +22,29 @@ import (
 // copy's: a sandbox that shows the real home's files shows the copy
 // there instead.
 func RedactedHomeConfigs(home, dir string) (map[string]string, error) {
+	return redactedCopies(readHomeGit(home), dir)
+}
+
+// HomeGitView is RedactedHomeConfigs and HomeGitExtras at once, reading
+// each of the person's git files once: what a sandbox's home shows of
+// git, asked for each command.
+func HomeGitView(home, dir string) (copies map[string]string, extras []string, err error) {
+	g := readHomeGit(home)
+	copies, err = redactedCopies(g, dir)
+	return copies, g.extras, err
+}
+
+// redactedCopies copies each of g's configs that holds credentials into
+// dir, with them taken out (see RedactedHomeConfigs).
+func redactedCopies(g homeGit, dir string) (map[string]string, error) {
 	out := map[string]string{}
-	for _, p := range HomeGitConfigs(home) {
-		b, err := os.ReadFile(p)
-		if err != nil {
-			continue // not there to show
+	for _, p := range g.configs {
+		b, ok := g.read.Data(p)
+		if !ok {
+			var err error
+			if b, err = os.ReadFile(p); err != nil { // larger than a config is read for its settings
+				continue // not there to show
+			}
 		}
 		red, changed := protect.RedactGitConfig(b)
 		if !changed {

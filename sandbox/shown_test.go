@@ -62,3 +62,31 @@ func TestGlobalGitConfig(t *testing.T) {
 		t.Errorf("the same config made %q (%v), not %q", again, err, p)
 	}
 }
+
+// BenchmarkHomeGitView is what each bwrap command's layout reads of the
+// person's git: a home with a config that includes two files and names
+// an ignore file and a hooks directory.
+func BenchmarkHomeGitView(b *testing.B) {
+	home, dir := b.TempDir(), b.TempDir()
+	for _, d := range []string{".config/git", ".githooks"} {
+		if err := os.MkdirAll(filepath.Join(home, d), 0o700); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for name, body := range map[string]string{
+		".gitconfig":         "[core]\n\texcludesFile = ~/.gitignore_global\n\thooksPath = ~/.githooks\n[user]\n\tname = P\n[include]\n\tpath = ~/.gitconfig.local\n[includeIf \"gitdir:~/work/\"]\n\tpath = ~/.gitconfig-work\n",
+		".gitconfig.local":   "[user]\n\temail = p@example.test\n",
+		".gitconfig-work":    "[user]\n\temail = w@example.test\n",
+		".gitignore_global":  "*.swp\n",
+		".config/git/ignore": "*.o\n",
+	} {
+		if err := os.WriteFile(filepath.Join(home, name), []byte(body), 0o600); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for b.Loop() {
+		if _, _, err := HomeGitView(home, dir); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -85,7 +85,8 @@ func WithinClean(p, base string) bool {
 	if base == "/" {
 		return true
 	}
-	return p == base || strings.HasPrefix(p, base+"/")
+	// Without base+"/", which would allocate on every call of a hot path.
+	return p == base || len(p) > len(base) && p[len(base)] == '/' && strings.HasPrefix(p, base)
 }
 
 // Within reports whether path p is base or lies beneath it.

@@ -173,7 +173,7 @@ func confinedSpec(l runLayout) (agentbox.Spec, error) {
 	if n := outsideDirsNotice(l); n != "" {
 		fmt.Fprintln(s.Stderr, n)
 	}
-	if protect.GlobalBool(sandbox.HomeGitConfigs(home), "commit.gpgsign") {
+	if sandbox.HomeGitBool(home, "commit.gpgsign") {
 		// The key stays hidden: the agent's own commits fail, and git's
 		// error alone would not say why.
 		fmt.Fprintln(s.Stderr, "gatehouse: your git config signs every commit (commit.gpgsign) with a key the run hides, so a commit the agent makes itself fails; it can make one unsigned (git commit --no-gpg-sign) for you to sign later")

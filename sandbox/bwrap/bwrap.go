@@ -41,13 +41,15 @@ type Backend struct {
 	dynamicHelper bool
 
 	copiesOnce sync.Once
-	copiesDir  string // where homeCopies writes (Options.Shown), made on first use
+	copiesDir  string // where homeView writes (Options.Shown), made on first use
 	copiesErr  error
 }
 
-// homeCopies are the person's git configs that hold credentials, each
-// with a copy without them to show in its place.
-func (b *Backend) homeCopies() (map[string]string, error) {
+// homeView is what the sandbox's home shows of git: the person's git
+// configs that hold credentials, each with a copy without them to show
+// in its place, and the files their config includes or names
+// (sandbox.HomeGitView).
+func (b *Backend) homeView() (copies map[string]string, extras []string, err error) {
 	b.copiesOnce.Do(func() {
 		// Their content is the person's config less its credentials: a
 		// directory of this process's own (0700) keeps it from being
@@ -57,9 +59,9 @@ func (b *Backend) homeCopies() (map[string]string, error) {
 		}
 	})
 	if b.copiesErr != nil {
-		return nil, b.copiesErr
+		return nil, sandbox.HomeGitExtras(b.opts.Home), b.copiesErr
 	}
-	return sandbox.RedactedHomeConfigs(b.opts.Home, b.copiesDir)
+	return sandbox.HomeGitView(b.opts.Home, b.copiesDir)
 }
 
 // New finds bwrap and checks that it can create its namespaces here
@@ -176,14 +178,13 @@ type zygoteSpec struct {
 func (b *Backend) zygoteSpec(p *sandbox.Prepared) zygoteSpec {
 	l := Layout{Home: b.opts.Home, Hidden: slices.Concat(p.Hidden, sandbox.SensitiveSystemFiles(), sandbox.HomeCredentials(b.opts.Home)), DynamicHelper: b.dynamicHelper}
 	if l.Home != "" {
-		copies, err := b.homeCopies()
+		copies, extras, err := b.homeView()
 		if err != nil {
 			// Hidden whole rather than shown with their credentials.
 			b.log.Warn("copy the git configs without their credentials; hiding them", "err", err)
 			l.Hidden = append(l.Hidden, sandbox.HomeGitConfigs(l.Home)...)
 		}
-		l.HomeCopies = copies
-		l.HomeExtras = sandbox.HomeGitExtras(l.Home)
+		l.HomeCopies, l.HomeExtras = copies, extras
 	}
 	fresh := []string{"/tmp"}
 	if l.Home != "" {

@@ -8,29 +8,40 @@ import (
 	"sync"
 )
 
-// GlobalIncludes are the files that the git config files named include
-// (include.path, and includeIf.*.path whatever its condition: git may
-// read any of them), and what those include in turn, each as git names
-// it: a leading ~/ is home, a relative path lies beside the including
-// file. Only files there that git can read as config are listed (a file
-// of another kind named by mistake is no config to show); the files
-// named themselves are not.
-func GlobalIncludes(files []string, home string) []string {
+// GlobalConfig is the person's global git config as git reads it: the
+// files named (~/.gitconfig, the files of ~/.config/git), then those they
+// include (include.path, and includeIf.*.path whatever its condition: git
+// may read any of them) and so on, each read once. An include is a path
+// as git names it: a leading ~/ is home, a relative path lies beside the
+// including file.
+type GlobalConfig struct {
+	home  string
+	files []configFile
+	named int // files[:named] were named; the rest were included
+}
+
+// configFile is one file of a GlobalConfig: its content (nil when it
+// could not be read) and its assignments (nil when git could not parse
+// it, as an ignore file beside the config).
+type configFile struct {
+	path string
+	data []byte
+	vars []gitVar
+}
+
+// ReadGlobalConfig reads files and what they include. Only includes git
+// can read as config are kept (a file of another kind named by mistake
+// is no config to show).
+func ReadGlobalConfig(files []string, home string) GlobalConfig {
+	g := GlobalConfig{home: home, named: len(files)}
 	seen := map[string]bool{}
 	for _, f := range files {
 		seen[f] = true
+		g.files = append(g.files, readConfigFile(f))
 	}
-	var out []string
-	var read func(f string, depth int) bool
-	read = func(f string, depth int) bool {
-		if depth > maxIncludeDepth {
-			return false // git refuses the whole config
-		}
-		vars, ok := readConfig(f)
-		if !ok {
-			return false
-		}
-		for _, v := range vars {
+	var follow func(f configFile, depth int)
+	follow = func(f configFile, depth int) {
+		for _, v := range f.vars {
 			section, key := splitVar(v.Name)
 			if key != "path" || !v.HasValue || (section != "include" && !strings.HasPrefix(section, "includeif.")) {
 				continue
@@ -40,25 +51,56 @@ func GlobalIncludes(files []string, home string) []string {
 				continue
 			}
 			if !filepath.IsAbs(inc) {
-				inc = filepath.Join(filepath.Dir(f), inc)
+				inc = filepath.Join(filepath.Dir(f.path), inc)
 			}
 			inc = filepath.Clean(inc)
-			if seen[inc] {
-				continue
+			if seen[inc] || depth >= maxIncludeDepth {
+				continue // git refuses nesting deeper: shown no further
 			}
 			seen[inc] = true
-			at := len(out)
-			out = append(out, inc)
-			if !read(inc, depth+1) {
-				out = slices.Delete(out, at, at+1)
+			if c := readConfigFile(inc); c.vars != nil {
+				g.files = append(g.files, c)
+				follow(c, depth+1)
 			}
 		}
-		return true
 	}
-	for _, f := range files {
-		read(f, 0)
+	for _, f := range g.files[:g.named] {
+		follow(f, 0)
+	}
+	return g
+}
+
+func readConfigFile(p string) configFile {
+	c := configFile{path: p}
+	b, err := readSmall(p)
+	if err != nil {
+		return c
+	}
+	c.data = b
+	if vars, err := parseGitConfig(b); err == nil {
+		// An empty config is a config too.
+		c.vars = append(make([]gitVar, 0, len(vars)), vars...)
+	}
+	return c
+}
+
+// Includes are the included files, in the order git meets them.
+func (g GlobalConfig) Includes() []string {
+	var out []string
+	for _, f := range g.files[g.named:] {
+		out = append(out, f.path)
 	}
 	return out
+}
+
+// Data is the content of file p of the config, if it was read.
+func (g GlobalConfig) Data(p string) ([]byte, bool) {
+	for _, f := range g.files {
+		if f.path == p {
+			return f.data, f.data != nil
+		}
+	}
+	return nil, false
 }
 
 // namedFileKeys are the settings that name a file git reads by itself:
@@ -68,23 +110,46 @@ func GlobalIncludes(files []string, home string) []string {
 // would.
 var namedFileKeys = []string{"core.excludesfile", "core.attributesfile", "commit.template", "core.hookspath"}
 
-// GlobalNamedFiles are the files the git config files named (the
-// person's global ones, with their includes) name in namedFileKeys,
-// absolute or under ~/.
-func GlobalNamedFiles(files []string, home string) []string {
+// NamedFiles are the files the config names in namedFileKeys, absolute
+// or under ~/, each once.
+func (g GlobalConfig) NamedFiles() []string {
 	var out []string
-	for _, f := range files {
-		vars, _ := readConfig(f)
-		for _, v := range vars {
+	for _, f := range g.files {
+		for _, v := range f.vars {
 			if !v.HasValue || !slices.Contains(namedFileKeys, v.Name) {
 				continue
 			}
-			if p := expandHome(v.Value, home); filepath.IsAbs(p) && !slices.Contains(out, filepath.Clean(p)) {
+			if p := expandHome(v.Value, g.home); filepath.IsAbs(p) && !slices.Contains(out, filepath.Clean(p)) {
 				out = append(out, filepath.Clean(p))
 			}
 		}
 	}
 	return out
+}
+
+// Bool is boolean setting key (lower-case, as "commit.gpgsign") as the
+// config leaves it: the last word wins, as in git (which reads an
+// include where it stands; these follow the file that names them, close
+// enough to say what a setting is). A value git reads as false, or none
+// at all, is false.
+func (g GlobalConfig) Bool(key string) bool {
+	on := false
+	for _, f := range g.files {
+		for _, v := range f.vars {
+			if v.Name != key {
+				continue
+			}
+			switch strings.ToLower(strings.TrimSpace(v.Value)) {
+			case "true", "yes", "on", "1":
+				on = true
+			case "":
+				on = !v.HasValue // "key" alone is true; "key =" is false
+			default:
+				on = false
+			}
+		}
+	}
+	return on
 }
 
 // AbsoluteIncludes returns git config b, read from file, with each
@@ -135,39 +200,4 @@ var homeCondition = sync.OnceValue(func() *regexp.Regexp {
 // quoteGitValue quotes s as a git config value.
 func quoteGitValue(s string) string {
 	return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(s) + `"`
-}
-
-// GlobalBool is boolean setting key (lower-case, as "commit.gpgsign") as
-// the config files named, read in order, leave it: the last one wins,
-// as in git. A value git reads as false, or none at all, is false.
-func GlobalBool(files []string, key string) bool {
-	on := false
-	for _, f := range files {
-		vars, _ := readConfig(f)
-		for _, v := range vars {
-			if v.Name != key {
-				continue
-			}
-			switch strings.ToLower(strings.TrimSpace(v.Value)) {
-			case "true", "yes", "on", "1":
-				on = true
-			case "":
-				on = !v.HasValue // "key" alone is true; "key =" is false
-			default:
-				on = false
-			}
-		}
-	}
-	return on
-}
-
-// readConfig is config file f's assignments; false when it is missing or
-// git could not parse it (git refuses such a file whole).
-func readConfig(f string) ([]gitVar, bool) {
-	b, err := readSmall(f)
-	if err != nil {
-		return nil, false
-	}
-	vars, err := parseGitConfig(b)
-	return vars, err == nil
 }

@@ -7,11 +7,11 @@ import (
 	"testing"
 )
 
-// TestGlobalIncludes: every file a global config may include, through
+// TestGlobalConfigIncludes: every file a global config may include, through
 // ~/, a relative path or an includeIf of any condition, and what those
 // include; each once, a loop ending; neither a missing file nor one git
 // cannot parse.
-func TestGlobalIncludes(t *testing.T) {
+func TestGlobalConfigIncludes(t *testing.T) {
 	home := t.TempDir()
 	files := map[string]string{
 		".gitconfig":             "[include]\n\tpath = ~/.gitconfig.local\n[includeIf \"gitdir:~/work/\"]\n\tpath = .gitconfig-work\n",
@@ -29,7 +29,7 @@ func TestGlobalIncludes(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	got := GlobalIncludes([]string{filepath.Join(home, ".gitconfig"), filepath.Join(home, ".config/git/config")}, home)
+	got := ReadGlobalConfig([]string{filepath.Join(home, ".gitconfig"), filepath.Join(home, ".config/git/config")}, home).Includes()
 	want := []string{filepath.Join(home, ".gitconfig.local"), filepath.Join(home, ".gitconfig-work")}
 	if !slices.Equal(got, want) {
 		t.Errorf("got %q\nwant %q", got, want)
@@ -50,23 +50,23 @@ func TestAbsoluteIncludes(t *testing.T) {
 	}
 }
 
-// TestGlobalNamedFiles: the files a global config names for git to read
+// TestGlobalConfigNamedFiles: the files a global config names for git to read
 // (ignore rules, attributes, a commit template), each once.
-func TestGlobalNamedFiles(t *testing.T) {
+func TestGlobalConfigNamedFiles(t *testing.T) {
 	home := t.TempDir()
 	a, b := filepath.Join(home, "a"), filepath.Join(home, "b")
 	os.WriteFile(a, []byte("[core]\n\texcludesFile = ~/.gitignore_global\n\tattributesFile = relative\n[commit]\n\ttemplate = ~/.gitmessage\n"), 0o644)
 	os.WriteFile(b, []byte("[core]\n\texcludesfile = ~/.gitignore_global\n"), 0o644)
-	got := GlobalNamedFiles([]string{a, b}, home)
+	got := ReadGlobalConfig([]string{a, b}, home).NamedFiles()
 	want := []string{filepath.Join(home, ".gitignore_global"), filepath.Join(home, ".gitmessage")}
 	if !slices.Equal(got, want) {
 		t.Errorf("got %q, want %q", got, want)
 	}
 }
 
-// TestGlobalBool: git's spellings of true and false, the last file's
+// TestGlobalConfigBool: git's spellings of true and false, the last file's
 // word winning.
-func TestGlobalBool(t *testing.T) {
+func TestGlobalConfigBool(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name, body string) string {
 		p := filepath.Join(dir, name)
@@ -83,7 +83,7 @@ func TestGlobalBool(t *testing.T) {
 		{[]string{on}, true}, {[]string{on, off}, false}, {[]string{off, on}, true},
 		{[]string{bare}, true}, {[]string{on, empty}, false}, {nil, false},
 	} {
-		if got := GlobalBool(tc.files, "commit.gpgsign"); got != tc.want {
+		if got := ReadGlobalConfig(tc.files, dir).Bool("commit.gpgsign"); got != tc.want {
 			t.Errorf("%v: %v, want %v", tc.files, got, tc.want)
 		}
 	}
