@@ -12,7 +12,7 @@ import { api, liveEvents, recentEvents, store } from '../state/app';
 import { metrics } from '../state/metrics';
 import { useLoad } from '../ui/hooks';
 import { Empty, ErrorLine } from '../ui/common';
-import { href } from '../ui/router';
+import { href, syncHash } from '../ui/router';
 import { Vis } from '../ui/Visible';
 import { EventDetail } from './EventDetail';
 import { type Filter, type View, NO_FILTER, filterFromParams, filterToParams, isUnfiltered, viewOf } from './filter';
@@ -63,10 +63,7 @@ export function Timeline({ arg }: { arg: string }) {
   }, [text]);
 
   // The filter lives in the URL so a view can be linked and survives reloads.
-  useEffect(() => {
-    const want = href('timeline', filterToParams(filter));
-    if (location.hash !== want) history.replaceState(null, '', want);
-  }, [filter]);
+  useEffect(() => syncHash('timeline', href('timeline', filterToParams(filter))), [filter]);
 
   const key = filterToParams(filter);
   const view = viewOf(filter);

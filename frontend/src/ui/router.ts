@@ -31,3 +31,17 @@ export function useRoute(): Route {
   }, []);
   return route;
 }
+
+// syncHash writes want, a view's own state, as the URL's fragment while
+// screen is still the one the fragment names: state written late (a
+// debounced search) must not take back the person's move to another
+// screen, which the browser reports only after the fragment changed.
+export function syncHash(
+  screen: Screen,
+  want: string,
+  loc: Pick<Location, 'hash'> = location,
+  hist: Pick<History, 'replaceState'> = history,
+): void {
+  if (loc.hash === want || parseRoute(loc.hash).screen !== screen) return;
+  hist.replaceState(null, '', want);
+}
