@@ -37,6 +37,16 @@ describe('exposureLine', () => {
 });
 
 describe('suspicions', () => {
+  it('names a process once, however many connections it holds', () => {
+    const lines = suspicions({
+      processes: [
+        { pid: 7, command: 'chromium', from: '127.0.0.1:6' },
+        { pid: 7, command: 'chromium', from: '127.0.0.1:8' },
+      ],
+    });
+    expect(lines).toHaveLength(1);
+  });
+
   it('is quiet when nothing is seen', () => {
     expect(suspicions(undefined)).toEqual([]);
     expect(suspicions({ processes: [] })).toEqual([]);

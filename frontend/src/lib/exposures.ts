@@ -35,7 +35,9 @@ export function suspicions(s: Suspected | undefined): string[] {
   }
   for (const p of s.processes ?? []) {
     const name = p.command || 'a process Gatehouse cannot see';
-    out.push(`${name} (pid ${p.pid}) holds a connection to the daemon and is not one of Gatehouse’s programs. If it is a tunnel or relay, it exposes Gatehouse beyond its control.`);
+    const line = `${name} (pid ${p.pid}) holds a connection to the daemon and is not one of Gatehouse’s programs. If it is a tunnel or relay, it exposes Gatehouse beyond its control.`;
+    // Once a process, however many connections it holds (a browser: two).
+    if (!out.includes(line)) out.push(line);
   }
   return out;
 }
