@@ -319,7 +319,6 @@ func (r *repoScan) configValues(f, repo string, anywhere bool) (configVals, erro
 			return fmt.Errorf("git config %s: %w", f, err)
 		}
 		for _, v := range vars {
-			section, key := splitVar(v.Name)
 			switch {
 			case v.Name == "core.hookspath":
 				if !v.HasValue {
@@ -328,21 +327,17 @@ func (r *repoScan) configValues(f, repo string, anywhere bool) (configVals, erro
 				out.hooksPaths = append(out.hooksPaths, v.Value)
 			case v.Name == "core.worktree" && v.HasValue:
 				out.worktrees = append(out.worktrees, v.Value)
-			case key == "path" && (section == "include" || strings.HasPrefix(section, "includeif.")):
+			case isInclude(v.Name):
 				if !v.HasValue {
 					return fmt.Errorf("git config %s: line %d: %s has no value: %w", f, v.Line, v.Name, errGitConfig)
 				}
 				// includeIf conditions (gitdir:, onbranch:, hasconfig:)
 				// are not evaluated: following every one can only add
 				// protected paths.
-				inc := expandHome(v.Value, r.home)
+				inc := configPath(v.Value, f, r.home)
 				if inc == "" {
 					continue
 				}
-				if !filepath.IsAbs(inc) {
-					inc = filepath.Join(filepath.Dir(f), inc)
-				}
-				inc = filepath.Clean(inc)
 				inRepo := r.c.inside(inc) || (repo != "" && within(inc, repo))
 				if r.c.inside(inc) {
 					r.c.add(inc)
@@ -365,6 +360,27 @@ func (r *repoScan) configValues(f, repo string, anywhere bool) (configVals, erro
 func splitVar(name string) (section, key string) {
 	i := strings.LastIndexByte(name, '.')
 	return name[:i], name[i+1:]
+}
+
+// isInclude: the setting named (lower-case) is include.path or
+// includeIf.CONDITION.path.
+func isInclude(name string) bool {
+	section, key := splitVar(name)
+	return key == "path" && (section == "include" || strings.HasPrefix(section, "includeif."))
+}
+
+// configPath is path value v as git reads it in config file f: a leading
+// ~/ is home, a relative path lies beside f; "" when it cannot be
+// expanded here (~user/).
+func configPath(v, f, home string) string {
+	p := expandHome(v, home)
+	if p == "" {
+		return ""
+	}
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(filepath.Dir(f), p)
+	}
+	return filepath.Clean(p)
 }
 
 // expandHome expands a leading ~/ as git does; "" means the value

@@ -42,19 +42,11 @@ func ReadGlobalConfig(files []string, home string) GlobalConfig {
 	var follow func(f configFile, depth int)
 	follow = func(f configFile, depth int) {
 		for _, v := range f.vars {
-			section, key := splitVar(v.Name)
-			if key != "path" || !v.HasValue || (section != "include" && !strings.HasPrefix(section, "includeif.")) {
+			if !v.HasValue || !isInclude(v.Name) {
 				continue
 			}
-			inc := expandHome(v.Value, home)
-			if inc == "" {
-				continue
-			}
-			if !filepath.IsAbs(inc) {
-				inc = filepath.Join(filepath.Dir(f.path), inc)
-			}
-			inc = filepath.Clean(inc)
-			if seen[inc] || depth >= maxIncludeDepth {
+			inc := configPath(v.Value, f.path, home)
+			if inc == "" || seen[inc] || depth >= maxIncludeDepth {
 				continue // git refuses nesting deeper: shown no further
 			}
 			seen[inc] = true
@@ -167,10 +159,8 @@ func AbsoluteIncludes(b []byte, file, home string) []byte {
 	}
 	lines := strings.SplitAfter(string(b), "\n")
 	for _, v := range vars {
-		section, key := splitVar(v.Name)
-		include := key == "path" && (section == "include" || strings.HasPrefix(section, "includeif."))
 		named := slices.Contains(namedFileKeys, v.Name) && strings.HasPrefix(v.Value, "~/")
-		if !v.HasValue || (!include && !named) || v.Line < 1 || v.Line > len(lines) {
+		if !v.HasValue || (!isInclude(v.Name) && !named) || v.Line < 1 || v.Line > len(lines) {
 			continue
 		}
 		line := lines[v.Line-1]
@@ -178,15 +168,12 @@ func AbsoluteIncludes(b []byte, file, home string) []byte {
 		if strings.HasPrefix(strings.TrimSpace(body), "[") || strings.HasSuffix(body, "\\") {
 			continue
 		}
-		p := expandHome(v.Value, home)
+		p := configPath(v.Value, file, home)
 		if p == "" {
 			continue
 		}
-		if !filepath.IsAbs(p) {
-			p = filepath.Join(filepath.Dir(file), p)
-		}
 		name, _, _ := strings.Cut(strings.TrimSpace(body), "=")
-		lines[v.Line-1] = "\t" + strings.TrimSpace(name) + " = " + quoteGitValue(filepath.Clean(p)) + line[len(body):]
+		lines[v.Line-1] = "\t" + strings.TrimSpace(name) + " = " + quoteGitValue(p) + line[len(body):]
 	}
 	out := strings.Join(lines, "")
 	return []byte(homeCondition().ReplaceAllString(out, "${1}"+strings.ReplaceAll(home, "$", "$$")+"/"))
