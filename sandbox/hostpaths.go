@@ -58,7 +58,7 @@ func HomeGitExtras(home string) []string {
 // HomeGitBool is the person's global git setting key (lower-case, as
 // "commit.gpgsign"), read as git reads a boolean.
 func HomeGitBool(home, key string) bool {
-	return readHomeGit(home).read.Bool(key)
+	return protect.ReadGlobalConfig(homeGitBase(home), home).Bool(key)
 }
 
 // homeGit is what a sandbox's home shows of the person's git, each of
