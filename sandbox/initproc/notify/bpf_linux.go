@@ -20,12 +20,13 @@ type seccompArch struct {
 	socket, socketpair       uint32
 	connect, sendto, sendmsg uint32
 	sendmmsg                 uint32
+	bind, listen             uint32
 	ioctl                    uint32
 }
 
 var seccompArches = map[string]seccompArch{
-	"amd64": {audit: 0xc000003e, x32: true, socket: 41, socketpair: 53, connect: 42, sendto: 44, sendmsg: 46, sendmmsg: 307, ioctl: 16},
-	"arm64": {audit: 0xc00000b7, socket: 198, socketpair: 199, connect: 203, sendto: 206, sendmsg: 211, sendmmsg: 269, ioctl: 29},
+	"amd64": {audit: 0xc000003e, x32: true, socket: 41, socketpair: 53, connect: 42, sendto: 44, sendmsg: 46, sendmmsg: 307, ioctl: 16, bind: 49, listen: 50},
+	"arm64": {audit: 0xc00000b7, socket: 198, socketpair: 199, connect: 203, sendto: 206, sendmsg: 211, sendmmsg: 269, ioctl: 29, bind: 200, listen: 201},
 }
 
 // The io_uring calls have the same numbers on every architecture.

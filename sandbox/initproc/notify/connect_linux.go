@@ -2,10 +2,7 @@ package notify
 
 import (
 	"encoding/binary"
-	"errors"
 	"fmt"
-	"os"
-	"strconv"
 	"unsafe"
 
 	"github.com/gatehouse-dev/gatehouse/sandbox/fdpass"
@@ -20,8 +17,9 @@ import (
 // address from the run's memory and, only when it is the proxy's
 // (127.0.0.1:port), connects the run's socket itself from its own copy
 // of the address (pidfd_getfd), so a run changing the address after the
-// check changes nothing. Anything else fails with EACCES, as Landlock's
-// refusals do. Landlock's port rule stays beneath it.
+// check changes nothing. It makes a connect to one of the run's own
+// listeners too (listen_linux.go). Anything else fails with EACCES, as
+// Landlock's refusals do. Landlock's port rule stays beneath it.
 //
 // A run may be given more than one such port, and a port it dials may
 // lead to another: a whole confined agent (agentbox on Landlock) dials
@@ -87,10 +85,19 @@ func ServeConnects(sock int) {
 	serveConnects(fd, routes)
 }
 
+// supervisor decides one run's socket calls: its routes, and the
+// listeners it made.
+type supervisor struct {
+	routes Routes
+	own    *listeners
+}
+
 // serveConnects answers the listener's notifications until it fails (no
 // task of the run holds the filter any more).
 func serveConnects(listener int, routes Routes) {
 	defer unix.Close(listener)
+	sv := &supervisor{routes: routes, own: &listeners{}}
+	a := hostArch()
 	for {
 		req, err := receiveNotif(listener)
 		if err == errCallerGone {
@@ -101,8 +108,22 @@ func serveConnects(listener int, routes Routes) {
 		}
 		// A blocking connect waits in its own goroutine.
 		go func(req seccompNotif) {
+			c, errno := openNetCaller(listener, &req)
+			if errno == 0 {
+				switch uint32(req.Nr) {
+				case a.connect:
+					errno = sv.connect(c)
+				case a.bind:
+					errno = sv.bind(c)
+				case a.listen:
+					errno = sv.listen(c)
+				default:
+					errno = unix.ENOSYS
+				}
+				c.close()
+			}
 			var err error
-			if errno := decideConnect(listener, &req, routes); errno != 0 {
+			if errno != 0 {
 				err = errno
 			}
 			answerNotif(listener, req.ID, err)
@@ -110,80 +131,28 @@ func serveConnects(listener int, routes Routes) {
 	}
 }
 
-// decideConnect makes the connect the run asked for when its address is
-// one of its routes (to the route's port), and returns the call's errno
-// (0 for success).
-func decideConnect(listener int, req *seccompNotif, routes Routes) unix.Errno {
-	sockfd, addr, alen := int(req.Args[0]), uintptr(req.Args[1]), int(req.Args[2])
-	if alen < 2 || alen > 128 {
-		return unix.EINVAL
+// connect makes the connect the caller asked for when its address is one
+// of the run's routes (to the route's port) or one of its own listeners,
+// and returns the call's errno (0 for success).
+func (sv *supervisor) connect(c *netCaller) unix.Errno {
+	sa, errno := c.sockaddr(uintptr(c.req.Args[1]), int(c.req.Args[2]))
+	if errno != 0 {
+		return errno
 	}
-	// Opened before the check below, so the pidfd is the caller's and not
-	// a process that took its pid after it died. The caller is a thread,
-	// often not its process's first (a runtime's network thread).
-	pidfd, err := threadPidfd(int(req.Pid), func() (string, error) {
-		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", req.Pid))
-		if v, ok := statusValue(b, "Tgid"); err == nil && ok {
-			return v, nil
-		}
-		return "", unix.ESRCH
-	})
-	if err != nil {
+	if to, ok := routed(sa, sv.routes); ok {
+		binary.BigEndian.PutUint16(sa[2:4], uint16(to))
+	} else if port, ok := localPort(sa); !ok || !sv.own.hold(port) {
 		return unix.EACCES
 	}
-	defer unix.Close(pidfd)
-	sa := make([]byte, alen)
-	mem, err := os.Open(fmt.Sprintf("/proc/%d/mem", req.Pid))
-	if err != nil {
-		return unix.EACCES
-	}
-	_, err = mem.ReadAt(sa, int64(addr))
-	mem.Close()
-	if err != nil {
-		return unix.EFAULT
-	}
-	// The pid named the caller when the call stopped; it still does only
-	// while the call waits.
-	if validate(listener, req.ID) != nil {
-		return unix.EINTR
-	}
-	to, ok := routed(sa, routes)
-	if !ok {
-		return unix.EACCES
-	}
-	binary.BigEndian.PutUint16(sa[2:4], uint16(to))
-	fd, err := unix.PidfdGetfd(pidfd, sockfd, 0)
-	if err != nil {
-		var en unix.Errno
-		if errors.As(err, &en) && en == unix.EBADF {
-			return unix.EBADF
-		}
-		return unix.EACCES
+	fd, errno := c.socket(int(c.req.Args[0]))
+	if errno != 0 {
+		return errno
 	}
 	defer unix.Close(fd)
 	if _, _, e := unix.Syscall(unix.SYS_CONNECT, uintptr(fd), uintptr(unsafe.Pointer(&sa[0])), uintptr(len(sa))); e != 0 {
 		return e
 	}
 	return 0
-}
-
-// threadPidfd is a pidfd for the thread tid: the thread's own, or before
-// Linux 6.9, where a pidfd names a process, its process's (whose id tgid
-// reads).
-func threadPidfd(tid int, tgid func() (string, error)) (int, error) {
-	pidfd, err := unix.PidfdOpen(tid, unix.PIDFD_THREAD)
-	if err != unix.EINVAL {
-		return pidfd, err
-	}
-	t, err := tgid()
-	if err != nil {
-		return -1, err
-	}
-	n, err := strconv.Atoi(t)
-	if err != nil {
-		return -1, unix.ESRCH
-	}
-	return unix.PidfdOpen(n, 0)
 }
 
 // routed: sa is the IPv4 address 127.0.0.1 at a port of routes, and
@@ -197,4 +166,14 @@ func routed(sa []byte, routes Routes) (int, bool) {
 	}
 	to, ok := routes[int(binary.BigEndian.Uint16(sa[2:4]))]
 	return to, ok
+}
+
+// routePort reports whether port is one the run dials or is led to.
+func (r Routes) routePort(port int) bool {
+	for seen, to := range r {
+		if port == seen || port == to {
+			return true
+		}
+	}
+	return false
 }

@@ -9,7 +9,11 @@
 // (HandConnects); the supervisor (ServeConnects) reads each call's
 // address from the run's memory, checks the call still waits, and makes
 // the connect itself from its own copy only when the address is the
-// proxy's.
+// proxy's, or a listener of the run's own. bind(2) and listen(2) stop
+// there too: the supervisor makes them itself and ties each listener to
+// the loopback device (listen_linux.go), so what a run serves stays off
+// the network. netcaller_linux.go is what the three share: the caller's
+// pidfd, its address read once, its socket taken over.
 //
 // The creation guard (guard*_linux.go) keeps a run that writes the
 // workspace itself from creating protected names. StartGuard opens the

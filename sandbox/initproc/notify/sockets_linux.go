@@ -35,7 +35,9 @@ const (
 	// TCP, which Landlock then confines to the proxy's port; and every
 	// connect(2) goes to the supervising helper, which makes only those to
 	// the proxy's address (connect_linux.go), since Landlock matches
-	// ports, not addresses. A TCP Fast Open send, which connects without
+	// ports, not addresses, or to the run's own listeners. bind(2) and
+	// listen(2) go there too, which keeps each listener on the loopback
+	// (listen_linux.go). A TCP Fast Open send, which connects without
 	// connect(2), is refused.
 	PairsAndTCP
 	// Namespaced: the run's own network namespace confines IP, so only the
@@ -94,7 +96,9 @@ func socketFilter(a *seccompArch, s Sockets) []insn {
 	)
 	if s == PairsAndTCP {
 		p = append(p,
-			jeq(a.connect, "connect", ""),
+			jeq(a.connect, "supervise", ""),
+			jeq(a.bind, "supervise", ""),
+			jeq(a.listen, "supervise", ""),
 			jeq(a.sendto, "sendto", ""),
 			jeq(a.sendmsg, "sendmsg", ""),
 			jeq(a.sendmmsg, "sendto", ""), // flags are its fourth argument too
@@ -147,7 +151,7 @@ func socketFilter(a *seccompArch, s Sockets) []insn {
 			jeq(0, "allow", "deny"),
 			at("sendmsg", ld(offArg2)), and(msgFastOpen),
 			jeq(0, "allow", "deny"),
-			at("connect", ret(unix.SECCOMP_RET_USER_NOTIF)),
+			at("supervise", ret(unix.SECCOMP_RET_USER_NOTIF)),
 		)
 	}
 	p = append(p,

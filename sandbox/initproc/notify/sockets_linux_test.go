@@ -53,6 +53,7 @@ func pick(c bool, a, b uint8) uint8 {
 
 func TestSocketFilter(t *testing.T) {
 	allow, deny, kill := uint32(unix.SECCOMP_RET_ALLOW), errno(unix.EPERM), uint32(unix.SECCOMP_RET_KILL_PROCESS)
+	supervised := uint32(unix.SECCOMP_RET_USER_NOTIF)
 	const (
 		dgram, raw, packet, vsock = 2, 3, 17, 40
 		sctp, mptcp               = 132, 262
@@ -86,6 +87,9 @@ func TestSocketFilter(t *testing.T) {
 		{"io_uring_setup", nr(sysIOUringSetup), nil, [3]uint32{deny, deny, allow}},
 		{"io_uring_enter", nr(sysIOUringEnter), nil, [3]uint32{deny, deny, allow}},
 		{"io_uring_register", nr(sysIOUringRegister), nil, [3]uint32{deny, deny, allow}},
+		{"connect", func(a seccompArch) uint32 { return a.connect }, nil, [3]uint32{allow, supervised, allow}},
+		{"bind", func(a seccompArch) uint32 { return a.bind }, nil, [3]uint32{allow, supervised, allow}},
+		{"listen", func(a seccompArch) uint32 { return a.listen }, nil, [3]uint32{allow, supervised, allow}},
 		{"another call", nr(0), []uint32{afInet}, [3]uint32{allow, allow, allow}},
 	}
 	for name, a := range seccompArches {
