@@ -41,6 +41,7 @@ const (
 	CheckRunWrite      = "agent: write outside workspace fails"
 	CheckRunWorkspace  = "agent: protected paths read-only, secrets hidden"
 	CheckRunNetwork    = "agent: no network but the proxy"
+	CheckRunOwnServer  = "agent: a server it starts answers it, off the network"
 	CheckRunServer     = "agent: a server it starts (setsid) is confined too"
 	CheckRunSettings   = "agent: its settings stay read-only"
 	CheckRunTerminal   = "agent: TIOCSTI into its terminal refused"
@@ -49,7 +50,7 @@ const (
 
 // ConfinedChecks lists the whole-agent battery's checks in order.
 var ConfinedChecks = []string{
-	CheckRunHomeCanary, CheckRunWrite, CheckRunWorkspace, CheckRunNetwork,
+	CheckRunHomeCanary, CheckRunWrite, CheckRunWorkspace, CheckRunNetwork, CheckRunOwnServer,
 	CheckRunServer, CheckRunSettings, CheckRunTerminal, CheckRunKill,
 }
 
@@ -154,6 +155,7 @@ func RunConfined(ctx context.Context, o ConfinedOptions) []Row {
 		func() (Outcome, string) { return agent.writeRow() },
 		func() (Outcome, string) { return agent.workspaceRow() },
 		func() (Outcome, string) { return agent.networkRow() },
+		func() (Outcome, string) { return agent.ownServerRow() },
 		func() (Outcome, string) { server = c.probe(ctx, true); return server.serverRow() },
 		func() (Outcome, string) { return c.checkSettings(ctx) },
 		func() (Outcome, string) { return c.checkTerminal(ctx) },
@@ -297,6 +299,7 @@ if ! command -v bash >/dev/null 2>&1; then echo NO-BASH; echo PROBED; exit 0; fi
 bash -c 'echo hi > /dev/tcp/127.0.0.1/$0' "$4" 2>&1 && echo DIRECT-CONNECTED
 hp=${HTTP_PROXY#http://}
 bash -c 'exec 3<>/dev/tcp/$0/$1 && printf "GET http://doctor.example.test/ HTTP/1.1\r\nHost: doctor.example.test\r\n\r\n" >&3 && cat <&3' "${hp%:*}" "${hp##*:}" 2>&1
+if command -v python3 >/dev/null 2>&1; then python3 -c '` + ownServerPython + `' "$(readlink /proc/self/ns/net)" 2>&1; else echo NO-PYTHON; fi
 echo PROBED`
 
 // serverScript detaches the probe as a server would (setsid, stdin
@@ -417,6 +420,18 @@ func (p probed) networkRow() (Outcome, string) {
 		return Fail, "the run's proxy was not reached at " + agentbox.ProxyAddr + ": " + firstLine(p.stdout)
 	}
 	return Pass, "direct connect to the host refused, the proxy at " + agentbox.ProxyAddr + " reached"
+}
+
+// ownServerRow: a server the agent starts (a dev server) answers it, and
+// the network cannot reach it.
+func (p probed) ownServerRow() (Outcome, string) {
+	if why := p.failed(); why != "" {
+		return Fail, why
+	}
+	if bytes.Contains(p.stdout, []byte("NO-BASH")) || bytes.Contains(p.stdout, []byte("NO-PYTHON")) {
+		return Unavailable, "no python3 inside the sandbox to start a server with"
+	}
+	return ownServerRow(p.stdout)
 }
 
 func (p probed) serverRow() (Outcome, string) {

@@ -220,6 +220,72 @@ func checkProxyOnly(ctx context.Context, e *env) (Outcome, string) {
 	return Pass, "direct TCP, UDP and DNS all failed beside the proxy"
 }
 
+// ownServerPython listens as a test suite's or a dev server may, with no
+// bind (every address), answers its own client, and prints what it got,
+// its network namespace ($1) and the device its listener is tied to
+// (SO_BINDTOIFINDEX). No single quote: scripts quote it in them.
+const ownServerPython = `
+import socket, sys, threading
+s = socket.socket(); s.listen(1)
+threading.Thread(target=lambda: s.accept()[0].sendall(b"own-server-ok"), daemon=True).start()
+c = socket.create_connection(("127.0.0.1", s.getsockname()[1]), 5)
+print("OWN-SERVER", c.recv(32).decode(), sys.argv[1], s.getsockopt(socket.SOL_SOCKET, 62))
+`
+
+// ownServerScript runs ownServerPython, else nc on a fixed port, which
+// shows no device ("none").
+const ownServerScript = `ns=$(readlink /proc/self/ns/net)
+if command -v python3 >/dev/null 2>&1; then exec python3 -c '` + ownServerPython + `' "$ns"
+elif command -v nc >/dev/null 2>&1; then
+  (echo own-server-ok | nc -l -p 47123) &
+  i=0; while [ $i -lt 50 ]; do o=$(nc 127.0.0.1 47123 </dev/null 2>/dev/null) && [ -n "$o" ] && break; sleep 0.1; i=$((i+1)); done
+  echo OWN-SERVER "$o" "$ns" none
+else exit 97; fi`
+
+// checkOwnServer: a server a command starts (a test suite's) answers the
+// command, beside the proxy, and the network cannot reach it: the run has
+// a network namespace of its own, or (Landlock, in the host's) its
+// listener is tied to the loopback device.
+// sandbox/landlock's TestOwnListenersStayOffTheNetwork watches a client
+// on another network namespace refused.
+func checkOwnServer(ctx context.Context, e *env) (Outcome, string) {
+	r, err := e.run(ctx, []string{"sh", "-c", ownServerScript}, func(s *sandbox.Spec) {
+		s.Network = sandbox.Network{Mode: sandbox.NetProxy, Proxy: &fakeProxy{}}
+	})
+	switch {
+	case err != nil:
+		return Fail, fmt.Sprintf("run failed: %v", err)
+	case r.ExitCode == 97:
+		return Unavailable, "no python3 or nc inside the sandbox to probe with"
+	}
+	return ownServerRow(append(r.Stdout, r.Stderr...))
+}
+
+// ownServerRow reads ownServerPython's line in out.
+func ownServerRow(out []byte) (Outcome, string) {
+	host, err := os.Readlink("/proc/self/ns/net")
+	if err != nil {
+		return Unavailable, fmt.Sprintf("cannot read this process's network namespace: %v", err)
+	}
+	var f []string
+	for _, line := range strings.Split(string(out), "\n") {
+		if strings.HasPrefix(line, "OWN-SERVER ") {
+			f = strings.Fields(line)[1:]
+		}
+	}
+	switch {
+	case len(f) != 3 || f[0] != "own-server-ok":
+		return Fail, "its own client could not reach it: " + firstLine(out)
+	case f[1] != host:
+		return Pass, "its own client reached it, in a network namespace of the run's"
+	case f[2] == "none":
+		return Unavailable, "no python3 inside the sandbox to tell which device its server listens on"
+	case f[2] != "1":
+		return Fail, "it listens on every interface of the host: the network could connect to it"
+	}
+	return Pass, "its own client reached it; it listens on the loopback device only"
+}
+
 // hostSocketScript connects to the unix socket $1 (curl, else python3); a
 // socket the sandbox cannot even see is out of reach.
 const hostSocketScript = `if [ ! -S "$1" ]; then echo "the socket is not visible in the sandbox"; exit 3;

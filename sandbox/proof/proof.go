@@ -49,6 +49,7 @@ const (
 	CheckRaw           = "raw socket: ping 127.0.0.1 gets no reply"
 	CheckProxyReached  = "proxy reachable through HTTP_PROXY (network proxy)"
 	CheckProxyOnly     = "direct TCP, UDP, DNS fail beside the proxy"
+	CheckOwnServer     = "a server the command starts answers it, off the network"
 	CheckHostSocket    = "connect a host unix socket fails (control.sock, the session bus)"
 	CheckEnvSecrets    = "host env secrets absent"
 	CheckForkBomb      = "fork bomb contained"
@@ -71,7 +72,7 @@ var CheckSteering = fmt.Sprintf("files that steer agents and tools: %d kinds kep
 // Checks lists the battery's checks in order.
 var Checks = []string{
 	CheckHomeCanary, CheckWriteOutside, CheckHostRoot, CheckGitHooks, CheckUncreatable,
-	CheckNetwork, CheckUDP, CheckDNS, CheckRaw, CheckProxyReached, CheckProxyOnly, CheckHostSocket,
+	CheckNetwork, CheckUDP, CheckDNS, CheckRaw, CheckProxyReached, CheckProxyOnly, CheckOwnServer, CheckHostSocket,
 	CheckEnvSecrets, CheckForkBomb, CheckSleeperKilled,
 	CheckHooksPath, CheckSubmodule, CheckEnvrc, CheckPreCommit, CheckSteering, CheckSecretFile, CheckAbsentName,
 	CheckToolchains, CheckHomeSecrets, CheckOtherSessions,
@@ -149,7 +150,7 @@ func Run(ctx context.Context, b sandbox.Backend, o Options) []Row {
 	e := &env{sess: sess, backend: b, root: root, ws: ws, outside: outside, home: o.Home, secret: secret, toolchains: o.Toolchains, log: o.Logger}
 	checks := []func(context.Context, *env) (Outcome, string){
 		checkHomeCanary, checkWriteOutside, checkHostRoot, checkGitHooks, checkUncreatable,
-		checkNetwork, checkUDP, checkDNS, checkRaw, checkProxyReached, checkProxyOnly, checkHostSocket,
+		checkNetwork, checkUDP, checkDNS, checkRaw, checkProxyReached, checkProxyOnly, checkOwnServer, checkHostSocket,
 		checkEnvSecrets, checkForkBomb, checkSleeper,
 		checkHooksPath, checkSubmodule, checkEnvrc, checkPreCommit, checkSteering, checkSecretFile, checkAbsentName,
 		checkToolchains, checkHomeSecrets, checkOtherSessions,
