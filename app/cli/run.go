@@ -32,6 +32,7 @@ func init() {
 	register(func(g *Globals) *cobra.Command {
 		var profileName, workspace string
 		var fromLauncher bool
+		var ports []int
 		cmd := &cobra.Command{
 			Use:   "run [--profile NAME] (claude|codex|gemini [ARG…] | -- CMD [ARG…])",
 			Short: "Run an agent confined for its whole life: it and everything it starts",
@@ -50,6 +51,9 @@ the agent's. The kill switch ends the whole tree.
   gatehouse run claude            Claude Code with its profile
   gatehouse run codex exec …      Codex
   gatehouse run -- make test      any command, no profile
+  gatehouse run --publish 5173 claude
+                                  a dev server the agent starts on port
+                                  5173 is at http://127.0.0.1:5173
 
 The daemon must be running: nothing starts without it.`,
 			Args: func(_ *cobra.Command, args []string) error {
@@ -67,16 +71,20 @@ The daemon must be running: nothing starts without it.`,
 					}
 					name = args[0]
 				}
+				if err := checkPorts(ports); err != nil {
+					return err
+				}
 				if fromLauncher {
 					if _, inside := agentbox.ReadRunInfo(); inside {
 						return execInRun(args)
 					}
 				}
-				return runConfined(cmd.Context(), g, name, workspace, args, cmd.Flags().Changed("log-level"))
+				return runConfined(cmd.Context(), g, runOptions{name: name, workspace: workspace, ports: ports}, args, cmd.Flags().Changed("log-level"))
 			},
 		}
 		cmd.Flags().StringVar(&profileName, "profile", "", "run the command after -- with this agent's profile (claude, codex, gemini)")
 		cmd.Flags().StringVar(&workspace, "workspace", "", "the project to work in (default: the current directory's)")
+		cmd.Flags().IntSliceVar(&ports, "publish", nil, "make a server the agent starts on this port inside reachable at http://127.0.0.1:PORT on this machine (repeatable)")
 		// --launcher: started by a launcher (`gatehouse install NAME
 		// --confine`), which may be typed inside a confined run too.
 		cmd.Flags().BoolVar(&fromLauncher, "launcher", false, "")
@@ -90,7 +98,8 @@ The daemon must be running: nothing starts without it.`,
 // returns its exit status as an exitCodeError. The terminal is the
 // agent's: what Gatehouse found is said only when a log level was asked
 // for (verbose), its warnings always.
-func runConfined(ctx context.Context, g *Globals, name, workspace string, argv []string, verbose bool) error {
+func runConfined(ctx context.Context, g *Globals, o runOptions, argv []string, verbose bool) error {
+	name, workspace := o.name, o.workspace
 	id := os.Getenv("GATEHOUSE_RUN")
 	if ri, ok := agentbox.FindRunInfo(); ok {
 		id = ri.Run
@@ -209,6 +218,13 @@ func runConfined(ctx context.Context, g *Globals, name, workspace string, argv [
 		return err
 	}
 	spec.OwnGroup = ownGroup
+	pub, err := publish(o.ports, spec.Landlock, g.Stderr)
+	if err != nil {
+		endRun(c, started.ID, -1)
+		return err
+	}
+	defer pub.close()
+	spec.Publish = len(o.ports) > 0
 	// A terminal's signals go to the agent (it is in this process group);
 	// this process outlives them to report its status, and passes on one
 	// sent to it alone, or any without a terminal (passOn). They are
@@ -243,6 +259,7 @@ func runConfined(ctx context.Context, g *Globals, name, workspace string, argv [
 		go agentbox.Forward(box.Proxy, dialer(started.ProxySocket), label)
 	}
 	go agentbox.Forward(box.Agent, dialer(started.AgentSocket), nil)
+	pub.serve(box)
 	ended := make(chan confined.Ended, 1)
 	waitCtx, stopWait := context.WithCancel(ctx)
 	defer stopWait()
@@ -295,6 +312,14 @@ func runConfined(ctx context.Context, g *Globals, name, workspace string, argv [
 		return exitCodeError{code}
 	}
 	return nil
+}
+
+// runOptions are `gatehouse run`'s flags.
+type runOptions struct {
+	// name is the agent's profile, "" for none.
+	name, workspace string
+	// ports are published on this machine's loopback (runpublish.go).
+	ports []int
 }
 
 // execInRun replaces this process with the agent argv names, found on PATH

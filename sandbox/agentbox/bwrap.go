@@ -44,6 +44,9 @@ func args(s Spec, empty, info string, covers map[string]string) []string {
 // which starts the agent, with flags before it.
 func initArgv(s Spec, flags ...string) []string {
 	a := append([]string{s.Init, InitEntry, "--agent-port", strconv.Itoa(s.AgentPort)}, flags...)
+	if s.Publish {
+		a = append(a, "--publish")
+	}
 	for _, p := range s.Uncreatable {
 		a = append(a, "--uncreatable", p)
 	}

@@ -49,6 +49,10 @@ func initAndExec(args []string) error {
 	// --root-fd N: the sandbox's Root, to make before anything else (the
 	// namespaces are new and empty, and this process is their PID 1).
 	rootFD := fs.Int("root-fd", 0, "")
+	// --publish: stay, with the agent as a child, where this process
+	// would exec it, to make sockets for the ports the person published
+	// (publish_linux.go); with --reap or --root-fd it stays anyway.
+	publish := fs.Bool("publish", false, "")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -63,7 +67,7 @@ func initAndExec(args []string) error {
 	}
 	// Opened while the Root may still be on its way; handed out once it
 	// is made, as the agent is about to start.
-	out, err := openHandOut(*port)
+	out, sockets, err := openHandOut(*port)
 	if err != nil {
 		return err
 	}
@@ -75,9 +79,11 @@ func initAndExec(args []string) error {
 		argv, uncreatable = root.Argv, root.Uncreatable
 	}
 	if err := handOut(out); err != nil {
+		sockets.Close()
 		return err
 	}
 	syscall.Close(handoffFD)
+	go serveSockets(sockets)
 	path, err := exec.LookPath(argv[0])
 	if err != nil {
 		return fmt.Errorf("%s: %w", argv[0], err)
@@ -106,7 +112,7 @@ func initAndExec(args []string) error {
 	if *reap {
 		return superviseAgent(path, argv, true)
 	}
-	if *rootFD > 0 {
+	if *rootFD > 0 || *publish {
 		return superviseAgent(path, argv, false)
 	}
 	return fmt.Errorf("exec %s: %w", path, syscall.Exec(path, argv, os.Environ()))
@@ -209,18 +215,18 @@ var errNoRoot = errors.New("no sandbox root came")
 
 // openHandOut opens what this process hands out, in that order: the
 // proxy's and the agent routes' listeners in the sandbox's network
-// namespace, and a socket-diagnostics netlink socket of the namespace,
+// namespace, a socket-diagnostics netlink socket of the namespace,
 // with which `gatehouse run` finds the socket behind a connection to the
 // proxy by its addresses (Box.Process) instead of reading the
 // namespace's whole TCP table (it answers queries only; nothing inside
-// can use it).
-func openHandOut(port int) ([]*os.File, error) {
-	var out []*os.File
-	fail := func(err error) ([]*os.File, error) {
+// can use it), and the outside end of the pair this process makes
+// sockets on (publish_linux.go). It returns the inside end apart.
+func openHandOut(port int) (out []*os.File, sockets *os.File, err error) {
+	fail := func(err error) ([]*os.File, *os.File, error) {
 		for _, f := range out {
 			f.Close()
 		}
-		return nil, err
+		return nil, nil, err
 	}
 	for _, addr := range []string{ProxyAddr, net.JoinHostPort("127.0.0.1", strconv.Itoa(port))} {
 		ln, err := net.Listen("tcp", addr)
@@ -238,7 +244,12 @@ func openHandOut(port int) ([]*os.File, error) {
 	if err != nil {
 		return fail(fmt.Errorf("open a socket-diagnostics socket in the sandbox: %w", err))
 	}
-	return append(out, os.NewFile(uintptr(fd), "sock-diag")), nil
+	out = append(out, os.NewFile(uintptr(fd), "sock-diag"))
+	inside, outside, err := socketsPair()
+	if err != nil {
+		return fail(err)
+	}
+	return append(out, outside), inside, nil
 }
 
 // handOut passes out what openHandOut opened, and closes it here.

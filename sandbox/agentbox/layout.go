@@ -70,6 +70,11 @@ type Spec struct {
 	// caller alone, whether sent to its pid or to its group, and the
 	// caller passes it on once (Box.Group).
 	OwnGroup bool
+	// Publish keeps the first process inside, where it would exec the
+	// agent, to make sockets in the sandbox's network namespace for the
+	// ports the person published (Box.DialInside). Where it stays anyway
+	// (a sandbox it makes itself, a container) it makes them regardless.
+	Publish bool
 	// Early, if set, is the sandbox Prepare started for this Spec ahead
 	// of its layout, which Start completes.
 	Early *Early

@@ -33,6 +33,9 @@ type Box struct {
 	diag    int
 	diagSeq uint32
 	diagMu  sync.Mutex
+	// sockets makes sockets in the sandbox's network namespace
+	// (DialInside), nil without.
+	sockets *insideSockets
 	scratch string
 	// kill is what Kill sends the sandbox's first process.
 	kill syscall.Signal
@@ -120,14 +123,17 @@ func Start(ctx context.Context, s Spec) (*Box, error) {
 	b := started(cmd, scratch, syscall.SIGKILL)
 	b.ownGroup = s.OwnGroup
 	b.container, b.watch = s.Container, watch
-	lns, diag, err := receiveListeners(ctx, int(ours.Fd()), b.done)
+	got, err := receiveListeners(ctx, int(ours.Fd()), b.done)
 	if err != nil {
 		b.Kill()
 		<-b.done
 		b.cleanup()
 		return nil, err
 	}
-	b.Proxy, b.Agent, b.diag = lns[0], lns[1], diag
+	b.Proxy, b.Agent, b.diag = got.lns[0], got.lns[1], got.diag
+	if got.sockets >= 0 {
+		b.sockets = &insideSockets{fd: got.sockets}
+	}
 	if s.Container != nil {
 		// Looked up while the agent starts. Without it (an agent that
 		// ended at once) connections are attributed to no process; the
@@ -226,19 +232,22 @@ func (b *Box) cleanup() {
 	os.RemoveAll(b.scratch)
 }
 
+// handedIn is what the first process inside handed out.
+type handedIn struct {
+	lns [2]net.Listener
+	// diag and sockets are -1 when a first process of an older build sent
+	// none.
+	diag, sockets int
+	err           error
+}
+
 // receiveListeners reads the proxy's and the agent routes' listeners
 // from the hand-off socket, in that order, then the socket-diagnostics
-// socket (-1 if a first process of an older build sent none).
-func receiveListeners(ctx context.Context, sock int, exited <-chan struct{}) ([2]net.Listener, int, error) {
-	var out [2]net.Listener
-	type got struct {
-		lns  [2]net.Listener
-		diag int
-		err  error
-	}
-	ch := make(chan got, 1)
+// socket and the socket maker's end.
+func receiveListeners(ctx context.Context, sock int, exited <-chan struct{}) (handedIn, error) {
+	ch := make(chan handedIn, 1)
 	go func() {
-		g := got{diag: -1}
+		g := handedIn{diag: -1, sockets: -1}
 		for i := range g.lns {
 			fd, _, err := fdpass.ReceiveOne(sock, make([]byte, 1))
 			if err != nil {
@@ -260,13 +269,17 @@ func receiveListeners(ctx context.Context, sock int, exited <-chan struct{}) ([2
 				// A lookup waits at most a second for its answer.
 				_ = unix.SetsockoptTimeval(fd, unix.SOL_SOCKET, unix.SO_RCVTIMEO, &unix.Timeval{Sec: 1})
 				g.diag = fd
+				if fd, _, err := fdpass.ReceiveOne(sock, make([]byte, 1)); err == nil {
+					unix.CloseOnExec(fd)
+					g.sockets = fd
+				}
 			}
 		}
 		ch <- g
 	}()
 	select {
 	case g := <-ch:
-		return handedOut(g.lns, g.diag, g.err)
+		return handedOut(g)
 	case <-exited:
 		// A command that ends at once may have handed its listeners out
 		// before it did (then it ran): with every end of the socket
@@ -274,28 +287,28 @@ func receiveListeners(ctx context.Context, sock int, exited <-chan struct{}) ([2
 		select {
 		case g := <-ch:
 			if g.err == nil {
-				return g.lns, g.diag, nil
+				return g, nil
 			}
 		case <-time.After(time.Second):
 		}
-		return out, -1, errors.New("the sandbox exited before the agent started (see the message above)")
+		return handedIn{}, errors.New("the sandbox exited before the agent started (see the message above)")
 	case <-ctx.Done():
-		return out, -1, ctx.Err()
+		return handedIn{}, ctx.Err()
 	case <-time.After(30 * time.Second):
-		return out, -1, errors.New("the sandbox did not start within 30 s")
+		return handedIn{}, errors.New("the sandbox did not start within 30 s")
 	}
 }
 
 // handedOut is what receiveListeners returns for what was received.
-func handedOut(lns [2]net.Listener, diag int, err error) ([2]net.Listener, int, error) {
-	if errors.Is(err, io.EOF) {
+func handedOut(g handedIn) (handedIn, error) {
+	if errors.Is(g.err, io.EOF) {
 		// Its first process said why on stderr, and closed its end.
-		return lns, -1, errors.New("the sandbox did not start (see the message above)")
+		return g, errors.New("the sandbox did not start (see the message above)")
 	}
-	if err != nil {
-		return lns, -1, fmt.Errorf("the sandbox did not start (see the message above): %w", err)
+	if g.err != nil {
+		return g, fmt.Errorf("the sandbox did not start (see the message above): %w", g.err)
 	}
-	return lns, diag, nil
+	return g, nil
 }
 
 // PID is the process id on the host of the sandbox's first process (its
@@ -354,6 +367,7 @@ func (b *Box) Wait() (int, error) {
 		b.diag = -1
 	}
 	b.diagMu.Unlock()
+	b.sockets.close()
 	b.cleanup()
 	if b.leave != nil {
 		b.violations, b.leave = b.leave(), nil

@@ -1,0 +1,111 @@
+//go:build integration
+
+package cli_test
+
+import (
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gatehouse-dev/gatehouse/app/cli/clitest"
+)
+
+// publishedServer serves the workspace's published.txt on port $1 until
+// the workspace holds a file named stop: python3's http.server, or
+// busybox's nc in the container's test image.
+const publishedServer = `port=$1
+if command -v python3 >/dev/null 2>&1; then python3 -m http.server "$port" --bind 127.0.0.1 >/dev/null 2>&1 &
+else (while :; do printf 'HTTP/1.0 200 OK\r\n\r\nPUBLISHED-SERVER\n' | nc -l -p "$port" >/dev/null 2>&1; done) & fi
+i=0; while [ ! -e stop ] && [ $i -lt 900 ]; do sleep 0.1; i=$((i+1)); done`
+
+// TestRunPublishesAPort: `gatehouse run --publish PORT` makes a server
+// the command starts on PORT inside (a dev server) answer the person's
+// browser at http://127.0.0.1:PORT, on each backend: forwarded into the
+// run's network namespace on bubblewrap and in the container, where the
+// host cannot reach otherwise; under Landlock the server is on this
+// machine's loopback already, and the run says so.
+func TestRunPublishesAPort(t *testing.T) {
+	for _, backend := range runBackends {
+		t.Run(backend, func(t *testing.T) {
+			d := startRunDaemon(t, backend, "")
+			port := freePort(t)
+			if err := os.WriteFile(filepath.Join(d.Workspace, "published.txt"), []byte("PUBLISHED-SERVER\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			cmd := exec.Command(d.Bin, "--data", d.Data, "run", "--workspace", d.Workspace, "--publish", strconv.Itoa(port), "--", "sh", "-c", publishedServer, "sh", strconv.Itoa(port))
+			cmd.Env = d.Env()
+			log, exited := clitest.Spawn(t, cmd, "gatehouse run")
+			url := "http://127.0.0.1:" + strconv.Itoa(port) + "/published.txt"
+			var got string
+			clitest.WaitFor(t, 60*time.Second, "the run's server answering at "+url, func() bool {
+				got = fetch(url)
+				return strings.Contains(got, "PUBLISHED-SERVER")
+			})
+			want := "published at http://127.0.0.1:" + strconv.Itoa(port)
+			if backend == "landlock" {
+				want = "under Landlock the agent's servers listen on this machine's loopback"
+			}
+			if !strings.Contains(log.String(), want) {
+				t.Errorf("the run did not say %q: %s", want, log.String())
+			}
+			if err := os.WriteFile(filepath.Join(d.Workspace, "stop"), nil, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			select {
+			case <-exited:
+			case <-time.After(60 * time.Second):
+				t.Fatal("the run did not end")
+			}
+			clitest.WaitFor(t, 10*time.Second, "the published port closed with the run", func() bool {
+				c, err := net.DialTimeout("tcp", "127.0.0.1:"+strconv.Itoa(port), time.Second)
+				if err == nil {
+					c.Close()
+				}
+				return err != nil
+			})
+		})
+	}
+}
+
+// TestRunRefusesABadPublish: a port in use on this machine, or no port,
+// starts nothing and says why.
+func TestRunRefusesABadPublish(t *testing.T) {
+	d := startRunDaemon(t, "bwrap", "")
+	busy, err := net.Listen("tcp4", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
+	marker := filepath.Join(t.TempDir(), "ran")
+	for _, c := range []struct{ port, want string }{
+		{strconv.Itoa(busy.Addr().(*net.TCPAddr).Port), "is in use on this machine, so the run's cannot be published there and nothing was started"},
+		{"0", "--publish 0 is not a port (1 to 65535), so nothing was started"},
+	} {
+		_, errOut, code := runIn(t.Context(), t, d, "--publish", c.port, "--", "touch", marker)
+		if code == 0 || !strings.Contains(errOut, c.want) {
+			t.Errorf("--publish %s: exit %d, stderr %q; want %q", c.port, code, errOut, c.want)
+		}
+		if _, err := os.Stat(marker); err == nil {
+			t.Fatalf("--publish %s: the command ran", c.port)
+		}
+	}
+}
+
+// fetch is url's body, or "" on any failure.
+func fetch(url string) string {
+	c := http.Client{Timeout: 3 * time.Second}
+	resp, err := c.Get(url)
+	if err != nil {
+		return ""
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return string(b)
+}

@@ -1,0 +1,81 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"strconv"
+	"syscall"
+
+	"github.com/gatehouse-dev/gatehouse/sandbox/agentbox"
+)
+
+// published are the host's listeners for the ports the person published
+// with `gatehouse run --publish PORT`: a server the agent starts on that
+// port inside its sandbox (a dev server) answers there, on this
+// machine's loopback alone.
+type published struct {
+	ports []int
+	lns   map[int][]net.Listener
+}
+
+// publish listens on 127.0.0.1 (and ::1, where there is one) at each
+// port. Under Landlock the agent's servers listen on this machine's
+// loopback themselves: nothing is needed, and a listener here would take
+// the port from them.
+func publish(ports []int, onLandlock bool, stderr io.Writer) (*published, error) {
+	p := &published{ports: ports, lns: map[int][]net.Listener{}}
+	for _, port := range ports {
+		if onLandlock {
+			fmt.Fprintf(stderr, "gatehouse: under Landlock the agent's servers listen on this machine's loopback: a server on port %d is at http://127.0.0.1:%d\n", port, port)
+			continue
+		}
+		ln, err := net.Listen("tcp4", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
+		if err != nil {
+			p.close()
+			if errors.Is(err, syscall.EADDRINUSE) {
+				return nil, userErrorf(err, "port %d is in use on this machine, so the run's cannot be published there and nothing was started; stop what uses it, or publish another port", port)
+			}
+			return nil, userErrorf(err, "port %d cannot be published on this machine (%v), so nothing was started", port, err)
+		}
+		p.lns[port] = append(p.lns[port], ln)
+		// A browser may try ::1 first for localhost.
+		if ln6, err := net.Listen("tcp6", net.JoinHostPort("::1", strconv.Itoa(port))); err == nil {
+			p.lns[port] = append(p.lns[port], ln6)
+		}
+		fmt.Fprintf(stderr, "gatehouse: port %d of the run is published at http://127.0.0.1:%d\n", port, port)
+	}
+	return p, nil
+}
+
+// checkPorts refuses a --publish that names no port, before anything
+// starts.
+func checkPorts(ports []int) error {
+	for _, port := range ports {
+		if port < 1 || port > 65535 {
+			return userErrorf(nil, "--publish %d is not a port (1 to 65535), so nothing was started", port)
+		}
+	}
+	return nil
+}
+
+// serve forwards each connection to its port inside box's sandbox.
+func (p *published) serve(box *agentbox.Box) {
+	for port, lns := range p.lns {
+		for _, ln := range lns {
+			go agentbox.Forward(ln, func() (net.Conn, error) { return box.DialInside(port) }, nil)
+		}
+	}
+}
+
+func (p *published) close() {
+	if p == nil {
+		return
+	}
+	for _, lns := range p.lns {
+		for _, ln := range lns {
+			ln.Close()
+		}
+	}
+}
