@@ -168,6 +168,11 @@ type SessionSpec struct {
 	// (in the data dir): a backend that can stage runs (see Spec.Stage)
 	// makes it reachable to its helper.
 	StageRoot string
+	// Tmp, when set, is the session's temporary directory on the host:
+	// every run of the session sees it as /tmp (under Landlock, which
+	// keeps /tmp from runs, as TMPDIR), so what one command saves there
+	// the next finds. Without it each run gets an empty one of its own.
+	Tmp string
 }
 
 // Stage asks for a staged run: every workspace is an overlay whose lower

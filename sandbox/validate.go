@@ -40,6 +40,9 @@ type Prepared struct {
 	// Stage the run's request to be staged in it (nil for a direct run).
 	StageRoot string
 	Stage     *Stage
+	// Tmp is the session's temporary directory (SessionSpec.Tmp), "" for
+	// a fresh one per run.
+	Tmp string
 }
 
 // PrepareOptions tune validation for a backend.
@@ -198,6 +201,7 @@ func Prepare(ss SessionSpec, s Spec, opt PrepareOptions) (*Prepared, error) {
 		Limits:     s.Limits,
 		Spec:       s,
 		StageRoot:  ss.StageRoot,
+		Tmp:        ss.Tmp,
 	}
 	if s.Stage != nil {
 		if s.ReadOnlyWorkspaces {

@@ -50,6 +50,9 @@ type runLayout struct {
 	// dirs are the directories the agent's own flags name besides its
 	// project (namedDirs); those that may be are asked for as workspaces.
 	dirs []string
+	// tmp is the session's temporary directory (Started.Tmp), "" for one
+	// of the run's own.
+	tmp string
 }
 
 // firstProcess is the sandbox's first process: the small stand-alone
@@ -108,6 +111,7 @@ func confinedSpec(l runLayout) (agentbox.Spec, error) {
 		ReadOnly: dedupe(append(append([]string(nil), l.toolchains...), install...)),
 		Hidden:   slices.Concat([]string{l.dataDir}, sandbox.SensitiveSystemFiles(), sandbox.HomeCredentials(home)),
 		Stdin:    os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
+		Tmp:      l.tmp,
 	}
 	if err := os.MkdirAll(runRedacted(l.dataDir, l.runID), 0o700); err != nil {
 		return s, fmt.Errorf("make the run's directory of redacted copies: %w", err)

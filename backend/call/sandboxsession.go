@@ -25,9 +25,14 @@ func (r *Runner) sandboxSession(ctx context.Context, st *session.State) (sandbox
 	if r.deps.Sandbox == nil {
 		return nil, errors.New("no sandbox is configured; run `gatehouse doctor` to see which backends work here")
 	}
+	tmp, err := st.MakeTmp()
+	if err != nil {
+		// Each command gets a /tmp of its own instead.
+		r.deps.Logger.Warn("make the session's temporary directory", "err", err)
+	}
 	ss := r.sessionSpec(st, sandbox.SessionSpec{
 		ID: st.Live.ID(), Workspaces: st.Workspaces, Hidden: r.deps.Hidden, Limits: sandbox.DefaultLimits(),
-		ExposeSecrets: r.deps.ExposeSecrets, StageRoot: r.stageRoot(st),
+		ExposeSecrets: r.deps.ExposeSecrets, StageRoot: r.stageRoot(st), Tmp: tmp,
 	})
 	if ss.StageRoot != "" {
 		if err := os.MkdirAll(ss.StageRoot, 0o700); err != nil {

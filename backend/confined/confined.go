@@ -145,6 +145,11 @@ type Started struct {
 	// commands, so a machine where bubblewrap cannot make namespaces runs
 	// its agents on Landlock as it does its commands.
 	Backend string `json:"backend,omitempty"`
+	// Tmp is the session's temporary directory, which the run shows as
+	// its /tmp (its TMPDIR under Landlock) and its commands' sandboxes as
+	// theirs: what the agent saves there, its commands find; "" gives the
+	// run one of its own.
+	Tmp string `json:"tmp,omitempty"`
 }
 
 // Runs are the live confined runs.
@@ -283,9 +288,13 @@ func (g *Runs) Start(ctx context.Context, req Request) (Started, error) {
 	g.deps.Written(ctx, "run.started", st.Live.Actor(), st.Live.ID(), map[string]any{
 		"run": id, "agent": req.Agent, "argv": req.Argv, "cwd": req.Cwd, "workspaces": st.Workspaces, "backend": backend,
 	})
+	tmp, err := st.MakeTmp()
+	if err != nil {
+		g.deps.Logger.Warn("make the run's temporary directory; it gets one of its own", "err", err)
+	}
 	return Started{ID: id, Session: st.Live.ID(), Workspaces: st.Workspaces, GitDirs: r.gitDirs,
 		AgentSocket: filepath.Join(r.dir, "agent.sock"), ProxySocket: filepath.Join(r.dir, "proxy.sock"),
-		HandSocket: filepath.Join(r.dir, "hand.sock"), Backend: backend}, nil
+		HandSocket: filepath.Join(r.dir, "hand.sock"), Backend: backend, Tmp: tmp}, nil
 }
 
 // backend is what confines a run asked for with the configured backend

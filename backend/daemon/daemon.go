@@ -177,6 +177,7 @@ func Run(ctx context.Context, opts Options) (err error) {
 	d.projects = d.openProjects()
 	d.runs = session.NewRuns(session.RunsConfig{
 		Sessions: d.sessions, Workspaces: d.projects, OnWorkspace: d.servesWorkspace, Mode: opts.Mode, Limits: opts.Limits, Logger: d.logger,
+		TmpDir: filepath.Join(opts.DataDir, datadir.TmpDir),
 	})
 	defer d.runs.Close(context.Background())
 	d.confined = d.openConfined()

@@ -51,5 +51,7 @@ func prepareDataDir(dir string) (*os.File, error) {
 	// No sandbox is open yet, and each makes again the copies it needs;
 	// those of configs changed since would only pile up.
 	_ = os.RemoveAll(filepath.Join(dir, datadir.ShownDir))
+	// No session outlives the daemon that had it.
+	_ = os.RemoveAll(filepath.Join(dir, datadir.TmpDir))
 	return f, nil
 }

@@ -19,4 +19,7 @@ const (
 	// ShownDir holds the files sandboxes show in place of the person's:
 	// their git configs without the credentials in them.
 	ShownDir = "shown"
+	// TmpDir holds each session's temporary directory, which its commands
+	// see as /tmp; a daemon's start empties it.
+	TmpDir = "tmp"
 )

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"path/filepath"
 	"slices"
 	"sync"
 	"time"
@@ -74,6 +75,9 @@ type RunsConfig struct {
 	Mode        string
 	Limits      Limits
 	Logger      *slog.Logger
+	// TmpDir holds each session's temporary directory, named by its id
+	// (State.MakeTmp); "" gives each command a /tmp of its own.
+	TmpDir string
 	// IdleAfter marks a session idle, releasing its warm sandbox, after
 	// this long without a call (default 2 minutes).
 	IdleAfter time.Duration
@@ -281,6 +285,9 @@ func (g *Runs) start(ctx context.Context, key RunKey, s RunStart) (*run, error) 
 	st.Elicit = s.Elicit
 	st.Backend = s.Backend
 	id := live.ID()
+	if g.cfg.TmpDir != "" {
+		st.Tmp = filepath.Join(g.cfg.TmpDir, id)
+	}
 	st.OnWake(func() { g.cfg.Sessions.SetIdle(context.Background(), id, false) })
 	return &run{key: key, token: s.Token, st: st}, nil
 }

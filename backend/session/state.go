@@ -28,6 +28,9 @@ type State struct {
 	// (landlock, bwrap, container); "" when the agent runs unconfined.
 	// Its own tools meet that sandbox's limits.
 	Backend string
+	// Tmp is where the session's temporary directory goes (MakeTmp), ""
+	// for none.
+	Tmp string
 
 	mu     sync.Mutex
 	last   time.Time // the last call's start
@@ -103,4 +106,5 @@ func (s *State) Close(ctx context.Context) {
 	if s.Roots != nil {
 		_ = s.Roots.Close()
 	}
+	s.removeTmp()
 }

@@ -95,7 +95,9 @@ func launchLandlock(s Spec, scratch string) (*Box, error) {
 			return nil, err
 		}
 	}
-	if err := os.Mkdir(tmp, 0o700); err != nil {
+	if s.Tmp != "" {
+		tmp = s.Tmp
+	} else if err := os.Mkdir(tmp, 0o700); err != nil {
 		return nil, err
 	}
 	if err := writeHomeRunInfo(home, s.Info); err != nil {

@@ -70,6 +70,11 @@ type Spec struct {
 	// caller alone, whether sent to its pid or to its group, and the
 	// caller passes it on once (Box.Group).
 	OwnGroup bool
+	// Tmp, if set, is the session's temporary directory on the host,
+	// shown read-write as /tmp (TMPDIR on Landlock): the agent's commands,
+	// each in a sandbox of its own, see it as theirs. Otherwise /tmp is
+	// the run's own.
+	Tmp string
 	// Publish keeps the first process inside, where it would exec the
 	// agent, to make sockets in the sandbox's network namespace for the
 	// ports the person published (Box.DialInside). Where it stays anyway
@@ -132,7 +137,11 @@ func mounts(s Spec, empty, info string, covers map[string]string) []mount {
 	}
 	add(procfs, "", "/proc")
 	add(devfs, "", "/dev")
-	add(tmpfs, "", "/tmp")
+	if s.Tmp != "" {
+		add(bindRW, s.Tmp, "/tmp")
+	} else {
+		add(tmpfs, "", "/tmp")
+	}
 	if s.HomeDir != "" {
 		add(bindRW, s.HomeDir, s.Home)
 	} else {

@@ -186,7 +186,10 @@ func (b *Backend) zygoteSpec(p *sandbox.Prepared) zygoteSpec {
 		}
 		l.HomeCopies, l.HomeExtras = copies, extras
 	}
-	fresh := []string{"/tmp"}
+	var fresh []string
+	if p.Tmp == "" {
+		fresh = append(fresh, "/tmp")
+	}
 	if l.Home != "" {
 		fresh = append(fresh, l.Home)
 	}
@@ -294,7 +297,12 @@ func Mounts(p *sandbox.Prepared, l Layout) []initproc.LayoutMount {
 	for _, d := range devices {
 		add(initproc.MountDevBind, d, d, true)
 	}
-	add(initproc.MountTmpfs, "", "/tmp", false)
+	if p.Tmp != "" {
+		// The session's: what one command leaves there, the next finds.
+		add(initproc.MountBind, p.Tmp, "/tmp", false)
+	} else {
+		add(initproc.MountTmpfs, "", "/tmp", false)
+	}
 	if l.Home != "" {
 		add(initproc.MountTmpfs, "", l.Home, false)
 		for _, f := range sandbox.HomeAllowlist {

@@ -7,7 +7,8 @@ import (
 )
 
 // sessionMounts shows the session's toolchains read-only and its cache
-// and linked git dirs read-write, each at its host path. Paths a mount
+// and linked git dirs read-write, each at its host path, and its
+// temporary directory as /tmp. Paths a mount
 // option cannot carry (a comma or colon) are left out.
 func sessionMounts(ss sandbox.SessionSpec) []string {
 	var a []string
@@ -24,6 +25,12 @@ func sessionMounts(ss sandbox.SessionSpec) []string {
 	}
 	if ss.Cache != "" {
 		bind(ss.Cache, "")
+	}
+	if ss.Tmp != "" && !strings.ContainsAny(ss.Tmp, ",:") {
+		// The session's, over the container's own: a confined agent's
+		// /tmp is the same directory (a comma in its path, which
+		// podman's syntax cannot carry, leaves the container's).
+		a = append(a, "--mount", "type=bind,source="+ss.Tmp+",target=/tmp")
 	}
 	return a
 }

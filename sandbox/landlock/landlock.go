@@ -202,7 +202,10 @@ func (b *Backend) spawn(p *sandbox.Prepared, z *launch.Zygote, release func()) (
 		os.RemoveAll(scratch)
 		return fail(err)
 	}
-	if err := os.Mkdir(tmp, 0o700); err != nil {
+	if p.Tmp != "" {
+		// The session's: what one command leaves there, the next finds.
+		tmp = p.Tmp
+	} else if err := os.Mkdir(tmp, 0o700); err != nil {
 		os.RemoveAll(scratch)
 		return fail(fmt.Errorf("create run directory: %w", err))
 	}
