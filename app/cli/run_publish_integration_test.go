@@ -48,6 +48,14 @@ func TestRunPublishesAPort(t *testing.T) {
 				got = fetch(url)
 				return strings.Contains(got, "PUBLISHED-SERVER")
 			})
+			// On this machine's loopback alone: its other addresses
+			// (where the network would connect) are refused.
+			for _, a := range otherAddrs(t) {
+				if c, err := net.DialTimeout("tcp", net.JoinHostPort(a, strconv.Itoa(port)), time.Second); err == nil {
+					c.Close()
+					t.Errorf("the published port answered at %s", a)
+				}
+			}
 			want := "published at http://127.0.0.1:" + strconv.Itoa(port)
 			if backend == "landlock" {
 				want = "under Landlock the agent's servers listen on this machine's loopback"
@@ -108,4 +116,23 @@ func fetch(url string) string {
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
 	return string(b)
+}
+
+// otherAddrs are this machine's addresses but the loopback's.
+func otherAddrs(t *testing.T) []string {
+	t.Helper()
+	addrs, err := net.InterfaceAddrs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, a := range addrs {
+		if n, ok := a.(*net.IPNet); ok && !n.IP.IsLoopback() && !n.IP.IsLinkLocalUnicast() {
+			out = append(out, n.IP.String())
+		}
+	}
+	if len(out) == 0 {
+		t.Log("this machine has no address but the loopback's: nothing else to refuse")
+	}
+	return out
 }
