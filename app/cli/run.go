@@ -179,6 +179,14 @@ func runConfined(ctx context.Context, g *Globals, o runOptions, argv []string, v
 	// root waits for the layout (nothing of the agent's runs before it).
 	// A run that does not start ends it. Without a terminal the sandbox
 	// leads a process group of its own (interrupt.go).
+	// Taken before the daemon opens the run, so a port in use starts
+	// nothing and leaves no session behind.
+	_, knownLandlock, _ := runBackend(cfg.Sandbox.Backend)
+	pub, err := publish(o.ports, knownLandlock)
+	if err != nil {
+		return err
+	}
+	defer pub.close()
 	ownGroup := !hasTerminal()
 	prepared := make(chan *agentbox.Early, 1)
 	go func() { prepared <- prepareSandbox(cfg.Sandbox, port, ownGroup) }()
@@ -219,12 +227,7 @@ func runConfined(ctx context.Context, g *Globals, o runOptions, argv []string, v
 		return err
 	}
 	spec.OwnGroup = ownGroup
-	pub, err := publish(o.ports, spec.Landlock, g.Stderr)
-	if err != nil {
-		endRun(c, started.ID, -1)
-		return err
-	}
-	defer pub.close()
+	pub.announce(spec.Landlock, g.Stderr)
 	spec.Publish = len(o.ports) > 0
 	// A terminal's signals go to the agent (it is in this process group);
 	// this process outlives them to report its status, and passes on one

@@ -104,6 +104,10 @@ func TestRunRefusesABadPublish(t *testing.T) {
 			t.Fatalf("--publish %s: the command ran", c.port)
 		}
 	}
+	// Refused before the daemon opened a run: no session was left behind.
+	if out, errOut, code := d.CLI(t.Context(), "sessions"); code != 0 || !strings.Contains(out, "No sessions yet") {
+		t.Errorf("sessions after the refusals: exit %d %q %q", code, out, errOut)
+	}
 }
 
 // fetch is url's body, or "" on any failure.

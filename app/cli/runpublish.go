@@ -21,15 +21,12 @@ type published struct {
 }
 
 // publish listens on 127.0.0.1 (and ::1, where there is one) at each
-// port. Under Landlock the agent's servers listen on this machine's
-// loopback themselves: nothing is needed, and a listener here would take
-// the port from them.
-func publish(ports []int, onLandlock bool, stderr io.Writer) (*published, error) {
+// port; onLandlock, nowhere (see announce).
+func publish(ports []int, onLandlock bool) (*published, error) {
 	p := &published{ports: ports, lns: map[int][]net.Listener{}}
 	for _, port := range ports {
 		if onLandlock {
-			fmt.Fprintf(stderr, "gatehouse: under Landlock the agent's servers listen on this machine's loopback: a server on port %d is at http://127.0.0.1:%d\n", port, port)
-			continue
+			break
 		}
 		ln, err := net.Listen("tcp4", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
 		if err != nil {
@@ -44,9 +41,25 @@ func publish(ports []int, onLandlock bool, stderr io.Writer) (*published, error)
 		if ln6, err := net.Listen("tcp6", net.JoinHostPort("::1", strconv.Itoa(port))); err == nil {
 			p.lns[port] = append(p.lns[port], ln6)
 		}
-		fmt.Fprintf(stderr, "gatehouse: port %d of the run is published at http://127.0.0.1:%d\n", port, port)
 	}
 	return p, nil
+}
+
+// announce says where each port is, once the run's backend is known.
+// Under Landlock the agent's servers listen on this machine's loopback
+// themselves: the listeners here would take their ports, so they go.
+func (p *published) announce(onLandlock bool, stderr io.Writer) {
+	if onLandlock {
+		p.close()
+		p.lns = nil
+	}
+	for _, port := range p.ports {
+		if onLandlock {
+			fmt.Fprintf(stderr, "gatehouse: under Landlock the agent's servers listen on this machine's loopback: a server on port %d is at http://127.0.0.1:%d\n", port, port)
+		} else {
+			fmt.Fprintf(stderr, "gatehouse: port %d of the run is published at http://127.0.0.1:%d\n", port, port)
+		}
+	}
 }
 
 // checkPorts refuses a --publish that names no port, before anything
