@@ -111,7 +111,7 @@ func confinedSpec(l runLayout) (agentbox.Spec, error) {
 		ReadOnly: dedupe(append(append([]string(nil), l.toolchains...), install...)),
 		Hidden:   slices.Concat([]string{l.dataDir}, sandbox.SensitiveSystemFiles(), sandbox.HomeCredentials(home)),
 		Stdin:    os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
-		Tmp:      l.tmp,
+		Tmp: l.tmp,
 	}
 	if err := os.MkdirAll(runRedacted(l.dataDir, l.runID), 0o700); err != nil {
 		return s, fmt.Errorf("make the run's directory of redacted copies: %w", err)
