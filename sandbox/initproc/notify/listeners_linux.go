@@ -36,7 +36,7 @@ func (l *listeners) add(fd int) {
 	}
 	if len(l.inodes) >= maxListeners {
 		live := map[uint64]bool{}
-		listening(func(_ int, inode uint64) { live[inode] = true })
+		listening(0, func(inode uint64) { live[inode] = true })
 		for i := range l.inodes {
 			if !live[i] {
 				delete(l.inodes, i)
@@ -55,10 +55,7 @@ func (l *listeners) hold(port int) bool {
 		return false
 	}
 	found, other := false, false
-	listening(func(p int, inode uint64) {
-		if p != port {
-			return
-		}
+	listening(port, func(inode uint64) {
 		if l.inodes[inode] {
 			found = true
 		} else {
@@ -68,20 +65,29 @@ func (l *listeners) hold(port int) bool {
 	return found && !other
 }
 
-// listening calls f with the port and inode of each TCP socket listening
-// in this network namespace, IPv4 and IPv6.
-func listening(f func(port int, inode uint64)) {
+// listening calls f with the inode of each TCP socket listening on port
+// (every port for 0) in this network namespace, IPv4 and IPv6: from the
+// kernel's socket diagnostics, else from /proc/net/tcp.
+func listening(port int, f func(inode uint64)) {
+	if listenersOn(port, f) == nil {
+		return
+	}
 	for _, table := range []string{"/proc/self/net/tcp", "/proc/self/net/tcp6"} {
-		b, err := os.ReadFile(table)
-		if err != nil {
-			continue
-		}
-		sc := bufio.NewScanner(bytes.NewReader(b))
-		sc.Scan() // the header
-		for sc.Scan() {
-			if port, inode, ok := listenEntry(sc.Bytes()); ok {
-				f(port, inode)
-			}
+		listeningIn(table, port, f)
+	}
+}
+
+// listeningIn is listening from one table of /proc/net.
+func listeningIn(table string, port int, f func(inode uint64)) {
+	b, err := os.ReadFile(table)
+	if err != nil {
+		return
+	}
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	sc.Scan() // the header
+	for sc.Scan() {
+		if p, inode, ok := listenEntry(sc.Bytes()); ok && (port == 0 || p == port) {
+			f(inode)
 		}
 	}
 }

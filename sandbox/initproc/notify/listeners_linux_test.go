@@ -120,3 +120,43 @@ func TestListenersHold(t *testing.T) {
 		t.Error("a port let go is still held")
 	}
 }
+
+// The kernel's socket diagnostics find the one listener on a port, by
+// its inode, and every listener without a port.
+func TestListenersOn(t *testing.T) {
+	var lns []net.Listener
+	for _, network := range []string{"tcp4", "tcp6", "tcp4"} {
+		addr := "127.0.0.1:0"
+		if network == "tcp6" {
+			addr = "[::1]:0"
+		}
+		ln, err := net.Listen(network, addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ln.Close()
+		lns = append(lns, ln)
+	}
+	for _, ln := range lns[:2] {
+		f, err := ln.(*net.TCPListener).File()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var st unix.Stat_t
+		if err := unix.Fstat(int(f.Fd()), &st); err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+		var got []uint64
+		if err := listenersOn(ln.Addr().(*net.TCPAddr).Port, func(i uint64) { got = append(got, i) }); err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != 1 || got[0] != st.Ino {
+			t.Errorf("%s: %v, want [%d]", ln.Addr(), got, st.Ino)
+		}
+	}
+	all := 0
+	if err := listenersOn(0, func(uint64) { all++ }); err != nil || all < len(lns) {
+		t.Errorf("every listener: %d %v", all, err)
+	}
+}
