@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -154,6 +155,42 @@ except OSError as e:
 	out := <-done
 	if !strings.Contains(out, "first=reached") || !strings.Contains(out, "second=refused") || hits.Load() != 0 {
 		t.Errorf("%q, %d connections to the host's listener", out, hits.Load())
+	}
+}
+
+// A host server that shares its port (SO_REUSEPORT, as nginx's
+// reuseport does) keeps its clients: a run's socket with the same
+// option, which the kernel would join to that server's group (the same
+// user) and hand part of its connections, cannot bind there.
+func TestOwnListenerJoinsNoHostGroup(t *testing.T) {
+	lc := net.ListenConfig{Control: func(_, _ string, c syscall.RawConn) error {
+		var serr error
+		if err := c.Control(func(fd uintptr) { serr = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, 0xf, 1) }); err != nil {
+			return err
+		}
+		return serr
+	}}
+	host, err := lc.Listen(t.Context(), "tcp4", "127.0.0.1:0")
+	must(t, err)
+	defer host.Close()
+	port := strconv.Itoa(host.Addr().(*net.TCPAddr).Port)
+	out, stderr := runProxied(t, t.TempDir(), []string{"python3", "-c", `
+import socket, sys
+s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+try:
+    s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen(1); print("joined")
+except OSError as e:
+    print("refused", e.errno)
+own = socket.socket(); own.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+own.bind(("127.0.0.1", 0)); own.listen(1)
+two = socket.socket(); two.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+two.bind(("127.0.0.1", own.getsockname()[1])); two.listen(1); print("own-group")
+`, port})
+	if !strings.Contains(out, "refused 98") {
+		t.Errorf("the run's socket joined the host's group on port %s: %q %q", port, out, stderr)
+	}
+	if !strings.Contains(out, "own-group") {
+		t.Errorf("the run could not share a port among its own sockets: %q %q", out, stderr)
 	}
 }
 

@@ -54,6 +54,12 @@ func (sv *supervisor) bind(c *netCaller) unix.Errno {
 	if !isInet(fd) {
 		return unix.EACCES
 	}
+	if port != 0 && sharesPort(fd) && !sv.own.onlyOwn(port) {
+		// SO_REUSEPORT would join the run's socket to a host server's
+		// group on that port (one of the person's, the same user), and
+		// the kernel would hand the run part of that server's clients.
+		return unix.EADDRINUSE
+	}
 	if _, _, e := unix.Syscall(unix.SYS_BIND, uintptr(fd), uintptr(unsafe.Pointer(&sa[0])), uintptr(len(sa))); e != 0 {
 		return e
 	}
@@ -103,6 +109,12 @@ func onLoopback(fd int) error {
 	default:
 		return errOtherDevice
 	}
+}
+
+// sharesPort: fd has SO_REUSEPORT set.
+func sharesPort(fd int) bool {
+	v, err := unix.GetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_REUSEPORT)
+	return err != nil || v != 0
 }
 
 // isInet: fd is an IPv4 or IPv6 socket (the run's others are unix pairs).

@@ -54,15 +54,29 @@ func (l *listeners) hold(port int) bool {
 	if len(l.inodes) == 0 {
 		return false
 	}
-	found, other := false, false
+	found, other := l.on(port)
+	return found && !other
+}
+
+// onlyOwn reports whether no socket but the run's own listens on port.
+func (l *listeners) onlyOwn(port int) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	_, other := l.on(port)
+	return !other
+}
+
+// on reports whether the run's own sockets, and others, listen on port;
+// l.mu is held.
+func (l *listeners) on(port int) (own, other bool) {
 	listening(port, func(inode uint64) {
 		if l.inodes[inode] {
-			found = true
+			own = true
 		} else {
 			other = true
 		}
 	})
-	return found && !other
+	return own, other
 }
 
 // listening calls f with the inode of each TCP socket listening on port
