@@ -159,7 +159,7 @@ func runConfined(ctx context.Context, g *Globals, o runOptions, argv []string, v
 		cwd = real
 	}
 	c := client.New(dir)
-	req := confined.Request{Argv: argv, Cwd: cwd, Backend: cfg.Sandbox.Backend}
+	req := confined.Request{Argv: argv, Cwd: cwd, Backend: cfg.Sandbox.Backend, Published: o.ports}
 	var named []string
 	if profile != nil {
 		req.Agent, req.Domains = profile.Name, profile.Domains

@@ -3,6 +3,7 @@
 package cli_test
 
 import (
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -62,6 +63,10 @@ func TestRunPublishesAPort(t *testing.T) {
 			}
 			if !strings.Contains(log.String(), want) {
 				t.Errorf("the run did not say %q: %s", want, log.String())
+			}
+			// The audit says which port answered outside the sandbox.
+			if started := d.Events("kind=run.started"); len(started) != 1 || fmt.Sprint(started[0]["payload"].(map[string]any)["published"]) != fmt.Sprintf("[%d]", port) {
+				t.Errorf("run.started rows: %v", started)
 			}
 			if err := os.WriteFile(filepath.Join(d.Workspace, "stop"), nil, 0o644); err != nil {
 				t.Fatal(err)

@@ -121,6 +121,10 @@ type Request struct {
 	// the person lets them be.
 	Dirs        []string `json:"dirs,omitempty"`
 	DirsNamedBy string   `json:"dirs_named_by,omitempty"`
+	// Published are the ports `gatehouse run --publish` forwards from
+	// this machine's loopback to the run's servers: in the audit, since a
+	// server of the agent's then answers outside its sandbox.
+	Published []int `json:"published,omitempty"`
 }
 
 // Started is a run as `gatehouse run` needs it.
@@ -287,6 +291,7 @@ func (g *Runs) Start(ctx context.Context, req Request) (Started, error) {
 	// disk's wait comes with the run's end.
 	g.deps.Written(ctx, "run.started", st.Live.Actor(), st.Live.ID(), map[string]any{
 		"run": id, "agent": req.Agent, "argv": req.Argv, "cwd": req.Cwd, "workspaces": st.Workspaces, "backend": backend,
+		"published": req.Published,
 	})
 	tmp, err := st.MakeTmp()
 	if err != nil {
