@@ -3,6 +3,7 @@
 package cli_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -47,8 +48,14 @@ func TestTmpLastsTheSession(t *testing.T) {
 					t.Errorf("the next command did not find it at /tmp: %q %q", out, errOut)
 				}
 			}
+			// Where it lies on the host: the first session's directory.
+			entries, err := os.ReadDir(filepath.Join(d.Data, "tmp"))
+			if err != nil || len(entries) != 1 {
+				t.Fatalf("the sessions' temporary directories: %v %v", entries, err)
+			}
+			hostPath := filepath.Join(d.Data, "tmp", entries[0].Name(), "note")
 			other := d.MCP(t.Context(), "tmp-other")
-			if out, _ := run(other, `cat "${TMPDIR:-/tmp}/note" /tmp/note 2>&1; ls -a "${TMPDIR:-/tmp}"`); strings.Contains(out, "kept-for-the-session") {
+			if out, _ := run(other, fmt.Sprintf(`cat "${TMPDIR:-/tmp}/note" /tmp/note %q 2>&1`, hostPath)); strings.Contains(out, "kept-for-the-session") {
 				t.Errorf("another session's command read it: %q", out)
 			}
 			one.Close()
