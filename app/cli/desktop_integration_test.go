@@ -733,7 +733,7 @@ func (a *deskApp) checkWebStorage() {
 	}
 	ours := map[string]bool{"gatehouse.db": true, "gatehouse.db-wal": true, "gatehouse.db-shm": true, "snapshots": true, "agent.token": true,
 		"control.token": true, "control.sock": true, "addr": true, "daemon.lock": true, "tray.lock": true, "placeholders": true,
-		"cache": true, "stage": true, "shown": true}
+		"cache": true, "stage": true, "shown": true, "tmp": true}
 	var names, foreign []string
 	for _, e := range ents {
 		names = append(names, e.Name())
