@@ -22,8 +22,9 @@ import (
 // CAP_NET_RAW, which no run keeps.
 
 // unprivilegedPorts is the first port a process without
-// CAP_NET_BIND_SERVICE may bind: the supervisor may hold that capability,
-// the run does not, and a port below stays the run's to be refused.
+// CAP_NET_BIND_SERVICE may bind. The supervisor may hold that capability
+// (a daemon run by root); the run does not, so a port below stays
+// refused, as it would be to the run itself.
 const unprivilegedPorts = 1024
 
 // loopbackIndex is the loopback device's index in every network
