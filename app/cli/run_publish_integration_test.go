@@ -98,7 +98,7 @@ func TestRunRefusesABadPublish(t *testing.T) {
 	defer busy.Close()
 	marker := filepath.Join(t.TempDir(), "ran")
 	for _, c := range []struct{ port, want string }{
-		{strconv.Itoa(busy.Addr().(*net.TCPAddr).Port), "is in use on this machine, so the run's cannot be published there and nothing was started"},
+		{strconv.Itoa(busy.Addr().(*net.TCPAddr).Port), "is in use on this machine, so it cannot be published and nothing was started"},
 		{"0", "--publish 0 is not a port (1 to 65535), so nothing was started"},
 	} {
 		_, errOut, code := runIn(t.Context(), t, d, "--publish", c.port, "--", "touch", marker)

@@ -24,15 +24,15 @@ type published struct {
 // port; onLandlock, nowhere (see announce).
 func publish(ports []int, onLandlock bool) (*published, error) {
 	p := &published{ports: ports, lns: map[int][]net.Listener{}}
+	if onLandlock {
+		return p, nil
+	}
 	for _, port := range ports {
-		if onLandlock {
-			break
-		}
 		ln, err := net.Listen("tcp4", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
 		if err != nil {
 			p.close()
 			if errors.Is(err, syscall.EADDRINUSE) {
-				return nil, userErrorf(err, "port %d is in use on this machine, so the run's cannot be published there and nothing was started; stop what uses it, or publish another port", port)
+				return nil, userErrorf(err, "port %d is in use on this machine, so it cannot be published and nothing was started; stop what uses it, or publish another port", port)
 			}
 			return nil, userErrorf(err, "port %d cannot be published on this machine (%v), so nothing was started", port, err)
 		}
