@@ -88,6 +88,7 @@ func (r *Runner) RunCommand(ctx context.Context, c *InFlight, cmd Command) (sand
 	release() // the proxy's last connections are recorded before the notes
 	notes := append(runNotes(res, r.cacheDir()), net.notes()...)
 	notes = append(notes, steeringNotes(res.Stderr)...)
+	notes = append(notes, serviceNotes(res.Stderr, res.Stdout)...)
 	if n := signingNote(res.Stderr); n != "" {
 		notes = append(notes, n)
 	}
