@@ -1,7 +1,7 @@
 // Package bwrap confines runs with bubblewrap: fresh namespaces (user,
 // PID, network, IPC, UTS, cgroup), system directories read-only, the
-// workspace read-write except its protected paths, a private /tmp and a
-// fresh $HOME. The default backend on Linux.
+// workspace read-write except its protected paths, the session's /tmp
+// (SessionSpec.Tmp; a private one without it) and a fresh $HOME. The default backend on Linux.
 //
 // The sequence. Open starts a warm session (sandbox.OpenWarmSession)
 // whose Warmer is a sessionWarmer:

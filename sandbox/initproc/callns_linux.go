@@ -9,7 +9,9 @@ import (
 
 // setupCall makes a zygote's run what a sandbox of its own would be, in
 // the namespaces the zygote gave it: its cgroup, a procfs of its PID
-// namespace, pseudo-terminals, an empty /tmp and $HOME, and a loopback.
+// namespace, pseudo-terminals, an empty $HOME and /tmp (each of the
+// Fresh directories: /tmp only when the session has none of its own),
+// and a loopback.
 // The supervisor's thread must stay locked: the cgroup namespace is the
 // thread's, and the next stage is started from it.
 func setupCall(c CallSetup) error {

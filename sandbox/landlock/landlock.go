@@ -15,8 +15,9 @@
 // Landlock only adds rights down a directory tree, so "writable
 // workspace except .git/hooks" is expressed by granting each workspace
 // entry separately. New files cannot be created directly in the
-// workspace root, and there is no private /tmp, only a per-run temporary
-// directory exported as TMPDIR. Git must create files in .git itself, so
+// workspace root, and there is no private /tmp, only a temporary
+// directory exported as TMPDIR: the session's (SessionSpec.Tmp), else
+// the run's own. Git must create files in .git itself, so
 // .git gets that right, and with it .git/config and .git/hooks below it:
 // gitguard watches those during each run (see gitdir.go).
 package landlock
