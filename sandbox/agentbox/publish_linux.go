@@ -18,7 +18,7 @@ import (
 // it, and nothing on the host can enter that namespace without
 // CAP_SYS_ADMIN. A socket belongs to the namespace it was made in,
 // whoever connects it: so the first process inside makes a TCP socket
-// there each time `gatehouse run` asks (socketsFor), and `gatehouse
+// there each time `gatehouse run` asks (serveSockets), and `gatehouse
 // run`, for a port the person published, connects it to the agent's
 // server inside and copies between that and a connection it accepted on
 // the host's loopback (Box.DialInside, with Forward). Nothing inside can
