@@ -214,7 +214,7 @@ func runConfined(ctx context.Context, g *Globals, o runOptions, argv []string, v
 	tcf := <-toolchains
 	tc, err := tcf.tc, tcf.err
 	if err != nil {
-		endRun(c, started.ID, -1)
+		notStarted(c, started.ID, err)
 		return err
 	}
 	spec, err := confinedSpec(runLayout{
@@ -223,7 +223,7 @@ func runConfined(ctx context.Context, g *Globals, o runOptions, argv []string, v
 		tmp: started.Tmp,
 	})
 	if err != nil {
-		endRun(c, started.ID, -1)
+		notStarted(c, started.ID, err)
 		return err
 	}
 	spec.OwnGroup = ownGroup
@@ -242,7 +242,7 @@ func runConfined(ctx context.Context, g *Globals, o runOptions, argv []string, v
 	defer signal.Stop(stop)
 	box, err := agentbox.Start(ctx, spec)
 	if err != nil {
-		endRun(c, started.ID, -1)
+		notStarted(c, started.ID, err)
 		return userErrorf(err, "the confined run did not start: %v", err)
 	}
 	go func() {
@@ -414,6 +414,14 @@ func endRun(c *client.Client, id string, code int) (confined.Closed, error) {
 	var closed confined.Closed
 	err := c.Post(ctx, "/api/v1/runs/"+id+"/end", map[string]int{"exit": code}, &closed)
 	return closed, err
+}
+
+// notStarted tells the daemon the run's agent never started, and why,
+// so its session says so rather than that the agent exited.
+func notStarted(c *client.Client, id string, why error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_ = c.Post(ctx, "/api/v1/runs/"+id+"/end", map[string]any{"exit": -1, "not_started": why.Error()}, nil)
 }
 
 // daemonPort is the running daemon's TCP port, where the agent's

@@ -14,6 +14,8 @@ type ConfinedRuns interface {
 	Start(ctx context.Context, req confined.Request) (confined.Started, error)
 	Wait(ctx context.Context, id string) (confined.Ended, error)
 	End(ctx context.Context, id string, exit int) (confined.Closed, error)
+	// NotStarted ends a run whose agent never started, saying why.
+	NotStarted(ctx context.Context, id, why string) (confined.Closed, error)
 }
 
 func (s *Server) registerRuns(mux *http.ServeMux) {
@@ -60,12 +62,20 @@ func (s *Server) waitRun(w http.ResponseWriter, r *http.Request) {
 func (s *Server) endRun(w http.ResponseWriter, r *http.Request) {
 	var b struct {
 		Exit int `json:"exit"`
+		// NotStarted, when set, says why the agent never started.
+		NotStarted string `json:"not_started"`
 	}
 	if err := decodeBody(r, &b); err != nil {
 		s.fail(w, r, err)
 		return
 	}
-	closed, err := s.Runs.End(r.Context(), r.PathValue("id"), b.Exit)
+	var closed confined.Closed
+	var err error
+	if b.NotStarted != "" {
+		closed, err = s.Runs.NotStarted(r.Context(), r.PathValue("id"), b.NotStarted)
+	} else {
+		closed, err = s.Runs.End(r.Context(), r.PathValue("id"), b.Exit)
+	}
 	if err != nil {
 		s.fail(w, r, &httpError{http.StatusNotFound, err.Error()})
 		return

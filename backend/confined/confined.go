@@ -20,6 +20,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net"
 	"net/http"
 	"os"
@@ -399,15 +400,34 @@ type Closed struct {
 
 // End ends a run whose agent exited with status exit.
 func (g *Runs) End(ctx context.Context, id string, exit int) (Closed, error) {
+	reason := fmt.Sprintf("the confined agent exited (status %d)", exit)
+	if exit < 0 {
+		reason = "`gatehouse run` went away"
+	}
+	return g.end(ctx, id, exit, reason, nil)
+}
+
+// NotStarted ends a run whose agent never started (`gatehouse run` could
+// not make its sandbox), saying why: the session's end reason then says
+// so, not that the agent exited.
+func (g *Runs) NotStarted(ctx context.Context, id, why string) (Closed, error) {
+	if len(why) > maxWhy {
+		why = why[:maxWhy] + "…"
+	}
+	return g.end(ctx, id, -1, "the run did not start: "+why, map[string]any{"not_started": why})
+}
+
+// maxWhy bounds the sentence a run that did not start leaves.
+const maxWhy = 512
+
+// end ends run id once, with reason for its session and more for its
+// run.ended row.
+func (g *Runs) end(ctx context.Context, id string, exit int, reason string, more map[string]any) (Closed, error) {
 	g.mu.Lock()
 	r, ok := g.live[id]
 	g.mu.Unlock()
 	if !ok {
 		return Closed{}, ErrNoRun
-	}
-	reason := fmt.Sprintf("the confined agent exited (status %d)", exit)
-	if exit < 0 {
-		reason = "`gatehouse run` went away"
 	}
 	r.once.Do(func() {
 		// Committed with the checkpoint after the run, when there is one.
@@ -415,7 +435,9 @@ func (g *Runs) End(ctx context.Context, id string, exit int) (Closed, error) {
 		if g.deps.Checkpoints == nil {
 			emit = g.deps.Emit
 		}
-		emit(ctx, "run.ended", r.st.Live.Actor(), r.st.Live.ID(), map[string]any{"run": id, "exit": exit})
+		row := map[string]any{"run": id, "exit": exit}
+		maps.Copy(row, more)
+		emit(ctx, "run.ended", r.st.Live.Actor(), r.st.Live.ID(), row)
 		g.release(r, reason)
 	})
 	c := Closed{Ended: true}
