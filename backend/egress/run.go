@@ -41,6 +41,9 @@ type Options struct {
 	TestHosts   map[string]string
 	DialTimeout time.Duration
 	Logger      *slog.Logger
+	// HostPorts are ports of the machine's loopback every run may reach
+	// (ServeHost): services the person listed in the config.
+	HostPorts []int
 }
 
 // Proxy is the daemon's egress proxy; each run gets its own Run.
@@ -48,6 +51,8 @@ type Proxy struct {
 	opts  Options
 	tests testHosts
 	log   *slog.Logger
+	// own are loopback ports no host port reaches (Reserve).
+	own sync.Map // int → struct{}
 }
 
 // New checks o and returns a Proxy.
@@ -120,7 +125,11 @@ func (p *Proxy) Open(ctx context.Context, info RunInfo) *Run {
 }
 
 // Serve implements sandbox.Proxy.
-func (r *Run) Serve(ln net.Listener) {
+func (r *Run) Serve(ln net.Listener) { r.accept(ln, r.handle) }
+
+// accept hands each connection on ln to handle, tracked so Close ends it,
+// until ln is closed.
+func (r *Run) accept(ln net.Listener, handle func(net.Conn)) {
 	for {
 		c, err := ln.Accept()
 		if err != nil {
@@ -134,7 +143,7 @@ func (r *Run) Serve(ln net.Listener) {
 		go func() {
 			defer r.wg.Done()
 			defer r.untrack(c)
-			r.handle(c)
+			handle(c)
 		}()
 	}
 }
