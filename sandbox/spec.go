@@ -37,6 +37,15 @@ type Proxy interface {
 	// the host's loopback that Landlock lets the run connect to. The
 	// backend closes ln when the run is over.
 	Serve(ln net.Listener)
+	// HostPorts are the ports of the machine's loopback the run may
+	// reach (services the person listed: a database, a cache), each
+	// served by ServeHost; none by default.
+	HostPorts() []int
+	// ServeHost answers the connections the run makes to port on its own
+	// loopback (or, for a run in the host's namespace, to port through its
+	// route), each connected to port on the machine's loopback, until ln
+	// is closed; only the run's processes can reach ln, as for Serve.
+	ServeHost(port int, ln net.Listener)
 }
 
 // Limits bound one run. A zero field means "no limit" except OutputBytes

@@ -135,7 +135,7 @@ func (s *started) Run(ctx context.Context, p *sandbox.Prepared) (sandbox.Result,
 		env = sandbox.ProxyEnv(env, sandbox.ProxyAddr)
 	}
 	req := launch.NewRequest(p, env, 0)
-	req.Net = launch.OwnNamespaceNet(p.Network.Mode)
+	req.Net = launch.OwnNamespaceNet(p.Network)
 	stageRequest(p, req)
 	release, err := workspaceMounts(p, req)
 	if err != nil {

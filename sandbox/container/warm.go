@@ -200,7 +200,7 @@ func (s *session) runReady(ctx context.Context, r *readyExec, p *sandbox.Prepare
 	if p.Network.Mode == sandbox.NetProxy {
 		env = sandbox.ProxyEnv(env, sandbox.ProxyAddr)
 	}
-	call := initproc.Request{Path: p.Argv[0], Argv: p.Argv, Env: env, Dir: p.Dir, Net: launch.OwnNamespaceNet(p.Network.Mode)}
+	call := initproc.Request{Path: p.Argv[0], Argv: p.Argv, Env: env, Dir: p.Dir, Net: launch.OwnNamespaceNet(p.Network)}
 	if s.nested {
 		if err := nestMounts(p, &call); err != nil {
 			return res, err

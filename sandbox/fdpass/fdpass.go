@@ -28,9 +28,9 @@ func ParseRights(oob []byte) ([]int, error) {
 	return fds, nil
 }
 
-// Send sends b and descriptor fd over sock.
-func Send(sock int, b []byte, fd int) error {
-	return unix.Sendmsg(sock, b, unix.UnixRights(fd), nil, 0)
+// Send sends b and descriptors fds over sock, in one message.
+func Send(sock int, b []byte, fds ...int) error {
+	return unix.Sendmsg(sock, b, unix.UnixRights(fds...), nil, 0)
 }
 
 // ReceiveOne reads one message carrying exactly one descriptor from sock

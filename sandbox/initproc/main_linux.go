@@ -84,7 +84,7 @@ func confineAndExec(cfg Config) error {
 	var dir string
 	var req Request
 	netCfg := cfg.Net
-	var back func(fd int) error
+	var back func(fds []int) error
 	if cfg.RequestFD > 0 {
 		_ = warmRequestDecoder() // a failure costs only the time it would save
 		r, f, err := readRequest(cfg.RequestFD)
@@ -257,7 +257,7 @@ func supervise(cfg Config) int {
 				return report(status, Status{Exit: ExitSetupFailed, Error: err.Error()})
 			}
 			last := *n
-			last.Listen = ""
+			last.Listen, last.HostPorts = "", nil
 			next.Net = &last
 		}
 		hangup = call.hangup()

@@ -44,13 +44,19 @@ type Net struct {
 	// back to the daemon, which accepts on it: nothing of the proxy runs in
 	// the sandbox, and only the run's processes can reach it.
 	Listen string `json:"listen,omitempty"`
+	// HostPorts are ports the helper also listens on, at 127.0.0.1 and
+	// ::1 inside the run's own namespace (with Listen), and hands back
+	// after the proxy's socket: the daemon connects each connection to the
+	// same port of the machine's loopback (services the person listed). In
+	// the host's namespace the daemon's Routes carry them instead.
+	HostPorts []int `json:"host_ports,omitempty"`
 }
 
 // check fails closed on a mode or field combination it does not know.
 func (n *Net) check() error {
 	switch n.Mode {
 	case NetNone, NetHost:
-		if n.ProxyPort != 0 || n.Listen != "" || len(n.Routes) > 0 {
+		if n.ProxyPort != 0 || n.Listen != "" || len(n.Routes) > 0 || len(n.HostPorts) > 0 {
 			return fmt.Errorf("network %q takes no proxy", n.Mode)
 		}
 	case NetProxy:
@@ -68,6 +74,14 @@ func (n *Net) check() error {
 		if n.Listen != "" {
 			if _, err := netip.ParseAddrPort(n.Listen); err != nil {
 				return fmt.Errorf("proxy listen address: %w", err)
+			}
+		}
+		if len(n.HostPorts) > 0 && n.Listen == "" {
+			return fmt.Errorf("host ports come with the proxy's listener in the run's own namespace")
+		}
+		for _, p := range n.HostPorts {
+			if p <= 0 || p > 65535 {
+				return fmt.Errorf("host port %d is not a port", p)
 			}
 		}
 	default:

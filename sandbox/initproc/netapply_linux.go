@@ -14,9 +14,10 @@ import (
 
 // confineNetEarly applies the parts of n that must precede the rest of
 // the call's setup: Landlock's network layer (with the host's namespace),
-// and the proxy's listening socket (in the run's own namespace), which is
-// handed to the daemon by back.
-func confineNetEarly(n *Net, back func(fd int) error) error {
+// and the listening sockets of the proxy and the host ports (in the run's
+// own namespace), which are handed to the daemon by back, the proxy's
+// first.
+func confineNetEarly(n *Net, back func(fds []int) error) error {
 	if n == nil {
 		return nil
 	}
@@ -41,26 +42,54 @@ func confineNetEarly(n *Net, back func(fd int) error) error {
 	if back == nil {
 		return fmt.Errorf("no channel to hand the proxy's socket back on")
 	}
-	fd, err := listenTCP(n.Listen)
+	fds, err := listenAll(n)
+	defer func() {
+		for _, fd := range fds {
+			unix.Close(fd)
+		}
+	}()
 	if err != nil {
 		return err
 	}
-	defer unix.Close(fd)
-	if err := back(fd); err != nil {
+	if err := back(fds); err != nil {
 		return fmt.Errorf("hand the proxy's socket to gatehouse: %w", err)
 	}
 	return nil
 }
 
-// sendOnFD hands a descriptor over the unix socket fd.
-func sendOnFD(sock int) func(fd int) error {
-	return func(fd int) error { return fdpass.Send(sock, []byte{0}, fd) }
+// listenAll listens for the proxy, then for each host port at 127.0.0.1
+// and, where the namespace has IPv6, ::1. Taken before the target starts,
+// a host port is never the target's to listen on.
+func listenAll(n *Net) ([]int, error) {
+	fd, err := listenTCP(n.Listen)
+	if err != nil {
+		return nil, err
+	}
+	fds := []int{fd}
+	for _, p := range n.HostPorts {
+		for _, a := range []netip.Addr{netip.AddrFrom4([4]byte{127, 0, 0, 1}), netip.IPv6Loopback()} {
+			fd, err := listenTCP(netip.AddrPortFrom(a, uint16(p)).String())
+			if err != nil && a.Is6() && errors.Is(err, unix.EADDRNOTAVAIL) {
+				continue // IPv6 is off on this machine: no client dials ::1
+			}
+			if err != nil {
+				return fds, err
+			}
+			fds = append(fds, fd)
+		}
+	}
+	return fds, nil
 }
 
-// sendOn hands a descriptor over conn.
-func sendOn(conn *net.UnixConn) func(fd int) error {
-	return func(fd int) error {
-		_, _, err := conn.WriteMsgUnix([]byte{0}, unix.UnixRights(fd), nil)
+// sendOnFD hands descriptors over the unix socket fd, in one message.
+func sendOnFD(sock int) func(fds []int) error {
+	return func(fds []int) error { return fdpass.Send(sock, []byte{0}, fds...) }
+}
+
+// sendOn hands descriptors over conn, in one message.
+func sendOn(conn *net.UnixConn) func(fds []int) error {
+	return func(fds []int) error {
+		_, _, err := conn.WriteMsgUnix([]byte{0}, unix.UnixRights(fds...), nil)
 		return err
 	}
 }
@@ -90,10 +119,17 @@ func confineNetLast(n *Net, connects int) error {
 // poller, and the socket is only passed on.
 func listenTCP(addr string) (int, error) {
 	ap, err := netip.ParseAddrPort(addr)
-	if err != nil || !ap.Addr().Is4() {
-		return -1, fmt.Errorf("proxy listen address %q is not IPv4 address:port", addr)
+	if err != nil {
+		return -1, fmt.Errorf("listen address %q is not address:port", addr)
 	}
-	fd, err := unix.Socket(unix.AF_INET, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, unix.IPPROTO_TCP)
+	var family int
+	var sa unix.Sockaddr
+	if ap.Addr().Is4() {
+		family, sa = unix.AF_INET, &unix.SockaddrInet4{Port: int(ap.Port()), Addr: ap.Addr().As4()}
+	} else {
+		family, sa = unix.AF_INET6, &unix.SockaddrInet6{Port: int(ap.Port()), Addr: ap.Addr().As16()}
+	}
+	fd, err := unix.Socket(family, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, unix.IPPROTO_TCP)
 	if err != nil {
 		return -1, fmt.Errorf("proxy socket: %w", err)
 	}
@@ -101,13 +137,20 @@ func listenTCP(addr string) (int, error) {
 		unix.Close(fd)
 		return -1, fmt.Errorf("proxy socket: %w", err)
 	}
-	if err := bindAwhile(fd, &unix.SockaddrInet4{Port: int(ap.Port()), Addr: ap.Addr().As4()}); err != nil {
+	if family == unix.AF_INET6 {
+		// ::1 alone; 127.0.0.1 has a socket of its own.
+		if err := unix.SetsockoptInt(fd, unix.IPPROTO_IPV6, unix.IPV6_V6ONLY, 1); err != nil {
+			unix.Close(fd)
+			return -1, fmt.Errorf("proxy socket: %w", err)
+		}
+	}
+	if err := bindAwhile(fd, sa); err != nil {
 		unix.Close(fd)
-		return -1, fmt.Errorf("listen for the proxy on %s: %w", addr, err)
+		return -1, fmt.Errorf("listen for gatehouse on %s: %w", addr, err)
 	}
 	if err := unix.Listen(fd, 128); err != nil {
 		unix.Close(fd)
-		return -1, fmt.Errorf("listen for the proxy on %s: %w", addr, err)
+		return -1, fmt.Errorf("listen for gatehouse on %s: %w", addr, err)
 	}
 	return fd, nil
 }

@@ -275,11 +275,17 @@ func (s *started) Run(ctx context.Context, p *sandbox.Prepared) (sandbox.Result,
 		port = s.proxyLn.Addr().(*net.TCPAddr).Port
 		env = sandbox.ProxyEnv(env, s.proxyLn.Addr().String())
 		call.Proxy, call.ProxyListener = p.Network.Proxy, s.proxyLn
+		hosts, err := listenHostPorts(p.Network.Proxy.HostPorts())
+		if err != nil {
+			s.Discard()
+			return sandbox.Result{Backend: Name}, err
+		}
+		call.HostListeners = hosts
 	} else {
 		s.proxyLn.Close()
 	}
 	call.Request = launch.NewRequest(p, env, nprocBase)
-	call.Request.Net = launch.HostNamespaceNet(p.Network.Mode, port)
+	call.Request.Net = launch.HostNamespaceNet(p.Network.Mode, port, call.HostListeners)
 	return guardGit(ctx, p, &call, func() (sandbox.Result, error) { return s.pend.Exec(ctx, call) })
 }
 

@@ -30,6 +30,24 @@ import (
 // listenProxy opens the run's proxy listener on the host's loopback.
 func listenProxy() (net.Listener, error) { return ListenLoopback("the run's proxy") }
 
+// listenHostPorts opens a listener on the host's loopback for each host
+// port, by port: the run's connects to 127.0.0.1 at a host port go there
+// (a route), and the proxy connects each on to the port itself.
+func listenHostPorts(ports []int) (map[int]net.Listener, error) {
+	lns := map[int]net.Listener{}
+	for _, p := range ports {
+		ln, err := ListenLoopback(fmt.Sprintf("the run's host port %d", p))
+		if err != nil {
+			for _, l := range lns {
+				l.Close()
+			}
+			return nil, err
+		}
+		lns[p] = ln
+	}
+	return lns, nil
+}
+
 // ListenLoopback opens a listener on a free port of the host's loopback
 // that takes connections from this user's sockets only (what names it,
 // for the error).

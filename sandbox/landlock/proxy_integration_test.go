@@ -33,6 +33,10 @@ func (p *countingProxy) Serve(ln net.Listener) {
 	}
 }
 
+func (p *countingProxy) HostPorts() []int { return nil }
+
+func (p *countingProxy) ServeHost(int, net.Listener) {}
+
 // What holds beside the proxy without a network namespace, as proxy.go
 // says: another port is refused, so is the proxy's port on another
 // address (Landlock matches ports only; the supervisor's connect check

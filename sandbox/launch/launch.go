@@ -249,6 +249,9 @@ type Invocation struct {
 	// helper hands back when the Request's Net has a Listen address.
 	Proxy         sandbox.Proxy
 	ProxyListener net.Listener
+	// HostListeners, with ProxyListener, are the run's listeners on the
+	// host's loopback for its host ports, by the port each leads to.
+	HostListeners map[int]net.Listener
 	// Abort, when it closes, kills the run at once (no grace) for
 	// AbortReason: the daemon saw it change a protected path.
 	Abort       <-chan struct{}

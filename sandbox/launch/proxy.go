@@ -6,24 +6,26 @@ import (
 	"log/slog"
 	"net"
 	"os"
+	"slices"
 	"sync"
 
 	"github.com/gatehouse-dev/gatehouse/sandbox"
 	"golang.org/x/sys/unix"
 )
 
-// serveProxy hands the run's proxy listener to call.Proxy and returns
-// what closes it once the run is over.
+// serveProxy hands the run's proxy and host-port listeners to call.Proxy
+// and returns what closes them once the run is over.
 func (p *Pending) serveProxy(call Invocation) (stop func()) {
 	if call.Proxy == nil {
-		if call.ProxyListener != nil {
-			call.ProxyListener.Close()
-		}
+		closeListeners(call.ProxyListener, call.HostListeners)
 		return func() {}
 	}
 	if call.ProxyListener != nil {
 		go call.Proxy.Serve(call.ProxyListener)
-		return func() { call.ProxyListener.Close() }
+		for port, ln := range call.HostListeners {
+			go call.Proxy.ServeHost(port, ln)
+		}
+		return func() { closeListeners(call.ProxyListener, call.HostListeners) }
 	}
 	if call.Request == nil || call.Request.Net == nil || call.Request.Net.Listen == "" || p.request == nil {
 		return func() {}
@@ -31,11 +33,25 @@ func (p *Pending) serveProxy(call Invocation) (stop func()) {
 	return ServeProxyFrom(p.request, call.Proxy, p.log)
 }
 
-// receiveListener reads one descriptor from conn and makes a listener of
-// it; it fails if the helper closes its side without sending one.
-func receiveListener(conn *net.UnixConn) (net.Listener, error) {
+func closeListeners(ln net.Listener, more map[int]net.Listener) {
+	if ln != nil {
+		ln.Close()
+	}
+	for _, l := range more {
+		l.Close()
+	}
+}
+
+// maxHanded bounds the listeners one helper hands back: the proxy's, and
+// two for each host port.
+const maxHanded = 1 + 2*16
+
+// receiveListeners reads one message of listening sockets from conn: the
+// proxy's first, then the host ports'. It fails if the helper closes its
+// side without sending them.
+func receiveListeners(conn *net.UnixConn) ([]net.Listener, error) {
 	var b [1]byte
-	oob := make([]byte, unix.CmsgSpace(4))
+	oob := make([]byte, unix.CmsgSpace(4*maxHanded))
 	_, oobn, _, _, err := conn.ReadMsgUnix(b[:], oob)
 	if err != nil {
 		return nil, fmt.Errorf("receive the proxy socket: %w", err)
@@ -45,38 +61,70 @@ func receiveListener(conn *net.UnixConn) (net.Listener, error) {
 		return nil, errors.New("receive the proxy socket: no descriptor came")
 	}
 	fds, err := unix.ParseUnixRights(&msgs[0])
-	if err != nil || len(fds) != 1 {
+	if err != nil || len(fds) == 0 {
 		for _, fd := range fds {
 			unix.Close(fd)
 		}
-		return nil, errors.New("receive the proxy socket: expected one descriptor")
+		return nil, errors.New("receive the proxy socket: no descriptor came")
 	}
-	f := os.NewFile(uintptr(fds[0]), "proxy")
+	var lns []net.Listener
+	for i, fd := range fds {
+		ln, err := fileListener(fd)
+		if err != nil {
+			for _, fd := range fds[i+1:] {
+				unix.Close(fd)
+			}
+			closeListeners(nil, indexed(lns))
+			return nil, fmt.Errorf("receive the proxy socket: %w", err)
+		}
+		lns = append(lns, ln)
+	}
+	return lns, nil
+}
+
+func indexed(lns []net.Listener) map[int]net.Listener {
+	m := make(map[int]net.Listener, len(lns))
+	for i, ln := range lns {
+		m[i] = ln
+	}
+	return m
+}
+
+// fileListener makes a listener of fd, which it takes.
+func fileListener(fd int) (net.Listener, error) {
+	f := os.NewFile(uintptr(fd), "proxy")
 	defer f.Close()
 	// Only a listening TCP socket will do: anything else the sandbox could
 	// send would not be the proxy's.
-	if v, err := unix.GetsockoptInt(fds[0], unix.SOL_SOCKET, unix.SO_ACCEPTCONN); err != nil || v != 1 {
-		return nil, errors.New("receive the proxy socket: it is not a listening socket")
+	if v, err := unix.GetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_ACCEPTCONN); err != nil || v != 1 {
+		return nil, errors.New("it is not a listening socket")
 	}
-	ln, err := net.FileListener(f)
-	if err != nil {
-		return nil, fmt.Errorf("receive the proxy socket: %w", err)
-	}
-	return ln, nil
+	return net.FileListener(f)
 }
 
-// ServeProxyFrom receives the proxy's listening socket from a helper on
-// conn and hands it to proxy; the returned stop closes it, whether it has
-// come yet or not. A helper that fails before sending says why in its
-// status, so a missing socket is only logged here.
+// hostPortOf is the host port ln listens for: the port of its loopback
+// address, if it is one of ports.
+func hostPortOf(ln net.Listener, ports []int) (int, bool) {
+	a, ok := ln.Addr().(*net.TCPAddr)
+	if !ok || !a.IP.IsLoopback() || !slices.Contains(ports, a.Port) {
+		return 0, false
+	}
+	return a.Port, true
+}
+
+// ServeProxyFrom receives the listening sockets of the proxy and the host
+// ports from a helper on conn and hands them to proxy; the returned stop
+// closes them, whether they have come yet or not. A helper that fails
+// before sending says why in its status, so missing sockets are only
+// logged here.
 func ServeProxyFrom(conn *net.UnixConn, proxy sandbox.Proxy, log *slog.Logger) (stop func()) {
 	var (
 		mu     sync.Mutex
-		ln     net.Listener
+		lns    []net.Listener
 		closed bool
 	)
 	go func() {
-		l, err := receiveListener(conn)
+		got, err := receiveListeners(conn)
 		if err != nil {
 			log.Debug("sandbox: no proxy socket from the helper", "err", err)
 			return
@@ -84,18 +132,28 @@ func ServeProxyFrom(conn *net.UnixConn, proxy sandbox.Proxy, log *slog.Logger) (
 		mu.Lock()
 		defer mu.Unlock()
 		if closed {
-			l.Close()
+			closeListeners(nil, indexed(got))
 			return
 		}
-		ln = l
-		go proxy.Serve(l)
+		lns = got
+		go proxy.Serve(got[0])
+		ports := proxy.HostPorts()
+		for _, ln := range got[1:] {
+			// Why: the helper says which socket is which by its address
+			// alone; one that is not a listed port's gets no service.
+			port, ok := hostPortOf(ln, ports)
+			if !ok {
+				log.Warn("sandbox: the helper handed back a socket for no host port", "addr", ln.Addr())
+				ln.Close()
+				continue
+			}
+			go proxy.ServeHost(port, ln)
+		}
 	}()
 	return func() {
 		mu.Lock()
 		defer mu.Unlock()
 		closed = true
-		if ln != nil {
-			ln.Close()
-		}
+		closeListeners(nil, indexed(lns))
 	}
 }

@@ -141,6 +141,11 @@ func (p *fakeProxy) Serve(ln net.Listener) {
 	serveCanned(ln, &p.conns, "HTTP/1.1 200 OK\r\nContent-Length: 9\r\nConnection: close\r\n\r\nproxy-ok\n")
 }
 
+// HostPorts: the rows probe no service of the person's.
+func (p *fakeProxy) HostPorts() []int { return nil }
+
+func (p *fakeProxy) ServeHost(int, net.Listener) {}
+
 // countAccepts accepts on ln until it closes, counting each connection in
 // n and closing it: a row that must reach nothing counts what got through.
 func countAccepts(ln net.Listener, n *atomic.Int32) {

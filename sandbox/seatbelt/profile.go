@@ -54,6 +54,13 @@ func Profile(p *sandbox.Prepared, home, tmp string, ws []protect.Workspace, prox
 		// Seatbelt names only localhost or any host: the run's proxy port
 		// on loopback, TCP only.
 		w("(allow network-outbound (remote tcp %s))", quote("localhost:"+strconv.Itoa(proxyPort)))
+		// Host ports the person listed, straight to the service: Seatbelt
+		// cannot lead a connect elsewhere, so these go unrecorded.
+		if p.Network.Proxy != nil {
+			for _, hp := range p.Network.Proxy.HostPorts() {
+				w("(allow network-outbound (remote tcp %s))", quote("localhost:"+strconv.Itoa(hp)))
+			}
+		}
 	}
 	return b.String()
 }

@@ -2,6 +2,7 @@ package seatbelt
 
 import (
 	"flag"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -45,6 +46,10 @@ func TestProfileGolden(t *testing.T) {
 		{"network-proxy", sandbox.Prepared{
 			Workspaces: []string{"/Users/ann/src/app"},
 			Network:    sandbox.Network{Mode: sandbox.NetProxy},
+		}, nil},
+		{"network-proxy-host-ports", sandbox.Prepared{
+			Workspaces: []string{"/Users/ann/src/app"},
+			Network:    sandbox.Network{Mode: sandbox.NetProxy, Proxy: hostPorts{5432, 6379}},
 		}, nil},
 	}
 	for _, tc := range tests {
@@ -115,3 +120,10 @@ func TestProfileDeniesLinkedGitConfig(t *testing.T) {
 		}
 	}
 }
+
+// hostPorts is a proxy with host ports that serves nothing.
+type hostPorts []int
+
+func (h hostPorts) Serve(net.Listener)          {}
+func (h hostPorts) HostPorts() []int            { return h }
+func (h hostPorts) ServeHost(int, net.Listener) {}
