@@ -14,7 +14,7 @@ func egressProxy(n config.Network, log *slog.Logger) (*egress.Proxy, error) {
 	if !n.On() {
 		return nil, nil
 	}
-	p, err := egress.New(egress.Options{TestHosts: n.TestHosts, Logger: log})
+	p, err := egress.New(egress.Options{TestHosts: n.TestHosts, HostPorts: n.HostPorts, Logger: log})
 	if err != nil {
 		return nil, fmt.Errorf("[network] in the config: %w", err)
 	}

@@ -73,8 +73,9 @@ type runNet struct {
 	o NetworkOrigin
 
 	mu sync.Mutex
-	// refused are the proxy's refusals, each once: a command often shows
-	// only a status code ("curl: (56) … 502"), so its result says why.
+	// refused are the proxy's refusals as notes, each once: a command
+	// often shows only a status code ("curl: (56) … 502"), or a host
+	// port's closed connection, so its result says why.
 	refused []string
 }
 
@@ -82,11 +83,16 @@ type runNet struct {
 func (n *runNet) notes() []string {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	out := make([]string, 0, len(n.refused))
-	for _, msg := range n.refused {
-		out = append(out, msg+"; the person can allow a domain on the network card the next connection to it raises, or with a [[network]] rule")
+	return slices.Clone(n.refused)
+}
+
+// refusalNote is the sentence for the agent about one refusal: a host
+// port's says what is wrong with it; a domain's, how the person allows it.
+func refusalNote(c egress.Connection, msg string) string {
+	if c.Method == egress.MethodHost {
+		return "Gatehouse could not connect the command to the service on this machine: " + msg
 	}
-	return out
+	return msg + "; the person can allow a domain on the network card the next connection to it raises, or with a [[network]] rule"
 }
 
 // Decide implements egress.Decider: network rules and session grants
@@ -220,9 +226,10 @@ func (n *runNet) Connection(ctx context.Context, c egress.Connection) {
 	if c.Refused != "" {
 		msg := n.r.redact(c.Refused)
 		payload["refused"] = msg
+		note := refusalNote(c, msg)
 		n.mu.Lock()
-		if !slices.Contains(n.refused, msg) && len(n.refused) < maxRefusalNotes {
-			n.refused = append(n.refused, msg)
+		if !slices.Contains(n.refused, note) && len(n.refused) < maxRefusalNotes {
+			n.refused = append(n.refused, note)
 		}
 		n.mu.Unlock()
 	}

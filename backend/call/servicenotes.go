@@ -66,7 +66,7 @@ func serviceNotes(outputs ...[]byte) []string {
 				continue
 			}
 			seen[addr] = true
-			notes = append(notes, "Gatehouse's sandbox lets a command reach only the servers it starts itself on "+addr+" and the machine's other local addresses: a database or server running on the person's machine, or one another command started, is out of its reach, so the connection failed. If the task needs that service, start it within the same command, or ask the person.")
+			notes = append(notes, "Gatehouse's sandbox lets a command reach only the servers it starts itself on "+addr+" and the machine's other local addresses: a database or server running on the person's machine, or one another command started, is out of its reach, so the connection failed. If the task needs that service, start it within the same command, or ask the person: they can let commands reach a service on this machine by adding its port to host_ports under [network] in Gatehouse's config.")
 		}
 	}
 	return notes

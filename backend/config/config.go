@@ -262,6 +262,13 @@ func (c Config) Validate() error {
 	if err := c.Export.validate(); err != nil {
 		return err
 	}
+	listen := c.Listen
+	if listen == "" {
+		listen = DefaultListen
+	}
+	if err := c.Network.validate(listen); err != nil {
+		return err
+	}
 	for name := range c.Agents {
 		if _, ok := agentprofile.Lookup(name); !ok {
 			return fmt.Errorf("[agents.%s]: Gatehouse has no profile for %q; use one of %s", name, name, strings.Join(agentprofile.Names(), ", "))

@@ -41,6 +41,7 @@ var hints = map[string]string{
 	"export.otlp_headers":        `a table of header names and values, e.g. { "authorization" = "Bearer …" }`,
 	"export.ocsf_file":           `an absolute file path in quotes`,
 	"export.max_backlog":         "a whole number of events",
+	"network.host_ports":         "a list of port numbers, e.g. [5432, 6379]",
 	"secret.binaries":            `a list of absolute program paths, e.g. ["/usr/bin/gh"]`,
 }
 

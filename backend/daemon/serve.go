@@ -53,6 +53,11 @@ func (d *Daemon) serve(ctx context.Context) (err error) {
 			}
 		}()
 	}
+	if a, ok := d.addr.(*net.TCPAddr); ok && opts.Egress != nil {
+		// Why: a host port the config lists must not lead a command to
+		// the daemon's own API.
+		opts.Egress.Reserve(a.Port)
+	}
 	addrPath := filepath.Join(opts.DataDir, datadir.AddrFile)
 	if err := atomicfile.Write(addrPath, []byte(d.addr.String()+"\n"), 0o600); err != nil {
 		logger.Warn("write addr file", "err", err)
