@@ -50,5 +50,8 @@ func initArgv(s Spec, flags ...string) []string {
 	for _, p := range s.Uncreatable {
 		a = append(a, "--uncreatable", p)
 	}
+	for _, p := range s.HostPorts {
+		a = append(a, "--host-port", strconv.Itoa(p))
+	}
 	return append(append(a, "--"), s.Argv...)
 }

@@ -53,6 +53,15 @@ func initAndExec(args []string) error {
 	// would exec it, to make sockets for the ports the person published
 	// (publish_linux.go); with --reap or --root-fd it stays anyway.
 	publish := fs.Bool("publish", false, "")
+	var hostPorts []int
+	fs.Func("host-port", "", func(v string) error {
+		p, err := strconv.Atoi(v)
+		if err != nil || p <= 0 || p > 65535 {
+			return fmt.Errorf("--host-port %q is not a port", v)
+		}
+		hostPorts = append(hostPorts, p)
+		return nil
+	})
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -77,8 +86,14 @@ func initAndExec(args []string) error {
 			return err
 		}
 		argv, uncreatable = root.Argv, root.Uncreatable
+		hostPorts = append(hostPorts, root.HostPorts...)
 	}
 	if err := handOut(out); err != nil {
+		sockets.Close()
+		return err
+	}
+	// Before the agent starts: nothing of its own takes a host port.
+	if err := handOutHostPorts(hostPorts); err != nil {
 		sockets.Close()
 		return err
 	}
@@ -250,6 +265,47 @@ func openHandOut(port int) (out []*os.File, sockets *os.File, err error) {
 		return fail(err)
 	}
 	return append(out, outside), inside, nil
+}
+
+// handOutHostPorts listens on each host port at 127.0.0.1 and, where the
+// namespace has IPv6, ::1, and passes the listeners out in one message
+// (none without host ports), closing them here.
+func handOutHostPorts(ports []int) error {
+	if len(ports) == 0 {
+		return nil
+	}
+	var out []*os.File
+	defer func() {
+		for _, f := range out {
+			f.Close()
+		}
+	}()
+	for _, p := range ports {
+		for _, host := range []string{"127.0.0.1", "::1"} {
+			addr := net.JoinHostPort(host, strconv.Itoa(p))
+			ln, err := net.Listen("tcp", addr)
+			if err != nil && host == "::1" && errors.Is(err, syscall.EADDRNOTAVAIL) {
+				continue // IPv6 is off here: no client dials ::1
+			}
+			if err != nil {
+				return fmt.Errorf("listen on %s in the sandbox: %w", addr, err)
+			}
+			f, err := ln.(*net.TCPListener).File()
+			ln.Close()
+			if err != nil {
+				return err
+			}
+			out = append(out, f)
+		}
+	}
+	fds := make([]int, len(out))
+	for i, f := range out {
+		fds[i] = int(f.Fd())
+	}
+	if err := fdpass.Send(handoffFD, []byte{0}, fds...); err != nil {
+		return fmt.Errorf("hand out the sandbox's host ports: %w", err)
+	}
+	return nil
 }
 
 // handOut passes out what openHandOut opened, and closes it here.

@@ -103,6 +103,8 @@ func launchLandlock(s Spec, scratch string) (*Box, error) {
 	if err := writeHomeRunInfo(home, s.Info); err != nil {
 		return nil, err
 	}
+	_, p, _ := net.SplitHostPort(ProxyAddr)
+	seenProxy, _ := strconv.Atoi(p)
 	proxyLn, err := landlock.ListenLoopback("the run's proxy")
 	if err != nil {
 		return nil, err
@@ -112,7 +114,24 @@ func launchLandlock(s Spec, scratch string) (*Box, error) {
 		proxyLn.Close()
 		return nil, err
 	}
-	closeBoth := func() { proxyLn.Close(); agentLn.Close() }
+	proxyPort := port(proxyLn)
+	hosts := map[int][]net.Listener{}
+	closeListeners := func() {
+		proxyLn.Close()
+		agentLn.Close()
+		for _, lns := range hosts {
+			lns[0].Close()
+		}
+	}
+	routes := map[int]int{seenProxy: proxyPort, s.AgentPort: port(agentLn)}
+	for _, hp := range s.HostPorts {
+		ln, err := landlock.ListenLoopback(fmt.Sprintf("the run's host port %d", hp))
+		if err != nil {
+			closeListeners()
+			return nil, err
+		}
+		hosts[hp], routes[hp] = []net.Listener{ln}, port(ln)
+	}
 	rules := landlock.AgentRules(landlock.Agent{
 		ReadOnly:   slices.Concat(s.ReadOnly, s.Programs, s.Shown, []string{s.Init}),
 		ReadWrite:  slices.Concat([]string{home, tmp}, s.ReadWrite),
@@ -124,17 +143,13 @@ func launchLandlock(s Spec, scratch string) (*Box, error) {
 		Guarded:   s.Guarded,
 		Hidden:    s.Hidden,
 	})
-	_, p, _ := net.SplitHostPort(ProxyAddr)
-	seenProxy, _ := strconv.Atoi(p)
-	proxyPort := port(proxyLn)
 	cfg := initproc.Config{
 		Supervise: true, Terminal: true, Landlock: &rules, Path: s.Argv[0], Argv: s.Argv,
-		Net: &initproc.Net{Mode: initproc.NetProxy, HostNamespace: true, ProxyPort: proxyPort,
-			Routes: map[int]int{seenProxy: proxyPort, s.AgentPort: port(agentLn)}},
+		Net: &initproc.Net{Mode: initproc.NetProxy, HostNamespace: true, ProxyPort: proxyPort, Routes: routes},
 	}
 	enc, err := cfg.Encode()
 	if err != nil {
-		closeBoth()
+		closeListeners()
 		return nil, err
 	}
 	cmd := exec.Command(s.Init, initproc.Entry, enc)
@@ -146,12 +161,12 @@ func launchLandlock(s Spec, scratch string) (*Box, error) {
 	// supervisor ends the run.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGTERM, Setpgid: s.OwnGroup}
 	if err := cmd.Start(); err != nil {
-		closeBoth()
+		closeListeners()
 		return nil, fmt.Errorf("start the sandbox helper: %w", err)
 	}
 	b := started(cmd, scratch, syscall.SIGTERM)
 	b.ownGroup = s.OwnGroup
-	b.Proxy, b.Agent = proxyLn, agentLn
+	b.Proxy, b.Agent, b.Hosts = proxyLn, agentLn, hosts
 	return b, nil
 }
 

@@ -80,6 +80,12 @@ type Spec struct {
 	// ports the person published (Box.DialInside). Where it stays anyway
 	// (a sandbox it makes itself, a container) it makes them regardless.
 	Publish bool
+	// HostPorts are ports of the machine's loopback the agent and what
+	// it starts reach through Gatehouse (the config's host_ports): the
+	// first process listens on them inside, at 127.0.0.1 and ::1, before
+	// the agent starts (on Landlock, a route leads each to a listener on
+	// the host's loopback); Box.Hosts holds the listeners.
+	HostPorts []int
 	// Early, if set, is the sandbox Prepare started for this Spec ahead
 	// of its layout, which Start completes.
 	Early *Early

@@ -70,7 +70,7 @@ func rootOf(s Spec, empty, info string, covers map[string]string) initproc.Root 
 	if env == nil {
 		env = []string{}
 	}
-	return initproc.Root{Steps: append(steps, remount...), Dir: s.Dir, Argv: s.Argv, Env: env, Console: terminalName(s.Stdout), Uncreatable: s.Uncreatable}
+	return initproc.Root{Steps: append(steps, remount...), Dir: s.Dir, Argv: s.Argv, Env: env, Console: terminalName(s.Stdout), Uncreatable: s.Uncreatable, HostPorts: s.HostPorts}
 }
 
 // terminalName is the terminal device f is, "" if it is none: bubblewrap

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sync"
 	"syscall"
 	"time"
@@ -28,6 +29,10 @@ type Box struct {
 	// in the sandbox's network namespace: the proxy's (ProxyAddr) and the
 	// daemon's agent routes' (Spec.AgentPort). Serve them with Forward.
 	Proxy, Agent net.Listener
+	// Hosts are the listeners for the host ports (Spec.HostPorts), by
+	// port: inside, at 127.0.0.1 and ::1; on Landlock, on the host's
+	// loopback, where a route leads the port. Serve them with Hand.
+	Hosts map[int][]net.Listener
 	// diag is a socket-diagnostics netlink socket in the sandbox's
 	// network namespace (Process), -1 without one.
 	diag    int
@@ -123,7 +128,7 @@ func Start(ctx context.Context, s Spec) (*Box, error) {
 	b := started(cmd, scratch, syscall.SIGKILL)
 	b.ownGroup = s.OwnGroup
 	b.container, b.watch = s.Container, watch
-	got, err := receiveListeners(ctx, int(ours.Fd()), b.done)
+	got, err := receiveListeners(ctx, int(ours.Fd()), b.done, len(s.HostPorts))
 	if err != nil {
 		b.Kill()
 		<-b.done
@@ -131,6 +136,7 @@ func Start(ctx context.Context, s Spec) (*Box, error) {
 		return nil, err
 	}
 	b.Proxy, b.Agent, b.diag = got.lns[0], got.lns[1], got.diag
+	b.Hosts = hostsByPort(got.hosts, s.HostPorts)
 	if got.sockets >= 0 {
 		b.sockets = &insideSockets{fd: got.sockets}
 	}
@@ -235,6 +241,8 @@ func (b *Box) cleanup() {
 // handedIn is what the first process inside handed out.
 type handedIn struct {
 	lns [2]net.Listener
+	// hosts are the host ports' listeners, when the run has host ports.
+	hosts []net.Listener
 	// diag and sockets are -1 when a first process of an older build sent
 	// none.
 	diag, sockets int
@@ -243,8 +251,9 @@ type handedIn struct {
 
 // receiveListeners reads the proxy's and the agent routes' listeners
 // from the hand-off socket, in that order, then the socket-diagnostics
-// socket and the socket maker's end.
-func receiveListeners(ctx context.Context, sock int, exited <-chan struct{}) (handedIn, error) {
+// socket and the socket maker's end, then, with hostPorts, one message of
+// their listeners.
+func receiveListeners(ctx context.Context, sock int, exited <-chan struct{}, hostPorts int) (handedIn, error) {
 	ch := make(chan handedIn, 1)
 	go func() {
 		g := handedIn{diag: -1, sockets: -1}
@@ -273,6 +282,9 @@ func receiveListeners(ctx context.Context, sock int, exited <-chan struct{}) (ha
 					unix.CloseOnExec(fd)
 					g.sockets = fd
 				}
+				if hostPorts > 0 {
+					g.hosts, g.err = receiveHosts(sock, hostPorts)
+				}
 			}
 		}
 		ch <- g
@@ -297,6 +309,26 @@ func receiveListeners(ctx context.Context, sock int, exited <-chan struct{}) (ha
 	case <-time.After(30 * time.Second):
 		return handedIn{}, errors.New("the sandbox did not start within 30 s")
 	}
+}
+
+// receiveHosts reads the one message of the host ports' listeners: two
+// for each of ports, or one where the sandbox has no IPv6.
+func receiveHosts(sock, ports int) ([]net.Listener, error) {
+	fds, err := fdpass.Receive(sock, make([]byte, 1), 2*ports)
+	if err != nil {
+		return nil, fmt.Errorf("receive the host ports' listeners: %w", err)
+	}
+	var lns []net.Listener
+	for _, fd := range fds {
+		f := os.NewFile(uintptr(fd), "listener")
+		ln, err := net.FileListener(f)
+		f.Close()
+		if err != nil {
+			continue
+		}
+		lns = append(lns, ln)
+	}
+	return lns, nil
 }
 
 // handedOut is what receiveListeners returns for what was received.
@@ -361,6 +393,11 @@ func (b *Box) Wait() (int, error) {
 		b.Proxy.Close()
 		b.Agent.Close()
 	}
+	for _, lns := range b.Hosts {
+		for _, ln := range lns {
+			ln.Close()
+		}
+	}
 	b.diagMu.Lock()
 	if b.diag >= 0 {
 		unix.Close(b.diag)
@@ -380,4 +417,20 @@ func (b *Box) Wait() (int, error) {
 		return 128 + int(ws.Signal()), nil
 	}
 	return b.state.ExitCode(), nil
+}
+
+// hostsByPort files each listener under its port, if that is one of
+// ports; any other is closed (the first process inside said which is
+// which by address alone).
+func hostsByPort(lns []net.Listener, ports []int) map[int][]net.Listener {
+	out := map[int][]net.Listener{}
+	for _, ln := range lns {
+		a, ok := ln.Addr().(*net.TCPAddr)
+		if !ok || !a.IP.IsLoopback() || !slices.Contains(ports, a.Port) {
+			ln.Close()
+			continue
+		}
+		out[a.Port] = append(out[a.Port], ln)
+	}
+	return out
 }

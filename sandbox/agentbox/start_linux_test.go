@@ -36,7 +36,7 @@ func TestHandedOutBeforeTheSandboxExited(t *testing.T) {
 	unix.Close(pair[1]) // the sandbox is gone
 	exited := make(chan struct{})
 	close(exited)
-	got, err := receiveListeners(t.Context(), pair[0], exited)
+	got, err := receiveListeners(t.Context(), pair[0], exited, 0)
 	lns := got.lns
 	if err != nil {
 		t.Fatalf("listeners handed out before the exit: %v", err)
@@ -57,7 +57,7 @@ func TestExitedBeforeTheHandOff(t *testing.T) {
 	unix.Close(pair[1])
 	exited := make(chan struct{})
 	close(exited)
-	if _, err := receiveListeners(t.Context(), pair[0], exited); err == nil {
+	if _, err := receiveListeners(t.Context(), pair[0], exited, 0); err == nil {
 		t.Fatal("no error for a sandbox that handed nothing out")
 	}
 }

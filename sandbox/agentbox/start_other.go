@@ -13,6 +13,7 @@ import (
 // Box is a running confined agent; only Linux starts one.
 type Box struct {
 	Proxy, Agent net.Listener
+	Hosts        map[int][]net.Listener
 }
 
 // Start needs bubblewrap, which is Linux's (on macOS, see

@@ -33,6 +33,27 @@ func Send(sock int, b []byte, fds ...int) error {
 	return unix.Sendmsg(sock, b, unix.UnixRights(fds...), nil, 0)
 }
 
+// Receive reads one message carrying 1 to max descriptors from sock into
+// b, and returns them.
+func Receive(sock int, b []byte, max int) ([]int, error) {
+	oob := make([]byte, unix.CmsgSpace(4*max))
+	n, oobn, _, _, err := unix.Recvmsg(sock, b, oob, 0)
+	if err != nil {
+		return nil, err
+	}
+	fds, err := ParseRights(oob[:oobn])
+	if err == nil && n == 0 && len(fds) == 0 {
+		return nil, io.EOF // the sender closed its end without sending
+	}
+	if err != nil || len(fds) == 0 || len(fds) > max {
+		for _, fd := range fds {
+			unix.Close(fd)
+		}
+		return nil, fmt.Errorf("want 1 to %d descriptors, got %d: %v", max, len(fds), err)
+	}
+	return fds, nil
+}
+
 // ReceiveOne reads one message carrying exactly one descriptor from sock
 // into b, and returns the descriptor and the message's length.
 func ReceiveOne(sock int, b []byte) (fd, n int, err error) {

@@ -83,6 +83,10 @@ type Root struct {
 	// first process started ahead of the daemon's answer learns them
 	// here, as bubblewrap's gets them as --uncreatable).
 	Uncreatable []string `json:"uncreatable,omitempty"`
+	// HostPorts are the ports the first process listens on inside for
+	// services of the machine's loopback (agentbox's Spec.HostPorts): a
+	// first process started ahead of the daemon's answer learns them here.
+	HostPorts []int `json:"host_ports,omitempty"`
 }
 
 // DecodeRoot reads a Root, refusing what it does not know.
