@@ -97,3 +97,39 @@ func TestHostPortsReachTheService(t *testing.T) {
 		})
 	}
 }
+
+// TestRunReachesHostPorts: under `gatehouse run` the confined agent and
+// what it starts (an MCP server for the person's database, here a shell)
+// reach a listed service as its commands do, by 127.0.0.1 and by
+// localhost, each connection in the audit with the process that made it;
+// the agent cannot listen on the listed port itself.
+func TestRunReachesHostPorts(t *testing.T) {
+	for _, backend := range runBackends {
+		t.Run(backend, func(t *testing.T) {
+			svc, err := serveText(t, "127.0.0.1:0", "rows from the person's service")
+			if err != nil {
+				t.Fatal(err)
+			}
+			port := strconv.Itoa(svc.Addr().(*net.TCPAddr).Port)
+			d := startRunDaemon(t, backend, "[network]\nhost_ports = ["+port+"]\n")
+			squat := `if command -v python3 >/dev/null 2>&1; then python3 -c 'import socket,sys; s=socket.socket(); s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen(); print("squatted")' "$1" 2>/dev/null; else timeout 2 nc -l -p "$1" 127.0.0.1 2>/dev/null && echo squatted; fi; true`
+			script := `set -- 127.0.0.1 "$1"; ` + fetchScript + `; echo; set -- localhost "$2"; ` + fetchScript + `; echo; ` + "sh -c '" + strings.ReplaceAll(squat, "'", `'"'"'`) + "' sh \"$2\""
+			out, errOut, code := runIn(t.Context(), t, d, "--", "sh", "-c", script, "sh", port)
+			if n := strings.Count(out, "rows from the person's service"); n != 2 || code != 0 {
+				t.Errorf("the service answered %d times of 2 (exit %d):\n%s\n%s", n, code, out, errOut)
+			}
+			if strings.Contains(out, "squatted") {
+				t.Errorf("the agent listened on the listed port itself:\n%s", out)
+			}
+			var seen []string
+			for _, e := range d.Events("kind=network.connection") {
+				p, _ := e["payload"].(map[string]any)
+				seen = append(seen, fmt.Sprintf("%v %v:%v process=%v refused=%v", p["method"], p["domain"], p["port"], p["process"], p["refused"] != nil))
+			}
+			all := strings.Join(seen, "\n")
+			if n := strings.Count(all, "HOST localhost:"+port+" process="); n != 2 || strings.Contains(all, "refused=true") || strings.Contains(all, "process=<nil>") || strings.Contains(all, "process=unknown") {
+				t.Errorf("want 2 host connections with their process, none refused:\n%s", all)
+			}
+		})
+	}
+}

@@ -227,6 +227,10 @@ func runConfined(ctx context.Context, g *Globals, o runOptions, argv []string, v
 		return err
 	}
 	spec.OwnGroup = ownGroup
+	if started.HandSocket != "" {
+		// Host ports' connections go to the daemon as the proxy's do.
+		spec.HostPorts = started.HostPorts
+	}
 	pub.announce(spec.Landlock, g.Stderr)
 	spec.Publish = len(o.ports) > 0
 	// A terminal's signals go to the agent (it is in this process group);
@@ -256,9 +260,16 @@ func runConfined(ctx context.Context, g *Globals, o runOptions, argv []string, v
 	label := func(conn net.Conn) string { return "process=" + box.Process(conn) }
 	if started.HandSocket != "" {
 		// The proxy's connections go to the daemon themselves.
-		go agentbox.Hand(box.Proxy, func() (*net.UnixConn, error) {
+		hand := func() (*net.UnixConn, error) {
 			return net.DialUnix("unixpacket", nil, &net.UnixAddr{Name: started.HandSocket, Net: "unixpacket"})
-		}, label)
+		}
+		go agentbox.Hand(box.Proxy, hand, label)
+		for port, lns := range box.Hosts {
+			hostLabel := func(conn net.Conn) string { return fmt.Sprintf("host=%d %s", port, label(conn)) }
+			for _, ln := range lns {
+				go agentbox.Hand(ln, hand, hostLabel)
+			}
+		}
 	} else {
 		go agentbox.Forward(box.Proxy, dialer(started.ProxySocket), label)
 	}

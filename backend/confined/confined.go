@@ -155,6 +155,11 @@ type Started struct {
 	// theirs: what the agent saves there, its commands find; "" gives the
 	// run one of its own.
 	Tmp string `json:"tmp,omitempty"`
+	// HostPorts are the ports of this machine's loopback the run reaches
+	// through its proxy (the config's host_ports): `gatehouse run` listens
+	// on them inside and hands each connection over HandSocket, labelled
+	// "host=PORT process=NAME".
+	HostPorts []int `json:"host_ports,omitempty"`
 }
 
 // Runs are the live confined runs.
@@ -300,7 +305,7 @@ func (g *Runs) Start(ctx context.Context, req Request) (Started, error) {
 	}
 	return Started{ID: id, Session: st.Live.ID(), Workspaces: st.Workspaces, GitDirs: r.gitDirs,
 		AgentSocket: filepath.Join(r.dir, "agent.sock"), ProxySocket: filepath.Join(r.dir, "proxy.sock"),
-		HandSocket: filepath.Join(r.dir, "hand.sock"), Backend: backend, Tmp: tmp}, nil
+		HandSocket: filepath.Join(r.dir, "hand.sock"), Backend: backend, Tmp: tmp, HostPorts: r.hostPorts()}, nil
 }
 
 // backend is what confines a run asked for with the configured backend
@@ -538,4 +543,13 @@ func (g *Runs) checkpoint(ctx context.Context, r *run, phase snapshot.Phase, emi
 		"call": call, "checkpoint": cp.ID, "phase": cp.Phase, "files": cp.Stats.Files,
 	})
 	return nil
+}
+
+// hostPorts are the ports the run's proxy connects to the machine's
+// loopback; none without a proxy.
+func (r *run) hostPorts() []int {
+	if r.proxy == nil {
+		return nil
+	}
+	return r.proxy.HostPorts()
 }

@@ -31,13 +31,14 @@ func (r *Run) HostPorts() []int { return slices.Clone(r.p.opts.HostPorts) }
 // connection recorded. A port not listed, or one this process listens on,
 // reaches nothing.
 func (r *Run) ServeHost(port int, ln net.Listener) {
-	r.accept(ln, func(c net.Conn) { r.host(c, port) })
+	r.accept(ln, func(c net.Conn) { r.host(c, port, "") })
 }
 
-// host serves one connection to a host port.
-func (r *Run) host(c net.Conn, port int) {
+// host serves one connection to a host port, which process made (when
+// the run is labelled).
+func (r *Run) host(c net.Conn, port int, process string) {
 	start := time.Now()
-	rec := Connection{Session: r.info.Session, Call: r.info.Call, Domain: "localhost", Port: port, Method: MethodHost}
+	rec := Connection{Session: r.info.Session, Call: r.info.Call, Domain: "localhost", Port: port, Method: MethodHost, Process: process}
 	defer func() {
 		rec.Duration = time.Since(start)
 		r.record(rec)

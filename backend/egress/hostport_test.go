@@ -110,3 +110,26 @@ func TestServeHost(t *testing.T) {
 		})
 	}
 }
+
+func TestParseHandedLabel(t *testing.T) {
+	cases := []struct {
+		label   string
+		host    int
+		process string
+		ok      bool
+	}{
+		{"process=node (pid 7)", 0, "node (pid 7)", true},
+		{"host=5432 process=psql (pid 9)", 5432, "psql (pid 9)", true},
+		{"host=5432", 0, "", false},
+		{"host=0 process=x", 0, "", false},
+		{"host=70000 process=x", 0, "", false},
+		{"host=ab process=x", 0, "", false},
+		{"proc=x", 0, "", false},
+	}
+	for _, tc := range cases {
+		host, process, ok := parseHandedLabel(tc.label)
+		if host != tc.host || process != tc.process || ok != tc.ok {
+			t.Errorf("%q: %d %q %v, want %d %q %v", tc.label, host, process, ok, tc.host, tc.process, tc.ok)
+		}
+	}
+}

@@ -193,7 +193,8 @@ func (r *Run) untrack(c net.Conn) {
 // unixpacket listener only the run's forwarder reaches: each connection
 // to it carries one message, "process=NAME" with the descriptor of the
 // connection that process made, which the proxy then serves itself (no
-// forwarder copies its bytes).
+// forwarder copies its bytes); "host=PORT process=NAME" hands one the
+// process made to a host port (ServeHost).
 func (r *Run) ServeHanded(ln net.Listener) {
 	for {
 		u, err := ln.Accept()
@@ -237,7 +238,7 @@ func (r *Run) takeHanded(u net.Conn) {
 	if err != nil {
 		return
 	}
-	process, ok := strings.CutPrefix(string(buf[:n]), "process=")
+	host, process, ok := parseHandedLabel(string(buf[:n]))
 	if !ok || !r.track(c) {
 		c.Close()
 		return
@@ -245,7 +246,29 @@ func (r *Run) takeHanded(u net.Conn) {
 	r.wg.Add(1)
 	defer r.wg.Done()
 	defer r.untrack(c)
+	if host > 0 {
+		r.host(c, host, process)
+		return
+	}
 	r.serve(c, false, process)
+}
+
+// parseHandedLabel reads a handed connection's label: "process=NAME" for
+// the proxy, "host=PORT process=NAME" for a host port.
+func parseHandedLabel(label string) (host int, process string, ok bool) {
+	if rest, isHost := strings.CutPrefix(label, "host="); isHost {
+		p, after, found := strings.Cut(rest, " ")
+		port, err := strconv.Atoi(p)
+		if !found || err != nil || port <= 0 || port > 65535 {
+			return 0, "", false
+		}
+		host, label = port, after
+	}
+	process, ok = strings.CutPrefix(label, "process=")
+	if !ok {
+		return 0, "", false
+	}
+	return host, process, true
 }
 
 // handle serves one connection from the run: one CONNECT tunnel, or one
