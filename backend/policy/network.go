@@ -113,6 +113,17 @@ func (p *Policy) DecideNetwork(s Session, domain string, port int) Decision {
 	return d
 }
 
+// Unruled reports whether no rule decided d, a DecideNetwork verdict: it
+// is the baseline's for a connection none covers (a card, or that card's
+// denial in unattended mode). A connection the person approved otherwise
+// (a host port they listed, an agent's model API) may then go ahead;
+// one a rule denies may not.
+func (d Decision) Unruled() bool { return d.Rule == builtinRef("network") }
+
+// PlanRefusal reports whether d is plan mode's refusal of the network,
+// which no rule decided either.
+func (d Decision) PlanRefusal() bool { return d.Rule == builtinRef("plan-mode") }
+
 // NetworkRule is the allow rule a network card widens to: the domain, and
 // the port unless it is one of the web's (which a rule without ports
 // covers).

@@ -131,3 +131,37 @@ func TestNetworkRuleAppends(t *testing.T) {
 		t.Errorf("port 22: %+v", d)
 	}
 }
+
+// TestUnruled: a verdict no rule made is told apart from a rule's, in
+// every mode; a managed rule, a user's deny or a grant is a rule's.
+func TestUnruled(t *testing.T) {
+	user := filepath.Join(t.TempDir(), "policy.toml")
+	write(t, user, `
+[[rule]]
+action = "deny"
+tool = "network"
+domains = ["db.example.test"]
+ports = [5432]
+`)
+	p, err := Load(user, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		mode          Mode
+		domain        string
+		unruled, plan bool
+	}{
+		{ModeAuto, "localhost", true, false},
+		{ModeUnattended, "localhost", true, false},
+		{ModePlan, "localhost", false, true},
+		{ModeAuto, "db.example.test", false, false},
+		{ModeUnattended, "db.example.test", false, false},
+	}
+	for _, tc := range cases {
+		d := p.DecideNetwork(Session{Mode: tc.mode}, tc.domain, 5432)
+		if d.Unruled() != tc.unruled || d.PlanRefusal() != tc.plan {
+			t.Errorf("%s %s: %+v: unruled %v plan %v, want %v %v", tc.mode, tc.domain, d, d.Unruled(), d.PlanRefusal(), tc.unruled, tc.plan)
+		}
+	}
+}
