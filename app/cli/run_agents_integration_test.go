@@ -29,9 +29,15 @@ func confinedDaemon(t *testing.T, agent string, env ...string) *clitest.Daemon {
 // confinedDaemonOn is confinedDaemon with its runs confined by backend.
 func confinedDaemonOn(t *testing.T, backend, agent string, env ...string) *clitest.Daemon {
 	t.Helper()
+	return confinedDaemonWith(t, "", backend, agent, env...)
+}
+
+// confinedDaemonWith is confinedDaemonOn with top-level settings first.
+func confinedDaemonWith(t *testing.T, top, backend, agent string, env ...string) *clitest.Daemon {
+	t.Helper()
 	base := t.TempDir()
 	ws := filepath.Join(base, "ws")
-	clitest.WriteConfig(t, ws, "config.toml", backendConfig(t, backend)+fmt.Sprintf(`
+	clitest.WriteConfig(t, ws, "config.toml", top+backendConfig(t, backend)+fmt.Sprintf(`
 [network]
 test_only_hosts = { "model.example.test" = "127.0.0.1" }
 
@@ -391,6 +397,28 @@ func TestConfinedClaudeReadOfAKeyIsRedacted(t *testing.T) {
 	}
 	if !res.ModelSaw("REDACTED") || !res.ModelSaw("ssh key:") {
 		t.Fatalf("the model saw no redacted copy:\n%s\n%s\ndaemon log:\n%s", strings.Join(res.ToolResults(), "\n---\n"), res, d.Log())
+	}
+}
+
+// TestConfinedClaudeInEveryMode: the confined agent's own model API
+// needs no card, so it is reached whatever the mode: in unattended mode,
+// where every card is a denial, and in plan mode, which opens the network
+// to no command; a command's domain stays denied there.
+func TestConfinedClaudeInEveryMode(t *testing.T) {
+	for _, mode := range []string{"unattended", "plan"} {
+		t.Run(mode, func(t *testing.T) {
+			d := confinedDaemonWith(t, "mode = \""+mode+"\"\n", "auto", "claude")
+			model, caPEM := agenttest.StartModelTLS(t, agenttest.Anthropic, agenttest.Script{agenttest.Say("answered in " + mode + " mode")}, "model.example.test")
+			cli, ctx := installedAt(t, d, "claude", agenttest.NewClaude, agentHome(t), model)
+			confine(t, d, cli, "claude", "ANTHROPIC_BASE_URL", caPEM)
+			res, err := cli.RunClaude(ctx, d.Workspace, "say hello", nil)
+			if err != nil {
+				t.Fatalf("%v\ndaemon log:\n%s", err, d.Log())
+			}
+			if len(res.Requests) == 0 || !strings.Contains(res.Stdout, "answered in "+mode+" mode") {
+				t.Fatalf("the agent did not reach its model:\n%s\ndaemon log:\n%s", res, d.Log())
+			}
+		})
 	}
 }
 

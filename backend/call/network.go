@@ -107,7 +107,10 @@ func (n *runNet) Decide(ctx context.Context, q egress.Question) (egress.Answer, 
 		return egress.Answer{Reason: "this session's mode is not one Gatehouse knows"}, nil
 	}
 	dec := r.deps.Policy.Get().DecideNetwork(ps, q.Domain, q.Port)
-	if dec.Verdict == policy.Ask && n.o.Preapproved != nil && n.o.Preapproved(q.Domain) {
+	switch {
+	case (dec.Unruled() || dec.PlanRefusal()) && n.o.Preapproved != nil && n.o.Preapproved(q.Domain):
+		// Not a card, so neither unattended mode's denial of one nor plan
+		// mode's closed network keeps the agent from its own model.
 		dec = policy.Decision{Verdict: policy.Allow, Reason: "the confined agent's own model API (its profile's domains)"}
 	}
 	n.record(ctx, "network.decision", "policy", map[string]any{
