@@ -5,6 +5,7 @@ package cli_test
 import (
 	"fmt"
 	"net"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -23,8 +24,9 @@ const fetchScript = `if command -v curl >/dev/null 2>&1; then curl -sS --max-tim
 // the person lists in [network] host_ports (a database a project's tests
 // need) answers a command, by 127.0.0.1 and by localhost, on each
 // backend, and each connection is in the audit; a listed service that is
-// down is said to be so; a port not listed stays out of reach, and the
-// command cannot listen on the listed port itself.
+// down is said to be so; a listed port a network rule denies, and a port
+// not listed, stay out of reach; the command cannot listen on the listed
+// port itself.
 func TestHostPortsReachTheService(t *testing.T) {
 	for _, backend := range runBackends {
 		t.Run(backend, func(t *testing.T) {
@@ -39,16 +41,7 @@ func TestHostPortsReachTheService(t *testing.T) {
 			}
 			defer other.Close()
 			var hits atomic.Int32
-			go func() {
-				for {
-					c, err := other.Accept()
-					if err != nil {
-						return
-					}
-					hits.Add(1)
-					c.Close()
-				}
-			}()
+			go countAccepts(other, &hits)
 			// A listed port whose service is down.
 			down, err := net.Listen("tcp4", "127.0.0.1:0")
 			if err != nil {
@@ -56,7 +49,19 @@ func TestHostPortsReachTheService(t *testing.T) {
 			}
 			downPort := down.Addr().(*net.TCPAddr).Port
 			down.Close()
-			d := startRunDaemon(t, backend, fmt.Sprintf("[network]\nhost_ports = [%d, %d]\n", port, downPort))
+			// A listed port that a network rule of the person's denies.
+			denied, err := net.Listen("tcp4", "127.0.0.1:0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer denied.Close()
+			deniedPort := denied.Addr().(*net.TCPAddr).Port
+			go countAccepts(denied, &hits)
+			base := t.TempDir()
+			ws := filepath.Join(base, "ws")
+			clitest.WriteConfig(t, ws, "config.toml", backendConfig(t, backend)+fmt.Sprintf("[network]\nhost_ports = [%d, %d, %d]\n", port, downPort, deniedPort))
+			clitest.WriteConfig(t, ws, "policy.toml", fmt.Sprintf("[[rule]]\naction = \"deny\"\ntool = \"network\"\ndomains = [\"localhost\"]\nports = [%d]\nreason = \"the staging database is off limits\"\n", deniedPort))
+			d := clitest.StartWithEnv(t, filepath.Join(base, "data"), ws, nil)
 			s := d.MCP(t.Context(), "hostports")
 			run := func(argv ...string) (string, bool) {
 				r, err := s.CallTool(t.Context(), &mcp.CallToolParams{Name: "run_command", Arguments: map[string]any{"argv": argv}})
@@ -73,10 +78,13 @@ func TestHostPortsReachTheService(t *testing.T) {
 			if out, _ := run("sh", "-c", fetchScript, "sh", "127.0.0.1", strconv.Itoa(downPort)); !strings.Contains(out, fmt.Sprintf("Gatehouse could not connect the command to the service on this machine: nothing answers on port %d", downPort)) {
 				t.Errorf("no note on the listed service that is down:\n%s", out)
 			}
+			if out, _ := run("sh", "-c", fetchScript, "sh", "127.0.0.1", strconv.Itoa(deniedPort)); !strings.Contains(out, "the staging database is off limits") {
+				t.Errorf("no note on the listed port a rule denies:\n%s", out)
+			}
 			otherPort := strconv.Itoa(other.Addr().(*net.TCPAddr).Port)
 			out, _ := run("sh", "-c", fetchScript, "sh", "127.0.0.1", otherPort)
 			if n := hits.Load(); n != 0 {
-				t.Errorf("a port not listed was reached %d times:\n%s", n, out)
+				t.Errorf("a port not listed, or one a rule denies, was reached %d times:\n%s", n, out)
 			}
 			// The listed port is Gatehouse's inside the sandbox: the command
 			// cannot put a server of its own in the service's place.
@@ -131,5 +139,18 @@ func TestRunReachesHostPorts(t *testing.T) {
 				t.Errorf("want 2 host connections with their process, none refused:\n%s", all)
 			}
 		})
+	}
+}
+
+// countAccepts accepts on ln until it closes, counting each connection in
+// n and closing it.
+func countAccepts(ln net.Listener, n *atomic.Int32) {
+	for {
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		n.Add(1)
+		c.Close()
 	}
 }

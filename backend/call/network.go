@@ -108,6 +108,10 @@ func (n *runNet) Decide(ctx context.Context, q egress.Question) (egress.Answer, 
 	}
 	dec := r.deps.Policy.Get().DecideNetwork(ps, q.Domain, q.Port)
 	switch {
+	case q.Listed && dec.Unruled():
+		// The person listed the port in the config; plan mode still keeps
+		// a command off a service it could change.
+		dec = policy.Decision{Verdict: policy.Allow, Reason: "a service of this machine's loopback listed in [network] host_ports"}
 	case (dec.Unruled() || dec.PlanRefusal()) && n.o.Preapproved != nil && n.o.Preapproved(q.Domain):
 		// Not a card, so neither unattended mode's denial of one nor plan
 		// mode's closed network keeps the agent from its own model.

@@ -22,6 +22,9 @@ type Question struct {
 	// it (a confined agent's: the agent or one of its servers); "" when
 	// the run is one command.
 	Process string
+	// Listed: Domain is "localhost" and Port one the person listed in the
+	// config's host_ports, which needs no card (a rule may still deny it).
+	Listed bool
 }
 
 // Answer is a Decider's verdict.

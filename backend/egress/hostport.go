@@ -43,7 +43,7 @@ func (r *Run) host(c net.Conn, port int, process string) {
 		rec.Duration = time.Since(start)
 		r.record(rec)
 	}()
-	server, err := r.dialHost(port)
+	server, err := r.dialHost(port, process)
 	if err != nil {
 		rec.Refused = err.Error()
 		r.p.log.Info("egress: host port refused", "session", rec.Session, "call", rec.Call, "port", port, "err", err)
@@ -54,8 +54,9 @@ func (r *Run) host(c net.Conn, port int, process string) {
 	pipe(c, nil, server, &rec)
 }
 
-// dialHost connects to port on the machine's loopback.
-func (r *Run) dialHost(port int) (net.Conn, error) {
+// dialHost connects to port on the machine's loopback, once the run's
+// Decider lets it.
+func (r *Run) dialHost(port int, process string) (net.Conn, error) {
 	// Why: only a port the person listed is a service of theirs; the
 	// run's listener for any other would be a way onto the whole loopback.
 	if !slices.Contains(r.p.opts.HostPorts, port) {
@@ -65,6 +66,15 @@ func (r *Run) dialHost(port int) (net.Conn, error) {
 	// port that names it would hand the run the daemon's door.
 	if _, own := r.p.own.Load(port); own {
 		return nil, fmt.Errorf("port %d of this machine is Gatehouse's own, which no command reaches", port)
+	}
+	// Why: listing a port is the person's approval, not a rule's; a
+	// network rule that denies it, the organisation's above all, wins.
+	if a := r.decide(Question{Domain: "localhost", Port: port, Process: process, Listed: true}); !a.Allow {
+		reason := a.Reason
+		if reason == "" {
+			reason = "it was not approved"
+		}
+		return nil, fmt.Errorf("Gatehouse refused the connection to port %d of this machine: %s", port, reason)
 	}
 	d := net.Dialer{Timeout: r.p.opts.DialTimeout}
 	d.SetMultipathTCP(false)

@@ -1,6 +1,7 @@
 package egress
 
 import (
+	"fmt"
 	"io"
 	"net"
 	"strings"
@@ -50,17 +51,19 @@ func TestServeHost(t *testing.T) {
 	v4, v6 := echoOnce(t, "tcp4", "127.0.0.1:0"), echoOnce(t, "tcp6", "[::1]:0")
 	own, idle := echoOnce(t, "tcp4", "127.0.0.1:0"), freePort(t)
 	cases := []struct {
-		name    string
-		port    int
-		listed  bool
-		reply   string
-		refused string
+		name     string
+		port     int
+		listed   bool
+		ruleDeny bool
+		reply    string
+		refused  string
 	}{
-		{"ipv4 service", v4, true, "got ping", ""},
-		{"ipv6 service", v6, true, "got ping", ""},
-		{"not listed", v4, false, "", "is not one of [network] host_ports"},
-		{"the daemon's own", own, true, "", "is Gatehouse's own"},
-		{"nothing listens", idle, true, "", "nothing answers on port"},
+		{"ipv4 service", v4, true, false, "got ping", ""},
+		{"ipv6 service", v6, true, false, "got ping", ""},
+		{"not listed", v4, false, false, "", "is not one of [network] host_ports"},
+		{"a rule denies it", v4, true, true, "", "Gatehouse refused the connection to port"},
+		{"the daemon's own", own, true, false, "", "is Gatehouse's own"},
+		{"nothing listens", idle, true, false, "", "nothing answers on port"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -73,8 +76,9 @@ func TestServeHost(t *testing.T) {
 				t.Fatal(err)
 			}
 			p.Reserve(own)
-			rec := &recorder{}
-			run := p.Open(t.Context(), RunInfo{Session: "s1", Call: "c1", Decider: &decider{}, Recorder: rec})
+			rec, dec := &recorder{}, &decider{allow: map[string]bool{}}
+			dec.allow[fmt.Sprintf("localhost:%d", tc.port)] = !tc.ruleDeny
+			run := p.Open(t.Context(), RunInfo{Session: "s1", Call: "c1", Decider: dec, Recorder: rec})
 			ln, err := net.Listen("tcp4", "127.0.0.1:0")
 			if err != nil {
 				t.Fatal(err)
@@ -106,6 +110,11 @@ func TestServeHost(t *testing.T) {
 			}
 			if tc.refused != "" && !strings.Contains(r.Refused, tc.refused) {
 				t.Errorf("refused %q, want it to say %q", r.Refused, tc.refused)
+			}
+			for _, q := range dec.asked {
+				if !q.Listed || q.Domain != "localhost" || q.Port != tc.port || q.Call != "c1" {
+					t.Errorf("the decider was asked %+v", q)
+				}
 			}
 		})
 	}

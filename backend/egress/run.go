@@ -410,7 +410,7 @@ func (r *Run) admit(host string, port int, rec *Connection) (*target, *refusal) 
 		return nil, refuse(400, "Gatehouse's proxy does not connect to %q", host)
 	}
 	rec.Domain, rec.Port = name, port
-	if a := r.decide(name, port, rec.Process); !a.Allow {
+	if a := r.decide(Question{Domain: name, Port: port, Process: rec.Process}); !a.Allow {
 		reason := a.Reason
 		if reason == "" {
 			reason = "it was not approved"
@@ -430,8 +430,12 @@ func (r *Run) admit(host string, port int, rec *Connection) (*target, *refusal) 
 
 // decide asks the Decider once per domain and port for this run; other
 // connections for the same pair wait for that answer.
-func (r *Run) decide(name string, port int, process string) Answer {
+func (r *Run) decide(q Question) Answer {
+	name, port := q.Domain, q.Port
 	key := name + ":" + strconv.Itoa(port)
+	if q.Listed {
+		key = "host " + key // never a domain's answer
+	}
 	r.mu.Lock()
 	a, ok := r.answers[key]
 	if !ok {
@@ -452,7 +456,8 @@ func (r *Run) decide(name string, port int, process string) Answer {
 		a.a = Answer{Reason: "no one decides on network access here"}
 		return a.a
 	}
-	ans, err := r.info.Decider.Decide(r.ctx, Question{Domain: name, Port: port, Session: r.info.Session, Call: r.info.Call, Argv: r.info.Argv, Process: process})
+	q.Session, q.Call, q.Argv = r.info.Session, r.info.Call, r.info.Argv
+	ans, err := r.info.Decider.Decide(r.ctx, q)
 	switch {
 	case err != nil && r.ctx.Err() != nil:
 		ans = Answer{Reason: "the command's call ended"}
