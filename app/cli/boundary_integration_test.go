@@ -3,10 +3,12 @@
 package cli_test
 
 import (
+	"net"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -184,6 +186,70 @@ func TestBoundaryNeverProposesAHomeSecret(t *testing.T) {
 			})
 			if o.err != nil || !o.res.IsError || strings.Contains(clitest.Text(t, o.res), "CANARY-7730") {
 				t.Fatalf("the call: %v %s", o.err, clitest.Text(t, o.res))
+			}
+		})
+	}
+}
+
+// TestBoundaryNeverProposesASocket: a command whose client fails on a
+// service's unix socket the sandbox hides (a database's, as psql names
+// it) gets a note that says the machine's sockets are out of reach and
+// how the person can open the service's TCP port instead, and no card
+// proposing to show the socket "read-only": a socket shown read-only
+// still connects (the mount covers its bytes, not the service behind
+// it), so the card would have handed the command the service.
+func TestBoundaryNeverProposesASocket(t *testing.T) {
+	for _, backend := range []string{"bwrap", "landlock"} {
+		t.Run(backend, func(t *testing.T) {
+			base := t.TempDir()
+			// In the home, where the sandbox hides it and a card could offer
+			// to show it (a database a version manager runs, say).
+			home := filepath.Join(base, "home")
+			sock := filepath.Join(home, ".local", "run", ".s.PGSQL.5432")
+			if err := os.MkdirAll(filepath.Dir(sock), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			ln, err := net.Listen("unix", sock)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer ln.Close()
+			var hits atomic.Int32
+			go countAccepts(ln, &hits)
+			ws := filepath.Join(base, "ws")
+			clitest.WriteConfig(t, ws, "config.toml", "[sandbox]\nbackend = \""+backend+"\"\n")
+			d := clitest.StartWithEnv(t, filepath.Join(base, "data"), ws, []string{"HOME=" + home})
+			s := d.MCP(t.Context(), "socket")
+			// A client that connects, and says it failed as psql does.
+			client := `import os, socket, sys
+try:
+    socket.socket(socket.AF_UNIX).connect(sys.argv[1])
+except OSError as e:
+    sys.exit('psql: error: connection to server on socket "%s" failed: %s' % (sys.argv[1], os.strerror(e.errno)))
+print("connected")`
+			done := make(chan outcome, 1)
+			go func() {
+				done <- callAsync(t.Context(), s, "run_command", map[string]any{"argv": []string{"python3", "-c", client, sock}})
+			}()
+			var o outcome
+			clitest.WaitFor(t, 60*time.Second, "the call's answer", func() bool {
+				if p := d.Pending(); len(p) > 0 {
+					d.Decide(p[0].ID, "deny", "once", "")
+					t.Fatalf("a card proposed showing %v: %s", p[0].Paths, p[0].Reason)
+				}
+				select {
+				case o = <-done:
+					return true
+				default:
+					return false
+				}
+			})
+			out := clitest.Text(t, o.res)
+			if o.err != nil || !o.res.IsError || !strings.Contains(out, "shows commands none of this machine's unix sockets") || !strings.Contains(out, "host_ports") {
+				t.Fatalf("the call: %v %s", o.err, out)
+			}
+			if n := hits.Load(); n != 0 {
+				t.Errorf("the socket took %d connections", n)
 			}
 		})
 	}

@@ -57,6 +57,12 @@ func (r *Runner) mayShow(p string) bool {
 	if policy.Credential(p) || sandbox.SecretInside(p, home) != "" || workspace.InsideAny(p, r.deps.Hidden) {
 		return false
 	}
+	// Why: a socket shown "read-only" still connects; the card would hand
+	// the command the service behind it (a database, the container
+	// engine), which no one clicking it expects.
+	if sock, ok := sandbox.SocketIn(p); sock != "" || !ok {
+		return false
+	}
 	_, err := os.Stat(p)
 	return err == nil
 }

@@ -164,6 +164,9 @@ func Find(o Options) (Set, error) {
 		if s := sandbox.SecretInside(real, home); s != "" {
 			return t, fmt.Errorf("[sandbox] read_only entry %s would show sandboxes %s, which holds credentials or history; name a directory that does not contain it", r, s)
 		}
+		if s, _ := sandbox.SocketIn(real); s != "" {
+			return t, fmt.Errorf("[sandbox] read_only entry %s would show sandboxes the unix socket %s, which connects to the service behind it even read-only; name a directory that does not contain it", r, s)
+		}
 		f.add(real)
 	}
 	t.ReadOnly = f.roots()
