@@ -89,6 +89,8 @@ func (r *Runner) RunCommand(ctx context.Context, c *InFlight, cmd Command) (sand
 	notes := append(runNotes(res, r.cacheDir()), net.notes()...)
 	notes = append(notes, steeringNotes(res.Stderr)...)
 	notes = append(notes, serviceNotes(res.Stderr, res.Stdout)...)
+	sockNotes, socks := socketNotes(res.Stderr, res.Stdout)
+	notes = append(notes, sockNotes...)
 	if n := signingNote(res.Stderr); n != "" {
 		notes = append(notes, n)
 	}
@@ -96,6 +98,9 @@ func (r *Runner) RunCommand(ctx context.Context, c *InFlight, cmd Command) (sand
 		notes = append(notes, landlockEntryNotes(res.Stderr, c.plan.Action.Cwd, c.State.Workspaces, func(ws string) map[string]landlock.Lock { return LandlockLocks(ws, r.Exposure()) })...)
 	}
 	for _, rf := range boundaryRefusals(res.Stderr, c.State.Workspaces, r.home(), r.hiddenFromCommands) {
+		if slices.Contains(socks, rf.path) {
+			continue // its socket note says more
+		}
 		notes = append(notes, rf.note)
 		if rf.hid && c.proposal == "" && r.mayShow(rf.path) {
 			c.proposal = rf.path
