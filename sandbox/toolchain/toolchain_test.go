@@ -1,6 +1,7 @@
 package toolchain
 
 import (
+	"net"
 	"os"
 	"path/filepath"
 	"slices"
@@ -133,6 +134,15 @@ func TestFindToolchainsPathOrder(t *testing.T) {
 
 func TestFindToolchainsReadOnly(t *testing.T) {
 	home := fakeHome(t)
+	// A service's socket below a directory the person names.
+	if err := os.MkdirAll(filepath.Join(home, "svc", "run"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("unix", filepath.Join(home, "svc", "run", "db.sock"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
 	tests := []struct {
 		entry   string
 		wantErr string
@@ -143,6 +153,7 @@ func TestFindToolchainsReadOnly(t *testing.T) {
 		{"~/.cargo", "credentials.toml"},
 		{"~/.ssh/x", ""}, // does not exist: skipped with a note
 		{"relative/dir", "not an absolute path"},
+		{"~/svc", "the unix socket " + filepath.Join(home, "svc", "run", "db.sock")},
 	}
 	for _, tc := range tests {
 		t.Run(tc.entry, func(t *testing.T) {
