@@ -12,6 +12,7 @@ func TestProxyEnv(t *testing.T) {
 		"PATH=/usr/bin", "HTTP_PROXY=http://127.0.0.1:3128", "https_proxy=http://127.0.0.1:3128", "HTTPS_PROXY=http://127.0.0.1:3128",
 		"ALL_PROXY=http://127.0.0.1:3128", "no_proxy=localhost,127.0.0.1,::1", "npm_config_https_proxy=http://127.0.0.1:3128",
 		"GIT_CONFIG_KEY_0=core.hooksPath", "GIT_CONFIG_KEY_1=http.proxy", "GIT_CONFIG_VALUE_1=http://127.0.0.1:3128", "GIT_CONFIG_COUNT=2",
+		"NODE_USE_ENV_PROXY=1",
 	} {
 		if !slices.Contains(out, want) {
 			t.Errorf("env lacks %s: %v", want, out)

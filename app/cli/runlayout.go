@@ -351,7 +351,12 @@ func confinedEnv(environ []string, home string, l runLayout) []string {
 		fmt.Sprintf("GATEHOUSE_AGENT_ADDR=127.0.0.1:%d", l.agentPort))
 	// Git in the run looks past the hidden secrets' stand-ins, as in a
 	// command's own sandbox.
-	return sandbox.ProxyEnv(append(out, sandbox.GitCoherentEnv...), agentbox.ProxyAddr)
+	env := sandbox.ProxyEnv(append(out, sandbox.GitCoherentEnv...), agentbox.ProxyAddr)
+	// Not the agent's own: Claude Code and Gemini CLI set up their proxy
+	// themselves, and Node would print a warning that it is experimental
+	// into the agent's screen. Its commands, in sandboxes of their own,
+	// get it.
+	return slices.DeleteFunc(env, func(e string) bool { return strings.HasPrefix(e, sandbox.NodeEnvProxy+"=") })
 }
 
 // runRedacted is the run's own directory of redacted copies (the daemon
