@@ -13,7 +13,7 @@ pkgs=(gcc libc6-dev make git ca-certificates pkg-config bubblewrap
       libgtk-3-dev libwebkit2gtk-4.1-dev)
 if [ "$want" = "test" ]; then
   pkgs+=(podman runc busybox-static sqlite3 passwd uidmap iproute2 util-linux procps chromium curl
-         xvfb xauth dbus dbus-x11 imagemagick x11-utils xdotool python3 socat)
+         xvfb xauth dbus dbus-x11 imagemagick x11-utils xdotool python3 socat openssh-client)
 fi
 # npm is needed to build the web UI; any Node works to bootstrap Node 22.
 command -v npm >/dev/null 2>&1 || pkgs+=(nodejs npm)

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -134,6 +135,30 @@ func TestNetworkThroughTheProxy(t *testing.T) {
 			}
 			if strings.Contains(all, "pkgs.example.test:443 up=0") {
 				t.Errorf("an approved connection recorded no bytes:\n%s", all)
+			}
+		})
+	}
+}
+
+// TestDirectNetworkNote: a program that goes around the proxy (curl told
+// to, ssh, which knows no HTTP proxy) finds no network, and its result
+// says that was Gatehouse's sandbox, not the network, on each backend.
+func TestDirectNetworkNote(t *testing.T) {
+	for _, backend := range []string{"bwrap", "landlock"} {
+		t.Run(backend, func(t *testing.T) {
+			d, _ := startNetworkDaemon(t, backend)
+			s := d.MCP(t.Context(), "direct")
+			for _, argv := range [][]string{
+				{"curl", "-sS", "--max-time", "10", "--noproxy", "*", "https://pkgs.example.test/"},
+				{"ssh", "-o", "BatchMode=yes", "-o", "ConnectTimeout=5", "git@pkgs.example.test", "true"},
+			} {
+				if _, err := exec.LookPath(argv[0]); err != nil {
+					t.Fatalf("%s is not installed; scripts/deps.sh installs it", argv[0])
+				}
+				r := call(t, s, "run_command", map[string]any{"argv": argv})
+				if out := clitest.Text(t, r); !r.IsError || !strings.Contains(out, "so this failure is the sandbox's, not the network's") {
+					t.Errorf("%s: no note on the network it went around the proxy for:\n%s", argv[0], out)
+				}
 			}
 		})
 	}
