@@ -57,6 +57,10 @@ type windowHost struct {
 	timer   *time.Timer
 	answer  chan bool // a quit question waiting for its answer
 	stopped bool
+	// retried: a window process ended before its window came up, and
+	// another was started in its place; none is, again, until a window
+	// has come up.
+	retried bool
 }
 
 type windowProc struct {
@@ -67,6 +71,9 @@ type windowProc struct {
 	// spare: started with --spare and told nothing yet; its first
 	// command opens the window, shown or hidden.
 	spare bool
+	// hidden: started with --start-hidden; cameUp: its window said it
+	// was ready, once.
+	hidden, cameUp bool
 }
 
 func newWindowHost(c windowConfig) *windowHost {
@@ -260,7 +267,7 @@ func (h *windowHost) launchLocked(argv []string, spare bool) bool {
 		return false
 	}
 	evW.Close()
-	p := &windowProc{cmd: cmd, in: in, done: make(chan struct{}), spare: spare}
+	p := &windowProc{cmd: cmd, in: in, done: make(chan struct{}), spare: spare, hidden: slices.Contains(argv, "--start-hidden")}
 	h.proc, h.visible, h.ready = p, false, false
 	if spare {
 		h.c.logger.Info("spare window process started", "pid", cmd.Process.Pid)
@@ -314,6 +321,9 @@ func (h *windowHost) setVisible(p *windowProc, visible, ready bool) {
 		return
 	}
 	h.visible, h.ready = visible, ready
+	if ready {
+		p.cameUp, h.retried = true, false
+	}
 	if visible && ready && !h.asked.IsZero() {
 		h.c.logger.Info("window shown", "took_ms", time.Since(h.asked).Milliseconds())
 		h.asked = time.Time{}
@@ -341,6 +351,16 @@ func (h *windowHost) ended(p *windowProc, err error) {
 	if h.answer != nil {
 		h.answer <- false
 		h.answer = nil
+	}
+	if !p.release && !p.spare && !p.cameUp && err != nil && !h.stopped && !h.retried {
+		// Ended before its window came up: GTK may have found the display
+		// busy for a moment ("failed to init GTK"). One more start, so the
+		// person's open is not lost to it.
+		h.retried = true
+		h.c.logger.Warn("the window process ended before its window came up; starting it once more", "pid", p.cmd.Process.Pid, "err", err)
+		if h.startLocked(p.hidden) {
+			return
+		}
 	}
 	if h.c.onEnded != nil {
 		go h.c.onEnded()

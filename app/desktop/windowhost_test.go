@@ -25,6 +25,16 @@ func TestMain(m *testing.M) {
 }
 
 func fakeWindow() {
+	// FAKE_FAIL: fail at start as GTK does without a display: every time
+	// ("always"), or the first time (a path, made then).
+	if f := os.Getenv("FAKE_FAIL"); f == "always" {
+		os.Exit(2)
+	} else if f != "" {
+		if _, err := os.Stat(f); err != nil {
+			os.WriteFile(f, nil, 0o644)
+			os.Exit(2)
+		}
+	}
 	ev := os.NewFile(3, "events")
 	send := func(e window.Event) { ev.Write(window.Line(e)) }
 	hidden, spare := false, false
@@ -285,4 +295,43 @@ func TestWindowNoSpare(t *testing.T) {
 	waitfor.For(t, 10*time.Second, "released", func() bool { return !h.running() })
 	// Three release delays pass: the test is that no spare starts in them.
 	waitfor.Never(t, 300*time.Millisecond, "a spare started with spare off", h.running)
+}
+
+// TestWindowStartedAgainAfterAFailedStart: a window process that ends
+// before its window comes up is started once more, and the person's open
+// is not lost to it; one that fails again ends as before.
+func TestWindowStartedAgainAfterAFailedStart(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, fail string
+		shown      bool
+	}{
+		{"once", filepath.Join(t.TempDir(), "failed-once"), true},
+		{"always", "always", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var ended atomic.Int32
+			h := newWindowHost(windowConfig{
+				argv: []string{exe, "-test.run=^$"}, env: append(os.Environ(), "GATEHOUSE_FAKE_WINDOW=1", "FAKE_FAIL="+tc.fail),
+				stderr: io.Discard, logger: slog.New(slog.NewTextHandler(io.Discard, nil)), releaseAfter: time.Hour,
+				onEnded: func() { ended.Add(1) },
+			})
+			t.Cleanup(func() { h.Stop(3 * time.Second) })
+			h.Show("test")
+			if tc.shown {
+				waitfor.For(t, 10*time.Second, "shown after one failed start", func() bool { return !h.Hidden() })
+				if n := ended.Load(); n != 0 {
+					t.Fatalf("ended told %d times", n)
+				}
+				return
+			}
+			waitfor.For(t, 10*time.Second, "ended told after the second failed start", func() bool { return ended.Load() == 1 })
+			if h.running() {
+				t.Fatal("a third start")
+			}
+		})
+	}
 }
