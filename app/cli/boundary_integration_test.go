@@ -171,19 +171,7 @@ func TestBoundaryNeverProposesAHomeSecret(t *testing.T) {
 			go func() {
 				done <- callAsync(t.Context(), s, "run_command", map[string]any{"argv": []string{"cat", creds}})
 			}()
-			var o outcome
-			clitest.WaitFor(t, 60*time.Second, "the call's answer", func() bool {
-				if p := d.Pending(); len(p) > 0 {
-					d.Decide(p[0].ID, "deny", "once", "")
-					t.Fatalf("a card proposed showing %v: %s", p[0].Paths, p[0].Reason)
-				}
-				select {
-				case o = <-done:
-					return true
-				default:
-					return false
-				}
-			})
+			o := answerWithoutCards(t, d, done)
 			if o.err != nil || !o.res.IsError || strings.Contains(clitest.Text(t, o.res), "CANARY-7730") {
 				t.Fatalf("the call: %v %s", o.err, clitest.Text(t, o.res))
 			}
@@ -231,19 +219,7 @@ print("connected")`
 			go func() {
 				done <- callAsync(t.Context(), s, "run_command", map[string]any{"argv": []string{"python3", "-c", client, sock}})
 			}()
-			var o outcome
-			clitest.WaitFor(t, 60*time.Second, "the call's answer", func() bool {
-				if p := d.Pending(); len(p) > 0 {
-					d.Decide(p[0].ID, "deny", "once", "")
-					t.Fatalf("a card proposed showing %v: %s", p[0].Paths, p[0].Reason)
-				}
-				select {
-				case o = <-done:
-					return true
-				default:
-					return false
-				}
-			})
+			o := answerWithoutCards(t, d, done)
 			out := clitest.Text(t, o.res)
 			if o.err != nil || !o.res.IsError || !strings.Contains(out, "shows commands none of this machine's unix sockets") || !strings.Contains(out, "host_ports") {
 				t.Fatalf("the call: %v %s", o.err, out)
@@ -253,4 +229,24 @@ print("connected")`
 			}
 		})
 	}
+}
+
+// answerWithoutCards waits for the call's answer on done, failing the
+// test if a card comes first (denied, so the call can end).
+func answerWithoutCards(t *testing.T, d *clitest.Daemon, done <-chan outcome) outcome {
+	t.Helper()
+	var o outcome
+	clitest.WaitFor(t, 60*time.Second, "the call's answer", func() bool {
+		if p := d.Pending(); len(p) > 0 {
+			d.Decide(p[0].ID, "deny", "once", "")
+			t.Fatalf("a card proposed showing %v: %s", p[0].Paths, p[0].Reason)
+		}
+		select {
+		case o = <-done:
+			return true
+		default:
+			return false
+		}
+	})
+	return o
 }

@@ -29,16 +29,7 @@ func TestServiceOutOfReachNote(t *testing.T) {
 			}
 			defer ln.Close()
 			var hits atomic.Int32
-			go func() {
-				for {
-					c, err := ln.Accept()
-					if err != nil {
-						return
-					}
-					hits.Add(1)
-					c.Close()
-				}
-			}()
+			go countAccepts(ln, &hits)
 			port := strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
 			d := startRunDaemon(t, backend, "")
 			s := d.MCP(t.Context(), "service")

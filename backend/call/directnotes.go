@@ -1,12 +1,6 @@
 package call
 
-import (
-	"bufio"
-	"bytes"
-	"strings"
-
-	"github.com/gatehouse-dev/gatehouse/sandbox"
-)
+import "github.com/gatehouse-dev/gatehouse/sandbox"
 
 // A command reaches the network only through Gatehouse's proxy, which
 // looks names up itself for the domains the person approves. A program
@@ -38,17 +32,10 @@ func directNote(mode sandbox.NetworkMode, outputs ...[]byte) string {
 }
 
 func directFailed(outputs ...[]byte) bool {
-	for _, out := range outputs {
-		sc := bufio.NewScanner(bytes.NewReader(out))
-		sc.Buffer(make([]byte, 0, 4096), 64<<10)
-		for sc.Scan() {
-			lower := strings.ToLower(sc.Text())
-			for _, m := range directFailures {
-				if strings.Contains(lower, m) {
-					return true
-				}
-			}
-		}
-	}
-	return false
+	failed := false
+	eachLine(outputs, func(_, lower string) bool {
+		failed = saysAny(lower, directFailures)
+		return !failed
+	})
+	return failed
 }

@@ -1,11 +1,5 @@
 package call
 
-import (
-	"bufio"
-	"bytes"
-	"strings"
-)
-
 // A command's sandbox has a network of its own (bubblewrap, the
 // container) or reaches nothing on the host but Gatehouse's proxy and its
 // own servers (Landlock): a database, a cache or a dev server running on
@@ -32,42 +26,33 @@ const maxServiceNotes = 2
 func serviceNotes(outputs ...[]byte) []string {
 	var notes []string
 	seen := map[string]bool{}
-	for _, out := range outputs {
-		sc := bufio.NewScanner(bytes.NewReader(out))
-		sc.Buffer(make([]byte, 0, 4096), 64<<10)
-		for sc.Scan() && len(notes) < maxServiceNotes {
-			line := sc.Text()
-			lower := strings.ToLower(line)
-			refused := false
-			for _, m := range refusedMarkers {
-				refused = refused || strings.Contains(lower, m)
-			}
-			if !refused {
-				continue
-			}
-			// The address with its port, where the line gives one
-			// (psql names "localhost" first, then "(127.0.0.1), port 5432").
-			all := localService().FindAllStringSubmatch(line, -1)
-			if all == nil {
-				continue
-			}
-			m := all[0]
-			for _, c := range all {
-				if c[2] != "" {
-					m = c
-					break
-				}
-			}
-			addr := m[1]
-			if m[2] != "" {
-				addr += " port " + m[2]
-			}
-			if seen[addr] {
-				continue
-			}
-			seen[addr] = true
-			notes = append(notes, "Gatehouse's sandbox lets a command reach only the servers it starts itself on "+addr+" and the machine's other local addresses: a database or server running on the person's machine, or one another command started, is out of its reach, so the connection failed. If the task needs that service, start it within the same command, or ask the person: they can let commands reach a service on this machine by adding its port to host_ports under [network] in Gatehouse's config.")
+	eachLine(outputs, func(line, lower string) bool {
+		if !saysAny(lower, refusedMarkers) {
+			return true
 		}
-	}
+		// The address with its port, where the line gives one
+		// (psql names "localhost" first, then "(127.0.0.1), port 5432").
+		all := localService().FindAllStringSubmatch(line, -1)
+		if all == nil {
+			return true
+		}
+		m := all[0]
+		for _, c := range all {
+			if c[2] != "" {
+				m = c
+				break
+			}
+		}
+		addr := m[1]
+		if m[2] != "" {
+			addr += " port " + m[2]
+		}
+		if seen[addr] {
+			return true
+		}
+		seen[addr] = true
+		notes = append(notes, "Gatehouse's sandbox lets a command reach only the servers it starts itself on "+addr+" and the machine's other local addresses: a database or server running on the person's machine, or one another command started, is out of its reach, so the connection failed. If the task needs that service, start it within the same command, or ask the person: they can let commands reach a service on this machine by adding its port to host_ports under [network] in Gatehouse's config.")
+		return len(notes) < maxServiceNotes
+	})
 	return notes
 }

@@ -1,8 +1,6 @@
 package call
 
 import (
-	"bufio"
-	"bytes"
 	"path"
 	"slices"
 	"strings"
@@ -33,27 +31,18 @@ var engineSockets = []string{"docker", "podman", "containerd", "crio", "buildkit
 // socketNotes are the notes for the unix sockets a command's output says
 // it could not reach, one per socket, and those sockets' paths.
 func socketNotes(outputs ...[]byte) (notes, paths []string) {
-	for _, out := range outputs {
-		sc := bufio.NewScanner(bytes.NewReader(out))
-		sc.Buffer(make([]byte, 0, 4096), 64<<10)
-		for sc.Scan() && len(notes) < maxServiceNotes {
-			line := sc.Text()
-			lower := strings.ToLower(line)
-			failed := false
-			for _, m := range socketFailures {
-				failed = failed || strings.Contains(lower, m)
-			}
-			if !failed {
-				continue
-			}
-			m := unixSocket().FindStringSubmatch(line)
-			if m == nil || slices.Contains(paths, m[1]) {
-				continue
-			}
-			paths = append(paths, m[1])
-			notes = append(notes, socketNote(m[1]))
+	eachLine(outputs, func(line, lower string) bool {
+		if !saysAny(lower, socketFailures) {
+			return true
 		}
-	}
+		m := unixSocket().FindStringSubmatch(line)
+		if m == nil || slices.Contains(paths, m[1]) {
+			return true
+		}
+		paths = append(paths, m[1])
+		notes = append(notes, socketNote(m[1]))
+		return len(notes) < maxServiceNotes
+	})
 	return notes, paths
 }
 
