@@ -89,8 +89,10 @@ func (r *Runner) RunCommand(ctx context.Context, c *InFlight, cmd Command) (sand
 	notes := append(runNotes(res, r.cacheDir()), net.notes()...)
 	notes = append(notes, steeringNotes(res.Stderr)...)
 	notes = append(notes, serviceNotes(res.Stderr, res.Stdout)...)
-	if n := directNote(network.Mode, res.Stderr, res.Stdout); n != "" {
-		notes = append(notes, n)
+	for _, n := range []string{directNote(network.Mode, res.Stderr, res.Stdout), privilegeNote(res.Stderr, res.Stdout)} {
+		if n != "" {
+			notes = append(notes, n)
+		}
 	}
 	sockNotes, socks := socketNotes(res.Stderr, res.Stdout)
 	notes = append(notes, sockNotes...)
