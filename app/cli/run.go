@@ -79,6 +79,15 @@ The daemon must be running: nothing starts without it.`,
 						return execInRun(args)
 					}
 				}
+				if !cmd.Flags().Changed("publish") {
+					// A launcher takes no flags of its own: the agent's name
+					// is typed, so its ports come from the environment.
+					fromEnv, err := publishedFromEnv(os.Getenv(publishEnv))
+					if err != nil {
+						return err
+					}
+					ports = fromEnv
+				}
 				return runConfined(cmd.Context(), g, runOptions{name: name, workspace: workspace, ports: ports}, args, cmd.Flags().Changed("log-level"))
 			},
 		}

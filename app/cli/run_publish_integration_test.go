@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -33,15 +34,33 @@ i=0; while [ ! -e stop ] && [ $i -lt 900 ]; do sleep 0.1; i=$((i+1)); done`
 // host cannot reach otherwise; under Landlock the server is on this
 // machine's loopback already, and the run says so.
 func TestRunPublishesAPort(t *testing.T) {
-	for _, backend := range runBackends {
-		t.Run(backend, func(t *testing.T) {
+	type variant struct {
+		name, backend string
+		// fromEnv: GATEHOUSE_PUBLISH names the port, as for an agent
+		// started by typing its name (a launcher takes no flags).
+		fromEnv bool
+	}
+	var variants []variant
+	for _, b := range runBackends {
+		variants = append(variants, variant{b, b, false})
+	}
+	variants = append(variants, variant{"bwrap-from-the-environment", "bwrap", true})
+	for _, v := range variants {
+		backend := v.backend
+		t.Run(v.name, func(t *testing.T) {
 			d := startRunDaemon(t, backend, "")
 			port := freePort(t)
 			if err := os.WriteFile(filepath.Join(d.Workspace, "published.txt"), []byte("PUBLISHED-SERVER\n"), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			cmd := exec.Command(d.Bin, "--data", d.Data, "run", "--workspace", d.Workspace, "--publish", strconv.Itoa(port), "--", "sh", "-c", publishedServer, "sh", strconv.Itoa(port))
-			cmd.Env = d.Env()
+			args := []string{"--data", d.Data, "run", "--workspace", d.Workspace, "--publish", strconv.Itoa(port), "--", "sh", "-c", publishedServer, "sh", strconv.Itoa(port)}
+			env := d.Env()
+			if v.fromEnv {
+				args = slices.Delete(args, 5, 7)
+				env = append(env, "GATEHOUSE_PUBLISH="+strconv.Itoa(port))
+			}
+			cmd := exec.Command(d.Bin, args...)
+			cmd.Env = env
 			log, exited := clitest.Spawn(t, cmd, "gatehouse run")
 			url := "http://127.0.0.1:" + strconv.Itoa(port) + "/published.txt"
 			var got string

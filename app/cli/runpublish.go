@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"strconv"
+	"strings"
 	"syscall"
 
 	"github.com/gatehouse-dev/gatehouse/sandbox/agentbox"
@@ -18,6 +19,25 @@ import (
 type published struct {
 	ports []int
 	lns   map[int][]net.Listener
+}
+
+// publishEnv names the ports to publish when --publish is not given, as
+// for an agent started by typing its name (a launcher): GATEHOUSE_PUBLISH=5173
+// claude, or "5173,3000".
+const publishEnv = "GATEHOUSE_PUBLISH"
+
+// publishedFromEnv reads publishEnv's value: ports separated by commas or
+// spaces; "" for none.
+func publishedFromEnv(v string) ([]int, error) {
+	var ports []int
+	for _, f := range strings.FieldsFunc(v, func(r rune) bool { return r == ',' || r == ' ' }) {
+		p, err := strconv.Atoi(f)
+		if err != nil || p <= 0 || p > 65535 {
+			return nil, userErrorf(err, "%s=%q: %q is not a port; give ports such as 5173,3000, so nothing was started", publishEnv, v, f)
+		}
+		ports = append(ports, p)
+	}
+	return ports, nil
 }
 
 // publish listens on 127.0.0.1 (and ::1, where there is one) at each

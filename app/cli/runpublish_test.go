@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"net"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -70,4 +71,29 @@ func TestPublishPorts(t *testing.T) {
 		t.Errorf("announced %q", out.String())
 	}
 	p.close()
+}
+
+func TestPublishedFromEnv(t *testing.T) {
+	cases := []struct {
+		v    string
+		want []int
+		bad  bool
+	}{
+		{"", nil, false},
+		{"5173", []int{5173}, false},
+		{"5173,3000", []int{5173, 3000}, false},
+		{" 5173  3000 ", []int{5173, 3000}, false},
+		{"5173,dev", nil, true},
+		{"70000", nil, true},
+		{"0", nil, true},
+	}
+	for _, tc := range cases {
+		got, err := publishedFromEnv(tc.v)
+		if (err != nil) != tc.bad || !slices.Equal(got, tc.want) {
+			t.Errorf("%q: %v %v, want %v (error %v)", tc.v, got, err, tc.want, tc.bad)
+		}
+		if err != nil && !strings.Contains(err.Error(), "GATEHOUSE_PUBLISH") {
+			t.Errorf("%q: the error does not name the variable: %v", tc.v, err)
+		}
+	}
 }
