@@ -48,12 +48,16 @@ func installLauncher(w io.Writer, dataDir, name string) error {
 	if _, err := launcher.LookPath(name, path); err != nil {
 		lead = fmt.Sprintf("%s is not on your PATH yet; once it is, typing %s starts it confined (gatehouse run %s)", name, name, name)
 	}
+	// Said once: the launcher takes no flags of Gatehouse's.
+	publishing := fmt.Sprintf("A dev server it starts answers your browser with %s=5173 %s (the port or ports, comma-separated).\n", publishEnv, name)
 	if sameDir(launcher.First(name, path), dir) {
 		fmt.Fprintf(w, "%s: %s comes first on your PATH already.\n", lead, dir)
+		fmt.Fprint(w, publishing)
 		return nil
 	}
 	fmt.Fprintf(w, "%s when %s comes first on your PATH.\n", lead, dir)
 	fmt.Fprint(w, pathLines(dir))
+	fmt.Fprint(w, publishing)
 	return nil
 }
 

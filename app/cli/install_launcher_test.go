@@ -54,7 +54,7 @@ func TestInstallLauncherSays(t *testing.T) {
 		{"new, PATH not set", bin, func(w *strings.Builder) error { return installLauncher(w, data, "gemini") },
 			[]string{"created   " + filepath.Join(shims, "gemini"), "Typing gemini starts it confined (gatehouse run gemini) when " + shims + " comes first on your PATH", `export PATH="` + shims + `:$PATH"`}},
 		{"again, PATH set", shims + ":" + bin, func(w *strings.Builder) error { return installLauncher(w, data, "gemini") },
-			[]string{"comes first on your PATH already"}},
+			[]string{"comes first on your PATH already", "A dev server it starts answers your browser with GATEHOUSE_PUBLISH=5173 gemini"}},
 		{"no agent", shims, func(w *strings.Builder) error { return installLauncher(w, data, "codex") },
 			[]string{"codex is not on your PATH yet; once it is, typing codex starts it confined (gatehouse run codex): " + shims + " comes first on your PATH already"}},
 		{"remove one of two", shims, func(w *strings.Builder) error { _, err := removeLauncher(w, data, "gemini"); return err },
