@@ -4,20 +4,23 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net"
 	"os"
 	"slices"
 	"sync"
 
 	"github.com/gatehouse-dev/gatehouse/sandbox"
+	"github.com/gatehouse-dev/gatehouse/sandbox/fdpass"
 	"golang.org/x/sys/unix"
 )
 
 // serveProxy hands the run's proxy and host-port listeners to call.Proxy
 // and returns what closes them once the run is over.
 func (p *Pending) serveProxy(call Invocation) (stop func()) {
+	own := append([]net.Listener{call.ProxyListener}, slices.Collect(maps.Values(call.HostListeners))...)
 	if call.Proxy == nil {
-		closeListeners(call.ProxyListener, call.HostListeners)
+		closeListeners(own)
 		return func() {}
 	}
 	if call.ProxyListener != nil {
@@ -25,7 +28,7 @@ func (p *Pending) serveProxy(call Invocation) (stop func()) {
 		for port, ln := range call.HostListeners {
 			go call.Proxy.ServeHost(port, ln)
 		}
-		return func() { closeListeners(call.ProxyListener, call.HostListeners) }
+		return func() { closeListeners(own) }
 	}
 	if call.Request == nil || call.Request.Net == nil || call.Request.Net.Listen == "" || p.request == nil {
 		return func() {}
@@ -33,12 +36,12 @@ func (p *Pending) serveProxy(call Invocation) (stop func()) {
 	return ServeProxyFrom(p.request, call.Proxy, p.log)
 }
 
-func closeListeners(ln net.Listener, more map[int]net.Listener) {
-	if ln != nil {
-		ln.Close()
-	}
-	for _, l := range more {
-		l.Close()
+// closeListeners closes each of lns that is set.
+func closeListeners(lns []net.Listener) {
+	for _, ln := range lns {
+		if ln != nil {
+			ln.Close()
+		}
 	}
 }
 
@@ -50,22 +53,20 @@ const maxHanded = 1 + 2*16
 // proxy's first, then the host ports'. It fails if the helper closes its
 // side without sending them.
 func receiveListeners(conn *net.UnixConn) ([]net.Listener, error) {
-	var b [1]byte
-	oob := make([]byte, unix.CmsgSpace(4*maxHanded))
-	_, oobn, _, _, err := conn.ReadMsgUnix(b[:], oob)
+	raw, err := conn.SyscallConn()
 	if err != nil {
 		return nil, fmt.Errorf("receive the proxy socket: %w", err)
 	}
-	msgs, err := unix.ParseSocketControlMessage(oob[:oobn])
-	if err != nil || len(msgs) != 1 {
-		return nil, errors.New("receive the proxy socket: no descriptor came")
+	var fds []int
+	var recvErr error
+	if err := raw.Read(func(fd uintptr) bool {
+		fds, recvErr = fdpass.Receive(int(fd), make([]byte, 1), maxHanded)
+		return !errors.Is(recvErr, unix.EAGAIN)
+	}); err != nil {
+		return nil, fmt.Errorf("receive the proxy socket: %w", err)
 	}
-	fds, err := unix.ParseUnixRights(&msgs[0])
-	if err != nil || len(fds) == 0 {
-		for _, fd := range fds {
-			unix.Close(fd)
-		}
-		return nil, errors.New("receive the proxy socket: no descriptor came")
+	if recvErr != nil {
+		return nil, fmt.Errorf("receive the proxy socket: %w", recvErr)
 	}
 	var lns []net.Listener
 	for i, fd := range fds {
@@ -74,20 +75,12 @@ func receiveListeners(conn *net.UnixConn) ([]net.Listener, error) {
 			for _, fd := range fds[i+1:] {
 				unix.Close(fd)
 			}
-			closeListeners(nil, indexed(lns))
+			closeListeners(lns)
 			return nil, fmt.Errorf("receive the proxy socket: %w", err)
 		}
 		lns = append(lns, ln)
 	}
 	return lns, nil
-}
-
-func indexed(lns []net.Listener) map[int]net.Listener {
-	m := make(map[int]net.Listener, len(lns))
-	for i, ln := range lns {
-		m[i] = ln
-	}
-	return m
 }
 
 // fileListener makes a listener of fd, which it takes.
@@ -132,7 +125,7 @@ func ServeProxyFrom(conn *net.UnixConn, proxy sandbox.Proxy, log *slog.Logger) (
 		mu.Lock()
 		defer mu.Unlock()
 		if closed {
-			closeListeners(nil, indexed(got))
+			closeListeners(got)
 			return
 		}
 		lns = got
@@ -154,6 +147,6 @@ func ServeProxyFrom(conn *net.UnixConn, proxy sandbox.Proxy, log *slog.Logger) (
 		mu.Lock()
 		defer mu.Unlock()
 		closed = true
-		closeListeners(nil, indexed(lns))
+		closeListeners(lns)
 	}
 }
