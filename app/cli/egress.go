@@ -18,5 +18,9 @@ func egressProxy(n config.Network, log *slog.Logger) (*egress.Proxy, error) {
 	if err != nil {
 		return nil, fmt.Errorf("[network] in the config: %w", err)
 	}
+	if len(n.HostPorts) > 0 {
+		// Said at every start: each is a way out of the sandbox the person opened.
+		log.Info("commands reach these ports of this machine's loopback (host_ports)", "ports", fmt.Sprint(n.HostPorts))
+	}
 	return p, nil
 }
