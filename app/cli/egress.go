@@ -12,6 +12,9 @@ import (
 // enabled = false leaves commands without a network.
 func egressProxy(n config.Network, log *slog.Logger) (*egress.Proxy, error) {
 	if !n.On() {
+		if len(n.HostPorts) > 0 {
+			log.Warn("host_ports are set, but [network] enabled = false gives commands no network at all, these ports included", "ports", fmt.Sprint(n.HostPorts))
+		}
 		return nil, nil
 	}
 	p, err := egress.New(egress.Options{TestHosts: n.TestHosts, HostPorts: n.HostPorts, Logger: log})
