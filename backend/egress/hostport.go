@@ -5,7 +5,6 @@ import (
 	"net"
 	"net/netip"
 	"slices"
-	"strconv"
 	"time"
 )
 
@@ -74,7 +73,7 @@ func (r *Run) dialHost(port int, process string) (net.Conn, error) {
 		if reason == "" {
 			reason = "it was not approved"
 		}
-		return nil, fmt.Errorf("Gatehouse refused the connection to port %d of this machine: %s", port, reason)
+		return nil, fmt.Errorf("the connection to port %d of this machine was refused: %s", port, reason)
 	}
 	d := net.Dialer{Timeout: r.p.opts.DialTimeout}
 	d.SetMultipathTCP(false)
@@ -84,5 +83,5 @@ func (r *Run) dialHost(port int, process string) (net.Conn, error) {
 			return c, nil
 		}
 	}
-	return nil, fmt.Errorf("nothing answers on port %s of this machine (127.0.0.1 or ::1): start the service there first", strconv.Itoa(port))
+	return nil, fmt.Errorf("nothing answers on port %d of this machine (127.0.0.1 or ::1): start the service there first", port)
 }

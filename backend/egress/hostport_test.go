@@ -61,7 +61,7 @@ func TestServeHost(t *testing.T) {
 		{"ipv4 service", v4, true, false, "got ping", ""},
 		{"ipv6 service", v6, true, false, "got ping", ""},
 		{"not listed", v4, false, false, "", "is not one of [network] host_ports"},
-		{"a rule denies it", v4, true, true, "", "Gatehouse refused the connection to port"},
+		{"a rule denies it", v4, true, true, "", "the connection to port"},
 		{"the daemon's own", own, true, false, "", "is Gatehouse's own"},
 		{"nothing listens", idle, true, false, "", "nothing answers on port"},
 	}
