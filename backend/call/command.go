@@ -88,13 +88,14 @@ func (r *Runner) RunCommand(ctx context.Context, c *InFlight, cmd Command) (sand
 	release() // the proxy's last connections are recorded before the notes
 	notes := append(runNotes(res, r.cacheDir()), net.notes()...)
 	notes = append(notes, steeringNotes(res.Stderr)...)
-	notes = append(notes, serviceNotes(res.Stderr, res.Stdout)...)
-	for _, n := range []string{directNote(network.Mode, res.Stderr, res.Stdout), privilegeNote(res.Stderr, res.Stdout)} {
+	out := newCommandOutput(res.Stderr, res.Stdout)
+	notes = append(notes, serviceNotes(out)...)
+	for _, n := range []string{directNote(network.Mode, out), privilegeNote(out)} {
 		if n != "" {
 			notes = append(notes, n)
 		}
 	}
-	sockNotes, socks := socketNotes(res.Stderr, res.Stdout)
+	sockNotes, socks := socketNotes(out)
 	notes = append(notes, sockNotes...)
 	if n := signingNote(res.Stderr); n != "" {
 		notes = append(notes, n)

@@ -21,21 +21,12 @@ var directFailures = []string{
 
 // directNote is the note for a command whose output shows it tried the
 // network by itself, "" when it does not.
-func directNote(mode sandbox.NetworkMode, outputs ...[]byte) string {
-	if mode == sandbox.NetHost || !directFailed(outputs...) {
+func directNote(mode sandbox.NetworkMode, out *commandOutput) string {
+	if mode == sandbox.NetHost || !out.has(directFailures) {
 		return ""
 	}
 	if mode == sandbox.NetNone {
 		return "Gatehouse's sandbox gives commands no network at all here, so the failure to reach it is the sandbox's, not the network's; if the task needs the network, ask the person."
 	}
 	return "Gatehouse's sandbox gives commands no network but its proxy, which HTTP_PROXY and HTTPS_PROXY point at and which looks names up itself for the domains the person approves: a program that connects by itself (ssh, git over ssh, nc, dig, a client that ignores the proxy variables) finds no network at all, so this failure is the sandbox's, not the network's. Use the tool's HTTPS way through the proxy where it has one, or ask the person to run that step."
-}
-
-func directFailed(outputs ...[]byte) bool {
-	failed := false
-	eachLine(outputs, func(_, lower string) bool {
-		failed = saysAny(lower, directFailures)
-		return !failed
-	})
-	return failed
 }

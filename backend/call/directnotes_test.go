@@ -24,7 +24,7 @@ func TestDirectNote(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			got := directNote(tc.mode, []byte(tc.out))
+			got := directNote(tc.mode, newCommandOutput([]byte(tc.out)))
 			if tc.says == "" && got != "" || tc.says != "" && !strings.Contains(got, tc.says) {
 				t.Errorf("note %q, want one saying %q", got, tc.says)
 			}

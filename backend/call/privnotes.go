@@ -19,13 +19,8 @@ var privilegeFailures = []string{
 
 // privilegeNote is the note for a command whose output shows it tried to
 // become root or install on the system, "" when it does not.
-func privilegeNote(outputs ...[]byte) string {
-	found := false
-	eachLine(outputs, func(_, lower string) bool {
-		found = saysAny(lower, privilegeFailures)
-		return !found
-	})
-	if !found {
+func privilegeNote(out *commandOutput) string {
+	if !out.has(privilegeFailures) {
 		return ""
 	}
 	return "Gatehouse's sandbox runs commands without the right to become root (sudo, su and setuid programs do not work there) and shows them the system read-only, so nothing can be installed on the machine from a command; that failure is the sandbox's, not a missing password. Install what the task needs into the project instead (a virtualenv, node_modules, a cargo or go install into a directory of the workspace), or ask the person to install it."

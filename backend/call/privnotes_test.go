@@ -16,7 +16,7 @@ func TestPrivilegeNote(t *testing.T) {
 		{"pip's own refusal", "error: externally-managed-environment", false},
 	}
 	for _, tc := range cases {
-		if got := privilegeNote([]byte(tc.out)); (got != "") != tc.note {
+		if got := privilegeNote(newCommandOutput([]byte(tc.out))); (got != "") != tc.note {
 			t.Errorf("%s: note %q, want one: %v", tc.name, got, tc.note)
 		}
 	}

@@ -23,13 +23,10 @@ const maxServiceNotes = 2
 
 // serviceNotes are the notes for the local services a command's output
 // says it could not connect to, one per address.
-func serviceNotes(outputs ...[]byte) []string {
+func serviceNotes(out *commandOutput) []string {
 	var notes []string
 	seen := map[string]bool{}
-	eachLine(outputs, func(line, lower string) bool {
-		if !saysAny(lower, refusedMarkers) {
-			return true
-		}
+	out.linesWith(refusedMarkers, func(line, _ string) bool {
 		// The address with its port, where the line gives one
 		// (psql names "localhost" first, then "(127.0.0.1), port 5432").
 		all := localService().FindAllStringSubmatch(line, -1)

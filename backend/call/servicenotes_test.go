@@ -28,7 +28,7 @@ func TestServiceNotes(t *testing.T) {
 		{"no refusal", "listening on 127.0.0.1:3000\n", ""},
 		{"no address", "ConnectionRefusedError: [Errno 111] Connection refused\n", ""},
 	} {
-		notes := serviceNotes([]byte(tc.out))
+		notes := serviceNotes(newCommandOutput([]byte(tc.out)))
 		switch {
 		case tc.want == "" && len(notes) > 0:
 			t.Errorf("%s: %q", tc.name, notes)
@@ -38,11 +38,11 @@ func TestServiceNotes(t *testing.T) {
 	}
 	// One note per address, a few at most, from either stream.
 	out := []byte("connect ECONNREFUSED 127.0.0.1:5432\nconnect ECONNREFUSED 127.0.0.1:5432\n")
-	if n := serviceNotes(out, out); len(n) != 1 {
+	if n := serviceNotes(newCommandOutput(out, out)); len(n) != 1 {
 		t.Errorf("the same address twice: %q", n)
 	}
 	many := []byte("connect ECONNREFUSED 127.0.0.1:1001\nconnect ECONNREFUSED 127.0.0.1:1002\nconnect ECONNREFUSED 127.0.0.1:1003\n")
-	if n := serviceNotes(many); len(n) != maxServiceNotes {
+	if n := serviceNotes(newCommandOutput(many)); len(n) != maxServiceNotes {
 		t.Errorf("three addresses: %d notes", len(n))
 	}
 }

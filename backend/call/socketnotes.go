@@ -30,11 +30,8 @@ var engineSockets = []string{"docker", "podman", "containerd", "crio", "buildkit
 
 // socketNotes are the notes for the unix sockets a command's output says
 // it could not reach, one per socket, and those sockets' paths.
-func socketNotes(outputs ...[]byte) (notes, paths []string) {
-	eachLine(outputs, func(line, lower string) bool {
-		if !saysAny(lower, socketFailures) {
-			return true
-		}
+func socketNotes(out *commandOutput) (notes, paths []string) {
+	out.linesWith(socketFailures, func(line, _ string) bool {
 		m := unixSocket().FindStringSubmatch(line)
 		if m == nil || slices.Contains(paths, m[1]) {
 			return true

@@ -24,7 +24,7 @@ func TestSocketNotes(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			notes, paths := socketNotes([]byte(tc.out + "\n"))
+			notes, paths := socketNotes(newCommandOutput([]byte(tc.out + "\n")))
 			if tc.path == "" {
 				if len(notes) != 0 {
 					t.Fatalf("notes %q", notes)
