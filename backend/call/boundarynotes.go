@@ -1,8 +1,6 @@
 package call
 
 import (
-	"bufio"
-	"bytes"
 	"path/filepath"
 	"strings"
 
@@ -42,6 +40,15 @@ var refusals = []struct {
 	}},
 }
 
+// refusalErrnos are the refusals' errno texts.
+var refusalErrnos = func() []string {
+	var out []string
+	for _, r := range refusals {
+		out = append(out, r.errno)
+	}
+	return out
+}()
+
 // maxBoundaryNotes bounds the notes one result gets.
 const maxBoundaryNotes = 3
 
@@ -63,7 +70,7 @@ func boundaryRefusals(stderr []byte, workspaces []string, home string, hidden fu
 		return nil
 	}
 	seen := map[string]bool{}
-	return stderrNotes(stderr, func(line, lower string) (sandboxRefusal, bool) {
+	return stderrNotes(stderr, refusalErrnos, func(line, lower string) (sandboxRefusal, bool) {
 		for _, r := range refusals {
 			if !strings.Contains(lower, r.errno) {
 				continue
@@ -88,18 +95,17 @@ func boundaryRefusals(stderr []byte, workspaces []string, home string, hidden fu
 	})
 }
 
-// stderrNotes reads a command's error output line by line for notes, at
-// most one a line and maxBoundaryNotes in all; note gives a line's, if it
-// has one, from the line and its lowercase form.
-func stderrNotes[N any](stderr []byte, note func(line, lower string) (N, bool)) []N {
+// stderrNotes reads the lines of a command's error output that hold one
+// of markers for notes, at most one a line and maxBoundaryNotes in all;
+// note gives a line's, if it has one, from the line and its lowercase
+// form.
+func stderrNotes[N any](stderr []byte, markers []string, note func(line, lower string) (N, bool)) []N {
 	var notes []N
-	sc := bufio.NewScanner(bytes.NewReader(stderr))
-	sc.Buffer(make([]byte, 0, 4096), 64<<10)
-	for sc.Scan() && len(notes) < maxBoundaryNotes {
-		line := sc.Text()
-		if n, ok := note(line, strings.ToLower(line)); ok {
+	newCommandOutput(stderr).linesWith(markers, func(line, lower string) bool {
+		if n, ok := note(line, lower); ok {
 			notes = append(notes, n)
 		}
-	}
+		return len(notes) < maxBoundaryNotes
+	})
 	return notes
 }

@@ -3,7 +3,6 @@ package call
 import (
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/gatehouse-dev/gatehouse/backend/workspace"
 	"github.com/gatehouse-dev/gatehouse/sandbox/landlock"
@@ -93,10 +92,7 @@ func LandlockLockedEntry(p string, workspaces []string, e protect.Exposure) stri
 func landlockEntryNotes(stderr []byte, cwd string, workspaces []string, locks func(ws string) map[string]landlock.Lock) []string {
 	var locked map[string]landlock.Lock
 	seen := map[string]bool{}
-	return stderrNotes(stderr, func(line, lower string) (string, bool) {
-		if !strings.Contains(lower, "permission denied") {
-			return "", false
-		}
+	return stderrNotes(stderr, []string{"permission denied"}, func(line, lower string) (string, bool) {
 		for _, m := range deniedEntry().FindAllStringSubmatch(line, -1) {
 			p := m[1] + m[2] + m[3]
 			if !filepath.IsAbs(p) {

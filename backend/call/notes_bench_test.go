@@ -34,3 +34,15 @@ func BenchmarkOutputNotesSmall(b *testing.B) {
 		socketNotes(o)
 	}
 }
+
+// BenchmarkStderrNotes: the notes read from stderr alone (the boundary's
+// refusals, steering files, signing), on a whole MiB of ordinary lines.
+func BenchmarkStderrNotes(b *testing.B) {
+	line := []byte("=== RUN   TestSomething/with_a_subtest_name\n--- PASS: TestSomething/with_a_subtest_name (0.00s)\n")
+	out := bytes.Repeat(line, sandbox.DefaultOutputBytes/len(line))
+	for b.Loop() {
+		boundaryRefusals(out, []string{"/home/me/src/app"}, "/home/me", func(string) bool { return true })
+		steeringNotes(out)
+		signingNote(out)
+	}
+}

@@ -63,14 +63,7 @@ var steeringErrnos = []string{"read-only file system", "device or resource busy"
 // maxBoundaryNotes.
 func steeringNotes(stderr []byte) []string {
 	seen := map[string]bool{}
-	return stderrNotes(stderr, func(line, lower string) (string, bool) {
-		refused := false
-		for _, e := range steeringErrnos {
-			refused = refused || strings.Contains(lower, e)
-		}
-		if !refused {
-			return "", false
-		}
+	return stderrNotes(stderr, steeringErrnos, func(line, _ string) (string, bool) {
 		for _, tok := range strings.FieldsFunc(line, func(r rune) bool {
 			return r == ' ' || r == '\'' || r == '"' || r == ':' || r == '‘' || r == '’' || r == '`' || r == '\t'
 		}) {
