@@ -42,16 +42,19 @@ func gitSentence(p string) string {
 	if inGit == rel {
 		return ""
 	}
-	var what string
+	var what, also string
 	switch base := path.Base(inGit); {
 	case base == "config" || base == "config.worktree":
 		what = "git's configuration"
+		// git rewrites the file whole to take a section out, and
+		// `git branch -D` does so for every branch, settings or none.
+		also = " git rewrites it even when nothing in it changes (git branch -D of a branch with no settings there): then the rest of the command took effect and nothing was lost."
 	case inGit == "hooks" || strings.HasPrefix(inGit, "hooks/") || strings.Contains(inGit, "/hooks/"):
 		what = "one of git's hooks"
 	default:
 		return ""
 	}
-	return p + " is " + what + ", which git reads and runs on the person's machine outside any sandbox, so a command may not change it; ask the person to run the git command that changes it (git config, git remote add, git submodule init) themselves."
+	return p + " is " + what + ", which git reads and runs on the person's machine outside any sandbox, so a command may not change it; ask the person to run the git command that changes it (git config, git remote add, git submodule init) themselves." + also
 }
 
 // steeringErrnos are the errno texts a refused write shows as: a

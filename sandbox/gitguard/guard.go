@@ -10,6 +10,9 @@
 // puts them back once the run is dead. What the run wrote is kept beside
 // them under a name git never reads, with its execute bits cleared.
 //
+// A rewrite that leaves a path as it was (git rewrites its config whole
+// even to change nothing) stops no run; see maxSameWrites.
+//
 // What remains: between the write and the kill (the inotify wake-up and a
 // SIGKILL, about a millisecond) and the restore after it, a process on the
 // host that reads the file sees the run's version. A change the person
@@ -68,7 +71,16 @@ type shared struct {
 	settled  chan struct{}
 	restored chan struct{}
 	result   []sandbox.Violation
+	// sameWrites counts the changes seen during the runs that left a
+	// path's content as it was (see fire).
+	sameWrites int
 }
+
+// maxSameWrites bounds the changes that leave a guarded path as it was
+// and do not stop a run: git rewrites its config whole, to the same bytes,
+// for each branch `git branch -D` deletes. What the path held between two
+// such changes is unseen, so a run that keeps making them is stopped.
+const maxSameWrites = 32
 
 // maxIdle bounds the watches kept between runs (one per workspace in use).
 const maxIdle = 16
@@ -171,7 +183,7 @@ func (g *Guard) start(key string, paths, keep []string) (*shared, error) {
 		ks[k] = true
 	}
 	s := &shared{key: key, paths: paths, keep: ks, base: map[string]*node{}, leases: map[*Lease]bool{}, restored: make(chan struct{})}
-	w, err := watch(paths, ks, func(p string) { g.fire(s, p) })
+	w, err := watch(paths, ks, func(p string) bool { return g.fire(s, p) })
 	if err != nil {
 		return nil, fmt.Errorf("watch git's protected paths: %w", err)
 	}
@@ -189,13 +201,21 @@ func (g *Guard) start(key string, paths, keep []string) (*shared, error) {
 	return s, nil
 }
 
-// fire aborts every run sharing s: which of them wrote is unknown.
-func (g *Guard) fire(s *shared, p string) {
+// fire aborts every run sharing s: which of them wrote is unknown. It
+// reports whether the change counted; one that left p as it was does not
+// (see maxSameWrites), and the watch goes on.
+func (g *Guard) fire(s *shared, p string) bool {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if len(s.leases) == 0 {
 		s.stale = true
-		return
+		return true
+	}
+	// Watched anew before it is compared: a change after the comparison
+	// is then an event of its own.
+	if b := s.base[p]; b != nil && b.kind != absent && s.sameWrites < maxSameWrites && s.w.rearm(p) == nil && sameTree(p, b, s.keep) {
+		s.sameWrites++
+		return false
 	}
 	if !slices.Contains(s.changed, p) {
 		s.changed = append(s.changed, p)
@@ -203,6 +223,7 @@ func (g *Guard) fire(s *shared, p string) {
 	for l := range s.leases {
 		l.once.Do(func() { close(l.abort) })
 	}
+	return true
 }
 
 // Leave ends the run's part once it is dead. The last run to leave
@@ -231,9 +252,20 @@ func (l *Lease) Leave() []sandbox.Violation {
 		return s.result
 	}
 	var out []sandbox.Violation
+	rewritten := false
 	for _, p := range s.paths {
 		b := s.base[p]
 		if fingerprint(p, s.keep) == b.fp {
+			continue
+		}
+		if sameTree(p, b, s.keep) {
+			// Rewritten to what it was: no change to undo. The new inodes
+			// are the baseline from now on.
+			nb := snapshot(p, s.keep)
+			g.mu.Lock()
+			g.baselines[p], s.base[p] = nb, nb
+			g.mu.Unlock()
+			rewritten = true
 			continue
 		}
 		out = append(out, putBack(p, b, s.keep))
@@ -248,9 +280,10 @@ func (l *Lease) Leave() []sandbox.Violation {
 		out = append(out, sandbox.Violation{Kind: ViolationKind, Detail: fmt.Sprintf("the command changed %s, which stays protected, and changed it back", short(s.changed[0]))})
 	}
 	g.mu.Lock()
-	s.result, s.closing = out, false
-	if len(out) > 0 {
-		// The restored files are new inodes: the next run watches afresh.
+	s.result, s.closing, s.sameWrites = out, false, 0
+	if len(out) > 0 || rewritten {
+		// The restored (or rewritten) files are new inodes: the next run
+		// watches afresh.
 		g.retire(s)
 	} else {
 		s.idleFrom = time.Now()

@@ -294,3 +294,93 @@ func TestGuardKeepsWritableDirs(t *testing.T) {
 		}
 	}
 }
+
+// rewriteSame replaces cfg with a copy of itself, as git does through
+// config.lock to change nothing (git branch -D of a branch without a
+// section).
+func rewriteSame(t *testing.T, cfg string) {
+	t.Helper()
+	b, err := os.ReadFile(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, cfg+".lock", string(b), 0o644)
+	must(t, os.Rename(cfg+".lock", cfg))
+}
+
+// TestGuardSameContent: git rewriting its config to the same bytes
+// stops no run and puts nothing back, a few times or many; past
+// maxSameWrites, or once the file has a second name, it is a change.
+func TestGuardSameContent(t *testing.T) {
+	tests := []struct {
+		name    string
+		change  func(t *testing.T, cfg string)
+		stopped bool
+	}{
+		{"rewritten the same, three times", func(t *testing.T, cfg string) {
+			for range 3 {
+				rewriteSame(t, cfg)
+			}
+		}, false},
+		{"rewritten the same, past the bound", func(t *testing.T, cfg string) {
+			for range maxSameWrites + 2 {
+				rewriteSame(t, cfg)
+			}
+		}, true},
+		{"the same bytes under a second name", func(t *testing.T, cfg string) {
+			must(t, os.Link(cfg, filepath.Join(filepath.Dir(cfg), "innocent")))
+		}, true},
+		{"the same bytes, another mode", func(t *testing.T, cfg string) {
+			must(t, os.Chmod(cfg, 0o755))
+		}, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg, hooks := gitDir(t)
+			want, _ := os.ReadFile(cfg)
+			g := &Guard{}
+			l, err := g.Enter(t.Context(), []string{cfg, hooks}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tc.change(t, cfg)
+			select {
+			case <-l.Abort():
+				if !tc.stopped {
+					t.Fatal("the run was stopped")
+				}
+			case <-time.After(500 * time.Millisecond):
+				if tc.stopped {
+					t.Fatal("the run was not stopped")
+				}
+			}
+			vs := l.Leave()
+			if (len(vs) > 0) != tc.stopped {
+				t.Fatalf("violations %+v", vs)
+			}
+			if got, _ := os.ReadFile(cfg); string(got) != string(want) {
+				t.Errorf("config now %q", got)
+			}
+			if asides, _ := filepath.Glob(filepath.Join(filepath.Dir(cfg), ".gatehouse-changed-*")); !tc.stopped && len(asides) > 0 {
+				t.Errorf("something was set aside: %v", asides)
+			}
+			// The next run still sees a real change.
+			l, err = g.Enter(t.Context(), []string{cfg, hooks}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			appendFile(t, cfg, "[core]\n\tfsmonitor = x\n")
+			select {
+			case <-l.Abort():
+			case <-time.After(5 * time.Second):
+				t.Fatal("a change after the same rewrites did not stop the next run")
+			}
+			if vs := l.Leave(); len(vs) == 0 {
+				t.Fatal("no violation for the change")
+			}
+			if got, _ := os.ReadFile(cfg); string(got) != string(want) {
+				t.Errorf("config after the next run %q", got)
+			}
+		})
+	}
+}

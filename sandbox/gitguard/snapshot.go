@@ -1,6 +1,7 @@
 package gitguard
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -154,6 +155,53 @@ func snapshot(p string, keep keepSet) *node {
 	nd := read(p)
 	nd.fp = fp
 	return nd
+}
+
+// sameTree reports whether the tree at p holds what nd recorded: the
+// same kinds, permissions, bytes and link targets, each file under one
+// name alone; inodes and times may differ. git rewrites its config whole
+// (a new inode) even to change nothing. A record too large to keep cannot
+// tell, so it is never the same.
+func sameTree(p string, nd *node, keep keepSet) bool {
+	if nd.partial {
+		return false
+	}
+	if keep[p] {
+		return nd.kind == kept
+	}
+	st, err := os.Lstat(p)
+	if err != nil {
+		return nd.kind == absent
+	}
+	switch {
+	case st.Mode()&fs.ModeSymlink != 0:
+		dest, err := os.Readlink(p)
+		return nd.kind == link && err == nil && dest == nd.dest
+	case st.IsDir():
+		if nd.kind != dir || st.Mode().Perm() != nd.mode {
+			return false
+		}
+		ents, err := os.ReadDir(p)
+		if err != nil || len(ents) != len(nd.kids) {
+			return false
+		}
+		for _, e := range ents {
+			k, ok := nd.kids[e.Name()]
+			if !ok || !sameTree(filepath.Join(p, e.Name()), k, keep) {
+				return false
+			}
+		}
+		return true
+	case st.Mode().IsRegular():
+		// A second name would let a later write through it change the
+		// file where no watch sees.
+		if nd.kind != file || st.Mode().Perm() != nd.mode || st.Size() != int64(len(nd.data)) || links(st) != 1 {
+			return false
+		}
+		b, err := os.ReadFile(p)
+		return err == nil && bytes.Equal(b, nd.data)
+	}
+	return false
 }
 
 // restore puts the tree at p back as nd recorded it. Whatever is there

@@ -20,3 +20,11 @@ func appendStatKey(b []byte, st fs.FileInfo) []byte {
 	}
 	return b
 }
+
+// links is how many names the file has.
+func links(st fs.FileInfo) uint64 {
+	if s, ok := st.Sys().(*syscall.Stat_t); ok {
+		return s.Nlink
+	}
+	return 1
+}

@@ -18,13 +18,14 @@ const (
 		unix.IN_DELETE | unix.IN_MOVED_FROM | unix.IN_MOVED_TO | unix.IN_DELETE_SELF | unix.IN_MOVE_SELF
 )
 
-// watcher reports, once, the first change to any guarded path.
+// watcher reports the changes to guarded paths until one counts.
 type watcher struct {
 	f     *os.File
 	mu    sync.Mutex
 	byWD  map[int32]watchTarget
 	fired func(path string)
 	done  chan struct{}
+	keep  keepSet
 }
 
 // watchTarget is what one inotify watch stands for: a guarded tree
@@ -39,15 +40,23 @@ type watchTarget struct {
 }
 
 // watch starts watching paths; fired is called (from another
-// goroutine, once) with the first guarded path that changed.
-func watch(paths []string, keep keepSet, fired func(string)) (*watcher, error) {
+// goroutine) with each guarded path that changed, until it returns true:
+// the change counted.
+func watch(paths []string, keep keepSet, fired func(string) bool) (*watcher, error) {
 	fd, err := unix.InotifyInit1(unix.IN_CLOEXEC | unix.IN_NONBLOCK)
 	if err != nil {
 		return nil, fmt.Errorf("inotify: %w", err)
 	}
-	w := &watcher{f: os.NewFile(uintptr(fd), "inotify"), byWD: map[int32]watchTarget{}, done: make(chan struct{})}
-	var once sync.Once
-	w.fired = func(p string) { once.Do(func() { fired(p) }) }
+	w := &watcher{f: os.NewFile(uintptr(fd), "inotify"), byWD: map[int32]watchTarget{}, done: make(chan struct{}), keep: keep}
+	var mu sync.Mutex
+	counted := false
+	w.fired = func(p string) {
+		mu.Lock()
+		defer mu.Unlock()
+		if !counted {
+			counted = fired(p)
+		}
+	}
 	parents := map[string]map[string]string{}
 	for _, p := range paths {
 		dir, name := anchor(p)
@@ -71,6 +80,10 @@ func watch(paths []string, keep keepSet, fired func(string)) (*watcher, error) {
 	go w.read()
 	return w, nil
 }
+
+// rearm watches what now stands at guarded path p (new inodes, after a
+// rewrite), as watch did at the start.
+func (w *watcher) rearm(p string) error { return w.addTree(p, w.keep, 0) }
 
 // anchor is the nearest existing directory above p and the name in it
 // that leads to p: creating that name is the first step to creating p.
