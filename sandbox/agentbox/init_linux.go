@@ -284,7 +284,7 @@ func handOutHostPorts(ports []int) error {
 		for _, host := range []string{"127.0.0.1", "::1"} {
 			addr := net.JoinHostPort(host, strconv.Itoa(p))
 			ln, err := net.Listen("tcp", addr)
-			if err != nil && host == "::1" && errors.Is(err, syscall.EADDRNOTAVAIL) {
+			if err != nil && host == "::1" && (errors.Is(err, syscall.EADDRNOTAVAIL) || errors.Is(err, syscall.EAFNOSUPPORT)) {
 				continue // IPv6 is off here: no client dials ::1
 			}
 			if err != nil {

@@ -69,7 +69,7 @@ func listenAll(n *Net) ([]int, error) {
 	for _, p := range n.HostPorts {
 		for _, a := range []netip.Addr{netip.AddrFrom4([4]byte{127, 0, 0, 1}), netip.IPv6Loopback()} {
 			fd, err := listenTCP(netip.AddrPortFrom(a, uint16(p)).String())
-			if err != nil && a.Is6() && errors.Is(err, unix.EADDRNOTAVAIL) {
+			if err != nil && a.Is6() && (errors.Is(err, unix.EADDRNOTAVAIL) || errors.Is(err, unix.EAFNOSUPPORT)) {
 				continue // IPv6 is off on this machine: no client dials ::1
 			}
 			if err != nil {
