@@ -5,7 +5,6 @@ import (
 	"net"
 	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/gatehouse-dev/gatehouse/sandbox"
 )
@@ -38,7 +37,7 @@ func (n Network) validate(listen string) error {
 		return fmt.Errorf("network.host_ports lists %d ports; at most %d", len(n.HostPorts), maxHostPorts)
 	}
 	_, own, _ := net.SplitHostPort(listen)
-	proxy := sandbox.ProxyAddr[strings.LastIndex(sandbox.ProxyAddr, ":")+1:]
+	_, proxy, _ := net.SplitHostPort(sandbox.ProxyAddr)
 	for i, p := range n.HostPorts {
 		ps := strconv.Itoa(p)
 		switch {
