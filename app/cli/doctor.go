@@ -137,6 +137,8 @@ func runDoctor(cmd *cobra.Command, g *Globals, f *doctorFlags) error {
 	printAgentRows(g.Stdout, agents)
 	fmt.Fprintln(g.Stdout)
 	printDoctorPublic(ctx, g.Stdout, dir)
+	fmt.Fprintln(g.Stdout)
+	printDoctorHostPorts(ctx, g.Stdout, cfg.Network.HostPorts, cfg.Network.On())
 
 	if selErr != nil {
 		return userErrorf(selErr, "the selected sandbox backend %q cannot run here: %v", f.backend, selErr)
