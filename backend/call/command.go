@@ -90,7 +90,7 @@ func (r *Runner) RunCommand(ctx context.Context, c *InFlight, cmd Command) (sand
 	notes = append(notes, steeringNotes(res.Stderr)...)
 	out := newCommandOutput(res.Stderr, res.Stdout)
 	notes = append(notes, serviceNotes(out)...)
-	for _, n := range []string{directNote(network.Mode, out), privilegeNote(out)} {
+	for _, n := range []string{directNote(network.Mode, out), privilegeNote(out), credentialNote(out)} {
 		if n != "" {
 			notes = append(notes, n)
 		}

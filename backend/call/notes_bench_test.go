@@ -19,6 +19,7 @@ func BenchmarkOutputNotes(b *testing.B) {
 		serviceNotes(o)
 		directNote(sandbox.NetProxy, o)
 		privilegeNote(o)
+		credentialNote(o)
 		socketNotes(o)
 	}
 }
@@ -31,6 +32,7 @@ func BenchmarkOutputNotesSmall(b *testing.B) {
 		serviceNotes(o)
 		directNote(sandbox.NetProxy, o)
 		privilegeNote(o)
+		credentialNote(o)
 		socketNotes(o)
 	}
 }
