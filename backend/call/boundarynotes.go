@@ -55,7 +55,7 @@ const maxBoundaryNotes = 3
 // boundaryNotes are the sentences of boundaryRefusals.
 func boundaryNotes(stderr []byte, workspaces []string, home string, hidden func(string) bool) []string {
 	var notes []string
-	for _, r := range boundaryRefusals(stderr, workspaces, home, hidden) {
+	for _, r := range boundaryRefusals(newCommandOutput(stderr), workspaces, home, hidden) {
 		notes = append(notes, r.note)
 	}
 	return notes
@@ -65,12 +65,12 @@ func boundaryNotes(stderr []byte, workspaces []string, home string, hidden func(
 // outside every workspace. hidden reports whether a path is one the
 // sandbox does not show (a "no such file" of a visible path is the
 // command's own business).
-func boundaryRefusals(stderr []byte, workspaces []string, home string, hidden func(string) bool) []sandboxRefusal {
-	if len(workspaces) == 0 || len(stderr) == 0 {
+func boundaryRefusals(out *commandOutput, workspaces []string, home string, hidden func(string) bool) []sandboxRefusal {
+	if len(workspaces) == 0 {
 		return nil
 	}
 	seen := map[string]bool{}
-	return stderrNotes(stderr, refusalErrnos, func(line, lower string) (sandboxRefusal, bool) {
+	return stderrNotes(out, refusalErrnos, func(line, lower string) (sandboxRefusal, bool) {
 		for _, r := range refusals {
 			if !strings.Contains(lower, r.errno) {
 				continue
@@ -99,9 +99,9 @@ func boundaryRefusals(stderr []byte, workspaces []string, home string, hidden fu
 // of markers for notes, at most one a line and maxBoundaryNotes in all;
 // note gives a line's, if it has one, from the line and its lowercase
 // form.
-func stderrNotes[N any](stderr []byte, markers []string, note func(line, lower string) (N, bool)) []N {
+func stderrNotes[N any](out *commandOutput, markers []string, note func(line, lower string) (N, bool)) []N {
 	var notes []N
-	newCommandOutput(stderr).linesWith(markers, func(line, lower string) bool {
+	out.stderrLinesWith(markers, func(line, lower string) bool {
 		if n, ok := note(line, lower); ok {
 			notes = append(notes, n)
 		}

@@ -87,23 +87,17 @@ func (r *Runner) RunCommand(ctx context.Context, c *InFlight, cmd Command) (sand
 	r.record(ctx, c, "exec.finished", "system", fin)
 	release() // the proxy's last connections are recorded before the notes
 	notes := append(runNotes(res, r.cacheDir()), net.notes()...)
-	notes = append(notes, steeringNotes(res.Stderr)...)
 	out := newCommandOutput(res.Stderr, res.Stdout)
-	notes = append(notes, serviceNotes(out)...)
-	for _, n := range []string{directNote(network.Mode, out), privilegeNote(out), credentialNote(out)} {
-		if n != "" {
-			notes = append(notes, n)
-		}
-	}
-	sockNotes, socks := socketNotes(out)
-	notes = append(notes, sockNotes...)
+	notes = append(notes, steeringNotes(out)...)
+	outNotes, socks := outputNotes(network.Mode, out)
+	notes = append(notes, outNotes...)
 	if n := signingNote(res.Stderr); n != "" {
 		notes = append(notes, n)
 	}
 	if res.Backend == landlock.Name {
-		notes = append(notes, landlockEntryNotes(res.Stderr, c.plan.Action.Cwd, c.State.Workspaces, func(ws string) map[string]landlock.Lock { return LandlockLocks(ws, r.Exposure()) })...)
+		notes = append(notes, landlockEntryNotes(out, c.plan.Action.Cwd, c.State.Workspaces, func(ws string) map[string]landlock.Lock { return LandlockLocks(ws, r.Exposure()) })...)
 	}
-	for _, rf := range boundaryRefusals(res.Stderr, c.State.Workspaces, r.home(), r.hiddenFromCommands) {
+	for _, rf := range boundaryRefusals(out, c.State.Workspaces, r.home(), r.hiddenFromCommands) {
 		if slices.Contains(socks, rf.path) {
 			continue // its socket note says more
 		}

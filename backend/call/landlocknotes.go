@@ -89,10 +89,10 @@ func LandlockLockedEntry(p string, workspaces []string, e protect.Exposure) stri
 // that could not be removed or renamed there. cwd
 // resolves relative paths; locks gives a workspace's locked directories
 // (read once, and only when a line needs them).
-func landlockEntryNotes(stderr []byte, cwd string, workspaces []string, locks func(ws string) map[string]landlock.Lock) []string {
+func landlockEntryNotes(out *commandOutput, cwd string, workspaces []string, locks func(ws string) map[string]landlock.Lock) []string {
 	var locked map[string]landlock.Lock
 	seen := map[string]bool{}
-	return stderrNotes(stderr, []string{"permission denied"}, func(line, lower string) (string, bool) {
+	return stderrNotes(out, []string{"permission denied"}, func(line, lower string) (string, bool) {
 		for _, m := range deniedEntry().FindAllStringSubmatch(line, -1) {
 			p := m[1] + m[2] + m[3]
 			if !filepath.IsAbs(p) {

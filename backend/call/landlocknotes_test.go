@@ -51,7 +51,7 @@ func TestLandlockEntryNotes(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			notes := landlockEntryNotes([]byte(tt.stderr), tt.cwd, []string{ws}, locks)
+			notes := landlockEntryNotes(newCommandOutput([]byte(tt.stderr)), tt.cwd, []string{ws}, locks)
 			if tt.want == "" {
 				if len(notes) != 0 {
 					t.Fatalf("notes %q, want none", notes)

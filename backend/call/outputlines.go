@@ -3,6 +3,10 @@ package call
 import (
 	"bytes"
 	"slices"
+	"strings"
+	"sync"
+
+	"github.com/gatehouse-dev/gatehouse/sandbox"
 )
 
 // commandOutput is a command's output (its stderr, then its stdout), each
@@ -14,7 +18,13 @@ type commandOutput struct {
 	streams []outputStream
 }
 
-type outputStream struct{ text, lower []byte }
+type outputStream struct {
+	text, lower []byte
+	// spans are its lines that hold one of outputMarkers, found on first
+	// use (scanned).
+	spans   []lineSpan
+	scanned bool
+}
 
 func newCommandOutput(streams ...[]byte) *commandOutput {
 	o := &commandOutput{}
@@ -37,40 +47,132 @@ func asciiLower(b []byte) []byte {
 	return out
 }
 
+// markerSet finds any of a set of lower-case markers (two bytes or more)
+// in one pass over a text: a table of the pairs of bytes markers begin
+// with passes over almost every byte at the cost of one lookup, and only
+// at a matching pair are the markers that begin there tried. Searching
+// for each marker alone cost a pass each (1 MiB a stream and a few dozen
+// markers: tens of milliseconds a call).
+type markerSet struct {
+	pair    [1 << 16]bool
+	byFirst [256][][]byte
+}
+
+func newMarkerSet(markers []string) *markerSet {
+	m := &markerSet{}
+	for _, mk := range markers {
+		if len(mk) < 2 {
+			continue
+		}
+		m.pair[uint16(mk[0])<<8|uint16(mk[1])] = true
+		m.byFirst[mk[0]] = append(m.byFirst[mk[0]], []byte(mk))
+	}
+	return m
+}
+
+// next is where the first marker at or after from begins in lower, or -1.
+func (m *markerSet) next(lower []byte, from int) int {
+	for i := from; i+1 < len(lower); i++ {
+		if !m.pair[uint16(lower[i])<<8|uint16(lower[i+1])] {
+			continue
+		}
+		for _, mk := range m.byFirst[lower[i]] {
+			if bytes.HasPrefix(lower[i:], mk) {
+				return i
+			}
+		}
+	}
+	return -1
+}
+
+// outputMarkers are every note's markers. The lines of an output that
+// hold one are found once, in one pass (lines), and each note reads only
+// those.
+var outputMarkers = sync.OnceValues(func() (*markerSet, map[string]bool) {
+	all := slices.Concat(refusedMarkers, socketFailures, directFailures, privilegeFailures, credentialFailures, refusalErrnos, steeringErrnos)
+	known := map[string]bool{}
+	for _, m := range all {
+		known[m] = true
+	}
+	return newMarkerSet(all), known
+})
+
+// lineSpan is one line of a stream: [start, end).
+type lineSpan struct{ start, end int }
+
+// linesHolding are the lines of lower that hold one of set's markers, in
+// order.
+func linesHolding(lower []byte, set *markerSet) []lineSpan {
+	var out []lineSpan
+	for off := 0; off < len(lower); {
+		at := set.next(lower, off)
+		if at < 0 {
+			break
+		}
+		start := bytes.LastIndexByte(lower[:at], '\n') + 1
+		end := bytes.IndexByte(lower[at:], '\n')
+		if end < 0 {
+			end = len(lower)
+		} else {
+			end += at
+		}
+		out = append(out, lineSpan{start, end})
+		off = end + 1 // one marker is enough for a line
+	}
+	return out
+}
+
 // linesWith hands f each line that holds one of markers (lower case), in
 // order, stream by stream, with its lower-case form, until f returns
 // false.
 func (o *commandOutput) linesWith(markers []string, f func(line, lower string) bool) {
-	for _, s := range o.streams {
-		var starts []int
-		for _, m := range markers {
-			mb := []byte(m)
-			for off := 0; ; {
-				i := bytes.Index(s.lower[off:], mb)
-				if i < 0 {
-					break
-				}
-				at := off + i
-				start := bytes.LastIndexByte(s.lower[:at], '\n') + 1
-				starts = append(starts, start)
-				end := bytes.IndexByte(s.lower[at:], '\n')
-				if end < 0 {
-					break
-				}
-				off = at + end + 1 // the next line: one marker is enough
+	o.linesIn(o.streams, markers, f)
+}
+
+// stderrLinesWith is linesWith on the command's stderr alone.
+func (o *commandOutput) stderrLinesWith(markers []string, f func(line, lower string) bool) {
+	if len(o.streams) > 0 {
+		o.linesIn(o.streams[:1], markers, f)
+	}
+}
+
+func (o *commandOutput) linesIn(streams []outputStream, markers []string, f func(line, lower string) bool) {
+	union, known := outputMarkers()
+	shared := true
+	for _, m := range markers {
+		shared = shared && known[m]
+	}
+	for i := range streams {
+		s := &streams[i]
+		var spans []lineSpan
+		if shared {
+			if !s.scanned {
+				s.spans, s.scanned = linesHolding(s.lower, union), true
 			}
+			spans = s.spans
+		} else {
+			spans = linesHolding(s.lower, newMarkerSet(markers))
 		}
-		slices.Sort(starts)
-		for _, start := range slices.Compact(starts) {
-			end := bytes.IndexByte(s.text[start:], '\n')
-			if end < 0 {
-				end = len(s.text) - start
+		for _, sp := range spans {
+			lower := string(s.lower[sp.start:sp.end])
+			if shared && !holdsAny(lower, markers) {
+				continue
 			}
-			if !f(string(s.text[start:start+end]), string(s.lower[start:start+end])) {
+			if !f(string(s.text[sp.start:sp.end]), lower) {
 				return
 			}
 		}
 	}
+}
+
+// holdsAny reports whether lower holds one of markers.
+func holdsAny(lower string, markers []string) bool {
+	for _, m := range markers {
+		if strings.Contains(lower, m) {
+			return true
+		}
+	}
+	return false
 }
 
 // has reports whether any line holds one of markers.
@@ -81,4 +183,17 @@ func (o *commandOutput) has(markers []string) bool {
 		return false
 	})
 	return found
+}
+
+// outputNotes are the notes read from both streams of a command's output
+// (its network was mode), and the sockets those notes name.
+func outputNotes(mode sandbox.NetworkMode, out *commandOutput) (notes, sockets []string) {
+	notes = serviceNotes(out)
+	for _, n := range []string{directNote(mode, out), privilegeNote(out), credentialNote(out)} {
+		if n != "" {
+			notes = append(notes, n)
+		}
+	}
+	sockNotes, sockets := socketNotes(out)
+	return append(notes, sockNotes...), sockets
 }

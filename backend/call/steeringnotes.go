@@ -64,9 +64,9 @@ var steeringErrnos = []string{"read-only file system", "device or resource busy"
 // steeringNotes reads a command's error output for refused writes of
 // steering files and git's own configuration, one note per file, at most
 // maxBoundaryNotes.
-func steeringNotes(stderr []byte) []string {
+func steeringNotes(out *commandOutput) []string {
 	seen := map[string]bool{}
-	return stderrNotes(stderr, steeringErrnos, func(line, _ string) (string, bool) {
+	return stderrNotes(out, steeringErrnos, func(line, _ string) (string, bool) {
 		for _, tok := range strings.FieldsFunc(line, func(r rune) bool {
 			return r == ' ' || r == '\'' || r == '"' || r == ':' || r == '‘' || r == '’' || r == '`' || r == '\t'
 		}) {

@@ -31,7 +31,7 @@ func TestSteeringNotes(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			notes := steeringNotes([]byte(tt.stderr))
+			notes := steeringNotes(newCommandOutput([]byte(tt.stderr)))
 			if tt.want == nil {
 				if len(notes) != 0 {
 					t.Fatalf("notes %q, want none", notes)
