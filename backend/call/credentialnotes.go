@@ -11,8 +11,8 @@ package call
 // credentialFailures are what clients print when they could not log in.
 var credentialFailures = []string{
 	"could not read username for", "could not read password for", "terminal prompts disabled",
-	"authentication failed for", "gh auth login", "npm error code e401", "npm err! code e401",
-	"unable to locate credentials", "no credentials found",
+	"authentication failed for 'http", "gh auth login", "npm error code e401", "npm err! code e401",
+	"unable to locate credentials",
 }
 
 // credentialNote is the note for a command whose output shows it could
