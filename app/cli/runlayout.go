@@ -352,10 +352,13 @@ func confinedEnv(environ []string, home string, l runLayout) []string {
 	// Git in the run looks past the hidden secrets' stand-ins, as in a
 	// command's own sandbox.
 	env := sandbox.ProxyEnv(append(out, sandbox.GitCoherentEnv...), agentbox.ProxyAddr)
-	// Not the agent's own: Claude Code and Gemini CLI set up their proxy
+	if l.profile == nil {
+		return env
+	}
+	// Not an agent's own: Claude Code and Gemini CLI set up their proxy
 	// themselves, and Node would print a warning that it is experimental
 	// into the agent's screen. Its commands, in sandboxes of their own,
-	// get it.
+	// get it, and so does a plain command run confined.
 	return slices.DeleteFunc(env, func(e string) bool { return strings.HasPrefix(e, sandbox.NodeEnvProxy+"=") })
 }
 

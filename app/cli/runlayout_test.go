@@ -74,3 +74,26 @@ func TestOutsideDirsNotice(t *testing.T) {
 		}
 	}
 }
+
+// TestConfinedEnvNodeProxy: a plain command run confined gets Node's
+// switch for the proxy variables; an agent with a profile does not (it
+// sets up its proxy itself).
+func TestConfinedEnvNodeProxy(t *testing.T) {
+	p, ok := agentprofile.Lookup("claude")
+	if !ok {
+		t.Fatal("no claude profile")
+	}
+	for _, tc := range []struct {
+		name    string
+		profile *agentprofile.Resolved
+		want    bool
+	}{
+		{"a plain command", nil, true},
+		{"an agent", &agentprofile.Resolved{Profile: p}, false},
+	} {
+		env := confinedEnv([]string{"PATH=/usr/bin"}, "/home/me", runLayout{profile: tc.profile, runID: "r1", agentPort: 7465})
+		if got := slices.Contains(env, "NODE_USE_ENV_PROXY=1"); got != tc.want {
+			t.Errorf("%s: NODE_USE_ENV_PROXY=1 in its env: %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
