@@ -15,13 +15,13 @@ import (
 )
 
 // nodeWithEnvProxy is a Node that reads the proxy variables when
-// NODE_USE_ENV_PROXY is set (22.21 and later), or skips the test saying
-// why: `make test` puts one first on PATH.
+// NODE_USE_ENV_PROXY is set (22.21 and later); `make test` puts one first
+// on PATH (scripts/deps.sh installs it), so its absence fails the test.
 func nodeWithEnvProxy(t *testing.T) string {
 	t.Helper()
 	node, err := exec.LookPath("node")
 	if err != nil {
-		t.Skip("no node on PATH; `make test` puts Node 22 there")
+		t.Fatal("no node on PATH; run the suite with `make test`, which installs Node 22 and puts it first on PATH")
 	}
 	out, err := exec.Command(node, "-p", "process.versions.node").Output()
 	if err != nil {
@@ -34,7 +34,7 @@ func nodeWithEnvProxy(t *testing.T) string {
 		minor, _ = strconv.Atoi(v[1])
 	}
 	if major < 22 || major == 22 && minor < 21 {
-		t.Skipf("%s is Node %s, which has no NODE_USE_ENV_PROXY; `make test` puts Node 22 first on PATH", node, strings.TrimSpace(string(out)))
+		t.Fatalf("%s is Node %s, which has no NODE_USE_ENV_PROXY; run the suite with `make test`, which puts Node 22 first on PATH", node, strings.TrimSpace(string(out)))
 	}
 	return node
 }
