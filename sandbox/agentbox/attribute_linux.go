@@ -35,7 +35,7 @@ func (b *Box) Process(c net.Conn) string {
 		inode = b.diagInode(ra, la)
 	}
 	if inode == "" {
-		inode = socketInode(pids[0], ra.Port)
+		inode = socketInode(pids[0], ra, c.LocalAddr())
 	}
 	if inode == "" {
 		return "unknown"
@@ -149,10 +149,16 @@ func (b *Box) diagAnswer() (string, bool) {
 	}
 }
 
-// socketInode is the inode of the TCP socket bound to local port port in
-// the network namespace pid sees.
-func socketInode(pid, port int) string {
-	hexPort := fmt.Sprintf(":%04X", port)
+// socketInode is the inode of the TCP socket connected from ra to la in
+// the network namespace pid sees. Both ports must match, and the socket
+// must be open: the host's table (on Landlock) also holds closed
+// connections from the same local port, with no inode.
+func socketInode(pid int, ra *net.TCPAddr, la net.Addr) string {
+	lp := 0
+	if a, ok := la.(*net.TCPAddr); ok {
+		lp = a.Port
+	}
+	local, remote := fmt.Sprintf(":%04X", ra.Port), fmt.Sprintf(":%04X", lp)
 	for _, table := range []string{"tcp", "tcp6"} {
 		f, err := os.Open(fmt.Sprintf("/proc/%d/net/%s", pid, table))
 		if err != nil {
@@ -162,7 +168,7 @@ func socketInode(pid, port int) string {
 		for sc.Scan() {
 			fields := strings.Fields(sc.Text())
 			// sl local rem st tx:rx tr:when retrnsmt uid timeout inode
-			if len(fields) > 9 && strings.HasSuffix(fields[1], hexPort) {
+			if len(fields) > 9 && strings.HasSuffix(fields[1], local) && strings.HasSuffix(fields[2], remote) && fields[9] != "0" {
 				f.Close()
 				return fields[9]
 			}
@@ -170,6 +176,12 @@ func socketInode(pid, port int) string {
 		f.Close()
 	}
 	return ""
+}
+
+// openSockDiag is a socket-diagnostics socket in this process's network
+// namespace, or -1.
+func openSockDiag() (int, error) {
+	return unix.Socket(unix.AF_NETLINK, unix.SOCK_RAW|unix.SOCK_CLOEXEC, unix.NETLINK_SOCK_DIAG)
 }
 
 // describe is "pid N: command line", bounded.

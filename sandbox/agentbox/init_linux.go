@@ -255,7 +255,7 @@ func openHandOut(port int) (out []*os.File, sockets *os.File, err error) {
 		}
 		out = append(out, f)
 	}
-	fd, err := unix.Socket(unix.AF_NETLINK, unix.SOCK_RAW|unix.SOCK_CLOEXEC, unix.NETLINK_SOCK_DIAG)
+	fd, err := openSockDiag()
 	if err != nil {
 		return fail(fmt.Errorf("open a socket-diagnostics socket in the sandbox: %w", err))
 	}

@@ -165,6 +165,12 @@ func launchLandlock(s Spec, scratch string) (*Box, error) {
 		return nil, fmt.Errorf("start the sandbox helper: %w", err)
 	}
 	b := started(cmd, scratch, syscall.SIGTERM)
+	// The agent shares this network namespace: one socket-diagnostics
+	// socket finds the socket behind each of its connections exactly
+	// (Process), where the host's TCP table is long and shared.
+	if fd, err := openSockDiag(); err == nil {
+		b.diag = fd
+	}
 	b.ownGroup = s.OwnGroup
 	b.Proxy, b.Agent, b.Hosts = proxyLn, agentLn, hosts
 	return b, nil
