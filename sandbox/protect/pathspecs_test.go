@@ -14,7 +14,7 @@ import (
 func TestSecretPathspecsMatchTheList(t *testing.T) {
 	ws := t.TempDir()
 	files := []string{".env", "app/.env.local", "deploy/id_rsa", "certs/Server.PEM", ".aws/credentials", "k8s/.kube/config",
-		".npmrc", "src/main.go", ".env.example", "deploy/id_rsa.pub"}
+		".npmrc", "src/main.go", ".env.example", "deploy/id_rsa.pub", ".env~", "app/.env-old", ".envrc"}
 	for _, f := range files {
 		p := filepath.Join(ws, f)
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {

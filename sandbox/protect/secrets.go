@@ -42,9 +42,9 @@ var fixtureDirs = map[string]bool{"testdata": true, "fixtures": true, "__fixture
 // the .pub halves are public.
 var privateKeyPrefixes = []string{"id_rsa", "id_dsa", "id_ecdsa", "id_ed25519"}
 
-// envTemplates are .env.* suffixes of files that document variables
-// rather than hold them.
-var envTemplates = []string{".example", ".sample", ".template"}
+// envTemplates end the names of .env files that document variables
+// rather than hold them (.env.example, .env-sample).
+var envTemplates = []string{"example", "sample", "template"}
 
 // IsSecret reports whether the file at rel (slash-separated, relative
 // to a workspace root) is on the secret list.
@@ -54,9 +54,9 @@ func IsSecret(rel string) bool {
 	switch {
 	case base == ".env":
 		return true
-	case strings.HasPrefix(base, ".env."):
+	case isEnvVariant(base):
 		for _, t := range envTemplates {
-			if strings.HasSuffix(base, t) {
+			if strings.HasSuffix(base, t) && !isNameChar(base[len(base)-len(t)-1]) {
 				return false
 			}
 		}
@@ -83,6 +83,18 @@ func IsSecret(rel string) bool {
 		}
 	}
 	return false
+}
+
+// isEnvVariant: base is .env followed by a separator and more, as the
+// copies people and editors leave are named (.env.local, .env.bak,
+// .env-old, .env_prod, .env~, .env:2024), but not another name that
+// starts alike (.envrc, .environment).
+func isEnvVariant(base string) bool {
+	return len(base) > len(".env") && strings.HasPrefix(base, ".env") && !isNameChar(base[len(".env")])
+}
+
+func isNameChar(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
 }
 
 // underFixtures: some directory on rel's path holds test fixtures.
@@ -205,7 +217,7 @@ func SecretPathspecs() []string {
 	var out []string
 	add := func(glob string) { out = append(out, ":(glob,icase)"+glob, ":(glob,icase)**/"+glob) }
 	add(".env")
-	add(".env.*")
+	add(".env?*") // with .envrc and the like, which callers filter out
 	for f := range secretFiles {
 		add(f)
 	}
