@@ -1,10 +1,11 @@
 package agentbox
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/gatehouse-dev/gatehouse/sandbox"
 )
 
 // Container runs a confined agent with podman rather than bubblewrap:
@@ -49,24 +50,21 @@ func podmanArgs(s Spec, rootfs string, ms []mount, terminal bool) ([]string, err
 		a = append(a, "--userns", "keep-id") // rootless: the person's own uid inside
 	}
 	// Podman shows the host's /sys read-only; bubblewrap shows none.
-	a = append(a, "--mount", "type=tmpfs,dst=/sys,ro=true")
+	a = append(a, "--mount", sandbox.ContainerMount("type=tmpfs", "dst=/sys", "ro=true"))
 	for _, e := range s.Env {
 		k, _, _ := strings.Cut(e, "=")
 		a = append(a, "--env", k)
 	}
 	for _, m := range visible(ms) {
-		if strings.ContainsAny(m.src+m.dst, ",\n") {
-			return nil, fmt.Errorf("the container backend cannot show %s (a comma in its path); use bubblewrap", m.dst)
-		}
 		switch m.kind {
 		case bindROTry, bindRO:
-			a = append(a, "--mount", "type=bind,src="+m.src+",dst="+m.dst+",ro=true")
+			a = append(a, "--mount", sandbox.ContainerMount("type=bind", "src="+m.src, "dst="+m.dst, "ro=true"))
 		case bindRW:
-			a = append(a, "--mount", "type=bind,src="+m.src+",dst="+m.dst)
+			a = append(a, "--mount", sandbox.ContainerMount("type=bind", "src="+m.src, "dst="+m.dst))
 		case tmpfs:
-			a = append(a, "--mount", "type=tmpfs,dst="+m.dst)
+			a = append(a, "--mount", sandbox.ContainerMount("type=tmpfs", "dst="+m.dst))
 		case tmpfsRO:
-			a = append(a, "--mount", "type=tmpfs,dst="+m.dst+",ro=true")
+			a = append(a, "--mount", sandbox.ContainerMount("type=tmpfs", "dst="+m.dst, "ro=true"))
 		}
 	}
 	a = append(a, "--rootfs", rootfs)

@@ -119,7 +119,7 @@ func New(ctx context.Context, o Options) (*Backend, error) {
 			o.Helper = h
 		}
 	}
-	if o.Helper != "" && (!staticBinary(o.Helper) || strings.ContainsAny(o.Helper, ",:")) {
+	if o.Helper != "" && !staticBinary(o.Helper) {
 		o.Logger.Info("container sandbox: helper is not a static binary; every call goes through the CLI's exec", "helper", o.Helper)
 		o.Helper = ""
 	}
@@ -156,11 +156,6 @@ func (b *Backend) Open(ctx context.Context, s sandbox.SessionSpec) (sandbox.Sess
 	if err != nil {
 		return nil, err
 	}
-	for _, w := range ss.Workspaces {
-		if strings.ContainsAny(w, ",:") {
-			return nil, &sandbox.SpecError{Field: "workspace", Value: w, Err: sandbox.ErrBadSpec}
-		}
-	}
 	sess := &session{b: b, ss: ss}
 	if sess.expose, err = protect.ParseExposure(ss.ExposeSecrets); err != nil {
 		return nil, err
@@ -182,7 +177,7 @@ func (s *session) start(ctx context.Context) error {
 	var runDir string
 	if b.opts.Helper != "" {
 		d, err := os.MkdirTemp("", "gatehouse-ctr-")
-		if err == nil && !strings.ContainsAny(d, ",:") {
+		if err == nil {
 			runDir = d
 		}
 	}
@@ -200,9 +195,9 @@ func (s *session) start(ctx context.Context) error {
 	mounts := cov.mounts
 	gitConfig, extras := b.gitConfig()
 	if gitConfig != "" {
-		mounts = append(slices.Clip(mounts), "type=bind,source="+gitConfig+",target="+gitConfigMount+",readonly")
+		mounts = append(slices.Clip(mounts), bindMount(gitConfig, gitConfigMount, "readonly"))
 		for _, p := range slices.Sorted(maps.Keys(extras)) {
-			mounts = append(mounts, "type=bind,source="+extras[p]+",target="+p+",readonly")
+			mounts = append(mounts, bindMount(extras[p], p, "readonly"))
 		}
 	}
 	args := b.runArgs(name, ss, mounts, runDir, nest)
@@ -228,12 +223,11 @@ func (b *Backend) gitConfig() (string, map[string]string) {
 		return "", nil
 	}
 	p, extras, err := sandbox.GlobalGitConfig(b.opts.Home, b.opts.Shown)
-	if err != nil || strings.ContainsAny(p, ",:") {
+	if err != nil {
 		// Commands still run; git there has no name of the person's.
 		b.opts.Logger.Warn("container sandbox: your git config is not shown to commands", "err", err)
 		return "", nil
 	}
-	maps.DeleteFunc(extras, func(p, _ string) bool { return strings.ContainsAny(p, ",:") })
 	return p, extras
 }
 
@@ -259,7 +253,7 @@ func (b *Backend) runArgs(name string, ss sandbox.SessionSpec, mounts []string, 
 		a = append(a, "--ulimit", "fsize="+strconv.FormatInt(l.FileSizeBytes, 10))
 	}
 	for _, w := range ss.Workspaces {
-		a = append(a, "--mount", "type=bind,source="+w+",target="+w)
+		a = append(a, "--mount", bindMount(w, w))
 	}
 	a = append(a, sessionMounts(ss)...)
 	for _, m := range mounts {
@@ -267,7 +261,7 @@ func (b *Backend) runArgs(name string, ss sandbox.SessionSpec, mounts []string, 
 	}
 	for _, h := range ss.Hidden {
 		st, err := os.Lstat(h)
-		if err != nil || strings.ContainsAny(h, ",:") {
+		if err != nil {
 			continue
 		}
 		inside := false
@@ -278,14 +272,14 @@ func (b *Backend) runArgs(name string, ss sandbox.SessionSpec, mounts []string, 
 			continue // never mounted, so never visible
 		}
 		if st.IsDir() {
-			a = append(a, "--mount", "type=tmpfs,target="+h+",tmpfs-size=1k,tmpfs-mode=0")
+			a = append(a, "--mount", emptyDirMount(h))
 		} else {
-			a = append(a, "--mount", "type=bind,source=/dev/null,target="+h+",readonly")
+			a = append(a, "--mount", bindMount(os.DevNull, h, "readonly"))
 		}
 	}
 	if runDir != "" {
-		a = append(a, "--mount", "type=bind,source="+b.opts.Helper+",target="+helperMount+",readonly",
-			"--mount", "type=bind,source="+runDir+",target="+runDirMount)
+		a = append(a, "--mount", bindMount(b.opts.Helper, helperMount, "readonly"),
+			"--mount", bindMount(runDir, runDirMount))
 	}
 	a = append(a, b.opts.RunArgs...)
 	if l.Processes > 0 {

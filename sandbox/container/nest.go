@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"strings"
 
 	"github.com/gatehouse-dev/gatehouse/sandbox"
 	"github.com/gatehouse-dev/gatehouse/sandbox/initproc"
@@ -48,7 +47,7 @@ func (s *session) noNesting() { s.b.nestRefused.Store(true) }
 // Docker's default seccomp profile refuses a new user namespace to a
 // process without CAP_SYS_ADMIN, so only podman's containers nest.
 func (s *session) wantsNest(runDir string) bool {
-	return s.ss.StageRoot != "" && !strings.ContainsAny(s.ss.StageRoot, ",:") && runDir != "" && !s.unnested &&
+	return s.ss.StageRoot != "" && runDir != "" && !s.unnested &&
 		s.b.isPodman() && !s.b.nestRefused.Load()
 }
 
@@ -56,9 +55,9 @@ func (s *session) wantsNest(runDir string) bool {
 // and the uncovered workspaces, which every run covers in its own
 // namespace before exec (nestMounts).
 func nestArgs(ss sandbox.SessionSpec) []string {
-	a := []string{"--mount", "type=bind,source=" + ss.StageRoot + ",target=" + sandbox.StageMountPoint}
+	a := []string{"--mount", bindMount(ss.StageRoot, sandbox.StageMountPoint)}
 	for i, w := range ss.Workspaces {
-		a = append(a, "--mount", "type=bind,source="+w+",target="+sandbox.LowerOf(i))
+		a = append(a, "--mount", bindMount(w, sandbox.LowerOf(i)))
 	}
 	return a
 }

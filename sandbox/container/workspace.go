@@ -69,25 +69,25 @@ func workspaceCover(workspaces []string, e protect.Exposure, reserve bool) (*cov
 				// run that removes it and makes a new one. Removing the
 				// link itself is not refused.
 				if !slices.Contains(ws.Protected.Existing, t) {
-					ms = append(ms, mount{t, "type=bind,source=" + t + ",target=" + t + ",readonly"})
+					ms = append(ms, mount{t, bindMount(t, t, "readonly")})
 				}
 				missing = append(missing, p)
 				continue
 			}
-			ms = append(ms, mount{p, "type=bind,source=" + p + ",target=" + p + ",readonly"})
+			ms = append(ms, mount{p, bindMount(p, p, "readonly")})
 		}
 		missing = append(missing, ws.Protected.Missing...)
 		for _, d := range ws.Protected.Writable {
-			ms = append(ms, mount{d, "type=bind,source=" + d + ",target=" + d})
+			ms = append(ms, mount{d, bindMount(d, d)})
 		}
 		// A run of this container may write the workspace itself (see
 		// nest.go for one that stages), and moving .git away would leave
 		// its read-only config and hooks behind.
 		for _, d := range ws.PinnedParents() {
-			ms = append(ms, mount{d, "type=bind,source=" + d + ",target=" + d})
+			ms = append(ms, mount{d, bindMount(d, d)})
 		}
 		for _, d := range ws.Secrets.Dirs {
-			ms = append(ms, mount{d, "type=tmpfs,target=" + d + ",tmpfs-size=1k,tmpfs-mode=0"})
+			ms = append(ms, mount{d, emptyDirMount(d)})
 		}
 		secrets = append(secrets, ws.Secrets.Files...)
 	}
@@ -101,7 +101,7 @@ func workspaceCover(workspaces []string, e protect.Exposure, reserve bool) (*cov
 			if !ok {
 				src = filepath.Join(c.dir, "empty")
 			}
-			ms = append(ms, mount{f, "type=bind,source=" + src + ",target=" + f + ",readonly"})
+			ms = append(ms, mount{f, bindMount(src, f, "readonly")})
 		}
 	}
 	c.missing, c.reserved = missing, reserve
@@ -116,17 +116,13 @@ func workspaceCover(workspaces []string, e protect.Exposure, reserve bool) (*cov
 		}
 	}
 	for _, p := range c.held {
-		ms = append(ms, mount{p, "type=bind,source=" + p + ",target=" + p + ",readonly"})
+		ms = append(ms, mount{p, bindMount(p, p, "readonly")})
 	}
 	c.key = c.keyOf(scans)
 	// Parents first (a parent is a prefix of its children), as the
 	// runtime mounts them in order.
 	sort.SliceStable(ms, func(i, j int) bool { return ms[i].target < ms[j].target })
 	for _, m := range ms {
-		if strings.ContainsAny(m.target, ",:") || strings.ContainsAny(c.dir, ",:") {
-			c.release()
-			return nil, fmt.Errorf("the container sandbox cannot mount %s (a comma or colon in its path); rename it, or use the bwrap or landlock backend: %w", m.target, sandbox.ErrBadSpec)
-		}
 		c.mounts = append(c.mounts, m.spec)
 	}
 	return c, nil

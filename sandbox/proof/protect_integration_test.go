@@ -3,6 +3,7 @@
 package proof
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -302,6 +303,32 @@ func TestProtectedNameMadeMidSession(t *testing.T) {
 			r := runSh(t, s, `echo evil >> .envrc; echo evil > .envrc; true`, func(sp *sandbox.Spec) { sp.Dir = ws })
 			if got, _ := os.ReadFile(filepath.Join(ws, ".envrc")); string(got) != "export A=1\n" {
 				t.Errorf(".envrc the person made mid-session was written: %q (%s)", got, r.Stderr)
+			}
+		})
+	}
+}
+
+// A workspace whose path holds a comma, a colon and a space, with copies
+// of its .env that editors and people leave (.env~, .env-old) and two
+// whose names the container CLI's mount syntax would once cut: every
+// backend runs there, and none shows a secret.
+func TestAwkwardNamesStayHidden(t *testing.T) {
+	for _, b := range allBackends(t) {
+		t.Run(b.Name(), func(t *testing.T) {
+			ws := filepath.Join(t.TempDir(), "we:ird, ü dir")
+			secrets := []string{".env", ".env~", ".env-old", ".env,old", ".env:bak", "sub dir/.env_prod"}
+			must(t, os.MkdirAll(filepath.Join(ws, "sub dir"), 0o755), os.WriteFile(filepath.Join(ws, "plain.txt"), []byte("PLAIN\n"), 0o644))
+			for i, p := range secrets {
+				must(t, os.WriteFile(filepath.Join(ws, p), []byte(fmt.Sprintf("KEY=SECRET-%d\n", i)), 0o600))
+			}
+			s := openSession(t, b, ws)
+			r := runSh(t, s, `pwd; cat plain.txt; for f in .env* "sub dir"/.env*; do cat "$f"; done 2>&1; exit 0`, nil)
+			out := string(r.Stdout) + string(r.Stderr)
+			if !strings.Contains(out, ws) || !strings.Contains(out, "PLAIN") {
+				t.Fatalf("the command did not run in the workspace: %q", out)
+			}
+			if strings.Contains(out, "SECRET-") {
+				t.Errorf("a secret was read: %q", out)
 			}
 		})
 	}
