@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sync"
 	"text/tabwriter"
 	"time"
 
@@ -263,9 +264,32 @@ func doctorRunOptions(cfg config.Config, backend, dir string, tc toolchain.Set) 
 		}
 	}
 	cfg.Sandbox.Backend = backend
+	// Each probe is a run of its own in the same workspace: what a run
+	// says before it starts is said once.
+	notices := &onceEach{w: os.Stderr}
 	o.Layout = func(ws string) (agentbox.Spec, error) {
 		return confinedSpec(runLayout{dataDir: dir, cfg: cfg, program: "/bin/sh", argv: []string{"/bin/sh"}, cwd: ws,
-			workspaces: []string{ws}, runID: "doctor", agentPort: 1, toolchains: tc.ReadOnly})
+			workspaces: []string{ws}, runID: "doctor", agentPort: 1, toolchains: tc.ReadOnly, notices: notices})
 	}
 	return o
+}
+
+// onceEach passes each distinct write to w once.
+type onceEach struct {
+	w    io.Writer
+	mu   sync.Mutex
+	seen map[string]bool
+}
+
+func (o *onceEach) Write(p []byte) (int, error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.seen[string(p)] {
+		return len(p), nil
+	}
+	if o.seen == nil {
+		o.seen = map[string]bool{}
+	}
+	o.seen[string(p)] = true
+	return o.w.Write(p)
 }

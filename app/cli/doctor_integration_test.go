@@ -43,6 +43,15 @@ func TestDoctorBinary(t *testing.T) {
 			if pass < 2*len(proof.Checks)-1+2*len(proof.ConfinedChecks) || limit != 1 || !strings.Contains(out.String(), proof.OtherSessionsVisible) || strings.Contains(out.String(), "FAIL") {
 				t.Errorf("want every row of bwrap and landlock and of whole-agent mode to PASS but Landlock's other-session row (LIMIT), saw %d PASS, %d LIMIT", pass, limit)
 			}
+			// Each probe is a run of its own: what a run says before it
+			// starts (Landlock's notice) is said once, not once a probe.
+			seen := map[string]bool{}
+			for _, l := range strings.Split(errb.String(), "\n") {
+				if l != "" && seen[l] {
+					t.Errorf("stderr repeats %q", l)
+				}
+				seen[l] = true
+			}
 			_, runTable, _ := strings.Cut(out.String(), "Whole-agent mode")
 			if strings.Count(runTable, "PASS") != 2*len(proof.ConfinedChecks) || !strings.Contains(runTable, "`gatehouse run` does not use seatbelt yet") {
 				t.Errorf("the whole-agent table wants %d PASS rows of bwrap and of landlock, and seatbelt UNAVAILABLE:\n%s", len(proof.ConfinedChecks), runTable)

@@ -53,6 +53,9 @@ type runLayout struct {
 	// tmp is the session's temporary directory (Started.Tmp), "" for one
 	// of the run's own.
 	tmp string
+	// notices is where what the person should know before the run starts
+	// is written; nil for the run's stderr.
+	notices io.Writer
 }
 
 // firstProcess is the sandbox's first process: the small stand-alone
@@ -113,6 +116,10 @@ func confinedSpec(l runLayout) (agentbox.Spec, error) {
 		Stdin:    os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
 		Tmp: l.tmp,
 	}
+	tell := l.notices
+	if tell == nil {
+		tell = s.Stderr
+	}
 	if err := os.MkdirAll(runRedacted(l.dataDir, l.runID), 0o700); err != nil {
 		return s, fmt.Errorf("make the run's directory of redacted copies: %w", err)
 	}
@@ -127,14 +134,14 @@ func confinedSpec(l runLayout) (agentbox.Spec, error) {
 			// they were: the run goes on.
 			made, err := makeProjectDirs(ws, p.ProjectDirs)
 			if err != nil {
-				fmt.Fprintf(s.Stderr, "gatehouse: %s's own sandbox may not start: could not %v\n", p.Name, err)
+				fmt.Fprintf(tell, "gatehouse: %s's own sandbox may not start: could not %v\n", p.Name, err)
 			}
 			if len(made) > 0 {
 				stays := "it stays"
 				if len(made) > 1 {
 					stays = "they stay"
 				}
-				fmt.Fprintf(s.Stderr, "gatehouse: made an empty %s in %s, as %s does, so %s read-only in the run\n", strings.Join(made, " and an empty "), ws, p.Name, stays)
+				fmt.Fprintf(tell, "gatehouse: made an empty %s in %s, as %s does, so %s read-only in the run\n", strings.Join(made, " and an empty "), ws, p.Name, stays)
 			}
 		}
 		w, err := protect.Scan(ws, exposure)
@@ -159,7 +166,7 @@ func confinedSpec(l runLayout) (agentbox.Spec, error) {
 			// stay read-only), and a bare repository has no logs/ yet,
 			// where a commit's reflog goes: made now, as git would.
 			if made, err := makeProjectDirs(g, []string{"logs"}); err == nil && len(made) > 0 {
-				fmt.Fprintf(s.Stderr, "gatehouse: made an empty logs in %s, where git keeps its reflogs, so that the agent's commits work on Landlock\n", g)
+				fmt.Fprintf(tell, "gatehouse: made an empty logs in %s, where git keeps its reflogs, so that the agent's commits work on Landlock\n", g)
 			}
 		}
 	}
@@ -172,15 +179,15 @@ func confinedSpec(l runLayout) (agentbox.Spec, error) {
 	keepLinks(&s)
 	// Once the layout stands: a run that cannot start says only why.
 	if n := landlockNotice(l.workspaces, locked); n != "" {
-		fmt.Fprintln(s.Stderr, n)
+		fmt.Fprintln(tell, n)
 	}
 	if n := outsideDirsNotice(l); n != "" {
-		fmt.Fprintln(s.Stderr, n)
+		fmt.Fprintln(tell, n)
 	}
 	if sandbox.HomeGitBool(home, "commit.gpgsign") {
 		// The key stays hidden: the agent's own commits fail, and git's
 		// error alone would not say why.
-		fmt.Fprintln(s.Stderr, "gatehouse: your git config signs every commit (commit.gpgsign) with a key the run hides, so a commit the agent makes itself fails; it can make one unsigned (git commit --no-gpg-sign) for you to sign later")
+		fmt.Fprintln(tell, "gatehouse: your git config signs every commit (commit.gpgsign) with a key the run hides, so a commit the agent makes itself fails; it can make one unsigned (git commit --no-gpg-sign) for you to sign later")
 	}
 	return s, nil
 }
