@@ -337,3 +337,56 @@ func TestClaudeReadOfAKeyNeverReachesTheModel(t *testing.T) {
 		t.Fatalf("the model saw no redacted copy:\n%s\ndaemon log:\n%s", strings.Join(res.ToolResults(), "\n---\n"), d.Log())
 	}
 }
+
+// TestClaudeSearchLeavesSecretsOut: the real Claude Code's own Grep runs
+// in its own process, where the sandbox hides nothing: a search of the
+// project finds its files but none the sandbox hides (a .env, an
+// editor's copy of it, a key), whatever glob the agent gave; a search of
+// the .env itself, allowed by the person, shows its values redacted.
+func TestClaudeSearchLeavesSecretsOut(t *testing.T) {
+	d := clitest.Start(t)
+	for p, body := range map[string]string{
+		".env":              "API_KEY=sk-envsecret-4417aa09\n",
+		".env~":             "API_KEY=sk-envsecret-4417aa09\n",
+		"config/.env-old":   "OLD_KEY=sk-oldsecret-88c1f2\n",
+		"deploy/server.key": "sk-keyfile-secret-5521\n",
+		"notes/todo.txt":    "sk-MARKER-visible\n",
+	} {
+		full := filepath.Join(d.Workspace, p)
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	model := agenttest.StartModel(t, agenttest.Anthropic, agenttest.Script{
+		agenttest.Call("Grep", map[string]any{"pattern": "sk-", "output_mode": "content"}),
+		agenttest.Call("Grep", map[string]any{"pattern": "sk-", "output_mode": "content", "glob": ".env*"}),
+		agenttest.Call("Grep", map[string]any{"pattern": "sk-", "output_mode": "files_with_matches", "path": "config"}),
+		agenttest.Call("Grep", map[string]any{"pattern": "KEY", "output_mode": "content", "path": ".env"}),
+		agenttest.Say("done"),
+	})
+	cli, ctx := installedAgent(t, d, "claude", agenttest.NewClaude, model)
+	go func() {
+		// The search of .env itself asks, as a read of it does.
+		a := d.WaitApproval(2 * time.Minute)
+		d.Decide(a.ID, "allow", "once", "")
+	}()
+	res, err := cli.RunClaude(ctx, d.Workspace, "search", []string{"Grep"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	results := strings.Join(res.ToolResults(), "\n---\n")
+	if !res.ModelSaw("sk-MARKER-visible") {
+		t.Fatalf("the search found nothing at all:\n%s\ndaemon log:\n%s", results, d.Log())
+	}
+	for _, secret := range []string{"sk-envsecret-4417aa09", "sk-oldsecret-88c1f2", "sk-keyfile-secret-5521"} {
+		if res.ModelSaw(secret) {
+			t.Errorf("the model saw %s:\n%s", secret, results)
+		}
+	}
+	if !res.ModelSaw("REDACTED") {
+		t.Errorf("the search of .env showed no redacted copy:\n%s", results)
+	}
+}

@@ -41,6 +41,9 @@ type native struct {
 	// redacted copy.
 	paths   []string
 	pathKey string
+	// Search: the input members naming where it searches and the globs
+	// it searches by, which the hook may narrow (searchAnswer).
+	searchPathKey, globKey string
 	// Fetch: the URL.
 	url string
 	// External: server/tool.
@@ -133,7 +136,11 @@ func classifyClaude(ev hookwire.Event, in map[string]json.RawMessage) (native, e
 		return shellFrom(in, "cmd", true)
 	case "Read", "NotebookRead":
 		return pathsFrom(classRead, ev.Cwd, in, "file_path", "notebook_path")
-	case "Glob", "Grep", "LS":
+	case "Grep":
+		n, err := pathsOrCwd(classRead, ev.Cwd, in, "path")
+		n.searchPathKey, n.globKey = "path", "glob"
+		return n, err
+	case "Glob", "LS":
 		return pathsOrCwd(classRead, ev.Cwd, in, "path")
 	case "Write", "Edit", "MultiEdit":
 		return pathsFrom(classEdit, ev.Cwd, in, "file_path")

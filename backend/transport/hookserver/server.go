@@ -227,6 +227,9 @@ func (s *Server) pre(ctx context.Context, key session.RunKey, start session.RunS
 		if cl, res := s.cfg.Runner.Decide(ctx, req); cl == nil {
 			return deny("%s", res.Text)
 		}
+		if n.globKey != "" {
+			return s.searchAnswer(ev, n, st, key)
+		}
 		return s.readAnswer(ev, n, st, key)
 	case classFetch:
 		if n.url == "" {
@@ -306,7 +309,7 @@ func checkExe(exe []string) error {
 func replaceMember(input json.RawMessage, key, line string) (json.RawMessage, error) {
 	m := map[string]json.RawMessage{}
 	if err := json.Unmarshal(input, &m); err != nil {
-		return nil, fmt.Errorf("the tool input is not an object")
+		return nil, errNotObject
 	}
 	var v any = line
 	if old := m[key]; len(old) > 0 && old[0] == '[' {
