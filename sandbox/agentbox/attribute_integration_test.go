@@ -30,14 +30,7 @@ func TestProcessNamesTheConnector(t *testing.T) {
 	if err != nil {
 		t.Fatalf("bash is needed: %v", err)
 	}
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	ws, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	self, ws := selfAndWorkspace(t)
 	home := t.TempDir()
 	devnull, _ := os.Open(os.DevNull)
 	defer devnull.Close()
@@ -86,14 +79,7 @@ func TestProcessNamesTheConnectorOnLandlock(t *testing.T) {
 	if _, err := os.Stat(python); err != nil {
 		t.Fatalf("python3 is needed: %v", err)
 	}
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	ws, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	self, ws := selfAndWorkspace(t)
 	// Leave closed connections from one local port to several listeners:
 	// the agent's connection will come from that port too.
 	srcPort := timeWaitsFrom(t, 16)
@@ -185,4 +171,19 @@ func acceptWithin(t *testing.T, ln net.Listener, d time.Duration) net.Conn {
 		t.Fatalf("no connection within %s", d)
 		return nil
 	}
+}
+
+// selfAndWorkspace are the test binary (the sandbox's first process) and
+// a fresh workspace, resolved.
+func selfAndWorkspace(t *testing.T) (string, string) {
+	t.Helper()
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return self, ws
 }
