@@ -390,3 +390,50 @@ func TestClaudeSearchLeavesSecretsOut(t *testing.T) {
 		t.Errorf("the search of .env showed no redacted copy:\n%s", results)
 	}
 }
+
+// TestGeminiSearchLeavesSecretsOut: the real Gemini CLI's own search runs
+// in its process, where nothing is hidden. Its grep_search of a project
+// holding a .env is refused with where to search instead; of a folder
+// without one it runs; and its tools that touch nothing (a topic) are
+// not refused as unknown.
+func TestGeminiSearchLeavesSecretsOut(t *testing.T) {
+	d := clitest.Start(t)
+	for p, body := range map[string]string{
+		".env":            "API_KEY=sk-envsecret-61c0de\n",
+		"app/.env.local":  "LOCAL_KEY=sk-localsecret-39fa\n",
+		"notes/todo.txt":  "sk-MARKER-visible\n",
+	} {
+		full := filepath.Join(d.Workspace, p)
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	model := agenttest.StartModel(t, agenttest.Gemini, agenttest.Script{
+		agenttest.Call("update_topic", map[string]any{"title": "secrets", "summary": "look around", "strategic_intent": "find notes"}),
+		agenttest.Call("grep_search", map[string]any{"pattern": "sk-"}),
+		agenttest.Call("grep_search", map[string]any{"pattern": "sk-", "dir_path": filepath.Join(d.Workspace, "notes")}),
+		agenttest.Say("done"),
+	})
+	cli, ctx := installedAgent(t, d, "gemini", agenttest.NewGemini, model)
+	res, err := cli.RunGemini(ctx, d.Workspace, "search", "--approval-mode", "yolo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	results := strings.Join(res.ToolResults(), "\n---\n")
+	for _, secret := range []string{"sk-envsecret-61c0de", "sk-localsecret-39fa"} {
+		if res.ModelSaw(secret) {
+			t.Errorf("the model saw %s:\n%s", secret, results)
+		}
+	}
+	for _, want := range []string{"Search with grep or rg through the shell", "sk-MARKER-visible", "Current topic"} {
+		if !res.ModelSaw(want) {
+			t.Errorf("the model never saw %q:\n%s\ndaemon log:\n%s", want, results, d.Log())
+		}
+	}
+	if res.ModelSaw("does not know") {
+		t.Errorf("a tool was refused as unknown:\n%s", results)
+	}
+}

@@ -41,9 +41,12 @@ type native struct {
 	// redacted copy.
 	paths   []string
 	pathKey string
-	// Search: the input members naming where it searches and the globs
-	// it searches by, which the hook may narrow (searchAnswer).
-	searchPathKey, globKey string
+	// Search: the input member naming where it searches, and the member
+	// taking the globs it searches by (Claude Code's Grep) or leaves out
+	// (Gemini CLI's read_many_files), which the hook may add to; a
+	// search with neither is refused where the sandbox hides a file
+	// (searchAnswer).
+	searchPathKey, globKey, excludeKey string
 	// Fetch: the URL.
 	url string
 	// External: server/tool.
@@ -57,8 +60,16 @@ const gatehouseServer = "gatehouse"
 var inertTools = map[hookwire.Agent]map[string]bool{
 	hookwire.Claude: set("Task", "Agent", "TodoWrite", "ExitPlanMode", "EnterPlanMode", "AskUserQuestion",
 		"WebSearch", "BashOutput", "KillShell", "KillBash", "Skill", "SlashCommand", "ListMcpResourcesTool", "ReadMcpResourceTool"),
-	hookwire.Codex:  set("update_plan", "write_stdin", "view_image", "request_user_input", "web_search"),
-	hookwire.Gemini: set("google_web_search", "write_todos"),
+	hookwire.Codex: set("update_plan", "write_stdin", "view_image", "request_user_input", "web_search"),
+	// Gemini CLI's plans, questions, sub-agents, skills, its own docs and
+	// task tracker (in its own state directory), the logs of background
+	// commands (which ran through the hook), and MCP resources (read from
+	// the server, as Claude Code's are).
+	hookwire.Gemini: set("google_web_search", "write_todos", "ask_user", "enter_plan_mode", "exit_plan_mode",
+		"invoke_agent", "complete_task", "update_topic", "activate_skill", "get_internal_docs",
+		"list_background_processes", "read_background_output",
+		"list_mcp_resources", "read_mcp_resource", "tracker_add_dependency", "tracker_create_task",
+		"tracker_get_task", "tracker_list_tasks", "tracker_update_task", "tracker_visualize"),
 }
 
 func set(names ...string) map[string]bool {
@@ -166,8 +177,22 @@ func classifyGemini(ev hookwire.Event, in map[string]json.RawMessage) (native, e
 	case "read_file":
 		return pathsFrom(classRead, ev.Cwd, in, "absolute_path", "file_path")
 	case "read_many_files":
-		return listFrom(classRead, ev.Cwd, in, "paths")
-	case "list_directory", "glob", "search_file_content":
+		// Globs or paths: "include" since 0.61, "paths" before.
+		key := "include"
+		if _, ok := in[key]; !ok {
+			key = "paths"
+		}
+		n, err := listFrom(classRead, ev.Cwd, in, key)
+		n.excludeKey = "exclude"
+		return n, err
+	case "grep_search", "search_file_content":
+		n, err := pathsOrCwd(classRead, ev.Cwd, in, "dir_path", "path")
+		n.searchPathKey = "dir_path"
+		if _, ok := in["path"]; ok {
+			n.searchPathKey = "path"
+		}
+		return n, err
+	case "list_directory", "glob":
 		return pathsOrCwd(classRead, ev.Cwd, in, "path", "dir_path")
 	case "write_file", "replace":
 		return pathsFrom(classEdit, ev.Cwd, in, "file_path")

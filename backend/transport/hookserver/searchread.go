@@ -4,25 +4,46 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/gatehouse-dev/gatehouse/backend/session"
 	"github.com/gatehouse-dev/gatehouse/backend/transport/hookwire"
+	"github.com/gatehouse-dev/gatehouse/sandbox"
 	"github.com/gatehouse-dev/gatehouse/sandbox/protect"
 )
 
-// searchAnswer allows an agent's own search (Claude Code's Grep). It runs
-// in the agent's process, outside the sandbox, and prints matching lines
-// to the model, which the hook cannot redact: so the files the sandbox
-// hides (.env and its copies, keys, credential files) are left out of it
-// by globs added after the agent's own, which ripgrep applies last. A
-// search of one file is pointed at a redacted copy, as a read is.
+// searchAnswer allows an agent's own search or read of many files. It
+// runs in the agent's process, outside the sandbox, and hands the model
+// what it finds, which the hook cannot redact: so the files the sandbox
+// hides (.env and its copies, keys, credential files) are left out of
+// it by globs added after the agent's own (Claude Code's Grep, which
+// ripgrep applies last; Gemini CLI's read_many_files excludes). A search
+// that takes no such globs (Gemini CLI's grep_search) is refused where
+// one of those files lies below it, pointing at the shell, whose grep
+// runs in the sandbox. A search of one file is pointed at a redacted
+// copy, as a read is.
 func (s *Server) searchAnswer(ev hookwire.Event, n native, st *session.State, key session.RunKey) hookwire.Answer {
-	if fi, err := os.Stat(n.paths[0]); err == nil && fi.Mode().IsRegular() {
-		n.pathKey = n.searchPathKey
-		return s.readAnswer(ev, n, st, key)
+	if n.searchPathKey != "" {
+		if fi, err := os.Stat(n.paths[0]); err == nil && fi.Mode().IsRegular() {
+			n.pathKey = n.searchPathKey
+			return s.readAnswer(ev, n, st, key)
+		}
 	}
-	input, err := withExclusions(ev.Input, n.globKey, protect.SecretSearchGlobs())
+	var input json.RawMessage
+	var err error
+	switch {
+	case n.globKey != "":
+		input, err = withExclusions(ev.Input, n.globKey, protect.SecretSearchGlobs())
+	case n.excludeKey != "":
+		input, err = withExcludeList(ev.Input, n.excludeKey, protect.SecretSearchGlobs())
+	default:
+		if f := hiddenBelow(n.paths[0], st, s.cfg.Runner.Exposure()); f != "" {
+			return deny("Gatehouse blocked this search: %s holds files Gatehouse hides from the agent (%s), and this search tool would read them outside its sandbox. Search with grep or rg through the shell instead: Gatehouse runs it in its sandbox, where those files are hidden and secrets redacted.",
+				n.paths[0], filepath.Base(f))
+		}
+		return allow
+	}
 	if err != nil {
 		return deny("Gatehouse blocked this search: %v.", err)
 	}
@@ -30,9 +51,37 @@ func (s *Server) searchAnswer(ev hookwire.Event, n native, st *session.State, ke
 		Reason: "Gatehouse leaves the files it hides (.env, keys, credential files) out of the agent's own search."}
 }
 
+// hiddenBelow is a file the sandbox hides at or below dir: on a
+// workspace's secret list, or dir itself when what it holds cannot be
+// known (too many files to list). "" when there is none.
+func hiddenBelow(dir string, st *session.State, e protect.Exposure) string {
+	roots := []string{}
+	for _, ws := range st.Workspaces {
+		if sandbox.Within(dir, ws) || sandbox.Within(ws, dir) {
+			roots = append(roots, ws)
+		}
+	}
+	if len(roots) == 0 {
+		roots = []string{dir} // outside every workspace: its own list
+	}
+	for _, r := range roots {
+		found, err := protect.Secrets.Find(r, e)
+		if err != nil {
+			return dir
+		}
+		for _, f := range append(found.Files, found.Dirs...) {
+			if sandbox.Within(f, dir) {
+				return f
+			}
+		}
+	}
+	return ""
+}
+
 var (
 	errNotObject = errors.New("the tool input is not an object")
 	errNotGlob   = errors.New("its glob is not a string")
+	errNotList   = errors.New("its exclusions are not a list of strings")
 )
 
 // withExclusions copies a search's input with "!glob" for each of globs
@@ -56,7 +105,34 @@ func withExclusions(input json.RawMessage, key string, globs []string) (json.Raw
 	for _, g := range globs {
 		parts = append(parts, "!"+g)
 	}
-	b, err := json.Marshal(strings.Join(parts, " "))
+	return withMember(m, key, strings.Join(parts, " "))
+}
+
+// withExcludeList copies a read's input with each of globs, at any
+// depth, added to the list of exclusions in member key.
+func withExcludeList(input json.RawMessage, key string, globs []string) (json.RawMessage, error) {
+	m := map[string]json.RawMessage{}
+	if err := json.Unmarshal(input, &m); err != nil {
+		return nil, errNotObject
+	}
+	var list []string
+	if raw, ok := m[key]; ok && string(raw) != "null" {
+		if err := json.Unmarshal(raw, &list); err != nil {
+			return nil, errNotList
+		}
+	}
+	for _, g := range globs {
+		if !strings.HasPrefix(g, "**/") {
+			g = "**/" + g
+		}
+		// A directory's name leaves out what it holds.
+		list = append(list, g, g+"/**")
+	}
+	return withMember(m, key, list)
+}
+
+func withMember(m map[string]json.RawMessage, key string, v any) (json.RawMessage, error) {
+	b, err := json.Marshal(v)
 	if err != nil {
 		return nil, err
 	}

@@ -227,7 +227,7 @@ func (s *Server) pre(ctx context.Context, key session.RunKey, start session.RunS
 		if cl, res := s.cfg.Runner.Decide(ctx, req); cl == nil {
 			return deny("%s", res.Text)
 		}
-		if n.globKey != "" {
+		if n.searchPathKey != "" || n.excludeKey != "" {
 			return s.searchAnswer(ev, n, st, key)
 		}
 		return s.readAnswer(ev, n, st, key)

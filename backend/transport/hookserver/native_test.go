@@ -1,0 +1,49 @@
+package hookserver
+
+import (
+	"encoding/json"
+	"slices"
+	"testing"
+
+	"github.com/gatehouse-dev/gatehouse/backend/transport/hookwire"
+)
+
+// Gemini CLI 0.61's tools, as its bundle registers them: each is judged,
+// none is left unknown (which the hook refuses outright).
+func TestClassifyGeminiTools(t *testing.T) {
+	const cwd = "/w"
+	for _, c := range []struct {
+		tool, input string
+		want        class
+		paths       []string
+		searchKey   string
+	}{
+		{"grep_search", `{"pattern":"x"}`, classRead, []string{"/w"}, "dir_path"},
+		{"grep_search", `{"pattern":"x","dir_path":"/w/src"}`, classRead, []string{"/w/src"}, "dir_path"},
+		{"search_file_content", `{"pattern":"x","path":"src"}`, classRead, []string{"/w/src"}, "path"},
+		{"read_many_files", `{"include":["src/**/*.ts"]}`, classRead, []string{"/w/src/**/*.ts"}, ""},
+		{"read_many_files", `{"paths":["a.md"]}`, classRead, []string{"/w/a.md"}, ""},
+		{"read_file", `{"file_path":"a.go"}`, classRead, []string{"/w/a.go"}, ""},
+		{"list_directory", `{"dir_path":"/w/src"}`, classRead, []string{"/w/src"}, ""},
+		{"glob", `{"pattern":"*.go"}`, classRead, []string{"/w"}, ""},
+		{"replace", `{"file_path":"a.go"}`, classEdit, []string{"/w/a.go"}, ""},
+		{"write_file", `{"file_path":"a.go","content":""}`, classEdit, []string{"/w/a.go"}, ""},
+		{"run_shell_command", `{"command":"ls"}`, classShell, nil, ""},
+		{"web_fetch", `{"prompt":"see https://example.test/x"}`, classFetch, nil, ""},
+		{"update_topic", `{"title":"t"}`, classInert, nil, ""},
+		{"ask_user", `{}`, classInert, nil, ""},
+		{"enter_plan_mode", `{}`, classInert, nil, ""},
+		{"exit_plan_mode", `{"plan_filename":"p.md"}`, classInert, nil, ""},
+		{"activate_skill", `{"name":"s"}`, classInert, nil, ""},
+		{"list_background_processes", `{}`, classInert, nil, ""},
+		{"read_background_output", `{"pid":4}`, classInert, nil, ""},
+		{"tracker_create_task", `{}`, classInert, nil, ""},
+		{"list_mcp_resources", `{}`, classInert, nil, ""},
+		{"take_snapshot", `{}`, classUnknown, nil, ""},
+	} {
+		n, err := classify(hookwire.Event{Agent: hookwire.Gemini, Tool: c.tool, Cwd: cwd, Input: json.RawMessage(c.input)}, nil)
+		if err != nil || n.cls != c.want || !slices.Equal(n.paths, c.paths) || n.searchPathKey != c.searchKey {
+			t.Errorf("%s %s: class %d, paths %q, search key %q (%v); want class %d, %q, %q", c.tool, c.input, n.cls, n.paths, n.searchPathKey, err, c.want, c.paths, c.searchKey)
+		}
+	}
+}
