@@ -4,8 +4,11 @@ package cli_test
 
 import (
 	"context"
+	"encoding/json"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -435,5 +438,47 @@ func TestGeminiSearchLeavesSecretsOut(t *testing.T) {
 	}
 	if res.ModelSaw("does not know") {
 		t.Errorf("a tool was refused as unknown:\n%s", results)
+	}
+}
+
+// TestEveryOfferedToolIsJudged: each tool the pinned Claude Code, Codex
+// and Gemini CLI offer their model, as their first request lists them,
+// goes through `gatehouse hook` and is judged: none is refused as a tool
+// Gatehouse does not know (a new version's tool fails this test, not a
+// person's session).
+func TestEveryOfferedToolIsJudged(t *testing.T) {
+	bin := clitest.Binary(t)
+	for _, c := range shellAgents("x") {
+		t.Run(c.name, func(t *testing.T) {
+			d := clitest.Start(t)
+			model := agenttest.StartModel(t, c.api, agenttest.Script{agenttest.Say("done")})
+			cli, ctx := installedAgent(t, d, c.name, c.new, model)
+			res, err := c.run(ctx, cli, d.Workspace)
+			if err != nil {
+				t.Fatal(err)
+			}
+			offered := map[string]bool{}
+			for _, q := range res.Requests {
+				for _, name := range q.Offered {
+					offered[name] = true
+				}
+			}
+			if len(offered) < 8 {
+				t.Fatalf("the %s offered %d tools: %v", c.name, len(offered), offered)
+			}
+			for _, name := range slices.Sorted(maps.Keys(offered)) {
+				// An empty input: a tool that reads or runs something is
+				// refused for naming nothing, before any card.
+				ev := preToolUse("offered-"+c.name, name, map[string]any{}, d.Workspace)
+				if c.name == "gemini" {
+					ev, _ = json.Marshal(map[string]any{"session_id": "offered-gemini", "hook_event_name": "BeforeTool", "tool_name": name, "tool_input": map[string]any{}, "cwd": d.Workspace})
+				}
+				out, stderr, _ := hookRun(t, bin, d.Data, c.name, ev)
+				if strings.Contains(out+stderr, "does not know") {
+					t.Errorf("%s's tool %s: %s", c.name, name, strings.TrimSpace(stderr))
+				}
+			}
+			t.Logf("%d tools judged: %v", len(offered), slices.Sorted(maps.Keys(offered)))
+		})
 	}
 }

@@ -2,6 +2,7 @@ package hookserver
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -58,9 +59,19 @@ const gatehouseServer = "gatehouse"
 
 // inertTools have no effect on the machine the sandbox would have to bound.
 var inertTools = map[hookwire.Agent]map[string]bool{
+	// Claude Code's sub-agents and their messages, tasks and their output
+	// (commands that ran through the hook), plans, questions, skills, the
+	// session's own schedule (CronCreate that persists is an edit), and
+	// leaving a worktree it never entered (EnterWorktree is refused).
 	hookwire.Claude: set("Task", "Agent", "TodoWrite", "ExitPlanMode", "EnterPlanMode", "AskUserQuestion",
-		"WebSearch", "BashOutput", "KillShell", "KillBash", "Skill", "SlashCommand", "ListMcpResourcesTool", "ReadMcpResourceTool"),
-	hookwire.Codex: set("update_plan", "write_stdin", "view_image", "request_user_input", "web_search"),
+		"WebSearch", "BashOutput", "KillShell", "KillBash", "Skill", "SlashCommand", "ListMcpResourcesTool", "ReadMcpResourceTool",
+		"TaskCreate", "TaskUpdate", "TaskList", "TaskGet", "TaskOutput", "TaskStop", "ListAgents", "SendMessage",
+		"ReportFindings", "ScheduleWakeup", "CronDelete", "CronList", "ExitWorktree"),
+	// Codex's plans, questions, goals, sub-agents and MCP resources.
+	hookwire.Codex: set("update_plan", "write_stdin", "view_image", "request_user_input", "web_search",
+		"list_mcp_resources", "list_mcp_resource_templates", "read_mcp_resource", "get_goal", "create_goal", "update_goal",
+		"multi_agent_v1__spawn_agent", "multi_agent_v1__send_input", "multi_agent_v1__wait_agent",
+		"multi_agent_v1__resume_agent", "multi_agent_v1__close_agent"),
 	// Gemini CLI's plans, questions, sub-agents, skills, its own docs and
 	// task tracker (in its own state directory), the logs of background
 	// commands (which ran through the hook), and MCP resources (read from
@@ -145,6 +156,25 @@ func classifyClaude(ev hookwire.Event, in map[string]json.RawMessage) (native, e
 		return shellFrom(in, "command", ev.Agent == hookwire.Claude || ev.Agent == hookwire.Codex)
 	case "exec_command":
 		return shellFrom(in, "cmd", true)
+	case "Monitor":
+		// A script whose lines are events: it runs in the sandbox like a
+		// Bash command, and its lines arrive when it ends.
+		n, err := shellFrom(in, "command", true)
+		if ms, e := number(in, "timeout_ms"); e == nil && ms > 0 {
+			n.timeout = time.Duration(ms) * time.Millisecond
+		}
+		return n, err
+	case "CronCreate":
+		// A durable job is a prompt the next session runs, kept in the
+		// project's .claude; one for this session only touches nothing.
+		if string(in["durable"]) != "true" {
+			return native{cls: classInert}, nil
+		}
+		return native{cls: classEdit, paths: []string{filepath.Join(ev.Cwd, ".claude", "scheduled_tasks.json")}}, nil
+	case "Workflow":
+		return native{}, errors.New("a workflow script runs in Claude Code's own process, where Gatehouse cannot see what it does; ask for the same work with sub-agents (Agent), whose tools go through Gatehouse")
+	case "EnterWorktree":
+		return native{}, errors.New("it would make a git worktree from Claude Code's own process, outside Gatehouse's sandbox and checkpoints; make one with `git worktree add ../NAME` through Bash instead (the sandbox runs it) and start Claude Code there")
 	case "Read", "NotebookRead":
 		return pathsFrom(classRead, ev.Cwd, in, "file_path", "notebook_path")
 	case "Grep":

@@ -47,3 +47,33 @@ func TestClassifyGeminiTools(t *testing.T) {
 		}
 	}
 }
+
+// Claude Code 2.1's tools beyond the file and shell ones: each judged.
+func TestClassifyClaudeTools(t *testing.T) {
+	for _, c := range []struct {
+		tool, input string
+		want        class
+		paths       []string
+		failed      bool
+	}{
+		{"Monitor", `{"command":"tail -f x.log","timeout_ms":30000}`, classShell, nil, false},
+		{"CronCreate", `{"cron":"0 9 * * *","prompt":"p"}`, classInert, nil, false},
+		{"CronCreate", `{"cron":"0 9 * * *","prompt":"p","durable":true}`, classEdit, []string{"/w/.claude/scheduled_tasks.json"}, false},
+		{"CronDelete", `{"id":"1"}`, classInert, nil, false},
+		{"TaskStop", `{"task_id":"1"}`, classInert, nil, false},
+		{"SendMessage", `{"to":"main","message":"m"}`, classInert, nil, false},
+		{"ExitWorktree", `{"action":"keep"}`, classInert, nil, false},
+		{"EnterWorktree", `{"name":"w"}`, classUnknown, nil, true},
+		{"Workflow", `{"script":"x"}`, classUnknown, nil, true},
+		{"Grep", `{"pattern":"x"}`, classRead, []string{"/w"}, false},
+	} {
+		n, err := classify(hookwire.Event{Agent: hookwire.Claude, Tool: c.tool, Cwd: "/w", Input: json.RawMessage(c.input)}, nil)
+		if (err != nil) != c.failed || n.cls != c.want || !slices.Equal(n.paths, c.paths) {
+			t.Errorf("%s %s: class %d, paths %q, err %v; want class %d, %q, refused %v", c.tool, c.input, n.cls, n.paths, err, c.want, c.paths, c.failed)
+		}
+	}
+	n, _ := classify(hookwire.Event{Agent: hookwire.Claude, Tool: "Monitor", Cwd: "/w", Input: json.RawMessage(`{"command":"x","timeout_ms":30000}`)}, nil)
+	if !n.rewritable || n.timeout.Seconds() != 30 {
+		t.Errorf("Monitor: rewritable %v, timeout %s", n.rewritable, n.timeout)
+	}
+}
