@@ -482,3 +482,44 @@ func TestEveryOfferedToolIsJudged(t *testing.T) {
 		})
 	}
 }
+
+// TestAgentShellRunsWhereItSays: Codex's exec_command names its working
+// directory (workdir) and Gemini CLI's run_shell_command its own
+// (dir_path); the command runs there, in the sandbox, not in the
+// project's root.
+func TestAgentShellRunsWhereItSays(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		call func(sub string) agenttest.Step
+	}{
+		{"codex", func(sub string) agenttest.Step {
+			return agenttest.Call("exec_command", map[string]any{"cmd": "echo ran-in:$(pwd)", "workdir": sub})
+		}},
+		{"gemini", func(string) agenttest.Step {
+			return agenttest.Call("run_shell_command", map[string]any{"command": "echo ran-in:$(pwd)", "dir_path": "svc"})
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var a shellAgent
+			for _, s := range shellAgents("") {
+				if s.name == c.name {
+					a = s
+				}
+			}
+			d := clitest.Start(t)
+			sub := filepath.Join(d.Workspace, "svc")
+			if err := os.Mkdir(sub, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			model := agenttest.StartModel(t, a.api, agenttest.Script{c.call(sub), agenttest.Say("done")})
+			cli, ctx := installedAgent(t, d, a.name, a.new, model)
+			res, err := a.run(ctx, cli, d.Workspace)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !res.ModelSaw("ran-in:" + sub) {
+				t.Fatalf("the command did not run in %s:\n%s", sub, strings.Join(res.ToolResults(), "\n---\n"))
+			}
+		})
+	}
+}

@@ -37,6 +37,9 @@ type native struct {
 	commandKey string
 	rewritable bool
 	timeout    time.Duration
+	// dir is where the shell call says the command runs (Codex's
+	// workdir, Gemini CLI's dir_path), absolute; "" for the agent's cwd.
+	dir string
 	// Edit and read: the paths it touches, absolute; pathKey is the input
 	// member naming a single file read, which the hook may point at a
 	// redacted copy.
@@ -155,7 +158,11 @@ func classifyClaude(ev hookwire.Event, in map[string]json.RawMessage) (native, e
 	case "Bash":
 		return shellFrom(in, "command", ev.Agent == hookwire.Claude || ev.Agent == hookwire.Codex)
 	case "exec_command":
-		return shellFrom(in, "cmd", true)
+		n, err := shellFrom(in, "cmd", true)
+		if dir, _ := member(in, "workdir"); dir != "" {
+			n.dir = abs(ev.Cwd, dir)
+		}
+		return n, err
 	case "Monitor":
 		// A script whose lines are events: it runs in the sandbox like a
 		// Bash command, and its lines arrive when it ends.
@@ -200,8 +207,11 @@ func classifyGemini(ev hookwire.Event, in map[string]json.RawMessage) (native, e
 	switch ev.Tool {
 	case "run_shell_command":
 		n, err := shellFrom(in, "command", true)
-		if dir, _ := member(in, "directory"); dir != "" && err == nil {
-			n.paths = []string{abs(ev.Cwd, dir)}
+		// dir_path since 0.61, directory before.
+		for _, k := range []string{"dir_path", "directory"} {
+			if dir, _ := member(in, k); dir != "" && n.dir == "" {
+				n.dir = abs(ev.Cwd, dir)
+			}
 		}
 		return n, err
 	case "read_file":

@@ -77,3 +77,23 @@ func TestClassifyClaudeTools(t *testing.T) {
 		t.Errorf("Monitor: rewritable %v, timeout %s", n.rewritable, n.timeout)
 	}
 }
+
+// A shell call that names where it runs is run there.
+func TestShellDir(t *testing.T) {
+	for _, c := range []struct {
+		agent    hookwire.Agent
+		tool, in string
+		want     string
+	}{
+		{hookwire.Gemini, "run_shell_command", `{"command":"ls","dir_path":"svc"}`, "/w/svc"},
+		{hookwire.Gemini, "run_shell_command", `{"command":"ls","directory":"/w/old"}`, "/w/old"},
+		{hookwire.Gemini, "run_shell_command", `{"command":"ls"}`, ""},
+		{hookwire.Codex, "exec_command", `{"cmd":"ls","workdir":"/w/svc"}`, "/w/svc"},
+		{hookwire.Claude, "Bash", `{"command":"ls"}`, ""},
+	} {
+		n, err := classify(hookwire.Event{Agent: c.agent, Tool: c.tool, Cwd: "/w", Input: json.RawMessage(c.in)}, nil)
+		if err != nil || n.dir != c.want {
+			t.Errorf("%s %s: dir %q (%v), want %q", c.tool, c.in, n.dir, err, c.want)
+		}
+	}
+}

@@ -271,7 +271,11 @@ func (s *Server) preShell(ctx context.Context, req call.Request, key session.Run
 	if timeout <= 0 {
 		timeout = s.execLimit
 	}
-	args, _ := json.Marshal(map[string]any{"argv": argv, "cwd": ev.Cwd, "timeout_s": max(1, int(timeout/time.Second))})
+	cwd := ev.Cwd
+	if n.dir != "" {
+		cwd = n.dir
+	}
+	args, _ := json.Marshal(map[string]any{"argv": argv, "cwd": cwd, "timeout_s": max(1, int(timeout/time.Second))})
 	req.Tool, req.Args = policy.ToolRunCommand, args
 	cl, res := s.cfg.Runner.Decide(ctx, req)
 	if cl == nil {
