@@ -113,12 +113,15 @@ func Start(ctx context.Context, s Spec) (*Box, error) {
 	}
 	var cmd *exec.Cmd
 	var ours, watch *os.File
+	what := "the sandbox's first process"
 	if early != nil {
 		cmd, ours, err = early.give(s, empty, info, covers)
 	} else {
 		// bubblewrap where the kernel refused this process the
 		// namespaces (nothing ran), or a container.
-		cmd, ours, watch, err = launch(runtimeOf(s), s, scratch, empty, info, covers)
+		rt := runtimeOf(s)
+		what = rt.what
+		cmd, ours, watch, err = launch(rt, s, scratch, empty, info, covers)
 	}
 	if err != nil {
 		os.RemoveAll(scratch)
@@ -133,6 +136,11 @@ func Start(ctx context.Context, s Spec) (*Box, error) {
 		b.Kill()
 		<-b.done
 		b.cleanup()
+		if errors.Is(err, errNotStarted) && b.state != nil && b.state.Exited() {
+			// Its own message went to the run's stderr; the session and
+			// the audit keep this line, so it names what ended and how.
+			err = fmt.Errorf("%w: %s exited with status %d", err, what, b.state.ExitCode())
+		}
 		return nil, err
 	}
 	b.Proxy, b.Agent, b.diag = got.lns[0], got.lns[1], got.diag
@@ -303,7 +311,7 @@ func receiveListeners(ctx context.Context, sock int, exited <-chan struct{}, hos
 			}
 		case <-time.After(time.Second):
 		}
-		return handedIn{}, errors.New("the sandbox exited before the agent started (see the message above)")
+		return handedIn{}, errNotStarted
 	case <-ctx.Done():
 		return handedIn{}, ctx.Err()
 	case <-time.After(30 * time.Second):
@@ -331,14 +339,18 @@ func receiveHosts(sock, ports int) ([]net.Listener, error) {
 	return lns, nil
 }
 
+// errNotStarted: the sandbox ended, or its first process gave up,
+// before the hand-off; what failed said why on the run's stderr.
+var errNotStarted = errors.New("the sandbox did not start (see the message above)")
+
 // handedOut is what receiveListeners returns for what was received.
 func handedOut(g handedIn) (handedIn, error) {
 	if errors.Is(g.err, io.EOF) {
 		// Its first process said why on stderr, and closed its end.
-		return g, errors.New("the sandbox did not start (see the message above)")
+		return g, errNotStarted
 	}
 	if g.err != nil {
-		return g, fmt.Errorf("the sandbox did not start (see the message above): %w", g.err)
+		return g, fmt.Errorf("%w: %w", errNotStarted, g.err)
 	}
 	return g, nil
 }
