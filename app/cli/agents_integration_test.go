@@ -348,21 +348,13 @@ func TestClaudeReadOfAKeyNeverReachesTheModel(t *testing.T) {
 // the .env itself, allowed by the person, shows its values redacted.
 func TestClaudeSearchLeavesSecretsOut(t *testing.T) {
 	d := clitest.Start(t)
-	for p, body := range map[string]string{
+	writeFiles(t, d.Workspace, map[string]string{
 		".env":              "API_KEY=sk-envsecret-4417aa09\n",
 		".env~":             "API_KEY=sk-envsecret-4417aa09\n",
 		"config/.env-old":   "OLD_KEY=sk-oldsecret-88c1f2\n",
 		"deploy/server.key": "sk-keyfile-secret-5521\n",
-		"notes/todo.txt":    "sk-MARKER-visible\n",
-	} {
-		full := filepath.Join(d.Workspace, p)
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(full, []byte(body), 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
+		"notes/plan.txt":    "sk-MARKER-visible\n",
+	})
 	model := agenttest.StartModel(t, agenttest.Anthropic, agenttest.Script{
 		agenttest.Call("Grep", map[string]any{"pattern": "sk-", "output_mode": "content"}),
 		agenttest.Call("Grep", map[string]any{"pattern": "sk-", "output_mode": "content", "glob": ".env*"}),
@@ -401,19 +393,11 @@ func TestClaudeSearchLeavesSecretsOut(t *testing.T) {
 // not refused as unknown.
 func TestGeminiSearchLeavesSecretsOut(t *testing.T) {
 	d := clitest.Start(t)
-	for p, body := range map[string]string{
-		".env":            "API_KEY=sk-envsecret-61c0de\n",
-		"app/.env.local":  "LOCAL_KEY=sk-localsecret-39fa\n",
-		"notes/todo.txt":  "sk-MARKER-visible\n",
-	} {
-		full := filepath.Join(d.Workspace, p)
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(full, []byte(body), 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeFiles(t, d.Workspace, map[string]string{
+		".env":           "API_KEY=sk-envsecret-61c0de\n",
+		"app/.env.local": "LOCAL_KEY=sk-localsecret-39fa\n",
+		"notes/plan.txt": "sk-MARKER-visible\n",
+	})
 	model := agenttest.StartModel(t, agenttest.Gemini, agenttest.Script{
 		agenttest.Call("update_topic", map[string]any{"title": "secrets", "summary": "look around", "strategic_intent": "find notes"}),
 		agenttest.Call("grep_search", map[string]any{"pattern": "sk-"}),
@@ -521,5 +505,20 @@ func TestAgentShellRunsWhereItSays(t *testing.T) {
 				t.Fatalf("the command did not run in %s:\n%s", sub, strings.Join(res.ToolResults(), "\n---\n"))
 			}
 		})
+	}
+}
+
+// writeFiles writes each file (its path slash-separated below root) with
+// its body, readable by its owner alone, making the directories.
+func writeFiles(t *testing.T, root string, files map[string]string) {
+	t.Helper()
+	for p, body := range files {
+		full := filepath.Join(root, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
