@@ -353,6 +353,7 @@ func TestClaudeSearchLeavesSecretsOut(t *testing.T) {
 		".env~":             "API_KEY=sk-envsecret-4417aa09\n",
 		"config/.env-old":   "OLD_KEY=sk-oldsecret-88c1f2\n",
 		"deploy/server.key": "sk-keyfile-secret-5521\n",
+		"deploy/.ENV.Prod":  "PROD_KEY=sk-upper-secret-7d2e\n",
 		"notes/plan.txt":    "sk-MARKER-visible\n",
 	})
 	model := agenttest.StartModel(t, agenttest.Anthropic, agenttest.Script{
@@ -376,7 +377,7 @@ func TestClaudeSearchLeavesSecretsOut(t *testing.T) {
 	if !res.ModelSaw("sk-MARKER-visible") {
 		t.Fatalf("the search found nothing at all:\n%s\ndaemon log:\n%s", results, d.Log())
 	}
-	for _, secret := range []string{"sk-envsecret-4417aa09", "sk-oldsecret-88c1f2", "sk-keyfile-secret-5521"} {
+	for _, secret := range []string{"sk-envsecret-4417aa09", "sk-oldsecret-88c1f2", "sk-keyfile-secret-5521", "sk-upper-secret-7d2e"} {
 		if res.ModelSaw(secret) {
 			t.Errorf("the model saw %s:\n%s", secret, results)
 		}

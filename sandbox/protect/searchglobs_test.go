@@ -35,7 +35,7 @@ func TestSecretSearchGlobs(t *testing.T) {
 		}
 		return false
 	}
-	for _, p := range append([]string{".env~", "app/.env-old", ".env:bak", "k8s/.kube/config", "home/.aws/credentials", "id_ed25519"}, protecttest.SecretExamples...) {
+	for _, p := range append([]string{".env~", "app/.env-old", ".env:bak", "k8s/.kube/config", "home/.aws/credentials", "id_ed25519", ".ENV", "certs/Server.PEM", "ID_RSA"}, protecttest.SecretExamples...) {
 		if !protect.IsSecret(p) {
 			t.Fatalf("%s is not a secret: the example is wrong", p)
 		}
