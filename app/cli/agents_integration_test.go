@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"maps"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -388,21 +389,30 @@ func TestClaudeSearchLeavesSecretsOut(t *testing.T) {
 }
 
 // TestGeminiSearchLeavesSecretsOut: the real Gemini CLI's own search runs
-// in its process, where nothing is hidden. Its grep_search of a project
-// holding a .env is refused with where to search instead; of a folder
-// without one it runs; and its tools that touch nothing (a topic) are
-// not refused as unknown.
+// in its process, where nothing is hidden. Its grep_search of a folder
+// holding a .env that git does not ignore is refused with where to
+// search instead; of one whose .env git ignores (its git grep skips it),
+// or of one without any, it runs; and its tools that touch nothing (a
+// topic) are not refused as unknown.
 func TestGeminiSearchLeavesSecretsOut(t *testing.T) {
 	d := clitest.Start(t)
 	writeFiles(t, d.Workspace, map[string]string{
+		".gitignore":     ".env\n",
 		".env":           "API_KEY=sk-envsecret-61c0de\n",
 		"app/.env.local": "LOCAL_KEY=sk-localsecret-39fa\n",
+		"cfg/.env":       "CFG_KEY=sk-cfgsecret-a81b\n",
+		"cfg/app.txt":    "sk-CFG-visible\n",
 		"notes/plan.txt": "sk-MARKER-visible\n",
 	})
+	if out, err := exec.Command("git", "-C", d.Workspace, "init", "-q").CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v %s", err, out)
+	}
 	model := agenttest.StartModel(t, agenttest.Gemini, agenttest.Script{
 		agenttest.Call("update_topic", map[string]any{"title": "secrets", "summary": "look around", "strategic_intent": "find notes"}),
 		agenttest.Call("grep_search", map[string]any{"pattern": "sk-"}),
 		agenttest.Call("grep_search", map[string]any{"pattern": "sk-", "dir_path": filepath.Join(d.Workspace, "notes")}),
+		agenttest.Call("grep_search", map[string]any{"pattern": "sk-", "dir_path": filepath.Join(d.Workspace, "cfg")}),
+		agenttest.Call("grep_search", map[string]any{"pattern": "sk-", "dir_path": filepath.Join(d.Workspace, "cfg"), "no_ignore": true}),
 		agenttest.Say("done"),
 	})
 	cli, ctx := installedAgent(t, d, "gemini", agenttest.NewGemini, model)
@@ -411,15 +421,18 @@ func TestGeminiSearchLeavesSecretsOut(t *testing.T) {
 		t.Fatal(err)
 	}
 	results := strings.Join(res.ToolResults(), "\n---\n")
-	for _, secret := range []string{"sk-envsecret-61c0de", "sk-localsecret-39fa"} {
+	for _, secret := range []string{"sk-envsecret-61c0de", "sk-localsecret-39fa", "sk-cfgsecret-a81b"} {
 		if res.ModelSaw(secret) {
 			t.Errorf("the model saw %s:\n%s", secret, results)
 		}
 	}
-	for _, want := range []string{"Search with grep or rg through the shell", "sk-MARKER-visible", "Current topic"} {
+	for _, want := range []string{"Search with grep or rg through the shell", "sk-MARKER-visible", "sk-CFG-visible", "Current topic"} {
 		if !res.ModelSaw(want) {
 			t.Errorf("the model never saw %q:\n%s\ndaemon log:\n%s", want, results, d.Log())
 		}
+	}
+	if refused := strings.Count(results, "Search with grep or rg through the shell"); refused != 2 {
+		t.Errorf("%d searches refused, want the project's (a .env git does not ignore) and cfg's with no_ignore:\n%s", refused, results)
 	}
 	if res.ModelSaw("does not know") {
 		t.Errorf("a tool was refused as unknown:\n%s", results)

@@ -51,6 +51,8 @@ type native struct {
 	// search with neither is refused where the sandbox hides a file
 	// (searchAnswer).
 	searchPathKey, globKey, excludeKey string
+	// searchIgnored: the search reads what git ignores too.
+	searchIgnored bool
 	// Fetch: the URL.
 	url string
 	// External: server/tool.
@@ -227,7 +229,7 @@ func classifyGemini(ev hookwire.Event, in map[string]json.RawMessage) (native, e
 		return n, err
 	case "grep_search", "search_file_content":
 		n, err := pathsOrCwd(classRead, ev.Cwd, in, "dir_path", "path")
-		n.searchPathKey = "dir_path"
+		n.searchPathKey, n.searchIgnored = "dir_path", string(in["no_ignore"]) == "true"
 		if _, ok := in["path"]; ok {
 			n.searchPathKey = "path"
 		}

@@ -1,11 +1,14 @@
 package hookserver
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/gatehouse-dev/gatehouse/backend/session"
 	"github.com/gatehouse-dev/gatehouse/backend/transport/hookwire"
@@ -23,7 +26,7 @@ import (
 // one of those files lies below it, pointing at the shell, whose grep
 // runs in the sandbox. A search of one file is pointed at a redacted
 // copy, as a read is.
-func (s *Server) searchAnswer(ev hookwire.Event, n native, st *session.State, key session.RunKey) hookwire.Answer {
+func (s *Server) searchAnswer(ctx context.Context, ev hookwire.Event, n native, st *session.State, key session.RunKey) hookwire.Answer {
 	if n.searchPathKey != "" {
 		if fi, err := os.Stat(n.paths[0]); err == nil && fi.Mode().IsRegular() {
 			n.pathKey = n.searchPathKey
@@ -38,11 +41,18 @@ func (s *Server) searchAnswer(ev hookwire.Event, n native, st *session.State, ke
 	case n.excludeKey != "":
 		input, err = withExcludeList(ev.Input, n.excludeKey, protect.SecretSearchGlobs())
 	default:
-		if f := hiddenBelow(n.paths[0], st, s.cfg.Runner.Exposure()); f != "" {
-			return deny("Gatehouse blocked this search: %s holds files Gatehouse hides from the agent (%s), and this search tool would read them outside its sandbox. Search with grep or rg through the shell instead: Gatehouse runs it in its sandbox, where those files are hidden and secrets redacted.",
-				n.paths[0], filepath.Base(f))
+		hidden, known := hiddenBelow(n.paths[0], st, s.cfg.Runner.Exposure())
+		// Gemini CLI searches a repository with git grep (or ripgrep),
+		// which skip what git ignores, unless told not to.
+		if known && (len(hidden) == 0 || !n.searchIgnored && ignoredByGit(ctx, n.paths[0], hidden)) {
+			return allow
 		}
-		return allow
+		what := n.paths[0]
+		if len(hidden) > 0 {
+			what = filepath.Base(hidden[0])
+		}
+		return deny("Gatehouse blocked this search: %s holds files Gatehouse hides from the agent (%s), and this search tool would read them outside its sandbox. Search with grep or rg through the shell instead: Gatehouse runs it in its sandbox, where those files are hidden and secrets redacted.",
+			n.paths[0], what)
 	}
 	if err != nil {
 		return deny("Gatehouse blocked this search: %v.", err)
@@ -51,10 +61,10 @@ func (s *Server) searchAnswer(ev hookwire.Event, n native, st *session.State, ke
 		Reason: "Gatehouse leaves the files it hides (.env, keys, credential files) out of the agent's own search."}
 }
 
-// hiddenBelow is a file the sandbox hides at or below dir: on a
-// workspace's secret list, or dir itself when what it holds cannot be
-// known (too many files to list). "" when there is none.
-func hiddenBelow(dir string, st *session.State, e protect.Exposure) string {
+// hiddenBelow are the files the sandbox hides at or below dir (on a
+// workspace's secret list); known is false when what dir holds cannot be
+// listed (too many files, a directory that cannot be read).
+func hiddenBelow(dir string, st *session.State, e protect.Exposure) (hidden []string, known bool) {
 	roots := []string{}
 	for _, ws := range st.Workspaces {
 		if sandbox.Within(dir, ws) || sandbox.Within(ws, dir) {
@@ -67,15 +77,35 @@ func hiddenBelow(dir string, st *session.State, e protect.Exposure) string {
 	for _, r := range roots {
 		found, err := protect.Secrets.Find(r, e)
 		if err != nil {
-			return dir
+			return nil, false
 		}
-		for _, f := range append(found.Files, found.Dirs...) {
+		for _, d := range found.Dirs {
+			if sandbox.Within(d, dir) {
+				return nil, false
+			}
+		}
+		for _, f := range found.Files {
 			if sandbox.Within(f, dir) {
-				return f
+				hidden = append(hidden, f)
 			}
 		}
 	}
-	return ""
+	return hidden, true
+}
+
+// ignoredByGit: dir is in a git work tree that ignores every one of
+// files, so a search that honours .gitignore never opens them. False on
+// any doubt (no repository, a tracked file, git failing).
+func ignoredByGit(ctx context.Context, dir string, files []string) bool {
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	// Nothing of the repository's config may run a program here.
+	c := exec.CommandContext(ctx, "git", "-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null",
+		"-C", dir, "check-ignore", "--stdin", "-z")
+	c.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "GIT_OPTIONAL_LOCKS=0")
+	c.Stdin = strings.NewReader(strings.Join(files, "\x00") + "\x00")
+	out, err := c.Output()
+	return err == nil && strings.Count(string(out), "\x00") == len(files)
 }
 
 var (

@@ -228,7 +228,7 @@ func (s *Server) pre(ctx context.Context, key session.RunKey, start session.RunS
 			return deny("%s", res.Text)
 		}
 		if n.searchPathKey != "" || n.excludeKey != "" {
-			return s.searchAnswer(ev, n, st, key)
+			return s.searchAnswer(ctx, ev, n, st, key)
 		}
 		return s.readAnswer(ev, n, st, key)
 	case classFetch:
