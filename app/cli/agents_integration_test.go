@@ -345,8 +345,9 @@ func TestClaudeReadOfAKeyNeverReachesTheModel(t *testing.T) {
 // TestClaudeSearchLeavesSecretsOut: the real Claude Code's own Grep runs
 // in its own process, where the sandbox hides nothing: a search of the
 // project finds its files but none the sandbox hides (a .env, an
-// editor's copy of it, a key), whatever glob the agent gave; a search of
-// the .env itself, allowed by the person, shows its values redacted.
+// editor's copy of it, a key), whatever glob the agent gave, nor one
+// whose content holds a token or a key's body; a search of the .env
+// itself, allowed by the person, shows its values redacted.
 func TestClaudeSearchLeavesSecretsOut(t *testing.T) {
 	d := clitest.Start(t)
 	writeFiles(t, d.Workspace, map[string]string{
@@ -356,9 +357,13 @@ func TestClaudeSearchLeavesSecretsOut(t *testing.T) {
 		"deploy/server.key": "sk-keyfile-secret-5521\n",
 		"deploy/.ENV.Prod":  "PROD_KEY=sk-upper-secret-7d2e\n",
 		"notes/plan.txt":    "sk-MARKER-visible\n",
+		// Secrets inside ordinary files: a token shape, a key's body.
+		"config/settings.yml": "token: ghp_Zx9Yw8Vu7Ts6Rq5Po4Nm3Lk2Ji1Hg0Fe9Dc8\n",
+		"docs/setup notes.md": "key:\n-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAAsk-keybody-51c2\n-----END OPENSSH PRIVATE KEY-----\n",
 	})
 	model := agenttest.StartModel(t, agenttest.Anthropic, agenttest.Script{
 		agenttest.Call("Grep", map[string]any{"pattern": "sk-", "output_mode": "content"}),
+		agenttest.Call("Grep", map[string]any{"pattern": "ghp_|sk-", "output_mode": "content", "-C": 2}),
 		agenttest.Call("Grep", map[string]any{"pattern": "sk-", "output_mode": "content", "glob": ".env*"}),
 		agenttest.Call("Grep", map[string]any{"pattern": "sk-", "output_mode": "files_with_matches", "path": "config"}),
 		agenttest.Call("Grep", map[string]any{"pattern": "KEY", "output_mode": "content", "path": ".env"}),
@@ -378,7 +383,8 @@ func TestClaudeSearchLeavesSecretsOut(t *testing.T) {
 	if !res.ModelSaw("sk-MARKER-visible") {
 		t.Fatalf("the search found nothing at all:\n%s\ndaemon log:\n%s", results, d.Log())
 	}
-	for _, secret := range []string{"sk-envsecret-4417aa09", "sk-oldsecret-88c1f2", "sk-keyfile-secret-5521", "sk-upper-secret-7d2e"} {
+	for _, secret := range []string{"sk-envsecret-4417aa09", "sk-oldsecret-88c1f2", "sk-keyfile-secret-5521", "sk-upper-secret-7d2e",
+		"ghp_Zx9Yw8Vu7Ts6Rq5Po4Nm3Lk2Ji1Hg0Fe9Dc8", "sk-keybody-51c2"} {
 		if res.ModelSaw(secret) {
 			t.Errorf("the model saw %s:\n%s", secret, results)
 		}

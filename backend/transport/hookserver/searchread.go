@@ -4,12 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
 
+	"github.com/gatehouse-dev/gatehouse/backend/secretholders"
 	"github.com/gatehouse-dev/gatehouse/backend/session"
 	"github.com/gatehouse-dev/gatehouse/backend/transport/hookwire"
 	"github.com/gatehouse-dev/gatehouse/sandbox"
@@ -37,7 +39,11 @@ func (s *Server) searchAnswer(ctx context.Context, ev hookwire.Event, n native, 
 	var err error
 	switch {
 	case n.globKey != "":
-		input, err = withExclusions(ev.Input, n.globKey, protect.SecretSearchGlobs())
+		globs, refusal := s.searchExclusions(ctx, n.paths[0])
+		if refusal != "" {
+			return deny("%s", refusal)
+		}
+		input, err = withExclusions(ev.Input, n.globKey, globs)
 	case n.excludeKey != "":
 		input, err = withExcludeList(ev.Input, n.excludeKey, protect.SecretSearchGlobs())
 	default:
@@ -59,6 +65,54 @@ func (s *Server) searchAnswer(ctx context.Context, ev hookwire.Event, n native, 
 	}
 	return hookwire.Answer{Verdict: hookwire.Allow, Input: input,
 		Reason: "Gatehouse leaves the files it hides (.env, keys, credential files) out of the agent's own search."}
+}
+
+// maxHolders bounds the files a search leaves out by path: each is one
+// more glob on the agent's command line.
+const maxHolders = 500
+
+// searchExclusions are the globs that keep a search of dir from the
+// files the sandbox hides (by name) and from those whose content holds
+// a secret (by path, below dir); or, when those cannot be known, why the
+// search is refused.
+func (s *Server) searchExclusions(ctx context.Context, dir string) (globs []string, refusal string) {
+	globs = protect.SecretSearchGlobs()
+	if s.holders == nil {
+		return globs, ""
+	}
+	held, err := s.holders.Below(ctx, dir)
+	switch {
+	case errors.Is(err, secretholders.ErrTooMany), err == nil && len(held) > maxHolders:
+		return nil, fmt.Sprintf("Gatehouse blocked this search: %s holds too many files for Gatehouse to check for secrets before the agent's own search prints their lines. Search a folder below it, or with rg or grep through Bash (Gatehouse runs it in its sandbox and redacts what it prints).", dir)
+	case err != nil:
+		s.cfg.Logger.Warn("find the files holding secrets for a search", "dir", dir, "err", err)
+		return nil, fmt.Sprintf("Gatehouse blocked this search: it could not check %s for secrets before the agent's own search prints their lines. Search with rg or grep through Bash instead (Gatehouse runs it in its sandbox and redacts what it prints).", dir)
+	}
+	for _, p := range held {
+		if rel, err := filepath.Rel(dir, p); err == nil {
+			globs = append(globs, "**/"+literalGlob(filepath.ToSlash(rel)))
+		}
+	}
+	return globs, ""
+}
+
+// literalGlob matches path alone, as one word of Claude Code's glob
+// member: glob characters escaped, and a space or comma (where Claude
+// Code splits the member) matched by "?".
+func literalGlob(path string) string {
+	var b strings.Builder
+	for _, r := range path {
+		switch {
+		case strings.ContainsRune(`\*?[]{}!`, r):
+			b.WriteRune('\\')
+			b.WriteRune(r)
+		case r == ' ' || r == ',' || r == '\t':
+			b.WriteRune('?')
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }
 
 // hiddenBelow are the files the sandbox hides at or below dir (on a

@@ -37,3 +37,16 @@ func TestSearchExclusions(t *testing.T) {
 		t.Errorf("withExcludeList took a string for a list")
 	}
 }
+
+// A path left out of a search matches itself alone, as one word.
+func TestLiteralGlob(t *testing.T) {
+	for in, want := range map[string]string{
+		"config/settings.yml": "config/settings.yml",
+		"a b,c/[x]*.go":       `a?b?c/\[x\]\*.go`,
+		`we{ird}!?\`:          `we\{ird\}\!\?\\`,
+	} {
+		if got := literalGlob(in); got != want {
+			t.Errorf("literalGlob(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

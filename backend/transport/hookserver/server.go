@@ -24,6 +24,7 @@ import (
 	"github.com/gatehouse-dev/gatehouse/backend/call/effect"
 	"github.com/gatehouse-dev/gatehouse/backend/httpgate"
 	"github.com/gatehouse-dev/gatehouse/backend/policy"
+	"github.com/gatehouse-dev/gatehouse/backend/secretholders"
 	"github.com/gatehouse-dev/gatehouse/backend/session"
 	"github.com/gatehouse-dev/gatehouse/backend/transport/hookwire"
 )
@@ -53,6 +54,9 @@ type Server struct {
 	pending   *expiring[pendingEdit]
 	ownTools  map[string]bool
 	execLimit time.Duration
+	// holders knows which files' content holds a secret, for the agent's
+	// own searches (nil without a redactor).
+	holders *secretholders.Index
 }
 
 // New builds the server.
@@ -64,6 +68,9 @@ func New(cfg Config) *Server {
 		ownTools: map[string]bool{}, execLimit: defaultShellTimeout}
 	for _, t := range cfg.Runner.Tools() {
 		s.ownTools[t.Name] = true
+	}
+	if cfg.Redact != nil {
+		s.holders = secretholders.New(cfg.Redact)
 	}
 	return s
 }
