@@ -3,6 +3,7 @@
 package cli_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"maps"
@@ -391,6 +392,15 @@ func TestClaudeSearchLeavesSecretsOut(t *testing.T) {
 	}
 	if !res.ModelSaw("REDACTED") {
 		t.Errorf("the search of .env showed no redacted copy:\n%s", results)
+	}
+	// The model is told which files a search left out, so a match
+	// missing from them is not taken for no match.
+	told := false
+	for _, q := range res.Requests {
+		told = told || bytes.Contains(q.Body, []byte("Gatehouse left these files out of this search")) && bytes.Contains(q.Body, []byte("config/settings.yml"))
+	}
+	if !told {
+		t.Errorf("the model was not told which files the search left out:\n%s", results)
 	}
 }
 

@@ -39,11 +39,15 @@ func (s *Server) searchAnswer(ctx context.Context, ev hookwire.Event, n native, 
 	var err error
 	switch {
 	case n.globKey != "":
-		globs, refusal := s.searchExclusions(ctx, n.paths[0])
+		globs, held, refusal := s.searchExclusions(ctx, n.paths[0])
 		if refusal != "" {
 			return deny("%s", refusal)
 		}
-		input, err = withExclusions(ev.Input, n.globKey, globs)
+		if input, err = withExclusions(ev.Input, n.globKey, globs); err == nil && len(held) > 0 {
+			// Said to the model, so a match missing from those files is
+			// not taken for no match.
+			return hookwire.Answer{Verdict: hookwire.Allow, Input: input, Context: leftOutNote(held)}
+		}
 	case n.excludeKey != "":
 		input, err = withExcludeList(ev.Input, n.excludeKey, protect.SecretSearchGlobs())
 	default:
@@ -75,25 +79,38 @@ const maxHolders = 500
 // files the sandbox hides (by name) and from those whose content holds
 // a secret (by path, below dir); or, when those cannot be known, why the
 // search is refused.
-func (s *Server) searchExclusions(ctx context.Context, dir string) (globs []string, refusal string) {
+func (s *Server) searchExclusions(ctx context.Context, dir string) (globs, held []string, refusal string) {
 	globs = protect.SecretSearchGlobs()
 	if s.holders == nil {
-		return globs, ""
+		return globs, nil, ""
 	}
-	held, err := s.holders.Below(ctx, dir)
+	abs, err := s.holders.Below(ctx, dir)
 	switch {
-	case errors.Is(err, secretholders.ErrTooMany), err == nil && len(held) > maxHolders:
-		return nil, fmt.Sprintf("Gatehouse blocked this search: %s holds too many files for Gatehouse to check for secrets before the agent's own search prints their lines. Search a folder below it, or with rg or grep through Bash (Gatehouse runs it in its sandbox and redacts what it prints).", dir)
+	case errors.Is(err, secretholders.ErrTooMany), err == nil && len(abs) > maxHolders:
+		return nil, nil, fmt.Sprintf("Gatehouse blocked this search: %s holds too many files for Gatehouse to check for secrets before the agent's own search prints their lines. Search a folder below it, or with rg or grep through Bash (Gatehouse runs it in its sandbox and redacts what it prints).", dir)
 	case err != nil:
 		s.cfg.Logger.Warn("find the files holding secrets for a search", "dir", dir, "err", err)
-		return nil, fmt.Sprintf("Gatehouse blocked this search: it could not check %s for secrets before the agent's own search prints their lines. Search with rg or grep through Bash instead (Gatehouse runs it in its sandbox and redacts what it prints).", dir)
+		return nil, nil, fmt.Sprintf("Gatehouse blocked this search: it could not check %s for secrets before the agent's own search prints their lines. Search with rg or grep through Bash instead (Gatehouse runs it in its sandbox and redacts what it prints).", dir)
 	}
-	for _, p := range held {
+	for _, p := range abs {
 		if rel, err := filepath.Rel(dir, p); err == nil {
 			globs = append(globs, "**/"+literalGlob(filepath.ToSlash(rel)))
+			held = append(held, rel)
 		}
 	}
-	return globs, ""
+	return globs, held, ""
+}
+
+// leftOutNote tells the model which files a search left out, and how to
+// read one.
+func leftOutNote(held []string) string {
+	const named = 20
+	list := strings.Join(held[:min(len(held), named)], ", ")
+	if len(held) > named {
+		list += fmt.Sprintf(" and %d more", len(held)-named)
+	}
+	return "Gatehouse left these files out of this search, because what they hold includes secrets (a token, a key) that this search would show unredacted: " + list +
+		". Read one with Read to see it with its secrets redacted, or search them with rg or grep through Bash, which Gatehouse runs in its sandbox and redacts."
 }
 
 // literalGlob matches path alone, as one word of Claude Code's glob

@@ -38,7 +38,7 @@ func parseClaude(raw map[string]json.RawMessage) (Event, error) {
 	return ev, nil
 }
 
-func renderClaude(ev Event, a Answer) any {
+func renderClaude(agent Agent, ev Event, a Answer) any {
 	if ev.Kind != PreTool || a.Verdict == None {
 		return map[string]any{}
 	}
@@ -51,6 +51,9 @@ func renderClaude(ev Event, a Answer) any {
 	}
 	if a.Verdict == Allow && a.Input != nil {
 		out["updatedInput"] = a.Input
+	}
+	if a.Verdict == Allow && a.Context != "" && agent == Claude {
+		out["additionalContext"] = a.Context
 	}
 	return map[string]any{"hookSpecificOutput": out}
 }

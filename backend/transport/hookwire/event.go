@@ -111,6 +111,9 @@ type Answer struct {
 	// Input, if set, replaces the tool's whole input (a shell command
 	// rewritten to run in Gatehouse's sandbox).
 	Input json.RawMessage `json:"input,omitempty"`
+	// Context, if set, is what the model reads beside an allowed tool's
+	// result (Claude Code's additionalContext; other agents have none).
+	Context string `json:"context,omitempty"`
 }
 
 // MaxStdin bounds what a hook reads from its agent.
@@ -153,7 +156,7 @@ func Render(a Agent, ev Event, ans Answer) []byte {
 	var out any
 	switch a {
 	case Claude, Codex:
-		out = renderClaude(ev, ans)
+		out = renderClaude(a, ev, ans)
 	case Gemini:
 		out = renderGemini(ev, ans)
 	case Cursor:
