@@ -406,10 +406,10 @@ func TestClaudeSearchLeavesSecretsOut(t *testing.T) {
 
 // TestGeminiSearchLeavesSecretsOut: the real Gemini CLI's own search runs
 // in its process, where nothing is hidden. Its grep_search of a folder
-// holding a .env that git does not ignore is refused with where to
-// search instead; of one whose .env git ignores (its git grep skips it),
-// or of one without any, it runs; and its tools that touch nothing (a
-// topic) are not refused as unknown.
+// holding a .env that git does not ignore, or a file whose content holds
+// a key, is refused with where to search instead; of one whose .env git
+// ignores (its git grep skips it), or of one without any, it runs; and
+// its tools that touch nothing (a topic) are not refused as unknown.
 func TestGeminiSearchLeavesSecretsOut(t *testing.T) {
 	d := clitest.Start(t)
 	writeFiles(t, d.Workspace, map[string]string{
@@ -419,6 +419,7 @@ func TestGeminiSearchLeavesSecretsOut(t *testing.T) {
 		"cfg/.env":       "CFG_KEY=sk-cfgsecret-a81b\n",
 		"cfg/app.txt":    "sk-CFG-visible\n",
 		"notes/plan.txt": "sk-MARKER-visible\n",
+		"docs/key.md":    "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAAsk-gemkey-77e1\n-----END OPENSSH PRIVATE KEY-----\n",
 	})
 	if out, err := exec.Command("git", "-C", d.Workspace, "init", "-q").CombinedOutput(); err != nil {
 		t.Fatalf("git init: %v %s", err, out)
@@ -429,6 +430,7 @@ func TestGeminiSearchLeavesSecretsOut(t *testing.T) {
 		agenttest.Call("grep_search", map[string]any{"pattern": "sk-", "dir_path": filepath.Join(d.Workspace, "notes")}),
 		agenttest.Call("grep_search", map[string]any{"pattern": "sk-", "dir_path": filepath.Join(d.Workspace, "cfg")}),
 		agenttest.Call("grep_search", map[string]any{"pattern": "sk-", "dir_path": filepath.Join(d.Workspace, "cfg"), "no_ignore": true}),
+		agenttest.Call("grep_search", map[string]any{"pattern": "sk-", "dir_path": filepath.Join(d.Workspace, "docs")}),
 		agenttest.Say("done"),
 	})
 	cli, ctx := installedAgent(t, d, "gemini", agenttest.NewGemini, model)
@@ -437,7 +439,7 @@ func TestGeminiSearchLeavesSecretsOut(t *testing.T) {
 		t.Fatal(err)
 	}
 	results := strings.Join(res.ToolResults(), "\n---\n")
-	for _, secret := range []string{"sk-envsecret-61c0de", "sk-localsecret-39fa", "sk-cfgsecret-a81b"} {
+	for _, secret := range []string{"sk-envsecret-61c0de", "sk-localsecret-39fa", "sk-cfgsecret-a81b", "sk-gemkey-77e1"} {
 		if res.ModelSaw(secret) {
 			t.Errorf("the model saw %s:\n%s", secret, results)
 		}
@@ -447,8 +449,11 @@ func TestGeminiSearchLeavesSecretsOut(t *testing.T) {
 			t.Errorf("the model never saw %q:\n%s\ndaemon log:\n%s", want, results, d.Log())
 		}
 	}
-	if refused := strings.Count(results, "Search with grep or rg through the shell"); refused != 2 {
-		t.Errorf("%d searches refused, want the project's (a .env git does not ignore) and cfg's with no_ignore:\n%s", refused, results)
+	if refused := strings.Count(results, "Search with grep or rg through the shell"); refused != 3 {
+		t.Errorf("%d searches refused, want the project's (a .env git does not ignore), cfg's with no_ignore and docs' (a key's body in a note):\n%s", refused, results)
+	}
+	if !res.ModelSaw("key.md, whose content holds a secret") {
+		t.Errorf("the refusal of docs does not say why:\n%s", results)
 	}
 	if res.ModelSaw("does not know") {
 		t.Errorf("a tool was refused as unknown:\n%s", results)

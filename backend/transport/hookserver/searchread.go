@@ -51,24 +51,44 @@ func (s *Server) searchAnswer(ctx context.Context, ev hookwire.Event, n native, 
 	case n.excludeKey != "":
 		input, err = withExcludeList(ev.Input, n.excludeKey, protect.SecretSearchGlobs())
 	default:
-		hidden, known := hiddenBelow(n.paths[0], st, s.cfg.Runner.Exposure())
-		// Gemini CLI searches a repository with git grep (or ripgrep),
-		// which skip what git ignores, unless told not to.
-		if known && (len(hidden) == 0 || !n.searchIgnored && ignoredByGit(ctx, n.paths[0], hidden)) {
-			return allow
+		if what := s.unsearchable(ctx, n, st); what != "" {
+			return deny("Gatehouse blocked this search: %s holds %s, and this search tool would read it outside Gatehouse's sandbox and show it unredacted. Search with grep or rg through the shell instead: Gatehouse runs it in its sandbox, where hidden files are hidden and secrets redacted.",
+				n.paths[0], what)
 		}
-		what := n.paths[0]
-		if len(hidden) > 0 {
-			what = filepath.Base(hidden[0])
-		}
-		return deny("Gatehouse blocked this search: %s holds files Gatehouse hides from the agent (%s), and this search tool would read them outside its sandbox. Search with grep or rg through the shell instead: Gatehouse runs it in its sandbox, where those files are hidden and secrets redacted.",
-			n.paths[0], what)
+		return allow
 	}
 	if err != nil {
 		return deny("Gatehouse blocked this search: %v.", err)
 	}
 	return hookwire.Answer{Verdict: hookwire.Allow, Input: input,
 		Reason: "Gatehouse leaves the files it hides (.env, keys, credential files) out of the agent's own search."}
+}
+
+// unsearchable says what below a search's folder it must not read, for a
+// search that takes no exclusions (Gemini CLI's grep_search): a file the
+// sandbox hides, or one whose content holds a secret; "" when there is
+// none it would read. Gemini CLI searches a repository with git grep
+// (or ripgrep), which skip what git ignores unless told not to.
+func (s *Server) unsearchable(ctx context.Context, n native, st *session.State) string {
+	dir := n.paths[0]
+	hidden, known := hiddenBelow(dir, st, s.cfg.Runner.Exposure())
+	switch {
+	case !known:
+		return "files Gatehouse could not check"
+	case len(hidden) > 0 && (n.searchIgnored || !ignoredByGit(ctx, dir, hidden)):
+		return filepath.Base(hidden[0]) + ", a file Gatehouse hides from the agent"
+	case s.holders == nil:
+		return ""
+	}
+	held, err := s.holders.Below(ctx, dir)
+	switch {
+	case err != nil:
+		return "files Gatehouse could not check for secrets"
+	case len(held) > 0:
+		rel, _ := filepath.Rel(dir, held[0])
+		return rel + ", whose content holds a secret (a token, a key)"
+	}
+	return ""
 }
 
 // maxHolders bounds the files a search leaves out by path: each is one
