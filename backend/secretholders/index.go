@@ -29,10 +29,15 @@ import (
 // (a search would print its lines, and they cannot be checked whole).
 const maxRead = 8 << 20
 
-// maxFiles: a folder with more files is not checked (Below says so).
-var maxFiles = 50_000
+// maxFiles: a folder with more files is not checked (Below says so);
+// nor one whose files to read come to more than maxBytes.
+var (
+	maxFiles       = 50_000
+	maxBytes int64 = 1 << 30
+)
 
-// ErrTooMany: the folder holds more files than maxFiles.
+// ErrTooMany: the folder holds more files, or more to read, than can be
+// checked.
 var ErrTooMany = errors.New("too many files to check for secrets")
 
 // Index answers Below. It is safe for concurrent use.
@@ -63,19 +68,24 @@ func (x *Index) Below(ctx context.Context, dir string) ([]string, error) {
 		return nil, err
 	}
 	var holders []string
+	budget := maxBytes
 	for _, p := range paths {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		if x.holds(p) {
+		if budget < 0 {
+			return nil, ErrTooMany
+		}
+		if x.holds(p, &budget) {
 			holders = append(holders, p)
 		}
 	}
 	return holders, nil
 }
 
-// holds answers for one file, from the cache while it is unchanged.
-func (x *Index) holds(p string) bool {
+// holds answers for one file, from the cache while it is unchanged;
+// what it reads is taken from budget.
+func (x *Index) holds(p string, budget *int64) bool {
 	st, err := os.Lstat(p)
 	if err != nil || !st.Mode().IsRegular() {
 		return false
@@ -86,30 +96,34 @@ func (x *Index) holds(p string) bool {
 	if ok && e.size == st.Size() && e.mtime == st.ModTime().UnixNano() {
 		return e.holds
 	}
-	e = entry{size: st.Size(), mtime: st.ModTime().UnixNano(), holds: x.read(p, st.Size())}
+	e = entry{size: st.Size(), mtime: st.ModTime().UnixNano(), holds: x.read(p, st.Size(), budget)}
 	x.mu.Lock()
 	x.files[p] = e
 	x.mu.Unlock()
 	return e.holds
 }
 
-func (x *Index) read(p string, size int64) bool {
-	if size > maxRead {
-		return true
-	}
+func (x *Index) read(p string, size int64, budget *int64) bool {
 	f, err := os.Open(p)
 	if err != nil {
 		return false // nor can the agent's search read it
 	}
 	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, maxRead))
+	head := make([]byte, 8<<10)
+	n, _ := io.ReadFull(f, head)
+	*budget -= int64(n)
+	if bytes.IndexByte(head[:n], 0) >= 0 {
+		return false // binary: a search names it, and prints none of it
+	}
+	if size > maxRead {
+		return true
+	}
+	rest, err := io.ReadAll(io.LimitReader(f, maxRead))
+	*budget -= int64(len(rest))
 	if err != nil {
 		return false
 	}
-	if bytes.IndexByte(b[:min(len(b), 8<<10)], 0) >= 0 {
-		return false // binary: a search names it, and prints none of it
-	}
-	s := string(b)
+	s := string(head[:n]) + string(rest)
 	return x.redact(s) != s
 }
 

@@ -82,7 +82,7 @@ func TestBelow(t *testing.T) {
 // A folder with more files than the limit is not checked, in a work
 // tree or outside one.
 func TestBelowTooMany(t *testing.T) {
-	defer func(n int) { maxFiles = n }(maxFiles)
+	defer func(n int, b int64) { maxFiles, maxBytes = n, b }(maxFiles, maxBytes)
 	maxFiles = 3
 	for _, repo := range []bool{false, true} {
 		root := t.TempDir()
@@ -95,5 +95,24 @@ func TestBelowTooMany(t *testing.T) {
 		if _, err := New(redactSecret).Below(t.Context(), root); !errors.Is(err, ErrTooMany) {
 			t.Errorf("repo %v: %v, want ErrTooMany", repo, err)
 		}
+	}
+	maxFiles, maxBytes = 100, 10
+	root := t.TempDir()
+	write(t, root, map[string]string{"a": "0123456789ab", "b": "x"})
+	if _, err := New(redactSecret).Below(t.Context(), root); !errors.Is(err, ErrTooMany) {
+		t.Errorf("more to read than the budget: %v, want ErrTooMany", err)
+	}
+}
+
+// A large file counts as holding a secret unread, unless it is binary.
+func TestBelowLargeFiles(t *testing.T) {
+	root := t.TempDir()
+	write(t, root, map[string]string{
+		"big.txt": strings.Repeat("plain text\n", maxRead/10),
+		"big.bin": "\x00" + strings.Repeat("SECRET", maxRead/5),
+	})
+	got, err := New(redactSecret).Below(t.Context(), root)
+	if err != nil || !slices.Equal(got, []string{filepath.Join(root, "big.txt")}) {
+		t.Errorf("Below = %q (%v), want the large text file alone", got, err)
 	}
 }

@@ -107,7 +107,7 @@ func (s *Server) searchExclusions(ctx context.Context, dir string) (globs, held 
 	abs, err := s.holders.Below(ctx, dir)
 	switch {
 	case errors.Is(err, secretholders.ErrTooMany), err == nil && len(abs) > maxHolders:
-		return nil, nil, fmt.Sprintf("Gatehouse blocked this search: %s holds too many files for Gatehouse to check for secrets before the agent's own search prints their lines. Search a folder below it, or with rg or grep through Bash (Gatehouse runs it in its sandbox and redacts what it prints).", dir)
+		return nil, nil, fmt.Sprintf("Gatehouse blocked this search: %s holds more files than Gatehouse can check for secrets before the agent's own search prints their lines. Search a folder below it, or with rg or grep through Bash (Gatehouse runs it in its sandbox and redacts what it prints).", dir)
 	case err != nil:
 		s.cfg.Logger.Warn("find the files holding secrets for a search", "dir", dir, "err", err)
 		return nil, nil, fmt.Sprintf("Gatehouse blocked this search: it could not check %s for secrets before the agent's own search prints their lines. Search with rg or grep through Bash instead (Gatehouse runs it in its sandbox and redacts what it prints).", dir)
