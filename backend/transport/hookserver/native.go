@@ -183,7 +183,7 @@ func classifyClaude(ev hookwire.Event, in map[string]json.RawMessage) (native, e
 	case "Workflow":
 		return native{}, errors.New("a workflow script runs in Claude Code's own process, where Gatehouse cannot see what it does; ask for the same work with sub-agents (Agent), whose tools go through Gatehouse")
 	case "EnterWorktree":
-		return native{}, errors.New("it would make a git worktree from Claude Code's own process, outside Gatehouse's sandbox and checkpoints; make one with `git worktree add ../NAME` through Bash instead (the sandbox runs it) and start Claude Code there")
+		return native{}, errors.New("it would make a git worktree from Claude Code's own process, outside Gatehouse's sandbox and checkpoints, and a command in the sandbox cannot write beside the project either; ask the person to make one in their own shell (git worktree add ../NAME -b NAME) and start Claude Code there")
 	case "Read", "NotebookRead":
 		return pathsFrom(classRead, ev.Cwd, in, "file_path", "notebook_path")
 	case "Grep":
