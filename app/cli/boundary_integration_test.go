@@ -17,11 +17,12 @@ import (
 	"github.com/gatehouse-dev/gatehouse/app/cli/clitest"
 )
 
-// TestBoundaryExplainsItself: a write outside the workspace and a read of
-// a home file the sandbox hides reach the model with a Gatehouse sentence
-// beside the bare errno, on both backends; and on Landlock a new file at
-// the project's root or beside a secret, and a removal at the root, which
-// it refuses (landlocknotes.go).
+// TestBoundaryExplainsItself: a write outside the workspace (named whole,
+// or relative to the command, as git names a worktree beside the
+// project) and a read of a home file the sandbox hides reach the model
+// with a Gatehouse sentence beside the bare errno, on both backends; and
+// on Landlock a new file at the project's root or beside a secret, and a
+// removal at the root, which it refuses (landlocknotes.go).
 func TestBoundaryExplainsItself(t *testing.T) {
 	home, err := os.UserHomeDir()
 	if err != nil {
@@ -76,6 +77,11 @@ func TestBoundaryExplainsItself(t *testing.T) {
 				if !strings.Contains(text, want) {
 					t.Errorf("result lacks %q:\n%s", want, text)
 				}
+			}
+			// A path relative to the command is named whole.
+			r = call(t, s, "run_command", map[string]any{"argv": []string{"touch", strings.Repeat("../", 12) + "etc/gatehouse-rel-probe"}})
+			if text := clitest.Text(t, r); !strings.Contains(text, "Gatehouse's sandbox") || !strings.Contains(text, " /etc/gatehouse-rel-probe") {
+				t.Errorf("the refusal of a relative path has no note naming it:\n%s", text)
 			}
 		})
 	}

@@ -12,8 +12,10 @@ import (
 // Gatehouse's boundary, and what the person could do.
 
 // pathInError finds the path an error line names: quoted, or after the
-// program's own "name: " prefix, absolute or home-relative.
-var pathInError = lazyRegexp(`(?:'|"|‘|\x60|: |^)((?:/|~/)[^'"’\x60:\s]+)`)
+// program's own "name: " prefix, absolute or home-relative (the first
+// group), or relative above the command's directory (the second: git's
+// "could not create leading directories of '../wt/.git'").
+var pathInError = lazyRegexp(`(?:'|"|‘|\x60|: |^)((?:/|~/)[^'"’\x60:\s]+)|(?:'|"|‘|\x60|: )(\.\./[^'"’\x60:\s]*)`)
 
 // sandboxRefusal is one path the sandbox refused a command.
 type sandboxRefusal struct {
@@ -53,19 +55,20 @@ var refusalErrnos = func() []string {
 const maxBoundaryNotes = 3
 
 // boundaryNotes are the sentences of boundaryRefusals.
-func boundaryNotes(stderr []byte, workspaces []string, home string, hidden func(string) bool) []string {
+func boundaryNotes(stderr []byte, cwd string, workspaces []string, home string, hidden func(string) bool) []string {
 	var notes []string
-	for _, r := range boundaryRefusals(newCommandOutput(stderr), workspaces, home, hidden) {
+	for _, r := range boundaryRefusals(newCommandOutput(stderr), cwd, workspaces, home, hidden) {
 		notes = append(notes, r.note)
 	}
 	return notes
 }
 
 // boundaryRefusals reads a command's error output for refusals of paths
-// outside every workspace. hidden reports whether a path is one the
-// sandbox does not show (a "no such file" of a visible path is the
-// command's own business).
-func boundaryRefusals(out *commandOutput, workspaces []string, home string, hidden func(string) bool) []sandboxRefusal {
+// outside every workspace (a relative one from cwd, the command's
+// directory). hidden reports whether a path is one the sandbox does not
+// show (a "no such file" of a visible path is the command's own
+// business).
+func boundaryRefusals(out *commandOutput, cwd string, workspaces []string, home string, hidden func(string) bool) []sandboxRefusal {
 	if len(workspaces) == 0 {
 		return nil
 	}
@@ -77,7 +80,12 @@ func boundaryRefusals(out *commandOutput, workspaces []string, home string, hidd
 			}
 			for _, m := range pathInError().FindAllStringSubmatch(line, -1) {
 				p := m[1]
-				if strings.HasPrefix(p, "~/") && home != "" {
+				switch {
+				case p == "" && cwd == "":
+					continue
+				case p == "":
+					p = filepath.Join(cwd, m[2])
+				case strings.HasPrefix(p, "~/") && home != "":
 					p = filepath.Join(home, p[2:])
 				}
 				p = filepath.Clean(p)

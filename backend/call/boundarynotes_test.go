@@ -19,10 +19,12 @@ func TestBoundaryNotes(t *testing.T) {
 		{"visible elsewhere", "cat: /usr/share/nope: No such file or directory\n", ""},
 		{"refused outside", "touch: cannot touch '/etc/motd': Permission denied\n", "refused /etc/motd"},
 		{"no errno", "warning: /etc/motd is old\n", ""},
+		{"relative, outside", "fatal: could not create leading directories of '../../wt-x/.git': Read-only file system\n", "kept /home/u/wt-x/.git read-only"},
+		{"relative, inside", "fatal: could not create leading directories of '../lib/x': Read-only file system\n", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			notes := boundaryNotes([]byte(tt.stderr), ws, "/home/u", hidden)
+			notes := boundaryNotes([]byte(tt.stderr), "/home/u/proj/sub", ws, "/home/u", hidden)
 			if tt.want == "" {
 				if len(notes) != 0 {
 					t.Fatalf("notes %q, want none", notes)

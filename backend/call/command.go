@@ -97,7 +97,7 @@ func (r *Runner) RunCommand(ctx context.Context, c *InFlight, cmd Command) (sand
 	if res.Backend == landlock.Name {
 		notes = append(notes, landlockEntryNotes(out, c.plan.Action.Cwd, c.State.Workspaces, func(ws string) map[string]landlock.Lock { return LandlockLocks(ws, r.Exposure()) })...)
 	}
-	for _, rf := range boundaryRefusals(out, c.State.Workspaces, r.home(), r.hiddenFromCommands) {
+	for _, rf := range boundaryRefusals(out, c.plan.Action.Cwd, c.State.Workspaces, r.home(), r.hiddenFromCommands) {
 		if slices.Contains(socks, rf.path) {
 			continue // its socket note says more
 		}

@@ -15,7 +15,7 @@ func readAllNotes(stderr, stdout []byte) {
 	outputNotes(sandbox.NetProxy, out)
 	signingNote(stderr)
 	landlockEntryNotes(out, "/home/me/src/app", []string{"/home/me/src/app"}, func(string) map[string]landlock.Lock { return nil })
-	boundaryRefusals(out, []string{"/home/me/src/app"}, "/home/me", func(string) bool { return true })
+	boundaryRefusals(out, "/home/me/src/app", []string{"/home/me/src/app"}, "/home/me", func(string) bool { return true })
 }
 
 // BenchmarkCommandNotes: the notes read from a command's output, on the
