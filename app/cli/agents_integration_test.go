@@ -327,10 +327,7 @@ func TestClaudeReadOfAKeyNeverReachesTheModel(t *testing.T) {
 		agenttest.Call("Read", map[string]any{"file_path": key}), agenttest.Say("done"),
 	})
 	cli, ctx := installedAgent(t, d, "claude", agenttest.NewClaude, model)
-	go func() {
-		a := d.WaitApproval(2 * time.Minute)
-		d.Decide(a.ID, "allow", "once", "")
-	}()
+	d.AllowNext(2 * time.Minute)
 	res, err := cli.RunClaude(ctx, d.Workspace, "show me the key", []string{"Read"})
 	if err != nil {
 		t.Fatal(err)
@@ -371,11 +368,8 @@ func TestClaudeSearchLeavesSecretsOut(t *testing.T) {
 		agenttest.Say("done"),
 	})
 	cli, ctx := installedAgent(t, d, "claude", agenttest.NewClaude, model)
-	go func() {
-		// The search of .env itself asks, as a read of it does.
-		a := d.WaitApproval(2 * time.Minute)
-		d.Decide(a.ID, "allow", "once", "")
-	}()
+	// The search of .env itself asks, as a read of it does.
+	d.AllowNext(2 * time.Minute)
 	res, err := cli.RunClaude(ctx, d.Workspace, "search", []string{"Grep"})
 	if err != nil {
 		t.Fatal(err)

@@ -135,10 +135,7 @@ func confinedClaude(t *testing.T, backend string) {
 	confine(t, d, cli, "claude", "ANTHROPIC_BASE_URL", caPEM)
 	// The Read of a file outside the project asks (its hook); the person
 	// allows it, and the file is still not there for the confined agent.
-	go func() {
-		a := d.WaitApproval(2 * time.Minute)
-		d.Decide(a.ID, "allow", "once", "")
-	}()
+	d.AllowNext(2 * time.Minute)
 	// --add-dir: Claude Code's own rules would refuse a Read outside the
 	// project before trying; here the file must be missing.
 	res, err := cli.RunClaude(ctx, d.Workspace, "run the checks", []string{"mcp__gatehouse__run_command", "Bash", "Read"}, "--add-dir", home)

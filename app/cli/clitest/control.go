@@ -56,6 +56,15 @@ func (d *Daemon) WaitApproval(timeout time.Duration) Approval {
 
 func jsonUnmarshal(s string, v any) error { return json.Unmarshal([]byte(s), v) }
 
+// AllowNext allows, once, the next card that appears within timeout,
+// from a goroutine of its own: for a test whose agent waits on the card.
+func (d *Daemon) AllowNext(timeout time.Duration) {
+	go func() {
+		a := d.WaitApproval(timeout)
+		d.Decide(a.ID, "allow", "once", "")
+	}()
+}
+
 // Decide answers an approval through the control API.
 func (d *Daemon) Decide(id, decision, scope, message string) int {
 	d.t.Helper()
