@@ -69,6 +69,6 @@ func (l *Live) Bytes(b []byte) []byte { return l.Current().Bytes(b) }
 // JSON is Current().JSON.
 func (l *Live) JSON(b []byte) ([]byte, error) { return l.Current().JSON(b) }
 
-// NewWriter is Current().NewWriter: the stream keeps the values known
-// when it began.
-func (l *Live) NewWriter(w io.Writer) *Writer { return l.Current().NewWriter(w) }
+// Stream is Current().Stream: the stream keeps the values known when it
+// began.
+func (l *Live) Stream(w io.Writer) io.WriteCloser { return l.Current().Stream(w) }

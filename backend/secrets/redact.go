@@ -23,6 +23,8 @@ type Redactor struct {
 	// start flags bytes that can begin an exact value or a token shape; the
 	// scan skips everything else in a tight loop.
 	start [256]bool
+	// exactStart flags the first bytes of exact values.
+	exactStart [256]bool
 }
 
 type exactValue struct {
@@ -56,6 +58,7 @@ func NewRedactor(values ...[]Value) *Redactor {
 		k := uint16(e.value[0])<<8 | uint16(e.value[1])
 		r.first2[k] = true
 		r.start[e.value[0]] = true
+		r.exactStart[e.value[0]] = true
 		r.byPref[k] = append(r.byPref[k], i)
 	}
 	return r

@@ -235,6 +235,33 @@ func TestWriterPassesTextThrough(t *testing.T) {
 	}
 }
 
+// TestWriterHoldsOnlyWhatMayBeASecret: with known values, a stream holds
+// back only a tail that begins one, so a command's last line is not kept
+// from the agent until the command ends.
+func TestWriterHoldsOnlyWhatMayBeASecret(t *testing.T) {
+	r := NewRedactor([]Value{{Name: "DB_PASSWORD", Value: "hunter2-horse-battery"}})
+	var out bytes.Buffer
+	w := r.NewWriter(&out)
+	steps := []struct{ write, shown string }{
+		{"build ok\n", "build ok\n"},
+		{"pw=hunter2-ho", "build ok\npw="},
+		{"rse-battery done\n", "build ok\npw=[REDACTED:DB_PASSWORD] done\n"},
+		{"hunt", "build ok\npw=[REDACTED:DB_PASSWORD] done\n"},
+		{"ing season\n", "build ok\npw=[REDACTED:DB_PASSWORD] done\nhunting season\n"},
+		{"h", "build ok\npw=[REDACTED:DB_PASSWORD] done\nhunting season\n"},
+	}
+	for _, s := range steps {
+		w.Write([]byte(s.write))
+		if out.String() != s.shown {
+			t.Fatalf("after %q: shown %q, want %q", s.write, out.String(), s.shown)
+		}
+	}
+	w.Close()
+	if !strings.HasSuffix(out.String(), "season\nh") {
+		t.Fatalf("close: %q", out.String())
+	}
+}
+
 func TestWriterBoundsItsBuffer(t *testing.T) {
 	r := NewRedactor()
 	var out bytes.Buffer
