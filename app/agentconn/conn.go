@@ -8,6 +8,7 @@
 package agentconn
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -71,7 +72,34 @@ func Dial(dir, agent string) (*Conn, error) {
 // Post sends v as JSON to path and decodes the answer into out, whatever
 // the status (the daemon answers errors in the same shape).
 func (c *Conn) Post(ctx context.Context, path string, v, out any) error {
-	err := post(ctx, c.addr, c.token, path, v, out)
+	return explain(post(ctx, c.addr, c.token, path, v, out))
+}
+
+// PostLines is Post for a route that may answer with lines of JSON as
+// they come (content type lines): each is handed to each as it arrives.
+// Any other answer is decoded into out, as Post does.
+func (c *Conn) PostLines(ctx context.Context, path string, v any, lines string, each func([]byte) error, out any) error {
+	return explain(exchange(ctx, c.addr, c.token, path, v, func(a answer) error {
+		if a.contentType != lines {
+			return decodeAnswer(c.addr, a, out)
+		}
+		sc := bufio.NewScanner(a.body)
+		sc.Buffer(nil, maxAnswer)
+		for sc.Scan() {
+			if err := each(sc.Bytes()); err != nil {
+				return err
+			}
+		}
+		if err := sc.Err(); err != nil {
+			return fmt.Errorf("read the daemon's answer: %w", err)
+		}
+		return nil
+	}))
+}
+
+// explain turns a request that got no answer this helper could read into
+// one sentence that says what to do.
+func explain(err error) error {
 	var pe *postError
 	if !errors.As(err, &pe) {
 		return err

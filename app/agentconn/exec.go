@@ -2,6 +2,7 @@ package agentconn
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -41,13 +42,43 @@ func Exec(ctx context.Context, dir, agent, ticket, cmd string, stdout, stderr io
 	if err != nil {
 		return CannotRun, err
 	}
+	// The output comes as the command writes it, so the agent (and the
+	// person watching it) sees a long build's progress, and a background
+	// command's output before it ends.
 	var res hookwire.ExecResult
-	if err := c.Post(ctx, hookwire.ExecPath, hookwire.ExecRequest{Ticket: ticket, Command: cmd}, &res); err != nil {
-		return CannotRun, err
+	var streamed, got bool
+	errEnd := "\n" // how the stderr written so far ends
+	each := func(line []byte) error {
+		streamed = true
+		var f hookwire.ExecFrame
+		if err := json.Unmarshal(line, &f); err != nil {
+			return fmt.Errorf("read the daemon's answer: %w", err)
+		}
+		_, _ = io.WriteString(stdout, f.Stdout)
+		if f.Stderr != "" {
+			_, _ = io.WriteString(stderr, f.Stderr)
+			errEnd = f.Stderr
+		}
+		if f.Result != nil {
+			res, got = *f.Result, true
+		}
+		return nil
 	}
-	fmt.Fprint(stdout, res.Stdout)
-	fmt.Fprint(stderr, res.Stderr)
-	if len(res.Notes) > 0 && res.Stderr != "" && !strings.HasSuffix(res.Stderr, "\n") {
+	err = c.PostLines(ctx, hookwire.ExecPath, hookwire.ExecRequest{Ticket: ticket, Command: cmd, Stream: true}, hookwire.StreamType, each, &res)
+	switch {
+	case err != nil:
+		return CannotRun, err
+	case streamed && !got:
+		return CannotRun, errorf(nil, "the Gatehouse daemon stopped answering before the command ended, so what became of it is unknown; see `gatehouse log`")
+	case !got:
+		// A daemon that does not stream answers the result whole.
+		fmt.Fprint(stdout, res.Stdout)
+		fmt.Fprint(stderr, res.Stderr)
+		if res.Stderr != "" {
+			errEnd = res.Stderr
+		}
+	}
+	if len(res.Notes) > 0 && !strings.HasSuffix(errEnd, "\n") {
 		fmt.Fprintln(stderr)
 	}
 	for _, n := range res.Notes {

@@ -51,6 +51,35 @@ func (e *postError) Unwrap() error { return e.err }
 // tok, on a connection of its own, and decodes the answer into out,
 // whatever the status (the daemon answers errors in the same shape).
 func post(ctx context.Context, addr, tok, path string, in, out any) error {
+	return exchange(ctx, addr, tok, path, in, func(a answer) error { return decodeAnswer(addr, a, out) })
+}
+
+// decodeAnswer reads a's whole body, as JSON, into out.
+func decodeAnswer(addr string, a answer, out any) error {
+	raw, err := io.ReadAll(io.LimitReader(a.body, maxAnswer+1))
+	switch {
+	case err != nil:
+		return fmt.Errorf("read the daemon's answer: %w", err)
+	case len(raw) > maxAnswer:
+		return fmt.Errorf("read the daemon's answer: it is larger than %d bytes", maxAnswer)
+	}
+	if err := json.Unmarshal(raw, out); err != nil {
+		return &postError{addr: addr, status: a.status, err: err}
+	}
+	return nil
+}
+
+// answer is the daemon's answer as it arrives: its status ("200 OK"), its
+// content type, and its body, read as it comes.
+type answer struct {
+	status, contentType string
+	body                io.Reader
+}
+
+// exchange sends in as JSON to path on the daemon at addr with tok, on a
+// connection of its own, and hands the answer to read while the
+// connection is open.
+func exchange(ctx context.Context, addr, tok, path string, in any, read func(answer) error) error {
 	body, err := json.Marshal(in)
 	if err != nil {
 		return err
@@ -63,7 +92,7 @@ func post(ctx context.Context, addr, tok, path string, in, out any) error {
 	}
 	defer conn.Close()
 	// A cancelled request (the agent's interrupt, the hook's timeout)
-	// unblocks the read below; closing the connection then tells the
+	// unblocks the reads below; closing the connection then tells the
 	// daemon, which stops the command.
 	stop := context.AfterFunc(ctx, func() { _ = conn.SetDeadline(time.Unix(1, 0)) })
 	defer stop()
@@ -79,35 +108,37 @@ func post(ctx context.Context, addr, tok, path string, in, out any) error {
 	if _, err := conn.Write(append(req, body...)); err != nil {
 		return fail(err)
 	}
-	status, raw, err := readAnswer(bufio.NewReader(conn))
+	a, err := readHead(bufio.NewReader(conn))
 	if err != nil {
-		if status == "" {
+		return fail(err)
+	}
+	if err := read(a); err != nil {
+		if ctx.Err() != nil {
 			return fail(err)
 		}
-		return fmt.Errorf("read the daemon's answer: %w", err)
-	}
-	if err := json.Unmarshal(raw, out); err != nil {
-		return &postError{addr: addr, status: status, err: err}
+		return err
 	}
 	return nil
 }
 
-// readAnswer reads an HTTP/1.1 response: its status ("200 OK") and its
-// body, sent with a length, chunked, or up to the connection's close.
-func readAnswer(r *bufio.Reader) (string, []byte, error) {
+// readHead reads an HTTP/1.1 response's status line and headers, and
+// gives its body as a reader: sent with a length, chunked, or up to the
+// connection's close.
+func readHead(r *bufio.Reader) (answer, error) {
 	line, err := readLine(r)
 	if err != nil {
-		return "", nil, err
+		return answer{}, err
 	}
 	proto, status, ok := strings.Cut(line, " ")
 	if !ok || !strings.HasPrefix(proto, "HTTP/1.") {
-		return "", nil, fmt.Errorf("not an HTTP answer: %q", truncate(line))
+		return answer{}, fmt.Errorf("not an HTTP answer: %q", truncate(line))
 	}
+	a := answer{status: status}
 	length, chunked := int64(-1), false
 	for {
 		h, err := readLine(r)
 		if err != nil {
-			return "", nil, err
+			return answer{}, err
 		}
 		if h == "" {
 			break
@@ -117,57 +148,74 @@ func readAnswer(r *bufio.Reader) (string, []byte, error) {
 		switch strings.ToLower(strings.TrimSpace(name)) {
 		case "content-length":
 			if length, err = strconv.ParseInt(value, 10, 64); err != nil || length < 0 {
-				return "", nil, fmt.Errorf("bad Content-Length %q", truncate(value))
+				return answer{}, fmt.Errorf("bad Content-Length %q", truncate(value))
 			}
 		case "transfer-encoding":
 			chunked = strings.EqualFold(value, "chunked")
+		case "content-type":
+			a.contentType, _, _ = strings.Cut(value, ";")
 		}
 	}
 	switch {
 	case chunked:
-		b, err := readChunked(r)
-		return status, b, err
-	case length > maxAnswer:
-		return status, nil, fmt.Errorf("the answer of %d bytes is too large", length)
+		a.body = &chunkedReader{r: r}
 	case length >= 0:
-		b := make([]byte, length)
-		_, err := io.ReadFull(r, b)
-		return status, b, err
+		a.body = io.LimitReader(r, length)
+	default:
+		a.body = r
 	}
-	b, err := io.ReadAll(io.LimitReader(r, maxAnswer))
-	return status, b, err
+	return a, nil
 }
 
-// readChunked reads a chunked body (RFC 9112, 7.1), trailers ignored.
-func readChunked(r *bufio.Reader) ([]byte, error) {
-	var out []byte
+// chunkedReader reads a chunked body (RFC 9112, 7.1) as it comes,
+// trailers ignored.
+type chunkedReader struct {
+	r    *bufio.Reader
+	left int64 // of the current chunk
+	done bool
+}
+
+func (c *chunkedReader) Read(p []byte) (int, error) {
+	for c.left == 0 {
+		if c.done {
+			return 0, io.EOF
+		}
+		if err := c.next(); err != nil {
+			return 0, err
+		}
+	}
+	n, err := c.r.Read(p[:min(int64(len(p)), c.left)])
+	c.left -= int64(n)
+	if err == io.EOF {
+		err = io.ErrUnexpectedEOF
+	}
+	if err == nil && c.left == 0 {
+		if end, e := readLine(c.r); e != nil || end != "" {
+			err = errors.Join(e, errors.New("a chunk does not end where its size says"))
+		}
+	}
+	return n, err
+}
+
+// next reads the next chunk's size line, and the trailers after the last.
+func (c *chunkedReader) next() error {
+	line, err := readLine(c.r)
+	if err != nil {
+		return err
+	}
+	size, _, _ := strings.Cut(line, ";")
+	n, err := strconv.ParseInt(strings.TrimSpace(size), 16, 64)
+	if err != nil || n < 0 {
+		return fmt.Errorf("bad chunk size %q", truncate(line))
+	}
+	if n > 0 {
+		c.left = n
+		return nil
+	}
+	c.done = true
 	for {
-		line, err := readLine(r)
-		if err != nil {
-			return nil, err
-		}
-		size, _, _ := strings.Cut(line, ";")
-		n, err := strconv.ParseInt(strings.TrimSpace(size), 16, 64)
-		if err != nil || n < 0 {
-			return nil, fmt.Errorf("bad chunk size %q", truncate(line))
-		}
-		if n == 0 {
-			for {
-				if t, err := readLine(r); err != nil || t == "" {
-					return out, err
-				}
-			}
-		}
-		if int64(len(out))+n > maxAnswer {
-			return nil, fmt.Errorf("the answer is larger than %d bytes", maxAnswer)
-		}
-		start := len(out)
-		out = append(out, make([]byte, n)...)
-		if _, err := io.ReadFull(r, out[start:]); err != nil {
-			return nil, err
-		}
-		if end, err := readLine(r); err != nil || end != "" {
-			return nil, errors.Join(err, errors.New("a chunk does not end where its size says"))
+		if t, err := readLine(c.r); err != nil || t == "" {
+			return err
 		}
 	}
 }

@@ -78,3 +78,42 @@ func TestPostCancelled(t *testing.T) {
 		t.Fatal("the server did not see the request go")
 	}
 }
+
+// TestPostLines: a streamed answer is handed over line by line as the
+// server sends it, not when it ends; a whole answer still decodes.
+func TestPostLines(t *testing.T) {
+	next := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/whole" {
+			json.NewEncoder(w).Encode(map[string]string{"whole": "yes"})
+			return
+		}
+		w.Header().Set("Content-Type", "application/x-lines")
+		fmt.Fprintln(w, `{"n":"1"}`)
+		w.(http.Flusher).Flush()
+		<-next // only once the client has the first line
+		fmt.Fprintln(w, `{"n":"2"}`)
+	}))
+	defer srv.Close()
+	addr := strings.TrimPrefix(srv.URL, "http://")
+	c := &Conn{addr: addr, token: "tok"}
+	var seen []string
+	each := func(line []byte) error {
+		var v map[string]string
+		if err := json.Unmarshal(line, &v); err != nil {
+			return err
+		}
+		seen = append(seen, v["n"])
+		if v["n"] == "1" {
+			close(next)
+		}
+		return nil
+	}
+	var whole map[string]string
+	if err := c.PostLines(t.Context(), "/lines", map[string]string{}, "application/x-lines", each, &whole); err != nil || strings.Join(seen, ",") != "1,2" || whole != nil {
+		t.Fatalf("lines: %v %v %v", err, seen, whole)
+	}
+	if err := c.PostLines(t.Context(), "/whole", map[string]string{}, "application/x-lines", each, &whole); err != nil || whole["whole"] != "yes" {
+		t.Fatalf("whole answer: %v %v", err, whole)
+	}
+}

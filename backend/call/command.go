@@ -48,9 +48,10 @@ func (r *Runner) RunCommand(ctx context.Context, c *InFlight, cmd Command) (sand
 	limits.Wall = cmd.Timeout
 	network, net, release := r.runNetwork(ctx, c)
 	defer release()
+	liveOut, liveErr := r.liveOutput(c.Req.Stdout), r.liveOutput(c.Req.Stderr)
 	spec := sandbox.Spec{Argv: cmd.Argv, Dir: call.Cwd, Env: env, Hidden: r.deps.Hidden, Network: network, Limits: limits,
 		ReadOnly: slices.Concat(c.State.ReadOnly(), r.shownAlways.list(), c.showReadOnly),
-		Stdout:   c.Req.Stdout, Stderr: c.Req.Stderr, ReadOnlyWorkspaces: c.readOnly}
+		Stdout:   liveOut.writer(), Stderr: liveErr.writer(), ReadOnlyWorkspaces: c.readOnly}
 	if cmd.Stdin != nil {
 		spec.Stdin = strings.NewReader(*cmd.Stdin)
 	}
@@ -74,6 +75,10 @@ func (r *Runner) RunCommand(ctx context.Context, c *InFlight, cmd Command) (sand
 	}
 	if err != nil {
 		return sandbox.Result{}, nil, err
+	}
+	if err := errors.Join(liveOut.finish(res.Stdout), liveErr.finish(res.Stderr)); err != nil {
+		// The transport's reader went away; the result still stands.
+		r.deps.Logger.Debug("pass on a command's output as it ran", "err", err)
 	}
 	outBytes, errBytes := res.Written()
 	fin := map[string]any{

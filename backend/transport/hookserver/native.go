@@ -167,7 +167,7 @@ func classifyClaude(ev hookwire.Event, in map[string]json.RawMessage) (native, e
 		return n, err
 	case "Monitor":
 		// A script whose lines are events: it runs in the sandbox like a
-		// Bash command, and its lines arrive when it ends.
+		// Bash command, and `gatehouse exec` passes its lines on as they come.
 		n, err := shellFrom(in, "command", true)
 		if ms, e := number(in, "timeout_ms"); e == nil && ms > 0 {
 			n.timeout = time.Duration(ms) * time.Millisecond

@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"path/filepath"
@@ -105,8 +106,28 @@ func (s *Server) serveExec(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusBadRequest, hookwire.ExecResult{ExitCode: -1, Error: err.Error()})
 		return
 	}
-	res, code := s.exec(r.Context(), identity(r), req)
-	writeJSON(w, code, res)
+	if !req.Stream {
+		res, code := s.exec(r.Context(), identity(r), req, nil, nil)
+		writeJSON(w, code, res)
+		return
+	}
+	f := newFrames(w)
+	stdout, stderr := &frameStream{f: f}, &frameStream{f: f, stderr: true}
+	res, code := s.exec(r.Context(), identity(r), req, stdout, stderr)
+	if !f.started && res.Error != "" {
+		// Refused before it ran: the answer's status says how.
+		writeJSON(w, code, res)
+		return
+	}
+	if err := errors.Join(stdout.flush(), stderr.flush()); err != nil {
+		s.cfg.Logger.Debug("stream a command's output", "err", err)
+		return
+	}
+	// The output went as it came; the result carries the rest.
+	res.Stdout, res.Stderr = "", ""
+	if err := f.send(hookwire.ExecFrame{Result: &res}); err != nil {
+		s.cfg.Logger.Debug("stream a command's result", "err", err)
+	}
 }
 
 // who is the agent token a request came with, and the confined run
@@ -387,7 +408,8 @@ func (s *Server) prompt(ctx context.Context, key session.RunKey, start session.R
 }
 
 // exec runs a cleared command in its run's sandbox.
-func (s *Server) exec(ctx context.Context, by who, req hookwire.ExecRequest) (hookwire.ExecResult, int) {
+// stdout and stderr, if set, receive the output as the command writes it.
+func (s *Server) exec(ctx context.Context, by who, req hookwire.ExecRequest, stdout, stderr io.Writer) (hookwire.ExecResult, int) {
 	t, ok := s.tickets.take(req.Ticket)
 	switch {
 	case !ok:
@@ -403,7 +425,8 @@ func (s *Server) exec(ctx context.Context, by who, req hookwire.ExecRequest) (ho
 		// Only the agent token that cleared the command may run it.
 		return hookwire.ExecResult{ExitCode: -1, Error: "This ticket belongs to another agent."}, http.StatusForbidden
 	}
-	res := t.cl.Run(ctx, call.Request{State: st, Tool: policy.ToolRunCommand, Args: t.args, Via: call.ViaHook, Native: t.native})
+	res := t.cl.Run(ctx, call.Request{State: st, Tool: policy.ToolRunCommand, Args: t.args, Via: call.ViaHook, Native: t.native,
+		Stdout: stdout, Stderr: stderr})
 	return execResult(res), http.StatusOK
 }
 

@@ -21,6 +21,21 @@ type HookRequest struct {
 type ExecRequest struct {
 	Ticket  string `json:"ticket"`
 	Command string `json:"command"`
+	// Stream asks for the command's output as it comes: the answer is then
+	// ExecFrames, one JSON object a line (StreamType), the last holding the
+	// result without the output already sent.
+	Stream bool `json:"stream,omitempty"`
+}
+
+// StreamType is the content type of a streamed exec answer.
+const StreamType = "application/x-ndjson"
+
+// ExecFrame is one line of a streamed exec answer: a piece of the
+// command's output, redacted, or at the end its result.
+type ExecFrame struct {
+	Stdout string      `json:"stdout,omitempty"`
+	Stderr string      `json:"stderr,omitempty"`
+	Result *ExecResult `json:"result,omitempty"`
 }
 
 // ExecResult is what it gets back: the command's status and output, or

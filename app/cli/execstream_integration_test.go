@@ -1,0 +1,80 @@
+//go:build integration
+
+package cli_test
+
+import (
+	"bytes"
+	"os/exec"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/gatehouse-dev/gatehouse/app/cli/clitest"
+)
+
+// clearedLine has the hook clear an agent's Bash command and returns the
+// line the agent's shell then runs.
+func clearedLine(t *testing.T, d *clitest.Daemon, session, command string) string {
+	t.Helper()
+	out, _, code := hookRun(t, d.Bin, d.Data, "claude", preToolUse(session, "Bash", map[string]any{"command": command}, d.Workspace))
+	dec, reason, input := claudeDecision(t, out)
+	line, _ := input["command"].(string)
+	if code != 0 || dec != "allow" || !strings.Contains(line, " exec ") {
+		t.Fatalf("the hook did not clear %q: exit %d %s %s", command, code, dec, reason)
+	}
+	return line
+}
+
+// TestExecStreamsOutput: a command the hook cleared shows its output as it
+// runs (a long build's progress, a background server's first lines), not
+// only when it ends; what streams is redacted, a secret cut between two
+// writes included; a stream longer than the capture keeps its head and
+// its end with a marker between, as the result would; and the agent
+// giving up on the command stops it.
+func TestExecStreamsOutput(t *testing.T) {
+	d := clitest.Start(t)
+
+	// The command waits long after its first line: only a streamed answer
+	// shows that line while it waits.
+	line := clearedLine(t, d, "s1", "echo first; printf 'tok=ghp_'; sleep 0.3; printf 'abcdefghijklmnopqrstuvwxyz0123456789AB\\n'; sleep 120; echo second")
+	cmd := exec.Command("bash", "-c", line)
+	cmd.Dir, cmd.Env = d.Workspace, d.Env()
+	var out clitest.LockedBuffer
+	var errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	clitest.WaitFor(t, 60*time.Second, "the command's first lines while it runs", func() bool {
+		return strings.Contains(out.String(), "tok=[REDACTED")
+	})
+	got := out.String()
+	if !strings.HasPrefix(got, "first\n") || strings.Contains(got, "ghp_") || strings.Contains(got, "second") {
+		t.Fatalf("streamed output: %q", got)
+	}
+	// The agent gives up on it (its interrupt, its timeout): the command ends too.
+	syscall.Kill(-cmd.Process.Pid, syscall.SIGINT)
+	select {
+	case <-done:
+	case <-time.After(60 * time.Second):
+		t.Fatal("gatehouse exec did not end on an interrupt")
+	}
+	clitest.WaitFor(t, 60*time.Second, "the daemon to stop the command", func() bool {
+		for _, e := range d.Events("type=exec.finished") {
+			return e != nil
+		}
+		return false
+	})
+
+	// A stream past the capture: its head streams, then the marker and its end.
+	line = clearedLine(t, d, "s1", "seq 1 400000")
+	got, errOut, code := runLine(t, d, line)
+	if code != 0 || !strings.HasPrefix(got, "1\n2\n") || !strings.HasSuffix(got, "\n399999\n400000\n") ||
+		!strings.Contains(got, "bytes omitted]") || len(got) > 1<<20+4096 {
+		t.Fatalf("long output: exit %d, %d bytes, starts %q ends %q; stderr %q", code, len(got), got[:min(len(got), 20)], got[max(0, len(got)-20):], errOut)
+	}
+}
