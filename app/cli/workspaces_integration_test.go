@@ -18,11 +18,14 @@ import (
 )
 
 // gitProject makes a project directory that is a git work tree (a .git
-// directory is enough to mark its top) holding x.txt.
+// directory with a HEAD is enough to mark its top) holding x.txt.
 func gitProject(t *testing.T, name string) string {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), name)
 	if err := os.MkdirAll(filepath.Join(dir, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, ".git", "HEAD"), []byte("ref: refs/heads/main\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.MkdirAll(filepath.Join(dir, "sub"), 0o755); err != nil {

@@ -17,6 +17,7 @@ func BenchmarkResolve(b *testing.B) {
 		b.Fatal(err)
 	}
 	os.Mkdir(filepath.Join(base, "src", "app", ".git"), 0o755)
+	os.WriteFile(filepath.Join(base, "src", "app", ".git", "HEAD"), []byte("ref: refs/heads/main\n"), 0o644)
 	p := New(Options{Roots: []string{filepath.Join(base, "src")}, Home: "/nonexistent", DataDir: "/nonexistent"})
 	b.ResetTimer()
 	for b.Loop() {

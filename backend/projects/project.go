@@ -13,7 +13,7 @@ import (
 )
 
 // Of is the project an agent working in dir works in: the top of its git
-// work tree (the nearest ancestor holding .git, a directory or a
+// work tree (the nearest ancestor holding .git, a repository or a
 // worktree's file), or dir itself when it is in none. Symlinks resolve, so
 // a linked project is its target. The search stops below home: a home
 // directory kept in git (dotfiles) is not every project's top.
@@ -36,10 +36,27 @@ func Of(dir, home string) (string, error) {
 		if d == home || d == filepath.Dir(d) {
 			return real, nil
 		}
-		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+		if isGitTop(d) {
 			return d, nil
 		}
 	}
+}
+
+// isGitTop reports whether d holds a git repository's .git: a worktree's
+// or submodule's file, or a directory with a HEAD. An empty .git is not
+// one (git says so too): Codex's own sandbox leaves such mount targets in
+// its writable roots (/tmp among them) when it is stopped mid-command,
+// and every project below would otherwise become that root.
+func isGitTop(d string) bool {
+	fi, err := os.Lstat(filepath.Join(d, ".git"))
+	switch {
+	case err != nil:
+		return false
+	case !fi.IsDir():
+		return true
+	}
+	_, err = os.Lstat(filepath.Join(d, ".git", "HEAD"))
+	return err == nil
 }
 
 // dirError says why dir (named as what: "the agent's directory") cannot

@@ -15,10 +15,15 @@ func TestOf(t *testing.T) {
 	repo := filepath.Join(home, "src", "app")
 	plain := filepath.Join(home, "notes", "sub")
 	wt := filepath.Join(home, "src", "worktree")
-	for _, d := range []string{filepath.Join(repo, ".git"), filepath.Join(repo, "pkg", "deep"), plain, wt, filepath.Join(home, ".git")} {
+	// An empty .git (a mount target another sandbox left) is no repository.
+	leftover := filepath.Join(home, "tmp", "proj")
+	for _, d := range []string{filepath.Join(repo, ".git"), filepath.Join(repo, "pkg", "deep"), plain, wt, filepath.Join(home, ".git"), filepath.Join(home, "tmp", ".git"), leftover} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			t.Fatal(err)
 		}
+	}
+	for _, d := range []string{repo, home} {
+		os.WriteFile(filepath.Join(d, ".git", "HEAD"), []byte("ref: refs/heads/main\n"), 0o644)
 	}
 	os.WriteFile(filepath.Join(wt, ".git"), []byte("gitdir: elsewhere\n"), 0o644)
 	os.Symlink(repo, filepath.Join(base, "link"))
@@ -31,6 +36,7 @@ func TestOf(t *testing.T) {
 		{filepath.Join(repo, "pkg", "deep"), repo, false},
 		{filepath.Join(base, "link", "pkg"), repo, false},
 		{wt, wt, false},
+		{leftover, leftover, false},
 		// home is in git (dotfiles): a plain directory is its own project.
 		{plain, plain, false},
 		{filepath.Join(base, "missing"), "", true},

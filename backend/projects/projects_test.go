@@ -44,6 +44,7 @@ func TestWorkspacesFollowTheAgent(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	os.WriteFile(filepath.Join(app, ".git", "HEAD"), []byte("ref: refs/heads/main\n"), 0o644)
 	tests := []struct {
 		name     string
 		cwd      string
