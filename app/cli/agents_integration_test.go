@@ -551,3 +551,29 @@ func writeFiles(t *testing.T, root string, files map[string]string) {
 		}
 	}
 }
+
+// TestAgentSeesALongCommandAsItRuns: Codex hands its model what a command
+// has printed by the time it yields (yield_time_ms) while the command
+// goes on; through the hook that is the output `gatehouse exec` streams,
+// so the model sees a long build's or a server's first lines, not an
+// empty result.
+func TestAgentSeesALongCommandAsItRuns(t *testing.T) {
+	d := clitest.Start(t)
+	model := agenttest.StartModel(t, agenttest.OpenAI, agenttest.Script{
+		agenttest.Call("exec_command", map[string]any{"cmd": "echo early-line; sleep 120; echo late-line", "yield_time_ms": 3000}),
+		agenttest.Say("done"),
+	})
+	cli, ctx := installedAgent(t, d, "codex", agenttest.NewCodex, model)
+	// Codex ends the command when it exits, before its own sandbox has
+	// taken down the mount targets it made in its writable roots: keep
+	// /tmp out of those, so the empty .git and .codex it leaves are in
+	// this test's project, not in every other test's /tmp.
+	res, err := cli.RunCodex(ctx, d.Workspace, "build it", "-c", `sandbox_mode="workspace-write"`, "-c", "sandbox_workspace_write.network_access=true",
+		"-c", "sandbox_workspace_write.exclude_slash_tmp=true", "-c", "sandbox_workspace_write.exclude_tmpdir_env_var=true")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.ModelSaw("early-line") || res.ModelSaw("late-line") {
+		t.Fatalf("the model did not see the running command's first line:\n%s", strings.Join(res.ToolResults(), "\n---\n"))
+	}
+}
