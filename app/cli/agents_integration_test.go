@@ -6,6 +6,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"image"
+	"image/color"
+	pngenc "image/png"
 	"maps"
 	"os"
 	"os/exec"
@@ -575,5 +578,55 @@ func TestAgentSeesALongCommandAsItRuns(t *testing.T) {
 	}
 	if !res.ModelSaw("early-line") || res.ModelSaw("late-line") {
 		t.Fatalf("the model did not see the running command's first line:\n%s", strings.Join(res.ToolResults(), "\n---\n"))
+	}
+}
+
+// TestCodexViewImageIsARead: Codex's view_image hands the model a file
+// from the disk; through the hook it is judged as a read, so an image
+// outside the project (a scan of a passport in the person's home) asks
+// first, and once denied never reaches the model.
+func TestCodexViewImageIsARead(t *testing.T) {
+	d := clitest.Start(t)
+	img := filepath.Join(t.TempDir(), "passport.png")
+	var png bytes.Buffer
+	pic := image.NewRGBA(image.Rect(0, 0, 4, 4))
+	pic.Set(1, 1, color.RGBA{R: 200, A: 255})
+	if err := pngenc.Encode(&png, pic); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(img, png.Bytes(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	model := agenttest.StartModel(t, agenttest.OpenAI, agenttest.Script{
+		agenttest.Call("view_image", map[string]any{"path": img}),
+		agenttest.Say("done"),
+	})
+	cli, ctx := installedAgent(t, d, "codex", agenttest.NewCodex, model)
+	card := make(chan clitest.Approval, 1)
+	go func() {
+		a := d.WaitApproval(2 * time.Minute)
+		d.Decide(a.ID, "deny", "once", "not my photos")
+		card <- a
+	}()
+	res, err := cli.RunCodex(ctx, d.Workspace, "look at it", "-c", `sandbox_mode="workspace-write"`, "-c", "sandbox_workspace_write.network_access=true")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var a clitest.Approval
+	select {
+	case a = <-card:
+	case <-time.After(time.Minute):
+		t.Fatalf("no card for the image outside the project:\n%s", strings.Join(res.ToolResults(), "\n---\n"))
+	}
+	if !slices.Contains(a.Paths, img) {
+		t.Errorf("the card does not name the image: %+v", a)
+	}
+	for _, q := range res.Requests {
+		if bytes.Contains(q.Body, []byte("data:image/png;base64,")) {
+			t.Fatal("the denied image reached the model")
+		}
+	}
+	if !res.ModelSaw("not my photos") {
+		t.Errorf("the model was not told why:\n%s", strings.Join(res.ToolResults(), "\n---\n"))
 	}
 }

@@ -73,7 +73,7 @@ var inertTools = map[hookwire.Agent]map[string]bool{
 		"TaskCreate", "TaskUpdate", "TaskList", "TaskGet", "TaskOutput", "TaskStop", "ListAgents", "SendMessage",
 		"ReportFindings", "ScheduleWakeup", "CronDelete", "CronList", "ExitWorktree"),
 	// Codex's plans, questions, goals, sub-agents and MCP resources.
-	hookwire.Codex: set("update_plan", "write_stdin", "view_image", "request_user_input", "web_search",
+	hookwire.Codex: set("update_plan", "write_stdin", "request_user_input", "web_search",
 		"list_mcp_resources", "list_mcp_resource_templates", "read_mcp_resource", "get_goal", "create_goal", "update_goal",
 		"multi_agent_v1__spawn_agent", "multi_agent_v1__send_input", "multi_agent_v1__wait_agent",
 		"multi_agent_v1__resume_agent", "multi_agent_v1__close_agent"),
@@ -186,6 +186,9 @@ func classifyClaude(ev hookwire.Event, in map[string]json.RawMessage) (native, e
 		return native{}, errors.New("it would make a git worktree from Claude Code's own process, outside Gatehouse's sandbox and checkpoints, and a command in the sandbox cannot write beside the project either; ask the person to make one in their own shell (git worktree add ../NAME -b NAME) and start Claude Code there")
 	case "Read", "NotebookRead":
 		return pathsFrom(classRead, ev.Cwd, in, "file_path", "notebook_path")
+	case "view_image":
+		// Codex's: the image goes to the model as a read's text would.
+		return pathsFrom(classRead, ev.Cwd, in, "path")
 	case "Grep":
 		n, err := pathsOrCwd(classRead, ev.Cwd, in, "path")
 		n.searchPathKey, n.globKey = "path", "glob"

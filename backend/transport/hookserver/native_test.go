@@ -78,6 +78,14 @@ func TestClassifyClaudeTools(t *testing.T) {
 	}
 }
 
+// Codex's view_image hands the model a file, as a read does.
+func TestClassifyCodexTools(t *testing.T) {
+	n, err := classify(hookwire.Event{Agent: hookwire.Codex, Tool: "view_image", Cwd: "/w", Input: json.RawMessage(`{"path":"shots/a.png"}`)}, nil)
+	if err != nil || n.cls != classRead || !slices.Equal(n.paths, []string{"/w/shots/a.png"}) || n.pathKey != "path" {
+		t.Errorf("view_image: %+v %v", n, err)
+	}
+}
+
 // A shell call that names where it runs is run there.
 func TestShellDir(t *testing.T) {
 	for _, c := range []struct {
