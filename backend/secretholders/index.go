@@ -6,7 +6,7 @@
 // of it by name.
 //
 // Each file's answer is kept by its size and modification time, so a
-// folder's second search reads only what changed. A value the redactor
+// folder's second search reads only what changed (up to maxCached files). A value the redactor
 // learns after a file was read is seen in that file when it next
 // changes.
 package secretholders
@@ -35,6 +35,11 @@ var (
 	maxFiles       = 50_000
 	maxBytes int64 = 1 << 30
 )
+
+// maxCached bounds the answers kept across searches (a few workspaces'
+// worth, about 100 bytes each); past it they are forgotten and read again
+// as searches need them.
+var maxCached = 4 * maxFiles
 
 // ErrTooMany: the folder holds more files, or more to read, than can be
 // checked.
@@ -98,6 +103,9 @@ func (x *Index) holds(p string, budget *int64) bool {
 	}
 	e = entry{size: st.Size(), mtime: st.ModTime().UnixNano(), holds: x.read(p, st.Size(), budget)}
 	x.mu.Lock()
+	if len(x.files) >= maxCached {
+		clear(x.files)
+	}
 	x.files[p] = e
 	x.mu.Unlock()
 	return e.holds

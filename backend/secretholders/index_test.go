@@ -116,3 +116,22 @@ func TestBelowLargeFiles(t *testing.T) {
 		t.Errorf("Below = %q (%v), want the large text file alone", got, err)
 	}
 }
+
+// The answers kept across searches are bounded; forgotten ones are read
+// again and answer the same.
+func TestBelowForgetsPastItsBound(t *testing.T) {
+	defer func(n int) { maxCached = n }(maxCached)
+	maxCached = 3
+	root := t.TempDir()
+	write(t, root, map[string]string{"a": "SECRET", "b": "x", "c": "y", "d": "z", "e": "SECRET"})
+	x := New(redactSecret)
+	for range 2 {
+		got, err := x.Below(t.Context(), root)
+		if err != nil || !slices.Equal(got, []string{filepath.Join(root, "a"), filepath.Join(root, "e")}) {
+			t.Fatalf("Below = %q, %v", got, err)
+		}
+		if len(x.files) > maxCached {
+			t.Fatalf("%d answers kept, bound %d", len(x.files), maxCached)
+		}
+	}
+}
