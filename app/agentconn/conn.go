@@ -91,11 +91,14 @@ func (c *Conn) PostLines(ctx context.Context, path string, v any, lines string, 
 			}
 		}
 		if err := sc.Err(); err != nil {
-			return fmt.Errorf("read the daemon's answer: %w", err)
+			return fmt.Errorf("%w: %w", ErrCutShort, err)
 		}
 		return nil
 	}))
 }
+
+// ErrCutShort: an answer of lines broke off (the daemon stopped).
+var ErrCutShort = errors.New("the daemon's answer broke off")
 
 // explain turns a request that got no answer this helper could read into
 // one sentence that says what to do.

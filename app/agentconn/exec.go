@@ -20,6 +20,10 @@ import (
 // a shell uses 126 for a command it found but could not execute.
 const CannotRun = 126
 
+// interrupted is the exit status of a command stopped because this
+// process was (a shell gives 128+SIGINT).
+const interrupted = 130
+
 // changesRefused is the exit status of a command that succeeded but
 // whose changes did not land (the person or policy discarded them, they
 // were rolled back, or protected paths were kept out): the model must not
@@ -66,10 +70,14 @@ func Exec(ctx context.Context, dir, agent, ticket, cmd string, stdout, stderr io
 	}
 	err = c.PostLines(ctx, hookwire.ExecPath, hookwire.ExecRequest{Ticket: ticket, Command: cmd, Stream: true}, hookwire.StreamType, each, &res)
 	switch {
+	case ctx.Err() != nil:
+		// The agent or the person stopped it; the daemon saw the
+		// connection go and stopped the command, as a shell's Ctrl-C would.
+		return interrupted, nil
+	case errors.Is(err, ErrCutShort), err == nil && streamed && !got:
+		return CannotRun, errorf(err, "the Gatehouse daemon stopped answering before the command ended, so what became of the command and its changes is unknown; see `gatehouse log`, and start the daemon again (`gatehouse serve`, or the app) if it stopped")
 	case err != nil:
 		return CannotRun, err
-	case streamed && !got:
-		return CannotRun, errorf(nil, "the Gatehouse daemon stopped answering before the command ended, so what became of it is unknown; see `gatehouse log`")
 	case !got:
 		// A daemon that does not stream answers the result whole.
 		fmt.Fprint(stdout, res.Stdout)

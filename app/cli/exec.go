@@ -23,8 +23,10 @@ it saw that the output does not say.
 
 Exit status: the command's own; 1 when the command succeeded but its
 changes did not land (discarded, rolled back, or protected paths kept
-out); 124 when it timed out; 128+N when signal N ended it; 126 when
-Gatehouse did not run it (the reason is on stderr).`,
+out); 124 when it timed out; 128+N when signal N ended it; 130 when
+this was interrupted (the command is stopped with it); 126 when
+Gatehouse did not run it or could not finish it (the reason is on
+stderr).`,
 			Args: cobra.ExactArgs(1),
 			RunE: func(cmd *cobra.Command, args []string) error {
 				if ticket == "" {

@@ -59,7 +59,10 @@ func TestExecStreamsOutput(t *testing.T) {
 	// The agent gives up on it (its interrupt, its timeout): the command ends too.
 	syscall.Kill(-cmd.Process.Pid, syscall.SIGINT)
 	select {
-	case <-done:
+	case err := <-done:
+		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 130 {
+			t.Errorf("interrupted: %v, want exit 130 as a shell gives; stderr %q", err, errb.String())
+		}
 	case <-time.After(60 * time.Second):
 		t.Fatal("gatehouse exec did not end on an interrupt")
 	}
@@ -76,5 +79,32 @@ func TestExecStreamsOutput(t *testing.T) {
 	if code != 0 || !strings.HasPrefix(got, "1\n2\n") || !strings.HasSuffix(got, "\n399999\n400000\n") ||
 		!strings.Contains(got, "bytes omitted]") || len(got) > 1<<20+4096 {
 		t.Fatalf("long output: exit %d, %d bytes, starts %q ends %q; stderr %q", code, len(got), got[:min(len(got), 20)], got[max(0, len(got)-20):], errOut)
+	}
+}
+
+// TestExecSaysWhenTheDaemonStops: a daemon that dies while a command
+// streams leaves the agent one sentence that says what is unknown and
+// what to do, and the status of a command Gatehouse could not finish.
+func TestExecSaysWhenTheDaemonStops(t *testing.T) {
+	d := clitest.Start(t)
+	line := clearedLine(t, d, "s1", "echo first; sleep 120")
+	cmd := exec.Command("bash", "-c", line)
+	cmd.Dir, cmd.Env = d.Workspace, d.Env()
+	var out, errb clitest.LockedBuffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	clitest.WaitFor(t, 60*time.Second, "the command's first line", func() bool { return strings.Contains(out.String(), "first\n") })
+	d.Kill()
+	select {
+	case err := <-done:
+		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 126 || !strings.Contains(errb.String(), "stopped answering before the command ended") {
+			t.Errorf("exec after the daemon died: %v, stderr %q", err, errb.String())
+		}
+	case <-time.After(60 * time.Second):
+		t.Fatal("gatehouse exec did not end when the daemon died")
 	}
 }
