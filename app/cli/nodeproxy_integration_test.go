@@ -59,6 +59,14 @@ func TestNodeFetchUsesTheProxy(t *testing.T) {
 			if out := clitest.Text(t, r); r.IsError || !strings.Contains(out, "hello from pkgs.example.test") {
 				t.Fatalf("node's fetch:\n%s", out)
 			}
+			// Node prints nothing the sandbox's proxy setting causes (its
+			// "EnvHttpProxyAgent is experimental" warning), in itself or in
+			// a Node it starts; its other warnings still show.
+			r = call(t, s, "run_command", map[string]any{"argv": []string{"./node", "-e",
+				`process.emitWarning("own warning", {code: "OWN1"}); require("child_process").execFileSync(process.execPath, ["-e", "console.log('child ran')"], {stdio: "inherit"})`}})
+			if out := clitest.Text(t, r); r.IsError || !strings.Contains(out, "child ran") || !strings.Contains(out, "own warning") || strings.Contains(out, "EnvHttpProxyAgent") {
+				t.Fatalf("node's warnings:\n%s", out)
+			}
 		})
 	}
 }

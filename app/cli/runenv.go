@@ -64,7 +64,28 @@ func findToolchains(g *Globals, sb config.Sandbox, log *slog.Logger) (toolchain.
 	if len(tc.ReadOnly) > 0 {
 		log.Info("sandboxes see these toolchains read-only", "dirs", strings.Join(tc.ReadOnly, ", "))
 	}
+	// Whether or not a Node is on the PATH: a project may bring its own.
+	quietNode(&tc, log)
 	return tc, nil
+}
+
+// quietNode has every Node a command starts drop the warning the
+// sandbox's proxy setting makes it print (toolchain.NodeQuiet), from a
+// script in the person's cache directory shown read-only. Without it a
+// command prints one more line, so a failure is only logged.
+func quietNode(tc *toolchain.Set, log *slog.Logger) {
+	base, err := os.UserCacheDir()
+	if err != nil {
+		log.Info("Node in sandboxes will print its proxy warning", "err", err)
+		return
+	}
+	path, env, err := toolchain.NodeQuiet(filepath.Join(base, "gatehouse", "node"))
+	if err != nil {
+		log.Warn("Node in sandboxes will print its proxy warning", "err", err)
+		return
+	}
+	tc.ReadOnly = append(tc.ReadOnly, path)
+	tc.Env = append(tc.Env, env)
 }
 
 // gatehouseModule is this project's module path: a go.mod naming it
