@@ -89,3 +89,22 @@ func copyFile(t *testing.T, from, to string) {
 		t.Fatal(err)
 	}
 }
+
+// TestConfinedNodePrintsNoProxyWarning: a plain command under `gatehouse
+// run` gets the proxy settings too, and its Node prints nothing for them.
+func TestConfinedNodePrintsNoProxyWarning(t *testing.T) {
+	node := nodeWithEnvProxy(t)
+	for _, backend := range []string{"bwrap", "landlock"} {
+		t.Run(backend, func(t *testing.T) {
+			d := startRunDaemon(t, backend, "")
+			local := filepath.Join(d.Workspace, "node")
+			if err := os.Link(node, local); err != nil {
+				copyFile(t, node, local)
+			}
+			out, errOut, code := runIn(t.Context(), t, d, "--", local, "-e", `console.log(process.env.NODE_USE_ENV_PROXY === "1" ? "proxied" : "not proxied")`)
+			if code != 0 || strings.TrimSpace(out) != "proxied" || strings.Contains(errOut, "EnvHttpProxyAgent") {
+				t.Fatalf("exit %d, stdout %q, stderr %q", code, out, errOut)
+			}
+		})
+	}
+}

@@ -229,7 +229,7 @@ func runConfined(ctx context.Context, g *Globals, o runOptions, argv []string, v
 	spec, err := confinedSpec(runLayout{
 		dataDir: dir, cfg: cfg, profile: profile, program: program, argv: argv, cwd: cwd,
 		workspaces: started.Workspaces, gitDirs: started.GitDirs, runID: started.ID, agentPort: port, toolchains: tc.ReadOnly, early: takeEarly(), dirs: named,
-		tmp: started.Tmp,
+		tmp: started.Tmp, nodeOptions: nodeOptionsOf(tc.Env),
 	})
 	if err != nil {
 		notStarted(c, started.ID, err)

@@ -143,3 +143,14 @@ func lookIn(name string, dirs []string) string {
 	}
 	return ""
 }
+
+// nodeOptionsOf is the NODE_OPTIONS the toolchains' settings give, "" for
+// none.
+func nodeOptionsOf(env []string) string {
+	for _, e := range env {
+		if v, ok := strings.CutPrefix(e, "NODE_OPTIONS="); ok {
+			return v
+		}
+	}
+	return ""
+}

@@ -53,6 +53,9 @@ type runLayout struct {
 	// tmp is the session's temporary directory (Started.Tmp), "" for one
 	// of the run's own.
 	tmp string
+	// nodeOptions is what a plain command's Node loads first
+	// (toolchain.NodeQuiet), "" for nothing.
+	nodeOptions string
 	// notices is where what the person should know before the run starts
 	// is written; nil for the run's stderr.
 	notices io.Writer
@@ -360,13 +363,27 @@ func confinedEnv(environ []string, home string, l runLayout) []string {
 	// command's own sandbox.
 	env := sandbox.ProxyEnv(append(out, sandbox.GitCoherentEnv...), agentbox.ProxyAddr)
 	if l.profile == nil {
-		return env
+		return withNodeOptions(env, l.nodeOptions)
 	}
 	// Not an agent's own: Claude Code and Gemini CLI set up their proxy
 	// themselves, and Node would print a warning that it is experimental
 	// into the agent's screen. Its commands, in sandboxes of their own,
 	// get it, and so does a plain command run confined.
 	return slices.DeleteFunc(env, func(e string) bool { return strings.HasPrefix(e, sandbox.NodeEnvProxy+"=") })
+}
+
+// withNodeOptions adds opts to env's NODE_OPTIONS, after the person's own.
+func withNodeOptions(env []string, opts string) []string {
+	if opts == "" {
+		return env
+	}
+	for i, e := range env {
+		if v, ok := strings.CutPrefix(e, "NODE_OPTIONS="); ok {
+			env[i] = strings.TrimSpace("NODE_OPTIONS=" + v + " " + opts)
+			return env
+		}
+	}
+	return append(env, "NODE_OPTIONS="+opts)
 }
 
 // runRedacted is the run's own directory of redacted copies (the daemon

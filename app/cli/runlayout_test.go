@@ -83,17 +83,34 @@ func TestConfinedEnvNodeProxy(t *testing.T) {
 	if !ok {
 		t.Fatal("no claude profile")
 	}
+	const quiet = `--require="/c/quiet.cjs"`
 	for _, tc := range []struct {
-		name    string
-		profile *agentprofile.Resolved
-		want    bool
+		name     string
+		profile  *agentprofile.Resolved
+		own      string // the person's NODE_OPTIONS
+		want     bool
+		wantOpts string
 	}{
-		{"a plain command", nil, true},
-		{"an agent", &agentprofile.Resolved{Profile: p}, false},
+		{"a plain command", nil, "", true, "NODE_OPTIONS=" + quiet},
+		{"a plain command, with the person's options", nil, "--max-old-space-size=4096", true, "NODE_OPTIONS=--max-old-space-size=4096 " + quiet},
+		{"an agent", &agentprofile.Resolved{Profile: p}, "--max-old-space-size=4096", false, "NODE_OPTIONS=--max-old-space-size=4096"},
 	} {
-		env := confinedEnv([]string{"PATH=/usr/bin"}, "/home/me", runLayout{profile: tc.profile, runID: "r1", agentPort: 7465})
+		environ := []string{"PATH=/usr/bin"}
+		if tc.own != "" {
+			environ = append(environ, "NODE_OPTIONS="+tc.own)
+		}
+		env := confinedEnv(environ, "/home/me", runLayout{profile: tc.profile, runID: "r1", agentPort: 7465, nodeOptions: quiet})
 		if got := slices.Contains(env, "NODE_USE_ENV_PROXY=1"); got != tc.want {
 			t.Errorf("%s: NODE_USE_ENV_PROXY=1 in its env: %v, want %v", tc.name, got, tc.want)
+		}
+		var opts []string
+		for _, e := range env {
+			if strings.HasPrefix(e, "NODE_OPTIONS=") {
+				opts = append(opts, e)
+			}
+		}
+		if len(opts) != 1 || opts[0] != tc.wantOpts {
+			t.Errorf("%s: %q, want %q", tc.name, opts, tc.wantOpts)
 		}
 	}
 }
