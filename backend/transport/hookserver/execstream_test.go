@@ -2,6 +2,7 @@ package hookserver
 
 import (
 	"bufio"
+	"errors"
 	"encoding/json"
 	"net/http/httptest"
 	"strings"
@@ -24,23 +25,31 @@ func TestFrameStreamKeepsCharactersWhole(t *testing.T) {
 	errOut.Write([]byte("warn \xe2\x9c"))
 	errOut.Write([]byte("\x93"))
 	errOut.Write([]byte{0xe2}) // cut short at the end: sent as it is
-	if err := errOut.flush(); err != nil {
+	if err := errors.Join(errOut.flush(), f.result(hookwire.ExecResult{ExitCode: 3})); err != nil {
 		t.Fatal(err)
 	}
 	if ct := rec.Header().Get("Content-Type"); ct != hookwire.StreamType {
 		t.Errorf("content type %q", ct)
 	}
 	var stdout, stderr strings.Builder
+	var frames int
+	var res *hookwire.ExecResult
 	sc := bufio.NewScanner(rec.Body)
 	for sc.Scan() {
 		var fr hookwire.ExecFrame
 		if err := json.Unmarshal(sc.Bytes(), &fr); err != nil {
 			t.Fatal(err)
 		}
+		frames++
 		stdout.WriteString(fr.Stdout)
 		stderr.WriteString(fr.Stderr)
+		res = fr.Result
 	}
 	if stdout.String() != "naïve ✓\n" || stderr.String() != "warn ✓\ufffd" {
 		t.Errorf("stdout %q stderr %q", stdout.String(), stderr.String())
+	}
+	// The result comes last.
+	if res == nil || res.ExitCode != 3 {
+		t.Errorf("last of %d frames: result %+v", frames, res)
 	}
 }

@@ -112,20 +112,21 @@ func (s *Server) serveExec(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	f := newFrames(w)
+	defer f.stop()
 	stdout, stderr := &frameStream{f: f}, &frameStream{f: f, stderr: true}
 	res, code := s.exec(r.Context(), identity(r), req, stdout, stderr)
-	if !f.started && res.Error != "" {
-		// Refused before it ran: the answer's status says how.
-		writeJSON(w, code, res)
-		return
-	}
 	if err := errors.Join(stdout.flush(), stderr.flush()); err != nil {
 		s.cfg.Logger.Debug("stream a command's output", "err", err)
 		return
 	}
+	if !f.begun() && res.Error != "" {
+		// Refused before it ran: the answer's status says how.
+		writeJSON(w, code, res)
+		return
+	}
 	// The output went as it came; the result carries the rest.
 	res.Stdout, res.Stderr = "", ""
-	if err := f.send(hookwire.ExecFrame{Result: &res}); err != nil {
+	if err := f.result(res); err != nil {
 		s.cfg.Logger.Debug("stream a command's result", "err", err)
 	}
 }
