@@ -4,11 +4,16 @@ package cli_test
 
 import (
 	"bytes"
+	"context"
 	"os/exec"
+	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/gatehouse-dev/gatehouse/app/cli/clitest"
 )
@@ -67,7 +72,7 @@ func TestExecStreamsOutput(t *testing.T) {
 		t.Fatal("gatehouse exec did not end on an interrupt")
 	}
 	clitest.WaitFor(t, 60*time.Second, "the daemon to stop the command", func() bool {
-		for _, e := range d.Events("type=exec.finished") {
+		for _, e := range d.Events("kind=exec.finished") {
 			return e != nil
 		}
 		return false
@@ -107,4 +112,55 @@ func TestExecSaysWhenTheDaemonStops(t *testing.T) {
 	case <-time.After(60 * time.Second):
 		t.Fatal("gatehouse exec did not end when the daemon died")
 	}
+}
+
+// TestMCPRunReportsProgress: an MCP client that asks for progress hears,
+// while run_command runs, the latest line the command printed (redacted),
+// so it can show it, and a client that gives up on a silent call (Claude
+// Code's idle timeout) hears that the command still runs.
+func TestMCPRunReportsProgress(t *testing.T) {
+	d := clitest.Start(t)
+	var mu sync.Mutex
+	var heard []string
+	c := mcp.NewClient(&mcp.Implementation{Name: "progress", Version: "1.0"}, &mcp.ClientOptions{
+		ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
+			mu.Lock()
+			heard = append(heard, req.Params.Message)
+			mu.Unlock()
+		},
+	})
+	s, err := c.Connect(t.Context(), d.MCPTransport(), &mcp.ClientSessionOptions{ProtocolVersion: clitest.StatefulProtocol})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() {
+		params := &mcp.CallToolParams{Name: "run_command", Arguments: map[string]any{"argv": []string{"sh", "-c",
+			"echo compiling step-one; echo token ghp_abcdefghijklmnopqrstuvwxyz0123456789AB; sleep 120"}}}
+		params.SetProgressToken("build-1")
+		_, err := s.CallTool(ctx, params)
+		done <- err
+	}()
+	clitest.WaitFor(t, 60*time.Second, "progress naming the command's latest line", func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.ContainsFunc(heard, func(m string) bool { return strings.Contains(m, "token [REDACTED") })
+	})
+	mu.Lock()
+	for _, m := range heard {
+		if strings.Contains(m, "ghp_") {
+			t.Errorf("a progress message holds the secret: %q", m)
+		}
+	}
+	mu.Unlock()
+	// The client gives up on the call (the person's Esc): the command
+	// stops with it.
+	cancel()
+	<-done
+	clitest.WaitFor(t, 60*time.Second, "the command to stop with its call", func() bool {
+		return len(d.Events("kind=exec.finished")) > 0
+	})
 }

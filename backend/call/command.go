@@ -48,7 +48,15 @@ func (r *Runner) RunCommand(ctx context.Context, c *InFlight, cmd Command) (sand
 	limits.Wall = cmd.Timeout
 	network, net, release := r.runNetwork(ctx, c)
 	defer release()
-	liveOut, liveErr := r.liveOutput(c.Req.Stdout), r.liveOutput(c.Req.Stderr)
+	stdout, stderr := c.Req.Stdout, c.Req.Stderr
+	if stdout == nil && stderr == nil && c.Req.Progress != nil {
+		// The client sees no output until the call ends: it is told the
+		// latest line instead.
+		p := startRunProgress(ctx, c.Req.Progress)
+		defer p.end()
+		stdout, stderr = p.stream(), p.stream()
+	}
+	liveOut, liveErr := r.liveOutput(stdout), r.liveOutput(stderr)
 	spec := sandbox.Spec{Argv: cmd.Argv, Dir: call.Cwd, Env: env, Hidden: r.deps.Hidden, Network: network, Limits: limits,
 		ReadOnly: slices.Concat(c.State.ReadOnly(), r.shownAlways.list(), c.showReadOnly),
 		Stdout:   liveOut.writer(), Stderr: liveErr.writer(), ReadOnlyWorkspaces: c.readOnly}
