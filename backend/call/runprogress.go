@@ -43,7 +43,7 @@ func (p *runProgress) report(ctx context.Context) {
 	defer p.done.Done()
 	t := time.NewTicker(runProgressEvery)
 	defer t.Stop()
-	p.progress("running")
+	// Nothing at once: most commands end within the first second.
 	sent, sentAt := "", time.Now()
 	for {
 		select {
