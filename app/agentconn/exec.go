@@ -78,13 +78,13 @@ func Exec(ctx context.Context, dir, agent, ticket, cmd string, stdout, stderr io
 		return CannotRun, errorf(err, "the Gatehouse daemon stopped answering before the command ended, so what became of the command and its changes is unknown; see `gatehouse log`, and start the daemon again (`gatehouse serve`, or the app) if it stopped")
 	case err != nil:
 		return CannotRun, err
-	case !got:
-		// A daemon that does not stream answers the result whole.
-		fmt.Fprint(stdout, res.Stdout)
-		fmt.Fprint(stderr, res.Stderr)
-		if res.Stderr != "" {
-			errEnd = res.Stderr
-		}
+	}
+	// What did not stream comes with the result (all of it from a daemon
+	// that does not stream).
+	fmt.Fprint(stdout, res.Stdout)
+	fmt.Fprint(stderr, res.Stderr)
+	if res.Stderr != "" {
+		errEnd = res.Stderr
 	}
 	if len(res.Notes) > 0 && !strings.HasSuffix(errEnd, "\n") {
 		fmt.Fprintln(stderr)

@@ -132,9 +132,11 @@ type frameStream struct {
 	f      *frames
 	stderr bool
 	held   []byte
+	wrote  bool // something came through it
 }
 
 func (s *frameStream) Write(p []byte) (int, error) {
+	s.wrote = s.wrote || len(p) > 0
 	b := append(s.held, p...)
 	cut := len(b)
 	// At most the last three bytes can begin a sequence still to come.

@@ -124,8 +124,13 @@ func (s *Server) serveExec(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, code, res)
 		return
 	}
-	// The output went as it came; the result carries the rest.
-	res.Stdout, res.Stderr = "", ""
+	// What went as it came is not sent again.
+	if stdout.wrote {
+		res.Stdout = ""
+	}
+	if stderr.wrote {
+		res.Stderr = ""
+	}
 	if err := f.result(res); err != nil {
 		s.cfg.Logger.Debug("stream a command's result", "err", err)
 	}
