@@ -164,3 +164,36 @@ func TestMCPRunReportsProgress(t *testing.T) {
 		return len(d.Events("kind=exec.finished")) > 0
 	})
 }
+
+// TestKillReachesAStalledStream: an agent that stops reading its
+// command's output (suspended with Ctrl-Z) does not keep the kill switch
+// from ending the command: the daemon gives up on the stream, not on
+// the kill.
+func TestKillReachesAStalledStream(t *testing.T) {
+	d := clitest.Start(t)
+	// Control bytes: each takes six in the JSON the stream is sent in, so
+	// the connection fills long before the capture stops passing output on.
+	line := clearedLine(t, d, "s1", "for fd in 1 2; do head -c 3000000 /dev/zero | tr '\\000' '\\001' >&$fd; done; sleep 120")
+	cmd := exec.Command("bash", "-c", line)
+	cmd.Dir, cmd.Env = d.Workspace, d.Env()
+	out, err := cmd.StdoutPipe() // read by nobody: the agent has stopped
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer out.Close()
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	clitest.WaitFor(t, 60*time.Second, "the command to start", func() bool {
+		return len(d.Events("kind=exec.started")) > 0
+	})
+	syscall.Kill(-cmd.Process.Pid, syscall.SIGSTOP)
+	if o, e, code := d.CLI(t.Context(), "kill", "--reason", "test"); code != 0 {
+		t.Fatalf("kill: %s %s", o, e)
+	}
+	clitest.WaitFor(t, 60*time.Second, "the killed command's call to finish", func() bool {
+		return len(d.Events("kind=exec.finished")) > 0
+	})
+}

@@ -28,19 +28,16 @@ type runProgress struct {
 	mu       sync.Mutex
 	last     string // the latest line, "" for none yet
 	stop     chan struct{}
-	done     sync.WaitGroup
 }
 
 // startRunProgress reports on progress until the returned stop.
 func startRunProgress(ctx context.Context, progress func(string)) *runProgress {
 	p := &runProgress{progress: progress, stop: make(chan struct{})}
-	p.done.Add(1)
 	go p.report(ctx)
 	return p
 }
 
 func (p *runProgress) report(ctx context.Context) {
-	defer p.done.Done()
 	t := time.NewTicker(runProgressEvery)
 	defer t.Stop()
 	// Nothing at once: most commands end within the first second.
@@ -68,11 +65,9 @@ func (p *runProgress) report(ctx context.Context) {
 	}
 }
 
-// end stops the reports and waits for the last to be sent.
-func (p *runProgress) end() {
-	close(p.stop)
-	p.done.Wait()
-}
+// end stops the reports. It does not wait for one being sent: a client
+// that stopped reading must not hold up the command's end.
+func (p *runProgress) end() { close(p.stop) }
 
 // stream is a writer for one of the command's streams.
 func (p *runProgress) stream() *progressLines { return &progressLines{p: p} }

@@ -2,7 +2,7 @@ package hookserver
 
 import (
 	"encoding/json"
-	"errors"
+	"fmt"
 	"net/http"
 	"sync"
 	"time"
@@ -16,37 +16,55 @@ import (
 // otherwise cost a frame and a flush per line.
 const frameDelay = 10 * time.Millisecond
 
-// frameBatch is how much waiting output is sent at once, without waiting.
-const frameBatch = 32 << 10
+// maxQueued bounds the output waiting for a reader that has stopped
+// reading (an agent suspended with Ctrl-Z); past it output is left out,
+// and the stream says so.
+const maxQueued = 16 << 20
 
 // frames writes a streamed exec answer: the command's output as the
 // runner passes it on (redacted), in the order it came, a few
-// milliseconds' worth per flush, then the result. Its two streams write
-// from goroutines of their own.
+// milliseconds' worth per frame, then the result. The runner's writes
+// only queue: one goroutine of its own writes to the connection, so an
+// agent that stops reading stalls the answer, never the command, the
+// kill switch or the call's end.
 type frames struct {
+	w   http.ResponseWriter
+	enc *json.Encoder
+
 	mu      sync.Mutex
-	w       http.ResponseWriter
-	enc     *json.Encoder
-	started bool
 	pending []hookwire.ExecFrame
 	size    int
-	timer   *time.Timer
-	err     error
+	dropped int
+	ended   bool  // the result is queued
+	err     error // the connection failed
+	queued  bool  // something was queued
+
+	wake, urgent chan struct{}
+	quit         chan struct{}
+	done         chan struct{} // the sender has stopped
 }
 
 func newFrames(w http.ResponseWriter) *frames {
-	return &frames{w: w, enc: json.NewEncoder(w)}
+	f := &frames{w: w, enc: json.NewEncoder(w), wake: make(chan struct{}, 1), urgent: make(chan struct{}, 1),
+		quit: make(chan struct{}), done: make(chan struct{})}
+	go f.send()
+	return f
 }
 
 // output queues a piece of one stream, joined to the last piece when that
-// was the same stream's, and sends the queue when it is large.
+// was the same stream's.
 func (f *frames) output(text string, stderr bool) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if f.err != nil {
+	switch {
+	case f.err != nil:
 		return f.err
+	case f.size+len(text) > maxQueued:
+		f.dropped += len(text)
+		return nil
 	}
-	if n := len(f.pending); n > 0 && (f.pending[n-1].Stderr != "") == stderr {
+	f.queued = true
+	if n := len(f.pending); n > 0 && f.pending[n-1].Result == nil && (f.pending[n-1].Stderr != "") == stderr {
 		if stderr {
 			f.pending[n-1].Stderr += text
 		} else {
@@ -58,71 +76,104 @@ func (f *frames) output(text string, stderr bool) error {
 		f.pending = append(f.pending, hookwire.ExecFrame{Stdout: text})
 	}
 	f.size += len(text)
-	if f.size >= frameBatch {
-		return f.sendLocked()
-	}
-	if f.timer == nil {
-		f.timer = time.AfterFunc(frameDelay, func() {
-			f.mu.Lock()
-			defer f.mu.Unlock()
-			_ = f.sendLocked()
-		})
-	}
+	signal(f.wake)
 	return nil
 }
 
-// result sends what is queued, then the result.
+// result queues the result after everything queued, and waits until it
+// is sent or the connection fails.
 func (f *frames) result(res hookwire.ExecResult) error {
 	f.mu.Lock()
-	defer f.mu.Unlock()
 	f.pending = append(f.pending, hookwire.ExecFrame{Result: &res})
-	return f.sendLocked()
-}
-
-func (f *frames) sendLocked() error {
-	if f.timer != nil {
-		f.timer.Stop()
-		f.timer = nil
-	}
-	if f.err != nil || len(f.pending) == 0 {
-		return f.err
-	}
-	if !f.started {
-		f.w.Header().Set("Content-Type", hookwire.StreamType)
-		f.w.WriteHeader(http.StatusOK)
-		f.started = true
-	}
-	for _, fr := range f.pending {
-		if f.err = f.enc.Encode(fr); f.err != nil {
-			return f.err
-		}
-	}
-	f.pending, f.size = f.pending[:0], 0
-	f.err = http.NewResponseController(f.w).Flush()
+	f.ended, f.queued = true, true
+	f.mu.Unlock()
+	signal(f.wake)
+	signal(f.urgent)
+	<-f.done
+	f.mu.Lock()
+	defer f.mu.Unlock()
 	return f.err
 }
 
-// stop keeps anything still queued from being sent: the handler is
-// returning, and nothing may write the answer after it.
+// stop ends the sender without the result (the handler is returning),
+// once any write it is in has ended.
 func (f *frames) stop() {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.timer != nil {
-		f.timer.Stop()
-		f.timer = nil
+	select {
+	case <-f.quit:
+	default:
+		close(f.quit)
 	}
-	if f.err == nil {
-		f.err = errStopped
-	}
+	<-f.done
 }
 
-var errStopped = errors.New("the answer has ended")
-
-// begun reports whether any of the answer has been sent.
+// begun reports whether anything has been queued.
 func (f *frames) begun() bool {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return f.started || len(f.pending) > 0
+	return f.queued
+}
+
+// send writes what is queued until the result has gone or it must stop.
+func (f *frames) send() {
+	defer close(f.done)
+	started := false
+	for {
+		select {
+		case <-f.wake:
+		case <-f.quit:
+			return
+		}
+		// Let more output join this frame, unless the result is in.
+		t := time.NewTimer(frameDelay)
+		select {
+		case <-t.C:
+		case <-f.urgent:
+			t.Stop()
+		case <-f.quit:
+			t.Stop()
+			return
+		}
+		f.mu.Lock()
+		batch, ended, dropped := f.pending, f.ended, f.dropped
+		f.pending, f.size, f.dropped = nil, 0, 0
+		f.mu.Unlock()
+		if dropped > 0 {
+			note := fmt.Sprintf("\n[gatehouse: %d bytes of output left out here: the agent was not reading them]\n", dropped)
+			batch = append([]hookwire.ExecFrame{{Stderr: note}}, batch...)
+		}
+		if !started {
+			f.w.Header().Set("Content-Type", hookwire.StreamType)
+			f.w.WriteHeader(http.StatusOK)
+			started = true
+		}
+		err := f.write(batch)
+		if err != nil {
+			f.mu.Lock()
+			f.err = err
+			f.mu.Unlock()
+			return
+		}
+		if ended {
+			return
+		}
+	}
+}
+
+func (f *frames) write(batch []hookwire.ExecFrame) error {
+	for _, fr := range batch {
+		if err := f.enc.Encode(fr); err != nil {
+			return err
+		}
+	}
+	return http.NewResponseController(f.w).Flush()
+}
+
+// signal wakes whoever waits on c, once.
+func signal(c chan struct{}) {
+	select {
+	case c <- struct{}{}:
+	default:
+	}
 }
 
 // frameStream is one of the command's streams. It holds back a UTF-8
