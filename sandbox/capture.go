@@ -23,15 +23,24 @@ type Capture struct {
 	live  io.Writer
 }
 
-// NewCapture keeps at most limit bytes (a quarter of them from the end of
-// the stream). live, if non-nil, receives the kept head bytes as they
-// arrive.
+// NewCapture keeps at most limit bytes (CaptureTail of them from the end
+// of the stream). live, if non-nil, receives every byte as it arrives,
+// and decides itself how much of a long stream it passes on.
 func NewCapture(limit int64, live io.Writer) *Capture {
 	if limit <= 0 {
 		limit = DefaultOutputBytes
 	}
-	tc := int(limit / 4)
+	tc := CaptureTail(limit)
 	return &Capture{hcap: int(limit) - tc, tcap: tc, live: live}
+}
+
+// CaptureTail is how many of a capture's limit bytes come from the end
+// of a stream longer than the limit.
+func CaptureTail(limit int64) int {
+	if limit <= 0 {
+		limit = DefaultOutputBytes
+	}
+	return int(limit / 4)
 }
 
 // Write never fails, so a chatty process is never blocked by the cap.
@@ -40,12 +49,12 @@ func (c *Capture) Write(p []byte) (int, error) {
 	defer c.mu.Unlock()
 	n := len(p)
 	c.total += int64(n)
+	if c.live != nil {
+		_, _ = c.live.Write(p)
+	}
 	if room := c.hcap - len(c.head); room > 0 {
 		k := min(room, len(p))
 		c.head = append(c.head, p[:k]...)
-		if c.live != nil {
-			_, _ = c.live.Write(p[:k])
-		}
 		p = p[k:]
 	}
 	if len(p) == 0 || c.tcap == 0 {

@@ -78,11 +78,36 @@ func TestExecStreamsOutput(t *testing.T) {
 		return false
 	})
 
-	// A stream past the capture: its head streams, then the marker and its end.
+	// A stream past the capture's 1 MiB: it streams whole up to there,
+	// then a line now and then while the command runs (a long build
+	// still shows where it is), then its end as the result keeps it.
+	line = clearedLine(t, d, "s1", "seq 1 400000; sleep 3; echo after-the-limit; sleep 120; echo never")
+	cmd = exec.Command("bash", "-c", line)
+	cmd.Dir, cmd.Env = d.Workspace, d.Env()
+	out = clitest.LockedBuffer{}
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done = make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	defer syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	clitest.WaitFor(t, 60*time.Second, "a line past the limit while the command runs", func() bool {
+		return strings.Contains(out.String(), "\nafter-the-limit\n")
+	})
+	syscall.Kill(-cmd.Process.Pid, syscall.SIGINT)
+	<-done
+	got = out.String()
+	if !strings.HasPrefix(got, "1\n2\n") || !strings.Contains(got, "[gatehouse: the output passed 1 MiB") || len(got) > 1<<20+64<<10 {
+		t.Fatalf("long output: %d bytes, starts %q", len(got), got[:min(len(got), 20)])
+	}
+
+	// One that ends: its end comes after the samples, as the capture kept it.
 	line = clearedLine(t, d, "s1", "seq 1 400000")
 	got, errOut, code := runLine(t, d, line)
 	if code != 0 || !strings.HasPrefix(got, "1\n2\n") || !strings.HasSuffix(got, "\n399999\n400000\n") ||
-		!strings.Contains(got, "bytes omitted]") || len(got) > 1<<20+4096 {
+		!strings.Contains(got, "bytes in all; the last 262144 follow]") || len(got) > 1<<20+256<<10+64<<10 {
 		t.Fatalf("long output: exit %d, %d bytes, starts %q ends %q; stderr %q", code, len(got), got[:min(len(got), 20)], got[max(0, len(got)-20):], errOut)
 	}
 }

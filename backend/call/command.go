@@ -56,7 +56,7 @@ func (r *Runner) RunCommand(ctx context.Context, c *InFlight, cmd Command) (sand
 		defer p.end()
 		stdout, stderr = p.stream(), p.stream()
 	}
-	liveOut, liveErr := r.liveOutput(stdout), r.liveOutput(stderr)
+	liveOut, liveErr := r.liveOutput(stdout, limits.OutputCap()), r.liveOutput(stderr, limits.OutputCap())
 	spec := sandbox.Spec{Argv: cmd.Argv, Dir: call.Cwd, Env: env, Hidden: r.deps.Hidden, Network: network, Limits: limits,
 		ReadOnly: slices.Concat(c.State.ReadOnly(), r.shownAlways.list(), c.showReadOnly),
 		Stdout:   liveOut.writer(), Stderr: liveErr.writer(), ReadOnlyWorkspaces: c.readOnly}
@@ -84,7 +84,7 @@ func (r *Runner) RunCommand(ctx context.Context, c *InFlight, cmd Command) (sand
 	if err != nil {
 		return sandbox.Result{}, nil, err
 	}
-	if err := errors.Join(liveOut.finish(res.Stdout), liveErr.finish(res.Stderr)); err != nil {
+	if err := errors.Join(liveOut.finish(res.Stdout, res.StdoutTruncated), liveErr.finish(res.Stderr, res.StderrTruncated)); err != nil {
 		// The transport's reader went away; the result still stands.
 		r.deps.Logger.Debug("pass on a command's output as it ran", "err", err)
 	}

@@ -1,26 +1,48 @@
 package call
 
-import "io"
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/gatehouse-dev/gatehouse/sandbox"
+)
+
+// sampleEvery is how often a stream past its limit passes on a line
+// while the command runs, so a long build still shows where it is.
+const sampleEvery = 2 * time.Second
 
 // liveOutput is one of a command's streams as a transport shows it while
-// the command runs (Request.Stdout, Stderr): redacted as it goes, and at
-// the end completed with what the sandbox's capture kept past the part it
-// passed on live (its marker and the stream's last part), so that what
-// was shown reads as the command's result does.
+// the command runs (Request.Stdout, Stderr), redacted as it goes: whole up
+// to the capture's limit, then one line now and then, and at the end,
+// when the stream was longer, its last part as the result keeps it.
 type liveOutput struct {
-	red  io.WriteCloser
-	sent int // bytes the capture passed on live, before redaction
+	red   io.WriteCloser
+	limit int64 // passed on whole up to here
+	sent  int64 // of the stream's first limit bytes, passed on
+	total int64
+	// endsLine: what was passed on whole ends a line.
+	endsLine bool
+	// Past the limit: the line being written, and when one last went.
+	past      bool
+	line      []byte
+	skipping  bool // inside a line that began before the limit
+	sampledAt time.Time
+	now       func() time.Time
 }
 
-// liveOutput wraps a request's writer; nil for none.
-func (r *Runner) liveOutput(w io.Writer) *liveOutput {
+// liveOutput wraps a request's writer for a stream captured up to limit
+// bytes; nil for no writer.
+func (r *Runner) liveOutput(w io.Writer, limit int64) *liveOutput {
 	if w == nil {
 		return nil
 	}
-	if r.deps.Redact == nil {
-		return &liveOutput{red: nopCloser{w}}
+	l := &liveOutput{red: nopCloser{w}, limit: limit, now: time.Now}
+	if r.deps.Redact != nil {
+		l.red = r.deps.Redact.Stream(w)
 	}
-	return &liveOutput{red: r.deps.Redact.Stream(w)}
+	return l
 }
 
 // writer is l as a sandbox.Spec stream: a nil interface when there is none.
@@ -32,23 +54,80 @@ func (l *liveOutput) writer() io.Writer {
 }
 
 func (l *liveOutput) Write(p []byte) (int, error) {
-	l.sent += len(p)
-	return l.red.Write(p)
+	n := len(p)
+	l.total += int64(n)
+	if !l.past {
+		k := min(int64(len(p)), l.limit-l.sent)
+		if _, err := l.red.Write(p[:k]); err != nil {
+			return 0, err
+		}
+		l.sent += k
+		if k > 0 {
+			l.endsLine = p[k-1] == '\n'
+		}
+		p = p[k:]
+		if len(p) == 0 {
+			return n, nil
+		}
+		l.past, l.skipping, l.sampledAt = true, !l.endsLine, l.now()
+		if _, err := fmt.Fprintf(l.red, "\n[gatehouse: the output passed %s; until the command ends, a line of it every %s]\n", size(l.limit), sampleEvery); err != nil {
+			return 0, err
+		}
+	}
+	for len(p) > 0 {
+		i := bytes.IndexByte(p, '\n')
+		if i < 0 {
+			if !l.skipping && len(l.line) < 4<<10 {
+				l.line = append(l.line, p[:min(len(p), 4<<10-len(l.line))]...)
+			}
+			break
+		}
+		if !l.skipping {
+			l.line = append(l.line, p[:min(i, max(4<<10-len(l.line), 0))]...)
+			if now := l.now(); now.Sub(l.sampledAt) >= sampleEvery && len(bytes.TrimSpace(l.line)) > 0 {
+				l.sampledAt = now
+				if _, err := l.red.Write(append(l.line, '\n')); err != nil {
+					return 0, err
+				}
+			}
+		}
+		l.line, l.skipping, p = l.line[:0], false, p[i+1:]
+	}
+	return n, nil
 }
 
-// finish passes on what the capture kept beyond what it passed on live
-// (captured is the stream as the sandbox's result holds it) and what the
-// redactor still holds back.
-func (l *liveOutput) finish(captured []byte) error {
+// finish passes on, for a stream longer than the limit, the end that the
+// sandbox's capture kept (captured is the stream as the result holds
+// it), and what the redactor still holds back.
+func (l *liveOutput) finish(captured []byte, truncated bool) error {
 	if l == nil {
 		return nil
 	}
-	if l.sent < len(captured) {
-		if _, err := l.red.Write(captured[l.sent:]); err != nil {
+	if truncated {
+		tail := captured[max(len(captured)-sandbox.CaptureTail(l.limit), 0):]
+		// What of it was passed on whole already.
+		if seen := l.limit - (l.total - int64(len(tail))); seen > 0 {
+			tail = tail[min(seen, int64(len(tail))):]
+		}
+		if _, err := fmt.Fprintf(l.red, "\n[gatehouse: %d bytes in all; the last %d follow]\n", l.total, len(tail)); err != nil {
+			return err
+		}
+		if _, err := l.red.Write(tail); err != nil {
 			return err
 		}
 	}
 	return l.red.Close()
+}
+
+// size says n bytes as a person reads it.
+func size(n int64) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%d bytes", n)
 }
 
 type nopCloser struct{ io.Writer }

@@ -1,0 +1,60 @@
+package call
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gatehouse-dev/gatehouse/sandbox"
+)
+
+// TestLiveOutput: a stream within the capture's limit passes whole; a
+// longer one passes whole up to the limit, then a line every sampleEvery
+// while it runs, then its end as the capture kept it, without repeating
+// what already went.
+func TestLiveOutput(t *testing.T) {
+	var lines []string
+	for i := range 40 {
+		lines = append(lines, fmt.Sprintf("line %02d", i)) // 7 bytes and a newline
+	}
+	all := strings.Join(lines, "\n") + "\n"
+	// One line a second: past the limit, every other one goes.
+	var sampled []string
+	for i := 10; i < 40; i += 2 {
+		sampled = append(sampled, lines[i]+"\n")
+	}
+	for _, c := range []struct {
+		name  string
+		limit int64
+		want  string
+	}{
+		{"within the limit", 1 << 10, all},
+		{"past the limit", 64, all[:64] +
+			"\n[gatehouse: the output passed 64 bytes; until the command ends, a line of it every 2s]\n" +
+			strings.Join(sampled, "") +
+			"\n[gatehouse: 320 bytes in all; the last 16 follow]\nline 38\nline 39\n"},
+		// The limit cuts line 37: the rest of it is not sampled.
+		{"its end overlapping what went", 300, all[:300] +
+			"\n[gatehouse: the output passed 300 bytes; until the command ends, a line of it every 2s]\nline 39\n" +
+			"\n[gatehouse: 320 bytes in all; the last 20 follow]\n" + all[300:]},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var out bytes.Buffer
+			clock := time.Unix(0, 0)
+			l := &liveOutput{red: nopCloser{&out}, limit: c.limit, now: func() time.Time { return clock }}
+			capture := sandbox.NewCapture(c.limit, l)
+			for _, line := range lines {
+				capture.Write([]byte(line + "\n"))
+				clock = clock.Add(time.Second)
+			}
+			if err := l.finish(capture.Bytes(), capture.Truncated()); err != nil {
+				t.Fatal(err)
+			}
+			if out.String() != c.want {
+				t.Errorf("got\n%q\nwant\n%q", out.String(), c.want)
+			}
+		})
+	}
+}
