@@ -21,6 +21,10 @@ import (
 func TestRunOnAFullDisk(t *testing.T) {
 	mnt := fulldisk.New(t, "size=16m")
 	ws := t.TempDir()
+	// No build cache: it copies the host's npm index into the data dir
+	// at start, in the background (8 MiB here), which would leave this
+	// small disk more or less full by the time each step runs.
+	clitest.WriteConfig(t, ws, "config.toml", "[sandbox]\ncache_mib = -1\n")
 	d := clitest.StartWith(t, filepath.Join(mnt, "data"), ws)
 	if _, errOut, code := runIn(t.Context(), t, d, "--", "true"); code != 0 {
 		t.Fatalf("before: exit %d, %s", code, errOut)
