@@ -19,7 +19,7 @@ const frameDelay = 10 * time.Millisecond
 // maxQueued bounds the output waiting for a reader that has stopped
 // reading (an agent suspended with Ctrl-Z); past it output is left out,
 // and the stream says so.
-const maxQueued = 16 << 20
+var maxQueued = 16 << 20
 
 // frames writes a streamed exec answer: the command's output as the
 // runner passes it on (redacted), in the order it came, a few

@@ -53,3 +53,32 @@ func TestFrameStreamKeepsCharactersWhole(t *testing.T) {
 		t.Errorf("last of %d frames: result %+v", frames, res)
 	}
 }
+
+// TestFramesLeaveOutWhatTheReaderCannotTake: output queued past the
+// bound for a reader that is not reading is left out, and the stream
+// says how much, before what follows.
+func TestFramesLeaveOutWhatTheReaderCannotTake(t *testing.T) {
+	defer func(n int) { maxQueued = n }(maxQueued)
+	maxQueued = 8
+	rec := httptest.NewRecorder()
+	f := newFrames(rec)
+	out := &frameStream{f: f}
+	out.Write([]byte("0123456789abcdef"))
+	if err := f.result(hookwire.ExecResult{}); err != nil {
+		t.Fatal(err)
+	}
+	out.Write([]byte("late"))
+	var stdout, stderr strings.Builder
+	sc := bufio.NewScanner(rec.Body)
+	for sc.Scan() {
+		var fr hookwire.ExecFrame
+		if err := json.Unmarshal(sc.Bytes(), &fr); err != nil {
+			t.Fatal(err)
+		}
+		stdout.WriteString(fr.Stdout)
+		stderr.WriteString(fr.Stderr)
+	}
+	if stdout.String() != "" || !strings.Contains(stderr.String(), "16 bytes of output left out") {
+		t.Errorf("stdout %q stderr %q", stdout.String(), stderr.String())
+	}
+}
