@@ -2,8 +2,8 @@ package hookserver
 
 import (
 	"bufio"
-	"errors"
 	"encoding/json"
+	"errors"
 	"net/http/httptest"
 	"strings"
 	"testing"
