@@ -6,9 +6,10 @@
 // of it by name.
 //
 // Each file's answer is kept by its size and modification time, so a
-// folder's second search reads only what changed (up to maxCached files). A value the redactor
-// learns after a file was read is seen in that file when it next
-// changes.
+// folder's second search reads only what changed (up to maxCached
+// files); Warm reads a folder ahead of its first search. A value the
+// redactor learns after a file was read is seen in that file when it
+// next changes.
 package secretholders
 
 import (
@@ -50,6 +51,7 @@ type Index struct {
 	redact func(string) string
 	mu     sync.Mutex
 	files  map[string]entry
+	warmed map[string]time.Time // folders Warm last read, and when
 }
 
 type entry struct {
@@ -60,7 +62,32 @@ type entry struct {
 // New is an Index that asks redact (the daemon's redactor) of each
 // file's content.
 func New(redact func(string) string) *Index {
-	return &Index{redact: redact, files: map[string]entry{}}
+	return &Index{redact: redact, files: map[string]entry{}, warmed: map[string]time.Time{}}
+}
+
+// warmEvery is how often Warm reads a folder again; warmLimit bounds one
+// such read.
+const (
+	warmEvery = 10 * time.Minute
+	warmLimit = 2 * time.Minute
+)
+
+// Warm reads dir in the background, as Below would, unless it did in the
+// last warmEvery: an agent's first search of a large repository then
+// need not wait seconds for every file to be read (the answers are kept).
+func (x *Index) Warm(dir string) {
+	x.mu.Lock()
+	if time.Since(x.warmed[dir]) < warmEvery {
+		x.mu.Unlock()
+		return
+	}
+	x.warmed[dir] = time.Now()
+	x.mu.Unlock()
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), warmLimit)
+		defer cancel()
+		_, _ = x.Below(ctx, dir) // a search that follows says what went wrong
+	}()
 }
 
 // Below is the files below dir, absolute, whose content holds a secret:

@@ -7,8 +7,11 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
+
+	"github.com/gatehouse-dev/gatehouse/sandbox/waitfor"
 )
 
 func redactSecret(s string) string { return strings.ReplaceAll(s, "SECRET", "[REDACTED]") }
@@ -133,5 +136,37 @@ func TestBelowForgetsPastItsBound(t *testing.T) {
 		if len(x.files) > maxCached {
 			t.Fatalf("%d answers kept, bound %d", len(x.files), maxCached)
 		}
+	}
+}
+
+// Warm reads a folder in the background, so the search that follows
+// reads nothing it has not changed; a second Warm soon after reads
+// nothing at all.
+func TestWarm(t *testing.T) {
+	root := t.TempDir()
+	write(t, root, map[string]string{"a": "SECRET", "b": "x", "c/d": "y"})
+	var mu sync.Mutex
+	reads := 0
+	x := New(func(s string) string {
+		mu.Lock()
+		reads++
+		mu.Unlock()
+		return redactSecret(s)
+	})
+	count := func() int {
+		mu.Lock()
+		defer mu.Unlock()
+		return reads
+	}
+	x.Warm(root)
+	waitfor.For(t, 30*time.Second, "the folder to be read", func() bool { return count() == 3 })
+	got, err := x.Below(t.Context(), root)
+	if err != nil || !slices.Equal(got, []string{filepath.Join(root, "a")}) || count() != 3 {
+		t.Fatalf("Below after Warm = %q, %v, %d reads", got, err, count())
+	}
+	write(t, root, map[string]string{"e": "SECRET"})
+	x.Warm(root)
+	if got, _ := x.Below(t.Context(), root); len(got) != 2 || count() != 4 {
+		t.Fatalf("after a second Warm: %q, %d reads", got, count())
 	}
 }

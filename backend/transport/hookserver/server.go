@@ -404,6 +404,13 @@ func (s *Server) prompt(ctx context.Context, key session.RunKey, start session.R
 	if err != nil {
 		return
 	}
+	if s.holders != nil && (ev.Agent == hookwire.Claude || ev.Agent == hookwire.Gemini) {
+		// Their own search tools ask which files hold a secret; read the
+		// project now, while the model thinks, not at the first search.
+		for _, ws := range st.Workspaces {
+			s.holders.Warm(ws)
+		}
+	}
 	goal := ev.Prompt
 	if len(goal) > maxGoal {
 		goal = goal[:maxGoal]
