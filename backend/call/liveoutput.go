@@ -84,7 +84,7 @@ func (l *liveOutput) Write(p []byte) (int, error) {
 		}
 		if !l.skipping {
 			l.line = append(l.line, p[:min(i, max(4<<10-len(l.line), 0))]...)
-			if now := l.now(); now.Sub(l.sampledAt) >= sampleEvery && len(bytes.TrimSpace(l.line)) > 0 {
+			if now := l.now(); now.Sub(l.sampledAt) >= sampleEvery && len(bytes.TrimSpace(l.line)) > 0 && !encodedLine(l.line) {
 				l.sampledAt = now
 				if _, err := l.red.Write(append(l.line, '\n')); err != nil {
 					return 0, err
@@ -117,6 +117,22 @@ func (l *liveOutput) finish(captured []byte, truncated bool) error {
 		}
 	}
 	return l.red.Close()
+}
+
+// encodedLine reports a line that is one long run of base64: alone, out
+// of the lines around it, the redactor cannot tell a private key's body
+// from any other, so such a line is never sampled.
+func encodedLine(b []byte) bool {
+	b = bytes.TrimSpace(b)
+	if len(b) < 32 {
+		return false
+	}
+	for _, c := range b {
+		if !('A' <= c && c <= 'Z' || 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '+' || c == '/' || c == '=') {
+			return false
+		}
+	}
+	return true
 }
 
 // size says n bytes as a person reads it.

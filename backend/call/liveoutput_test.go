@@ -10,6 +10,22 @@ import (
 	"github.com/gatehouse-dev/gatehouse/sandbox"
 )
 
+// TestEncodedLine: a line that may be a private key's body is never
+// sampled; ordinary lines are.
+func TestEncodedLine(t *testing.T) {
+	for line, want := range map[string]bool{
+		"MIIEowIBAAKCAQEA1b2c3d4e5f6Zm9vYmFyYmF6cXV4MIIEowIBAAKCAQEA1b2c3d4e5f6":   true,
+		"  b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gt\n": true,
+		"ok  	github.com/x/y	0.12s":    false,
+		"short+base64==":               false,
+		"=== RUN   TestSomething/case": false,
+	} {
+		if got := encodedLine([]byte(line)); got != want {
+			t.Errorf("encodedLine(%q) = %v, want %v", line, got, want)
+		}
+	}
+}
+
 // TestLiveOutput: a stream within the capture's limit passes whole; a
 // longer one passes whole up to the limit, then a line every sampleEvery
 // while it runs, then its end as the capture kept it, without repeating
