@@ -86,7 +86,10 @@ func (c *Conn) PostLines(ctx context.Context, path string, v any, lines string, 
 		sc := bufio.NewScanner(a.body)
 		sc.Buffer(nil, maxAnswer)
 		for sc.Scan() {
-			if err := each(sc.Bytes()); err != nil {
+			if err := each(sc.Bytes()); errors.Is(err, ErrEnoughLines) {
+				// The rest of the answer is only its end: not waited for.
+				return nil
+			} else if err != nil {
 				return err
 			}
 		}
@@ -96,6 +99,9 @@ func (c *Conn) PostLines(ctx context.Context, path string, v any, lines string, 
 		return nil
 	}))
 }
+
+// ErrEnoughLines, returned by PostLines' each, ends the answer there.
+var ErrEnoughLines = errors.New("no more lines wanted")
 
 // ErrCutShort: an answer of lines broke off (the daemon stopped).
 var ErrCutShort = errors.New("the daemon's answer broke off")

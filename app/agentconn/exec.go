@@ -65,6 +65,7 @@ func Exec(ctx context.Context, dir, agent, ticket, cmd string, stdout, stderr io
 		}
 		if f.Result != nil {
 			res, got = *f.Result, true
+			return ErrEnoughLines // the result is the last line
 		}
 		return nil
 	}
