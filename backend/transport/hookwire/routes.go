@@ -3,7 +3,8 @@ package hookwire
 // The daemon's routes for hooks and for the commands they clear, and what
 // travels on them: `gatehouse hook` posts a HookRequest, the agent's shell
 // then runs `gatehouse exec`, which posts an ExecRequest and prints the
-// ExecResult. Only the agent capability opens them.
+// command's output as ExecFrames bring it, then what the ExecResult adds.
+// Only the agent capability opens them.
 const (
 	HookPath = "/mcp/hook"
 	ExecPath = "/mcp/exec"
