@@ -9,6 +9,9 @@ import (
 	"github.com/gatehouse-dev/gatehouse/sandbox"
 )
 
+// maxLine bounds a line passed on or sampled past the limit.
+const maxLine = 4 << 10
+
 // sampleEvery is how often a stream past its limit passes on a line
 // while the command runs, so a long build still shows where it is.
 const sampleEvery = 2 * time.Second
@@ -19,8 +22,8 @@ const sampleEvery = 2 * time.Second
 // when the stream was longer, its last part as the result keeps it.
 type liveOutput struct {
 	red   io.WriteCloser
-	limit int64 // passed on whole up to here
-	sent  int64 // of the stream's first limit bytes, passed on
+	limit int64 // passed on whole up to here, and to the end of its line
+	sent  int64 // passed on whole
 	total int64
 	// endsLine: what was passed on whole ends a line.
 	endsLine bool
@@ -56,34 +59,45 @@ func (l *liveOutput) writer() io.Writer {
 func (l *liveOutput) Write(p []byte) (int, error) {
 	n := len(p)
 	l.total += int64(n)
-	if !l.past {
-		k := min(int64(len(p)), l.limit-l.sent)
+	for !l.past && len(p) > 0 {
+		var k int64
+		switch {
+		case l.sent < l.limit:
+			k = min(int64(len(p)), l.limit-l.sent)
+		case !l.endsLine && l.sent < l.limit+maxLine:
+			// The line the limit cut goes whole, up to maxLine more.
+			k = min(int64(len(p)), l.limit+maxLine-l.sent)
+			if i := bytes.IndexByte(p[:k], '\n'); i >= 0 {
+				k = int64(i) + 1
+			}
+		default:
+			l.past, l.skipping, l.sampledAt = true, !l.endsLine, l.now()
+			newline := "\n" // after a line cut at maxLine
+			if l.endsLine {
+				newline = ""
+			}
+			if _, err := fmt.Fprintf(l.red, "%s[gatehouse: the output passed %s; until the command ends, a line of it every %s]\n", newline, size(l.limit), sampleEvery); err != nil {
+				return 0, err
+			}
+			continue
+		}
 		if _, err := l.red.Write(p[:k]); err != nil {
 			return 0, err
 		}
 		l.sent += k
-		if k > 0 {
-			l.endsLine = p[k-1] == '\n'
-		}
+		l.endsLine = p[k-1] == '\n'
 		p = p[k:]
-		if len(p) == 0 {
-			return n, nil
-		}
-		l.past, l.skipping, l.sampledAt = true, !l.endsLine, l.now()
-		if _, err := fmt.Fprintf(l.red, "\n[gatehouse: the output passed %s; until the command ends, a line of it every %s]\n", size(l.limit), sampleEvery); err != nil {
-			return 0, err
-		}
 	}
 	for len(p) > 0 {
 		i := bytes.IndexByte(p, '\n')
 		if i < 0 {
-			if !l.skipping && len(l.line) < 4<<10 {
-				l.line = append(l.line, p[:min(len(p), 4<<10-len(l.line))]...)
+			if !l.skipping && len(l.line) < maxLine {
+				l.line = append(l.line, p[:min(len(p), maxLine-len(l.line))]...)
 			}
 			break
 		}
 		if !l.skipping {
-			l.line = append(l.line, p[:min(i, max(4<<10-len(l.line), 0))]...)
+			l.line = append(l.line, p[:min(i, max(maxLine-len(l.line), 0))]...)
 			if now := l.now(); now.Sub(l.sampledAt) >= sampleEvery && len(bytes.TrimSpace(l.line)) > 0 && !encodedLine(l.line) {
 				l.sampledAt = now
 				if _, err := l.red.Write(append(l.line, '\n')); err != nil {
@@ -106,7 +120,7 @@ func (l *liveOutput) finish(captured []byte, truncated bool) error {
 	if truncated {
 		tail := captured[max(len(captured)-sandbox.CaptureTail(l.limit), 0):]
 		// What of it was passed on whole already.
-		if seen := l.limit - (l.total - int64(len(tail))); seen > 0 {
+		if seen := l.sent - (l.total - int64(len(tail))); seen > 0 {
 			tail = tail[min(seen, int64(len(tail))):]
 		}
 		if _, err := fmt.Fprintf(l.red, "\n[gatehouse: %d bytes in all; the last %d follow]\n", l.total, len(tail)); err != nil {

@@ -27,9 +27,9 @@ func TestEncodedLine(t *testing.T) {
 }
 
 // TestLiveOutput: a stream within the capture's limit passes whole; a
-// longer one passes whole up to the limit, then a line every sampleEvery
-// while it runs, then its end as the capture kept it, without repeating
-// what already went.
+// longer one passes whole up to the limit and the end of the line it
+// cuts, then a line every sampleEvery while it runs, then its end as the
+// capture kept it, without repeating what already went.
 func TestLiveOutput(t *testing.T) {
 	var lines []string
 	for i := range 40 {
@@ -48,13 +48,13 @@ func TestLiveOutput(t *testing.T) {
 	}{
 		{"within the limit", 1 << 10, all},
 		{"past the limit", 64, all[:64] +
-			"\n[gatehouse: the output passed 64 bytes; until the command ends, a line of it every 2s]\n" +
+			"[gatehouse: the output passed 64 bytes; until the command ends, a line of it every 2s]\n" +
 			strings.Join(sampled, "") +
 			"\n[gatehouse: 320 bytes in all; the last 16 follow]\nline 38\nline 39\n"},
-		// The limit cuts line 37: the rest of it is not sampled.
-		{"its end overlapping what went", 300, all[:300] +
-			"\n[gatehouse: the output passed 300 bytes; until the command ends, a line of it every 2s]\nline 39\n" +
-			"\n[gatehouse: 320 bytes in all; the last 20 follow]\n" + all[300:]},
+		// The limit cuts line 37, which goes whole before the marker.
+		{"its end overlapping what went", 300, all[:304] +
+			"[gatehouse: the output passed 300 bytes; until the command ends, a line of it every 2s]\n" +
+			"\n[gatehouse: 320 bytes in all; the last 16 follow]\n" + all[304:]},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			var out bytes.Buffer
@@ -72,5 +72,18 @@ func TestLiveOutput(t *testing.T) {
 				t.Errorf("got\n%q\nwant\n%q", out.String(), c.want)
 			}
 		})
+	}
+}
+
+// A line longer than maxLine past the limit goes up to maxLine, and the
+// marker starts a line of its own.
+func TestLiveOutputLongLine(t *testing.T) {
+	var out bytes.Buffer
+	l := &liveOutput{red: nopCloser{&out}, limit: 8, now: time.Now}
+	long := strings.Repeat("x", 5000)
+	l.Write([]byte(long + "\nnext\n"))
+	want := long[:8+maxLine] + "\n[gatehouse: the output passed 8 bytes; until the command ends, a line of it every 2s]\n"
+	if out.String() != want {
+		t.Errorf("got %d bytes ending %q", out.Len(), out.String()[max(0, out.Len()-100):])
 	}
 }
