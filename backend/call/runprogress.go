@@ -1,6 +1,7 @@
 package call
 
 import (
+	"bytes"
 	"context"
 	"strings"
 	"sync"
@@ -82,7 +83,7 @@ type progressLines struct {
 func (l *progressLines) Write(b []byte) (int, error) {
 	n := len(b)
 	for len(b) > 0 {
-		i := strings.IndexAny(string(b), "\r\n")
+		i := bytes.IndexAny(b, "\r\n")
 		if i < 0 {
 			if len(l.partial) < 4<<10 {
 				l.partial = append(l.partial, b[:min(len(b), 4<<10-len(l.partial))]...)
