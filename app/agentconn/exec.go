@@ -33,8 +33,9 @@ const changesRefused = 1
 // Exec has the daemon run cmd, which the agent's hook cleared under
 // ticket, in the agent session's sandbox, and prints its output, then
 // what Gatehouse adds ("gatehouse: …" lines on stderr). It returns the
-// exit status: the command's own, or as Status says.
-func Exec(ctx context.Context, dir, agent, ticket, cmd string, stdout, stderr io.Writer) (int, error) {
+// exit status: the command's own, or as Status says. What stdin gives
+// while the command runs is its input.
+func Exec(ctx context.Context, dir, agent, ticket, cmd string, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
 	if agent != "" {
 		if _, err := hookwire.ParseAgent(agent); err != nil {
 			return CannotRun, errorf(err, "--agent: %v", err)
@@ -51,12 +52,18 @@ func Exec(ctx context.Context, dir, agent, ticket, cmd string, stdout, stderr io
 	// command's output before it ends.
 	var res hookwire.ExecResult
 	var streamed, got bool
+	input := hasInput(stdin)
 	errEnd := "\n" // how the stderr written so far ends
 	each := func(line []byte) error {
 		streamed = true
 		var f hookwire.ExecFrame
 		if err := json.Unmarshal(line, &f); err != nil {
 			return fmt.Errorf("read the daemon's answer: %w", err)
+		}
+		if f.Input != "" && input {
+			// Ends with this process, or when the daemon stops taking
+			// it; the command's input is not its result.
+			go func() { _ = c.Feed(ctx, f.Input, stdin) }()
 		}
 		_, _ = io.WriteString(stdout, f.Stdout)
 		if f.Stderr != "" {
@@ -69,7 +76,7 @@ func Exec(ctx context.Context, dir, agent, ticket, cmd string, stdout, stderr io
 		}
 		return nil
 	}
-	err = c.PostLines(ctx, hookwire.ExecPath, hookwire.ExecRequest{Ticket: ticket, Command: cmd, Stream: true}, hookwire.StreamType, each, &res)
+	err = c.PostLines(ctx, hookwire.ExecPath, hookwire.ExecRequest{Ticket: ticket, Command: cmd, Stream: true, Input: input}, hookwire.StreamType, each, &res)
 	switch {
 	case ctx.Err() != nil:
 		// The agent or the person stopped it; the daemon saw the
@@ -153,7 +160,7 @@ func Main(args []string) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	code, err := Exec(ctx, args[1], *agent, *ticket, fs.Arg(0), os.Stdout, os.Stderr)
+	code, err := Exec(ctx, args[1], *agent, *ticket, fs.Arg(0), os.Stdin, os.Stdout, os.Stderr)
 	if err != nil {
 		msg := err.Error()
 		var e *Error

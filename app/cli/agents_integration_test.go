@@ -13,7 +13,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -578,6 +580,37 @@ func TestAgentSeesALongCommandAsItRuns(t *testing.T) {
 	}
 	if !res.ModelSaw("early-line") || res.ModelSaw("late-line") {
 		t.Fatalf("the model did not see the running command's first line:\n%s", strings.Join(res.ToolResults(), "\n---\n"))
+	}
+}
+
+// TestCodexTypesIntoACommand: Codex runs a command on a terminal (tty)
+// and its model types into it with write_stdin; through the hook the
+// command reads what was typed, as it would without Gatehouse.
+func TestCodexTypesIntoACommand(t *testing.T) {
+	d := clitest.Start(t)
+	session := regexp.MustCompile(`session ID (\d+)`)
+	model := agenttest.StartModel(t, agenttest.OpenAI, agenttest.Script{
+		agenttest.Call("exec_command", map[string]any{"cmd": `echo ready; read -r name; echo "hello-$name"`, "tty": true, "yield_time_ms": 3000}),
+		agenttest.CallWith("write_stdin", func(results []string) any {
+			id := 0
+			if m := session.FindStringSubmatch(results[len(results)-1]); m != nil {
+				id, _ = strconv.Atoi(m[1])
+			}
+			return map[string]any{"session_id": id, "chars": "codex\n", "yield_time_ms": 5000}
+		}),
+		agenttest.Say("done"),
+	})
+	cli, ctx := installedAgent(t, d, "codex", agenttest.NewCodex, model)
+	res, err := cli.RunCodex(ctx, d.Workspace, "greet", "-c", `sandbox_mode="workspace-write"`, "-c", "sandbox_workspace_write.network_access=true",
+		"-c", "sandbox_workspace_write.exclude_slash_tmp=true", "-c", "sandbox_workspace_write.exclude_tmpdir_env_var=true")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.ModelSaw("ready") || !res.ModelSaw("hello-codex") {
+		t.Fatalf("the command did not read what the model typed:\n%s", strings.Join(res.ToolResults(), "\n---\n"))
+	}
+	if len(d.Events("kind=exec.finished")) != 1 {
+		t.Errorf("the command did not run once in Gatehouse's sandbox")
 	}
 }
 

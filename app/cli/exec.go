@@ -36,7 +36,7 @@ stderr).`,
 				if err != nil {
 					return err
 				}
-				code, err := agentconn.Exec(cmd.Context(), dir, agent, ticket, args[0], g.Stdout, g.Stderr)
+				code, err := agentconn.Exec(cmd.Context(), dir, agent, ticket, args[0], cmd.InOrStdin(), g.Stdout, g.Stderr)
 				if err != nil {
 					reportError(g.Stderr, agentError(err))
 				}

@@ -43,6 +43,9 @@ type Request struct {
 	// Stdout and Stderr, if set, receive a command's output as it runs
 	// (the agent's own shell, rewritten through `gatehouse exec`).
 	Stdout, Stderr io.Writer
+	// Stdin, if set, is a command's input as it comes (what is typed on
+	// the terminal the agent runs its shell command on); nil is none.
+	Stdin io.Reader
 	// Continues, if set, is the clearance Decide gave this call: it runs
 	// under that call's id, and policy and the person are not asked again.
 	Continues *Clearance

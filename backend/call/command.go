@@ -60,8 +60,11 @@ func (r *Runner) RunCommand(ctx context.Context, c *InFlight, cmd Command) (sand
 	spec := sandbox.Spec{Argv: cmd.Argv, Dir: call.Cwd, Env: env, Hidden: r.deps.Hidden, Network: network, Limits: limits,
 		ReadOnly: slices.Concat(c.State.ReadOnly(), r.shownAlways.list(), c.showReadOnly),
 		Stdout:   liveOut.writer(), Stderr: liveErr.writer(), ReadOnlyWorkspaces: c.readOnly}
-	if cmd.Stdin != nil {
+	switch {
+	case cmd.Stdin != nil:
 		spec.Stdin = strings.NewReader(*cmd.Stdin)
+	case c.Req.Stdin != nil:
+		spec.Stdin = c.Req.Stdin
 	}
 	runCtx := ctx
 	if sr := c.stage; sr != nil {

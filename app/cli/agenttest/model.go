@@ -167,7 +167,7 @@ func (m *Model) handle(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, `{"error":{"message":"agenttest: unreadable request"}}`, http.StatusBadRequest)
 		return
 	}
-	st := m.script.next(len(results), func(name string) bool {
+	st := m.script.next(results, func(name string) bool {
 		for _, o := range offered {
 			if o == name {
 				return true

@@ -18,13 +18,23 @@ type Step struct {
 	// "exec_command", Gemini CLI as its request names it). Empty: say Text.
 	Tool string
 	Args any
-	Text string
+	// ArgsFrom, if set, makes Args from the tool results so far (oldest
+	// first): a step that names what an earlier one got back (Codex's
+	// session id for write_stdin).
+	ArgsFrom func(results []string) any
+	Text     string
 
 	n int // the step's index, for unique call ids
 }
 
 // Call is a step that calls tool with args.
 func Call(tool string, args any) Step { return Step{Tool: tool, Args: args} }
+
+// CallWith is a step that calls tool with arguments made from the tool
+// results so far.
+func CallWith(tool string, args func(results []string) any) Step {
+	return Step{Tool: tool, ArgsFrom: args}
+}
 
 // Say is a step that answers text and ends the turn.
 func Say(text string) Step { return Step{Text: text} }
@@ -40,15 +50,18 @@ const filler = "done"
 
 // next picks the step for a request that holds results tool results and
 // offers tools.
-func (s Script) next(results int, offered func(string) bool) Step {
-	if results >= len(s) {
+func (s Script) next(results []string, offered func(string) bool) Step {
+	if len(results) >= len(s) {
 		return Say(filler)
 	}
-	st := s[results]
+	st := s[len(results)]
 	if st.Tool != "" && !offered(st.Tool) {
 		return Say(filler)
 	}
-	st.n = results
+	if st.ArgsFrom != nil {
+		st.Args = st.ArgsFrom(results)
+	}
+	st.n = len(results)
 	return st
 }
 

@@ -80,6 +80,18 @@ func (f *frames) output(text string, stderr bool) error {
 	return nil
 }
 
+// input queues the frame that names the key the command's input is
+// posted under; it goes first.
+func (f *frames) input(key string) {
+	f.mu.Lock()
+	f.pending = append(f.pending, hookwire.ExecFrame{Input: key})
+	f.queued = true
+	f.mu.Unlock()
+	// Sent at once: the agent's typing waits on it.
+	signal(f.wake)
+	signal(f.urgent)
+}
+
 // result queues the result after everything queued, and waits until it
 // is sent or the connection fails.
 func (f *frames) result(res hookwire.ExecResult) error {

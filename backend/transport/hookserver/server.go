@@ -52,6 +52,7 @@ type Config struct {
 type Server struct {
 	cfg       Config
 	tickets   *expiring[*ticket]
+	inputs    inputs
 	pending   *expiring[pendingEdit]
 	ownTools  map[string]bool
 	execLimit time.Duration
@@ -83,8 +84,9 @@ const defaultShellTimeout = 10 * time.Minute
 // Routes are the server's handlers, to mount behind the agent gate.
 func (s *Server) Routes() map[string]http.Handler {
 	return map[string]http.Handler{
-		"POST " + hookwire.HookPath: http.HandlerFunc(s.serveHook),
-		"POST " + hookwire.ExecPath: http.HandlerFunc(s.serveExec),
+		"POST " + hookwire.HookPath:      http.HandlerFunc(s.serveHook),
+		"POST " + hookwire.ExecPath:      http.HandlerFunc(s.serveExec),
+		"POST " + hookwire.ExecInputPath: http.HandlerFunc(s.serveExecInput),
 	}
 }
 
@@ -106,22 +108,34 @@ func (s *Server) serveExec(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusBadRequest, hookwire.ExecResult{ExitCode: -1, Error: err.Error()})
 		return
 	}
+	by := identity(r)
+	t, st, refused, code := s.cleared(by, req)
+	if refused != nil {
+		writeJSON(w, code, refused)
+		return
+	}
 	if !req.Stream {
-		res, code := s.exec(r.Context(), identity(r), req, nil, nil)
-		writeJSON(w, code, res)
+		writeJSON(w, http.StatusOK, s.exec(r.Context(), t, st, execIO{}))
 		return
 	}
 	f := newFrames(w)
 	defer f.stop()
 	stdout, stderr := &frameStream{f: f}, &frameStream{f: f, stderr: true}
-	res, code := s.exec(r.Context(), identity(r), req, stdout, stderr)
+	through := execIO{stdout: stdout, stderr: stderr}
+	if req.Input {
+		key, stdin, end := s.inputs.open(by.token)
+		defer end()
+		f.input(key)
+		through.stdin = stdin
+	}
+	res := s.exec(r.Context(), t, st, through)
 	if err := errors.Join(stdout.flush(), stderr.flush()); err != nil {
 		s.cfg.Logger.Debug("stream a command's output", "err", err)
 		return
 	}
 	if !f.begun() && res.Error != "" {
 		// Refused before it ran: the answer's status says how.
-		writeJSON(w, code, res)
+		writeJSON(w, http.StatusOK, res)
 		return
 	}
 	// What went as it came is not sent again.
@@ -420,27 +434,42 @@ func (s *Server) prompt(ctx context.Context, key session.RunKey, start session.R
 	}
 }
 
-// exec runs a cleared command in its run's sandbox.
-// stdout and stderr, if set, receive the output as the command writes it.
-func (s *Server) exec(ctx context.Context, by who, req hookwire.ExecRequest, stdout, stderr io.Writer) (hookwire.ExecResult, int) {
+// cleared finds what req may run: its ticket, taken, and its run; or, if
+// nothing, the answer that says why and its status.
+func (s *Server) cleared(by who, req hookwire.ExecRequest) (*ticket, *session.State, *hookwire.ExecResult, int) {
+	refuse := func(code int, msg string) (*ticket, *session.State, *hookwire.ExecResult, int) {
+		return nil, nil, &hookwire.ExecResult{ExitCode: -1, Error: msg}, code
+	}
 	t, ok := s.tickets.take(req.Ticket)
 	switch {
 	case !ok:
-		return hookwire.ExecResult{ExitCode: -1, Error: "Gatehouse has no cleared command for this ticket (it ran already or expired); run the command again through the agent."}, http.StatusForbidden
+		return refuse(http.StatusForbidden, "Gatehouse has no cleared command for this ticket (it ran already or expired); run the command again through the agent.")
 	case t.command != req.Command:
-		return hookwire.ExecResult{ExitCode: -1, Error: "This is not the command Gatehouse cleared for this ticket, so it did not run it."}, http.StatusForbidden
+		return refuse(http.StatusForbidden, "This is not the command Gatehouse cleared for this ticket, so it did not run it.")
 	}
 	st, ok := s.cfg.Runs.Find(t.run)
 	if !ok {
-		return hookwire.ExecResult{ExitCode: -1, Error: "The agent's Gatehouse session has ended; run the command again through the agent."}, http.StatusGone
+		return refuse(http.StatusGone, "The agent's Gatehouse session has ended; run the command again through the agent.")
 	}
 	if by.token != t.token {
 		// Only the agent token that cleared the command may run it.
-		return hookwire.ExecResult{ExitCode: -1, Error: "This ticket belongs to another agent."}, http.StatusForbidden
+		return refuse(http.StatusForbidden, "This ticket belongs to another agent.")
 	}
+	return t, st, nil, http.StatusOK
+}
+
+// execIO is a command's input and where its output goes as it comes;
+// nil ones are empty input and output kept for the result.
+type execIO struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+}
+
+// exec runs a cleared command in its run's sandbox.
+func (s *Server) exec(ctx context.Context, t *ticket, st *session.State, through execIO) hookwire.ExecResult {
 	res := t.cl.Run(ctx, call.Request{State: st, Tool: policy.ToolRunCommand, Args: t.args, Via: call.ViaHook, Native: t.native,
-		Stdout: stdout, Stderr: stderr})
-	return execResult(res), http.StatusOK
+		Stdin: through.stdin, Stdout: through.stdout, Stderr: through.stderr})
+	return execResult(res)
 }
 
 func execResult(res call.Result) hookwire.ExecResult {

@@ -3,12 +3,18 @@ package hookwire
 // The daemon's routes for hooks and for the commands they clear, and what
 // travels on them: `gatehouse hook` posts a HookRequest, the agent's shell
 // then runs `gatehouse exec`, which posts an ExecRequest and prints the
-// command's output as ExecFrames bring it, then what the ExecResult adds.
+// command's output as ExecFrames bring it, then what the ExecResult adds;
+// what it reads from its own stdin meanwhile it posts to ExecInputPath.
 // Only the agent capability opens them.
 const (
-	HookPath = "/mcp/hook"
-	ExecPath = "/mcp/exec"
+	HookPath      = "/mcp/hook"
+	ExecPath      = "/mcp/exec"
+	ExecInputPath = "/mcp/exec/input"
 )
+
+// InputHeader names, on ExecInputPath, the running command the body is
+// input for: the key its streamed answer gave (ExecFrame.Input).
+const InputHeader = "Gatehouse-Exec-Input"
 
 // HookRequest is what `gatehouse hook` posts.
 type HookRequest struct {
@@ -26,6 +32,10 @@ type ExecRequest struct {
 	// ExecFrames, one JSON object a line (StreamType), the last holding the
 	// result without the output already sent.
 	Stream bool `json:"stream,omitempty"`
+	// Input: the client has input for the command (its stdin is a
+	// terminal, a pipe or a file, not /dev/null). A streamed answer then
+	// begins with a frame naming the key to post it under.
+	Input bool `json:"input,omitempty"`
 }
 
 // StreamType is the content type of a streamed exec answer.
@@ -34,6 +44,10 @@ const StreamType = "application/x-ndjson"
 // ExecFrame is one line of a streamed exec answer: a piece of the
 // command's output, redacted, or at the end its result.
 type ExecFrame struct {
+	// Input, in the first frame of an answer to a request with Input, is
+	// the key to post the command's input under (InputHeader); the
+	// command reads it as its stdin until the post ends or it exits.
+	Input  string      `json:"input,omitempty"`
 	Stdout string      `json:"stdout,omitempty"`
 	Stderr string      `json:"stderr,omitempty"`
 	Result *ExecResult `json:"result,omitempty"`
