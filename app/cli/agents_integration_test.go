@@ -557,6 +557,15 @@ func writeFiles(t *testing.T, root string, files map[string]string) {
 	}
 }
 
+// codexTmpAside runs Codex's own sandbox as Gatehouse needs it
+// (workspace-write, network for `gatehouse exec`), for a test whose
+// command may still run when Codex exits: Codex ends it before its sandbox
+// has taken down the mount targets it made in its writable roots, so /tmp
+// is kept out of those and the empty .git and .codex it leaves are in the
+// test's project, not in every other test's /tmp.
+var codexTmpAside = []string{"-c", `sandbox_mode="workspace-write"`, "-c", "sandbox_workspace_write.network_access=true",
+	"-c", "sandbox_workspace_write.exclude_slash_tmp=true", "-c", "sandbox_workspace_write.exclude_tmpdir_env_var=true"}
+
 // TestAgentSeesALongCommandAsItRuns: Codex hands its model what a command
 // has printed by the time it yields (yield_time_ms) while the command
 // goes on; through the hook that is the output `gatehouse exec` streams,
@@ -569,12 +578,7 @@ func TestAgentSeesALongCommandAsItRuns(t *testing.T) {
 		agenttest.Say("done"),
 	})
 	cli, ctx := installedAgent(t, d, "codex", agenttest.NewCodex, model)
-	// Codex ends the command when it exits, before its own sandbox has
-	// taken down the mount targets it made in its writable roots: keep
-	// /tmp out of those, so the empty .git and .codex it leaves are in
-	// this test's project, not in every other test's /tmp.
-	res, err := cli.RunCodex(ctx, d.Workspace, "build it", "-c", `sandbox_mode="workspace-write"`, "-c", "sandbox_workspace_write.network_access=true",
-		"-c", "sandbox_workspace_write.exclude_slash_tmp=true", "-c", "sandbox_workspace_write.exclude_tmpdir_env_var=true")
+	res, err := cli.RunCodex(ctx, d.Workspace, "build it", codexTmpAside...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -601,8 +605,7 @@ func TestCodexTypesIntoACommand(t *testing.T) {
 		agenttest.Say("done"),
 	})
 	cli, ctx := installedAgent(t, d, "codex", agenttest.NewCodex, model)
-	res, err := cli.RunCodex(ctx, d.Workspace, "greet", "-c", `sandbox_mode="workspace-write"`, "-c", "sandbox_workspace_write.network_access=true",
-		"-c", "sandbox_workspace_write.exclude_slash_tmp=true", "-c", "sandbox_workspace_write.exclude_tmpdir_env_var=true")
+	res, err := cli.RunCodex(ctx, d.Workspace, "greet", codexTmpAside...)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -36,14 +36,7 @@ func TestExecPassesOnTypedInput(t *testing.T) {
 		if _, err := master.Write([]byte("more\r\x04")); err != nil {
 			t.Fatal(err)
 		}
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Fatalf("gatehouse exec: %v\n%s", err, out.String())
-			}
-		case <-time.After(time.Minute):
-			t.Fatalf("Ctrl-D did not end the command's input:\n%s", out.String())
-		}
+		exitsCleanly(t, done, out, "Ctrl-D did not end the command's input")
 		clitest.WaitFor(t, time.Minute, "the rest, read up to Ctrl-D", func() bool { return strings.Contains(out.String(), "more\r\nafter-cat") })
 		for _, e := range d.Events("") {
 			if b, _ := json.Marshal(e); bytes.Contains(b, []byte("passphrase-typed")) {
@@ -57,14 +50,7 @@ func TestExecPassesOnTypedInput(t *testing.T) {
 		// the end.
 		line := clearedLine(t, d, "in2", "echo no-input-needed")
 		_, out, done := execOnTerminal(t, d, line)
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Fatalf("gatehouse exec: %v\n%s", err, out.String())
-			}
-		case <-time.After(time.Minute):
-			t.Fatalf("gatehouse exec waited for input the command never read:\n%s", out.String())
-		}
+		exitsCleanly(t, done, out, "gatehouse exec waited for input the command never read")
 		clitest.WaitFor(t, time.Minute, "its output", func() bool { return strings.Contains(out.String(), "no-input-needed") })
 	})
 
@@ -115,4 +101,18 @@ func execOnTerminal(t *testing.T, d *clitest.Daemon, line string) (master *os.Fi
 	done = make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 	return master, out, done
+}
+
+// exitsCleanly waits for a `gatehouse exec` started by execOnTerminal to
+// exit 0; late says what it means when it does not end.
+func exitsCleanly(t *testing.T, done chan error, out *clitest.LockedBuffer, late string) {
+	t.Helper()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("gatehouse exec: %v\n%s", err, out.String())
+		}
+	case <-time.After(time.Minute):
+		t.Fatalf("%s:\n%s", late, out.String())
+	}
 }
