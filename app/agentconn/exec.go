@@ -30,20 +30,31 @@ const interrupted = 130
 // take it for a done one. A command that failed keeps its own status.
 const changesRefused = 1
 
-// Exec has the daemon run cmd, which the agent's hook cleared under
-// ticket, in the agent session's sandbox, and prints its output, then
+// ExecLine is what the hook's rewritten line gives `gatehouse exec`.
+type ExecLine struct {
+	Dir     string // the data dir (--data)
+	Agent   string // the agent whose hook cleared the command
+	Ticket  string
+	Command string
+	// CdFile, if set, is where to write the directory the command's shell
+	// ended in when it moved; the line then moves the agent's shell there.
+	CdFile string
+}
+
+// Exec has the daemon run the command the agent's hook cleared under
+// l.Ticket, in the agent session's sandbox, and prints its output, then
 // what Gatehouse adds ("gatehouse: …" lines on stderr). It returns the
 // exit status: the command's own, or as Status says. What stdin gives
 // while the command runs is its input.
-func Exec(ctx context.Context, dir, agent, ticket, cmd string, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
-	if agent != "" {
-		if _, err := hookwire.ParseAgent(agent); err != nil {
+func Exec(ctx context.Context, l ExecLine, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
+	if l.Agent != "" {
+		if _, err := hookwire.ParseAgent(l.Agent); err != nil {
 			return CannotRun, errorf(err, "--agent: %v", err)
 		}
 	}
 	// The ticket is the hook's, and only the token the hook used may run
 	// it: the agent's own when it was installed.
-	c, err := Dial(dir, agent)
+	c, err := Dial(l.Dir, l.Agent)
 	if err != nil {
 		return CannotRun, err
 	}
@@ -76,7 +87,7 @@ func Exec(ctx context.Context, dir, agent, ticket, cmd string, stdin io.Reader, 
 		}
 		return nil
 	}
-	err = c.PostLines(ctx, hookwire.ExecPath, hookwire.ExecRequest{Ticket: ticket, Command: cmd, Stream: true, Input: input}, hookwire.StreamType, each, &res)
+	err = c.PostLines(ctx, hookwire.ExecPath, hookwire.ExecRequest{Ticket: l.Ticket, Command: l.Command, Stream: true, Input: input}, hookwire.StreamType, each, &res)
 	switch {
 	case ctx.Err() != nil:
 		// The agent or the person stopped it; the daemon saw the
@@ -107,7 +118,21 @@ func Exec(ctx context.Context, dir, agent, ticket, cmd string, stdin io.Reader, 
 		fmt.Fprintf(stderr, "gatehouse: %s\n", res.Error)
 		return CannotRun, nil
 	}
+	if res.Cwd != "" && l.CdFile != "" {
+		leaveDir(l.CdFile, res.Cwd)
+	}
 	return Status(res), nil
+}
+
+// leaveDir writes dir for the line to move the agent's shell to. A file
+// that is there already is not the ticket's own: the shell stays put.
+func leaveDir(file, dir string) {
+	f, err := os.OpenFile(file, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o600)
+	if err != nil {
+		return
+	}
+	_, _ = io.WriteString(f, dir+"\n")
+	_ = f.Close()
 }
 
 // Status is the exit status a shell would give: the command's own, 124
@@ -154,13 +179,14 @@ func Main(args []string) int {
 	fs.SetOutput(io.Discard)
 	agent := fs.String("agent", "", "")
 	ticket := fs.String("ticket", "", "")
+	cdFile := fs.String("cd-file", "", "")
 	if err := fs.Parse(args[3:]); err != nil || *ticket == "" || fs.NArg() != 1 {
 		fmt.Fprintln(os.Stderr, "gatehouse: exec takes --agent A --ticket T -- COMMAND, as the hook writes it")
 		return 2
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	code, err := Exec(ctx, args[1], *agent, *ticket, fs.Arg(0), os.Stdin, os.Stdout, os.Stderr)
+	code, err := Exec(ctx, ExecLine{Dir: args[1], Agent: *agent, Ticket: *ticket, Command: fs.Arg(0), CdFile: *cdFile}, os.Stdin, os.Stdout, os.Stderr)
 	if err != nil {
 		msg := err.Error()
 		var e *Error

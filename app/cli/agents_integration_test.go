@@ -557,6 +557,41 @@ func writeFiles(t *testing.T, root string, files map[string]string) {
 	}
 }
 
+// TestClaudeShellKeepsItsDirectory: Claude Code's shell keeps its
+// directory from one command to the next; through the hook a `cd` (alone,
+// or into a directory the command made) moves the agent's next command as
+// it would without Gatehouse, and a `cd` out of the project moves nothing.
+func TestClaudeShellKeepsItsDirectory(t *testing.T) {
+	d := clitest.Start(t)
+	sub, made := filepath.Join(d.Workspace, "sub"), filepath.Join(d.Workspace, "made")
+	if err := os.Mkdir(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	model := agenttest.StartModel(t, agenttest.Anthropic, agenttest.Script{
+		agenttest.Call("Bash", map[string]any{"command": "cd sub"}),
+		agenttest.Call("Bash", map[string]any{"command": "pwd"}),
+		agenttest.Call("Bash", map[string]any{"command": "mkdir ../made && cd ../made"}),
+		agenttest.Call("Bash", map[string]any{"command": "pwd"}),
+		agenttest.Call("Bash", map[string]any{"command": "cd /etc"}),
+		agenttest.Call("Bash", map[string]any{"command": "pwd"}),
+		agenttest.Say("done"),
+	})
+	cli, ctx := installedAgent(t, d, "claude", agenttest.NewClaude, model)
+	res, err := cli.RunClaude(ctx, d.Workspace, "look around", []string{"Bash"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string // every result in order, as the model's last turn has them
+	for _, q := range res.Requests {
+		if len(q.ToolResults) > len(got) {
+			got = q.ToolResults
+		}
+	}
+	if len(got) != 6 || strings.TrimSpace(got[1]) != sub || strings.TrimSpace(got[3]) != made || strings.TrimSpace(got[5]) != made {
+		t.Fatalf("the agent's shell did not move as its commands did (want %s, %s, %s):\n%s", sub, made, made, strings.Join(got, "\n---\n"))
+	}
+}
+
 // codexTmpAside runs Codex's own sandbox as Gatehouse needs it
 // (workspace-write, network for `gatehouse exec`), for a test whose
 // command may still run when Codex exits: Codex ends it before its sandbox

@@ -7,7 +7,7 @@ import (
 
 func init() {
 	register(func(g *Globals) *cobra.Command {
-		var ticket, agent string
+		var ticket, agent, cdFile string
 		cmd := &cobra.Command{
 			Use:    "exec [--agent A] --ticket T -- COMMAND",
 			Short:  "Run a shell command an agent's hook cleared, in the session's sandbox",
@@ -19,7 +19,9 @@ checkpoints and audit, and this prints its output and exits with its status.
 What Gatehouse adds follows the command's stderr, one "gatehouse: …" line
 each: what became of the command's changes (applied after your approval,
 discarded with your message, rolled back, kept out, conflicts) and what
-it saw that the output does not say.
+it saw that the output does not say. With --cd-file (Claude Code, whose
+shell keeps its directory), the directory the command's shell moved to
+is written there, for the line the hook wrote to move the agent's shell.
 
 Exit status: the command's own; 1 when the command succeeded but its
 changes did not land (discarded, rolled back, or protected paths kept
@@ -36,7 +38,8 @@ stderr).`,
 				if err != nil {
 					return err
 				}
-				code, err := agentconn.Exec(cmd.Context(), dir, agent, ticket, args[0], cmd.InOrStdin(), g.Stdout, g.Stderr)
+				line := agentconn.ExecLine{Dir: dir, Agent: agent, Ticket: ticket, Command: args[0], CdFile: cdFile}
+				code, err := agentconn.Exec(cmd.Context(), line, cmd.InOrStdin(), g.Stdout, g.Stderr)
 				if err != nil {
 					reportError(g.Stderr, agentError(err))
 				}
@@ -48,6 +51,7 @@ stderr).`,
 		}
 		cmd.Flags().StringVar(&ticket, "ticket", "", "the ticket the hook gave this command")
 		cmd.Flags().StringVar(&agent, "agent", "", "the agent whose hook cleared the command")
+		cmd.Flags().StringVar(&cdFile, "cd-file", "", "where to leave the directory the command's shell moved to, for the agent's shell")
 		return cmd
 	})
 }

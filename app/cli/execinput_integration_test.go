@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -114,5 +115,35 @@ func exitsCleanly(t *testing.T, done chan error, out *clitest.LockedBuffer, late
 		}
 	case <-time.After(time.Minute):
 		t.Fatalf("%s:\n%s", late, out.String())
+	}
+}
+
+// TestExecMovesTheShellOnEveryBackend: the directory a cleared command's
+// shell ends in reaches Claude Code's shell on each backend (each shows
+// the session's temporary directory its own way), and a command that made
+// the directory it moved to, staged, finds it there once it landed. (The
+// container's test image is busybox's, with no bash to run the hook's
+// commands with; its /tmp is the session's as bwrap's is.)
+func TestExecMovesTheShellOnEveryBackend(t *testing.T) {
+	for _, backend := range []string{"bwrap", "landlock"} {
+		t.Run(backend, func(t *testing.T) {
+			d := startRunDaemon(t, backend, "")
+			// Landlock lets no command add to the workspace's top.
+			if err := os.Mkdir(filepath.Join(d.Workspace, "sub"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			line := clearedLine(t, d, "cd-"+backend, "cd sub && mkdir -p deep/er && cd deep/er")
+			// As Claude Code runs it: eval'd, then its directory recorded.
+			cmd := exec.Command("bash", "-c", `eval "$LINE" && pwd -P`)
+			cmd.Dir, cmd.Env = d.Workspace, append(d.Env(), "LINE="+line)
+			out, err := cmd.CombinedOutput()
+			if err != nil {
+				t.Fatalf("%v\n%s", err, out)
+			}
+			want, _ := filepath.EvalSymlinks(filepath.Join(d.Workspace, "sub", "deep", "er"))
+			if strings.TrimSpace(string(out)) != want {
+				t.Errorf("the shell ended in %q, want %s", out, want)
+			}
+		})
 	}
 }

@@ -46,6 +46,10 @@ type Request struct {
 	// Stdin, if set, is a command's input as it comes (what is typed on
 	// the terminal the agent runs its shell command on); nil is none.
 	Stdin io.Reader
+	// KeepsCwd: the agent's shell keeps its directory from one command to
+	// the next (Claude Code), so a shell command's run reports where it
+	// ended (EndDir).
+	KeepsCwd bool
 	// Continues, if set, is the clearance Decide gave this call: it runs
 	// under that call's id, and policy and the person are not asked again.
 	Continues *Clearance
@@ -125,7 +129,15 @@ type InFlight struct {
 	// gitDirs are the linked worktree's common git dirs a checked run's
 	// checkpoints hold beside the workspaces (see linkedGitDirs).
 	gitDirs []string
+	// endDir is where the run's shell ended, when Req.KeepsCwd and it
+	// moved (enddir.go).
+	endDir string
 }
+
+// EndDir is the workspace directory the call's shell command moved to
+// and ended in, for an agent that keeps its shell's directory; "" when it
+// stayed, failed, or the agent does not keep it.
+func (c *InFlight) EndDir() string { return c.endDir }
 
 // Session is the call's Gatehouse session id.
 func (c *InFlight) Session() string { return c.State.Live.ID() }

@@ -57,6 +57,13 @@ func (r *Runner) RunCommand(ctx context.Context, c *InFlight, cmd Command) (sand
 		stdout, stderr = p.stream(), p.stream()
 	}
 	liveOut, liveErr := r.liveOutput(stdout, limits.OutputCap()), r.liveOutput(stderr, limits.OutputCap())
+	endDirFile := ""
+	if c.Req.KeepsCwd {
+		var add string
+		if add, endDirFile = reportingEndDir(cmd.Argv, env, c.State.Tmp, c.ID); add != "" {
+			env = append(env, add)
+		}
+	}
 	spec := sandbox.Spec{Argv: cmd.Argv, Dir: call.Cwd, Env: env, Hidden: r.deps.Hidden, Network: network, Limits: limits,
 		ReadOnly: slices.Concat(c.State.ReadOnly(), r.shownAlways.list(), c.showReadOnly),
 		Stdout:   liveOut.writer(), Stderr: liveErr.writer(), ReadOnlyWorkspaces: c.readOnly}
@@ -76,6 +83,9 @@ func (r *Runner) RunCommand(ctx context.Context, c *InFlight, cmd Command) (sand
 	}
 	r.record(ctx, c, "exec.started", "system", map[string]any{"argv": redactAll(r.redact, cmd.Argv), "cwd": call.Cwd, "backend": r.deps.Sandbox.Name(), "staged": c.stage != nil})
 	res, err := sb.Run(runCtx, spec)
+	if endDirFile != "" {
+		c.endDir = readEndDir(endDirFile, call.Cwd, c.State.Workspaces)
+	}
 	if full, ok := context.Cause(runCtx).(effect.ErrFull); ok && ctx.Err() == nil {
 		// The budget stopped it, not the agent or the person.
 		c.stageFull, err = &full, nil

@@ -30,6 +30,8 @@ type CommandResult struct {
 	// failure add them).
 	Warning string `json:"warning,omitempty"`
 	Error   string `json:"error,omitempty"`
+	// Cwd is where a shell command moved its shell to (InFlight.EndDir).
+	Cwd string `json:"cwd,omitempty"`
 }
 
 // Structured is the result as a Result's structured part. The map is built
@@ -37,13 +39,17 @@ type CommandResult struct {
 // every command. Its keys are the json tags above; TestCommandResultRoundTrip
 // holds the two together.
 func (c CommandResult) Structured() map[string]any {
-	return map[string]any{
+	m := map[string]any{
 		"exit_code": c.ExitCode, "signal": c.Signal, "killed": c.Killed, "kill_reason": c.KillReason,
 		"stdout": c.Stdout, "stderr": c.Stderr,
 		"stdout_truncated": c.StdoutTruncated, "stderr_truncated": c.StderrTruncated,
 		"stdout_bytes": c.StdoutBytes, "stderr_bytes": c.StderrBytes,
 		"duration_ms": c.DurationMS,
 	}
+	if c.Cwd != "" {
+		m["cwd"] = c.Cwd
+	}
+	return m
 }
 
 // CommandResultOf reads a run_command result back into its type. A call
@@ -78,6 +84,7 @@ func CommandResultOf(res Result) (CommandResult, error) {
 	n, _ = num("stderr_bytes")
 	out.StderrBytes = int(n)
 	out.DurationMS, _ = num("duration_ms")
+	out.Cwd = str("cwd")
 	nested := struct {
 		Notes  []string       `json:"notes,omitempty"`
 		Effect *effect.Result `json:"effect,omitempty"`

@@ -37,7 +37,7 @@ func TestCommandOutputDecodes(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			out := withNotes(commandOutput(tt.res, upper), tt.notes)
+			out := withNotes(commandOutput(tt.res, "", upper), tt.notes)
 			got, err := call.CommandResultOf(call.Result{Structured: out.Structured})
 			if err != nil {
 				t.Fatal(err)
@@ -98,7 +98,7 @@ func TestCutOutputSaysHowMuch(t *testing.T) {
 	const written = 50_000_000
 	half := strings.Repeat("y\n", 256<<10)
 	captured := half + sandbox.TruncationMarker(written-2*int64(len(half))) + half
-	out := commandOutput(sandbox.Result{Stdout: []byte(captured), StdoutTruncated: true, StdoutBytes: written}, func(s string) string { return s })
+	out := commandOutput(sandbox.Result{Stdout: []byte(captured), StdoutTruncated: true, StdoutBytes: written}, "", func(s string) string { return s })
 	got, err := call.CommandResultOf(call.Result{Structured: out.Structured})
 	if err != nil {
 		t.Fatal(err)

@@ -131,7 +131,7 @@ func planRunCommand(d Deps, c *call.InFlight) (*call.Plan, error) {
 			// that cannot stage goes again checked).
 			return call.Output{}, err
 		}
-		return withNotes(commandOutput(res, d.Redact), notes), nil
+		return withNotes(commandOutput(res, c.EndDir(), d.Redact), notes), nil
 	}
 	return plan, nil
 }
@@ -143,7 +143,7 @@ const streamKeep = 96 << 10
 
 // commandOutput is run_command's result: the whole of it in the structured
 // part, and the same rendered as text.
-func commandOutput(res sandbox.Result, redact func(string) string) call.Output {
+func commandOutput(res sandbox.Result, endDir string, redact func(string) string) call.Output {
 	outTotal, errTotal := res.Written()
 	stdout, outCut := headTail(redact(string(res.Stdout)), streamKeep, outTotal)
 	stderr, errCut := headTail(redact(string(res.Stderr)), streamKeep, errTotal)
@@ -173,7 +173,7 @@ func commandOutput(res sandbox.Result, redact func(string) string) call.Output {
 			Stdout: stdout, Stderr: stderr,
 			StdoutTruncated: res.StdoutTruncated || outCut, StderrTruncated: res.StderrTruncated || errCut,
 			StdoutBytes: int(outTotal), StderrBytes: int(errTotal),
-			DurationMS: res.Duration.Milliseconds(),
+			DurationMS: res.Duration.Milliseconds(), Cwd: endDir,
 		}.Structured(),
 		OutputBytes: int64(len(res.Stdout) + len(res.Stderr)),
 		// The sandbox reports wall time; it stands in for CPU time here.

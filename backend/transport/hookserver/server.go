@@ -330,8 +330,15 @@ func (s *Server) preShell(ctx context.Context, req call.Request, key session.Run
 		return deny("%s", res.Text)
 	}
 	id := newTicketID()
-	s.tickets.put(id, &ticket{run: key, token: token, command: n.command, args: args, native: req.Native, cl: cl})
-	line, err := execLine(exe, ev.Agent, id, n.command)
+	// Claude Code's shell keeps its directory across commands: a `cd` in
+	// one moves the next, so the command's moves are brought back.
+	keepsCwd := ev.Agent == hookwire.Claude
+	s.tickets.put(id, &ticket{run: key, token: token, command: n.command, args: args, native: req.Native, cl: cl, keepsCwd: keepsCwd})
+	cd := ""
+	if keepsCwd {
+		cd = cdFileFor(id)
+	}
+	line, err := execLine(exe, ev.Agent, id, n.command, cd)
 	if err != nil {
 		return deny("Gatehouse blocked this command: %v.", err)
 	}
@@ -468,8 +475,10 @@ type execIO struct {
 // exec runs a cleared command in its run's sandbox.
 func (s *Server) exec(ctx context.Context, t *ticket, st *session.State, through execIO) hookwire.ExecResult {
 	res := t.cl.Run(ctx, call.Request{State: st, Tool: policy.ToolRunCommand, Args: t.args, Via: call.ViaHook, Native: t.native,
-		Stdin: through.stdin, Stdout: through.stdout, Stderr: through.stderr})
-	return execResult(res)
+		Stdin: through.stdin, Stdout: through.stdout, Stderr: through.stderr, KeepsCwd: t.keepsCwd})
+	out := execResult(res)
+	out.Cwd = landedDir(st.Workspaces, out.Cwd)
+	return out
 }
 
 func execResult(res call.Result) hookwire.ExecResult {
@@ -481,7 +490,7 @@ func execResult(res call.Result) hookwire.ExecResult {
 		return hookwire.ExecResult{ExitCode: -1, Error: cr.Error}
 	}
 	out := hookwire.ExecResult{ExitCode: cr.ExitCode, Signal: cr.Signal, Killed: cr.Killed, KillReason: cr.KillReason,
-		Stdout: cr.Stdout, Stderr: cr.Stderr, Warning: cr.Warning, Notes: cr.Notes}
+		Stdout: cr.Stdout, Stderr: cr.Stderr, Warning: cr.Warning, Notes: cr.Notes, Cwd: cr.Cwd}
 	if e := cr.Effect; e != nil {
 		if e.Note != "" {
 			out.Notes = append(out.Notes, e.Note)

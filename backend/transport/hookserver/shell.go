@@ -9,14 +9,32 @@ import (
 
 // simpleWords splits a shell command into words when the shell would do
 // nothing to it but split on blanks: no quoting, expansion, redirection,
-// operators or comments. Such a command runs the same as an argv, and
-// policy can judge the program it names (git status) rather than "a shell".
+// operators or comments, and a program, not one of the shell's own
+// commands. Such a command runs the same as an argv, and policy can judge
+// the program it names (git status) rather than "a shell".
 func simpleWords(cmd string) ([]string, bool) {
 	if strings.ContainsAny(cmd, "|&;<>()$`\\\"'*?[]#~=%!{}\n\r") {
 		return nil, false
 	}
 	w := strings.Fields(cmd)
-	return w, len(w) > 0
+	if len(w) == 0 || shellOwn[w[0]] {
+		return nil, false
+	}
+	return w, true
+}
+
+// shellOwn are the words a shell runs itself, with no program of that
+// name on PATH to find (cd, source, time): only the shell can run them.
+// (echo, test, pwd and friends have programs that behave the same.)
+var shellOwn = map[string]bool{
+	".": true, "alias": true, "bg": true, "bind": true, "builtin": true, "caller": true, "cd": true,
+	"command": true, "compgen": true, "complete": true, "declare": true, "dirs": true, "disown": true,
+	"enable": true, "eval": true, "exec": true, "exit": true, "export": true, "fc": true, "fg": true,
+	"getopts": true, "hash": true, "help": true, "history": true, "jobs": true, "let": true,
+	"local": true, "logout": true, "mapfile": true, "popd": true, "pushd": true, "read": true,
+	"readarray": true, "readonly": true, "return": true, "set": true, "shift": true, "shopt": true,
+	"source": true, "suspend": true, "time": true, "times": true, "trap": true, "type": true,
+	"typeset": true, "ulimit": true, "umask": true, "unalias": true, "unset": true, "wait": true,
 }
 
 // shellQuote quotes s as one word for a POSIX shell, bash, zsh and fish:
@@ -34,14 +52,37 @@ var errNUL = errors.New("the command contains a NUL byte, which no shell accepts
 // runs it in the session's sandbox and returns its output and status. It
 // names the agent, so that exec presents the token the hook did: only
 // that token may run the ticket.
-func execLine(exe []string, agent hookwire.Agent, ticket, cmd string) (string, error) {
+//
+// With cdFile, for an agent whose shell keeps its directory from one
+// command to the next (Claude Code), exec writes there the directory the
+// command's shell ended in, and the line moves the agent's shell there,
+// as the command would have without Gatehouse, keeping exec's status.
+func execLine(exe []string, agent hookwire.Agent, ticket, cmd, cdFile string) (string, error) {
 	if strings.IndexByte(cmd, 0) >= 0 {
 		return "", errNUL
 	}
-	parts := make([]string, 0, len(exe)+7)
+	parts := make([]string, 0, len(exe)+9)
 	for _, e := range exe {
 		parts = append(parts, shellQuote(e))
 	}
-	parts = append(parts, "exec", "--agent", shellQuote(string(agent)), "--ticket", ticket, "--", shellQuote(cmd))
-	return strings.Join(parts, " "), nil
+	parts = append(parts, "exec", "--agent", shellQuote(string(agent)), "--ticket", ticket)
+	if cdFile != "" {
+		parts = append(parts, "--cd-file", shellQuote(cdFile))
+	}
+	parts = append(parts, "--", shellQuote(cmd))
+	line := strings.Join(parts, " ")
+	if cdFile != "" {
+		// Builtins only, but for rm when the directory changed: this runs
+		// around every command. A function returns the status without a
+		// subshell's fork.
+		f := shellQuote(cdFile)
+		line += "; __gatehouse_s=$?; if [ -f " + f + " ]; then read -r __gatehouse_d < " + f + "; rm -f " + f +
+			"; cd -- \"$__gatehouse_d\" 2>/dev/null; fi; __gatehouse_status() { return \"$1\"; }; __gatehouse_status \"$__gatehouse_s\""
+	}
+	return line, nil
 }
+
+// cdFile is where exec leaves the directory a command's shell ended in,
+// for the agent's shell to move to: named by the ticket, which nobody
+// else knows, in the temporary directory every agent's shell has.
+func cdFileFor(ticket string) string { return "/tmp/gatehouse-cd-" + ticket }

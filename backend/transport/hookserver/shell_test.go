@@ -68,7 +68,7 @@ func TestExecLineCarriesTheCommandExactly(t *testing.T) {
 		}
 	}
 	for _, cmd := range cmds {
-		line, err := execLine([]string{recorder, "--data", "/tmp/data dir"}, hookwire.Claude, "t0123", cmd)
+		line, err := execLine([]string{recorder, "--data", "/tmp/data dir"}, hookwire.Claude, "t0123", cmd, "")
 		if err != nil {
 			t.Fatalf("%q: %v", cmd, err)
 		}
@@ -91,7 +91,7 @@ func TestExecLineCarriesTheCommandExactly(t *testing.T) {
 }
 
 func TestExecLineRefusesNUL(t *testing.T) {
-	if _, err := execLine([]string{"/bin/gatehouse"}, hookwire.Claude, "t1", "echo a\x00b"); err == nil {
+	if _, err := execLine([]string{"/bin/gatehouse"}, hookwire.Claude, "t1", "echo a\x00b", ""); err == nil {
 		t.Fatal("a command with a NUL byte was rewritten")
 	}
 }
@@ -110,6 +110,10 @@ func TestSimpleWords(t *testing.T) {
 		{"ls *.go", nil},
 		{"FOO=1 make", nil},
 		{"cd ~", nil},
+		{"cd sub", nil},
+		{"source venv/bin/activate", nil},
+		{"time make", nil},
+		{"pwd", []string{"pwd"}},
 		{"a\nb", nil},
 		{"", nil},
 	}
@@ -117,6 +121,50 @@ func TestSimpleWords(t *testing.T) {
 		got, ok := simpleWords(tt.cmd)
 		if ok != (tt.want != nil) || strings.Join(got, "\x00") != strings.Join(tt.want, "\x00") {
 			t.Errorf("simpleWords(%q) = %q %v, want %q", tt.cmd, got, ok, tt.want)
+		}
+	}
+}
+
+// TestExecLineMovesTheAgentsShell: with a cd file, the line moves the
+// shell that runs it into the directory exec left there, keeps exec's
+// status, and leaves no file behind; with none left, it stays.
+func TestExecLineMovesTheAgentsShell(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(dir, "moved here")
+	if err := os.Mkdir(target, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// A stand-in for exec: leaves its first argument in the cd file (the
+	// value after --cd-file) when asked, and exits 3.
+	stand := filepath.Join(dir, "exec")
+	script := "#!/bin/sh\nwhile [ \"$1\" != --cd-file ]; do shift; done\n[ -n \"$MOVE\" ] && printf '%s\\n' \"$MOVE\" > \"$2\"\nexit 3\n"
+	if err := os.WriteFile(stand, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, sh := range []string{"bash", "sh"} {
+		for _, move := range []string{target, ""} {
+			cd := filepath.Join(dir, "cd-"+sh)
+			line, err := execLine([]string{stand}, hookwire.Claude, "t1", "cd x", cd)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// As Claude Code runs it: eval'd, then its directory recorded.
+			c := exec.Command(sh, "-c", `eval "$LINE"; echo "status=$?"; pwd`)
+			c.Dir, c.Env = dir, append(os.Environ(), "LINE="+line, "MOVE="+move)
+			out, err := c.CombinedOutput()
+			if err != nil {
+				t.Fatalf("%s: %v %s", sh, err, out)
+			}
+			want := "status=3\n" + dir + "\n"
+			if move != "" {
+				want = "status=3\n" + target + "\n"
+			}
+			if string(out) != want {
+				t.Errorf("%s, exec leaving %q: got %q, want %q", sh, move, out, want)
+			}
+			if _, err := os.Stat(cd); !os.IsNotExist(err) {
+				t.Errorf("%s: the cd file was left", sh)
+			}
 		}
 	}
 }

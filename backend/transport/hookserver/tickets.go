@@ -22,6 +22,9 @@ type ticket struct {
 	args    []byte // run_command arguments as cleared
 	native  string
 	cl      *call.Clearance
+	// keepsCwd: the agent's shell keeps its directory across commands,
+	// so the run reports where the command's shell ended.
+	keepsCwd bool
 }
 
 // newTicketID names a cleared command: 128 random bits, so a ticket

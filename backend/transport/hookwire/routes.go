@@ -73,4 +73,9 @@ type ExecResult struct {
 	// (discarded, rolled back, protected paths kept out), which the
 	// command's own exit status does not say.
 	ChangesRefused bool `json:"changes_refused,omitempty"`
+	// Cwd is the directory the command's shell ended in, when it moved
+	// (a `cd`) to a directory of a workspace that exists after its
+	// changes landed, for an agent whose shell keeps it (ExecRequest of a
+	// line with --cd-file).
+	Cwd string `json:"cwd,omitempty"`
 }
