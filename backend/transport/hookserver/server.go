@@ -306,8 +306,8 @@ func (s *Server) preShell(ctx context.Context, req call.Request, key session.Run
 	if err := checkExe(exe); err != nil {
 		return deny("Gatehouse blocked this command: %v.", err)
 	}
-	argv, ok := simpleWords(n.command)
-	if !ok {
+	argv, simple := simpleWords(n.command)
+	if !simple {
 		argv = []string{"bash", "-c", n.command}
 	}
 	for _, w := range argv {
@@ -331,8 +331,10 @@ func (s *Server) preShell(ctx context.Context, req call.Request, key session.Run
 	}
 	id := newTicketID()
 	// Claude Code's shell keeps its directory across commands: a `cd` in
-	// one moves the next, so the command's moves are brought back.
-	keepsCwd := ev.Agent == hookwire.Claude
+	// one moves the next, so the command's moves are brought back. A
+	// program run without a shell cannot move (and the line stays one
+	// command, which a shell runs without a fork of its own).
+	keepsCwd := ev.Agent == hookwire.Claude && !simple
 	s.tickets.put(id, &ticket{run: key, token: token, command: n.command, args: args, native: req.Native, cl: cl, keepsCwd: keepsCwd})
 	cd := ""
 	if keepsCwd {
