@@ -86,7 +86,9 @@ func TestRunSharesItsTmpWithItsCommands(t *testing.T) {
 			script := `echo saved-by-the-agent > "${TMPDIR:-/tmp}/from-agent"
 if [ "$2" = hook ]; then
   call='{"session_id":"tmp-run","transcript_path":"/dev/null","cwd":"'"$PWD"'","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"cat ${TMPDIR:-/tmp}/from-agent; echo made-by-the-shell | tee ${TMPDIR:-/tmp}/from-shell"},"tool_use_id":"toolu_1"}'
-  line=$(printf '%s' "$call" | "$1" hook claude | sed -n 's/.*"command":"\([^"]*\)".*/\1/p')
+  # The command's JSON string, unescaped as far as the line needs.
+  line=$(printf '%s' "$call" | "$1" hook claude | sed -n 's/.*"command":"\(\([^"\\]\|\\.\)*\)".*/\1/p' |
+    sed 's/\\u003c/</g; s/\\u003e/>/g; s/\\u0026/\&/g; s/\\"/"/g; s/\\\\/\\/g')
   [ -n "$line" ] || { echo "the hook gave no command" >&2; exit 3; }
   sh -c "$line"
   echo "agent: $(cat "${TMPDIR:-/tmp}/from-shell")"
