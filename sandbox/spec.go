@@ -247,6 +247,9 @@ type Result struct {
 	Killed      bool
 	KillReason  KillReason
 	Violations  []Violation
+	// Left names the programs the command left running when it exited
+	// (started in the background); the sandbox ended them with it.
+	Left []string
 }
 
 // Written is how many bytes the command wrote to stdout and stderr: the

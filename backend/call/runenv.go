@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/gatehouse-dev/gatehouse/backend/buildcache"
 	"github.com/gatehouse-dev/gatehouse/backend/policy"
@@ -130,6 +131,11 @@ func runNotes(res sandbox.Result, cacheDir string) []string {
 	var notes []string
 	for _, v := range res.Violations {
 		notes = append(notes, v.Detail)
+	}
+	if len(res.Left) > 0 && !res.Killed {
+		// Without Gatehouse they would still run: the agent must not
+		// take a server it started with `&` for one that is up.
+		notes = append(notes, fmt.Sprintf("the command left %s running in the background when it exited, and Gatehouse ended it with the command: each command runs in a sandbox of its own, which ends when the command does, so nothing it starts outlives it, and a later command could not reach a server it started; to keep one running, run it as a command of its own that does not exit", strings.Join(res.Left, ", ")))
 	}
 	noSpace := []byte("no space left on device")
 	if res.ExitCode != 0 && cacheDir != "" && (bytes.Contains(bytes.ToLower(res.Stderr), noSpace) || bytes.Contains(bytes.ToLower(res.Stdout), noSpace)) {

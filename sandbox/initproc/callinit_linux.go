@@ -201,6 +201,10 @@ func reapRun(target int) Status {
 		if pid == target && !done {
 			done = true
 			final = exitStatus(ws)
+			if hasChildren() {
+				// Orphans come to PID 1: the target left something running.
+				final.Left = leftRunning(os.Getpid())
+			}
 			// PID 1 signals every other process of its namespace.
 			_ = syscall.Kill(-1, syscall.SIGKILL)
 		}

@@ -190,6 +190,9 @@ type Status struct {
 	// Unused: the sandbox was stopped (its zygote died) before its call
 	// started; nothing of it ran, and another sandbox may run it.
 	Unused bool `json:"unused,omitempty"`
+	// Left names the programs the target left running when it exited
+	// (what it started in the background); the run ended them with it.
+	Left []string `json:"left,omitempty"`
 }
 
 // Encode turns c into the helper's single argument.

@@ -442,6 +442,7 @@ func watchRun(cfg Config, mainPid int, sigs <-chan os.Signal, hangup <-chan stru
 				// they left costs more than the run: the kernel flushes
 				// what was looked up there when this process is reaped.
 				if hasChildren() {
+					final.Left = leftRunning(self)
 					_ = proctree.KillDescendants(self)
 				}
 			}

@@ -39,6 +39,9 @@ func FillExit(res *sandbox.Result, ps *os.ProcessState, st *initproc.Status) {
 	default:
 		res.ExitCode = ws.ExitStatus()
 	}
+	if st != nil {
+		res.Left = st.Left
+	}
 	switch res.Signal {
 	case signalName(syscall.SIGXCPU):
 		res.Killed, res.KillReason = true, sandbox.KillCPU
