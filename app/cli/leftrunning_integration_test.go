@@ -5,8 +5,6 @@ package cli_test
 import (
 	"strings"
 	"testing"
-
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // TestCommandSaysWhatItLeftRunning: a command that starts something in
@@ -19,30 +17,14 @@ func TestCommandSaysWhatItLeftRunning(t *testing.T) {
 		t.Run(backend, func(t *testing.T) {
 			d := startRunDaemon(t, backend, "")
 			s := d.MCP(t.Context(), "left-"+backend)
-			notes := func(script string) string {
-				t.Helper()
-				res, err := s.CallTool(t.Context(), &mcp.CallToolParams{Name: "run_command", Arguments: map[string]any{"argv": []string{"sh", "-c", script}}})
-				if err != nil {
-					t.Fatal(err)
-				}
-				m, _ := res.StructuredContent.(map[string]any)
-				if out, _ := m["stdout"].(string); !strings.Contains(out, "started") {
-					t.Fatalf("%q: %v", script, m)
-				}
-				ns, _ := m["notes"].([]any)
-				var b strings.Builder
-				for _, n := range ns {
-					b.WriteString(n.(string) + "\n")
-				}
-				return b.String()
+			// Started once the background sleep is itself (exec'd), so the
+			// name is sure.
+			out, _ := runCmd(t, s, "sh", "-c", `sleep 300 & while ! grep -q sleep /proc/$!/cmdline 2>/dev/null; do :; done; echo started`)
+			if !strings.Contains(out, "started") || !strings.Contains(out, "gatehouse: the command left sleep running in the background") {
+				t.Errorf("the agent was not told its background sleep was ended:\n%s", out)
 			}
-			// Started once the background sleep is itself (exec'd), so
-			// the name is sure.
-			if got := notes(`sleep 300 & while ! grep -q sleep /proc/$!/cmdline 2>/dev/null; do :; done; echo started`); !strings.Contains(got, "left sleep running in the background") {
-				t.Errorf("the agent was not told its background sleep was ended: %q", got)
-			}
-			if got := notes("sleep 0.1 & wait; echo started"); strings.Contains(got, "in the background") {
-				t.Errorf("a command that left nothing was told it did: %q", got)
+			if out, _ := runCmd(t, s, "sh", "-c", "sleep 0.1 & wait; echo started"); !strings.Contains(out, "started") || strings.Contains(out, "in the background") {
+				t.Errorf("a command that left nothing was told it did:\n%s", out)
 			}
 		})
 	}
