@@ -336,11 +336,7 @@ func (s *Server) preShell(ctx context.Context, req call.Request, key session.Run
 	// command, which a shell runs without a fork of its own).
 	keepsCwd := ev.Agent == hookwire.Claude && !simple
 	s.tickets.put(id, &ticket{run: key, token: token, command: n.command, args: args, native: req.Native, cl: cl, keepsCwd: keepsCwd})
-	cd := ""
-	if keepsCwd {
-		cd = cdFileFor(id)
-	}
-	line, err := execLine(exe, ev.Agent, id, n.command, cd)
+	line, err := execLine(exe, ev.Agent, id, n.command, keepsCwd)
 	if err != nil {
 		return deny("Gatehouse blocked this command: %v.", err)
 	}

@@ -53,11 +53,13 @@ var errNUL = errors.New("the command contains a NUL byte, which no shell accepts
 // names the agent, so that exec presents the token the hook did: only
 // that token may run the ticket.
 //
-// With cdFile, for an agent whose shell keeps its directory from one
-// command to the next (Claude Code), exec writes there the directory the
-// command's shell ended in, and the line moves the agent's shell there,
-// as the command would have without Gatehouse, keeping exec's status.
-func execLine(exe []string, agent hookwire.Agent, ticket, cmd, cdFile string) (string, error) {
+// With moves, for an agent whose shell keeps its directory from one
+// command to the next (Claude Code), exec writes the directory the
+// command's shell ended in to a file named by the ticket in the shell's
+// temporary directory ($TMPDIR, which an agent's own sandbox leaves
+// writable, else /tmp), and the line moves the agent's shell there, as the
+// command would have without Gatehouse, keeping exec's status.
+func execLine(exe []string, agent hookwire.Agent, ticket, cmd string, moves bool) (string, error) {
 	if strings.IndexByte(cmd, 0) >= 0 {
 		return "", errNUL
 	}
@@ -66,23 +68,20 @@ func execLine(exe []string, agent hookwire.Agent, ticket, cmd, cdFile string) (s
 		parts = append(parts, shellQuote(e))
 	}
 	parts = append(parts, "exec", "--agent", shellQuote(string(agent)), "--ticket", ticket)
-	if cdFile != "" {
-		parts = append(parts, "--cd-file", shellQuote(cdFile))
+	// The ticket is hex: nothing in the name needs quoting but the
+	// expansion.
+	f := `"${TMPDIR:-/tmp}/gatehouse-cd-` + ticket + `"`
+	if moves {
+		parts = append(parts, "--cd-file", f)
 	}
 	parts = append(parts, "--", shellQuote(cmd))
 	line := strings.Join(parts, " ")
-	if cdFile != "" {
+	if moves {
 		// Builtins only, but for rm when the directory changed: this runs
 		// around every command. A function returns the status without a
 		// subshell's fork.
-		f := shellQuote(cdFile)
 		line += "; __gatehouse_s=$?; if [ -f " + f + " ]; then read -r __gatehouse_d < " + f + "; rm -f " + f +
 			"; cd -- \"$__gatehouse_d\" 2>/dev/null; fi; __gatehouse_status() { return \"$1\"; }; __gatehouse_status \"$__gatehouse_s\""
 	}
 	return line, nil
 }
-
-// cdFile is where exec leaves the directory a command's shell ended in,
-// for the agent's shell to move to: named by the ticket, which nobody
-// else knows, in the temporary directory every agent's shell has.
-func cdFileFor(ticket string) string { return "/tmp/gatehouse-cd-" + ticket }

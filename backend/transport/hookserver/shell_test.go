@@ -68,7 +68,7 @@ func TestExecLineCarriesTheCommandExactly(t *testing.T) {
 		}
 	}
 	for _, cmd := range cmds {
-		line, err := execLine([]string{recorder, "--data", "/tmp/data dir"}, hookwire.Claude, "t0123", cmd, "")
+		line, err := execLine([]string{recorder, "--data", "/tmp/data dir"}, hookwire.Claude, "t0123", cmd, false)
 		if err != nil {
 			t.Fatalf("%q: %v", cmd, err)
 		}
@@ -91,7 +91,7 @@ func TestExecLineCarriesTheCommandExactly(t *testing.T) {
 }
 
 func TestExecLineRefusesNUL(t *testing.T) {
-	if _, err := execLine([]string{"/bin/gatehouse"}, hookwire.Claude, "t1", "echo a\x00b", ""); err == nil {
+	if _, err := execLine([]string{"/bin/gatehouse"}, hookwire.Claude, "t1", "echo a\x00b", false); err == nil {
 		t.Fatal("a command with a NUL byte was rewritten")
 	}
 }
@@ -125,32 +125,33 @@ func TestSimpleWords(t *testing.T) {
 	}
 }
 
-// TestExecLineMovesTheAgentsShell: with a cd file, the line moves the
-// shell that runs it into the directory exec left there, keeps exec's
-// status, and leaves no file behind; with none left, it stays.
+// TestExecLineMovesTheAgentsShell: the line that moves moves the shell
+// that runs it into the directory exec left in its temporary directory,
+// keeps exec's status, and leaves no file behind; with none left, it
+// stays.
 func TestExecLineMovesTheAgentsShell(t *testing.T) {
 	dir := t.TempDir()
 	target := filepath.Join(dir, "moved here")
 	if err := os.Mkdir(target, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	// A stand-in for exec: leaves its first argument in the cd file (the
-	// value after --cd-file) when asked, and exits 3.
+	// A stand-in for exec: leaves $MOVE in the file after --cd-file when
+	// asked, and exits 3.
 	stand := filepath.Join(dir, "exec")
 	script := "#!/bin/sh\nwhile [ \"$1\" != --cd-file ]; do shift; done\n[ -n \"$MOVE\" ] && printf '%s\\n' \"$MOVE\" > \"$2\"\nexit 3\n"
 	if err := os.WriteFile(stand, []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
+	tmp := t.TempDir()
+	line, err := execLine([]string{stand}, hookwire.Claude, "t1", "cd x", true)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, sh := range []string{"bash", "sh"} {
 		for _, move := range []string{target, ""} {
-			cd := filepath.Join(dir, "cd-"+sh)
-			line, err := execLine([]string{stand}, hookwire.Claude, "t1", "cd x", cd)
-			if err != nil {
-				t.Fatal(err)
-			}
 			// As Claude Code runs it: eval'd, then its directory recorded.
 			c := exec.Command(sh, "-c", `eval "$LINE"; echo "status=$?"; pwd`)
-			c.Dir, c.Env = dir, append(os.Environ(), "LINE="+line, "MOVE="+move)
+			c.Dir, c.Env = dir, append(os.Environ(), "LINE="+line, "MOVE="+move, "TMPDIR="+tmp)
 			out, err := c.CombinedOutput()
 			if err != nil {
 				t.Fatalf("%s: %v %s", sh, err, out)
@@ -162,8 +163,8 @@ func TestExecLineMovesTheAgentsShell(t *testing.T) {
 			if string(out) != want {
 				t.Errorf("%s, exec leaving %q: got %q, want %q", sh, move, out, want)
 			}
-			if _, err := os.Stat(cd); !os.IsNotExist(err) {
-				t.Errorf("%s: the cd file was left", sh)
+			if left, _ := os.ReadDir(tmp); len(left) > 0 {
+				t.Errorf("%s: left in the temporary directory: %v", sh, left)
 			}
 		}
 	}
