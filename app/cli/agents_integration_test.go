@@ -560,7 +560,8 @@ func writeFiles(t *testing.T, root string, files map[string]string) {
 // TestClaudeShellKeepsItsDirectory: Claude Code's shell keeps its
 // directory from one command to the next; through the hook a `cd` (alone,
 // or into a directory the command made) moves the agent's next command as
-// it would without Gatehouse, and a `cd` out of the project moves nothing.
+// it would without Gatehouse, and a `cd` out of the project moves nothing,
+// which the model is told (Claude Code says so itself without Gatehouse).
 func TestClaudeShellKeepsItsDirectory(t *testing.T) {
 	d := clitest.Start(t)
 	sub, made := filepath.Join(d.Workspace, "sub"), filepath.Join(d.Workspace, "made")
@@ -589,6 +590,9 @@ func TestClaudeShellKeepsItsDirectory(t *testing.T) {
 	}
 	if len(got) != 6 || strings.TrimSpace(got[1]) != sub || strings.TrimSpace(got[3]) != made || strings.TrimSpace(got[5]) != made {
 		t.Fatalf("the agent's shell did not move as its commands did (want %s, %s, %s):\n%s", sub, made, made, strings.Join(got, "\n---\n"))
+	}
+	if !strings.Contains(got[4], `ended in "/etc"`) || !strings.Contains(got[4], "your shell stays where it was") {
+		t.Errorf("the model was not told its cd out of the project was not kept:\n%s", got[4])
 	}
 }
 

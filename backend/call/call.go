@@ -134,9 +134,9 @@ type InFlight struct {
 	endDir string
 }
 
-// EndDir is the workspace directory the call's shell command moved to
-// and ended in, for an agent that keeps its shell's directory; "" when it
-// stayed, failed, or the agent does not keep it.
+// EndDir is the directory the call's shell command moved to and ended
+// in, as the command reported it, for an agent that keeps its shell's
+// directory; "" when it stayed, failed, or the agent does not keep it.
 func (c *InFlight) EndDir() string { return c.endDir }
 
 // Session is the call's Gatehouse session id.

@@ -84,7 +84,7 @@ func (r *Runner) RunCommand(ctx context.Context, c *InFlight, cmd Command) (sand
 	r.record(ctx, c, "exec.started", "system", map[string]any{"argv": redactAll(r.redact, cmd.Argv), "cwd": call.Cwd, "backend": r.deps.Sandbox.Name(), "staged": c.stage != nil})
 	res, err := sb.Run(runCtx, spec)
 	if endDirFile != "" {
-		c.endDir = readEndDir(endDirFile, call.Cwd, c.State.Workspaces)
+		c.endDir = readEndDir(endDirFile, call.Cwd)
 	}
 	if full, ok := context.Cause(runCtx).(effect.ErrFull); ok && ctx.Err() == nil {
 		// The budget stopped it, not the agent or the person.

@@ -6,8 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
-
-	"github.com/gatehouse-dev/gatehouse/backend/workspace"
 )
 
 // A `cd` in Claude Code's shell moves the agent's next command: its shell
@@ -55,10 +53,10 @@ func reportingEndDir(argv, env []string, tmp, callID string) (add, report string
 }
 
 // readEndDir reads and removes the report at file: the directory, if the
-// shell moved from start to one in a workspace. The command could write
-// anything there; the transport checks what it names once the run's
-// changes have landed.
-func readEndDir(file, start string, workspaces []string) string {
+// shell moved from start to a clean absolute path. The command could
+// write anything there; the transport checks what it names once the run's
+// changes have landed (in a workspace, there, not through a link out).
+func readEndDir(file, start string) string {
 	defer os.Remove(file + endDirScript)
 	defer os.Remove(file)
 	f, err := os.OpenFile(file, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
@@ -71,8 +69,7 @@ func readEndDir(file, start string, workspaces []string) string {
 		return ""
 	}
 	dir, ok := strings.CutSuffix(string(b), "\n")
-	if !ok || dir == start || strings.ContainsAny(dir, "\n\x00") || !filepath.IsAbs(dir) || filepath.Clean(dir) != dir ||
-		!workspace.InsideAny(dir, workspaces) {
+	if !ok || dir == start || strings.ContainsAny(dir, "\n\x00") || !filepath.IsAbs(dir) || filepath.Clean(dir) != dir {
 		return ""
 	}
 	return dir

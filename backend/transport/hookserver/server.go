@@ -475,7 +475,12 @@ func (s *Server) exec(ctx context.Context, t *ticket, st *session.State, through
 	res := t.cl.Run(ctx, call.Request{State: st, Tool: policy.ToolRunCommand, Args: t.args, Via: call.ViaHook, Native: t.native,
 		Stdin: through.stdin, Stdout: through.stdout, Stderr: through.stderr, KeepsCwd: t.keepsCwd})
 	out := execResult(res)
-	out.Cwd = landedDir(st.Workspaces, out.Cwd)
+	if claimed := out.Cwd; claimed != "" {
+		if out.Cwd = landedDir(st.Workspaces, claimed); out.Cwd == "" {
+			// Without Gatehouse the agent's shell would be there now.
+			out.Notes = append(out.Notes, fmt.Sprintf("the command's shell ended in %q, which is not a directory of this session's projects now, so your shell stays where it was", claimed))
+		}
+	}
 	return out
 }
 
