@@ -134,7 +134,8 @@ func (s *Server) serveExec(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if !f.begun() && res.Error != "" {
-		// Refused before it ran: the answer's status says how.
+		// Refused before it ran (paused, killed, its session gone): the
+		// result alone, not a stream.
 		writeJSON(w, http.StatusOK, res)
 		return
 	}
