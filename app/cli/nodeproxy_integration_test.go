@@ -105,22 +105,6 @@ func TestConfinedNodePrintsNoProxyWarning(t *testing.T) {
 			if code != 0 || strings.TrimSpace(out) != "proxied" || strings.Contains(errOut, "EnvHttpProxyAgent") {
 				t.Fatalf("exit %d, stdout %q, stderr %q", code, out, errOut)
 			}
-			// A worker thread (a test runner's pool) prints it before its
-			// preloads run: required, and imported as a module.
-			scripts := map[string]string{
-				"worker.cjs": `const { Worker } = require('node:worker_threads'); new Worker('console.log("in-worker")', { eval: true });`,
-				"worker.mjs": `import { Worker } from 'node:worker_threads'; new Worker('console.log("in-worker")', { eval: true });`,
-			}
-			for name, script := range scripts {
-				path := filepath.Join(d.Workspace, name)
-				if err := os.WriteFile(path, []byte(script), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				out, errOut, code := runIn(t.Context(), t, d, "--", local, path)
-				if code != 0 || strings.TrimSpace(out) != "in-worker" || strings.Contains(errOut, "EnvHttpProxyAgent") {
-					t.Errorf("%s: exit %d, stdout %q, stderr %q", name, code, out, errOut)
-				}
-			}
 		})
 	}
 }

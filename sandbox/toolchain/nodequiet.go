@@ -17,10 +17,7 @@ import (
 // print nothing there. It drops that one warning. --require is read by
 // every Node since 8; --disable-warning, which would say the same, makes
 // a Node older than 20.11 refuse to start. A worker thread prints the
-// warning before its preloads run, so a worker is given --disable-warning
-// itself, where the running Node knows it and the worker would inherit
-// no flags of the command line (an explicit execArgv replaces those, and
-// keeps what NODE_OPTIONS says).
+// warning before its preloads run, so it still does.
 const nodeQuiet = `'use strict';
 // Gatehouse: drops the warning NODE_USE_ENV_PROXY makes Node print at
 // every start; every other warning is printed as before.
@@ -35,20 +32,6 @@ process.emitWarning = function (warning, ...rest) {
 for (const listener of process.listeners('warning')) {
   process.removeListener('warning', listener);
   process.on('warning', (w) => { if (!proxyWarning(w)) listener(w); });
-}
-const threads = require('worker_threads');
-if (process.env.NODE_USE_ENV_PROXY && threads.isMainThread && process.execArgv.length === 0 &&
-    process.allowedNodeEnvironmentFlags.has('--disable-warning')) {
-  const Base = threads.Worker;
-  threads.Worker = class Worker extends Base {
-    constructor(filename, options) {
-      if (options == null || options.execArgv === undefined) {
-        options = { ...options, execArgv: ['--disable-warning=UNDICI-EHPA'] };
-      }
-      super(filename, options);
-    }
-  };
-  require('module').syncBuiltinESMExports();
 }
 `
 
