@@ -57,8 +57,8 @@ func (c *Conn) Feed(ctx context.Context, key string, r io.Reader) error {
 	stop := context.AfterFunc(ctx, func() { _ = conn.Close() })
 	defer stop()
 	// Chunked: the body is as long as the typing.
-	head := fmt.Appendf(nil, "POST %s HTTP/1.1\r\nHost: %s\r\nAuthorization: Bearer %s\r\n%s: %s\r\nContent-Type: application/octet-stream\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n",
-		hookwire.ExecInputPath, c.addr, c.token, hookwire.InputHeader, key)
+	head := appendHead(nil, hookwire.ExecInputPath, c.addr, c.token,
+		hookwire.InputHeader+": "+key+"\r\nContent-Type: application/octet-stream\r\nTransfer-Encoding: chunked\r\n")
 	if _, err := conn.Write(head); err != nil {
 		return err
 	}

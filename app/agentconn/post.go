@@ -103,8 +103,7 @@ func exchange(ctx context.Context, addr, tok, path string, in any, read func(ans
 		return &postError{addr: addr, err: err}
 	}
 	req := make([]byte, 0, 256+len(body))
-	req = fmt.Appendf(req, "POST %s HTTP/1.1\r\nHost: %s\r\nAuthorization: Bearer %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\nConnection: close\r\n\r\n",
-		path, addr, tok, len(body))
+	req = appendHead(req, path, addr, tok, fmt.Sprintf("Content-Type: application/json\r\nContent-Length: %d\r\n", len(body)))
 	if _, err := conn.Write(append(req, body...)); err != nil {
 		return fail(err)
 	}
@@ -119,6 +118,13 @@ func exchange(ctx context.Context, addr, tok, path string, in any, read func(ans
 		return err
 	}
 	return nil
+}
+
+// appendHead appends a POST's head to path on the daemon at addr with
+// tok, fields (each ending in CRLF) among its headers, on a connection
+// that closes after the answer.
+func appendHead(b []byte, path, addr, tok, fields string) []byte {
+	return fmt.Appendf(b, "POST %s HTTP/1.1\r\nHost: %s\r\nAuthorization: Bearer %s\r\n%sConnection: close\r\n\r\n", path, addr, tok, fields)
 }
 
 // readHead reads an HTTP/1.1 response's status line and headers, and
